@@ -1,0 +1,27 @@
+#version 450
+// dot_naive.comp - one invocation per output element: the reference point
+// for the tiled kernel.  meta: [0] M [1] N [2] K [3] batch
+#extension GL_GOOGLE_include_directive : require
+#include "dtype.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(push_constant) uniform PC { uint meta_off; } pc;
+layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
+layout(std430, binding = 1) readonly buffer A { ST a[]; };
+layout(std430, binding = 2) readonly buffer B { ST b[]; };
+layout(std430, binding = 3) writeonly buffer C { ST c[]; };
+
+void main() {
+  uint m = pc.meta_off;
+  uint M = meta[m], N = meta[m + 1u], K = meta[m + 2u], batch = meta[m + 3u];
+  uint total = M * N * batch;
+  uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  for (uint i = gl_GlobalInvocationID.x; i < total; i += step) {
+    uint bi = i / (M * N), rem = i - bi * M * N;
+    uint row = rem / N, col = rem - row * N;
+    uint ao = bi * M * K + row * K, bo = bi * K * N + col;
+    T acc = T(0);
+    for (uint k = 0u; k < K; k++) acc = fma(T(a[ao + k]), T(b[bo + k * N]), acc);
+    c[i] = ST(acc);
+  }
+}

@@ -1,0 +1,72 @@
+/*
+ * cli.h - what every subcommand shares: declared options with generated
+ * usage, the device the user chose, and the one way errors are printed.
+ *
+ * Adding a subcommand:
+ *   1. src/cmd_NAME.c with `int cmd_NAME(int argc, char **argv, nxvk_cli *cli)`
+ *      returning the exit status;
+ *   2. a row in main.c's commands[] (with NEEDS_DEVICE if it opens one);
+ *   3. man/nxvk-NAME.1 whose SYNOPSIS matches `nxvk NAME --help`;
+ *   4. tests in tests/cli/.
+ */
+#ifndef NXVK_CLI_H
+#define NXVK_CLI_H
+
+#include <stdio.h>
+
+#include "../nxvk.h"
+
+/* Documented exit statuses (nxvk(1)). */
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NO_DEVICE = 3, EXIT_DEVICE_LOST = 4 };
+
+typedef struct nxvk_cli {
+  const char *device;          /* --device, else NXVK_DEVICE */
+  bool validate;               /* --validate, or NXVK_VALIDATE=1 */
+  nxvk_ctx *ctx;               /* opened by cli_ctx(), closed by main */
+} nxvk_cli;
+
+typedef enum { OPT_FLAG, OPT_STRING, OPT_INT, OPT_DOUBLE, OPT_DEVICE, OPT_VALIDATE } opt_type;
+
+typedef struct nxvk_option {
+  const char *name;            /* long name without "--" */
+  char short_name;             /* 0 for none */
+  opt_type type;
+  void *value;                 /* bool*, const char**, long*, double* */
+  const char *arg;             /* argument name in usage ("FILE") */
+  const char *help;
+} nxvk_option;
+
+#define OPT_END {NULL, 0, OPT_FLAG, NULL, NULL, NULL}
+#define OPT_COMMON_DEVICE(cli)                                                            \
+  {"device", 0, OPT_DEVICE, &(cli)->device, "N|NAME", "device index or name (default: first discrete GPU)"}, \
+  {"validate", 0, OPT_VALIDATE, &(cli)->validate, NULL, "Vulkan validation layers on; any message fails"}
+
+typedef struct nxvk_usage {
+  const char *name;            /* "run" */
+  const char *const *synopsis; /* NULL-terminated lines after "nxvk NAME " */
+  const char *summary;
+} nxvk_usage;
+
+/* Parse options; positional arguments are moved to the front of argv and
+ * counted in *npos.  Returns -1 after printing help (caller exits 0), 0 on
+ * success, EXIT_USAGE after printing a usage error. */
+int cli_parse(int argc, char **argv, const nxvk_usage *u, const nxvk_option *opts, int *npos);
+void cli_print_usage(FILE *f, const nxvk_usage *u, const nxvk_option *opts);
+
+/* Print `nxvk: error: MSG` (one line) and return EXIT_USAGE. */
+int cli_usage_error(const nxvk_usage *u, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Print the engine's last error as one line and map it to an exit status. */
+int cli_engine_error(int code);
+/* Open (once) the device the options chose. */
+int cli_ctx(nxvk_cli *cli, nxvk_ctx **out);
+
+/* Handlers */
+int cmd_info(int argc, char **argv, nxvk_cli *cli);
+int cmd_run(int argc, char **argv, nxvk_cli *cli);
+int cmd_conformance(int argc, char **argv, nxvk_cli *cli);
+int cmd_bench(int argc, char **argv, nxvk_cli *cli);
+int cmd_stress(int argc, char **argv, nxvk_cli *cli);
+int cmd_port(int argc, char **argv, nxvk_cli *cli);
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * main.c - the subcommand table and dispatch, nothing else (git-style: each
+ * subcommand lives in src/cmd_NAME.c; see src/cli/cli.h for the checklist).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+enum { NEEDS_DEVICE = 1u << 0 };
+
+static const struct command {
+  const char *name;
+  int (*fn)(int argc, char **argv, nxvk_cli *cli);
+  unsigned flags;
+  const char *summary;
+} commands[] = {
+    {"info", cmd_info, 0, "list Vulkan devices: limits, features, memory"},
+    {"run", cmd_run, NEEDS_DEVICE, "run an op or an op graph on tensors from files"},
+};
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: nxvk [--version] [--help] COMMAND [ARGS]\n\ncommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+  fprintf(f, "\n'nxvk help COMMAND' or 'nxvk COMMAND --help' describes one command.\n"
+             "Exit status: 0 ok, 1 failure or mismatch, 2 usage, 3 no Vulkan or no device,\n"
+             "4 device lost.\n");
+}
+
+static const struct command *find(const char *name) {
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(commands[i].name, name) == 0) return &commands[i];
+  return NULL;
+}
+
+/* Validation messages are failures: report them after the command ran. */
+static int finish_device(nxvk_cli *cli, int status) {
+  if (!cli->ctx) return status;
+  nxvk_stats st;
+  nxvk_ctx_stats(cli->ctx, &st);
+  if (st.validation_messages > 0) {
+    char last[512];
+    nxvk_ctx_last_validation(cli->ctx, last, sizeof last);
+    fprintf(stderr, "nxvk: error: %llu Vulkan validation message(s); last: %s\n",
+            (unsigned long long)st.validation_messages, last);
+    if (status == EXIT_OK) status = EXIT_FAIL;
+  }
+  nxvk_ctx_close(cli->ctx);
+  cli->ctx = NULL;
+  return status;
+}
+
+static int finish_stdout(int status) {
+  /* a write to a closed pipe or a full disk is a failure, not silence */
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "nxvk: error: writing standard output failed\n");
+    return status ? status : EXIT_FAIL;
+  }
+  return status;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return EXIT_USAGE;
+  }
+  const char *name = argv[1];
+  if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0) {
+    usage(stdout);
+    return finish_stdout(EXIT_OK);
+  }
+  if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+    printf("nxvk %s\n", NXVK_VERSION);
+    return finish_stdout(EXIT_OK);
+  }
+  if (strcmp(name, "help") == 0) {
+    if (argc < 3) {
+      usage(stdout);
+      return finish_stdout(EXIT_OK);
+    }
+    const struct command *c = find(argv[2]);
+    if (!c) {
+      fprintf(stderr, "nxvk: error: unknown command '%s' (see 'nxvk --help')\n", argv[2]);
+      return EXIT_USAGE;
+    }
+    char *hargv[] = {argv[2], "--help", NULL};
+    nxvk_cli cli = {0};
+    return finish_stdout(c->fn(2, hargv, &cli));
+  }
+  const struct command *c = find(name);
+  if (!c) {
+    fprintf(stderr, "nxvk: error: unknown command '%s' (see 'nxvk --help')\n", name);
+    return EXIT_USAGE;
+  }
+  nxvk_cli cli = {0};
+  int status = c->fn(argc - 1, argv + 1, &cli);
+  if (c->flags & NEEDS_DEVICE) status = finish_device(&cli, status);
+  return finish_stdout(status);
+}

@@ -1,0 +1,423 @@
+/*
+ * nxvk.h - the one public header of the nxvk engine.
+ *
+ * The front end (src/cmd_*.c) includes only this file.  The engine never
+ * prints and never exits: every call returns 0 (NXVK_OK) or a negative
+ * NXVK_E_* code, and nxvk_errmsg() holds a one-line detail for the calling
+ * thread's last error ("a.npy: header: unknown descr '<c8'").
+ *
+ * Ownership: a function that returns an object through an out-pointer gives
+ * the caller one reference; the matching *_free() drops it.  Freeing NULL is a
+ * no-op everywhere.
+ */
+#ifndef NXVK_H
+#define NXVK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NXVK_VERSION "0.1.0"
+
+/* Documented input limits (man nxvk(1), LIMITS). */
+#define NXVK_MAX_RANK 8
+#define NXVK_MAX_INPUTS 64                      /* operands of one op (concatenate) */
+#define NXVK_MAX_ELEMENTS ((int64_t)1 << 31)    /* elements of one tensor, exclusive */
+#define NXVK_MAX_NPY_HEADER (1 << 16)           /* bytes of a .npy header */
+#define NXVK_MAX_GRAPH_NODES 4096
+#define NXVK_MAX_JSON_DEPTH 64
+#define NXVK_MAX_FILE_BYTES ((int64_t)1 << 36)  /* 64 GiB: one tensor file */
+#define NXVK_MAX_GRAPH_BYTES (1 << 28)          /* 256 MiB: one graph file */
+
+/* ------------------------------------------------------------------ errors */
+
+/* XX(NAME, wire name, message, exit status).  The wire name is what the port
+ * protocol sends as "code"; the exit status is what the CLI returns. */
+#define NXVK_ERRNO_MAP(XX)                                                         \
+  XX(BAD_REQUEST, "bad_request", "invalid argument", 2)                            \
+  XX(BAD_FILE, "bad_file", "malformed input", 2)                                   \
+  XX(IO, "io_error", "input/output error", 1)                                      \
+  XX(UNKNOWN_OP, "unknown_op", "unknown op", 2)                                    \
+  XX(BAD_ATTR, "bad_attr", "bad op attributes", 2)                                 \
+  XX(SHAPE_MISMATCH, "shape_mismatch", "shapes do not fit the op", 2)              \
+  XX(DTYPE_MISMATCH, "dtype_mismatch", "operand dtypes differ (use as_type)", 2)   \
+  XX(UNSUPPORTED_DTYPE, "unsupported_dtype", "dtype not supported here", 2)        \
+  XX(TOO_LARGE, "too_large", "size over a limit", 2)                               \
+  XX(SIZE_MISMATCH, "size_mismatch", "byte count disagrees with dtype and shape", 2) \
+  XX(UNKNOWN_HANDLE, "unknown_handle", "unknown handle", 2)                        \
+  XX(ALLOC_FAILED, "alloc_failed", "device memory allocation failed", 1)           \
+  XX(NO_MEMORY, "no_memory", "out of host memory", 1)                              \
+  XX(UNSUPPORTED, "unsupported", "not supported by this device", 1)                \
+  XX(VULKAN, "vulkan_error", "Vulkan call failed", 1)                              \
+  XX(MISMATCH, "mismatch", "result outside its error limit", 1)                    \
+  XX(NO_LOADER, "no_loader", "no Vulkan loader found", 3)                          \
+  XX(NO_DEVICE, "no_device", "no Vulkan device", 3)                                \
+  XX(DEVICE_LOST, "device_lost", "Vulkan device lost", 4)
+
+typedef enum {
+  NXVK_OK = 0,
+  NXVK_E__BASE = -100,
+#define NXVK_XX_ENUM(name, wire, msg, exitcode) NXVK_E_##name,
+  NXVK_ERRNO_MAP(NXVK_XX_ENUM)
+#undef NXVK_XX_ENUM
+  NXVK_E__END
+} nxvk_err;
+
+const char *nxvk_err_name(int code);    /* "alloc_failed"; "ok" for 0 */
+const char *nxvk_strerror(int code);    /* "device memory allocation failed" */
+int nxvk_err_exit_status(int code);     /* CLI exit status for the code */
+const char *nxvk_errmsg(void);          /* detail of this thread's last error */
+
+/* ------------------------------------------------------------ dtypes/shapes */
+
+typedef enum { NXVK_F32, NXVK_F64, NXVK_I32, NXVK_U8, NXVK_NDTYPES } nxvk_dtype;
+#define NXVK_DT(d) (1u << (d))
+#define NXVK_DT_FLOAT (NXVK_DT(NXVK_F32) | NXVK_DT(NXVK_F64))
+#define NXVK_DT_INT (NXVK_DT(NXVK_I32) | NXVK_DT(NXVK_U8))
+#define NXVK_DT_ALL (NXVK_DT_FLOAT | NXVK_DT_INT)
+
+const char *nxvk_dtype_name(nxvk_dtype d);            /* "f32" */
+int nxvk_dtype_parse(const char *s, nxvk_dtype *out); /* "f32", "float32", ... */
+size_t nxvk_dtype_size(nxvk_dtype d);
+
+typedef struct nxvk_shape {
+  int rank;                       /* 0..NXVK_MAX_RANK */
+  int64_t dim[NXVK_MAX_RANK];     /* each >= 0 */
+} nxvk_shape;
+
+/* Element count with overflow and NXVK_MAX_ELEMENTS checks (NXVK_E_TOO_LARGE). */
+int nxvk_shape_count(const nxvk_shape *s, int64_t *count);
+bool nxvk_shape_equal(const nxvk_shape *a, const nxvk_shape *b);
+/* "[2,3,4]" into buf; returns buf. */
+char *nxvk_shape_str(const nxvk_shape *s, char *buf, size_t len);
+
+/* dtype + shape: what shape rules compute without touching data. */
+typedef struct nxvk_meta {
+  nxvk_dtype dtype;
+  nxvk_shape shape;
+} nxvk_meta;
+
+/* A tensor in host memory.  data is always owned (malloc) and holds
+ * count * dtype size bytes, little-endian, C order; NULL when count is 0. */
+typedef struct nxvk_host {
+  nxvk_dtype dtype;
+  nxvk_shape shape;
+  void *data;
+} nxvk_host;
+
+int nxvk_host_alloc(nxvk_host *h, nxvk_dtype d, const nxvk_shape *s); /* zero-filled */
+void nxvk_host_free(nxvk_host *h);                                     /* data freed, h zeroed */
+int64_t nxvk_host_count(const nxvk_host *h);
+size_t nxvk_host_bytes(const nxvk_host *h);
+/* Element i as double / written from double (ints convert, u8 wraps). */
+double nxvk_host_get(const nxvk_host *h, int64_t i);
+void nxvk_host_set(nxvk_host *h, int64_t i, double v);
+
+/* ------------------------------------------------------------ tensor files */
+
+/* .npy read: versions 1.0 2.0 3.0; descr <f4 <f8 <i4 |u1 |b1 and > variants;
+ * fortran_order transposed to C order.  `name` is used in error messages. */
+int nxvk_npy_read(const char *path, nxvk_host *out);
+int nxvk_npy_read_mem(const void *buf, size_t len, const char *name, nxvk_host *out);
+/* .npy write (1.0, 2.0 when the header needs it) to a temp file renamed into
+ * place, so a failure leaves no partial file. */
+int nxvk_npy_write(const char *path, const nxvk_host *t);
+/* Encoded .npy in memory (malloc'd). */
+int nxvk_npy_encode(const nxvk_host *t, void **buf, size_t *len);
+
+/* Inline JSON tensor: {"dtype":"f32","shape":[2],"data":[1,"nan"]}.
+ * "nan" "inf" "-inf" "-0" stand for values JSON cannot hold; data may be
+ * nested lists matching shape or flat. */
+int nxvk_json_tensor_parse(const char *text, size_t len, const char *name, nxvk_host *out);
+/* The same form back (malloc'd NUL-terminated string). */
+int nxvk_json_tensor_format(const nxvk_host *t, char **out);
+
+/* CSV: a 2-D table of numbers, rows of equal length, read with libcsv. */
+int nxvk_csv_read(const char *path, nxvk_dtype dtype, nxvk_host *out);
+
+/* Load a tensor named on a command line: *.npy, *.csv, or inline JSON text
+ * (starts with '{'). */
+int nxvk_tensor_load(const char *arg, nxvk_dtype csv_dtype, nxvk_host *out);
+
+/* ------------------------------------------------------------------ devices */
+
+typedef struct nxvk_heap_info {
+  uint64_t size;
+  uint64_t budget;          /* VK_EXT_memory_budget; 0 when has_budget is false */
+  uint64_t usage;
+  bool device_local;
+} nxvk_heap_info;
+
+typedef struct nxvk_device_info {
+  int index;
+  char name[256];
+  uint32_t vendor_id, device_id;
+  const char *vendor;               /* "NVIDIA", "AMD", "Intel", "Mesa", ... */
+  const char *type;                 /* "discrete" "integrated" "virtual" "cpu" "other" */
+  char driver_name[256];
+  char driver_info[256];
+  char driver_version[64];          /* decoded per vendor */
+  uint32_t driver_version_raw;
+  char api_version[32];
+  uint32_t api_version_raw;
+  uint8_t pipeline_cache_uuid[16];
+
+  int heap_count;
+  nxvk_heap_info heaps[16];
+  bool has_budget;
+
+  /* limits */
+  uint32_t max_workgroup_size[3];
+  uint32_t max_workgroup_invocations;
+  uint32_t max_workgroup_count[3];
+  uint32_t max_shared_memory;
+  uint32_t max_push_constants;
+  uint64_t max_storage_buffer_range;
+  uint64_t max_allocation_size;
+  uint32_t subgroup_size, min_subgroup_size, max_subgroup_size;
+  float timestamp_period_ns;
+  uint32_t timestamp_valid_bits;    /* of the compute queue; 0 = no timestamps */
+
+  /* features */
+  bool f64, f16, int64, int16, int8;
+  bool storage_8bit, storage_16bit;
+  bool timestamps;
+  bool push_descriptor;
+
+  /* float controls (VkPhysicalDeviceFloatControlsProperties) */
+  bool float_controls;
+  bool denorm_preserve_f32, denorm_preserve_f64;
+  bool denorm_flush_f32, denorm_flush_f64;
+  bool signed_zero_inf_nan_f32, signed_zero_inf_nan_f64;
+
+  /* cooperative matrix */
+  bool coop_matrix_nv, coop_matrix_khr;
+} nxvk_device_info;
+
+typedef struct nxvk_instance_opts {
+  bool validate;                    /* enable VK_LAYER_KHRONOS_validation */
+} nxvk_instance_opts;
+
+/* All devices (for `nxvk info`).  *infos is malloc'd; free with free(). */
+int nxvk_devices_query(const nxvk_instance_opts *o, nxvk_device_info **infos, int *count);
+
+/* ---------------------------------------------------------------- context */
+
+typedef struct nxvk_ctx nxvk_ctx;
+
+typedef struct nxvk_ctx_opts {
+  const char *device;               /* "N" or a name substring; NULL: default order */
+  bool validate;
+} nxvk_ctx_opts;
+
+/* Open the chosen device.  Default: first discrete GPU, then integrated,
+ * virtual, CPU. */
+int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out);
+void nxvk_ctx_close(nxvk_ctx *c);
+/* Device info, with memory budget/usage read now. */
+int nxvk_ctx_device_info(nxvk_ctx *c, nxvk_device_info *out);
+bool nxvk_ctx_supports(nxvk_ctx *c, nxvk_dtype d);
+
+typedef struct nxvk_stats {
+  uint64_t live_bytes, live_buffers;     /* device buffers alive now */
+  uint64_t peak_bytes;
+  uint64_t buffers_created;              /* VkBuffer objects ever created */
+  uint64_t pipelines_created;            /* VkPipeline objects ever created */
+  uint64_t submits;
+  uint64_t validation_messages;          /* validation-layer errors/warnings seen */
+} nxvk_stats;
+void nxvk_ctx_stats(nxvk_ctx *c, nxvk_stats *out);
+/* The last validation message (for test failures); "" when none. */
+void nxvk_ctx_last_validation(nxvk_ctx *c, char *buf, size_t len);
+
+/* ------------------------------------------------------------ GPU tensors */
+
+typedef struct nxvk_tensor nxvk_tensor;
+
+int nxvk_tensor_new(nxvk_ctx *c, nxvk_dtype d, const nxvk_shape *s, nxvk_tensor **out);
+int nxvk_tensor_upload(nxvk_ctx *c, nxvk_tensor *t, const void *data, size_t bytes);
+int nxvk_tensor_download(nxvk_ctx *c, const nxvk_tensor *t, void *data, size_t bytes);
+int nxvk_tensor_from_host(nxvk_ctx *c, const nxvk_host *h, nxvk_tensor **out);
+int nxvk_tensor_to_host(nxvk_ctx *c, const nxvk_tensor *t, nxvk_host *out);
+/* A new tensor sharing t's memory under another shape (same count). */
+int nxvk_tensor_view(const nxvk_tensor *t, const nxvk_shape *s, nxvk_tensor **out);
+void nxvk_tensor_free(nxvk_tensor *t);
+nxvk_dtype nxvk_tensor_dtype(const nxvk_tensor *t);
+const nxvk_shape *nxvk_tensor_shape(const nxvk_tensor *t);
+int64_t nxvk_tensor_count(const nxvk_tensor *t);
+
+/* -------------------------------------------------------------- op table */
+
+typedef enum {
+  NXVK_KIND_UNARY,      /* elementwise, one input */
+  NXVK_KIND_BINARY,     /* elementwise, two inputs, numpy broadcasting */
+  NXVK_KIND_COMPARE,    /* binary giving u8 */
+  NXVK_KIND_SELECT,     /* select(pred, a, b) with broadcasting */
+  NXVK_KIND_REDUCE,     /* over axes */
+  NXVK_KIND_DOT,
+  NXVK_KIND_MOVEMENT,   /* reshape transpose slice concatenate as_type */
+  NXVK_KIND_SOURCE,     /* no inputs: iota random_* */
+} nxvk_kind;
+
+/* Attributes an op may accept. */
+enum {
+  NXVK_ATTR_AXES = 1u << 0,      /* "axes": [int...] (absent: all) */
+  NXVK_ATTR_KEEP_AXES = 1u << 1, /* "keep_axes": bool */
+  NXVK_ATTR_PERM = 1u << 2,      /* "perm": [int...] */
+  NXVK_ATTR_SLICE = 1u << 3,     /* "start" "length" "stride": [int...] */
+  NXVK_ATTR_AXIS = 1u << 4,      /* "axis": int */
+  NXVK_ATTR_SHAPE = 1u << 5,     /* "shape": [int...] */
+  NXVK_ATTR_DTYPE = 1u << 6,     /* "dtype": "f32" */
+  NXVK_ATTR_SEED = 1u << 7,      /* "seed": int (0..2^53, or decimal string up to 2^64-1) */
+  NXVK_ATTR_VARIANT = 1u << 8,   /* "variant": kernel variant name (dot) */
+};
+
+typedef struct nxvk_op_desc {
+  const char *name;
+  nxvk_kind kind;
+  int arity;             /* number of inputs; -1 = one or more */
+  unsigned dtypes;       /* NXVK_DT() mask of accepted input dtypes */
+  unsigned attrs;        /* NXVK_ATTR_* accepted */
+  const char *expr;      /* elementwise GLSL expression over a, b, c; else NULL */
+  const char *summary;
+} nxvk_op_desc;
+
+int nxvk_op_count(void);
+/* Kernel variants of an op ("tiled", "naive" for dot); the first is the
+ * default.  Returns how many (0 for ops with one kernel). */
+int nxvk_op_variants(const nxvk_op_desc *op, const char *const **names);
+const nxvk_op_desc *nxvk_op_at(int i);
+const nxvk_op_desc *nxvk_op_find(const char *name);   /* NULL: unknown */
+
+typedef struct nxvk_attrs {
+  unsigned set;                    /* NXVK_ATTR_* present */
+  int naxes;
+  int axes[NXVK_MAX_RANK];
+  bool keep_axes;
+  int nperm;
+  int perm[NXVK_MAX_RANK];
+  int nslice;
+  int64_t start[NXVK_MAX_RANK], length[NXVK_MAX_RANK], stride[NXVK_MAX_RANK];
+  int axis;
+  nxvk_shape shape;
+  nxvk_dtype dtype;
+  uint64_t seed;
+  char variant[16];                /* "" = the op's default */
+} nxvk_attrs;
+
+/* Parse a JSON object of attributes for op (NULL/empty text = none).  Unknown
+ * keys and wrong types are NXVK_E_BAD_ATTR naming the key. */
+int nxvk_attrs_parse(const nxvk_op_desc *op, const char *json, nxvk_attrs *out);
+
+/* Shape and dtype rule: the output of op on inputs of the given metas. */
+int nxvk_op_infer(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_meta *in, int nin,
+                  nxvk_meta *out);
+
+/* CPU reference: computes out (allocated here).  f32 results are computed in
+ * wider precision and rounded once. */
+int nxvk_op_ref(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
+                nxvk_host *out);
+
+/* One op on the GPU: records, submits, waits.  *out is a new tensor. */
+int nxvk_op_run(nxvk_ctx *c, const nxvk_op_desc *op, const nxvk_attrs *a,
+                nxvk_tensor *const *in, int nin, nxvk_tensor **out);
+
+/* Several ops in one command buffer (graphs, benchmarks). */
+typedef struct nxvk_batch nxvk_batch;
+enum { NXVK_BATCH_TIMESTAMPS = 1u << 0 };
+int nxvk_batch_begin(nxvk_ctx *c, unsigned flags, nxvk_batch **out);
+int nxvk_batch_op(nxvk_batch *b, const nxvk_op_desc *op, const nxvk_attrs *a,
+                  nxvk_tensor *const *in, int nin, nxvk_tensor **out);
+/* Submit and wait; *gpu_ns (may be NULL) gets the GPU time between the
+ * first and last recorded op when NXVK_BATCH_TIMESTAMPS was given.  The
+ * batch is released either way. */
+int nxvk_batch_submit(nxvk_batch *b, double *gpu_ns);
+void nxvk_batch_abort(nxvk_batch *b);
+
+/* ------------------------------------------------------- error limits */
+
+/* How far a GPU result may be from the reference (conformance/limits.json,
+ * embedded).  Checked in this order: exact; sum_factor (reductions and dot:
+ * |got-ref| <= factor * n * eps * scale, scale = the reference on |inputs|);
+ * abs inside [lo, hi] of input 1; outside_unbounded (the Vulkan spec gives
+ * no bound outside the range: only |got| <= 1 and the class are checked);
+ * else ulps + ulps_per_arg * |arg| + ulps_per_y * |input 2| where arg is
+ * input 1, or y*log2|x| for pow-like limits. */
+typedef struct nxvk_limit {
+  bool exact;
+  double ulps, ulps_per_arg, ulps_per_y;
+  bool arg_pow;
+  double abs, lo, hi;
+  bool outside_unbounded;
+  double sum_factor;
+  char text[96];                 /* the limit as a person reads it */
+} nxvk_limit;
+
+/* The op's limit for a dtype (NXVK_E_UNSUPPORTED when none is recorded). */
+int nxvk_op_limit(const nxvk_op_desc *op, nxvk_dtype d, nxvk_limit *out);
+
+/* Distance in units in the last place between two values of dtype d
+ * (0 when bit-equal or both NaN; INFINITY across classes: NaN vs number,
+ * different infinities, or zeros of different sign). */
+double nxvk_ulp_diff(nxvk_dtype d, double got, double ref);
+
+typedef struct nxvk_cmp {
+  int64_t n;                     /* elements compared */
+  int64_t bad;                   /* over the limit */
+  int64_t forgiven;              /* denormal flushes forgiven (counted, not hidden) */
+  double max_abs, max_ulp;       /* over finite pairs */
+  int64_t worst;                 /* index of the first element over the limit, else of max ulp; -1 */
+  double worst_got, worst_ref;
+} nxvk_cmp;
+
+/* Compare an op's GPU output with its reference.  ref_flushed (may be NULL)
+ * is the reference computed on inputs with denormals flushed to zero: where
+ * the device may flush, a result matching it (or a flushed result) is
+ * forgiven and counted. */
+int nxvk_compare(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
+                 const nxvk_host *got, const nxvk_host *ref, const nxvk_host *ref_flushed,
+                 nxvk_cmp *out);
+
+/* ------------------------------------------------------------ graphs */
+
+/* A graph file (nxvk-run(1)): named inputs, ops naming inputs or earlier
+ * outputs, and the outputs to keep.  Value ids: inputs are 0..ninputs-1,
+ * op i's result is ninputs + i. */
+typedef struct nxvk_graph nxvk_graph;
+
+typedef enum {
+  NXVK_GRAPH_IN_FILE,     /* "x": "x.npy" (path resolved against the graph's folder) */
+  NXVK_GRAPH_IN_INLINE,   /* "x": {"dtype": ..., "shape": ..., "data": ...} */
+  NXVK_GRAPH_IN_HANDLE,   /* "x": {"handle": N} (port) */
+} nxvk_graph_input_kind;
+
+/* origin: the graph file's path (for messages and relative paths), or a
+ * label such as "request 7". */
+int nxvk_graph_parse(const char *text, size_t len, const char *origin, nxvk_graph **out);
+void nxvk_graph_free(nxvk_graph *g);
+/* Read and parse a graph file (handle inputs refused: they are port-only). */
+int nxvk_graph_load(const char *path, nxvk_graph **out);
+int nxvk_graph_input_count(const nxvk_graph *g);
+const char *nxvk_graph_input_name(const nxvk_graph *g, int i);
+nxvk_graph_input_kind nxvk_graph_input_kind_of(const nxvk_graph *g, int i);
+const char *nxvk_graph_input_path(const nxvk_graph *g, int i);      /* FILE */
+const nxvk_host *nxvk_graph_input_host(const nxvk_graph *g, int i); /* INLINE */
+uint64_t nxvk_graph_input_handle(const nxvk_graph *g, int i);       /* HANDLE */
+int nxvk_graph_node_count(const nxvk_graph *g);
+int nxvk_graph_output_count(const nxvk_graph *g);
+const char *nxvk_graph_output_name(const nxvk_graph *g, int i);
+const char *nxvk_graph_output_path(const nxvk_graph *g, int i);     /* NULL when none */
+int nxvk_graph_output_value(const nxvk_graph *g, int i);
+/* The op producing a value (NULL for inputs) and its operands. */
+const nxvk_op_desc *nxvk_graph_value_op(const nxvk_graph *g, int value, const nxvk_attrs **attrs,
+                                        const int **operands, int *noperands);
+
+/* Run on the GPU in one command buffer.  values[] (ninputs + nodes long)
+ * gets a tensor for every value, inputs included (new references); the
+ * caller frees them. */
+int nxvk_graph_run(nxvk_ctx *c, const nxvk_graph *g, nxvk_tensor *const *inputs,
+                   nxvk_tensor **values);
+/* The CPU reference of the whole graph: values[] as above, host tensors. */
+int nxvk_graph_ref(const nxvk_graph *g, const nxvk_host *inputs, nxvk_host *values);
+
+#endif /* NXVK_H */

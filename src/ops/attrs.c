@@ -1,0 +1,141 @@
+/*
+ * attrs.c - op attributes from JSON.  Every key an op accepts is declared in
+ * its table row (NXVK_ATTR_*), so unknown keys are errors naming the key.
+ */
+#include "attrs.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ops.h"
+
+static const struct {
+  const char *key;
+  unsigned bit;
+} keys[] = {
+    {"axes", NXVK_ATTR_AXES},     {"keep_axes", NXVK_ATTR_KEEP_AXES}, {"perm", NXVK_ATTR_PERM},
+    {"start", NXVK_ATTR_SLICE},   {"length", NXVK_ATTR_SLICE},        {"stride", NXVK_ATTR_SLICE},
+    {"axis", NXVK_ATTR_AXIS},     {"shape", NXVK_ATTR_SHAPE},         {"dtype", NXVK_ATTR_DTYPE},
+    {"seed", NXVK_ATTR_SEED},     {"variant", NXVK_ATTR_VARIANT},
+};
+
+static int bad(const nxvk_op_desc *op, const char *key, const char *why) {
+  return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: attribute \"%s\": %s", op->name, key, why);
+}
+
+static int get_int(const cJSON *v, int64_t lo, int64_t hi, int64_t *out) {
+  if (!cJSON_IsNumber(v)) return -1;
+  double d = v->valuedouble;
+  if (!isfinite(d) || d != floor(d) || d < (double)lo || d > (double)hi) return -1;
+  *out = (int64_t)d;
+  return 0;
+}
+
+static int int_list(const nxvk_op_desc *op, const cJSON *v, const char *key, int64_t lo,
+                    int64_t hi, int64_t *vals, int *n) {
+  if (!cJSON_IsArray(v)) return bad(op, key, "must be a list of integers");
+  int count = cJSON_GetArraySize(v);
+  if (count > NXVK_MAX_RANK) return bad(op, key, "more entries than the maximum rank (8)");
+  int i = 0;
+  for (const cJSON *e = v->child; e; e = e->next, i++)
+    if (get_int(e, lo, hi, &vals[i])) return bad(op, key, "entries must be integers in range");
+  *n = count;
+  return NXVK_OK;
+}
+
+int nxvk_attrs_from_cjson(const nxvk_op_desc *op, const cJSON *obj, nxvk_attrs *out) {
+  memset(out, 0, sizeof *out);
+  if (!obj || cJSON_IsNull(obj)) return NXVK_OK;
+  if (!cJSON_IsObject(obj))
+    return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: attributes must be a JSON object", op->name);
+  bool have_start = false, have_length = false, have_stride = false;
+  int nstart = 0, nlength = 0, nstride = 0;
+  for (const cJSON *v = obj->child; v; v = v->next) {
+    const char *key = v->string;
+    unsigned bit = 0;
+    for (size_t i = 0; i < NXVK_ARRAY_LEN(keys); i++)
+      if (strcmp(key, keys[i].key) == 0) bit = keys[i].bit;
+    if (!bit || !(op->attrs & bit)) {
+      char accepted[256] = "";
+      for (size_t i = 0; i < NXVK_ARRAY_LEN(keys); i++)
+        if (op->attrs & keys[i].bit) {
+          strncat(accepted, " ", sizeof accepted - strlen(accepted) - 1);
+          strncat(accepted, keys[i].key, sizeof accepted - strlen(accepted) - 1);
+        }
+      return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: unknown attribute \"%s\" (accepted:%s)", op->name,
+                         key, accepted[0] ? accepted : " none");
+    }
+    int64_t vals[NXVK_MAX_RANK], x;
+    int n = 0, rc = NXVK_OK;
+    out->set |= bit;
+    if (strcmp(key, "axes") == 0) {
+      rc = int_list(op, v, key, -NXVK_MAX_RANK, NXVK_MAX_RANK - 1, vals, &n);
+      out->naxes = n;
+      for (int i = 0; i < n; i++) out->axes[i] = (int)vals[i];
+    } else if (strcmp(key, "perm") == 0) {
+      rc = int_list(op, v, key, -NXVK_MAX_RANK, NXVK_MAX_RANK - 1, vals, &n);
+      out->nperm = n;
+      for (int i = 0; i < n; i++) out->perm[i] = (int)vals[i];
+    } else if (strcmp(key, "start") == 0) {
+      rc = int_list(op, v, key, 0, INT32_MAX, out->start, &nstart);
+      have_start = true;
+    } else if (strcmp(key, "length") == 0) {
+      rc = int_list(op, v, key, 0, INT32_MAX, out->length, &nlength);
+      have_length = true;
+    } else if (strcmp(key, "stride") == 0) {
+      rc = int_list(op, v, key, 1, INT32_MAX, out->stride, &nstride);
+      have_stride = true;
+    } else if (strcmp(key, "shape") == 0) {
+      rc = int_list(op, v, key, -1, INT32_MAX, out->shape.dim, &out->shape.rank);
+    } else if (strcmp(key, "keep_axes") == 0) {
+      if (!cJSON_IsBool(v)) return bad(op, key, "must be true or false");
+      out->keep_axes = cJSON_IsTrue(v);
+    } else if (strcmp(key, "axis") == 0) {
+      if (get_int(v, -NXVK_MAX_RANK, NXVK_MAX_RANK - 1, &x)) return bad(op, key, "must be an integer axis");
+      out->axis = (int)x;
+    } else if (strcmp(key, "dtype") == 0) {
+      if (!cJSON_IsString(v) || nxvk_dtype_parse(v->valuestring, &out->dtype))
+        return bad(op, key, "must be one of \"f32\" \"f64\" \"i32\" \"u8\"");
+    } else if (strcmp(key, "variant") == 0) {
+      if (!cJSON_IsString(v) || strlen(v->valuestring) >= sizeof out->variant)
+        return bad(op, key, "must be a variant name");
+      snprintf(out->variant, sizeof out->variant, "%s", v->valuestring);
+    } else if (strcmp(key, "seed") == 0) {
+      /* JSON numbers are doubles: exact up to 2^53; larger seeds as strings */
+      if (cJSON_IsString(v)) {
+        char *end;
+        errno = 0;
+        unsigned long long s = strtoull(v->valuestring, &end, 10);
+        if (!*v->valuestring || *end || errno || v->valuestring[0] == '-')
+          return bad(op, key, "must be an integer 0..2^64-1");
+        out->seed = s;
+      } else {
+        if (get_int(v, 0, (int64_t)1 << 53, &x)) return bad(op, key, "must be an integer 0..2^53 (larger as a string)");
+        out->seed = (uint64_t)x;
+      }
+    }
+    if (rc) return rc;
+  }
+  if (out->set & NXVK_ATTR_SLICE) {
+    if (!have_start || !have_length)
+      return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: \"start\" and \"length\" go together", op->name);
+    if (nstart != nlength || (have_stride && nstride != nstart))
+      return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: start, length and stride differ in length",
+                         op->name);
+    out->nslice = nstart;
+    if (!have_stride)
+      for (int i = 0; i < nstart; i++) out->stride[i] = 1;
+  }
+  return NXVK_OK;
+}
+
+int nxvk_attrs_parse(const nxvk_op_desc *op, const char *json, nxvk_attrs *out) {
+  memset(out, 0, sizeof *out);
+  if (!json || !*json) return NXVK_OK;
+  cJSON *obj = cJSON_Parse(json);
+  if (!obj) return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: --attrs is not valid JSON", op->name);
+  int rc = nxvk_attrs_from_cjson(op, obj, out);
+  cJSON_Delete(obj);
+  return rc;
+}

@@ -1,0 +1,45 @@
+/*
+ * codegen.h - GLSL for elementwise programs.  The same generator makes the
+ * build-time shader of every single elementwise op (tools/genshaders.c) and
+ * the run-time fused shaders, so one expression per op serves both.
+ */
+#ifndef NXVK_CODEGEN_H
+#define NXVK_CODEGEN_H
+
+#include "../nxvk.h"
+
+#define NXVK_CG_MAX_INPUTS 12
+#define NXVK_CG_MAX_OUTPUTS 4
+#define NXVK_CG_MAX_NODES 64
+
+/* Value ids: 0..ninputs-1 are inputs, ninputs+i is node i. */
+typedef struct nxvk_cg_node {
+  const nxvk_op_desc *op;   /* an elementwise op */
+  int arg[3];
+  nxvk_dtype dtype;         /* of the operands (select: of a and b) */
+} nxvk_cg_node;
+
+typedef struct nxvk_cg_program {
+  int ninputs;
+  nxvk_dtype in_dtype[NXVK_CG_MAX_INPUTS];
+  int nnodes;
+  nxvk_cg_node node[NXVK_CG_MAX_NODES];
+  int noutputs;
+  int output[NXVK_CG_MAX_OUTPUTS];
+} nxvk_cg_program;
+
+/* Result dtype of a node (compare -> u8). */
+nxvk_dtype nxvk_cg_value_dtype(const nxvk_cg_program *p, int value);
+
+/* Metadata layout the generated kernels read (words):
+ *   [0] n  [1] rank  [2] contiguous-input bits  [3..10] dims
+ *   [11 + 8*k .. 18 + 8*k] element strides of input k */
+#define NXVK_EW_META_WORDS(ninputs) (11u + 8u * (uint32_t)(ninputs))
+
+/* GLSL source (malloc'd) for the program; lib is the shader math library. */
+int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out);
+
+/* Embedded text of shaders/lib/nxmath.glsl + nx.glsl (build/gen/glsl_lib.c). */
+extern const char nxvk_glsl_lib[];
+
+#endif

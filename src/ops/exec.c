@@ -1,0 +1,218 @@
+/*
+ * exec.c - running ops: checks common to every op, batches of ops in one
+ * command buffer, and the dispatch helpers the kinds share.
+ */
+#include "ops.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct nxvk_batch {
+  nxvk_ctx *c;
+  nxvk_rec *rec;
+};
+
+void nxvk_contiguous_strides(const nxvk_shape *s, int64_t *strides) {
+  int64_t st = 1;
+  for (int i = s->rank - 1; i >= 0; i--) {
+    strides[i] = st;
+    st *= s->dim[i] ? s->dim[i] : 1;
+  }
+}
+
+/* Arity, dtypes and dtype agreement: the same for every op, so here once. */
+static int check_operands(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, int nin) {
+  const nxvk_op_desc *d = &op->d;
+  if (d->arity >= 0 && nin != d->arity)
+    return nxvk_seterr(NXVK_E_BAD_REQUEST, "%s takes %d input%s, got %d", d->name, d->arity,
+                       d->arity == 1 ? "" : "s", nin);
+  if (d->arity < 0 && nin < 1)
+    return nxvk_seterr(NXVK_E_BAD_REQUEST, "%s takes one or more inputs", d->name);
+  if (nin > NXVK_MAX_INPUTS)
+    return nxvk_seterr(NXVK_E_TOO_LARGE, "%s: %d inputs is over the limit of %d", d->name, nin,
+                       NXVK_MAX_INPUTS);
+  if (a && (a->set & ~d->attrs))
+    return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: attribute not accepted", d->name);
+  int first = 0;
+  if (d->kind == NXVK_KIND_SELECT) {
+    if (in[0].dtype != NXVK_U8)
+      return nxvk_seterr(NXVK_E_DTYPE_MISMATCH, "select: predicate (input 1) must be u8, not %s",
+                         nxvk_dtype_name(in[0].dtype));
+    first = 1;
+  }
+  for (int i = first; i < nin; i++) {
+    if ((unsigned)in[i].dtype >= NXVK_NDTYPES || !(d->dtypes & NXVK_DT(in[i].dtype)))
+      return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s does not take %s (input %d)", d->name,
+                         nxvk_dtype_name(in[i].dtype), i + 1);
+    if (in[i].dtype != in[first].dtype)
+      return nxvk_seterr(NXVK_E_DTYPE_MISMATCH,
+                         "%s: input %d is %s but input %d is %s (convert with as_type)", d->name,
+                         first + 1, nxvk_dtype_name(in[first].dtype), i + 1,
+                         nxvk_dtype_name(in[i].dtype));
+  }
+  for (int i = 0; i < nin; i++) {
+    int64_t n;
+    int rc = nxvk_shape_count(&in[i].shape, &n);
+    if (rc) return rc;
+  }
+  return NXVK_OK;
+}
+
+int nxvk_op_infer(const nxvk_op_desc *desc, const nxvk_attrs *a, const nxvk_meta *in, int nin,
+                  nxvk_meta *out) {
+  const nxvk_op *op = nxvk_op_from_desc(desc);
+  nxvk_attrs none = {0};
+  if (!a) a = &none;
+  int rc = check_operands(op, a, in, nin);
+  if (rc) return rc;
+  rc = op->infer(op, a, in, nin, out);
+  if (rc) return rc;
+  int64_t n;
+  return nxvk_shape_count(&out->shape, &n);
+}
+
+int nxvk_op_ref(const nxvk_op_desc *desc, const nxvk_attrs *a, const nxvk_host *in, int nin,
+                nxvk_host *out) {
+  const nxvk_op *op = nxvk_op_from_desc(desc);
+  nxvk_attrs none = {0};
+  if (!a) a = &none;
+  memset(out, 0, sizeof *out);
+  nxvk_meta metas[NXVK_MAX_INPUTS], om;
+  if (nin > NXVK_MAX_INPUTS)
+    return nxvk_seterr(NXVK_E_TOO_LARGE, "%s: too many inputs", desc->name);
+  for (int i = 0; i < nin; i++) metas[i] = (nxvk_meta){in[i].dtype, in[i].shape};
+  int rc = nxvk_op_infer(desc, a, metas, nin, &om);
+  if (rc) return rc;
+  rc = nxvk_host_alloc(out, om.dtype, &om.shape);
+  if (rc) return rc;
+  rc = op->ref(op, a, in, nin, out);
+  if (rc) nxvk_host_free(out);
+  return rc;
+}
+
+/* ---- batches ---- */
+
+int nxvk_batch_begin(nxvk_ctx *c, unsigned flags, nxvk_batch **out) {
+  *out = NULL;
+  nxvk_batch *b = calloc(1, sizeof *b);
+  if (!b) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  b->c = c;
+  int rc = nxvk_rec_begin(c, flags & NXVK_BATCH_TIMESTAMPS, &b->rec);
+  if (rc) {
+    free(b);
+    return rc;
+  }
+  *out = b;
+  return NXVK_OK;
+}
+
+int nxvk_batch_op(nxvk_batch *b, const nxvk_op_desc *desc, const nxvk_attrs *a,
+                  nxvk_tensor *const *in, int nin, nxvk_tensor **out) {
+  const nxvk_op *op = nxvk_op_from_desc(desc);
+  nxvk_ctx *c = b->c;
+  nxvk_attrs none = {0};
+  if (!a) a = &none;
+  *out = NULL;
+  if (nin > NXVK_MAX_INPUTS)
+    return nxvk_seterr(NXVK_E_TOO_LARGE, "%s: too many inputs", desc->name);
+  nxvk_meta metas[NXVK_MAX_INPUTS], om;
+  for (int i = 0; i < nin; i++) {
+    if (!in[i] || in[i]->c != c)
+      return nxvk_seterr(NXVK_E_BAD_REQUEST, "%s: input %d is not a tensor of this device",
+                         desc->name, i + 1);
+    metas[i] = (nxvk_meta){in[i]->dtype, in[i]->shape};
+  }
+  int rc = nxvk_op_infer(desc, a, metas, nin, &om);
+  if (rc) return rc;
+  if (!nxvk_ctx_supports(c, om.dtype))
+    return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s: %s cannot compute %s", desc->name,
+                       c->info.name, nxvk_dtype_name(om.dtype));
+  if (!op->gpu) return nxvk_tensor_view(in[0], &om.shape, out); /* reshape */
+  nxvk_tensor *t;
+  rc = nxvk_tensor_new(c, om.dtype, &om.shape, &t);
+  if (rc) return rc;
+  if (t->count > 0) rc = op->gpu(b->rec, op, a, in, nin, t);
+  if (rc) {
+    nxvk_tensor_free(t);
+    return rc;
+  }
+  *out = t;
+  return NXVK_OK;
+}
+
+int nxvk_batch_submit(nxvk_batch *b, double *gpu_ns) {
+  int rc = nxvk_rec_submit(b->rec, gpu_ns);
+  free(b);
+  return rc;
+}
+
+void nxvk_batch_abort(nxvk_batch *b) {
+  if (!b) return;
+  nxvk_rec_abort(b->rec);
+  free(b);
+}
+
+int nxvk_op_run(nxvk_ctx *c, const nxvk_op_desc *op, const nxvk_attrs *a, nxvk_tensor *const *in,
+                int nin, nxvk_tensor **out) {
+  nxvk_batch *b;
+  *out = NULL;
+  int rc = nxvk_batch_begin(c, 0, &b);
+  if (rc) return rc;
+  nxvk_tensor *t = NULL;
+  rc = nxvk_batch_op(b, op, a, in, nin, &t);
+  if (rc) {
+    nxvk_batch_abort(b);
+    return rc;
+  }
+  rc = nxvk_batch_submit(b, NULL);
+  if (rc) {
+    nxvk_tensor_free(t);
+    return rc;
+  }
+  *out = t;
+  return NXVK_OK;
+}
+
+/* ---- dispatch helpers ---- */
+
+int nxvk_dispatch_grid(nxvk_rec *r, const char *kernel, const uint32_t *spec, int nspec,
+                       const uint32_t *meta, uint32_t nmeta, nxvk_buffer *const *bufs, int nbufs,
+                       uint32_t gx, uint32_t gy, uint32_t gz) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  nxvk_kernel *k;
+  int rc = nxvk_kernel_get(c, kernel, spec, nspec, nbufs, &k);
+  if (rc) return rc;
+  uint32_t off = 0;
+  rc = nxvk_rec_meta(r, meta, nmeta, &off);
+  if (rc) return rc;
+  nxvk_binding b[NXVK_MAX_BINDINGS];
+  for (int i = 0; i < nbufs; i++) b[i] = (nxvk_binding){bufs[i], 0, 0};
+  return nxvk_rec_dispatch(r, k, b, nbufs, off, gx, gy, gz);
+}
+
+int nxvk_dispatch_1d(nxvk_rec *r, const char *kernel, const uint32_t *spec, int nspec,
+                     const uint32_t *meta, uint32_t nmeta, nxvk_buffer *const *bufs, int nbufs,
+                     uint64_t n) {
+  uint32_t groups = nxvk_groups_for(nxvk_rec_ctx(r), n, spec[0]);
+  return nxvk_dispatch_grid(r, kernel, spec, nspec, meta, nmeta, bufs, nbufs, groups, 1, 1);
+}
+
+int nxvk_strided_copy(nxvk_rec *r, nxvk_buffer *src, nxvk_dtype sd, int64_t src_base,
+                      const int64_t *src_strides, nxvk_buffer *dst, nxvk_dtype dd,
+                      int64_t dst_base, const int64_t *dst_strides, const nxvk_shape *dims) {
+  int64_t n;
+  int rc = nxvk_shape_count(dims, &n);
+  if (rc || n == 0) return rc;
+  uint32_t meta[28] = {(uint32_t)n, (uint32_t)dims->rank, (uint32_t)src_base, (uint32_t)dst_base};
+  for (int i = 0; i < dims->rank; i++) {
+    meta[4 + i] = (uint32_t)dims->dim[i];
+    meta[12 + i] = (uint32_t)src_strides[i];
+    meta[20 + i] = (uint32_t)dst_strides[i];
+  }
+  char name[32];
+  snprintf(name, sizeof name, "copy_%s_%s", nxvk_dtype_name(sd), nxvk_dtype_name(dd));
+  uint32_t spec[1] = {NXVK_WG};
+  nxvk_buffer *bufs[2] = {src, dst};
+  return nxvk_dispatch_1d(r, name, spec, 1, meta, 28, bufs, 2, (uint64_t)n);
+}

@@ -1,0 +1,387 @@
+/*
+ * graph.c - op graphs: parsed once, run on the GPU in one command buffer
+ * (tensors stay on the device between ops), or on the CPU reference.  Both
+ * `nxvk run GRAPH.json` and the port's `run` come through here.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "attrs.h"
+#include "ops.h"
+
+typedef struct {
+  char *name;
+  nxvk_graph_input_kind kind;
+  char *path;
+  nxvk_host host;
+  uint64_t handle;
+} graph_input;
+
+typedef struct {
+  const nxvk_op_desc *op;
+  nxvk_attrs attrs;
+  int nin;
+  int in[NXVK_MAX_INPUTS];
+  char *out;
+} graph_node;
+
+typedef struct {
+  char *name;
+  char *path;
+  int value;
+} graph_output;
+
+struct nxvk_graph {
+  char *origin;
+  int ninputs, nnodes, noutputs;
+  graph_input *inputs;
+  graph_node *nodes;
+  graph_output *outputs;
+};
+
+static char *dup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+/* Relative paths are relative to the graph file's folder. */
+static char *resolve(const char *origin, const char *path) {
+  const char *slash = strrchr(origin, '/');
+  if (path[0] == '/' || !slash) return dup(path);
+  size_t dl = (size_t)(slash - origin) + 1, pl = strlen(path);
+  char *p = malloc(dl + pl + 1);
+  if (!p) return NULL;
+  memcpy(p, origin, dl);
+  memcpy(p + dl, path, pl + 1);
+  return p;
+}
+
+void nxvk_graph_free(nxvk_graph *g) {
+  if (!g) return;
+  for (int i = 0; i < g->ninputs; i++) {
+    free(g->inputs[i].name);
+    free(g->inputs[i].path);
+    nxvk_host_free(&g->inputs[i].host);
+  }
+  for (int i = 0; i < g->nnodes; i++) free(g->nodes[i].out);
+  for (int i = 0; i < g->noutputs; i++) {
+    free(g->outputs[i].name);
+    free(g->outputs[i].path);
+  }
+  free(g->inputs);
+  free(g->nodes);
+  free(g->outputs);
+  free(g->origin);
+  free(g);
+}
+
+static int value_named(const nxvk_graph *g, const char *name, int upto) {
+  for (int i = 0; i < g->ninputs; i++)
+    if (strcmp(g->inputs[i].name, name) == 0) return i;
+  for (int i = 0; i < upto && i < g->nnodes; i++)
+    if (g->nodes[i].out && strcmp(g->nodes[i].out, name) == 0) return g->ninputs + i;
+  return -1;
+}
+
+static int json_depth_ok(const char *text, size_t len) {
+  int depth = 0;
+  bool str = false;
+  for (size_t i = 0; i < len; i++) {
+    char ch = text[i];
+    if (str) {
+      if (ch == '\\') i++;
+      else if (ch == '"') str = false;
+    } else if (ch == '"') {
+      str = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > NXVK_MAX_JSON_DEPTH) return 0;
+    } else if (ch == ']' || ch == '}') {
+      depth--;
+    }
+  }
+  return 1;
+}
+
+static int parse_inputs(nxvk_graph *g, const cJSON *inputs) {
+  const char *o = g->origin;
+  if (!inputs) return NXVK_OK; /* a graph of sources only */
+  if (!cJSON_IsObject(inputs))
+    return nxvk_seterr(NXVK_E_BAD_FILE, "%s: \"inputs\" must be an object of name: tensor", o);
+  int n = cJSON_GetArraySize(inputs);
+  g->inputs = calloc((size_t)(n ? n : 1), sizeof *g->inputs);
+  if (!g->inputs) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  for (const cJSON *v = inputs->child; v; v = v->next) {
+    graph_input *in = &g->inputs[g->ninputs];
+    if (value_named(g, v->string, 0) >= 0)
+      return nxvk_seterr(NXVK_E_BAD_FILE, "%s: inputs: \"%s\" is named twice", o, v->string);
+    in->name = dup(v->string);
+    if (!in->name) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+    g->ninputs++;
+    if (cJSON_IsString(v)) {
+      in->kind = NXVK_GRAPH_IN_FILE;
+      in->path = resolve(o, v->valuestring);
+      if (!in->path) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+    } else if (cJSON_IsObject(v) && cJSON_GetObjectItemCaseSensitive(v, "handle")) {
+      const cJSON *h = cJSON_GetObjectItemCaseSensitive(v, "handle");
+      if (!cJSON_IsNumber(h) || h->valuedouble < 1 || h->valuedouble > 9007199254740992.0 ||
+          h->valuedouble != (double)(uint64_t)h->valuedouble || cJSON_GetArraySize(v) != 1)
+        return nxvk_seterr(NXVK_E_BAD_FILE, "%s: inputs.%s: handle must be a positive integer",
+                           o, v->string);
+      in->kind = NXVK_GRAPH_IN_HANDLE;
+      in->handle = (uint64_t)h->valuedouble;
+    } else if (cJSON_IsObject(v)) {
+      in->kind = NXVK_GRAPH_IN_INLINE;
+      char *text = cJSON_PrintUnformatted(v);
+      if (!text) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+      char label[300];
+      snprintf(label, sizeof label, "%s: inputs.%s", o, v->string);
+      int rc = nxvk_json_tensor_parse(text, strlen(text), label, &in->host);
+      free(text);
+      if (rc) return rc;
+    } else {
+      return nxvk_seterr(NXVK_E_BAD_FILE,
+                         "%s: inputs.%s must be a file name or an inline tensor object", o, v->string);
+    }
+  }
+  return NXVK_OK;
+}
+
+static int parse_ops(nxvk_graph *g, const cJSON *ops) {
+  const char *o = g->origin;
+  if (!cJSON_IsArray(ops)) return nxvk_seterr(NXVK_E_BAD_FILE, "%s: \"ops\" must be a list", o);
+  int n = cJSON_GetArraySize(ops);
+  if (n > NXVK_MAX_GRAPH_NODES)
+    return nxvk_seterr(NXVK_E_TOO_LARGE, "%s: %d ops is over the limit of %d", o, n,
+                       NXVK_MAX_GRAPH_NODES);
+  g->nodes = calloc((size_t)(n ? n : 1), sizeof *g->nodes);
+  if (!g->nodes) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  int idx = 0;
+  for (const cJSON *v = ops->child; v; v = v->next, idx++) {
+    graph_node *nd = &g->nodes[idx];
+    if (!cJSON_IsObject(v)) return nxvk_seterr(NXVK_E_BAD_FILE, "%s: ops[%d] is not an object", o, idx);
+    for (const cJSON *k = v->child; k; k = k->next)
+      if (strcmp(k->string, "op") && strcmp(k->string, "in") && strcmp(k->string, "out") &&
+          strcmp(k->string, "attrs"))
+        return nxvk_seterr(NXVK_E_BAD_FILE, "%s: ops[%d]: unknown field \"%s\" (op in out attrs)",
+                           o, idx, k->string);
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(v, "op");
+    const cJSON *in = cJSON_GetObjectItemCaseSensitive(v, "in");
+    const cJSON *out = cJSON_GetObjectItemCaseSensitive(v, "out");
+    if (!cJSON_IsString(op)) return nxvk_seterr(NXVK_E_BAD_FILE, "%s: ops[%d]: \"op\" must be a string", o, idx);
+    nd->op = nxvk_op_find(op->valuestring);
+    if (!nd->op) return nxvk_seterr(NXVK_E_UNKNOWN_OP, "%s: ops[%d]: unknown op '%s' (nxvk conformance --list shows them)", o, idx, op->valuestring);
+    if (!cJSON_IsString(out) || !out->valuestring[0])
+      return nxvk_seterr(NXVK_E_BAD_FILE, "%s: ops[%d]: \"out\" must name the result", o, idx);
+    if (value_named(g, out->valuestring, idx) >= 0)
+      return nxvk_seterr(NXVK_E_BAD_FILE, "%s: ops[%d]: name \"%s\" is already used", o, idx,
+                         out->valuestring);
+    if (in && !cJSON_IsArray(in))
+      return nxvk_seterr(NXVK_E_BAD_FILE, "%s: ops[%d]: \"in\" must be a list of names", o, idx);
+    nd->nin = in ? cJSON_GetArraySize(in) : 0;
+    if (nd->nin > NXVK_MAX_INPUTS)
+      return nxvk_seterr(NXVK_E_TOO_LARGE, "%s: ops[%d]: more than %d inputs", o, idx, NXVK_MAX_INPUTS);
+    int k = 0;
+    for (const cJSON *e = in ? in->child : NULL; e; e = e->next, k++) {
+      if (!cJSON_IsString(e)) return nxvk_seterr(NXVK_E_BAD_FILE, "%s: ops[%d]: \"in\" must be a list of names", o, idx);
+      nd->in[k] = value_named(g, e->valuestring, idx);
+      if (nd->in[k] < 0)
+        return nxvk_seterr(NXVK_E_BAD_FILE, "%s: ops[%d] (%s): \"%s\" is not an input or an earlier result",
+                           o, idx, nd->op->name, e->valuestring);
+    }
+    int rc = nxvk_attrs_from_cjson(nd->op, cJSON_GetObjectItemCaseSensitive(v, "attrs"), &nd->attrs);
+    if (rc) {
+      char msg[512];
+      snprintf(msg, sizeof msg, "%s: ops[%d]: %s", o, idx, nxvk_errmsg());
+      return nxvk_seterr(rc, "%s", msg);
+    }
+    nd->out = dup(out->valuestring);
+    if (!nd->out) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+    g->nnodes++;
+  }
+  return NXVK_OK;
+}
+
+static int parse_outputs(nxvk_graph *g, const cJSON *outs) {
+  const char *o = g->origin;
+  if (!cJSON_IsObject(outs))
+    return nxvk_seterr(NXVK_E_BAD_FILE, "%s: \"outputs\" must be an object of name: file", o);
+  int n = cJSON_GetArraySize(outs);
+  g->outputs = calloc((size_t)(n ? n : 1), sizeof *g->outputs);
+  if (!g->outputs) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  for (const cJSON *v = outs->child; v; v = v->next) {
+    graph_output *out = &g->outputs[g->noutputs];
+    out->value = value_named(g, v->string, g->nnodes);
+    if (out->value < 0)
+      return nxvk_seterr(NXVK_E_BAD_FILE, "%s: outputs: \"%s\" is not a name in the graph", o, v->string);
+    out->name = dup(v->string);
+    if (!out->name) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+    g->noutputs++;
+    if (cJSON_IsString(v)) {
+      out->path = resolve(o, v->valuestring);
+      if (!out->path) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+    } else if (!cJSON_IsNull(v) && !cJSON_IsTrue(v)) {
+      return nxvk_seterr(NXVK_E_BAD_FILE, "%s: outputs.%s must be a file name (or true/null)", o, v->string);
+    }
+  }
+  return NXVK_OK;
+}
+
+int nxvk_graph_parse(const char *text, size_t len, const char *origin, nxvk_graph **out) {
+  *out = NULL;
+  if (!json_depth_ok(text, len))
+    return nxvk_seterr(NXVK_E_TOO_LARGE, "%s: JSON nested deeper than %d", origin, NXVK_MAX_JSON_DEPTH);
+  const char *end = NULL;
+  cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+  if (!root) {
+    size_t at = end ? (size_t)(end - text) : 0;
+    return nxvk_seterr(NXVK_E_BAD_FILE, "%s: not valid JSON (near byte %zu)", origin, at);
+  }
+  nxvk_graph *g = calloc(1, sizeof *g);
+  int rc = g ? NXVK_OK : nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  if (rc == NXVK_OK) {
+    g->origin = dup(origin);
+    if (!g->origin) rc = nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  }
+  if (rc == NXVK_OK && !cJSON_IsObject(root))
+    rc = nxvk_seterr(NXVK_E_BAD_FILE, "%s: a graph is a JSON object", origin);
+  for (const cJSON *k = rc ? NULL : root->child; k && rc == NXVK_OK; k = k->next)
+    if (strcmp(k->string, "inputs") && strcmp(k->string, "ops") && strcmp(k->string, "outputs"))
+      rc = nxvk_seterr(NXVK_E_BAD_FILE, "%s: unknown field \"%s\" (inputs ops outputs)", origin, k->string);
+  if (rc == NXVK_OK) {
+    const cJSON *in = cJSON_GetObjectItemCaseSensitive(root, "inputs");
+    const cJSON *ops = cJSON_GetObjectItemCaseSensitive(root, "ops");
+    const cJSON *outs = cJSON_GetObjectItemCaseSensitive(root, "outputs");
+    if (!ops || !outs)
+      rc = nxvk_seterr(NXVK_E_BAD_FILE, "%s: a graph needs \"ops\" and \"outputs\"", origin);
+    if (rc == NXVK_OK) rc = parse_inputs(g, in);
+    if (rc == NXVK_OK) rc = parse_ops(g, ops);
+    if (rc == NXVK_OK) rc = parse_outputs(g, outs);
+    if (rc == NXVK_OK && g->noutputs == 0)
+      rc = nxvk_seterr(NXVK_E_BAD_FILE, "%s: \"outputs\" names nothing", origin);
+  }
+  cJSON_Delete(root);
+  if (rc) {
+    nxvk_graph_free(g);
+    return rc;
+  }
+  *out = g;
+  return NXVK_OK;
+}
+
+int nxvk_graph_load(const char *path, nxvk_graph **out) {
+  *out = NULL;
+  FILE *f = fopen(path, "rb");
+  if (!f) return nxvk_seterr(NXVK_E_IO, "%s: cannot open: %s", path, strerror(errno));
+  char *buf = NULL;
+  size_t n = 0, cap = 0;
+  int rc = NXVK_OK;
+  for (;;) {
+    if (n + 65536 > cap) {
+      cap = cap ? cap * 2 : 65536;
+      char *p = cap <= NXVK_MAX_GRAPH_BYTES ? realloc(buf, cap + 1) : NULL;
+      if (!p) {
+        rc = nxvk_seterr(NXVK_E_TOO_LARGE, "%s: graph file over %d MiB", path,
+                         NXVK_MAX_GRAPH_BYTES >> 20);
+        break;
+      }
+      buf = p;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  if (rc == NXVK_OK && ferror(f)) rc = nxvk_seterr(NXVK_E_IO, "%s: read error", path);
+  fclose(f);
+  if (rc == NXVK_OK) rc = nxvk_graph_parse(buf, n, path, out);
+  free(buf);
+  for (int i = 0; rc == NXVK_OK && i < (*out)->ninputs; i++)
+    if ((*out)->inputs[i].kind == NXVK_GRAPH_IN_HANDLE) {
+      rc = nxvk_seterr(NXVK_E_BAD_FILE, "%s: inputs.%s: handles exist only in nxvk port", path,
+                       (*out)->inputs[i].name);
+      nxvk_graph_free(*out);
+      *out = NULL;
+    }
+  return rc;
+}
+
+int nxvk_graph_input_count(const nxvk_graph *g) { return g->ninputs; }
+const char *nxvk_graph_input_name(const nxvk_graph *g, int i) { return g->inputs[i].name; }
+nxvk_graph_input_kind nxvk_graph_input_kind_of(const nxvk_graph *g, int i) { return g->inputs[i].kind; }
+const char *nxvk_graph_input_path(const nxvk_graph *g, int i) { return g->inputs[i].path; }
+const nxvk_host *nxvk_graph_input_host(const nxvk_graph *g, int i) { return &g->inputs[i].host; }
+uint64_t nxvk_graph_input_handle(const nxvk_graph *g, int i) { return g->inputs[i].handle; }
+int nxvk_graph_node_count(const nxvk_graph *g) { return g->nnodes; }
+int nxvk_graph_output_count(const nxvk_graph *g) { return g->noutputs; }
+const char *nxvk_graph_output_name(const nxvk_graph *g, int i) { return g->outputs[i].name; }
+const char *nxvk_graph_output_path(const nxvk_graph *g, int i) { return g->outputs[i].path; }
+int nxvk_graph_output_value(const nxvk_graph *g, int i) { return g->outputs[i].value; }
+
+const nxvk_op_desc *nxvk_graph_value_op(const nxvk_graph *g, int value, const nxvk_attrs **attrs,
+                                        const int **operands, int *noperands) {
+  if (value < g->ninputs) return NULL;
+  const graph_node *nd = &g->nodes[value - g->ninputs];
+  *attrs = &nd->attrs;
+  *operands = nd->in;
+  *noperands = nd->nin;
+  return nd->op;
+}
+
+/* Prefix an op's error with where it sits in the graph. */
+static int node_error(const nxvk_graph *g, int i, int rc) {
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s: ops[%d] (%s -> %s): %s", g->origin, i, g->nodes[i].op->name,
+           g->nodes[i].out, nxvk_errmsg());
+  return nxvk_seterr(rc, "%s", msg);
+}
+
+int nxvk_graph_run(nxvk_ctx *c, const nxvk_graph *g, nxvk_tensor *const *inputs,
+                   nxvk_tensor **values) {
+  int total = g->ninputs + g->nnodes;
+  memset(values, 0, (size_t)total * sizeof *values);
+  nxvk_batch *b;
+  int rc = nxvk_batch_begin(c, 0, &b);
+  if (rc) return rc;
+  for (int i = 0; i < g->ninputs && rc == NXVK_OK; i++)
+    rc = nxvk_tensor_view(inputs[i], nxvk_tensor_shape(inputs[i]), &values[i]);
+  for (int i = 0; i < g->nnodes && rc == NXVK_OK; i++) {
+    nxvk_tensor *args[NXVK_MAX_INPUTS];
+    for (int k = 0; k < g->nodes[i].nin; k++) args[k] = values[g->nodes[i].in[k]];
+    rc = nxvk_batch_op(b, g->nodes[i].op, &g->nodes[i].attrs, args, g->nodes[i].nin,
+                       &values[g->ninputs + i]);
+    if (rc) rc = node_error(g, i, rc);
+  }
+  if (rc) nxvk_batch_abort(b);
+  else rc = nxvk_batch_submit(b, NULL);
+  if (rc)
+    for (int i = 0; i < total; i++) {
+      nxvk_tensor_free(values[i]);
+      values[i] = NULL;
+    }
+  return rc;
+}
+
+int nxvk_graph_ref(const nxvk_graph *g, const nxvk_host *inputs, nxvk_host *values) {
+  int total = g->ninputs + g->nnodes;
+  memset(values, 0, (size_t)total * sizeof *values);
+  int rc = NXVK_OK;
+  for (int i = 0; i < g->ninputs && rc == NXVK_OK; i++) {
+    rc = nxvk_host_alloc(&values[i], inputs[i].dtype, &inputs[i].shape);
+    if (rc == NXVK_OK && nxvk_host_bytes(&inputs[i]))
+      memcpy(values[i].data, inputs[i].data, nxvk_host_bytes(&inputs[i]));
+  }
+  for (int i = 0; i < g->nnodes && rc == NXVK_OK; i++) {
+    nxvk_host args[NXVK_MAX_INPUTS];
+    for (int k = 0; k < g->nodes[i].nin; k++) args[k] = values[g->nodes[i].in[k]];
+    rc = nxvk_op_ref(g->nodes[i].op, &g->nodes[i].attrs, args, g->nodes[i].nin,
+                     &values[g->ninputs + i]);
+    if (rc) rc = node_error(g, i, rc);
+  }
+  if (rc)
+    for (int i = 0; i < total; i++) nxvk_host_free(&values[i]);
+  return rc;
+}

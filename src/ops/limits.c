@@ -1,0 +1,230 @@
+/*
+ * limits.c - error limits (conformance/limits.json, embedded at build time)
+ * and the comparison of a GPU result with its reference under them.  `run
+ * --check`, conformance and the tests all compare through here.
+ */
+#include <cjson/cJSON.h>
+#include <float.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ops.h"
+
+extern const char nxvk_limits_json[];
+
+static pthread_once_t limits_once = PTHREAD_ONCE_INIT;
+static cJSON *limits_root;   /* parsed once, kept for the process */
+
+static void limits_load(void) { limits_root = cJSON_Parse(nxvk_limits_json); }
+
+static double num(const cJSON *o, const char *key, double dflt) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+int nxvk_op_limit(const nxvk_op_desc *op, nxvk_dtype d, nxvk_limit *out) {
+  memset(out, 0, sizeof *out);
+  pthread_once(&limits_once, limits_load);
+  const cJSON *ops = cJSON_GetObjectItemCaseSensitive(limits_root, "ops");
+  const cJSON *row = cJSON_GetObjectItemCaseSensitive(ops, op->name);
+  const cJSON *e = cJSON_GetObjectItemCaseSensitive(row, nxvk_dtype_name(d));
+  if (!e) e = cJSON_GetObjectItemCaseSensitive(row, "*");
+  if (!e)
+    return nxvk_seterr(NXVK_E_UNSUPPORTED, "no error limit recorded for %s %s", op->name,
+                       nxvk_dtype_name(d));
+  if (cJSON_IsString(e) && strcmp(e->valuestring, "exact") == 0) {
+    out->exact = true;
+    snprintf(out->text, sizeof out->text, "exact");
+    return NXVK_OK;
+  }
+  out->ulps = num(e, "ulp", 0);
+  out->ulps_per_arg = num(e, "ulp_per_arg", 0);
+  out->ulps_per_y = num(e, "ulp_per_y", 0);
+  out->abs = num(e, "abs", 0);
+  out->lo = num(e, "lo", -INFINITY);
+  out->hi = num(e, "hi", INFINITY);
+  out->sum_factor = num(e, "sum_factor", 0);
+  const cJSON *arg = cJSON_GetObjectItemCaseSensitive(e, "arg");
+  out->arg_pow = cJSON_IsString(arg) && strcmp(arg->valuestring, "y*log2(x)") == 0;
+  const cJSON *outside = cJSON_GetObjectItemCaseSensitive(e, "outside");
+  out->outside_unbounded = cJSON_IsString(outside) && strcmp(outside->valuestring, "unbounded") == 0;
+  if (out->sum_factor > 0)
+    snprintf(out->text, sizeof out->text, "%g*n*eps*sum|x|", out->sum_factor);
+  else if (out->abs > 0 && isfinite(out->lo))
+    snprintf(out->text, sizeof out->text, "abs %g in [%g,%g], %s outside", out->abs, out->lo,
+             out->hi, out->outside_unbounded ? "unbounded" : "ulp");
+  else if (out->abs > 0)
+    snprintf(out->text, sizeof out->text, "abs %g", out->abs);
+  else if (out->arg_pow)
+    snprintf(out->text, sizeof out->text, "%g+%g|y*log2 x|+%g|y| ulp", out->ulps,
+             out->ulps_per_arg, out->ulps_per_y);
+  else if (out->ulps_per_arg > 0)
+    snprintf(out->text, sizeof out->text, "%g+%g|x| ulp", out->ulps, out->ulps_per_arg);
+  else
+    snprintf(out->text, sizeof out->text, "%g ulp", out->ulps);
+  return NXVK_OK;
+}
+
+/* Spacing of dtype d's values at x (denormal spacing below the normals). */
+static double ulp_of(nxvk_dtype d, double x) {
+  int e;
+  x = fabs(x);
+  if (d == NXVK_F32) {
+    if (x < FLT_MIN) return ldexp(1.0, -149);
+    frexp(x, &e);
+    return ldexp(1.0, e - 24);
+  }
+  if (x < DBL_MIN) return ldexp(1.0, -1074);
+  frexp(x, &e);
+  return ldexp(1.0, e - 53);
+}
+
+double nxvk_ulp_diff(nxvk_dtype d, double got, double ref) {
+  if (isnan(got) || isnan(ref)) return isnan(got) && isnan(ref) ? 0 : INFINITY;
+  if (isinf(got) || isinf(ref)) return got == ref ? 0 : INFINITY;
+  if (got == 0 && ref == 0 && signbit(got) != signbit(ref)) return INFINITY;
+  if (got == ref) return 0;
+  if (d != NXVK_F32 && d != NXVK_F64) return INFINITY; /* integers: exact only */
+  return fabs(got - ref) / ulp_of(d, ref);
+}
+
+static bool is_denormal(nxvk_dtype d, double x) {
+  double lim = d == NXVK_F32 ? FLT_MIN : DBL_MIN;
+  return x != 0 && fabs(x) < lim;
+}
+
+/* Number of terms each output sums: what n*eps*sum|x| multiplies. */
+static int64_t terms_per_output(const nxvk_op_desc *op, const nxvk_host *in, const nxvk_host *out) {
+  if (op->kind == NXVK_KIND_DOT) return in[0].shape.dim[in[0].shape.rank - 1];
+  int64_t no = nxvk_host_count(out), ni = nxvk_host_count(&in[0]);
+  return no ? ni / no : 0;
+}
+
+int nxvk_compare(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
+                 const nxvk_host *got, const nxvk_host *ref, const nxvk_host *ref_flushed,
+                 nxvk_cmp *c) {
+  memset(c, 0, sizeof *c);
+  c->worst = -1;
+  if (got->dtype != ref->dtype || !nxvk_shape_equal(&got->shape, &ref->shape))
+    return nxvk_seterr(NXVK_E_MISMATCH, "%s: result dtype or shape differs from the reference",
+                       op->name);
+  nxvk_dtype d = ref->dtype;
+  /* the limit is the op's for its input dtype (comparisons are exact anyway) */
+  nxvk_dtype limit_dt = nin > 0 ? in[nin - 1].dtype : d;
+  nxvk_limit lim;
+  int rc = nxvk_op_limit(op, limit_dt, &lim);
+  if (rc) return rc;
+  bool fl = d == NXVK_F32 || d == NXVK_F64;
+  if (!fl) lim.exact = true;
+
+  /* reductions and dot: the reference on |inputs| scales the bound */
+  nxvk_host scale = {0};
+  int64_t terms = 0;
+  if (lim.sum_factor > 0 && !lim.exact) {
+    nxvk_host absin[NXVK_MAX_INPUTS];
+    int k;
+    for (k = 0; k < nin && rc == NXVK_OK; k++) {
+      rc = nxvk_host_alloc(&absin[k], in[k].dtype, &in[k].shape);
+      for (int64_t i = 0; rc == NXVK_OK && i < nxvk_host_count(&in[k]); i++)
+        nxvk_host_set(&absin[k], i, fabs(nxvk_host_get(&in[k], i)));
+    }
+    if (rc == NXVK_OK) {
+      /* |x| in f64 so the scale itself neither overflows f32 nor rounds */
+      for (int j = 0; j < nin; j++) {
+        nxvk_host w;
+        if (absin[j].dtype == NXVK_F32 && nxvk_host_alloc(&w, NXVK_F64, &absin[j].shape) == 0) {
+          for (int64_t i = 0; i < nxvk_host_count(&w); i++) nxvk_host_set(&w, i, nxvk_host_get(&absin[j], i));
+          nxvk_host_free(&absin[j]);
+          absin[j] = w;
+        }
+      }
+      rc = nxvk_op_ref(op, a, absin, nin, &scale);
+    }
+    for (int j = 0; j < k; j++) nxvk_host_free(&absin[j]);
+    if (rc) return rc;
+    terms = terms_per_output(op, in, ref);
+  }
+  double eps = d == NXVK_F32 ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+  int64_t n = nxvk_host_count(ref);
+  int64_t in_n = nin > 0 ? nxvk_host_count(&in[0]) : 0;
+  bool elementwise = op->kind <= NXVK_KIND_SELECT;
+  c->n = n;
+  double worst_u = -1;
+  for (int64_t i = 0; i < n; i++) {
+    double g = nxvk_host_get(got, i), r = nxvk_host_get(ref, i);
+    double u = nxvk_ulp_diff(d, g, r);
+    bool ok;
+    if (lim.exact || u == 0) {
+      ok = u == 0 || (!fl && g == r);
+    } else if (isinf(u)) {
+      ok = false;
+    } else if (lim.sum_factor > 0) {
+      double s = nxvk_host_get(&scale, i);
+      double bound = lim.sum_factor * (double)(terms > 0 ? terms : 1) * eps * s;
+      /* plus one ulp of the result for the final rounding */
+      ok = fabs(g - r) <= bound + ulp_of(d, r);
+    } else {
+      /* elementwise: the argument that scales the bound */
+      double x = 0, y = 0;
+      if (elementwise && nin >= 1 && in_n > 0) {
+        int64_t idx[NXVK_MAX_RANK] = {0}, rest = i;
+        for (int dd = ref->shape.rank - 1; dd >= 0; dd--) {
+          idx[dd] = rest % ref->shape.dim[dd];
+          rest /= ref->shape.dim[dd];
+        }
+        int64_t st[NXVK_MAX_RANK], off = 0;
+        nxvk_broadcast_strides(&in[0].shape, &ref->shape, st);
+        for (int dd = 0; dd < ref->shape.rank; dd++) off += idx[dd] * st[dd];
+        x = nxvk_host_get(&in[0], off);
+        if (nin >= 2) {
+          nxvk_broadcast_strides(&in[1].shape, &ref->shape, st);
+          off = 0;
+          for (int dd = 0; dd < ref->shape.rank; dd++) off += idx[dd] * st[dd];
+          y = nxvk_host_get(&in[1], off);
+        }
+      }
+      if (lim.abs > 0 && x >= lim.lo && x <= lim.hi) {
+        ok = fabs(g - r) <= lim.abs;
+      } else if (lim.abs > 0 && !isfinite(lim.lo)) {
+        ok = fabs(g - r) <= lim.abs;
+      } else if (lim.outside_unbounded) {
+        ok = fabs(g) <= 1.0;
+      } else {
+        double arg = lim.arg_pow ? fabs(y * log2(fabs(x))) : fabs(x);
+        if (!isfinite(arg)) arg = 0;
+        double allowed = lim.ulps + lim.ulps_per_arg * arg + lim.ulps_per_y * fabs(y);
+        ok = u <= allowed;
+      }
+    }
+    if (!ok && fl && ref_flushed) {
+      /* the device may flush denormals: accept what flushing gives */
+      double rf = nxvk_host_get(ref_flushed, i);
+      bool flushed_out = is_denormal(d, r) && g == 0;
+      if (flushed_out || nxvk_ulp_diff(d, g, rf) == 0 ||
+          (is_denormal(d, rf) && g == 0)) {
+        c->forgiven++;
+        continue;
+      }
+    }
+    if (fl && isfinite(g) && isfinite(r)) {
+      if (fabs(g - r) > c->max_abs) c->max_abs = fabs(g - r);
+      if (isfinite(u) && u > c->max_ulp) c->max_ulp = u;
+    }
+    if (!ok) {
+      if (c->bad++ == 0) { /* report the first failure */
+        c->worst = i;
+        c->worst_got = g;
+        c->worst_ref = r;
+      }
+    } else if (c->bad == 0 && isfinite(u) && u > worst_u) {
+      worst_u = u;
+      c->worst = i;
+      c->worst_got = g;
+      c->worst_ref = r;
+    }
+  }
+  nxvk_host_free(&scale);
+  return NXVK_OK;
+}

@@ -1,0 +1,149 @@
+/*
+ * ops.h - the op table's internals.  A row (struct nxvk_op) ties together the
+ * public description, the shape rule, the GPU recording and the CPU
+ * reference.  Ops of one kind share those functions; what differs per op is
+ * data (its GLSL expression, its scalar reference, a kernel op code).
+ *
+ * Adding an op: one row (elementwise.def for elementwise ops, optable.c for
+ * the others), its GLSL, its reference, and its limit in
+ * conformance/limits.json.  Nothing else names ops.
+ */
+#ifndef NXVK_OPS_H
+#define NXVK_OPS_H
+
+#include "../vk/vkcore.h"
+
+struct nxvk_tensor {
+  nxvk_ctx *c;
+  nxvk_buffer *buf;            /* always owned (one reference) */
+  nxvk_dtype dtype;
+  nxvk_shape shape;
+  int64_t count;
+};
+
+/* A scalar for the reference: floats in .f (long double: f32 and f64 ops are
+ * computed wider and rounded once), integers in .i. */
+typedef union {
+  long double f;
+  int64_t i;
+} nxvk_scalar;
+
+typedef struct nxvk_op nxvk_op;
+
+typedef nxvk_scalar (*nxvk_scalar_fn)(nxvk_scalar a, nxvk_scalar b, nxvk_scalar c, nxvk_dtype t);
+typedef int (*nxvk_infer_fn)(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, int nin,
+                             nxvk_meta *out);
+typedef int (*nxvk_gpu_fn)(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a,
+                           nxvk_tensor *const *in, int nin, nxvk_tensor *out);
+typedef int (*nxvk_ref_fn)(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
+                           nxvk_host *out);
+
+struct nxvk_op {
+  nxvk_op_desc d;              /* first: nxvk_op_desc pointers convert back */
+  nxvk_infer_fn infer;
+  nxvk_gpu_fn gpu;             /* NULL: no GPU work (reshape is a view) */
+  nxvk_ref_fn ref;
+  nxvk_scalar_fn scalar;       /* elementwise ops */
+  int code;                    /* kernel op code (reductions, random) */
+};
+
+static inline const nxvk_op *nxvk_op_from_desc(const nxvk_op_desc *d) {
+  return (const nxvk_op *)d;
+}
+
+extern const nxvk_op nxvk_op_table[];
+extern const int nxvk_op_table_len;
+
+bool nxvk_dtype_is_float(nxvk_dtype d);
+/* GLSL storage and compute types of a dtype. */
+const char *nxvk_glsl_storage_type(nxvk_dtype d);
+const char *nxvk_glsl_compute_type(nxvk_dtype d);
+
+/* ---- kinds (one file each) ---- */
+
+/* elementwise.c */
+int nxvk_ew_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, int nin,
+                  nxvk_meta *out);
+int nxvk_ew_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
+                int nin, nxvk_tensor *out);
+int nxvk_ew_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
+                nxvk_host *out);
+/* numpy broadcasting of shapes; the error names the operands. */
+int nxvk_broadcast(const nxvk_shape *const *shapes, int n, nxvk_shape *out);
+/* Strides (in elements) that read `s` broadcast to `out`: 0 on broadcast dims. */
+void nxvk_broadcast_strides(const nxvk_shape *s, const nxvk_shape *out, int64_t *strides);
+
+/* reduce.c */
+int nxvk_reduce_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, int nin,
+                      nxvk_meta *out);
+int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
+                    int nin, nxvk_tensor *out);
+int nxvk_reduce_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
+                    nxvk_host *out);
+enum { NXVK_RED_SUM, NXVK_RED_PRODUCT, NXVK_RED_MAX, NXVK_RED_MIN, NXVK_RED_ARGMAX,
+       NXVK_RED_ARGMIN, NXVK_RED_MEAN };
+
+/* dot.c */
+int nxvk_dot_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, int nin,
+                   nxvk_meta *out);
+int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
+                 int nin, nxvk_tensor *out);
+int nxvk_dot_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
+                 nxvk_host *out);
+
+/* movement.c: each op its own rule; all GPU work is one strided copy kernel */
+int nxvk_reshape_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
+int nxvk_reshape_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
+int nxvk_transpose_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
+int nxvk_transpose_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
+                       nxvk_tensor *);
+int nxvk_transpose_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
+int nxvk_slice_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
+int nxvk_slice_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
+                   nxvk_tensor *);
+int nxvk_slice_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
+int nxvk_concat_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
+int nxvk_concat_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
+                    nxvk_tensor *);
+int nxvk_concat_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
+int nxvk_astype_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
+int nxvk_astype_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
+                    nxvk_tensor *);
+int nxvk_astype_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
+/* The conversion as_type defines (NaN -> 0, saturating float -> int, int
+ * wraps to u8), shared by the reference and documented in nxvk-run(1). */
+double nxvk_convert(double v, nxvk_dtype from, nxvk_dtype to);
+
+/* source.c: iota, random_uniform, random_normal */
+int nxvk_source_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
+int nxvk_iota_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
+                  nxvk_tensor *);
+int nxvk_iota_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
+int nxvk_random_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
+                    nxvk_tensor *);
+int nxvk_random_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
+enum { NXVK_RANDOM_UNIFORM, NXVK_RANDOM_NORMAL };
+
+/* ---- shared by the kinds ---- */
+
+/* Row-major strides (elements) of a shape. */
+void nxvk_contiguous_strides(const nxvk_shape *s, int64_t *strides);
+
+/* Record one dispatch of a named embedded kernel: meta words, buffers
+ * (inputs then outputs), n invocations of a 1-D grid-stride kernel. */
+int nxvk_dispatch_1d(nxvk_rec *r, const char *kernel, const uint32_t *spec, int nspec,
+                     const uint32_t *meta, uint32_t nmeta, nxvk_buffer *const *bufs, int nbufs,
+                     uint64_t n);
+/* As above with an explicit grid. */
+int nxvk_dispatch_grid(nxvk_rec *r, const char *kernel, const uint32_t *spec, int nspec,
+                       const uint32_t *meta, uint32_t nmeta, nxvk_buffer *const *bufs, int nbufs,
+                       uint32_t gx, uint32_t gy, uint32_t gz);
+/* Strided copy with dtype conversion (transpose, slice, concatenate,
+ * as_type): dims, src/dst strides and bases in elements. */
+int nxvk_strided_copy(nxvk_rec *r, nxvk_buffer *src, nxvk_dtype sd, int64_t src_base,
+                      const int64_t *src_strides, nxvk_buffer *dst, nxvk_dtype dd,
+                      int64_t dst_base, const int64_t *dst_strides, const nxvk_shape *dims);
+
+#define NXVK_WG 256u     /* default workgroup size for 1-D kernels */
+
+#endif

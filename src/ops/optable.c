@@ -1,0 +1,208 @@
+/*
+ * optable.c - THE op table.  Every subcommand iterates it; no subcommand
+ * knows an op's name.  Elementwise rows come from elementwise.def; their
+ * scalar references are below, one function per op.
+ */
+#include "ops.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- scalar references for elementwise ops ----
+ * Floats: inputs are exact values of dtype t held in long double.  Ops the
+ * precision policy calls exact are computed in t itself (IEEE guarantees the
+ * correctly rounded result); the others in long double and rounded once by
+ * the caller.  Integers: computed in int64, wrapped to t by the caller. */
+
+#define IS_F(t) ((t) == NXVK_F32 || (t) == NXVK_F64)
+#define F(x) ((nxvk_scalar){.f = (x)})
+#define I(x) ((nxvk_scalar){.i = (x)})
+/* a OP b evaluated in the dtype's own precision */
+#define NATIVE2(t, a, b, OP) \
+  ((t) == NXVK_F32 ? (long double)((float)(a)OP(float)(b)) : (long double)((double)(a)OP(double)(b)))
+
+typedef nxvk_scalar S;
+typedef nxvk_dtype T;
+
+static S r_add(S a, S b, S c, T t) { (void)c; return IS_F(t) ? F(NATIVE2(t, a.f, b.f, +)) : I(a.i + b.i); }
+static S r_subtract(S a, S b, S c, T t) { (void)c; return IS_F(t) ? F(NATIVE2(t, a.f, b.f, -)) : I(a.i - b.i); }
+static S r_multiply(S a, S b, S c, T t) {
+  (void)c;
+  if (IS_F(t)) return F(NATIVE2(t, a.f, b.f, *));
+  /* i32 * i32 fits int64; wrap happens in the caller */
+  return I((int64_t)((uint64_t)a.i * (uint64_t)b.i));
+}
+static S r_divide(S a, S b, S c, T t) {
+  (void)c;
+  if (IS_F(t)) return F(NATIVE2(t, a.f, b.f, /));
+  if (b.i == 0) return I(0);
+  if (t == NXVK_I32 && a.i == INT32_MIN && b.i == -1) return I(INT32_MIN);
+  return I(a.i / b.i);       /* C truncates toward zero */
+}
+static S r_pow(S a, S b, S c, T t) { (void)c; (void)t; return F(powl(a.f, b.f)); }
+static S r_max(S a, S b, S c, T t) {
+  (void)c;
+  if (IS_F(t)) return isnan(a.f) ? a : isnan(b.f) ? b : (a.f > b.f ? a : b);
+  return a.i > b.i ? a : b;
+}
+static S r_min(S a, S b, S c, T t) {
+  (void)c;
+  if (IS_F(t)) return isnan(a.f) ? a : isnan(b.f) ? b : (a.f < b.f ? a : b);
+  return a.i < b.i ? a : b;
+}
+static S r_remainder(S a, S b, S c, T t) {
+  (void)c;
+  if (IS_F(t)) return F(fmodl(a.f, b.f));
+  return b.i == 0 ? I(0) : I(a.i % b.i);
+}
+static S r_atan2(S a, S b, S c, T t) { (void)c; (void)t; return F(atan2l(a.f, b.f)); }
+
+#define CMP(name, OP)                                        \
+  static S r_##name(S a, S b, S c, T t) {                    \
+    (void)c;                                                 \
+    return I(IS_F(t) ? (a.f OP b.f) : (a.i OP b.i));         \
+  }
+CMP(equal, ==)
+CMP(less, <)
+CMP(less_equal, <=)
+CMP(greater, >)
+CMP(greater_equal, >=)
+static S r_not_equal(S a, S b, S c, T t) { (void)c; return I(IS_F(t) ? !(a.f == b.f) : a.i != b.i); }
+
+#define UNARY_F(name, expr)                       \
+  static S r_##name(S a, S b, S c, T t) {         \
+    (void)b; (void)c; (void)t;                    \
+    long double x = a.f;                          \
+    return F(expr);                               \
+  }
+UNARY_F(exp, expl(x))
+UNARY_F(log, logl(x))
+UNARY_F(rsqrt, 1.0L / sqrtl(x))
+UNARY_F(sigmoid, 1.0L / (1.0L + expl(-x)))
+UNARY_F(tanh, tanhl(x))
+UNARY_F(floor, floorl(x))
+UNARY_F(ceil, ceill(x))
+UNARY_F(round, roundl(x))
+UNARY_F(sin, sinl(x))
+UNARY_F(cos, cosl(x))
+UNARY_F(expm1, expm1l(x))
+UNARY_F(log1p, log1pl(x))
+UNARY_F(erf, erfl(x))
+static S r_sqrt(S a, S b, S c, T t) {
+  (void)b; (void)c;
+  /* correctly rounded in the dtype itself */
+  return F(t == NXVK_F32 ? (long double)sqrtf((float)a.f) : (long double)sqrt((double)a.f));
+}
+static S r_abs(S a, S b, S c, T t) { (void)b; (void)c; return IS_F(t) ? F(fabsl(a.f)) : I(a.i < 0 ? -a.i : a.i); }
+static S r_negate(S a, S b, S c, T t) { (void)b; (void)c; return IS_F(t) ? F(-a.f) : I(-a.i); }
+static S r_sign(S a, S b, S c, T t) {
+  (void)b; (void)c;
+  if (IS_F(t)) return F(a.f > 0 ? 1.0L : a.f < 0 ? -1.0L : isnan(a.f) ? a.f : 0.0L);
+  return I(a.i > 0 ? 1 : a.i < 0 ? -1 : 0);
+}
+static S r_select(S a, S b, S c, T t) {
+  (void)t;
+  /* operands are (pred, a, b); the kernel's expression names them c, a, b */
+  return a.i != 0 ? b : c;
+}
+
+/* ---- the table ---- */
+
+#define KIND_BINARY NXVK_KIND_BINARY
+#define KIND_COMPARE NXVK_KIND_COMPARE
+#define KIND_UNARY NXVK_KIND_UNARY
+#define KIND_SELECT NXVK_KIND_SELECT
+#define DT_ALL NXVK_DT_ALL
+#define DT_FLOAT NXVK_DT_FLOAT
+#define DT_SIGNED (NXVK_DT_FLOAT | NXVK_DT(NXVK_I32))
+#define ARITY_BINARY 2
+#define ARITY_COMPARE 2
+#define ARITY_UNARY 1
+#define ARITY_SELECT 3
+
+#define RED_ATTRS (NXVK_ATTR_AXES | NXVK_ATTR_KEEP_AXES)
+#define NUMERIC (NXVK_DT_FLOAT | NXVK_DT(NXVK_I32))
+
+const nxvk_op nxvk_op_table[] = {
+#define EW(name, kind, dtypes, glsl, summary)                                          \
+  {{#name, KIND_##kind, ARITY_##kind, DT_##dtypes, 0, glsl, summary},                  \
+   nxvk_ew_infer, nxvk_ew_gpu, nxvk_ew_ref, r_##name, 0},
+#include "elementwise.def"
+#undef EW
+    /* reductions */
+    {{"sum", NXVK_KIND_REDUCE, 1, NUMERIC, RED_ATTRS, NULL, "sum over axes (empty: 0)"},
+     nxvk_reduce_infer, nxvk_reduce_gpu, nxvk_reduce_ref, NULL, NXVK_RED_SUM},
+    {{"product", NXVK_KIND_REDUCE, 1, NUMERIC, RED_ATTRS, NULL, "product over axes (empty: 1)"},
+     nxvk_reduce_infer, nxvk_reduce_gpu, nxvk_reduce_ref, NULL, NXVK_RED_PRODUCT},
+    {{"reduce_max", NXVK_KIND_REDUCE, 1, NXVK_DT_ALL, RED_ATTRS, NULL,
+      "maximum over axes, NaN propagates (empty: -inf)"},
+     nxvk_reduce_infer, nxvk_reduce_gpu, nxvk_reduce_ref, NULL, NXVK_RED_MAX},
+    {{"reduce_min", NXVK_KIND_REDUCE, 1, NXVK_DT_ALL, RED_ATTRS, NULL,
+      "minimum over axes, NaN propagates (empty: +inf)"},
+     nxvk_reduce_infer, nxvk_reduce_gpu, nxvk_reduce_ref, NULL, NXVK_RED_MIN},
+    {{"argmax", NXVK_KIND_REDUCE, 1, NXVK_DT_ALL, RED_ATTRS, NULL,
+      "i32 index of the first maximum (first NaN) over axes"},
+     nxvk_reduce_infer, nxvk_reduce_gpu, nxvk_reduce_ref, NULL, NXVK_RED_ARGMAX},
+    {{"argmin", NXVK_KIND_REDUCE, 1, NXVK_DT_ALL, RED_ATTRS, NULL,
+      "i32 index of the first minimum (first NaN) over axes"},
+     nxvk_reduce_infer, nxvk_reduce_gpu, nxvk_reduce_ref, NULL, NXVK_RED_ARGMIN},
+    {{"mean", NXVK_KIND_REDUCE, 1, NXVK_DT_FLOAT, RED_ATTRS, NULL, "mean over axes (empty: NaN)"},
+     nxvk_reduce_infer, nxvk_reduce_gpu, nxvk_reduce_ref, NULL, NXVK_RED_MEAN},
+    /* dot */
+    {{"dot", NXVK_KIND_DOT, 2, NXVK_DT_FLOAT, NXVK_ATTR_VARIANT, NULL, "[m,k]x[k,n] and batched [b,m,k]x[b,k,n]"},
+     nxvk_dot_infer, nxvk_dot_gpu, nxvk_dot_ref, NULL, 0},
+    /* movement */
+    {{"reshape", NXVK_KIND_MOVEMENT, 1, NXVK_DT_ALL, NXVK_ATTR_SHAPE, NULL,
+      "same data under a new shape (one -1 inferred); no copy"},
+     nxvk_reshape_infer, NULL, nxvk_reshape_ref, NULL, 0},
+    {{"transpose", NXVK_KIND_MOVEMENT, 1, NXVK_DT_ALL, NXVK_ATTR_PERM, NULL,
+      "permute axes (default: reverse)"},
+     nxvk_transpose_infer, nxvk_transpose_gpu, nxvk_transpose_ref, NULL, 0},
+    {{"slice", NXVK_KIND_MOVEMENT, 1, NXVK_DT_ALL, NXVK_ATTR_SLICE, NULL,
+      "start, length and stride per axis"},
+     nxvk_slice_infer, nxvk_slice_gpu, nxvk_slice_ref, NULL, 0},
+    {{"concatenate", NXVK_KIND_MOVEMENT, -1, NXVK_DT_ALL, NXVK_ATTR_AXIS, NULL,
+      "join along axis (default 0)"},
+     nxvk_concat_infer, nxvk_concat_gpu, nxvk_concat_ref, NULL, 0},
+    {{"as_type", NXVK_KIND_MOVEMENT, 1, NXVK_DT_ALL, NXVK_ATTR_DTYPE, NULL,
+      "convert dtype (NaN -> 0, float -> int saturates)"},
+     nxvk_astype_infer, nxvk_astype_gpu, nxvk_astype_ref, NULL, 0},
+    /* sources */
+    {{"iota", NXVK_KIND_SOURCE, 0, NXVK_DT_ALL, NXVK_ATTR_SHAPE | NXVK_ATTR_AXIS | NXVK_ATTR_DTYPE,
+      NULL, "0, 1, 2, ... over the shape, or along axis (default dtype i32)"},
+     nxvk_source_infer, nxvk_iota_gpu, nxvk_iota_ref, NULL, 0},
+    {{"random_uniform", NXVK_KIND_SOURCE, 0, NXVK_DT_FLOAT,
+      NXVK_ATTR_SHAPE | NXVK_ATTR_SEED | NXVK_ATTR_DTYPE, NULL,
+      "Philox4x32-10 uniform in [0,1) (default dtype f32)"},
+     nxvk_source_infer, nxvk_random_gpu, nxvk_random_ref, NULL, NXVK_RANDOM_UNIFORM},
+    {{"random_normal", NXVK_KIND_SOURCE, 0, NXVK_DT_FLOAT,
+      NXVK_ATTR_SHAPE | NXVK_ATTR_SEED | NXVK_ATTR_DTYPE, NULL,
+      "Philox4x32-10 + Box-Muller standard normal (default dtype f32)"},
+     nxvk_source_infer, nxvk_random_gpu, nxvk_random_ref, NULL, NXVK_RANDOM_NORMAL},
+};
+
+const int nxvk_op_table_len = (int)NXVK_ARRAY_LEN(nxvk_op_table);
+
+int nxvk_op_count(void) { return nxvk_op_table_len; }
+
+const nxvk_op_desc *nxvk_op_at(int i) {
+  return i >= 0 && i < nxvk_op_table_len ? &nxvk_op_table[i].d : NULL;
+}
+
+const nxvk_op_desc *nxvk_op_find(const char *name) {
+  for (int i = 0; i < nxvk_op_table_len; i++)
+    if (strcmp(nxvk_op_table[i].d.name, name) == 0) return &nxvk_op_table[i].d;
+  return NULL;
+}
+
+bool nxvk_dtype_is_float(nxvk_dtype d) { return d == NXVK_F32 || d == NXVK_F64; }
+
+const char *nxvk_glsl_storage_type(nxvk_dtype d) {
+  static const char *t[NXVK_NDTYPES] = {"float", "double", "int", "uint8_t"};
+  return t[d];
+}
+
+const char *nxvk_glsl_compute_type(nxvk_dtype d) {
+  static const char *t[NXVK_NDTYPES] = {"float", "double", "int", "uint"};
+  return t[d];
+}

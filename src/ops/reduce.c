@@ -1,0 +1,177 @@
+/*
+ * reduce.c - sum product reduce_max reduce_min argmax argmin mean over any
+ * set of axes (all when "axes" is absent), keep_axes optional.
+ */
+#include "ops.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Which axes are reduced, after the checks every reduction shares. */
+static int reduced_axes(const nxvk_op *op, const nxvk_attrs *a, int rank, bool *red) {
+  for (int d = 0; d < rank; d++) red[d] = !(a->set & NXVK_ATTR_AXES);
+  if (!(a->set & NXVK_ATTR_AXES)) return NXVK_OK;
+  for (int i = 0; i < a->naxes; i++) {
+    int ax = a->axes[i];
+    if (ax < 0) ax += rank;
+    if (ax < 0 || ax >= rank)
+      return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: axes: axis %d is out of range for rank %d",
+                         op->d.name, a->axes[i], rank);
+    if (red[ax])
+      return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: axes: axis %d given twice", op->d.name, a->axes[i]);
+    red[ax] = true;
+  }
+  return NXVK_OK;
+}
+
+typedef struct {
+  nxvk_shape kept, reduced;            /* dims */
+  int64_t kept_stride[NXVK_MAX_RANK];  /* input strides */
+  int64_t red_stride[NXVK_MAX_RANK];
+  int64_t nout, nred;
+} red_plan;
+
+static int plan(const nxvk_op *op, const nxvk_attrs *a, const nxvk_shape *in, red_plan *p) {
+  bool red[NXVK_MAX_RANK];
+  int rc = reduced_axes(op, a, in->rank, red);
+  if (rc) return rc;
+  int64_t st[NXVK_MAX_RANK];
+  nxvk_contiguous_strides(in, st);
+  memset(p, 0, sizeof *p);
+  p->nout = p->nred = 1;
+  for (int d = 0; d < in->rank; d++) {
+    if (red[d]) {
+      p->red_stride[p->reduced.rank] = st[d];
+      p->reduced.dim[p->reduced.rank++] = in->dim[d];
+      p->nred *= in->dim[d];
+    } else {
+      p->kept_stride[p->kept.rank] = st[d];
+      p->kept.dim[p->kept.rank++] = in->dim[d];
+      p->nout *= in->dim[d];
+    }
+  }
+  return NXVK_OK;
+}
+
+static bool is_arg(const nxvk_op *op) {
+  return op->code == NXVK_RED_ARGMAX || op->code == NXVK_RED_ARGMIN;
+}
+
+int nxvk_reduce_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, int nin,
+                      nxvk_meta *out) {
+  (void)nin;
+  bool red[NXVK_MAX_RANK];
+  int rc = reduced_axes(op, a, in->shape.rank, red);
+  if (rc) return rc;
+  int64_t nred = 1;
+  out->shape.rank = 0;
+  for (int d = 0; d < in->shape.rank; d++) {
+    if (red[d]) nred *= in->shape.dim[d];
+    if (!red[d])
+      out->shape.dim[out->shape.rank++] = in->shape.dim[d];
+    else if (a->keep_axes)
+      out->shape.dim[out->shape.rank++] = 1;
+  }
+  if (is_arg(op) && nred == 0)
+    return nxvk_seterr(NXVK_E_SHAPE_MISMATCH, "%s of an empty set of elements", op->d.name);
+  out->dtype = is_arg(op) ? NXVK_I32 : in->dtype;
+  return NXVK_OK;
+}
+
+int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
+                    int nin, nxvk_tensor *out) {
+  (void)nin;
+  red_plan p;
+  int rc = plan(op, a, &in[0]->shape, &p);
+  if (rc) return rc;
+  uint32_t meta[36] = {(uint32_t)p.nout, (uint32_t)p.nred, (uint32_t)p.kept.rank,
+                       (uint32_t)p.reduced.rank};
+  for (int d = 0; d < p.kept.rank; d++) {
+    meta[4 + d] = (uint32_t)p.kept.dim[d];
+    meta[12 + d] = (uint32_t)p.kept_stride[d];
+  }
+  for (int d = 0; d < p.reduced.rank; d++) {
+    meta[20 + d] = (uint32_t)p.reduced.dim[d];
+    meta[28 + d] = (uint32_t)p.red_stride[d];
+  }
+  char name[32];
+  snprintf(name, sizeof name, "%sreduce_%s", is_arg(op) ? "arg" : "",
+           nxvk_dtype_name(in[0]->dtype));
+  uint32_t spec[2] = {NXVK_WG, (uint32_t)op->code};
+  nxvk_buffer *bufs[2] = {in[0]->buf, out->buf};
+  uint32_t groups = nxvk_groups_for(nxvk_rec_ctx(r), (uint64_t)p.nout, 1);
+  return nxvk_dispatch_grid(r, name, spec, 2, meta, 36, bufs, 2, groups, 1, 1);
+}
+
+/* Offset in the input of element j of the reduced set for output o. */
+static int64_t offset_of(const red_plan *p, int64_t o, int64_t j) {
+  int64_t off = 0;
+  for (int d = p->kept.rank - 1; d >= 0; d--) {
+    off += (o % p->kept.dim[d]) * p->kept_stride[d];
+    o /= p->kept.dim[d];
+  }
+  for (int d = p->reduced.rank - 1; d >= 0; d--) {
+    off += (j % p->reduced.dim[d]) * p->red_stride[d];
+    j /= p->reduced.dim[d];
+  }
+  return off;
+}
+
+int nxvk_reduce_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
+                    nxvk_host *out) {
+  (void)nin;
+  red_plan p;
+  int rc = plan(op, a, &in[0].shape, &p);
+  if (rc) return rc;
+  bool fl = nxvk_dtype_is_float(in[0].dtype);
+  for (int64_t o = 0; o < p.nout; o++) {
+    long double acc;
+    uint64_t iacc = 0;           /* integer sums/products wrap like the GPU */
+    int64_t best = -1;
+    switch (op->code) {
+    case NXVK_RED_SUM: case NXVK_RED_MEAN: acc = 0; iacc = 0; break;
+    case NXVK_RED_PRODUCT: acc = 1; iacc = 1; break;
+    case NXVK_RED_MAX: acc = fl ? -INFINITY : (in[0].dtype == NXVK_I32 ? INT32_MIN : 0); break;
+    default: acc = fl ? INFINITY : (in[0].dtype == NXVK_I32 ? INT32_MAX : 255); break;
+    }
+    for (int64_t j = 0; j < p.nred; j++) {
+      long double v = nxvk_host_get(&in[0], offset_of(&p, o, j));
+      switch (op->code) {
+      case NXVK_RED_SUM:
+      case NXVK_RED_MEAN:
+        acc += v;
+        iacc += (uint64_t)(int64_t)v;
+        break;
+      case NXVK_RED_PRODUCT:
+        acc *= v;
+        iacc *= (uint64_t)(int64_t)v;
+        break;
+      case NXVK_RED_MAX:
+      case NXVK_RED_MIN:
+        if (isnan(acc)) break;
+        if (isnan(v) || (op->code == NXVK_RED_MAX ? v > acc : v < acc)) acc = v;
+        break;
+      default: { /* argmax / argmin: first NaN, else first extreme */
+        bool better;
+        if (best < 0) better = true;
+        else if (isnan(acc)) better = false;
+        else if (isnan(v)) better = true;
+        else better = op->code == NXVK_RED_ARGMAX ? v > acc : v < acc;
+        if (better) { acc = v; best = j; }
+        break;
+      }
+      }
+    }
+    if (is_arg(op)) {
+      ((int32_t *)out->data)[o] = (int32_t)best;
+    } else if (!fl && (op->code == NXVK_RED_SUM || op->code == NXVK_RED_PRODUCT)) {
+      nxvk_host_set(out, o, (double)(int32_t)(uint32_t)iacc);
+    } else {
+      if (op->code == NXVK_RED_MEAN) acc = acc / (long double)p.nred;
+      if (out->dtype == NXVK_F32) ((float *)out->data)[o] = (float)acc;
+      else nxvk_host_set(out, o, (double)acc);
+    }
+  }
+  return NXVK_OK;
+}

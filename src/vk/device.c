@@ -1,0 +1,224 @@
+/*
+ * device.c - choosing a physical device, creating the logical device and its
+ * compute queue, and the context's lifetime.
+ */
+#include "vkcore.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static int type_rank(const char *type) {
+  static const char *order[] = {"discrete", "integrated", "virtual", "cpu", "other"};
+  for (int i = 0; i < 5; i++)
+    if (strcmp(type, order[i]) == 0) return i;
+  return 5;
+}
+
+/* "N" picks by index, anything else by case-insensitive name substring. */
+static int choose_device(const nxvk_device_info *infos, uint32_t n, const char *want,
+                         uint32_t *pick) {
+  if (want && *want) {
+    char *end;
+    long idx = strtol(want, &end, 10);
+    if (*end == '\0') {
+      if (idx < 0 || (uint32_t)idx >= n)
+        return nxvk_seterr(NXVK_E_NO_DEVICE, "--device %s: no such device (have %u)", want, n);
+      *pick = (uint32_t)idx;
+      return NXVK_OK;
+    }
+    size_t wl = strlen(want);
+    for (uint32_t i = 0; i < n; i++)
+      for (const char *p = infos[i].name; *p; p++)
+        if (strncasecmp(p, want, wl) == 0) {
+          *pick = i;
+          return NXVK_OK;
+        }
+    return nxvk_seterr(NXVK_E_NO_DEVICE, "--device %s: no device name contains it", want);
+  }
+  uint32_t best = 0;
+  for (uint32_t i = 1; i < n; i++)
+    if (type_rank(infos[i].type) < type_rank(infos[best].type)) best = i;
+  *pick = best;
+  return NXVK_OK;
+}
+
+static int find_compute_queue(VkPhysicalDevice pd, uint32_t *family) {
+  uint32_t nq = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
+  VkQueueFamilyProperties *qf = calloc(nq ? nq : 1, sizeof *qf);
+  if (!qf) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, qf);
+  int found = -1;
+  /* Prefer a compute-only family (async compute), else any with compute. */
+  for (uint32_t i = 0; i < nq && found < 0; i++)
+    if ((qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && !(qf[i].queueFlags & VK_QUEUE_GRAPHICS_BIT) &&
+        qf[i].timestampValidBits > 0)
+      found = (int)i;
+  for (uint32_t i = 0; i < nq && found < 0; i++)
+    if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) found = (int)i;
+  free(qf);
+  if (found < 0) return nxvk_seterr(NXVK_E_NO_DEVICE, "device has no compute queue");
+  *family = (uint32_t)found;
+  return NXVK_OK;
+}
+
+static int device_create(nxvk_ctx *c) {
+  const nxvk_device_info *d = &c->info;
+  const char *exts[8];
+  uint32_t nexts = 0;
+  bool v12 = d->api_version_raw >= VK_API_VERSION_1_2;
+  if (d->has_budget) exts[nexts++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
+  if (!v12 && d->storage_8bit) exts[nexts++] = "VK_KHR_8bit_storage";
+  if (!v12 && d->float_controls) exts[nexts++] = "VK_KHR_shader_float_controls";
+  if (nxvk_device_ext_present(c->physical, "VK_KHR_portability_subset"))
+    exts[nexts++] = "VK_KHR_portability_subset";
+
+  VkPhysicalDeviceFeatures want = {
+      .shaderFloat64 = d->f64,
+      .shaderInt64 = d->int64,
+      .shaderInt16 = d->int16,
+  };
+  VkPhysicalDevice8BitStorageFeatures s8 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES,
+      .storageBuffer8BitAccess = d->storage_8bit,
+  };
+  VkPhysicalDeviceShaderFloat16Int8Features f16 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES,
+      .shaderFloat16 = d->f16,
+      .shaderInt8 = d->int8,
+  };
+  VkPhysicalDevice16BitStorageFeatures s16 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
+      .storageBuffer16BitAccess = d->storage_16bit,
+  };
+  s8.pNext = &f16;
+  f16.pNext = &s16;
+  float prio = 1.0f;
+  VkDeviceQueueCreateInfo qci = {
+      .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+      .queueFamilyIndex = c->queue_family,
+      .queueCount = 1,
+      .pQueuePriorities = &prio,
+  };
+  VkDeviceCreateInfo ci = {
+      .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
+      .pNext = d->api_version_raw >= VK_API_VERSION_1_1 ? &s8 : NULL,
+      .queueCreateInfoCount = 1,
+      .pQueueCreateInfos = &qci,
+      .enabledExtensionCount = nexts,
+      .ppEnabledExtensionNames = exts,
+      .pEnabledFeatures = &want,
+  };
+  VK_CHECK(vkCreateDevice(c->physical, &ci, NULL, &c->device));
+  volkLoadDeviceTable(&c->vk, c->device);
+  c->vk.vkGetDeviceQueue(c->device, c->queue_family, 0, &c->queue);
+
+  VkPipelineCacheCreateInfo pcci = {.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  VK_CHECK(c->vk.vkCreatePipelineCache(c->device, &pcci, NULL, &c->pipeline_cache));
+  return NXVK_OK;
+}
+
+int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
+  *out = NULL;
+  const char *want = o && o->device ? o->device : getenv("NXVK_DEVICE");
+  bool validate = o && o->validate;
+  const char *env_validate = getenv("NXVK_VALIDATE");
+  if (env_validate && *env_validate && strcmp(env_validate, "0") != 0) validate = true;
+
+  nxvk_ctx *c = calloc(1, sizeof *c);
+  if (!c) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  pthread_mutex_init(&c->queue_lock, NULL);
+  pthread_mutex_init(&c->kernel_lock, NULL);
+  pthread_mutex_init(&c->rec_lock, NULL);
+
+  int rc = nxvk_instance_acquire(validate, &c->inst);
+  if (rc) {
+    nxvk_ctx_close(c);
+    return rc;
+  }
+  VkPhysicalDevice *pds = NULL;
+  uint32_t n = 0;
+  nxvk_device_info *infos = NULL;
+  rc = nxvk_enumerate(c->inst, &pds, &n);
+  if (rc == NXVK_OK) {
+    infos = calloc(n, sizeof *infos);
+    if (!infos) rc = nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  }
+  uint32_t pick = 0;
+  if (rc == NXVK_OK) {
+    for (uint32_t i = 0; i < n; i++) nxvk_physical_info(c->inst, pds[i], (int)i, &infos[i]);
+    rc = choose_device(infos, n, want, &pick);
+  }
+  if (rc == NXVK_OK) {
+    c->physical = pds[pick];
+    c->info = infos[pick];
+    if (c->info.api_version_raw < VK_API_VERSION_1_1)
+      rc = nxvk_seterr(NXVK_E_NO_DEVICE, "%s: Vulkan %s is too old (nxvk needs 1.1)",
+                       c->info.name, c->info.api_version);
+  }
+  free(pds);
+  free(infos);
+  if (rc == NXVK_OK) rc = find_compute_queue(c->physical, &c->queue_family);
+  if (rc == NXVK_OK) {
+    vkGetPhysicalDeviceMemoryProperties(c->physical, &c->mem_props);
+    /* CPU and integrated devices share host memory: map it directly. */
+    c->host_visible_fast_path =
+        strcmp(c->info.type, "cpu") == 0 || strcmp(c->info.type, "integrated") == 0;
+    rc = device_create(c);
+  }
+  if (rc) {
+    nxvk_ctx_close(c);
+    return rc;
+  }
+  *out = c;
+  return NXVK_OK;
+}
+
+void nxvk_ctx_close(nxvk_ctx *c) {
+  if (!c) return;
+  if (c->device) {
+    c->vk.vkDeviceWaitIdle(c->device);
+    nxvk_recs_destroy(c);
+    nxvk_kernels_destroy(c);
+    if (c->pipeline_cache) c->vk.vkDestroyPipelineCache(c->device, c->pipeline_cache, NULL);
+    c->vk.vkDestroyDevice(c->device, NULL);
+  }
+  nxvk_instance_release(c->inst);
+  pthread_mutex_destroy(&c->queue_lock);
+  pthread_mutex_destroy(&c->kernel_lock);
+  pthread_mutex_destroy(&c->rec_lock);
+  free(c);
+}
+
+int nxvk_ctx_device_info(nxvk_ctx *c, nxvk_device_info *out) {
+  nxvk_physical_info(c->inst, c->physical, c->info.index, out);
+  return NXVK_OK;
+}
+
+bool nxvk_ctx_supports(nxvk_ctx *c, nxvk_dtype d) {
+  switch (d) {
+  case NXVK_F64: return c->info.f64;
+  case NXVK_U8: return c->info.storage_8bit;
+  default: return true;
+  }
+}
+
+void nxvk_ctx_stats(nxvk_ctx *c, nxvk_stats *o) {
+  memset(o, 0, sizeof *o);
+  o->live_bytes = atomic_load(&c->live_bytes);
+  o->live_buffers = atomic_load(&c->live_buffers);
+  o->peak_bytes = atomic_load(&c->peak_bytes);
+  o->buffers_created = atomic_load(&c->buffers_created);
+  o->pipelines_created = atomic_load(&c->pipelines_created);
+  o->submits = atomic_load(&c->submits);
+  o->validation_messages = atomic_load(&c->inst->validation_messages);
+}
+
+void nxvk_ctx_last_validation(nxvk_ctx *c, char *buf, size_t len) {
+  pthread_mutex_lock(&c->inst->msg_lock);
+  snprintf(buf, len, "%s", c->inst->last_message);
+  pthread_mutex_unlock(&c->inst->msg_lock);
+}

@@ -1,0 +1,426 @@
+/*
+ * instance.c - the Vulkan loader (through volk), the instance with optional
+ * validation, and what each physical device says about itself.
+ */
+#include "vkcore.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_mutex_t instance_lock = PTHREAD_MUTEX_INITIALIZER;
+static nxvk_instance *shared_instance;
+static int shared_refs;
+static bool volk_ready;
+
+int nxvk_vk_fail(VkResult r, const char *call, const char *file, int line) {
+  int code = NXVK_E_VULKAN;
+  const char *what = "error";
+  switch (r) {
+  case VK_ERROR_DEVICE_LOST: code = NXVK_E_DEVICE_LOST; what = "VK_ERROR_DEVICE_LOST"; break;
+  case VK_ERROR_OUT_OF_DEVICE_MEMORY: code = NXVK_E_ALLOC_FAILED; what = "VK_ERROR_OUT_OF_DEVICE_MEMORY"; break;
+  case VK_ERROR_OUT_OF_HOST_MEMORY: code = NXVK_E_ALLOC_FAILED; what = "VK_ERROR_OUT_OF_HOST_MEMORY"; break;
+  case VK_ERROR_TOO_MANY_OBJECTS: code = NXVK_E_ALLOC_FAILED; what = "VK_ERROR_TOO_MANY_OBJECTS"; break;
+  case VK_ERROR_INITIALIZATION_FAILED: what = "VK_ERROR_INITIALIZATION_FAILED"; break;
+  case VK_ERROR_EXTENSION_NOT_PRESENT: what = "VK_ERROR_EXTENSION_NOT_PRESENT"; break;
+  case VK_ERROR_FEATURE_NOT_PRESENT: what = "VK_ERROR_FEATURE_NOT_PRESENT"; break;
+  case VK_ERROR_LAYER_NOT_PRESENT: what = "VK_ERROR_LAYER_NOT_PRESENT"; break;
+  case VK_ERROR_INCOMPATIBLE_DRIVER: code = NXVK_E_NO_DEVICE; what = "VK_ERROR_INCOMPATIBLE_DRIVER"; break;
+  case VK_TIMEOUT: what = "VK_TIMEOUT"; break;
+  default: break;
+  }
+  const char *base = strrchr(file, '/');
+  return nxvk_seterr(code, "%s (%d) from %s at %s:%d", what, (int)r, call, base ? base + 1 : file,
+                     line);
+}
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_validation(
+    VkDebugUtilsMessageSeverityFlagBitsEXT severity, VkDebugUtilsMessageTypeFlagsEXT type,
+    const VkDebugUtilsMessengerCallbackDataEXT *data, void *user) {
+  (void)type;
+  nxvk_instance *inst = user;
+  if (severity < VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) return VK_FALSE;
+  atomic_fetch_add(&inst->validation_messages, 1);
+  pthread_mutex_lock(&inst->msg_lock);
+  snprintf(inst->last_message, sizeof inst->last_message, "%s",
+           data && data->pMessage ? data->pMessage : "(no message)");
+  pthread_mutex_unlock(&inst->msg_lock);
+  return VK_FALSE;
+}
+
+static bool layer_present(const char *name) {
+  uint32_t n = 0;
+  if (vkEnumerateInstanceLayerProperties(&n, NULL) != VK_SUCCESS || n == 0) return false;
+  VkLayerProperties *p = calloc(n, sizeof *p);
+  bool found = false;
+  if (p && vkEnumerateInstanceLayerProperties(&n, p) == VK_SUCCESS)
+    for (uint32_t i = 0; i < n && !found; i++) found = strcmp(p[i].layerName, name) == 0;
+  free(p);
+  return found;
+}
+
+static bool instance_ext_present(const char *name) {
+  uint32_t n = 0;
+  if (vkEnumerateInstanceExtensionProperties(NULL, &n, NULL) != VK_SUCCESS) return false;
+  VkExtensionProperties *p = calloc(n ? n : 1, sizeof *p);
+  bool found = false;
+  if (p && vkEnumerateInstanceExtensionProperties(NULL, &n, p) == VK_SUCCESS)
+    for (uint32_t i = 0; i < n && !found; i++) found = strcmp(p[i].extensionName, name) == 0;
+  free(p);
+  return found;
+}
+
+static int instance_create(bool validate, nxvk_instance *inst) {
+  const char *layers[1];
+  const char *exts[4];
+  uint32_t nlayers = 0, nexts = 0;
+  bool debug_utils = instance_ext_present(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+  if (validate) {
+    if (!layer_present("VK_LAYER_KHRONOS_validation"))
+      return nxvk_seterr(NXVK_E_UNSUPPORTED,
+                         "validation requested but VK_LAYER_KHRONOS_validation is not installed "
+                         "(Debian: vulkan-validationlayers)");
+    layers[nlayers++] = "VK_LAYER_KHRONOS_validation";
+    if (debug_utils) exts[nexts++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+  }
+  /* MoltenVK and other portability drivers are enumerated only on request. */
+  VkInstanceCreateFlags flags = 0;
+  if (instance_ext_present("VK_KHR_portability_enumeration")) {
+    exts[nexts++] = "VK_KHR_portability_enumeration";
+    flags |= 0x00000001; /* VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR */
+  }
+  uint32_t api = VK_API_VERSION_1_0;
+  if (vkEnumerateInstanceVersion) vkEnumerateInstanceVersion(&api);
+  VkApplicationInfo app = {
+      .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+      .pApplicationName = "nxvk",
+      .applicationVersion = 1,
+      .pEngineName = "nxvk",
+      .apiVersion = api >= VK_API_VERSION_1_2 ? VK_API_VERSION_1_2 : VK_API_VERSION_1_1,
+  };
+  /* Report every error and warning, including GPU-side ones via callback. */
+  VkDebugUtilsMessengerCreateInfoEXT dbg = {
+      .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+      .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                         VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+      .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                     VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+      .pfnUserCallback = on_validation,
+      .pUserData = inst,
+  };
+  VkInstanceCreateInfo ci = {
+      .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+      .pNext = validate && debug_utils ? &dbg : NULL,
+      .flags = flags,
+      .pApplicationInfo = &app,
+      .enabledLayerCount = nlayers,
+      .ppEnabledLayerNames = layers,
+      .enabledExtensionCount = nexts,
+      .ppEnabledExtensionNames = exts,
+  };
+  VK_CHECK(vkCreateInstance(&ci, NULL, &inst->instance));
+  volkLoadInstanceOnly(inst->instance);
+  inst->validate = validate;
+  if (validate && debug_utils) {
+    VkResult r = vkCreateDebugUtilsMessengerEXT(inst->instance, &dbg, NULL, &inst->messenger);
+    if (r != VK_SUCCESS) {
+      vkDestroyInstance(inst->instance, NULL);
+      return nxvk_vk_fail(r, "vkCreateDebugUtilsMessengerEXT", __FILE__, __LINE__);
+    }
+  }
+  return NXVK_OK;
+}
+
+int nxvk_instance_acquire(bool validate, nxvk_instance **out) {
+  int rc = NXVK_OK;
+  pthread_mutex_lock(&instance_lock);
+  if (!volk_ready) {
+    if (volkInitialize() != VK_SUCCESS) {
+      rc = nxvk_seterr(NXVK_E_NO_LOADER,
+                       "no Vulkan loader found (libvulkan.so.1; Debian: libvulkan1)");
+      goto done;
+    }
+    volk_ready = true;
+  }
+  /* One instance per process; a request for validation upgrades none that
+   * exists without it, so callers ask consistently (the CLI decides once). */
+  if (shared_instance && shared_instance->validate != validate) {
+    rc = nxvk_seterr(NXVK_E_BAD_REQUEST, "Vulkan instance already open with validation %s",
+                     shared_instance->validate ? "on" : "off");
+    goto done;
+  }
+  if (!shared_instance) {
+    nxvk_instance *inst = calloc(1, sizeof *inst);
+    if (!inst) {
+      rc = nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+      goto done;
+    }
+    pthread_mutex_init(&inst->msg_lock, NULL);
+    rc = instance_create(validate, inst);
+    if (rc) {
+      pthread_mutex_destroy(&inst->msg_lock);
+      free(inst);
+      goto done;
+    }
+    shared_instance = inst;
+  }
+  shared_refs++;
+  *out = shared_instance;
+done:
+  pthread_mutex_unlock(&instance_lock);
+  return rc;
+}
+
+void nxvk_instance_release(nxvk_instance *inst) {
+  if (!inst) return;
+  pthread_mutex_lock(&instance_lock);
+  if (--shared_refs == 0) {
+    if (inst->messenger) vkDestroyDebugUtilsMessengerEXT(inst->instance, inst->messenger, NULL);
+    vkDestroyInstance(inst->instance, NULL);
+    pthread_mutex_destroy(&inst->msg_lock);
+    free(inst);
+    shared_instance = NULL;
+  }
+  pthread_mutex_unlock(&instance_lock);
+}
+
+/* ---- device description ---- */
+
+static const char *vendor_name(uint32_t id) {
+  switch (id) {
+  case 0x10DE: return "NVIDIA";
+  case 0x1002: return "AMD";
+  case 0x8086: return "Intel";
+  case 0x13B5: return "ARM";
+  case 0x5143: return "Qualcomm";
+  case 0x106B: return "Apple";
+  case 0x1010: return "ImgTec";
+  case 0x10005: return "Mesa";
+  default: return "unknown";
+  }
+}
+
+static const char *type_name(VkPhysicalDeviceType t) {
+  switch (t) {
+  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
+  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
+  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
+  case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
+  default: return "other";
+  }
+}
+
+/* NVIDIA packs 10.8.8.6 bits; Intel on Windows 18.14; everyone else uses
+ * the Vulkan version macros. */
+static void decode_driver_version(uint32_t vendor, uint32_t v, char *buf, size_t len) {
+  if (vendor == 0x10DE)
+    snprintf(buf, len, "%u.%u.%u.%u", v >> 22, (v >> 14) & 0xff, (v >> 6) & 0xff, v & 0x3f);
+  else
+    snprintf(buf, len, "%u.%u.%u", VK_API_VERSION_MAJOR(v), VK_API_VERSION_MINOR(v),
+             VK_API_VERSION_PATCH(v));
+}
+
+static bool device_ext_present(VkPhysicalDevice pd, const char *name) {
+  uint32_t n = 0;
+  if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS) return false;
+  VkExtensionProperties *p = calloc(n ? n : 1, sizeof *p);
+  bool found = false;
+  if (p && vkEnumerateDeviceExtensionProperties(pd, NULL, &n, p) == VK_SUCCESS)
+    for (uint32_t i = 0; i < n && !found; i++) found = strcmp(p[i].extensionName, name) == 0;
+  free(p);
+  return found;
+}
+
+bool nxvk_device_ext_present(VkPhysicalDevice pd, const char *name) {
+  return device_ext_present(pd, name);
+}
+
+void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
+                        nxvk_device_info *o) {
+  (void)inst;
+  memset(o, 0, sizeof *o);
+  o->index = index;
+
+  VkPhysicalDeviceProperties props;
+  vkGetPhysicalDeviceProperties(pd, &props);
+  bool v11 = props.apiVersion >= VK_API_VERSION_1_1;
+  bool v12 = props.apiVersion >= VK_API_VERSION_1_2;
+
+  VkPhysicalDeviceDriverProperties drv = {.sType =
+                                              VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceSubgroupProperties sub = {.sType =
+                                                VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceSubgroupSizeControlProperties subctl = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
+  VkPhysicalDeviceFloatControlsProperties fc = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES};
+  VkPhysicalDeviceMaintenance3Properties m3 = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+  bool has_subctl = device_ext_present(pd, "VK_EXT_subgroup_size_control") ||
+                    props.apiVersion >= VK_API_VERSION_1_3;
+  o->float_controls = v12 || device_ext_present(pd, "VK_KHR_shader_float_controls");
+  bool has_driver_props = v12 || device_ext_present(pd, "VK_KHR_driver_properties");
+
+  if (v11) {
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+    void **tail = &p2.pNext;
+#define CHAIN(s) do { *tail = &(s); tail = &(s).pNext; } while (0)
+    CHAIN(sub);
+    CHAIN(m3);
+    if (has_driver_props) CHAIN(drv);
+    if (has_subctl) CHAIN(subctl);
+    if (o->float_controls) CHAIN(fc);
+#undef CHAIN
+    vkGetPhysicalDeviceProperties2(pd, &p2);
+  }
+
+  snprintf(o->name, sizeof o->name, "%s", props.deviceName);
+  o->vendor_id = props.vendorID;
+  o->device_id = props.deviceID;
+  o->vendor = vendor_name(props.vendorID);
+  o->type = type_name(props.deviceType);
+  o->driver_version_raw = props.driverVersion;
+  decode_driver_version(props.vendorID, props.driverVersion, o->driver_version,
+                        sizeof o->driver_version);
+  o->api_version_raw = props.apiVersion;
+  snprintf(o->api_version, sizeof o->api_version, "%u.%u.%u",
+           VK_API_VERSION_MAJOR(props.apiVersion), VK_API_VERSION_MINOR(props.apiVersion),
+           VK_API_VERSION_PATCH(props.apiVersion));
+  memcpy(o->pipeline_cache_uuid, props.pipelineCacheUUID, 16);
+  if (has_driver_props) {
+    snprintf(o->driver_name, sizeof o->driver_name, "%s", drv.driverName);
+    snprintf(o->driver_info, sizeof o->driver_info, "%s", drv.driverInfo);
+  }
+
+  const VkPhysicalDeviceLimits *l = &props.limits;
+  for (int i = 0; i < 3; i++) {
+    o->max_workgroup_size[i] = l->maxComputeWorkGroupSize[i];
+    o->max_workgroup_count[i] = l->maxComputeWorkGroupCount[i];
+  }
+  o->max_workgroup_invocations = l->maxComputeWorkGroupInvocations;
+  o->max_shared_memory = l->maxComputeSharedMemorySize;
+  o->max_push_constants = l->maxPushConstantsSize;
+  o->max_storage_buffer_range = l->maxStorageBufferRange;
+  o->max_allocation_size = v11 ? m3.maxMemoryAllocationSize : 0;
+  o->timestamp_period_ns = l->timestampPeriod;
+  o->subgroup_size = v11 ? sub.subgroupSize : 0;
+  o->min_subgroup_size = has_subctl ? subctl.minSubgroupSize : o->subgroup_size;
+  o->max_subgroup_size = has_subctl ? subctl.maxSubgroupSize : o->subgroup_size;
+
+  if (o->float_controls) {
+    o->denorm_preserve_f32 = fc.shaderDenormPreserveFloat32;
+    o->denorm_preserve_f64 = fc.shaderDenormPreserveFloat64;
+    o->denorm_flush_f32 = fc.shaderDenormFlushToZeroFloat32;
+    o->denorm_flush_f64 = fc.shaderDenormFlushToZeroFloat64;
+    o->signed_zero_inf_nan_f32 = fc.shaderSignedZeroInfNanPreserveFloat32;
+    o->signed_zero_inf_nan_f64 = fc.shaderSignedZeroInfNanPreserveFloat64;
+  }
+
+  /* features */
+  VkPhysicalDeviceFeatures f;
+  vkGetPhysicalDeviceFeatures(pd, &f);
+  o->f64 = f.shaderFloat64;
+  o->int64 = f.shaderInt64;
+  o->int16 = f.shaderInt16;
+  if (v11) {
+    VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    VkPhysicalDevice16BitStorageFeatures s16 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+    VkPhysicalDevice8BitStorageFeatures s8 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
+    VkPhysicalDeviceShaderFloat16Int8Features f16 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+    f2.pNext = &s16;
+    bool has8 = v12 || device_ext_present(pd, "VK_KHR_8bit_storage");
+    bool hasf16 = v12 || device_ext_present(pd, "VK_KHR_shader_float16_int8");
+    void **tail = &s16.pNext;
+    if (has8) { *tail = &s8; tail = &s8.pNext; }
+    if (hasf16) { *tail = &f16; tail = &f16.pNext; }
+    vkGetPhysicalDeviceFeatures2(pd, &f2);
+    o->storage_16bit = s16.storageBuffer16BitAccess;
+    o->storage_8bit = has8 && s8.storageBuffer8BitAccess;
+    o->f16 = hasf16 && f16.shaderFloat16;
+    o->int8 = hasf16 && f16.shaderInt8;
+  }
+  o->push_descriptor = device_ext_present(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  o->coop_matrix_nv = device_ext_present(pd, "VK_NV_cooperative_matrix");
+  o->coop_matrix_khr = device_ext_present(pd, "VK_KHR_cooperative_matrix");
+
+  /* timestamps on the compute queue we would pick */
+  uint32_t nq = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
+  VkQueueFamilyProperties *qf = calloc(nq ? nq : 1, sizeof *qf);
+  if (qf) {
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, qf);
+    for (uint32_t i = 0; i < nq; i++)
+      if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+        o->timestamp_valid_bits = qf[i].timestampValidBits;
+        break;
+      }
+    free(qf);
+  }
+  o->timestamps = o->timestamp_valid_bits > 0 &&
+                  (l->timestampComputeAndGraphics || o->timestamp_valid_bits > 0);
+
+  /* memory heaps, with budget where the device reports it */
+  VkPhysicalDeviceMemoryProperties mp;
+  VkPhysicalDeviceMemoryBudgetPropertiesEXT budget = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+  o->has_budget = v11 && device_ext_present(pd, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+  if (o->has_budget) {
+    VkPhysicalDeviceMemoryProperties2 mp2 = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2, .pNext = &budget};
+    vkGetPhysicalDeviceMemoryProperties2(pd, &mp2);
+    mp = mp2.memoryProperties;
+  } else {
+    vkGetPhysicalDeviceMemoryProperties(pd, &mp);
+  }
+  o->heap_count = (int)(mp.memoryHeapCount < 16 ? mp.memoryHeapCount : 16);
+  for (int i = 0; i < o->heap_count; i++) {
+    o->heaps[i].size = mp.memoryHeaps[i].size;
+    o->heaps[i].device_local = mp.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT;
+    if (o->has_budget) {
+      o->heaps[i].budget = budget.heapBudget[i];
+      o->heaps[i].usage = budget.heapUsage[i];
+    }
+  }
+}
+
+int nxvk_enumerate(nxvk_instance *inst, VkPhysicalDevice **out, uint32_t *count) {
+  uint32_t n = 0;
+  VK_CHECK(vkEnumeratePhysicalDevices(inst->instance, &n, NULL));
+  if (n == 0) return nxvk_seterr(NXVK_E_NO_DEVICE, "no Vulkan device found (is a driver installed? "
+                                                   "Debian: mesa-vulkan-drivers)");
+  VkPhysicalDevice *pds = calloc(n, sizeof *pds);
+  if (!pds) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  VkResult r = vkEnumeratePhysicalDevices(inst->instance, &n, pds);
+  if (r != VK_SUCCESS && r != VK_INCOMPLETE) {
+    free(pds);
+    return nxvk_vk_fail(r, "vkEnumeratePhysicalDevices", __FILE__, __LINE__);
+  }
+  *out = pds;
+  *count = n;
+  return NXVK_OK;
+}
+
+int nxvk_devices_query(const nxvk_instance_opts *o, nxvk_device_info **infos, int *count) {
+  nxvk_instance *inst;
+  int rc = nxvk_instance_acquire(o && o->validate, &inst);
+  if (rc) return rc;
+  VkPhysicalDevice *pds = NULL;
+  uint32_t n = 0;
+  rc = nxvk_enumerate(inst, &pds, &n);
+  if (rc == NXVK_OK) {
+    *infos = calloc(n, sizeof **infos);
+    if (!*infos) {
+      rc = nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+    } else {
+      for (uint32_t i = 0; i < n; i++) nxvk_physical_info(inst, pds[i], (int)i, &(*infos)[i]);
+      *count = (int)n;
+    }
+  }
+  free(pds);
+  nxvk_instance_release(inst);
+  return rc;
+}

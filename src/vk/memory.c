@@ -1,0 +1,164 @@
+/*
+ * memory.c - buffers, their accounting, and moving bytes in and out.
+ *
+ * Device-local buffers are filled and read through a temporary host-visible
+ * staging buffer; on CPU and integrated devices (host_visible_fast_path) the
+ * buffer itself is host-visible and mapped, so transfers are memcpy.
+ */
+#include "vkcore.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int find_memory_type(nxvk_ctx *c, uint32_t type_bits, VkMemoryPropertyFlags need,
+                            VkMemoryPropertyFlags prefer, uint32_t *out) {
+  const VkPhysicalDeviceMemoryProperties *mp = &c->mem_props;
+  int fallback = -1;
+  for (uint32_t i = 0; i < mp->memoryTypeCount; i++) {
+    VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
+    if (!(type_bits & (1u << i)) || (f & need) != need) continue;
+    if ((f & prefer) == prefer) {
+      *out = i;
+      return NXVK_OK;
+    }
+    if (fallback < 0) fallback = (int)i;
+  }
+  if (fallback < 0) return nxvk_seterr(NXVK_E_ALLOC_FAILED, "no memory type with flags 0x%x", need);
+  *out = (uint32_t)fallback;
+  return NXVK_OK;
+}
+
+static void account(nxvk_ctx *c, int64_t bytes, int64_t count) {
+  unsigned long long now = atomic_fetch_add(&c->live_bytes, (unsigned long long)bytes) +
+                           (unsigned long long)bytes;
+  atomic_fetch_add(&c->live_buffers, (unsigned long long)count);
+  unsigned long long peak = atomic_load(&c->peak_bytes);
+  while (now > peak && !atomic_compare_exchange_weak(&c->peak_bytes, &peak, now)) {
+  }
+}
+
+int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_buffer **out) {
+  *out = NULL;
+  if (atomic_load(&c->lost)) return nxvk_seterr(NXVK_E_DEVICE_LOST, "device was lost");
+  if (size == 0) size = 4; /* Vulkan has no empty buffers */
+  if (size > c->info.max_storage_buffer_range && !host_visible)
+    return nxvk_seterr(NXVK_E_TOO_LARGE,
+                       "%llu bytes is over this device's storage buffer range (%llu bytes)",
+                       (unsigned long long)size, (unsigned long long)c->info.max_storage_buffer_range);
+  if (c->info.max_allocation_size && size > c->info.max_allocation_size)
+    return nxvk_seterr(NXVK_E_TOO_LARGE,
+                       "%llu bytes is over this device's largest allocation (%llu bytes)",
+                       (unsigned long long)size, (unsigned long long)c->info.max_allocation_size);
+  nxvk_buffer *b = calloc(1, sizeof *b);
+  if (!b) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  b->size = size;
+  atomic_init(&b->refs, 1);
+  VkBufferCreateInfo bci = {
+      .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+      .size = size,
+      .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+               VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+      .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+  };
+  VkResult r = c->vk.vkCreateBuffer(c->device, &bci, NULL, &b->buffer);
+  if (r != VK_SUCCESS) {
+    free(b);
+    return nxvk_vk_fail(r, "vkCreateBuffer", __FILE__, __LINE__);
+  }
+  VkMemoryRequirements req;
+  c->vk.vkGetBufferMemoryRequirements(c->device, b->buffer, &req);
+  bool map = host_visible || c->host_visible_fast_path;
+  VkMemoryPropertyFlags need = map ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                         VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
+                                   : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
+  /* Staging reads back faster from cached memory. */
+  VkMemoryPropertyFlags prefer = need | (host_visible ? VK_MEMORY_PROPERTY_HOST_CACHED_BIT
+                                                      : VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  uint32_t type = 0;
+  int rc = find_memory_type(c, req.memoryTypeBits, need, prefer, &type);
+  if (rc) {
+    c->vk.vkDestroyBuffer(c->device, b->buffer, NULL);
+    free(b);
+    return rc;
+  }
+  VkMemoryAllocateInfo mai = {
+      .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+      .allocationSize = req.size,
+      .memoryTypeIndex = type,
+  };
+  r = c->vk.vkAllocateMemory(c->device, &mai, NULL, &b->memory);
+  if (r == VK_SUCCESS) r = c->vk.vkBindBufferMemory(c->device, b->buffer, b->memory, 0);
+  if (r == VK_SUCCESS && map) r = c->vk.vkMapMemory(c->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped);
+  if (r != VK_SUCCESS) {
+    if (b->memory) c->vk.vkFreeMemory(c->device, b->memory, NULL);
+    c->vk.vkDestroyBuffer(c->device, b->buffer, NULL);
+    free(b);
+    rc = nxvk_vk_fail(r, "vkAllocateMemory", __FILE__, __LINE__);
+    if (rc == NXVK_E_ALLOC_FAILED)
+      nxvk_seterr(rc, "device memory allocation of %llu bytes failed",
+                  (unsigned long long)req.size);
+    return rc;
+  }
+  atomic_fetch_add(&c->buffers_created, 1);
+  b->accounted = req.size;
+  account(c, (int64_t)req.size, 1);
+  *out = b;
+  return NXVK_OK;
+}
+
+void nxvk_buffer_ref(nxvk_buffer *b) {
+  if (b) atomic_fetch_add(&b->refs, 1);
+}
+
+void nxvk_buffer_unref(nxvk_ctx *c, nxvk_buffer *b) {
+  if (!b || atomic_fetch_sub(&b->refs, 1) != 1) return;
+  if (b->mapped) c->vk.vkUnmapMemory(c->device, b->memory);
+  c->vk.vkDestroyBuffer(c->device, b->buffer, NULL);
+  c->vk.vkFreeMemory(c->device, b->memory, NULL);
+  account(c, -(int64_t)b->accounted, -1);
+  free(b);
+}
+
+int nxvk_buffer_write(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, const void *src, size_t n) {
+  if (n == 0) return NXVK_OK;
+  if (off + n > b->size) return nxvk_seterr(NXVK_E_SIZE_MISMATCH, "write past end of buffer");
+  if (b->mapped) {
+    memcpy((char *)b->mapped + off, src, n);
+    return NXVK_OK;
+  }
+  nxvk_buffer *staging;
+  int rc = nxvk_buffer_create(c, n, true, &staging);
+  if (rc) return rc;
+  memcpy(staging->mapped, src, n);
+  nxvk_rec *r;
+  rc = nxvk_rec_begin(c, false, &r);
+  if (rc == NXVK_OK) rc = nxvk_rec_copy(r, staging, 0, b, off, n);
+  if (rc == NXVK_OK) rc = nxvk_rec_submit(r, NULL);
+  else nxvk_rec_abort(r);
+  nxvk_buffer_unref(c, staging);
+  return rc;
+}
+
+int nxvk_buffer_read(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, void *dst, size_t n) {
+  if (n == 0) return NXVK_OK;
+  if (off + n > b->size) return nxvk_seterr(NXVK_E_SIZE_MISMATCH, "read past end of buffer");
+  if (b->mapped) {
+    memcpy(dst, (const char *)b->mapped + off, n);
+    return NXVK_OK;
+  }
+  nxvk_buffer *staging;
+  int rc = nxvk_buffer_create(c, n, true, &staging);
+  if (rc) return rc;
+  nxvk_rec *r;
+  rc = nxvk_rec_begin(c, false, &r);
+  if (rc == NXVK_OK) rc = nxvk_rec_copy(r, b, off, staging, 0, n);
+  if (rc == NXVK_OK) rc = nxvk_rec_submit(r, NULL);
+  else nxvk_rec_abort(r);
+  if (rc == NXVK_OK) {
+    /* HOST_CACHED memory may be non-coherent on some drivers: we asked for
+     * coherent, so a plain read is enough. */
+    memcpy(dst, staging->mapped, n);
+  }
+  nxvk_buffer_unref(c, staging);
+  return rc;
+}

@@ -1,0 +1,137 @@
+/*
+ * pipeline.c - compute pipelines from embedded SPIR-V with specialization
+ * constants.  A kernel is built once per (SPIR-V, constants) and kept for the
+ * context's life, so the hot path creates no Vulkan objects once warm.
+ */
+#include "vkcore.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const nxvk_spirv *nxvk_spirv_find(const char *name) {
+  for (size_t i = 0; i < nxvk_spirv_count; i++)
+    if (strcmp(nxvk_spirv_table[i].name, name) == 0) return &nxvk_spirv_table[i];
+  return NULL;
+}
+
+static bool kernel_matches(const nxvk_kernel *k, const nxvk_spirv *s, const uint32_t *spec,
+                           int nspec, int nbuffers) {
+  return k->spirv == s && k->nspec == nspec && k->nbuffers == nbuffers &&
+         memcmp(k->spec, spec, (size_t)nspec * sizeof *spec) == 0;
+}
+
+static void kernel_destroy(nxvk_ctx *c, nxvk_kernel *k) {
+  if (k->pipeline) c->vk.vkDestroyPipeline(c->device, k->pipeline, NULL);
+  if (k->layout) c->vk.vkDestroyPipelineLayout(c->device, k->layout, NULL);
+  if (k->set_layout) c->vk.vkDestroyDescriptorSetLayout(c->device, k->set_layout, NULL);
+  free(k);
+}
+
+static int kernel_build(nxvk_ctx *c, nxvk_kernel *k) {
+  VkDescriptorSetLayoutBinding binds[NXVK_MAX_BINDINGS];
+  int nb = 1 + k->nbuffers;
+  for (int i = 0; i < nb; i++)
+    binds[i] = (VkDescriptorSetLayoutBinding){
+        .binding = (uint32_t)i,
+        .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        .descriptorCount = 1,
+        .stageFlags = VK_SHADER_STAGE_COMPUTE_BIT,
+    };
+  VkDescriptorSetLayoutCreateInfo dl = {
+      .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+      .bindingCount = (uint32_t)nb,
+      .pBindings = binds,
+  };
+  VK_CHECK(c->vk.vkCreateDescriptorSetLayout(c->device, &dl, NULL, &k->set_layout));
+  VkPushConstantRange pcr = {.stageFlags = VK_SHADER_STAGE_COMPUTE_BIT, .offset = 0, .size = 16};
+  VkPipelineLayoutCreateInfo pl = {
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO,
+      .setLayoutCount = 1,
+      .pSetLayouts = &k->set_layout,
+      .pushConstantRangeCount = 1,
+      .pPushConstantRanges = &pcr,
+  };
+  VK_CHECK(c->vk.vkCreatePipelineLayout(c->device, &pl, NULL, &k->layout));
+
+  VkShaderModuleCreateInfo smci = {
+      .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
+      .codeSize = k->spirv->size,
+      .pCode = k->spirv->code,
+  };
+  VkShaderModule module;
+  VK_CHECK(c->vk.vkCreateShaderModule(c->device, &smci, NULL, &module));
+  VkSpecializationMapEntry entries[NXVK_MAX_SPEC];
+  for (int i = 0; i < k->nspec; i++)
+    entries[i] = (VkSpecializationMapEntry){
+        .constantID = (uint32_t)i, .offset = (uint32_t)(i * 4), .size = 4};
+  VkSpecializationInfo si = {
+      .mapEntryCount = (uint32_t)k->nspec,
+      .pMapEntries = entries,
+      .dataSize = (size_t)k->nspec * 4,
+      .pData = k->spec,
+  };
+  VkComputePipelineCreateInfo cpci = {
+      .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+      .stage =
+          {
+              .sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,
+              .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+              .module = module,
+              .pName = "main",
+              .pSpecializationInfo = &si,
+          },
+      .layout = k->layout,
+  };
+  VkResult r =
+      c->vk.vkCreateComputePipelines(c->device, c->pipeline_cache, 1, &cpci, NULL, &k->pipeline);
+  c->vk.vkDestroyShaderModule(c->device, module, NULL);
+  if (r != VK_SUCCESS) return nxvk_vk_fail(r, "vkCreateComputePipelines", __FILE__, __LINE__);
+  atomic_fetch_add(&c->pipelines_created, 1);
+  return NXVK_OK;
+}
+
+int nxvk_kernel_get(nxvk_ctx *c, const char *spirv_name, const uint32_t *spec, int nspec,
+                    int nbuffers, nxvk_kernel **out) {
+  const nxvk_spirv *s = nxvk_spirv_find(spirv_name);
+  if (!s) return nxvk_seterr(NXVK_E_UNSUPPORTED, "no embedded shader named '%s'", spirv_name);
+  if (nspec < 1 || nspec > NXVK_MAX_SPEC || nbuffers + 1 > NXVK_MAX_BINDINGS)
+    return nxvk_seterr(NXVK_E_BAD_REQUEST, "kernel %s: bad constants or bindings", spirv_name);
+  pthread_mutex_lock(&c->kernel_lock);
+  nxvk_kernel *k;
+  for (k = c->kernels; k; k = k->next)
+    if (kernel_matches(k, s, spec, nspec, nbuffers)) break;
+  int rc = NXVK_OK;
+  if (!k) {
+    k = calloc(1, sizeof *k);
+    if (!k) {
+      rc = nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+    } else {
+      k->spirv = s;
+      k->nspec = nspec;
+      k->nbuffers = nbuffers;
+      k->wg_size = spec[0];
+      memcpy(k->spec, spec, (size_t)nspec * sizeof *spec);
+      rc = kernel_build(c, k);
+      if (rc) {
+        kernel_destroy(c, k);
+        k = NULL;
+      } else {
+        k->next = c->kernels;
+        c->kernels = k;
+      }
+    }
+  }
+  pthread_mutex_unlock(&c->kernel_lock);
+  *out = k;
+  return rc;
+}
+
+void nxvk_kernels_destroy(nxvk_ctx *c) {
+  nxvk_kernel *k = c->kernels;
+  while (k) {
+    nxvk_kernel *next = k->next;
+    kernel_destroy(c, k);
+    k = next;
+  }
+  c->kernels = NULL;
+}

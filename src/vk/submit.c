@@ -1,0 +1,375 @@
+/*
+ * submit.c - recordings: a command pool, command buffer, fence, descriptor
+ * pools, metadata chunks and a timestamp query pool, pooled in the context.
+ *
+ * One thread owns a recording from begin to submit, so each thread works in
+ * its own command pool.  Submission holds the queue lock only around
+ * vkQueueSubmit; the fence is waited on after it is released.
+ */
+#include "vkcore.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define META_CHUNK_WORDS 16384u     /* 64 KiB per metadata chunk */
+#define SETS_PER_POOL 64u
+
+struct nxvk_rec {
+  nxvk_ctx *c;
+  VkCommandPool pool;
+  VkCommandBuffer cmd;
+  VkFence fence;
+  VkQueryPool queries;                 /* 2 timestamps, created on first use */
+
+  VkDescriptorPool *dpools;            /* owned; reset on release */
+  int ndpools, dpool_cur;
+  uint32_t sets_in_cur;
+
+  nxvk_buffer **meta;                  /* owned host-visible chunks */
+  int nmeta, meta_cur;
+  uint32_t meta_used;                  /* words used in meta[meta_cur] */
+
+  nxvk_buffer **held;                  /* references kept until completion */
+  int nheld, capheld;
+
+  bool timestamps;
+  uint32_t ndispatch;
+  nxvk_rec *next;                      /* ctx free list */
+};
+
+nxvk_ctx *nxvk_rec_ctx(nxvk_rec *r) { return r->c; }
+uint32_t nxvk_rec_dispatch_count(nxvk_rec *r) { return r->ndispatch; }
+
+uint32_t nxvk_groups_for(nxvk_ctx *c, uint64_t n, uint32_t wg) {
+  uint64_t g = (n + wg - 1) / wg;
+  uint64_t cap = c->info.max_workgroup_count[0];
+  if (g > cap) g = cap;
+  return g ? (uint32_t)g : 1;
+}
+
+static void rec_destroy(nxvk_ctx *c, nxvk_rec *r) {
+  for (int i = 0; i < r->ndpools; i++) c->vk.vkDestroyDescriptorPool(c->device, r->dpools[i], NULL);
+  for (int i = 0; i < r->nmeta; i++) nxvk_buffer_unref(c, r->meta[i]);
+  for (int i = 0; i < r->nheld; i++) nxvk_buffer_unref(c, r->held[i]);
+  if (r->queries) c->vk.vkDestroyQueryPool(c->device, r->queries, NULL);
+  if (r->fence) c->vk.vkDestroyFence(c->device, r->fence, NULL);
+  if (r->pool) c->vk.vkDestroyCommandPool(c->device, r->pool, NULL);
+  free(r->dpools);
+  free(r->meta);
+  free(r->held);
+  free(r);
+}
+
+static int rec_create(nxvk_ctx *c, nxvk_rec **out) {
+  nxvk_rec *r = calloc(1, sizeof *r);
+  if (!r) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  r->c = c;
+  VkCommandPoolCreateInfo cpci = {
+      .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+      .flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT,
+      .queueFamilyIndex = c->queue_family,
+  };
+  VkResult vr = c->vk.vkCreateCommandPool(c->device, &cpci, NULL, &r->pool);
+  if (vr == VK_SUCCESS) {
+    VkCommandBufferAllocateInfo cbai = {
+        .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+        .commandPool = r->pool,
+        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+        .commandBufferCount = 1,
+    };
+    vr = c->vk.vkAllocateCommandBuffers(c->device, &cbai, &r->cmd);
+  }
+  if (vr == VK_SUCCESS) {
+    VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    vr = c->vk.vkCreateFence(c->device, &fci, NULL, &r->fence);
+  }
+  if (vr != VK_SUCCESS) {
+    rec_destroy(c, r);
+    return nxvk_vk_fail(vr, "creating a recording", __FILE__, __LINE__);
+  }
+  *out = r;
+  return NXVK_OK;
+}
+
+/* Back to the free list with everything reset; destroyed if reset fails. */
+static void rec_release(nxvk_rec *r) {
+  nxvk_ctx *c = r->c;
+  for (int i = 0; i < r->nheld; i++) nxvk_buffer_unref(c, r->held[i]);
+  r->nheld = 0;
+  VkResult vr = c->vk.vkResetCommandPool(c->device, r->pool, 0);
+  if (vr == VK_SUCCESS) vr = c->vk.vkResetFences(c->device, 1, &r->fence);
+  for (int i = 0; i < r->ndpools && vr == VK_SUCCESS; i++)
+    vr = c->vk.vkResetDescriptorPool(c->device, r->dpools[i], 0);
+  if (vr != VK_SUCCESS) {
+    rec_destroy(c, r);
+    return;
+  }
+  r->dpool_cur = 0;
+  r->sets_in_cur = 0;
+  r->meta_cur = 0;
+  r->meta_used = 0;
+  r->ndispatch = 0;
+  pthread_mutex_lock(&c->rec_lock);
+  r->next = c->free_recs;
+  c->free_recs = r;
+  pthread_mutex_unlock(&c->rec_lock);
+}
+
+void nxvk_recs_destroy(nxvk_ctx *c) {
+  nxvk_rec *r = c->free_recs;
+  while (r) {
+    nxvk_rec *next = r->next;
+    rec_destroy(c, r);
+    r = next;
+  }
+  c->free_recs = NULL;
+}
+
+int nxvk_rec_begin(nxvk_ctx *c, bool timestamps, nxvk_rec **out) {
+  *out = NULL;
+  if (atomic_load(&c->lost)) return nxvk_seterr(NXVK_E_DEVICE_LOST, "device was lost");
+  pthread_mutex_lock(&c->rec_lock);
+  nxvk_rec *r = c->free_recs;
+  if (r) c->free_recs = r->next;
+  pthread_mutex_unlock(&c->rec_lock);
+  if (!r) {
+    int rc = rec_create(c, &r);
+    if (rc) return rc;
+  }
+  r->next = NULL;
+  r->timestamps = timestamps && c->info.timestamps;
+  if (r->timestamps && !r->queries) {
+    VkQueryPoolCreateInfo q = {
+        .sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+        .queryType = VK_QUERY_TYPE_TIMESTAMP,
+        .queryCount = 2,
+    };
+    VkResult vr = c->vk.vkCreateQueryPool(c->device, &q, NULL, &r->queries);
+    if (vr != VK_SUCCESS) {
+      rec_destroy(c, r);
+      return nxvk_vk_fail(vr, "vkCreateQueryPool", __FILE__, __LINE__);
+    }
+  }
+  VkCommandBufferBeginInfo bi = {
+      .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+      .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+  };
+  VkResult vr = c->vk.vkBeginCommandBuffer(r->cmd, &bi);
+  if (vr != VK_SUCCESS) {
+    rec_destroy(c, r);
+    return nxvk_vk_fail(vr, "vkBeginCommandBuffer", __FILE__, __LINE__);
+  }
+  if (r->timestamps) {
+    c->vk.vkCmdResetQueryPool(r->cmd, r->queries, 0, 2);
+    c->vk.vkCmdWriteTimestamp(r->cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, r->queries, 0);
+  }
+  *out = r;
+  return NXVK_OK;
+}
+
+static int grow(void **arr, int *cap, int need, size_t elem) {
+  if (need <= *cap) return NXVK_OK;
+  int ncap = *cap ? *cap * 2 : 8;
+  while (ncap < need) ncap *= 2;
+  void *p = realloc(*arr, (size_t)ncap * elem);
+  if (!p) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  *arr = p;
+  *cap = ncap;
+  return NXVK_OK;
+}
+
+int nxvk_rec_hold(nxvk_rec *r, nxvk_buffer *b) {
+  int rc = grow((void **)&r->held, &r->capheld, r->nheld + 1, sizeof *r->held);
+  if (rc) return rc;
+  nxvk_buffer_ref(b);
+  r->held[r->nheld++] = b;
+  return NXVK_OK;
+}
+
+int nxvk_rec_meta(nxvk_rec *r, const uint32_t *words, uint32_t n, uint32_t *offset) {
+  if (n > META_CHUNK_WORDS) return nxvk_seterr(NXVK_E_TOO_LARGE, "kernel metadata too large");
+  if (r->nmeta == 0 || r->meta_used + n > META_CHUNK_WORDS) {
+    if (r->nmeta > 0) r->meta_cur++;
+    if (r->meta_cur >= r->nmeta) {
+      nxvk_buffer **m = realloc(r->meta, (size_t)(r->nmeta + 1) * sizeof *m);
+      if (!m) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+      r->meta = m;
+      int rc = nxvk_buffer_create(r->c, META_CHUNK_WORDS * 4, true, &r->meta[r->nmeta]);
+      if (rc) return rc;
+      r->nmeta++;
+    }
+    r->meta_used = 0;
+  }
+  memcpy((uint32_t *)r->meta[r->meta_cur]->mapped + r->meta_used, words, n * 4);
+  *offset = r->meta_used;
+  r->meta_used += n;
+  return NXVK_OK;
+}
+
+static int alloc_set(nxvk_rec *r, nxvk_kernel *k, VkDescriptorSet *set) {
+  nxvk_ctx *c = r->c;
+  if (r->ndpools == 0 || r->sets_in_cur >= SETS_PER_POOL) {
+    if (r->ndpools > 0) r->dpool_cur++;
+    if (r->dpool_cur >= r->ndpools) {
+      VkDescriptorPool *p = realloc(r->dpools, (size_t)(r->ndpools + 1) * sizeof *p);
+      if (!p) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+      r->dpools = p;
+      VkDescriptorPoolSize size = {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                   SETS_PER_POOL * NXVK_MAX_BINDINGS};
+      VkDescriptorPoolCreateInfo dpci = {
+          .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
+          .maxSets = SETS_PER_POOL,
+          .poolSizeCount = 1,
+          .pPoolSizes = &size,
+      };
+      VK_CHECK(c->vk.vkCreateDescriptorPool(c->device, &dpci, NULL, &r->dpools[r->ndpools]));
+      r->ndpools++;
+    }
+    r->sets_in_cur = 0;
+  }
+  VkDescriptorSetAllocateInfo ai = {
+      .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO,
+      .descriptorPool = r->dpools[r->dpool_cur],
+      .descriptorSetCount = 1,
+      .pSetLayouts = &k->set_layout,
+  };
+  VK_CHECK(c->vk.vkAllocateDescriptorSets(c->device, &ai, set));
+  r->sets_in_cur++;
+  return NXVK_OK;
+}
+
+/* Everything written by earlier commands is visible to later ones. */
+static void barrier(nxvk_rec *r, VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
+  VkMemoryBarrier mb = {
+      .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+      .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+      .dstAccessMask = dst_access,
+  };
+  r->c->vk.vkCmdPipelineBarrier(r->cmd,
+                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                dst_stage, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+static const VkAccessFlags ALL_RW = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                    VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+static const VkPipelineStageFlags COMPUTE_TRANSFER =
+    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+
+int nxvk_rec_dispatch(nxvk_rec *r, nxvk_kernel *k, const nxvk_binding *bufs, int nbufs,
+                      uint32_t meta_offset, uint32_t gx, uint32_t gy, uint32_t gz) {
+  nxvk_ctx *c = r->c;
+  if (nbufs != k->nbuffers)
+    return nxvk_seterr(NXVK_E_BAD_REQUEST, "kernel wants %d buffers, got %d", k->nbuffers, nbufs);
+  if (r->nmeta == 0) {
+    /* kernels always bind metadata; give it a chunk even if none was written */
+    uint32_t dummy = 0, off;
+    int rc = nxvk_rec_meta(r, &dummy, 1, &off);
+    if (rc) return rc;
+  }
+  VkDescriptorSet set;
+  int rc = alloc_set(r, k, &set);
+  if (rc) return rc;
+  VkDescriptorBufferInfo info[NXVK_MAX_BINDINGS];
+  VkWriteDescriptorSet writes[NXVK_MAX_BINDINGS];
+  info[0] = (VkDescriptorBufferInfo){r->meta[r->meta_cur]->buffer, 0, VK_WHOLE_SIZE};
+  for (int i = 0; i < nbufs; i++) {
+    VkDeviceSize range = bufs[i].range ? bufs[i].range : VK_WHOLE_SIZE;
+    info[i + 1] = (VkDescriptorBufferInfo){bufs[i].buf->buffer, bufs[i].offset, range};
+    rc = nxvk_rec_hold(r, bufs[i].buf);
+    if (rc) return rc;
+  }
+  for (int i = 0; i <= nbufs; i++)
+    writes[i] = (VkWriteDescriptorSet){
+        .sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET,
+        .dstSet = set,
+        .dstBinding = (uint32_t)i,
+        .descriptorCount = 1,
+        .descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+        .pBufferInfo = &info[i],
+    };
+  c->vk.vkUpdateDescriptorSets(c->device, (uint32_t)nbufs + 1, writes, 0, NULL);
+  c->vk.vkCmdBindPipeline(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipeline);
+  c->vk.vkCmdBindDescriptorSets(r->cmd, VK_PIPELINE_BIND_POINT_COMPUTE, k->layout, 0, 1, &set, 0,
+                                NULL);
+  uint32_t pc[4] = {meta_offset, 0, 0, 0};
+  c->vk.vkCmdPushConstants(r->cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, pc);
+  c->vk.vkCmdDispatch(r->cmd, gx, gy, gz);
+  barrier(r, COMPUTE_TRANSFER, ALL_RW);
+  r->ndispatch++;
+  return NXVK_OK;
+}
+
+int nxvk_rec_copy(nxvk_rec *r, nxvk_buffer *src, VkDeviceSize src_off, nxvk_buffer *dst,
+                  VkDeviceSize dst_off, VkDeviceSize n) {
+  int rc = nxvk_rec_hold(r, src);
+  if (rc == NXVK_OK) rc = nxvk_rec_hold(r, dst);
+  if (rc) return rc;
+  VkBufferCopy region = {src_off, dst_off, n};
+  r->c->vk.vkCmdCopyBuffer(r->cmd, src->buffer, dst->buffer, 1, &region);
+  barrier(r, COMPUTE_TRANSFER, ALL_RW);
+  return NXVK_OK;
+}
+
+void nxvk_rec_abort(nxvk_rec *r) {
+  if (!r) return;
+  r->c->vk.vkEndCommandBuffer(r->cmd);
+  rec_release(r);
+}
+
+static int note_lost(nxvk_ctx *c, int rc) {
+  if (rc == NXVK_E_DEVICE_LOST) atomic_store(&c->lost, true);
+  return rc;
+}
+
+int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns) {
+  nxvk_ctx *c = r->c;
+  int rc = NXVK_OK;
+  if (gpu_ns) *gpu_ns = 0;
+  if (r->timestamps)
+    c->vk.vkCmdWriteTimestamp(r->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, 1);
+  /* Results read through mapped memory must be visible to the host. */
+  barrier(r, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+  VkResult vr = c->vk.vkEndCommandBuffer(r->cmd);
+  if (vr != VK_SUCCESS) {
+    rc = nxvk_vk_fail(vr, "vkEndCommandBuffer", __FILE__, __LINE__);
+    goto out;
+  }
+  VkSubmitInfo si = {
+      .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+      .commandBufferCount = 1,
+      .pCommandBuffers = &r->cmd,
+  };
+  pthread_mutex_lock(&c->queue_lock);
+  vr = c->vk.vkQueueSubmit(c->queue, 1, &si, r->fence);
+  pthread_mutex_unlock(&c->queue_lock);
+  atomic_fetch_add(&c->submits, 1);
+  if (vr != VK_SUCCESS) {
+    rc = note_lost(c, nxvk_vk_fail(vr, "vkQueueSubmit", __FILE__, __LINE__));
+    goto out;
+  }
+  vr = c->vk.vkWaitForFences(c->device, 1, &r->fence, VK_TRUE, UINT64_MAX);
+  if (vr != VK_SUCCESS) {
+    rc = note_lost(c, nxvk_vk_fail(vr, "vkWaitForFences", __FILE__, __LINE__));
+    goto out;
+  }
+  if (r->timestamps && gpu_ns) {
+    uint64_t ts[2];
+    vr = c->vk.vkGetQueryPoolResults(c->device, r->queries, 0, 2, sizeof ts, ts, sizeof ts[0],
+                                     VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    if (vr == VK_SUCCESS) {
+      uint32_t bits = c->info.timestamp_valid_bits;
+      uint64_t mask = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
+      *gpu_ns = (double)((ts[1] - ts[0]) & mask) * c->info.timestamp_period_ns;
+    }
+  }
+out:
+  if (rc == NXVK_E_DEVICE_LOST) {
+    /* nothing may be reused on a lost device; drop our references */
+    for (int i = 0; i < r->nheld; i++) nxvk_buffer_unref(c, r->held[i]);
+    r->nheld = 0;
+    rec_destroy(c, r);
+  } else {
+    rec_release(r);
+  }
+  return rc;
+}

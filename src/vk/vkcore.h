@@ -1,0 +1,165 @@
+/*
+ * vkcore.h - the Vulkan core: instance, device, memory, pipelines and
+ * submission.  Knows nothing about ops: it runs named SPIR-V kernels over
+ * buffers.  Internal to the engine.
+ *
+ * Threading: a ctx is shared by all threads.  The queue is externally
+ * synchronized, so every vkQueueSubmit holds queue_lock; fences are waited on
+ * outside it.  Recordings (command pool + buffer + fence + descriptor pool +
+ * metadata buffer) are pooled and owned by one thread at a time, which gives
+ * each thread its own command pool without thread-local storage.
+ */
+#ifndef NXVK_VKCORE_H
+#define NXVK_VKCORE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <volk.h>
+
+#include "../core/internal.h"
+
+/* Map a failed VkResult to our code, record `file:line call` and return. */
+int nxvk_vk_fail(VkResult r, const char *call, const char *file, int line);
+#define VK_CHECK(call)                                                   \
+  do {                                                                   \
+    VkResult vkr_ = (call);                                              \
+    if (vkr_ != VK_SUCCESS) return nxvk_vk_fail(vkr_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+/* ---- instance (process-wide, refcounted) ---- */
+
+typedef struct nxvk_instance {
+  VkInstance instance;
+  VkDebugUtilsMessengerEXT messenger;
+  bool validate;
+  atomic_ullong validation_messages;
+  pthread_mutex_t msg_lock;
+  char last_message[512];
+} nxvk_instance;
+
+int nxvk_instance_acquire(bool validate, nxvk_instance **out);
+void nxvk_instance_release(nxvk_instance *inst);
+/* Fill info for one physical device (memory budget read now). */
+void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
+                        nxvk_device_info *out);
+int nxvk_enumerate(nxvk_instance *inst, VkPhysicalDevice **out, uint32_t *count);
+bool nxvk_device_ext_present(VkPhysicalDevice pd, const char *name);
+
+/* ---- buffers ---- */
+
+typedef struct nxvk_buffer {
+  VkBuffer buffer;
+  VkDeviceMemory memory;
+  VkDeviceSize size;        /* bytes requested (>= 4: zero-size tensors get 4) */
+  VkDeviceSize accounted;   /* bytes of device memory behind it (live_bytes) */
+  void *mapped;             /* non-NULL when host-visible and mapped */
+  atomic_int refs;          /* tensors and batches sharing it */
+} nxvk_buffer;
+
+/* ---- pipelines ---- */
+
+#define NXVK_MAX_BINDINGS 8     /* binding 0 = metadata, 1.. = tensors */
+#define NXVK_MAX_SPEC 8
+
+typedef struct nxvk_spirv {
+  const char *name;
+  const uint32_t *code;
+  size_t size;              /* bytes */
+} nxvk_spirv;
+
+/* Embedded SPIR-V, generated at build time (build/gen/spirv_table.c). */
+extern const nxvk_spirv nxvk_spirv_table[];
+extern const size_t nxvk_spirv_count;
+const nxvk_spirv *nxvk_spirv_find(const char *name);
+
+typedef struct nxvk_kernel {
+  const nxvk_spirv *spirv;        /* NULL for run-time compiled code */
+  uint32_t spec[NXVK_MAX_SPEC];
+  int nspec;
+  int nbuffers;                   /* tensor bindings (binding 1..nbuffers) */
+  uint32_t wg_size;               /* local_size_x (also spec constant 0) */
+  VkPipeline pipeline;
+  VkPipelineLayout layout;
+  VkDescriptorSetLayout set_layout;
+  struct nxvk_kernel *next;       /* ctx's kernel list */
+} nxvk_kernel;
+
+/* ---- the context ---- */
+
+typedef struct nxvk_rec nxvk_rec;
+
+struct nxvk_ctx {
+  nxvk_instance *inst;                 /* always owned (one reference) */
+  VkPhysicalDevice physical;
+  VkDevice device;
+  struct VolkDeviceTable vk;           /* device functions, per device */
+  nxvk_device_info info;
+  VkPhysicalDeviceMemoryProperties mem_props;
+  uint32_t queue_family;
+  VkQueue queue;
+  pthread_mutex_t queue_lock;          /* held around every vkQueueSubmit */
+  bool host_visible_fast_path;         /* CPU / UMA devices: map device memory */
+  atomic_bool lost;                    /* VK_ERROR_DEVICE_LOST seen */
+
+  pthread_mutex_t kernel_lock;         /* kernels list and creation */
+  nxvk_kernel *kernels;                /* owned */
+  VkPipelineCache pipeline_cache;
+
+  pthread_mutex_t rec_lock;            /* free recordings */
+  nxvk_rec *free_recs;                 /* owned */
+
+  /* accounting */
+  atomic_ullong live_bytes, live_buffers, peak_bytes, buffers_created;
+  atomic_ullong pipelines_created, submits;
+};
+
+/* Buffers: device-local (with staging) or host-visible on the fast path.
+ * Every creation and destruction is accounted. */
+int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_buffer **out);
+void nxvk_buffer_ref(nxvk_buffer *b);
+void nxvk_buffer_unref(nxvk_ctx *c, nxvk_buffer *b);
+int nxvk_buffer_write(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, const void *src, size_t n);
+int nxvk_buffer_read(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, void *dst, size_t n);
+
+/* Kernels: one pipeline per (SPIR-V, spec constants), built once and kept.
+ * spec[0] is the workgroup size. */
+int nxvk_kernel_get(nxvk_ctx *c, const char *spirv_name, const uint32_t *spec, int nspec,
+                    int nbuffers, nxvk_kernel **out);
+
+/* ---- recordings ---- */
+
+typedef struct nxvk_binding {
+  nxvk_buffer *buf;
+  VkDeviceSize offset, range;          /* range 0 = whole buffer */
+} nxvk_binding;
+
+/* Acquire a recording from the pool (its command buffer begun). */
+int nxvk_rec_begin(nxvk_ctx *c, bool timestamps, nxvk_rec **out);
+/* Append metadata words for one dispatch; returns its word offset, which the
+ * kernel receives as push constant 0. */
+int nxvk_rec_meta(nxvk_rec *r, const uint32_t *words, uint32_t n, uint32_t *offset);
+/* Bind buffers (metadata at binding 0 added here), push the metadata offset,
+ * dispatch groups, and put a compute->compute barrier after it.  The
+ * recording keeps a reference to each buffer until it completes. */
+int nxvk_rec_dispatch(nxvk_rec *r, nxvk_kernel *k, const nxvk_binding *bufs, int nbufs,
+                      uint32_t meta_offset, uint32_t groups_x, uint32_t groups_y,
+                      uint32_t groups_z);
+/* Copy between buffers (staging) with the needed barriers. */
+int nxvk_rec_copy(nxvk_rec *r, nxvk_buffer *src, VkDeviceSize src_off, nxvk_buffer *dst,
+                  VkDeviceSize dst_off, VkDeviceSize n);
+/* Keep a buffer alive until the recording completes. */
+int nxvk_rec_hold(nxvk_rec *r, nxvk_buffer *b);
+/* End, submit (under the queue lock), wait (outside it), release to pool. */
+int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns);
+void nxvk_rec_abort(nxvk_rec *r);
+nxvk_ctx *nxvk_rec_ctx(nxvk_rec *r);
+uint32_t nxvk_rec_dispatch_count(nxvk_rec *r);
+
+/* Workgroups for n invocations at wg size, capped to the device limit
+ * (kernels loop grid-stride over the rest). */
+uint32_t nxvk_groups_for(nxvk_ctx *c, uint64_t n, uint32_t wg);
+
+void nxvk_kernels_destroy(nxvk_ctx *c);
+void nxvk_recs_destroy(nxvk_ctx *c);
+
+#endif
