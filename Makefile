@@ -5,7 +5,7 @@ CC ?= cc
 GLSLANG ?= glslangValidator
 PYTHON ?= /usr/bin/python3
 
-WARN = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter
+WARN = -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unused-parameter -Wno-psabi
 CSTD = -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 OPT ?= -O2 -g
 CFLAGS ?=

@@ -17,6 +17,10 @@ static const struct command {
 } commands[] = {
     {"info", cmd_info, 0, "list Vulkan devices: limits, features, memory"},
     {"run", cmd_run, NEEDS_DEVICE, "run an op or an op graph on tensors from files"},
+    {"conformance", cmd_conformance, NEEDS_DEVICE, "check every op against the CPU reference (TAP)"},
+    {"bench", cmd_bench, NEEDS_DEVICE, "time ops, the matmul ladder and the device roofline"},
+    {"stress", cmd_stress, NEEDS_DEVICE, "race, leak, kill, oom and bounds checks for CI"},
+    {"port", cmd_port, NEEDS_DEVICE, "serve the engine on stdin/stdout (Elixir Nx port)"},
 };
 
 static void usage(FILE *f) {

@@ -227,6 +227,17 @@ typedef struct nxvk_stats {
   uint64_t validation_messages;          /* validation-layer errors/warnings seen */
 } nxvk_stats;
 void nxvk_ctx_stats(nxvk_ctx *c, nxvk_stats *out);
+/* Device loss: set on VK_ERROR_DEVICE_LOST; every later call answers
+ * NXVK_E_DEVICE_LOST.  nxvk_ctx_mark_lost() simulates it (port tests). */
+bool nxvk_ctx_lost(nxvk_ctx *c);
+void nxvk_ctx_mark_lost(nxvk_ctx *c);
+
+/* Test-only faults, read from NXVK_TEST_INJECT when a context opens
+ * (comma-separated): "leak" (freed tensors keep their device memory),
+ * "unlocked_submit" (vkQueueSubmit without the queue lock), "break_op:NAME"
+ * (op NAME's GPU result gets one wrong element).  They exist so the tests can
+ * prove that stress and conformance catch each fault. */
+
 /* The last validation message (for test failures); "" when none. */
 void nxvk_ctx_last_validation(nxvk_ctx *c, char *buf, size_t len);
 

@@ -133,6 +133,13 @@ int nxvk_batch_op(nxvk_batch *b, const nxvk_op_desc *desc, const nxvk_attrs *a,
   rc = nxvk_tensor_new(c, om.dtype, &om.shape, &t);
   if (rc) return rc;
   if (t->count > 0) rc = op->gpu(b->rec, op, a, in, nin, t);
+  if (rc == NXVK_OK && t->count > 1 && strcmp(c->inject_break_op, desc->name) == 0) {
+    /* test-only fault: the last element overwrites the first */
+    int64_t one[1] = {1};
+    nxvk_shape single = {1, {1}};
+    rc = nxvk_strided_copy(b->rec, t->buf, t->dtype, t->count - 1, one, t->buf, t->dtype, 0, one,
+                           &single);
+  }
   if (rc) {
     nxvk_tensor_free(t);
     return rc;

@@ -39,7 +39,7 @@ int nxvk_tensor_new(nxvk_ctx *c, nxvk_dtype d, const nxvk_shape *s, nxvk_tensor 
 
 void nxvk_tensor_free(nxvk_tensor *t) {
   if (!t) return;
-  nxvk_buffer_unref(t->c, t->buf);
+  if (!t->c->inject_leak) nxvk_buffer_unref(t->c, t->buf);
   free(t);
 }
 

@@ -121,6 +121,23 @@ static int device_create(nxvk_ctx *c) {
   return NXVK_OK;
 }
 
+static void read_test_faults(nxvk_ctx *c) {
+  const char *env = getenv("NXVK_TEST_INJECT");
+  if (!env) return;
+  c->inject_leak = strstr(env, "leak") != NULL;
+  c->inject_unlocked_submit = strstr(env, "unlocked_submit") != NULL;
+  const char *b = strstr(env, "break_op:");
+  if (b) {
+    b += 9;
+    size_t n = strcspn(b, ",");
+    if (n >= sizeof c->inject_break_op) n = sizeof c->inject_break_op - 1;
+    memcpy(c->inject_break_op, b, n);
+  }
+}
+
+bool nxvk_ctx_lost(nxvk_ctx *c) { return atomic_load(&c->lost); }
+void nxvk_ctx_mark_lost(nxvk_ctx *c) { atomic_store(&c->lost, true); }
+
 int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   *out = NULL;
   const char *want = o && o->device ? o->device : getenv("NXVK_DEVICE");
@@ -130,6 +147,7 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
 
   nxvk_ctx *c = calloc(1, sizeof *c);
   if (!c) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  read_test_faults(c);
   pthread_mutex_init(&c->queue_lock, NULL);
   pthread_mutex_init(&c->kernel_lock, NULL);
   pthread_mutex_init(&c->rec_lock, NULL);

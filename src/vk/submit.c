@@ -339,9 +339,10 @@ int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns) {
       .commandBufferCount = 1,
       .pCommandBuffers = &r->cmd,
   };
-  pthread_mutex_lock(&c->queue_lock);
+  bool lock = !c->inject_unlocked_submit;
+  if (lock) pthread_mutex_lock(&c->queue_lock);
   vr = c->vk.vkQueueSubmit(c->queue, 1, &si, r->fence);
-  pthread_mutex_unlock(&c->queue_lock);
+  if (lock) pthread_mutex_unlock(&c->queue_lock);
   atomic_fetch_add(&c->submits, 1);
   if (vr != VK_SUCCESS) {
     rc = note_lost(c, nxvk_vk_fail(vr, "vkQueueSubmit", __FILE__, __LINE__));

@@ -108,6 +108,10 @@ struct nxvk_ctx {
   pthread_mutex_t rec_lock;            /* free recordings */
   nxvk_rec *free_recs;                 /* owned */
 
+  /* test-only faults (NXVK_TEST_INJECT) */
+  bool inject_leak, inject_unlocked_submit;
+  char inject_break_op[32];
+
   /* accounting */
   atomic_ullong live_bytes, live_buffers, peak_bytes, buffers_created;
   atomic_ullong pipelines_created, submits;
