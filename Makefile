@@ -46,6 +46,8 @@ HAND_VARIANTS = \
 HAND_SPV = $(foreach v,$(HAND_VARIANTS),$(G)/spv/$(word 1,$(subst :, ,$(v))).spv)
 ALL_SPV = $(EW_SPV) $(HAND_SPV)
 GLSLFLAGS = -V --target-env vulkan1.1 -Ishaders/lib
+# a shader that makes glslang balloon fails here instead of exhausting the machine
+GLSLANG_LIMIT = ulimit -v 4194304;
 
 .PHONY: all run test asan tsan install uninstall clean help shaders
 all: $(BIN)
@@ -69,12 +71,12 @@ $(G)/gen/comp/.stamp: $(G)/tools/genshaders $(GLSL_LIB)
 
 $(G)/spv/ew_%.spv: $(G)/gen/comp/.stamp
 	@mkdir -p $(dir $@)
-	@$(GLSLANG) $(GLSLFLAGS) -o $@ $(G)/gen/comp/ew_$*.comp >$@.log || (cat $@.log; rm -f $@; exit 1)
+	@$(GLSLANG_LIMIT) $(GLSLANG) $(GLSLFLAGS) -o $@ $(G)/gen/comp/ew_$*.comp >$@.log || (cat $@.log; rm -f $@; exit 1)
 
 define HAND_RULE
 $(G)/spv/$(word 1,$(subst :, ,$(1))).spv: shaders/$(word 2,$(subst :, ,$(1))).comp $(wildcard shaders/lib/*.glsl)
 	@mkdir -p $$(dir $$@)
-	@$(GLSLANG) $(GLSLFLAGS) $(subst @, ,$(word 3,$(subst :, ,$(1)))) -o $$@ $$< >$$@.log || (cat $$@.log; rm -f $$@; exit 1)
+	@$(GLSLANG_LIMIT) $(GLSLANG) $(GLSLFLAGS) $(subst @, ,$(word 3,$(subst :, ,$(1)))) -o $$@ $$< >$$@.log || (cat $$@.log; rm -f $$@; exit 1)
 endef
 $(foreach v,$(HAND_VARIANTS),$(eval $(call HAND_RULE,$(v))))
 

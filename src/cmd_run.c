@@ -14,6 +14,7 @@
 static const char *const synopsis[] = {
     "--op NAME [--attrs JSON] [--dtype D] [-o OUT.npy] [--print] [--check] [--device N|NAME] [--validate] [IN...]",
     "GRAPH.json [--print] [--check] [--device N|NAME] [--validate]",
+    "--list-ops",
     NULL,
 };
 static const nxvk_usage usage = {

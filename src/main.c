@@ -50,6 +50,12 @@ static int finish_device(nxvk_cli *cli, int status) {
             (unsigned long long)st.validation_messages, last);
     if (status == EXIT_OK) status = EXIT_FAIL;
   }
+  /* every command frees what it made: a tensor still alive is a bug */
+  if (st.live_tensors > 0) {
+    fprintf(stderr, "nxvk: error: %llu tensor(s) not freed at exit (internal bug)\n",
+            (unsigned long long)st.live_tensors);
+    if (status == EXIT_OK) status = EXIT_FAIL;
+  }
   nxvk_ctx_close(cli->ctx);
   cli->ctx = NULL;
   return status;

@@ -219,7 +219,9 @@ int nxvk_ctx_device_info(nxvk_ctx *c, nxvk_device_info *out);
 bool nxvk_ctx_supports(nxvk_ctx *c, nxvk_dtype d);
 
 typedef struct nxvk_stats {
-  uint64_t live_bytes, live_buffers;     /* device buffers alive now */
+  uint64_t live_tensors;                 /* nxvk_tensor objects not yet freed */
+  uint64_t live_bytes, live_buffers;     /* device buffers alive now (tensors,
+                                            staging, the recording pool's own) */
   uint64_t peak_bytes;
   uint64_t buffers_created;              /* VkBuffer objects ever created */
   uint64_t pipelines_created;            /* VkPipeline objects ever created */

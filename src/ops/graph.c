@@ -174,7 +174,7 @@ static int parse_ops(nxvk_graph *g, const cJSON *ops) {
     const cJSON *out = cJSON_GetObjectItemCaseSensitive(v, "out");
     if (!cJSON_IsString(op)) return nxvk_seterr(NXVK_E_BAD_FILE, "%s: ops[%d]: \"op\" must be a string", o, idx);
     nd->op = nxvk_op_find(op->valuestring);
-    if (!nd->op) return nxvk_seterr(NXVK_E_UNKNOWN_OP, "%s: ops[%d]: unknown op '%s' (nxvk conformance --list shows them)", o, idx, op->valuestring);
+    if (!nd->op) return nxvk_seterr(NXVK_E_UNKNOWN_OP, "%s: ops[%d]: unknown op '%s' (nxvk run --list-ops shows them)", o, idx, op->valuestring);
     if (!cJSON_IsString(out) || !out->valuestring[0])
       return nxvk_seterr(NXVK_E_BAD_FILE, "%s: ops[%d]: \"out\" must name the result", o, idx);
     if (value_named(g, out->valuestring, idx) >= 0)

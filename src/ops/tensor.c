@@ -33,12 +33,14 @@ int nxvk_tensor_new(nxvk_ctx *c, nxvk_dtype d, const nxvk_shape *s, nxvk_tensor 
   t->dtype = d;
   t->shape = *s;
   t->count = count;
+  atomic_fetch_add(&c->live_tensors, 1);
   *out = t;
   return NXVK_OK;
 }
 
 void nxvk_tensor_free(nxvk_tensor *t) {
   if (!t) return;
+  atomic_fetch_sub(&t->c->live_tensors, 1);
   if (!t->c->inject_leak) nxvk_buffer_unref(t->c, t->buf);
   free(t);
 }
@@ -56,6 +58,7 @@ int nxvk_tensor_view(const nxvk_tensor *t, const nxvk_shape *s, nxvk_tensor **ou
   *v = *t;
   v->shape = *s;
   nxvk_buffer_ref(v->buf);
+  atomic_fetch_add(&v->c->live_tensors, 1);
   *out = v;
   return NXVK_OK;
 }

@@ -226,6 +226,7 @@ bool nxvk_ctx_supports(nxvk_ctx *c, nxvk_dtype d) {
 
 void nxvk_ctx_stats(nxvk_ctx *c, nxvk_stats *o) {
   memset(o, 0, sizeof *o);
+  o->live_tensors = atomic_load(&c->live_tensors);
   o->live_bytes = atomic_load(&c->live_bytes);
   o->live_buffers = atomic_load(&c->live_buffers);
   o->peak_bytes = atomic_load(&c->peak_bytes);

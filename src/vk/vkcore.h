@@ -113,7 +113,7 @@ struct nxvk_ctx {
   char inject_break_op[32];
 
   /* accounting */
-  atomic_ullong live_bytes, live_buffers, peak_bytes, buffers_created;
+  atomic_ullong live_tensors, live_bytes, live_buffers, peak_bytes, buffers_created;
   atomic_ullong pipelines_created, submits;
 };
 
