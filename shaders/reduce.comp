@@ -1,23 +1,34 @@
 #version 450
-// reduce.comp - one workgroup per output element (grid-stride over
-// outputs); its threads stride over the reduced elements, then a tree in
-// shared memory.  -DARG builds argmax/argmin (i32 index output).
+// reduce.comp - reductions over any set of axes.  A workgroup reduces one
+// run of elements for one output: its invocations stride over the run, then
+// a tree in shared memory.  MODE (spec constant 2):
+//   0 direct:  one workgroup per output (grid-stride), the whole reduced set
+//   1 partial: nout * P workgroups; group (o, p) reduces elements
+//              [p*chunk, (p+1)*chunk) of output o into partial[o*P + p]
+//   2 final:   one workgroup per output reduces its P partials (contiguous)
+// -DARG builds argmax/argmin: the result is the i32 index in the reduced set.
 //
 // meta: [0] nout [1] nred [2] out_rank [3] red_rank [4..11] out dims
 //       [12..19] input strides of kept dims [20..27] reduced dims
-//       [28..35] input strides of reduced dims
+//       [28..35] input strides of reduced dims [36] P [37] chunk
+// final mode: [0] nout [1] P [2] nred (mean divides by it)
 // spec: 0 workgroup size, 1 op (0 sum 1 product 2 max 3 min 4 argmax
-//       5 argmin 6 mean)
+//       5 argmin 6 mean), 2 mode
+// bindings: 1 values in, 2 result out (ARG: i32), ARG only: 3 partial values
+//           out (mode 1), 4 partial indices in (mode 2)
 #extension GL_GOOGLE_include_directive : require
 #include "dtype.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint OP = 0u;
+layout(constant_id = 2) const uint MODE = 0u;
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
 layout(std430, binding = 1) readonly buffer In { ST x[]; };
 #ifdef ARG
 layout(std430, binding = 2) writeonly buffer Out { int y[]; };
+layout(std430, binding = 3) writeonly buffer PartVal { ST pval[]; };
+layout(std430, binding = 4) readonly buffer PartIdx { int pidx[]; };
 #else
 layout(std430, binding = 2) writeonly buffer Out { ST y[]; };
 #endif
@@ -25,7 +36,8 @@ layout(std430, binding = 2) writeonly buffer Out { ST y[]; };
 shared T sval[gl_WorkGroupSize.x];
 shared int sidx[gl_WorkGroupSize.x];
 
-// NaN wins (first NaN for arg*), then the larger/smaller, ties to the first.
+// NaN wins (the first NaN for arg*), then the larger/smaller, ties to the
+// smaller index.
 bool better(T va, int ia, T vb, int ib) {   // is (va, ia) preferred?
   if (ia < 0) return false;
   if (ib < 0) return true;
@@ -43,33 +55,63 @@ T combine(T a, T b) {
   return OP == 2u ? (a > b ? a : b) : (a < b ? a : b);
 }
 
+// Input offset of reduced element j of output o (direct and partial modes).
+uint kept_base(uint m, uint o) {
+  uint base = 0u, r = o;
+  for (int d = int(meta[m + 2u]) - 1; d >= 0; d--) {
+    uint dim = meta[m + 4u + uint(d)];
+    uint q = r / dim;
+    base += (r - q * dim) * meta[m + 12u + uint(d)];
+    r = q;
+  }
+  return base;
+}
+
+uint red_offset(uint m, uint j) {
+  uint rank = meta[m + 3u];
+  if (rank == 1u) return j * meta[m + 28u];
+  uint off = 0u, rr = j;
+  for (int d = int(rank) - 1; d >= 0; d--) {
+    uint dim = meta[m + 20u + uint(d)];
+    uint q = rr / dim;
+    off += (rr - q * dim) * meta[m + 28u + uint(d)];
+    rr = q;
+  }
+  return off;
+}
+
 void main() {
   uint m = pc.meta_off;
-  uint nout = meta[m], nred = meta[m + 1u];
-  uint out_rank = meta[m + 2u], red_rank = meta[m + 3u];
+  uint nout = meta[m];
   uint t = gl_LocalInvocationID.x;
+  uint P = MODE == 1u ? meta[m + 36u] : 1u;
   T init = OP == 0u || OP == 6u ? T(0) : (OP == 1u ? T(1) : (OP == 2u || OP == 4u ? T_LOWEST : T_HIGHEST));
-  for (uint o = gl_WorkGroupID.x; o < nout; o += gl_NumWorkGroups.x) {
-    uint base = 0u, r = o;
-    for (int d = int(out_rank) - 1; d >= 0; d--) {
-      uint dim = meta[m + 4u + uint(d)];
-      uint q = r / dim;
-      base += (r - q * dim) * meta[m + 12u + uint(d)];
-      r = q;
+  for (uint g = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; g < nout * P;
+       g += gl_NumWorkGroups.x * gl_NumWorkGroups.y) {
+    uint o = g / P, p = g - o * P;
+    uint lo, hi, base = 0u;
+    if (MODE == 2u) {
+      lo = 0u;
+      hi = meta[m + 1u];
+      base = o * hi;
+    } else if (MODE == 1u) {
+      uint chunk = meta[m + 37u];
+      lo = p * chunk;
+      hi = min(lo + chunk, meta[m + 1u]);
+      base = kept_base(m, o);
+    } else {
+      lo = 0u;
+      hi = meta[m + 1u];
+      base = kept_base(m, o);
     }
     T acc = init;
     int idx = -1;
-    for (uint j = t; j < nred; j += gl_WorkGroupSize.x) {
-      uint off = base, rr = j;
-      for (int d = int(red_rank) - 1; d >= 0; d--) {
-        uint dim = meta[m + 20u + uint(d)];
-        uint q = rr / dim;
-        off += (rr - q * dim) * meta[m + 28u + uint(d)];
-        rr = q;
-      }
+    for (uint j = lo + t; j < hi; j += gl_WorkGroupSize.x) {
+      uint off = MODE == 2u ? base + j : base + red_offset(m, j);
       T v = T(x[off]);
 #ifdef ARG
-      if (better(v, int(j), acc, idx)) { acc = v; idx = int(j); }
+      int vi = MODE == 2u ? pidx[off] : int(j);
+      if (better(v, vi, acc, idx)) { acc = v; idx = vi; }
 #else
       acc = combine(acc, v);
 #endif
@@ -92,13 +134,14 @@ void main() {
     }
     if (t == 0u) {
 #ifdef ARG
-      y[o] = sidx[0];
+      y[g] = sidx[0];
+      if (MODE == 1u) pval[g] = ST(sval[0]);
 #else
       T res = sval[0];
 #ifdef IS_FLOAT
-      if (OP == 6u) res = res / T(nred);
+      if (OP == 6u && MODE != 1u) res = res / T(MODE == 2u ? meta[m + 2u] : meta[m + 1u]);
 #endif
-      y[o] = ST(res);
+      y[g] = ST(res);
 #endif
     }
     barrier();

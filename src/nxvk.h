@@ -223,12 +223,15 @@ typedef struct nxvk_stats {
   uint64_t live_bytes, live_buffers;     /* device buffers alive now (tensors,
                                             staging, the recording pool's own) */
   uint64_t peak_bytes;
+  uint64_t pooled_bytes;                 /* freed buffers kept for reuse */
   uint64_t buffers_created;              /* VkBuffer objects ever created */
   uint64_t pipelines_created;            /* VkPipeline objects ever created */
   uint64_t submits;
   uint64_t validation_messages;          /* validation-layer errors/warnings seen */
 } nxvk_stats;
 void nxvk_ctx_stats(nxvk_ctx *c, nxvk_stats *out);
+/* Give the buffer pool's memory back to the driver (stats.pooled_bytes -> 0). */
+void nxvk_ctx_trim(nxvk_ctx *c);
 /* Device loss: set on VK_ERROR_DEVICE_LOST; every later call answers
  * NXVK_E_DEVICE_LOST.  nxvk_ctx_mark_lost() simulates it (port tests). */
 bool nxvk_ctx_lost(nxvk_ctx *c);

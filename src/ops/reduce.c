@@ -32,6 +32,25 @@ typedef struct {
   int64_t nout, nred;
 } red_plan;
 
+/* Merge neighbouring dims that are one run in memory (and drop size-1
+ * dims), so kernels do fewer divisions per element; the row-major order of
+ * the set is unchanged, so argmax indices stay the same. */
+static void coalesce(nxvk_shape *s, int64_t *st) {
+  int r = 0;
+  for (int d = 0; d < s->rank; d++) {
+    if (s->dim[d] == 1) continue;
+    if (r > 0 && st[r - 1] == s->dim[d] * st[d]) {
+      s->dim[r - 1] *= s->dim[d];
+      st[r - 1] = st[d];
+      continue;
+    }
+    s->dim[r] = s->dim[d];
+    st[r] = st[d];
+    r++;
+  }
+  s->rank = r;
+}
+
 static int plan(const nxvk_op *op, const nxvk_attrs *a, const nxvk_shape *in, red_plan *p) {
   bool red[NXVK_MAX_RANK];
   int rc = reduced_axes(op, a, in->rank, red);
@@ -51,6 +70,8 @@ static int plan(const nxvk_op *op, const nxvk_attrs *a, const nxvk_shape *in, re
       p->nout *= in->dim[d];
     }
   }
+  coalesce(&p->kept, p->kept_stride);
+  coalesce(&p->reduced, p->red_stride);
   return NXVK_OK;
 }
 
@@ -79,13 +100,22 @@ int nxvk_reduce_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *i
   return NXVK_OK;
 }
 
+/* Partials per output: enough workgroups to fill a GPU when there are few
+ * outputs with many elements each; 1 means a single pass. */
+static uint32_t partials_for(int64_t nout, int64_t nred) {
+  int64_t p = (nred + 4095) / 4096;
+  int64_t room = nout >= 2048 ? 1 : 2048 / nout;
+  if (p > room) p = room;
+  return p < 2 ? 1 : (uint32_t)p;
+}
+
 int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                     int nin, nxvk_tensor *out) {
   (void)nin;
   red_plan p;
   int rc = plan(op, a, &in[0]->shape, &p);
   if (rc) return rc;
-  uint32_t meta[36] = {(uint32_t)p.nout, (uint32_t)p.nred, (uint32_t)p.kept.rank,
+  uint32_t meta[38] = {(uint32_t)p.nout, (uint32_t)p.nred, (uint32_t)p.kept.rank,
                        (uint32_t)p.reduced.rank};
   for (int d = 0; d < p.kept.rank; d++) {
     meta[4 + d] = (uint32_t)p.kept.dim[d];
@@ -95,13 +125,42 @@ int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_te
     meta[20 + d] = (uint32_t)p.reduced.dim[d];
     meta[28 + d] = (uint32_t)p.red_stride[d];
   }
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  bool arg = is_arg(op);
   char name[32];
-  snprintf(name, sizeof name, "%sreduce_%s", is_arg(op) ? "arg" : "",
-           nxvk_dtype_name(in[0]->dtype));
-  uint32_t spec[2] = {NXVK_WG, (uint32_t)op->code};
-  nxvk_buffer *bufs[2] = {in[0]->buf, out->buf};
-  uint32_t groups = nxvk_groups_for(nxvk_rec_ctx(r), (uint64_t)p.nout, 1);
-  return nxvk_dispatch_grid(r, name, spec, 2, meta, 36, bufs, 2, groups, 1, 1);
+  snprintf(name, sizeof name, "%sreduce_%s", arg ? "arg" : "", nxvk_dtype_name(in[0]->dtype));
+  uint32_t P = partials_for(p.nout, p.nred);
+  uint32_t groups = nxvk_groups_for(c, (uint64_t)p.nout * P, 1);
+  if (P == 1) {
+    uint32_t spec[3] = {NXVK_WG, (uint32_t)op->code, 0};
+    /* arg kernels bind unused partial buffers: any buffer will do */
+    nxvk_buffer *bufs[4] = {in[0]->buf, out->buf, in[0]->buf, out->buf};
+    return nxvk_dispatch_grid(r, name, spec, 3, meta, 38, bufs, arg ? 4 : 2, groups, 1, 1);
+  }
+  /* two passes through partial results held by the recording */
+  size_t esz = nxvk_dtype_size(in[0]->dtype);
+  uint64_t np = (uint64_t)p.nout * P;
+  nxvk_buffer *pval = NULL, *pidx = NULL;
+  rc = nxvk_buffer_create(c, np * esz, false, &pval);
+  if (rc == NXVK_OK && arg) rc = nxvk_buffer_create(c, np * 4, false, &pidx);
+  meta[36] = P;
+  meta[37] = (uint32_t)((p.nred + P - 1) / P);
+  if (rc == NXVK_OK) {
+    uint32_t spec[3] = {NXVK_WG, (uint32_t)op->code, 1};
+    nxvk_buffer *bufs[4] = {in[0]->buf, arg ? pidx : pval, pval, in[0]->buf};
+    rc = nxvk_dispatch_grid(r, name, spec, 3, meta, 38, bufs, arg ? 4 : 2, groups, 1, 1);
+  }
+  if (rc == NXVK_OK) {
+    uint32_t fmeta[3] = {(uint32_t)p.nout, P, (uint32_t)p.nred};
+    uint32_t spec[3] = {NXVK_WG, (uint32_t)op->code, 2};
+    nxvk_buffer *bufs[4] = {pval, out->buf, pval, arg ? pidx : pval};
+    rc = nxvk_dispatch_grid(r, name, spec, 3, fmeta, 3, bufs, arg ? 4 : 2,
+                            nxvk_groups_for(c, (uint64_t)p.nout, 1), 1, 1);
+  }
+  /* the recording holds its own references until the work completes */
+  nxvk_buffer_unref(c, pval);
+  nxvk_buffer_unref(c, pidx);
+  return rc;
 }
 
 /* Offset in the input of element j of the reduced set for output o. */

@@ -151,6 +151,8 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   pthread_mutex_init(&c->queue_lock, NULL);
   pthread_mutex_init(&c->kernel_lock, NULL);
   pthread_mutex_init(&c->rec_lock, NULL);
+  pthread_mutex_init(&c->pool.lock, NULL);
+  c->pool.cap = (uint64_t)512 << 20;
 
   int rc = nxvk_instance_acquire(validate, &c->inst);
   if (rc) {
@@ -201,6 +203,7 @@ void nxvk_ctx_close(nxvk_ctx *c) {
     c->vk.vkDeviceWaitIdle(c->device);
     nxvk_recs_destroy(c);
     nxvk_kernels_destroy(c);
+    nxvk_pool_trim(c);
     if (c->pipeline_cache) c->vk.vkDestroyPipelineCache(c->device, c->pipeline_cache, NULL);
     c->vk.vkDestroyDevice(c->device, NULL);
   }
@@ -208,6 +211,7 @@ void nxvk_ctx_close(nxvk_ctx *c) {
   pthread_mutex_destroy(&c->queue_lock);
   pthread_mutex_destroy(&c->kernel_lock);
   pthread_mutex_destroy(&c->rec_lock);
+  pthread_mutex_destroy(&c->pool.lock);
   free(c);
 }
 
@@ -230,6 +234,9 @@ void nxvk_ctx_stats(nxvk_ctx *c, nxvk_stats *o) {
   o->live_bytes = atomic_load(&c->live_bytes);
   o->live_buffers = atomic_load(&c->live_buffers);
   o->peak_bytes = atomic_load(&c->peak_bytes);
+  pthread_mutex_lock(&c->pool.lock);
+  o->pooled_bytes = c->pool.bytes;
+  pthread_mutex_unlock(&c->pool.lock);
   o->buffers_created = atomic_load(&c->buffers_created);
   o->pipelines_created = atomic_load(&c->pipelines_created);
   o->submits = atomic_load(&c->submits);

@@ -37,6 +37,60 @@ static void account(nxvk_ctx *c, int64_t bytes, int64_t count) {
   }
 }
 
+/* Size class of a request and the capacity that class allocates:
+ * 256 * 2^j * {1, 1.25, 1.5, 1.75}.  -1 when too large to pool. */
+static int size_class(VkDeviceSize size, VkDeviceSize *cap) {
+  VkDeviceSize base = 256;
+  for (int k = 0; k < NXVK_POOL_CLASSES; k++) {
+    VkDeviceSize c = base + (base / 4) * (VkDeviceSize)(k % 4);
+    if (k % 4 == 3) base *= 2;
+    if (c > NXVK_POOL_MAX_BUFFER) break;
+    if (c >= size) {
+      *cap = c;
+      return k;
+    }
+  }
+  *cap = size;
+  return -1;
+}
+
+static nxvk_buffer *pool_take(nxvk_ctx *c, bool host_visible, int cls) {
+  if (cls < 0) return NULL;
+  pthread_mutex_lock(&c->pool.lock);
+  nxvk_buffer *b = c->pool.free[host_visible][cls];
+  if (b) {
+    c->pool.free[host_visible][cls] = b->next;
+    c->pool.bytes -= b->accounted;
+  }
+  pthread_mutex_unlock(&c->pool.lock);
+  return b;
+}
+
+static void buffer_destroy(nxvk_ctx *c, nxvk_buffer *b) {
+  if (b->mapped) c->vk.vkUnmapMemory(c->device, b->memory);
+  c->vk.vkDestroyBuffer(c->device, b->buffer, NULL);
+  c->vk.vkFreeMemory(c->device, b->memory, NULL);
+  free(b);
+}
+
+void nxvk_pool_trim(nxvk_ctx *c) {
+  pthread_mutex_lock(&c->pool.lock);
+  for (int h = 0; h < 2; h++)
+    for (int k = 0; k < NXVK_POOL_CLASSES; k++) {
+      nxvk_buffer *b = c->pool.free[h][k];
+      while (b) {
+        nxvk_buffer *next = b->next;
+        c->pool.bytes -= b->accounted;
+        buffer_destroy(c, b);
+        b = next;
+      }
+      c->pool.free[h][k] = NULL;
+    }
+  pthread_mutex_unlock(&c->pool.lock);
+}
+
+void nxvk_ctx_trim(nxvk_ctx *c) { nxvk_pool_trim(c); }
+
 int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_buffer **out) {
   *out = NULL;
   if (atomic_load(&c->lost)) return nxvk_seterr(NXVK_E_DEVICE_LOST, "device was lost");
@@ -49,13 +103,26 @@ int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_b
     return nxvk_seterr(NXVK_E_TOO_LARGE,
                        "%llu bytes is over this device's largest allocation (%llu bytes)",
                        (unsigned long long)size, (unsigned long long)c->info.max_allocation_size);
-  nxvk_buffer *b = calloc(1, sizeof *b);
+  VkDeviceSize cap;
+  int cls = size_class(size, &cap);
+  nxvk_buffer *b = pool_take(c, host_visible, cls);
+  if (b) {
+    b->size = size;
+    atomic_init(&b->refs, 1);
+    b->next = NULL;
+    account(c, (int64_t)b->accounted, 1);
+    *out = b;
+    return NXVK_OK;
+  }
+  b = calloc(1, sizeof *b);
   if (!b) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
   b->size = size;
+  b->host_visible = host_visible;
+  b->pool_class = cls;
   atomic_init(&b->refs, 1);
   VkBufferCreateInfo bci = {
       .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-      .size = size,
+      .size = cap, /* the class's capacity, so the buffer can serve any request of its class */
       .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
                VK_BUFFER_USAGE_TRANSFER_DST_BIT,
       .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
@@ -112,11 +179,19 @@ void nxvk_buffer_ref(nxvk_buffer *b) {
 
 void nxvk_buffer_unref(nxvk_ctx *c, nxvk_buffer *b) {
   if (!b || atomic_fetch_sub(&b->refs, 1) != 1) return;
-  if (b->mapped) c->vk.vkUnmapMemory(c->device, b->memory);
-  c->vk.vkDestroyBuffer(c->device, b->buffer, NULL);
-  c->vk.vkFreeMemory(c->device, b->memory, NULL);
   account(c, -(int64_t)b->accounted, -1);
-  free(b);
+  if (b->pool_class >= 0 && !atomic_load(&c->lost)) {
+    pthread_mutex_lock(&c->pool.lock);
+    bool keep = c->pool.bytes + b->accounted <= c->pool.cap;
+    if (keep) {
+      b->next = c->pool.free[b->host_visible][b->pool_class];
+      c->pool.free[b->host_visible][b->pool_class] = b;
+      c->pool.bytes += b->accounted;
+    }
+    pthread_mutex_unlock(&c->pool.lock);
+    if (keep) return;
+  }
+  buffer_destroy(c, b);
 }
 
 int nxvk_buffer_write(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, const void *src, size_t n) {
@@ -126,11 +201,21 @@ int nxvk_buffer_write(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, const void 
     memcpy((char *)b->mapped + off, src, n);
     return NXVK_OK;
   }
+  nxvk_rec *r;
+  int rc;
+  if (n <= 65536 && n % 4 == 0 && off % 4 == 0) {
+    /* small and aligned: vkCmdUpdateBuffer carries it, no staging buffer */
+    rc = nxvk_rec_begin(c, false, &r);
+    if (rc) return rc;
+    rc = nxvk_rec_update(r, b, off, src, n);
+    if (rc == NXVK_OK) return nxvk_rec_submit(r, NULL);
+    nxvk_rec_abort(r);
+    return rc;
+  }
   nxvk_buffer *staging;
-  int rc = nxvk_buffer_create(c, n, true, &staging);
+  rc = nxvk_buffer_create(c, n, true, &staging);
   if (rc) return rc;
   memcpy(staging->mapped, src, n);
-  nxvk_rec *r;
   rc = nxvk_rec_begin(c, false, &r);
   if (rc == NXVK_OK) rc = nxvk_rec_copy(r, staging, 0, b, off, n);
   if (rc == NXVK_OK) rc = nxvk_rec_submit(r, NULL);

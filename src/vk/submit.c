@@ -310,6 +310,15 @@ int nxvk_rec_copy(nxvk_rec *r, nxvk_buffer *src, VkDeviceSize src_off, nxvk_buff
   return NXVK_OK;
 }
 
+int nxvk_rec_update(nxvk_rec *r, nxvk_buffer *b, VkDeviceSize off, const void *data,
+                    VkDeviceSize n) {
+  int rc = nxvk_rec_hold(r, b);
+  if (rc) return rc;
+  r->c->vk.vkCmdUpdateBuffer(r->cmd, b->buffer, off, n, data);
+  barrier(r, COMPUTE_TRANSFER, ALL_RW);
+  return NXVK_OK;
+}
+
 void nxvk_rec_abort(nxvk_rec *r) {
   if (!r) return;
   r->c->vk.vkEndCommandBuffer(r->cmd);

@@ -52,6 +52,9 @@ typedef struct nxvk_buffer {
   VkDeviceMemory memory;
   VkDeviceSize size;        /* bytes requested (>= 4: zero-size tensors get 4) */
   VkDeviceSize accounted;   /* bytes of device memory behind it (live_bytes) */
+  bool host_visible;        /* staging / metadata memory */
+  int pool_class;           /* size class it returns to when freed; -1: never pooled */
+  struct nxvk_buffer *next; /* pool free list */
   void *mapped;             /* non-NULL when host-visible and mapped */
   atomic_int refs;          /* tensors and batches sharing it */
 } nxvk_buffer;
@@ -88,6 +91,18 @@ typedef struct nxvk_kernel {
 
 typedef struct nxvk_rec nxvk_rec;
 
+/* Freed buffers wait here for reuse, by size class (4 per power of two from
+ * 256 bytes to NXVK_POOL_MAX_BUFFER), so a warm hot path allocates nothing. */
+#define NXVK_POOL_CLASSES 80
+#define NXVK_POOL_MAX_BUFFER ((VkDeviceSize)64 << 20)
+typedef struct nxvk_pool {
+  pthread_mutex_t lock;
+  nxvk_buffer *free[2][NXVK_POOL_CLASSES];   /* [host_visible][class], owned */
+  uint64_t bytes;                            /* device memory held here */
+  uint64_t cap;                              /* most it may hold */
+} nxvk_pool;
+void nxvk_pool_trim(nxvk_ctx *c);
+
 struct nxvk_ctx {
   nxvk_instance *inst;                 /* always owned (one reference) */
   VkPhysicalDevice physical;
@@ -115,6 +130,7 @@ struct nxvk_ctx {
   /* accounting */
   atomic_ullong live_tensors, live_bytes, live_buffers, peak_bytes, buffers_created;
   atomic_ullong pipelines_created, submits;
+  nxvk_pool pool;
 };
 
 /* Buffers: device-local (with staging) or host-visible on the fast path.
@@ -151,6 +167,9 @@ int nxvk_rec_dispatch(nxvk_rec *r, nxvk_kernel *k, const nxvk_binding *bufs, int
 /* Copy between buffers (staging) with the needed barriers. */
 int nxvk_rec_copy(nxvk_rec *r, nxvk_buffer *src, VkDeviceSize src_off, nxvk_buffer *dst,
                   VkDeviceSize dst_off, VkDeviceSize n);
+/* Write n bytes (a multiple of 4, at most 65536) into b inline. */
+int nxvk_rec_update(nxvk_rec *r, nxvk_buffer *b, VkDeviceSize off, const void *data,
+                    VkDeviceSize n);
 /* Keep a buffer alive until the recording completes. */
 int nxvk_rec_hold(nxvk_rec *r, nxvk_buffer *b);
 /* End, submit (under the queue lock), wait (outside it), release to pool. */
