@@ -350,6 +350,18 @@ int nxvk_batch_op(nxvk_batch *b, const nxvk_op_desc *op, const nxvk_attrs *a,
 int nxvk_batch_submit(nxvk_batch *b, double *gpu_ns);
 void nxvk_batch_abort(nxvk_batch *b);
 
+/* ------------------------------------------------------- measurements */
+
+/* For `nxvk bench peak`: kernels that are not ops (the FMA-rate kernels
+ * peak_fma_*), and a timed device copy.  One dispatch of an embedded kernel
+ * over the given tensors (binding 1..nbufs), timed with GPU timestamps. */
+#define NXVK_HAVE_BENCH_KERNELS 1
+int nxvk_bench_kernel(nxvk_ctx *c, const char *kernel, const uint32_t *spec, int nspec,
+                      const uint32_t *meta, uint32_t nmeta, nxvk_tensor *const *bufs, int nbufs,
+                      uint32_t groups, double *gpu_ns);
+/* dst = src (same byte size) on the device, timed. */
+int nxvk_tensor_copy(nxvk_ctx *c, nxvk_tensor *dst, const nxvk_tensor *src, double *gpu_ns);
+
 /* ------------------------------------------------------- error limits */
 
 /* How far a GPU result may be from the reference (conformance/limits.json,

@@ -6,6 +6,7 @@
 #include "ops.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const dot_variants[] = {"tiled", "naive"};
@@ -52,6 +53,34 @@ int nxvk_dot_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, 
   return NXVK_OK;
 }
 
+/* Tile configuration {BM, BN, BK, TM, TN} for the tiled kernel, from the
+ * device: large register tiles on GPUs, small ones on CPU devices (lavapipe
+ * runs workgroups as SIMD loops, where big tiles only add spills), each
+ * checked against the device's shared memory and workgroup limits.
+ * NXVK_DOT_TILES="BM,BN,BK,TM,TN" overrides it for tuning runs. */
+static void tile_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t cfg[5]) {
+  static const uint32_t gpu_f32[5] = {128, 128, 16, 8, 8};
+  static const uint32_t gpu_f64[5] = {64, 64, 16, 4, 4};
+  static const uint32_t small[5] = {64, 64, 16, 4, 4};
+  static const uint32_t tiny[5] = {32, 32, 8, 2, 2};
+  bool cpu = strcmp(c->info.type, "cpu") == 0;
+  const uint32_t *want = cpu ? small : (dt == NXVK_F64 ? gpu_f64 : gpu_f32);
+  memcpy(cfg, want, 5 * sizeof *cfg);
+  const char *env = getenv("NXVK_DOT_TILES");
+  unsigned v[5];
+  if (env && sscanf(env, "%u,%u,%u,%u,%u", &v[0], &v[1], &v[2], &v[3], &v[4]) == 5 && v[3] && v[4] &&
+      v[0] % v[3] == 0 && v[1] % v[4] == 0)
+    for (int i = 0; i < 5; i++) cfg[i] = v[i];
+  for (int attempt = 0; attempt < 3; attempt++) {
+    uint32_t wg = (cfg[0] / cfg[3]) * (cfg[1] / cfg[4]);
+    uint64_t shared = (uint64_t)cfg[2] * (cfg[0] + 1 + cfg[1]) * nxvk_dtype_size(dt);
+    if (wg <= c->info.max_workgroup_invocations && wg <= c->info.max_workgroup_size[0] &&
+        shared <= c->info.max_shared_memory)
+      return;
+    memcpy(cfg, attempt == 0 ? small : tiny, 5 * sizeof *cfg);
+  }
+}
+
 int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                  int nin, nxvk_tensor *out) {
   (void)op;
@@ -64,18 +93,22 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   nxvk_buffer *bufs[3] = {in[0]->buf, in[1]->buf, out->buf};
   const char *dt = nxvk_dtype_name(in[0]->dtype);
   char name[32];
-  uint32_t spec[1] = {NXVK_WG};
   bool naive = (a->set & NXVK_ATTR_VARIANT) && strcmp(a->variant, "naive") == 0;
   nxvk_ctx *c = nxvk_rec_ctx(r);
+  uint32_t cfg[5];
+  tile_config(c, in[0]->dtype, cfg);
   if (!naive && (batch > c->info.max_workgroup_count[2] ||
-                 (M + 63) / 64 > c->info.max_workgroup_count[1]))
+                 (M + cfg[0] - 1) / cfg[0] > c->info.max_workgroup_count[1]))
     naive = true; /* grid too large for the tiled layout: the naive one strides */
   if (naive) {
+    uint32_t spec[1] = {NXVK_WG};
     snprintf(name, sizeof name, "dot_naive_%s", dt);
     return nxvk_dispatch_1d(r, name, spec, 1, meta, 4, bufs, 3, (uint64_t)out->count);
   }
+  uint32_t spec[6] = {(cfg[0] / cfg[3]) * (cfg[1] / cfg[4]), cfg[0], cfg[1], cfg[2], cfg[3], cfg[4]};
   snprintf(name, sizeof name, "dot_tiled_%s", dt);
-  return nxvk_dispatch_grid(r, name, spec, 1, meta, 4, bufs, 3, (N + 63) / 64, (M + 63) / 64, batch);
+  return nxvk_dispatch_grid(r, name, spec, 6, meta, 4, bufs, 3, (N + cfg[1] - 1) / cfg[1],
+                            (M + cfg[0] - 1) / cfg[0], batch);
 }
 
 int nxvk_dot_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,

@@ -223,3 +223,39 @@ int nxvk_strided_copy(nxvk_rec *r, nxvk_buffer *src, nxvk_dtype sd, int64_t src_
   nxvk_buffer *bufs[2] = {src, dst};
   return nxvk_dispatch_1d(r, name, spec, 1, meta, 28, bufs, 2, (uint64_t)n);
 }
+
+/* ---- measurements (bench peak) ---- */
+
+int nxvk_bench_kernel(nxvk_ctx *c, const char *kernel, const uint32_t *spec, int nspec,
+                      const uint32_t *meta, uint32_t nmeta, nxvk_tensor *const *bufs, int nbufs,
+                      uint32_t groups, double *gpu_ns) {
+  if (nbufs < 0 || nbufs + 1 > NXVK_MAX_BINDINGS)
+    return nxvk_seterr(NXVK_E_BAD_REQUEST, "%s: %d buffers", kernel, nbufs);
+  nxvk_buffer *b[NXVK_MAX_BINDINGS];
+  for (int i = 0; i < nbufs; i++) b[i] = bufs[i]->buf;
+  nxvk_rec *r;
+  int rc = nxvk_rec_begin(c, true, &r);
+  if (rc) return rc;
+  rc = nxvk_dispatch_grid(r, kernel, spec, nspec, meta, nmeta, b, nbufs, groups, 1, 1);
+  if (rc) {
+    nxvk_rec_abort(r);
+    return rc;
+  }
+  return nxvk_rec_submit(r, gpu_ns);
+}
+
+int nxvk_tensor_copy(nxvk_ctx *c, nxvk_tensor *dst, const nxvk_tensor *src, double *gpu_ns) {
+  size_t n = (size_t)src->count * nxvk_dtype_size(src->dtype);
+  if (n != (size_t)dst->count * nxvk_dtype_size(dst->dtype))
+    return nxvk_seterr(NXVK_E_SIZE_MISMATCH, "copy of %zu bytes into a tensor of %zu", n,
+                       (size_t)dst->count * nxvk_dtype_size(dst->dtype));
+  nxvk_rec *r;
+  int rc = nxvk_rec_begin(c, true, &r);
+  if (rc) return rc;
+  rc = nxvk_rec_copy(r, src->buf, 0, dst->buf, 0, n ? n : 4);
+  if (rc) {
+    nxvk_rec_abort(r);
+    return rc;
+  }
+  return nxvk_rec_submit(r, gpu_ns);
+}
