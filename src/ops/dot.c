@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const dot_variants[] = {"tiled", "naive"};
+/* "tiled" picks the best kernel for the device; the others name one kernel
+ * so each is checked and timed everywhere. */
+static const char *const dot_variants[] = {"tiled", "vec", "regtile", "naive"};
 
 int nxvk_op_variants(const nxvk_op_desc *op, const char *const **names) {
   if (op->kind == NXVK_KIND_DOT) {
@@ -30,7 +32,8 @@ int nxvk_dot_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, 
     for (size_t i = 0; i < NXVK_ARRAY_LEN(dot_variants); i++)
       known |= strcmp(a->variant, dot_variants[i]) == 0;
     if (!known)
-      return nxvk_seterr(NXVK_E_BAD_ATTR, "dot: variant: unknown '%s' (tiled naive)", a->variant);
+      return nxvk_seterr(NXVK_E_BAD_ATTR, "dot: variant: unknown '%s' (tiled vec regtile naive)",
+                         a->variant);
   }
   if (!((x->rank == 2 && y->rank == 2) || (x->rank == 3 && y->rank == 3)))
     return nxvk_seterr(NXVK_E_SHAPE_MISMATCH,
@@ -93,10 +96,25 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   nxvk_buffer *bufs[3] = {in[0]->buf, in[1]->buf, out->buf};
   const char *dt = nxvk_dtype_name(in[0]->dtype);
   char name[32];
-  bool naive = (a->set & NXVK_ATTR_VARIANT) && strcmp(a->variant, "naive") == 0;
+  const char *variant = (a->set & NXVK_ATTR_VARIANT) ? a->variant : "tiled";
+  bool naive = strcmp(variant, "naive") == 0;
   nxvk_ctx *c = nxvk_rec_ctx(r);
   uint32_t cfg[5];
   tile_config(c, in[0]->dtype, cfg);
+  /* the vector kernel: 256 invocations, 128 (f32) or 64 (f64) square tiles */
+  uint32_t vtile = in[0]->dtype == NXVK_F64 ? 64 : 128;
+  bool vec_fits = c->info.max_workgroup_invocations >= 256 &&
+                  c->info.max_shared_memory >= 2 * 8 * vtile * nxvk_dtype_size(in[0]->dtype) &&
+                  batch <= c->info.max_workgroup_count[2] &&
+                  (M + vtile - 1) / vtile <= c->info.max_workgroup_count[1];
+  bool vec = strcmp(variant, "vec") == 0 ||
+             (strcmp(variant, "tiled") == 0 && strcmp(c->info.type, "cpu") != 0);
+  if (vec && vec_fits) {
+    uint32_t spec[1] = {256};
+    snprintf(name, sizeof name, "dot_vec_%s", dt);
+    return nxvk_dispatch_grid(r, name, spec, 1, meta, 4, bufs, 3, (N + vtile - 1) / vtile,
+                              (M + vtile - 1) / vtile, batch);
+  }
   if (!naive && (batch > c->info.max_workgroup_count[2] ||
                  (M + cfg[0] - 1) / cfg[0] > c->info.max_workgroup_count[1]))
     naive = true; /* grid too large for the tiled layout: the naive one strides */
