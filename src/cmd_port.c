@@ -1,10 +1,1035 @@
-/* cmd_port.c - placeholder until [port] lands (replaced by its own file). */
+/*
+ * cmd_port.c - `nxvk port`: the engine served to one client (the Elixir Nx
+ * wrapper) on stdin/stdout, in frames like Erlang's {:packet, 4}.
+ * man nxvk-port(7) is the protocol contract; this file follows it.
+ *
+ * Tensors stay on the device between requests, addressed by handles that
+ * are never reused.  Ops and graphs go through the engine entry points that
+ * `nxvk run` uses (nxvk_op_run; nxvk_graph_parse + nxvk_graph_run).  A
+ * request that fails gets an error reply and the server reads the next one;
+ * only end of input (or a client that stopped reading) ends it.
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
 #include "cli/cli.h"
+#include "cli/port_frame.h"
+
+#define PORT_PROTOCOL 1
+#define PORT_DEFAULT_MAX_FRAME ((uint64_t)1 << 30)
+#define PORT_MIN_MAX_FRAME 64
+#define PORT_MAX_HEADER ((size_t)NXVK_MAX_GRAPH_BYTES) /* a graph request's JSON */
+#define PORT_CHUNK 65536                               /* discarding oversized frames */
+#define PORT_MAX_JSON_INT 9007199254740992.0           /* 2^53: exact in a JSON number */
+
+static const char *const synopsis[] = {"[--max-frame BYTES] [--device N|NAME] [--validate]", NULL};
+static const nxvk_usage usage = {
+    "port", synopsis,
+    "Serves the engine on standard input and output to one client (the Elixir Nx\n"
+    "wrapper): 4-byte big-endian length-prefixed frames, each a JSON header and raw\n"
+    "tensor bytes.  Tensors stay on the device between requests, named by handles.\n"
+    "End of input frees everything and exits 0.  The protocol is in nxvk-port(7)."};
+
+/* ---------------------------------------------------------------- handles */
+
+typedef struct {
+  uint64_t id;          /* 0: empty slot */
+  nxvk_tensor *t;       /* owned; NULL once the device it lived on was lost */
+  uint64_t generation;  /* device generation it was made on */
+  size_t bytes;         /* dtype size x elements */
+} port_handle;
+
+/* Open addressing with linear probing; handles are never reused, so a
+ * table (not an array indexed by handle) keeps a long session small. */
+typedef struct {
+  port_handle *slot;
+  size_t cap, used; /* cap: a power of two */
+} handle_table;
+
+static size_t slot_of(const handle_table *ht, uint64_t id) {
+  return (size_t)((id * 0x9E3779B97F4A7C15ull) >> 17) & (ht->cap - 1);
+}
+
+static port_handle *handle_find(handle_table *ht, uint64_t id) {
+  if (!ht->cap || !id) return NULL;
+  for (size_t i = slot_of(ht, id);; i = (i + 1) & (ht->cap - 1)) {
+    if (ht->slot[i].id == id) return &ht->slot[i];
+    if (!ht->slot[i].id) return NULL;
+  }
+}
+
+static int handle_grow(handle_table *ht) {
+  size_t cap = ht->cap ? ht->cap * 2 : 64;
+  port_handle *slot = calloc(cap, sizeof *slot);
+  if (!slot) return -1;
+  handle_table bigger = {slot, cap, ht->used};
+  for (size_t i = 0; i < ht->cap; i++) {
+    if (!ht->slot[i].id) continue;
+    size_t j = slot_of(&bigger, ht->slot[i].id);
+    while (slot[j].id) j = (j + 1) & (cap - 1);
+    slot[j] = ht->slot[i];
+  }
+  free(ht->slot);
+  *ht = bigger;
+  return 0;
+}
+
+static port_handle *handle_insert(handle_table *ht, uint64_t id) {
+  if ((ht->used + 1) * 4 > ht->cap * 3 && handle_grow(ht)) return NULL;
+  size_t i = slot_of(ht, id);
+  while (ht->slot[i].id) i = (i + 1) & (ht->cap - 1);
+  ht->slot[i] = (port_handle){.id = id};
+  ht->used++;
+  return &ht->slot[i];
+}
+
+static void handle_remove(handle_table *ht, port_handle *h) {
+  size_t mask = ht->cap - 1, hole = (size_t)(h - ht->slot);
+  /* backward shift: move later entries of the probe run into the hole */
+  for (size_t j = (hole + 1) & mask; ht->slot[j].id; j = (j + 1) & mask) {
+    size_t home = slot_of(ht, ht->slot[j].id);
+    bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+    if (!stays) {
+      ht->slot[hole] = ht->slot[j];
+      hole = j;
+    }
+  }
+  ht->slot[hole].id = 0;
+  ht->slot[hole].t = NULL;
+  ht->used--;
+}
+
+/* ----------------------------------------------------------------- server */
+
+typedef struct {
+  nxvk_cli *cli;
+  nxvk_ctx *ctx;            /* == cli->ctx (main closes it after we return) */
+  bool lost;                /* ctx's device was lost: re-created on the next request */
+  uint64_t generation;      /* 1 for the first device, +1 per re-creation */
+  uint64_t device_losses;
+  handle_table handles;
+  uint64_t next_handle;
+  uint64_t live_handles, lost_handles, handle_bytes;
+  uint64_t requests, errors;
+  uint64_t max_frame;
+  bool hooks;               /* NXVK_TEST_HOOKS=1: debug_* commands */
+  bool closed;              /* the client stopped reading */
+  int status;               /* exit status once serving ends */
+  int code;                 /* current request's error */
+  char message[1024];
+} port_server;
+
+typedef struct {
+  cJSON *json;              /* reply header: id, ok, results */
+  uint8_t *data;            /* tensor bytes after the header (owned) */
+  size_t len, cap;
+  const uint8_t *echo;      /* ping: the request's own bytes (borrowed) */
+  size_t echo_len;
+} port_reply;
+
+static int fail(port_server *s, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(port_server *s, int code, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->message, sizeof s->message, fmt, ap);
+  va_end(ap);
+  /* one line of UTF-8 whatever a request put in it: a cut in the middle of
+   * a character ends it there, control characters become spaces */
+  size_t bad = 0, n = strlen(s->message);
+  if (!port_utf8_valid((const uint8_t *)s->message, n, &bad)) s->message[bad] = '\0';
+  for (char *c = s->message; *c; c++)
+    if ((unsigned char)*c < 0x20) *c = ' ';
+  s->code = code;
+  return code;
+}
+
+/* An engine error, prefixed with the command.  A lost device is noted on the
+ * context whichever call saw it, so the whole generation is retired. */
+static int engine_fail(port_server *s, const char *cmd, int rc) {
+  if (rc == NXVK_E_DEVICE_LOST && s->ctx) nxvk_ctx_mark_lost(s->ctx);
+  return fail(s, rc, "%s: %s", cmd, nxvk_errmsg());
+}
+
+/* The device was lost: every handle from it answers device_lost from now on
+ * (its entry stays until freed) and its memory goes with the context. */
+static void retire_generation(port_server *s) {
+  for (size_t i = 0; i < s->handles.cap; i++) {
+    port_handle *h = &s->handles.slot[i];
+    if (!h->id || !h->t) continue;
+    nxvk_tensor_free(h->t);
+    h->t = NULL;
+    s->live_handles--;
+    s->lost_handles++;
+    s->handle_bytes -= h->bytes;
+  }
+  s->lost = true;
+  s->device_losses++;
+}
+
+/* A new device for a new generation, opened as the command line asked
+ * (cli_ctx).  It opens before the old one closes, so the process's Vulkan
+ * instance (and its validation count) carries over. */
+static int reopen_device(port_server *s) {
+  nxvk_ctx *old = s->ctx, *fresh = NULL;
+  s->cli->ctx = NULL;
+  int rc = cli_ctx(s->cli, &fresh);
+  if (rc) {
+    s->cli->ctx = old;
+    return fail(s, rc, "re-creating the device after it was lost: %s", nxvk_errmsg());
+  }
+  nxvk_ctx_close(old);
+  s->ctx = fresh;
+  s->lost = false;
+  s->generation++;
+  return NXVK_OK;
+}
+
+static uint64_t new_handle(port_server *s, nxvk_tensor *t) {
+  port_handle *h = handle_insert(&s->handles, ++s->next_handle);
+  if (!h) return 0;
+  h->t = t;
+  h->generation = s->generation;
+  h->bytes = (size_t)nxvk_tensor_count(t) * nxvk_dtype_size(nxvk_tensor_dtype(t));
+  s->live_handles++;
+  s->handle_bytes += h->bytes;
+  return h->id;
+}
+
+static void drop_handle(port_server *s, port_handle *h) {
+  if (h->t) {
+    nxvk_tensor_free(h->t);
+    s->live_handles--;
+    s->handle_bytes -= h->bytes;
+  } else {
+    s->lost_handles--;
+  }
+  handle_remove(&s->handles, h);
+}
+
+/* ------------------------------------------------------------ JSON helpers */
+
+static const cJSON *field(const cJSON *o, const char *name) {
+  return cJSON_GetObjectItemCaseSensitive(o, name);
+}
+
+static bool json_uint(const cJSON *v, double max, uint64_t *out) {
+  if (!cJSON_IsNumber(v)) return false;
+  double d = v->valuedouble;
+  if (!(d >= 0) || d > max || d != floor(d)) return false;
+  *out = (uint64_t)d;
+  return true;
+}
+
+static int json_flag(port_server *s, const cJSON *req, const char *cmd, const char *name, bool dflt,
+                     bool *out) {
+  const cJSON *v = field(req, name);
+  *out = dflt;
+  if (!v) return NXVK_OK;
+  if (!cJSON_IsBool(v)) return fail(s, NXVK_E_BAD_REQUEST, "%s: \"%s\" must be true or false", cmd, name);
+  *out = cJSON_IsTrue(v);
+  return NXVK_OK;
+}
+
+/* A live tensor from a handle value: unknown_handle for one never given out
+ * or freed, device_lost for one made on a device since lost. */
+static int lookup(port_server *s, const cJSON *v, const char *where, nxvk_tensor **out) {
+  uint64_t id;
+  if (!json_uint(v, PORT_MAX_JSON_INT, &id) || id == 0)
+    return fail(s, NXVK_E_BAD_REQUEST, "%s: a handle is a positive integer", where);
+  port_handle *h = handle_find(&s->handles, id);
+  if (!h)
+    return fail(s, NXVK_E_UNKNOWN_HANDLE, "%s: handle %llu is not live (never given out, or freed)",
+                where, (unsigned long long)id);
+  if (!h->t)
+    return fail(s, NXVK_E_DEVICE_LOST,
+                "%s: handle %llu was made on device generation %llu, which was lost (now %llu)",
+                where, (unsigned long long)id, (unsigned long long)h->generation,
+                (unsigned long long)s->generation);
+  *out = h->t;
+  return NXVK_OK;
+}
+
+/* {"dtype": "f32", "shape": [2, 3]} */
+static int parse_meta(port_server *s, const cJSON *o, const char *where, nxvk_meta *m) {
+  const cJSON *dt = field(o, "dtype"), *sh = field(o, "shape");
+  if (!cJSON_IsString(dt))
+    return fail(s, NXVK_E_BAD_REQUEST, "%s: \"dtype\" must be a string (f32 f64 i32 u8)", where);
+  if (nxvk_dtype_parse(dt->valuestring, &m->dtype))
+    return fail(s, NXVK_E_UNSUPPORTED_DTYPE, "%s: unknown dtype '%s' (f32 f64 i32 u8)", where,
+                dt->valuestring);
+  if (!cJSON_IsArray(sh))
+    return fail(s, NXVK_E_BAD_REQUEST, "%s: \"shape\" must be a list of dimensions", where);
+  int rank = cJSON_GetArraySize(sh);
+  if (rank > NXVK_MAX_RANK)
+    return fail(s, NXVK_E_TOO_LARGE, "%s: rank %d is over the limit of %d", where, rank, NXVK_MAX_RANK);
+  m->shape.rank = rank;
+  int i = 0;
+  for (const cJSON *d = sh->child; d; d = d->next, i++) {
+    uint64_t v;
+    if (!json_uint(d, PORT_MAX_JSON_INT, &v))
+      return fail(s, NXVK_E_BAD_REQUEST, "%s: shape[%d] must be a non-negative integer", where, i);
+    m->shape.dim[i] = (int64_t)v;
+  }
+  int64_t count;
+  int rc = nxvk_shape_count(&m->shape, &count);
+  if (rc) return fail(s, rc, "%s: %s", where, nxvk_errmsg());
+  return NXVK_OK;
+}
+
+static size_t meta_bytes(const nxvk_meta *m) {
+  int64_t count = 0;
+  nxvk_shape_count(&m->shape, &count);
+  return (size_t)count * nxvk_dtype_size(m->dtype);
+}
+
+static cJSON *shape_json(const nxvk_shape *sh) {
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; a && i < sh->rank; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber((double)sh->dim[i]));
+  return a;
+}
+
+static void describe(cJSON *o, const nxvk_tensor *t) {
+  cJSON_AddStringToObject(o, "dtype", nxvk_dtype_name(nxvk_tensor_dtype(t)));
+  cJSON_AddItemToObject(o, "shape", shape_json(nxvk_tensor_shape(t)));
+}
+
+/* Download t to the end of the reply's bytes and note "nbytes" on desc. */
+static int fetch_into(port_server *s, const char *cmd, port_reply *r, const nxvk_tensor *t, cJSON *desc) {
+  size_t n = (size_t)nxvk_tensor_count(t) * nxvk_dtype_size(nxvk_tensor_dtype(t));
+  if (n > UINT32_MAX - r->len)
+    return fail(s, NXVK_E_TOO_LARGE, "%s: the reply would be over 4 GiB (a frame's limit)", cmd);
+  if (r->len + n > r->cap) {
+    size_t cap = r->len + n > 2 * r->cap ? r->len + n : 2 * r->cap;
+    uint8_t *p = realloc(r->data, cap ? cap : 1);
+    if (!p) return fail(s, NXVK_E_NO_MEMORY, "%s: out of memory for %zu reply bytes", cmd, n);
+    r->data = p;
+    r->cap = cap;
+  }
+  int rc = nxvk_tensor_download(s->ctx, t, r->data + r->len, n);
+  if (rc) return engine_fail(s, cmd, rc);
+  r->len += n;
+  cJSON_AddNumberToObject(desc, "nbytes", (double)n);
+  return NXVK_OK;
+}
+
+/* --------------------------------------------------------------- commands */
+
+typedef int (*port_fn)(port_server *s, cJSON *req, port_frame *f, port_reply *r);
+
+static const char *const kind_names[] = {
+    [NXVK_KIND_UNARY] = "unary",   [NXVK_KIND_BINARY] = "binary", [NXVK_KIND_COMPARE] = "compare",
+    [NXVK_KIND_SELECT] = "select", [NXVK_KIND_REDUCE] = "reduce", [NXVK_KIND_DOT] = "dot",
+    [NXVK_KIND_MOVEMENT] = "movement", [NXVK_KIND_SOURCE] = "source",
+};
+
+static const struct {
+  unsigned bit;
+  const char *keys;
+} attr_keys[] = {
+    {NXVK_ATTR_AXES, "axes"},   {NXVK_ATTR_KEEP_AXES, "keep_axes"},
+    {NXVK_ATTR_PERM, "perm"},   {NXVK_ATTR_SLICE, "start length stride"},
+    {NXVK_ATTR_AXIS, "axis"},   {NXVK_ATTR_SHAPE, "shape"},
+    {NXVK_ATTR_DTYPE, "dtype"}, {NXVK_ATTR_SEED, "seed"},
+    {NXVK_ATTR_VARIANT, "variant"},
+};
+
+static cJSON *dtype_list(port_server *s, unsigned mask) {
+  cJSON *a = cJSON_CreateArray();
+  for (int d = 0; d < NXVK_NDTYPES; d++)
+    if ((mask & NXVK_DT(d)) && nxvk_ctx_supports(s->ctx, (nxvk_dtype)d))
+      cJSON_AddItemToArray(a, cJSON_CreateString(nxvk_dtype_name((nxvk_dtype)d)));
+  return a;
+}
+
+static int cmd_info_(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
+  nxvk_device_info d;
+  nxvk_ctx_device_info(s->ctx, &d);
+  cJSON *o = r->json;
+  cJSON_AddNumberToObject(o, "protocol", PORT_PROTOCOL);
+  cJSON_AddStringToObject(o, "version", NXVK_VERSION);
+  cJSON_AddNumberToObject(o, "generation", (double)s->generation);
+  cJSON *dev = cJSON_AddObjectToObject(o, "device");
+  cJSON_AddNumberToObject(dev, "index", d.index);
+  cJSON_AddStringToObject(dev, "name", d.name);
+  cJSON_AddStringToObject(dev, "vendor", d.vendor);
+  cJSON_AddStringToObject(dev, "type", d.type);
+  cJSON_AddStringToObject(dev, "driver_name", d.driver_name);
+  cJSON_AddStringToObject(dev, "driver_version", d.driver_version);
+  cJSON_AddStringToObject(dev, "api_version", d.api_version);
+  cJSON_AddNumberToObject(dev, "max_storage_buffer_range", (double)d.max_storage_buffer_range);
+  cJSON_AddItemToObject(o, "dtypes", dtype_list(s, NXVK_DT_ALL));
+  cJSON *lim = cJSON_AddObjectToObject(o, "limits");
+  cJSON_AddNumberToObject(lim, "max_frame", (double)s->max_frame);
+  cJSON_AddNumberToObject(lim, "max_header", (double)PORT_MAX_HEADER);
+  cJSON_AddNumberToObject(lim, "max_rank", NXVK_MAX_RANK);
+  cJSON_AddNumberToObject(lim, "max_inputs", NXVK_MAX_INPUTS);
+  cJSON_AddNumberToObject(lim, "max_elements", (double)NXVK_MAX_ELEMENTS - 1);
+  cJSON_AddNumberToObject(lim, "max_graph_nodes", NXVK_MAX_GRAPH_NODES);
+  cJSON *ops = cJSON_AddArrayToObject(o, "ops");
+  for (int i = 0; i < nxvk_op_count(); i++) {
+    const nxvk_op_desc *op = nxvk_op_at(i);
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "name", op->name);
+    cJSON_AddStringToObject(e, "kind", kind_names[op->kind]);
+    cJSON_AddNumberToObject(e, "arity", op->arity);
+    cJSON_AddItemToObject(e, "dtypes", dtype_list(s, op->dtypes));
+    cJSON *at = cJSON_AddArrayToObject(e, "attrs");
+    for (size_t k = 0; k < sizeof attr_keys / sizeof attr_keys[0]; k++) {
+      if (!(op->attrs & attr_keys[k].bit)) continue;
+      char keys[64];
+      snprintf(keys, sizeof keys, "%s", attr_keys[k].keys);
+      for (char *save = NULL, *w = strtok_r(keys, " ", &save); w; w = strtok_r(NULL, " ", &save))
+        cJSON_AddItemToArray(at, cJSON_CreateString(w));
+    }
+    cJSON_AddStringToObject(e, "summary", op->summary);
+    cJSON_AddItemToArray(ops, e);
+  }
+  return NXVK_OK;
+}
+
+static int cmd_ping(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
+  cJSON_AddBoolToObject(r->json, "pong", true);
+  const cJSON *echo = field(req, "echo");
+  if (echo) cJSON_AddItemToObject(r->json, "echo", cJSON_Duplicate(echo, true));
+  /* the request's bytes come back as they came, for framing checks */
+  r->echo = f->data;
+  r->echo_len = f->data_len;
+  f->taken = f->data_len;
+  cJSON_AddNumberToObject(r->json, "nbytes", (double)f->data_len);
+  return NXVK_OK;
+}
+
+static int cmd_put(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
+  nxvk_meta m;
+  int rc = parse_meta(s, req, "put", &m);
+  if (rc) return rc;
+  size_t want = meta_bytes(&m);
+  if (f->data_len != want) {
+    char shape[200];
+    nxvk_shape_str(&m.shape, shape, sizeof shape);
+    return fail(s, NXVK_E_SIZE_MISMATCH, "put: the frame carries %zu tensor bytes; %s %s needs %zu",
+                f->data_len, nxvk_dtype_name(m.dtype), shape, want);
+  }
+  const uint8_t *bytes;
+  port_frame_take(f, want, &bytes);
+  nxvk_tensor *t = NULL;
+  rc = nxvk_tensor_new(s->ctx, m.dtype, &m.shape, &t);
+  if (rc == NXVK_OK) rc = nxvk_tensor_upload(s->ctx, t, bytes, want);
+  if (rc) {
+    nxvk_tensor_free(t);
+    return engine_fail(s, "put", rc);
+  }
+  uint64_t id = new_handle(s, t);
+  if (!id) {
+    nxvk_tensor_free(t);
+    return fail(s, NXVK_E_NO_MEMORY, "put: out of memory for the handle table");
+  }
+  cJSON_AddNumberToObject(r->json, "handle", (double)id);
+  describe(r->json, t);
+  return NXVK_OK;
+}
+
+static int cmd_get(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
+  nxvk_tensor *t;
+  int rc = lookup(s, field(req, "handle"), "get", &t);
+  if (rc) return rc;
+  cJSON_AddNumberToObject(r->json, "handle", field(req, "handle")->valuedouble);
+  describe(r->json, t);
+  return fetch_into(s, "get", r, t, r->json);
+}
+
+static int cmd_free(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
+  const cJSON *one = field(req, "handle"), *many = field(req, "handles");
+  if (!one == !many) return fail(s, NXVK_E_BAD_REQUEST, "free: give \"handle\": N or \"handles\": [N, ...]");
+  if (many && !cJSON_IsArray(many)) return fail(s, NXVK_E_BAD_REQUEST, "free: \"handles\" must be a list");
+  /* all known, or nothing freed; a handle listed twice is freed once */
+  for (const cJSON *v = one ? one : many->child; v; v = one ? NULL : v->next) {
+    uint64_t id;
+    if (!json_uint(v, PORT_MAX_JSON_INT, &id) || id == 0)
+      return fail(s, NXVK_E_BAD_REQUEST, "free: a handle is a positive integer");
+    if (!handle_find(&s->handles, id))
+      return fail(s, NXVK_E_UNKNOWN_HANDLE, "free: handle %llu is not live (never given out, or freed)",
+                  (unsigned long long)id);
+  }
+  int n = 0;
+  for (const cJSON *v = one ? one : many->child; v; v = one ? NULL : v->next) {
+    port_handle *h = handle_find(&s->handles, (uint64_t)v->valuedouble);
+    if (h) drop_handle(s, h), n++;
+  }
+  cJSON_AddNumberToObject(r->json, "freed", n);
+  return NXVK_OK;
+}
+
+static int cmd_op(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
+  const cJSON *name = field(req, "op"), *in = field(req, "in"), *attrs = field(req, "attrs");
+  if (!cJSON_IsString(name))
+    return fail(s, NXVK_E_BAD_REQUEST, "op: \"op\" must name an op (info lists them)");
+  const nxvk_op_desc *op = nxvk_op_find(name->valuestring);
+  if (!op) return fail(s, NXVK_E_UNKNOWN_OP, "op: unknown op '%s' (info lists them)", name->valuestring);
+  char where[64];
+  snprintf(where, sizeof where, "op %s", op->name);
+  bool fetch, keep;
+  int rc = json_flag(s, req, where, "fetch", false, &fetch);
+  if (rc == NXVK_OK) rc = json_flag(s, req, where, "keep", true, &keep);
+  if (rc) return rc;
+  if (in && !cJSON_IsArray(in))
+    return fail(s, NXVK_E_BAD_REQUEST, "%s: \"in\" must be a list of handles", where);
+  int nin = in ? cJSON_GetArraySize(in) : 0;
+  if (nin > NXVK_MAX_INPUTS)
+    return fail(s, NXVK_E_TOO_LARGE, "%s: %d inputs is over the limit of %d", where, nin, NXVK_MAX_INPUTS);
+  nxvk_tensor *args[NXVK_MAX_INPUTS];
+  int k = 0;
+  for (const cJSON *v = in ? in->child : NULL; v; v = v->next, k++) {
+    char what[96];
+    snprintf(what, sizeof what, "%s: in[%d]", where, k);
+    rc = lookup(s, v, what, &args[k]);
+    if (rc) return rc;
+  }
+  nxvk_attrs a;
+  char *text = attrs ? cJSON_PrintUnformatted(attrs) : NULL;
+  if (attrs && !text) return fail(s, NXVK_E_NO_MEMORY, "%s: out of memory", where);
+  rc = nxvk_attrs_parse(op, text, &a);
+  free(text);
+  if (rc) return engine_fail(s, "op", rc);
+  nxvk_tensor *out = NULL;
+  rc = nxvk_op_run(s->ctx, op, &a, args, nin, &out);
+  if (rc) return engine_fail(s, "op", rc);
+  describe(r->json, out);
+  if (fetch) rc = fetch_into(s, where, r, out, r->json);
+  if (rc == NXVK_OK && keep) {
+    uint64_t id = new_handle(s, out);
+    if (!id) rc = fail(s, NXVK_E_NO_MEMORY, "%s: out of memory for the handle table", where);
+    else cJSON_AddNumberToObject(r->json, "handle", (double)id);
+    if (id) out = NULL;
+  }
+  nxvk_tensor_free(out);
+  return rc;
+}
+
+/* Inputs of a run request whose bytes ride in the frame:
+ * {"dtype": D, "shape": S, "bytes": true}.  Each becomes a tensor here and the
+ * request's graph names it by a handle number known only to this request. */
+typedef struct {
+  const char *name; /* the input's name (in the request's JSON) */
+  uint64_t id;
+  nxvk_tensor *t;
+} run_temp;
+
+static int run_frame_inputs(port_server *s, cJSON *graph, port_frame *f, run_temp *temps, int *ntemps) {
+  cJSON *inputs = cJSON_GetObjectItemCaseSensitive(graph, "inputs");
+  /* not an object: nxvk_graph_parse says what is wrong */
+  for (cJSON *v = cJSON_IsObject(inputs) ? inputs->child : NULL; v; v = v->next) {
+    char where[300];
+    snprintf(where, sizeof where, "run: inputs.%s", v->string);
+    if (cJSON_IsString(v))
+      return fail(s, NXVK_E_BAD_REQUEST,
+                  "%s: the port reads no files (put the tensor, then name its handle)", where);
+    const cJSON *bytes = cJSON_IsObject(v) ? field(v, "bytes") : NULL;
+    if (!bytes) continue;
+    if (!cJSON_IsTrue(bytes)) return fail(s, NXVK_E_BAD_REQUEST, "%s: \"bytes\" can only be true", where);
+    for (const cJSON *k = v->child; k; k = k->next)
+      if (strcmp(k->string, "dtype") && strcmp(k->string, "shape") && strcmp(k->string, "bytes"))
+        return fail(s, NXVK_E_BAD_REQUEST, "%s: unknown field \"%s\" (dtype shape bytes)", where, k->string);
+    nxvk_meta m;
+    int rc = parse_meta(s, v, where, &m);
+    if (rc) return rc;
+    size_t n = meta_bytes(&m);
+    const uint8_t *data;
+    if (port_frame_take(f, n, &data))
+      return fail(s, NXVK_E_SIZE_MISMATCH, "%s: needs %zu bytes but the frame has %zu left", where,
+                  n, port_frame_left(f));
+    run_temp *tmp = &temps[*ntemps];
+    rc = nxvk_tensor_new(s->ctx, m.dtype, &m.shape, &tmp->t);
+    if (rc == NXVK_OK) rc = nxvk_tensor_upload(s->ctx, tmp->t, data, n);
+    if (rc) {
+      nxvk_tensor_free(tmp->t);
+      return engine_fail(s, "run", rc);
+    }
+    tmp->id = ++s->next_handle;
+    tmp->name = v->string;
+    (*ntemps)++;
+    cJSON *ref = cJSON_CreateObject();
+    cJSON_AddNumberToObject(ref, "handle", (double)tmp->id);
+    ref->string = v->string; /* the input keeps its name */
+    v->string = NULL;
+    cJSON_ReplaceItemViaPointer(inputs, v, ref);
+    v = ref;
+  }
+  if (port_frame_left(f))
+    return fail(s, NXVK_E_SIZE_MISMATCH, "run: %zu tensor bytes in the frame that no input claims",
+                port_frame_left(f));
+  return NXVK_OK;
+}
+
+static int run_outputs_check(port_server *s, const cJSON *graph) {
+  const cJSON *outs = field(graph, "outputs");
+  for (const cJSON *v = cJSON_IsObject(outs) ? outs->child : NULL; v; v = v->next)
+    if (cJSON_IsString(v))
+      return fail(s, NXVK_E_BAD_REQUEST, "run: outputs.%s: the port writes no files (use true)", v->string);
+  return NXVK_OK;
+}
+
+static bool wants_fetch(const cJSON *fetch, const char *name) {
+  if (cJSON_IsTrue(fetch)) return true;
+  for (const cJSON *v = cJSON_IsArray(fetch) ? fetch->child : NULL; v; v = v->next)
+    if (cJSON_IsString(v) && strcmp(v->valuestring, name) == 0) return true;
+  return false;
+}
+
+static int cmd_graph_run(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
+  cJSON *graph = cJSON_GetObjectItemCaseSensitive(req, "graph");
+  const cJSON *fetch = field(req, "fetch");
+  bool keep;
+  if (!cJSON_IsObject(graph))
+    return fail(s, NXVK_E_BAD_REQUEST, "run: \"graph\" must be a graph object (inputs ops outputs)");
+  if (fetch && !cJSON_IsBool(fetch) && !cJSON_IsArray(fetch))
+    return fail(s, NXVK_E_BAD_REQUEST, "run: \"fetch\" must be true, false or a list of output names");
+  int rc = json_flag(s, req, "run", "keep", true, &keep);
+  if (rc == NXVK_OK) rc = run_outputs_check(s, graph);
+  if (rc) return rc;
+
+  const cJSON *inputs = field(graph, "inputs");
+  int ninputs = cJSON_IsObject(inputs) ? cJSON_GetArraySize(inputs) : 0;
+  run_temp *temps = calloc((size_t)ninputs + 1, sizeof *temps);
+  int ntemps = 0;
+  nxvk_graph *g = NULL;
+  nxvk_tensor **tin = NULL, **vals = NULL;
+  bool *owned = NULL;
+  int ni = 0, total = 0;
+  if (!temps) return fail(s, NXVK_E_NO_MEMORY, "run: out of memory");
+  rc = run_frame_inputs(s, graph, f, temps, &ntemps);
+  if (rc == NXVK_OK) {
+    char *text = cJSON_PrintUnformatted(graph);
+    if (!text) {
+      rc = fail(s, NXVK_E_NO_MEMORY, "run: out of memory");
+    } else {
+      rc = nxvk_graph_parse(text, strlen(text), "run", &g);
+      /* a request is not a file: its faults are bad requests */
+      if (rc) rc = fail(s, rc == NXVK_E_BAD_FILE ? NXVK_E_BAD_REQUEST : rc, "%s", nxvk_errmsg());
+    }
+    free(text);
+  }
+  if (rc == NXVK_OK) {
+    ni = nxvk_graph_input_count(g);
+    total = ni + nxvk_graph_node_count(g);
+    tin = calloc((size_t)ni + 1, sizeof *tin);
+    owned = calloc((size_t)ni + 1, sizeof *owned);
+    vals = calloc((size_t)total + 1, sizeof *vals);
+    if (!tin || !owned || !vals) rc = fail(s, NXVK_E_NO_MEMORY, "run: out of memory");
+  }
+  for (int i = 0; i < ni && rc == NXVK_OK; i++) {
+    char where[300];
+    snprintf(where, sizeof where, "run: inputs.%s", nxvk_graph_input_name(g, i));
+    if (nxvk_graph_input_kind_of(g, i) == NXVK_GRAPH_IN_INLINE) {
+      rc = nxvk_tensor_from_host(s->ctx, nxvk_graph_input_host(g, i), &tin[i]);
+      owned[i] = rc == NXVK_OK;
+      if (rc) rc = engine_fail(s, where, rc);
+      continue;
+    }
+    uint64_t id = nxvk_graph_input_handle(g, i);
+    for (int k = 0; k < ntemps && !tin[i]; k++)
+      if (temps[k].id == id && strcmp(temps[k].name, nxvk_graph_input_name(g, i)) == 0) tin[i] = temps[k].t;
+    if (!tin[i]) {
+      cJSON *h = cJSON_CreateNumber((double)id);
+      rc = lookup(s, h, where, &tin[i]);
+      cJSON_Delete(h);
+    }
+  }
+  if (rc == NXVK_OK) {
+    rc = nxvk_graph_run(s->ctx, g, tin, vals);
+    if (rc) rc = engine_fail(s, "run", rc);
+  }
+  if (rc == NXVK_OK) {
+    int no = nxvk_graph_output_count(g);
+    cJSON *outs = cJSON_AddArrayToObject(r->json, "outputs");
+    if (cJSON_IsArray(fetch))
+      for (const cJSON *v = fetch->child; v && rc == NXVK_OK; v = v->next) {
+        bool found = false;
+        for (int o = 0; o < no; o++)
+          found |= cJSON_IsString(v) && strcmp(v->valuestring, nxvk_graph_output_name(g, o)) == 0;
+        if (!found) rc = fail(s, NXVK_E_BAD_REQUEST, "run: fetch names \"%s\", which is not an output",
+                              cJSON_IsString(v) ? v->valuestring : "(not a string)");
+      }
+    /* bytes first (a failure leaves no handle behind), then handles */
+    for (int o = 0; o < no && rc == NXVK_OK; o++) {
+      const char *name = nxvk_graph_output_name(g, o);
+      const nxvk_tensor *t = vals[nxvk_graph_output_value(g, o)];
+      cJSON *e = cJSON_CreateObject();
+      cJSON_AddItemToArray(outs, e);
+      cJSON_AddStringToObject(e, "name", name);
+      describe(e, t);
+      if (wants_fetch(fetch, name)) rc = fetch_into(s, "run", r, t, e);
+    }
+    int o = 0;
+    for (cJSON *e = outs->child; e && keep && rc == NXVK_OK; e = e->next, o++) {
+      const nxvk_tensor *t = vals[nxvk_graph_output_value(g, o)];
+      nxvk_tensor *view = NULL;
+      rc = nxvk_tensor_view(t, nxvk_tensor_shape(t), &view);
+      uint64_t id = rc ? 0 : new_handle(s, view);
+      if (rc) rc = engine_fail(s, "run", rc);
+      else if (!id) rc = fail(s, NXVK_E_NO_MEMORY, "run: out of memory for the handle table");
+      if (!id) nxvk_tensor_free(view);
+      else cJSON_AddNumberToObject(e, "handle", (double)id);
+    }
+    if (rc) /* no handle survives a failed run */
+      for (cJSON *e = outs->child; e; e = e->next) {
+        const cJSON *id = field(e, "handle");
+        port_handle *h = id ? handle_find(&s->handles, (uint64_t)id->valuedouble) : NULL;
+        if (h) drop_handle(s, h);
+      }
+  }
+  for (int i = 0; i < total && vals; i++) nxvk_tensor_free(vals[i]);
+  for (int i = 0; i < ni && tin; i++)
+    if (owned[i]) nxvk_tensor_free(tin[i]);
+  for (int k = 0; k < ntemps; k++) nxvk_tensor_free(temps[k].t);
+  free(temps);
+  free(tin);
+  free(owned);
+  free(vals);
+  nxvk_graph_free(g);
+  return rc;
+}
+
+static int cmd_stats(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
+  nxvk_stats st;
+  nxvk_ctx_stats(s->ctx, &st);
+  cJSON *o = r->json;
+  cJSON_AddNumberToObject(o, "handles", (double)s->live_handles);
+  cJSON_AddNumberToObject(o, "lost_handles", (double)s->lost_handles);
+  cJSON_AddNumberToObject(o, "handle_bytes", (double)s->handle_bytes);
+  cJSON_AddNumberToObject(o, "live_tensors", (double)st.live_tensors);
+  cJSON_AddNumberToObject(o, "live_bytes", (double)st.live_bytes);
+  cJSON_AddNumberToObject(o, "live_buffers", (double)st.live_buffers);
+  cJSON_AddNumberToObject(o, "peak_bytes", (double)st.peak_bytes);
+  cJSON_AddNumberToObject(o, "pooled_bytes", (double)st.pooled_bytes);
+  cJSON_AddNumberToObject(o, "buffers_created", (double)st.buffers_created);
+  cJSON_AddNumberToObject(o, "pipelines_created", (double)st.pipelines_created);
+  cJSON_AddNumberToObject(o, "submits", (double)st.submits);
+  cJSON_AddNumberToObject(o, "validation_messages", (double)st.validation_messages);
+  cJSON_AddNumberToObject(o, "requests", (double)s->requests);
+  cJSON_AddNumberToObject(o, "errors", (double)s->errors);
+  cJSON_AddNumberToObject(o, "generation", (double)s->generation);
+  cJSON_AddNumberToObject(o, "device_losses", (double)s->device_losses);
+  return NXVK_OK;
+}
+
+/* Test hook: what a lost device looks like, without losing one. */
+static int cmd_debug_lose_device(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
+  nxvk_ctx_mark_lost(s->ctx);
+  cJSON_AddNumberToObject(r->json, "generation", (double)s->generation);
+  return NXVK_OK;
+}
+
+static const struct port_command {
+  const char *name;
+  port_fn fn;
+  const char *fields;  /* accepted besides "id" and "cmd" */
+  bool takes_bytes;    /* tensor bytes may follow the header */
+  bool test_hook;      /* only with NXVK_TEST_HOOKS=1 */
+} commands[] = {
+    {"info", cmd_info_, "", false, false},
+    {"ping", cmd_ping, "echo", true, false},
+    {"put", cmd_put, "dtype shape", true, false},
+    {"get", cmd_get, "handle", false, false},
+    {"free", cmd_free, "handle handles", false, false},
+    {"op", cmd_op, "op in attrs fetch keep", false, false},
+    {"run", cmd_graph_run, "graph fetch keep", true, false},
+    {"stats", cmd_stats, "", false, false},
+    {"debug_lose_device", cmd_debug_lose_device, "", false, true},
+};
+
+static bool word_in(const char *list, const char *w) {
+  size_t n = strlen(w);
+  for (const char *p = list; (p = strstr(p, w)) != NULL; p += n)
+    if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) return true;
+  return false;
+}
+
+static int dispatch(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
+  const cJSON *cmd = field(req, "cmd");
+  if (!cJSON_IsString(cmd))
+    return fail(s, NXVK_E_BAD_REQUEST, "a request needs \"cmd\" (info put get free op run stats ping)");
+  const struct port_command *c = NULL;
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(commands[i].name, cmd->valuestring) == 0 && (!commands[i].test_hook || s->hooks))
+      c = &commands[i];
+  if (!c)
+    return fail(s, NXVK_E_BAD_REQUEST, "unknown command '%s' (info put get free op run stats ping)",
+                cmd->valuestring);
+  for (const cJSON *k = req->child; k; k = k->next)
+    if (strcmp(k->string, "id") && strcmp(k->string, "cmd") && !word_in(c->fields, k->string))
+      return fail(s, NXVK_E_BAD_REQUEST, "%s: unknown field \"%s\" (accepted: id cmd%s%s)", c->name,
+                  k->string, c->fields[0] ? " " : "", c->fields);
+  if (!c->takes_bytes && f->data_len)
+    return fail(s, NXVK_E_SIZE_MISMATCH, "%s: the frame carries %zu tensor bytes; this command takes none",
+                c->name, f->data_len);
+  if (s->lost) {
+    int rc = reopen_device(s);
+    if (rc) return rc;
+  }
+  return c->fn(s, req, f, r);
+}
+
+/* --------------------------------------------------------------- framing */
+
+static ssize_t read_full(int fd, void *buf, size_t n) {
+  size_t got = 0;
+  while (got < n) {
+    ssize_t k = read(fd, (char *)buf + got, n - got);
+    if (k == 0) break;
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    got += (size_t)k;
+  }
+  return (ssize_t)got;
+}
+
+/* One frame, written completely (looping over partial writes). */
+static int write_frame(port_server *s, const char *hdr, size_t hlen, const uint8_t *d1, size_t n1,
+                       const uint8_t *d2, size_t n2) {
+  uint8_t prefix[8];
+  port_be32_write(prefix, (uint32_t)(4 + hlen + n1 + n2));
+  port_be32_write(prefix + 4, (uint32_t)hlen);
+  struct iovec iov[4] = {{prefix, 8}, {(void *)hdr, hlen}, {(void *)d1, n1}, {(void *)d2, n2}};
+  struct iovec *v = iov;
+  int nv = 4;
+  while (nv > 0) {
+    if (v->iov_len == 0) {
+      v++, nv--;
+      continue;
+    }
+    ssize_t k = writev(STDOUT_FILENO, v, nv);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      if (errno != EPIPE) {
+        fprintf(stderr, "nxvk: error: port: writing a reply failed: %s\n", strerror(errno));
+        s->status = EXIT_FAIL;
+      }
+      s->closed = true; /* EPIPE: the client stopped reading; its session is over */
+      return -1;
+    }
+    for (size_t left = (size_t)k; left > 0;) {
+      size_t step = left < v->iov_len ? left : v->iov_len;
+      v->iov_base = (char *)v->iov_base + step;
+      v->iov_len -= step;
+      left -= step;
+      if (v->iov_len == 0) v++, nv--;
+    }
+  }
+  return 0;
+}
+
+static void send_reply(port_server *s, const cJSON *id, int rc, port_reply *r) {
+  cJSON *out = cJSON_CreateObject();
+  if (out) cJSON_AddItemToObject(out, "id", id ? cJSON_Duplicate(id, true) : cJSON_CreateNull());
+  if (out) cJSON_AddBoolToObject(out, "ok", rc == NXVK_OK);
+  if (out && rc == NXVK_OK) {
+    /* the results, moved after id and ok */
+    while (r->json && r->json->child) {
+      cJSON *item = cJSON_DetachItemViaPointer(r->json, r->json->child);
+      cJSON_AddItemToObject(out, item->string, item);
+    }
+  } else if (out) {
+    cJSON *e = cJSON_AddObjectToObject(out, "error");
+    cJSON_AddStringToObject(e, "code", nxvk_err_name(rc));
+    cJSON_AddStringToObject(e, "message", s->message);
+    s->errors++;
+  }
+  char *text = out ? cJSON_PrintUnformatted(out) : NULL;
+  cJSON_Delete(out);
+  size_t hlen = text ? strlen(text) : 0;
+  const uint8_t *d1 = rc ? NULL : r->data, *d2 = rc ? NULL : r->echo;
+  size_t n1 = rc ? 0 : r->len, n2 = rc ? 0 : r->echo_len;
+  if (!text || (uint64_t)hlen + n1 + n2 + 4 > UINT32_MAX) {
+    /* a last resort that needs no allocation */
+    static const char oom[] = "{\"id\":null,\"ok\":false,\"error\":{\"code\":\"too_large\","
+                              "\"message\":\"the reply could not be built (over 4 GiB or out of memory)\"}}";
+    write_frame(s, oom, sizeof oom - 1, NULL, 0, NULL, 0);
+    s->errors++;
+  } else {
+    write_frame(s, text, hlen, d1, n1, d2, n2);
+  }
+  free(text);
+}
+
+/* The "id" of a request whose frame is refused, when its header can be read
+ * from the bytes we have: so the client can match the error to the request. */
+static cJSON *peek_id(const uint8_t *payload, size_t have) {
+  port_frame f;
+  if (port_frame_decode(payload, have, PORT_MAX_HEADER, &f) != PORT_FRAME_OK) return NULL;
+  cJSON *req = cJSON_ParseWithLength(f.header, f.header_len);
+  cJSON *id = cJSON_IsObject(req) ? cJSON_DetachItemFromObjectCaseSensitive(req, "id") : NULL;
+  cJSON_Delete(req);
+  return id;
+}
+
+static void serve_payload(port_server *s, const uint8_t *payload, size_t len) {
+  port_reply r = {.json = cJSON_CreateObject()};
+  port_frame f;
+  cJSON *req = NULL;
+  const cJSON *id = NULL;
+  int rc;
+  s->code = NXVK_OK;
+  if (!r.json) {
+    rc = fail(s, NXVK_E_NO_MEMORY, "out of memory");
+  } else if (port_frame_decode(payload, len, PORT_MAX_HEADER, &f) != PORT_FRAME_OK) {
+    rc = fail(s, NXVK_E_BAD_REQUEST, "frame: %s", f.error);
+  } else {
+    const char *end = NULL;
+    req = cJSON_ParseWithLengthOpts(f.header, f.header_len, &end, false);
+    while (req && end < f.header + f.header_len && strchr(" \t\r\n", *end)) end++;
+    if (!req)
+      rc = fail(s, NXVK_E_BAD_REQUEST, "header: not valid JSON (near byte %zu)",
+                end ? (size_t)(end - f.header) : (size_t)0);
+    else if (end != f.header + f.header_len)
+      rc = fail(s, NXVK_E_BAD_REQUEST, "header: text after the JSON value (at byte %zu)",
+                (size_t)(end - f.header));
+    else if (!cJSON_IsObject(req))
+      rc = fail(s, NXVK_E_BAD_REQUEST, "header: a request is a JSON object");
+    else {
+      id = field(req, "id");
+      rc = dispatch(s, req, &f, &r);
+    }
+  }
+  /* any call may have been the one that found the device lost */
+  if (s->ctx && !s->lost && nxvk_ctx_lost(s->ctx)) retire_generation(s);
+  send_reply(s, id, rc, &r);
+  cJSON_Delete(req);
+  cJSON_Delete(r.json);
+  free(r.data);
+}
+
+/* A refused frame: read and drop the payload in chunks, never holding it.
+ * no_room: under the limit, but this host could not allocate it. */
+static void refuse_frame(port_server *s, uint64_t len, bool no_room) {
+  static uint8_t chunk[PORT_CHUNK];
+  size_t first = len < PORT_CHUNK ? (size_t)len : PORT_CHUNK;
+  ssize_t got = read_full(STDIN_FILENO, chunk, first);
+  cJSON *id = got > 0 ? peek_id(chunk, (size_t)got) : NULL;
+  uint64_t left = len - (got > 0 ? (uint64_t)got : 0);
+  bool eof = got < (ssize_t)first;
+  while (left > 0 && !eof) {
+    size_t n = left < PORT_CHUNK ? (size_t)left : PORT_CHUNK;
+    ssize_t k = read_full(STDIN_FILENO, chunk, n);
+    if (k < (ssize_t)n) eof = true;
+    left -= k > 0 ? (uint64_t)k : 0;
+  }
+  if (no_room)
+    fail(s, NXVK_E_NO_MEMORY, "frame of %llu bytes: out of host memory to hold it", (unsigned long long)len);
+  else
+    fail(s, NXVK_E_TOO_LARGE, "frame of %llu bytes is over the limit of %llu (--max-frame)",
+         (unsigned long long)len, (unsigned long long)s->max_frame);
+  port_reply r = {0};
+  send_reply(s, id, s->code, &r);
+  cJSON_Delete(id);
+  if (eof) s->closed = true;
+}
+
+static void serve(port_server *s) {
+  while (!s->closed) {
+    uint8_t prefix[4];
+    ssize_t got = read_full(STDIN_FILENO, prefix, 4);
+    if (got == 0) break; /* end of input between frames: the normal end */
+    if (got < 0) {
+      fprintf(stderr, "nxvk: error: port: reading standard input failed: %s\n", strerror(errno));
+      s->status = EXIT_FAIL;
+      break;
+    }
+    s->requests++;
+    if (got < 4) {
+      fail(s, NXVK_E_BAD_REQUEST, "truncated frame: input ended inside the 4-byte length (%zd bytes)", got);
+      port_reply r = {0};
+      send_reply(s, NULL, s->code, &r);
+      break;
+    }
+    uint64_t len = port_be32_read(prefix);
+    if (len > s->max_frame) {
+      refuse_frame(s, len, false);
+      continue;
+    }
+    uint8_t *payload = malloc(len ? (size_t)len : 1);
+    if (!payload) {
+      refuse_frame(s, len, true);
+      continue;
+    }
+    got = read_full(STDIN_FILENO, payload, (size_t)len);
+    if (got < 0) {
+      fprintf(stderr, "nxvk: error: port: reading standard input failed: %s\n", strerror(errno));
+      s->status = EXIT_FAIL;
+      free(payload);
+      break;
+    }
+    if ((uint64_t)got < len) {
+      cJSON *id = peek_id(payload, (size_t)got);
+      fail(s, NXVK_E_BAD_REQUEST, "truncated frame: input ended after %zd of %llu bytes", got,
+           (unsigned long long)len);
+      port_reply r = {0};
+      send_reply(s, id, s->code, &r);
+      cJSON_Delete(id);
+      free(payload);
+      break;
+    }
+    serve_payload(s, payload, (size_t)len);
+    free(payload);
+  }
+}
+
+/* "1048576", "64K", "256M", "1G" (binary multiples) */
+static int parse_bytes(const char *text, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (end == text || errno || text[0] == '-') return -1;
+  unsigned shift = 0;
+  if (*end == 'K' || *end == 'k') shift = 10, end++;
+  else if (*end == 'M' || *end == 'm') shift = 20, end++;
+  else if (*end == 'G' || *end == 'g') shift = 30, end++;
+  if (*end || v > (UINT64_MAX >> shift)) return -1;
+  *out = (uint64_t)v << shift;
+  return 0;
+}
 
 int cmd_port(int argc, char **argv, nxvk_cli *cli) {
-  (void)argc;
-  (void)argv;
-  (void)cli;
-  fprintf(stderr, "nxvk: error: 'port' is not implemented yet\n");
-  return EXIT_FAIL;
+  const char *max_frame = NULL;
+  const nxvk_option opts[] = {
+      {"max-frame", 0, OPT_STRING, &max_frame, "BYTES",
+       "refuse frames over this size, e.g. 64M (default 1G, at most 4G-1)"},
+      OPT_COMMON_DEVICE(cli),
+      OPT_END,
+  };
+  int npos, rc = cli_parse(argc, argv, &usage, opts, &npos);
+  if (rc) return rc < 0 ? EXIT_OK : rc;
+  if (npos) return cli_usage_error(&usage, "unexpected argument '%s'", argv[0]);
+  port_server s = {.cli = cli, .max_frame = PORT_DEFAULT_MAX_FRAME, .generation = 1};
+  if (max_frame && (parse_bytes(max_frame, &s.max_frame) || s.max_frame < PORT_MIN_MAX_FRAME ||
+                    s.max_frame > UINT32_MAX))
+    return cli_usage_error(&usage, "--max-frame: '%s' is not a size from %d bytes to 4G-1 (e.g. 64M)",
+                           max_frame, PORT_MIN_MAX_FRAME);
+  const char *hooks = getenv("NXVK_TEST_HOOKS");
+  s.hooks = hooks && strcmp(hooks, "1") == 0;
+
+  /* A terminal on stdout would get binary frames: almost surely a mistake. */
+  if (isatty(STDOUT_FILENO))
+    return cli_usage_error(&usage,
+                           "standard output is a terminal; the port speaks binary frames to a program");
+  rc = cli_ctx(cli, &s.ctx);
+  if (rc) return cli_engine_error(rc);
+  /* a client that goes away shows up as EPIPE on a write, not as a signal */
+  signal(SIGPIPE, SIG_IGN);
+
+  serve(&s);
+
+  for (size_t i = 0; i < s.handles.cap; i++)
+    if (s.handles.slot[i].id) nxvk_tensor_free(s.handles.slot[i].t);
+  free(s.handles.slot);
+  return s.status;
 }

@@ -1,0 +1,298 @@
+defmodule Nxvk.Server do
+  @moduledoc """
+  Owns one `nxvk port` process (an Erlang port: a GPU driver crash kills
+  that OS process, never this node) and passes it requests in order.
+
+  Requests from many processes are written to the port as they come and
+  answered in order (the port serves one at a time); each reply goes back
+  to its caller, matched by the request id.
+
+  Every tensor a request creates belongs to the calling process.  The server
+  monitors owners, and when one exits it frees all of that owner's tensors
+  in one request.  So device memory follows the lifetime of Elixir
+  processes, like binaries do.
+
+  The binary is, in order: the `:binary` option, the `NXVK_BIN`
+  environment variable, the `:binary` application setting of `:nxvk`, the
+  `NXVK` environment variable (the one tests/run.sh sets), or `../nxvk`
+  next to this project (where `make` builds it).
+
+  The protocol is man nxvk-port(7).
+  """
+  use GenServer
+  require Logger
+
+  alias Nxvk.JSON
+
+  @default_binary Path.expand("../../../nxvk", __DIR__)
+  @default_timeout 120_000
+
+  # ------------------------------------------------------------------ API
+
+  @doc """
+  Starts a server.  Options: `:name`, `:binary` (path of nxvk), `:args`
+  (extra arguments after `port`, e.g. `["--max-frame", "64M"]`), `:env`
+  (a list of `{"NAME", "value"}` for the port process).
+  """
+  def start_link(opts \\ []) do
+    {gen_opts, opts} = Keyword.split(opts, [:name])
+    GenServer.start_link(__MODULE__, opts, gen_opts)
+  end
+
+  @doc "The nxvk binary a server started with these options would run."
+  def binary_path(opts \\ []) do
+    opts[:binary] || System.get_env("NXVK_BIN") || Application.get_env(:nxvk, :binary) ||
+      System.get_env("NXVK") || @default_binary
+  end
+
+  @doc """
+  Sends one request: `header` is a map (or `{:object, pairs}`) with at
+  least `cmd`; `data` the tensor bytes after it.  Returns
+  `{:ok, reply_header_map, reply_bytes}` or `{:error, {code, message}}`
+  with `code` an atom such as `:unknown_handle`.
+
+  Handles in a successful reply (`handle`, `outputs[].handle`) become the
+  caller's; handles in a `free` request stop being anyone's.
+  """
+  def request(server, header, data \\ <<>>, opts \\ []) do
+    timeout = opts[:timeout] || Application.get_env(:nxvk, :timeout, @default_timeout)
+
+    try do
+      GenServer.call(server, {:request, header, data}, timeout)
+    catch
+      :exit, reason -> {:error, {:server_down, Exception.format_exit(reason)}}
+    end
+  end
+
+  @doc "The port's counters (the `stats` reply) as a map with string keys."
+  def stats(server \\ __MODULE__), do: simple(server, "stats")
+
+  @doc "The port's `info` reply: device, dtypes, limits, ops."
+  def info(server \\ __MODULE__), do: simple(server, "info")
+
+  @doc "Round trip through the port."
+  def ping(server \\ __MODULE__), do: simple(server, "ping")
+
+  @doc "How many processes own tensors, and how many tensors (for tests)."
+  def owners(server \\ __MODULE__), do: GenServer.call(server, :owners)
+
+  @doc "The operating-system pid of the `nxvk port` process."
+  def os_pid(server \\ __MODULE__), do: GenServer.call(server, :os_pid)
+
+  defp simple(server, cmd) do
+    case request(server, %{"cmd" => cmd}) do
+      {:ok, reply, _} -> {:ok, Map.drop(reply, ["id", "ok"])}
+      error -> error
+    end
+  end
+
+  # ------------------------------------------------------------ callbacks
+
+  @impl true
+  def init(opts) do
+    bin = binary_path(opts)
+
+    if File.regular?(bin) do
+      args = ["port" | Keyword.get(opts, :args, [])]
+      env = for {k, v} <- Keyword.get(opts, :env, []), do: {to_charlist(k), to_charlist(v)}
+      # the port's stderr stays separate: merged, it would corrupt the frames
+      port =
+        Port.open({:spawn_executable, bin}, [
+          {:packet, 4},
+          :binary,
+          :exit_status,
+          :use_stdio,
+          args: args,
+          env: env
+        ])
+
+      Process.flag(:trap_exit, true)
+      {:ok, %{port: port, next_id: 1, pending: %{}, owners: %{}, owner_of: %{}}}
+    else
+      {:stop, {:nxvk_not_found, bin}}
+    end
+  end
+
+  @impl true
+  def handle_call({:request, header, data}, {caller, _} = from, state) do
+    {pairs, cmd} = header_pairs(header)
+    state = if cmd == "free", do: disown(state, freed_handles(pairs)), else: state
+    {:noreply, send_request(state, pairs, data, {from, caller})}
+  end
+
+  def handle_call(:os_pid, _from, state) do
+    {:reply, elem(Port.info(state.port, :os_pid), 1), state}
+  end
+
+  def handle_call(:owners, _from, state) do
+    {:reply, {map_size(state.owners), map_size(state.owner_of)}, state}
+  end
+
+  @impl true
+  def handle_info({port, {:data, payload}}, %{port: port} = state) do
+    case decode_reply(payload) do
+      {:ok, reply, bytes} ->
+        {entry, pending} = Map.pop(state.pending, reply["id"])
+        {:noreply, answer(%{state | pending: pending}, entry, reply, bytes)}
+
+      {:error, why} ->
+        Logger.error("nxvk port: unreadable reply: #{why}")
+        {:noreply, state}
+    end
+  end
+
+  def handle_info({:DOWN, _ref, :process, pid, _reason}, state) do
+    case Map.pop(state.owners, pid) do
+      {nil, _} ->
+        {:noreply, state}
+
+      {{_ref, handles}, owners} ->
+        handles = MapSet.to_list(handles)
+        state = %{state | owners: owners, owner_of: Map.drop(state.owner_of, handles)}
+        {:noreply, free_internal(state, handles)}
+    end
+  end
+
+  def handle_info({port, {:exit_status, status}}, %{port: port} = state) do
+    message = "nxvk port exited with status #{status}"
+
+    for {_id, {{_, _} = from, _owner}} <- state.pending,
+        do: GenServer.reply(from, {:error, {:port_exited, message}})
+
+    {:stop, {:port_exited, status}, %{state | pending: %{}, port: nil}}
+  end
+
+  def handle_info({:EXIT, port, _reason}, %{port: port} = state), do: {:noreply, state}
+  def handle_info({:EXIT, _other, reason}, state), do: {:stop, reason, state}
+  def handle_info(_other, state), do: {:noreply, state}
+
+  @impl true
+  def terminate(_reason, %{port: port}) when is_port(port) do
+    # end of input: the port frees everything and exits 0
+    try do
+      Port.close(port)
+    rescue
+      ArgumentError -> :ok
+    end
+  end
+
+  def terminate(_reason, _state), do: :ok
+
+  # ------------------------------------------------------------- internals
+
+  defp header_pairs({:object, pairs}),
+    do: with_cmd(Enum.map(pairs, fn {k, v} -> {to_string(k), v} end))
+
+  defp header_pairs(map) when is_map(map),
+    do: with_cmd(Enum.map(map, fn {k, v} -> {to_string(k), v} end))
+
+  defp with_cmd(pairs) do
+    pairs = List.keydelete(pairs, "id", 0)
+    {pairs, List.keyfind(pairs, "cmd", 0) |> then(fn t -> t && elem(t, 1) end)}
+  end
+
+  defp freed_handles(pairs) do
+    case {List.keyfind(pairs, "handle", 0), List.keyfind(pairs, "handles", 0)} do
+      {{_, h}, _} when is_integer(h) -> [h]
+      {_, {_, hs}} when is_list(hs) -> Enum.filter(hs, &is_integer/1)
+      _ -> []
+    end
+  end
+
+  # entry: {from, owner} for a caller; {:internal, handles} for our own frees
+  defp send_request(state, pairs, data, entry) do
+    id = state.next_id
+    header = JSON.encode!({:object, [{"id", id} | pairs]})
+    true = Port.command(state.port, [<<byte_size(header)::unsigned-32>>, header, data])
+    %{state | next_id: id + 1, pending: Map.put(state.pending, id, entry)}
+  end
+
+  defp free_internal(state, []), do: state
+
+  defp free_internal(state, handles) do
+    send_request(state, [{"cmd", "free"}, {"handles", handles}], <<>>, {:internal, handles})
+  end
+
+  defp decode_reply(<<hlen::unsigned-32, header::binary-size(hlen), bytes::binary>>) do
+    case JSON.decode(header) do
+      {:ok, %{} = reply} -> {:ok, reply, bytes}
+      {:ok, _} -> {:error, "reply header is not an object"}
+      error -> error
+    end
+  end
+
+  defp decode_reply(_), do: {:error, "reply shorter than its header length"}
+
+  defp answer(state, nil, reply, _bytes) do
+    Logger.warning("nxvk port: reply to no request: #{inspect(reply)}")
+    state
+  end
+
+  defp answer(state, {:internal, handles}, %{"ok" => false} = reply, _bytes) do
+    # all-or-nothing free failed on one handle: free the others one by one
+    if length(handles) > 1 do
+      Enum.reduce(handles, state, &free_internal(&2, [&1]))
+    else
+      Logger.warning("nxvk port: freeing #{inspect(handles)}: #{inspect(reply["error"])}")
+      state
+    end
+  end
+
+  defp answer(state, {:internal, _}, _reply, _bytes), do: state
+
+  defp answer(state, {from, owner}, %{"ok" => true} = reply, bytes) do
+    state = own(state, owner, new_handles(reply))
+    GenServer.reply(from, {:ok, reply, bytes})
+    state
+  end
+
+  defp answer(state, {from, _owner}, reply, _bytes) do
+    error = reply["error"] || %{}
+    code = error["code"] || "bad_reply"
+    GenServer.reply(from, {:error, {String.to_atom(code), error["message"] || ""}})
+    state
+  end
+
+  defp new_handles(reply) do
+    outputs = if is_list(reply["outputs"]), do: reply["outputs"], else: []
+    for %{"handle" => h} <- [reply | outputs], is_integer(h), do: h
+  end
+
+  defp own(state, _owner, []), do: state
+
+  defp own(state, owner, handles) do
+    {ref, set} =
+      case state.owners do
+        %{^owner => entry} -> entry
+        # monitoring a process that already exited delivers :DOWN at once
+        _ -> {Process.monitor(owner), MapSet.new()}
+      end
+
+    owner_of = Enum.reduce(handles, state.owner_of, &Map.put(&2, &1, owner))
+    set = Enum.reduce(handles, set, &MapSet.put(&2, &1))
+    %{state | owners: Map.put(state.owners, owner, {ref, set}), owner_of: owner_of}
+  end
+
+  defp disown(state, handles) do
+    Enum.reduce(handles, state, fn h, st ->
+      case Map.pop(st.owner_of, h) do
+        {nil, _} ->
+          st
+
+        {owner, owner_of} ->
+          {ref, set} = Map.fetch!(st.owners, owner)
+          set = MapSet.delete(set, h)
+
+          owners =
+            if MapSet.size(set) == 0 do
+              Process.demonitor(ref, [:flush])
+              Map.delete(st.owners, owner)
+            else
+              Map.put(st.owners, owner, {ref, set})
+            end
+
+          %{st | owners: owners, owner_of: owner_of}
+      end
+    end)
+  end
+end
