@@ -187,6 +187,28 @@ int nxvk_rec_hold(nxvk_rec *r, nxvk_buffer *b) {
   return NXVK_OK;
 }
 
+/* Everything written by earlier commands is visible to later ones. */
+static void barrier(nxvk_rec *r, VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
+  VkMemoryBarrier mb = {
+      .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+      .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+      .dstAccessMask = dst_access,
+  };
+  r->c->vk.vkCmdPipelineBarrier(r->cmd,
+                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                                dst_stage, 0, 1, &mb, 0, NULL, 0, NULL);
+}
+
+static const VkAccessFlags ALL_RW = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                    VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+static const VkPipelineStageFlags COMPUTE_TRANSFER =
+    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+
+/* Kernel metadata goes into 64 KiB chunks.  Where device memory is mapped
+ * (CPU and integrated devices) it is written in place; on discrete GPUs the
+ * chunk is device-local and filled by vkCmdUpdateBuffer, because shaders
+ * reading host memory there pay a PCIe round trip per warp (NVIDIA does not
+ * cache coherent system memory). */
 int nxvk_rec_meta(nxvk_rec *r, const uint32_t *words, uint32_t n, uint32_t *offset) {
   if (n > META_CHUNK_WORDS) return nxvk_seterr(NXVK_E_TOO_LARGE, "kernel metadata too large");
   if (r->nmeta == 0 || r->meta_used + n > META_CHUNK_WORDS) {
@@ -195,13 +217,21 @@ int nxvk_rec_meta(nxvk_rec *r, const uint32_t *words, uint32_t n, uint32_t *offs
       nxvk_buffer **m = realloc(r->meta, (size_t)(r->nmeta + 1) * sizeof *m);
       if (!m) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
       r->meta = m;
-      int rc = nxvk_buffer_create(r->c, META_CHUNK_WORDS * 4, true, &r->meta[r->nmeta]);
+      int rc = nxvk_buffer_create(r->c, META_CHUNK_WORDS * 4, r->c->host_visible_fast_path,
+                                  &r->meta[r->nmeta]);
       if (rc) return rc;
       r->nmeta++;
     }
     r->meta_used = 0;
   }
-  memcpy((uint32_t *)r->meta[r->meta_cur]->mapped + r->meta_used, words, n * 4);
+  nxvk_buffer *chunk = r->meta[r->meta_cur];
+  if (chunk->mapped) {
+    memcpy((uint32_t *)chunk->mapped + r->meta_used, words, n * 4);
+  } else {
+    r->c->vk.vkCmdUpdateBuffer(r->cmd, chunk->buffer, (VkDeviceSize)r->meta_used * 4,
+                               (VkDeviceSize)n * 4, words);
+    barrier(r, COMPUTE_TRANSFER, ALL_RW);
+  }
   *offset = r->meta_used;
   r->meta_used += n;
   return NXVK_OK;
@@ -238,23 +268,6 @@ static int alloc_set(nxvk_rec *r, nxvk_kernel *k, VkDescriptorSet *set) {
   r->sets_in_cur++;
   return NXVK_OK;
 }
-
-/* Everything written by earlier commands is visible to later ones. */
-static void barrier(nxvk_rec *r, VkPipelineStageFlags dst_stage, VkAccessFlags dst_access) {
-  VkMemoryBarrier mb = {
-      .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
-      .srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-      .dstAccessMask = dst_access,
-  };
-  r->c->vk.vkCmdPipelineBarrier(r->cmd,
-                                VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                                dst_stage, 0, 1, &mb, 0, NULL, 0, NULL);
-}
-
-static const VkAccessFlags ALL_RW = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                                    VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
-static const VkPipelineStageFlags COMPUTE_TRANSFER =
-    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
 
 int nxvk_rec_dispatch(nxvk_rec *r, nxvk_kernel *k, const nxvk_binding *bufs, int nbufs,
                       uint32_t meta_offset, uint32_t gx, uint32_t gy, uint32_t gz) {
