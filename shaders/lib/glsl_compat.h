@@ -14,9 +14,10 @@
  *     -ffp-contract=off instead), the conversions NX_F/NX_D/NX_I/NX_U, and the
  *     C names of the library's structs (GLSL names a struct type without the
  *     `struct` keyword).
- * Compile with -ffp-contract=off: the library's error-free transformations
- * (two-sum, two-product through fma) must not be contracted or reassociated.
- * fma() must be the correctly rounded fused operation (C99 guarantees it). */
+ * Compile with -ffp-contract=off (or at most clang's default, contraction
+ * within one expression) and without -ffast-math: the library's error-free
+ * transformations (two-sum, Dekker's two-product) must not be contracted or
+ * reassociated; the pragmas below enforce it where the compiler lets them. */
 #ifndef NXVK_GLSL_COMPAT_H
 #define NXVK_GLSL_COMPAT_H
 
@@ -27,6 +28,16 @@
 #include <tgmath.h>
 
 #define NXMATH_C 1
+
+/* The error-free transformations (Dekker's splitting above all) need every
+ * product rounded on its own: no a * b + c contraction across statements
+ * (GLSL gets this from `precise`).  ISO-mode gcc and clang's default already
+ * comply; these keep gnu-mode gcc (-ffp-contract=fast) from breaking it. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("fp-contract=off")
+#elif defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
 
 typedef unsigned int uint;
 typedef struct { uint x, y; } uvec2;

@@ -5,7 +5,123 @@
  * tests/unit/test_nxmath.c compiles the very same text as C through
  * shaders/lib/glsl_compat.h and measures it against long double libm.
  *
- * NOTES: (to be filled)
+ * NOTES
+ *
+ * Families and names.  nxf_* take and return float (f32), nxd_* double
+ * (f64); C has no overloading, so the names differ.  f32: expm1 log1p tanh
+ * sigmoid erf pow atan2 round sign rem max min (f32 exp/log/sin/cos/sqrt/
+ * inversesqrt are the GLSL builtins, called directly by the shaders).  f64:
+ * exp log expm1 log1p sin cos tanh sigmoid erf atan2 pow sqrt rsqrt round
+ * sign rem max min.  Semantics: DESIGN.md "Op semantics"; pow and atan2
+ * follow C99 Annex F for every special case, rem is C fmod (exact, sign of
+ * x), round is half away from zero (exact), sign(+-0) = +-0, sign(NaN) = NaN,
+ * max/min propagate NaN with max(-0, +0) = +0, min(-0, +0) = -0.
+ *
+ * Rules of the common subset (for whoever edits this file):
+ *  - f64 constants are bit patterns, NXD(hi, lo): a GLSL literal without
+ *    `lf` is single precision, C has no `lf`, glslang will not paste one on.
+ *    f32 constants likewise NXF(bits); only small exact values (0.5f, 2.0,
+ *    16777216.0f) are written as literals.  The coefficients were produced
+ *    with mpmath (Taylor coefficients rounded to nearest; erfcx pieces by
+ *    mpmath.chebyfit on each interval, checked after rounding).
+ *  - conversions through NX_F/NX_D/NX_I/NX_U; structs are used without
+ *    `struct` (glsl_compat.h typedefs them for C); no out/inout parameters,
+ *    no recursion, no int64, no arrays with initialisers (tables are
+ *    switch statements).
+ *  - fma() is never relied on: Vulkan lets it round twice, and lavapipe
+ *    does.  Exact products use Dekker's splitting (nx_two_prod*), exact sums
+ *    Knuth's two-sum; these carry NX_PRECISE (GLSL `precise`) so that no
+ *    compiler contracts or reassociates them.  Cody-Waite constants have
+ *    trailing zeros so that k * hi is exact in a plain multiply.
+ *  - never declare a `precise` variable inside a loop: glslang 12's
+ *    precise propagation then exhausts memory (std::bad_alloc); loop bodies
+ *    call helpers (nx_rem_step) instead.
+ *  - no trunc() on f64: lavapipe returns trunc(x) = x for |x| >= 2^24.
+ *    floor() of non-negative values is used.
+ *  - keep helpers that scale (nx_ldexp*) straight-line: NVIDIA's compiler
+ *    (driver 580, H200) produced wrong results for the branchy form that
+ *    reassigned its parameters.
+ *  - f32 division only with denominators in [2^-126, 2^126] (GPU division
+ *    is unspecified outside; NVIDIA's flushes 1/d to 0): atan2 scales its
+ *    operands first.  Every division result is corrected by an exact
+ *    residual (nx_dd_div, nx_ff_divf, rem, atan2, rsqrt), so the 2.5 ULP
+ *    that Vulkan allows for division (and inexact sqrt) do not show.
+ *  - NaN/inf/sign tests read the bits (nx_isnand etc.): they survive
+ *    drivers that assume no NaNs in plain comparisons.
+ *  - define NXMATH_NO_F64 before including to leave out the f64 family
+ *    (glslang drops uncalled functions anyway, so f32-only shaders do not
+ *    declare the Float64 capability either way).
+ *
+ * Methods.
+ *  exp: k = round(x/ln2), r = x - k ln2 (ln2 in Cody-Waite parts, r as a
+ *    double-double), expm1(r) by Taylor to r^14 (f32: r^8), 2^k scaling in
+ *    at most three exact steps.  Returns the core as 2^k (1 + u), u a
+ *    double-double, shared by expm1, sigmoid, tanh, erf and pow.
+ *  expm1: k = 0: u itself; otherwise 2^k (u + (1 - 2^-k)) or
+ *    (2^k - 1) + 2^k u, the constant part exact, summed in double-double.
+ *  log, log1p: x = 2^e m, m in [sqrt(1/2), sqrt(2)); log m = 2 atanh(s),
+ *    s = (m-1)/(m+1) in double-double, series to s^25 with s, s^2, s^2/3 and
+ *    the products in double-double (~2^-66 relative); log1p takes the exact
+ *    double-double 1 + x.  f32: the same in float-float, series to s^13.
+ *  sin, cos: |x| < 2^30: Cody-Waite with pi/2 in five 22-bit parts and a
+ *    sixth double (all k * part exact), r a double-double good to ~2^-100
+ *    relative next to multiples of pi/2.  Larger |x|: Payne-Hanek, 2/pi in
+ *    24-bit chunks (52 of them), x split 24+24+5 bits, exact partial
+ *    products and carries, the fraction summed in double-double.  Kernels:
+ *    Taylor to r^17 (sin) and r^18 (cos, with 1 - r^2/2 exact).  Whole
+ *    double range, no NaN for finite x.
+ *  tanh: e = expm1(2|x|) as a double-double, e / (e + 2) by double-double
+ *    division; |x| < 2^-27 (f32 2^-12): x; |x| > 22 (f32 10): +-1.
+ *  sigmoid: x >= 0: 1 / (1 + e^-x), x < 0: e^x / (1 + e^x), double-double;
+ *    x > 40 (f32 20): 1; x < -40 (f32 -30): e^x.
+ *  erf: |x| < 1: x (c0 + c1 x^2 + x^4 R(x^2)), Taylor to x^37 (f32 x^23),
+ *    the first two terms and the product in double-double.  1 <= |x| < 6
+ *    (f32 4): 1 - exp(-x^2) g(x), g = erfcx fitted on [1,2) [2,3) [3,4.5)
+ *    [4.5,6) (f32 [1,2) [2,3) [3,4)), exp(-x^2) from the exact x^2.  Beyond:
+ *    +-1.  |x| < 2^-500 (f32 2^-60): c0 x, scaled.
+ *  atan2: t = min/max(|x|,|y|) as a double-double (operands scaled so the
+ *    larger is in [1,2)), atan t = atan(j/4) + atan((t - j/4)/(1 + t j/4)),
+ *    j = round(4t), the reduced |u| <= 1/8 by Taylor to u^21 (f32 u^11),
+ *    then pi/2 - and pi - in double-double.
+ *  pow: exp(y log|x|) with log|x| in double-double (f32 float-float), y
+ *    times it exact, fed to the exp core as a double-double.  Sign by the
+ *    parity of y; integer test by floor(y) == y, |y| >= 2^53 (f32 2^24)
+ *    even.  y == 1 and y == 2 exact shortcuts.
+ *  rsqrt: y0 = 1/sqrt(x), one Newton step on the exact residual 1 - x y0^2
+ *    (x scaled into [2^-900, 2^900]).  sqrt is the builtin.
+ *  rem: long division by y 2^d, 52 (f32 23) quotient bits per step; each
+ *    step's remainder ax - q s is formed exactly and corrected by +-s, so an
+ *    inexact division does not matter.  <= 41 (f32 12) steps.
+ *  round: floor(|x|) + (frac >= 0.5), sign copied; |x| >= 2^52 (2^23), NaN
+ *    and inf returned as they are.
+ *
+ * Measured (C build, tests/unit/test_nxmath.c against long double libm,
+ * distance to the correctly rounded result; 2 x 10M random points (two seeds,
+ * `test_nxmath 50 SEED`) + edge values per function):
+ *   function   f64: ULP (fraction of an ULP of the exact value)  f32: same
+ *   exp        1 (0.76)                                          builtin
+ *   log        1 (0.50)                                          builtin
+ *   expm1      1 (0.95)                                          1 (0.92)
+ *   log1p      1 (0.50)                                          1 (0.50)
+ *   sin, cos   1 (0.79), whole double range incl. 2^1023          builtin
+ *   tanh       1 (0.79)                                          1 (0.78)
+ *   sigmoid    1 (0.77)                                          1 (0.77)
+ *   erf        1 (0.88)                                          1 (0.84)
+ *   atan2      1 (0.51; 0.98 for subnormal results)              1 (0.51; 0.99)
+ *   pow        1 (0.76), whole range incl. results near overflow  1 (0.77)
+ *   rsqrt      1 (0.50)                                          builtin
+ *  round, sign, rem, max, min: exact (0 ULP, bit for bit with C) in both
+ *  families.  Results in the subnormal range take one extra rounding
+ *  (still <= 1 ULP).  The unit test checks <= 2 ULP for every function.
+ * On devices (262k-4M points each, same inputs, tools not in the repo):
+ *  - lavapipe (llvmpipe, LLVM 15): every function bit-identical to the C
+ *    build.
+ *  - NVIDIA H200 (driver 580): f64 all <= 1 ULP over all inputs, subnormals
+ *    included; results differ from C by 1 ULP here and there where the
+ *    driver contracts a * b + c.  f32 <= 1 ULP (atan2 2 ULP) for normal
+ *    inputs and results; the device flushes f32 subnormals (FTZ) by
+ *    default, so e.g. nxf_sign(-2^-149) returns -2^-149 and results below
+ *    2^-126 become 0 there.
  */
 #ifndef NXMATH_GLSL
 #define NXMATH_GLSL
@@ -34,6 +150,8 @@
 #define NX_NZERO_F NXF(0x80000000u)
 
 /* ---- f32 constants ---- */
+#define NXCF_LN2_CW_HI NXF(0x3F317200u) /* ln2 to 16 bits: k * hi exact for |k| < 2^8 */
+#define NXCF_LN2_CW_LO NXF(0x35BFBE8Eu) /* 1.428606765330187e-06 */
 #define NXCF_LN2_HI NXF(0x3F317218u) /* 0.6931471824645996 */
 #define NXCF_LN2_LO NXF(0xB102E308u) /* -1.9046542121259336e-09 */
 #define NXCF_INV_LN2 NXF(0x3FB8AA3Bu) /* 1.4426950216293335 */
@@ -44,7 +162,6 @@
 #define NXCF_FI6 NXF(0x3AB60B61u) /* 1/6! */
 #define NXCF_FI7 NXF(0x39500D01u) /* 1/7! */
 #define NXCF_FI8 NXF(0x37D00D01u) /* 1/8! */
-#define NXCF_FI9 NXF(0x3638EF1Du) /* 1/9! */
 #define NXCF_THIRD_HI NXF(0x3EAAAAABu) /* 0.3333333432674408 */
 #define NXCF_THIRD_LO NXF(0xB22AAAABu) /* -9.934107758624577e-09 */
 #define NXCF_INV5 NXF(0x3E4CCCCDu) /* 1/5 */
@@ -52,7 +169,6 @@
 #define NXCF_INV9 NXF(0x3DE38E39u) /* 1/9 */
 #define NXCF_INV11 NXF(0x3DBA2E8Cu) /* 1/11 */
 #define NXCF_INV13 NXF(0x3D9D89D9u) /* 1/13 */
-#define NXCF_INV15 NXF(0x3D888889u) /* 1/15 */
 #define NXCF_PIO2_HI NXF(0x3FC90FDBu) /* 1.5707963705062866 */
 #define NXCF_PIO2_LO NXF(0xB33BBD2Eu) /* -4.371138828673793e-08 */
 #define NXCF_PI_HI NXF(0x40490FDBu) /* 3.1415927410125732 */
@@ -101,18 +217,18 @@ NXFN float nx_pow2f(int k) {
   return uintBitsToFloat(1u << NX_U(k + 149));
 }
 /* x * 2^n for n in [-300, 300]: exact unless the result leaves the normal
- * range (then one rounding when x is normal and near 1). */
+ * range (then one rounding when x is normal and near 1).  Straight-line on
+ * purpose: NVIDIA's compiler (driver 580, H200) got the branchy version with
+ * reassigned parameters wrong. */
 NXFN float nx_ldexpf(float x, int n) {
-  if (n > 127) {
-    x = x * nx_pow2f(100);
-    n -= 100;
-    if (n > 127) { x = x * nx_pow2f(100); n -= 100; if (n > 127) n = 127; }
-  } else if (n < -126) {
-    x = x * nx_pow2f(-100);
-    n += 100;
-    if (n < -126) { x = x * nx_pow2f(-100); n += 100; if (n < -149) n = -149; }
-  }
-  return x * nx_pow2f(n);
+  int a = (n > 127) ? 100 : ((n < -126) ? -100 : 0);
+  int m = n - a;
+  int b = (m > 127) ? 100 : ((m < -126) ? -100 : 0);
+  int c = m - b;
+  c = (c > 127) ? 127 : ((c < -149) ? -149 : c);
+  float r = x * nx_pow2f(a);
+  r = r * nx_pow2f(b);
+  return r * nx_pow2f(c);
 }
 /* exponent of a finite nonzero x (subnormals included) */
 NXFN int nx_ilogbf(float x) {
@@ -121,7 +237,10 @@ NXFN int nx_ilogbf(float x) {
   return e - 127;
 }
 
-/* --- float-float arithmetic (needs a fused fma) --- */
+/* --- float-float arithmetic ---
+ * No fma: Vulkan lets fma() round twice (lavapipe does), so exact products
+ * come from Dekker's splitting; `precise` keeps the compiler from
+ * contracting or reassociating the error-free transformations. */
 NXFN nxff nx_ff(float h, float l) { nxff r; r.hi = h; r.lo = l; return r; }
 NXFN nxff nx_two_sumf(float a, float b) {
   NX_PRECISE float s = a + b;
@@ -134,9 +253,19 @@ NXFN nxff nx_fast_two_sumf(float a, float b) { /* |a| >= |b| or a == 0 */
   NX_PRECISE float e = b - (s - a);
   return nx_ff(s, e);
 }
+/* a = hi + lo, each with at most 12 significant bits (Veltkamp); |a| < 2^115 */
+NXFN nxff nx_splitf(float a) {
+  NX_PRECISE float c = 4097.0f * a;
+  NX_PRECISE float h = c - (c - a);
+  NX_PRECISE float l = a - h;
+  return nx_ff(h, l);
+}
+/* a * b = hi + lo exactly (Dekker); |a|, |b| < 2^115, no underflow */
 NXFN nxff nx_two_prodf(float a, float b) {
+  nxff as = nx_splitf(a);
+  nxff bs = nx_splitf(b);
   NX_PRECISE float p = a * b;
-  NX_PRECISE float e = fma(a, b, -p);
+  NX_PRECISE float e = (((as.hi * bs.hi - p) + as.hi * bs.lo) + as.lo * bs.hi) + as.lo * bs.lo;
   return nx_ff(p, e);
 }
 NXFN nxff nx_ff_addf(nxff a, nxff b) {
@@ -146,20 +275,21 @@ NXFN nxff nx_ff_addf(nxff a, nxff b) {
 }
 /* a / b; tolerates an inexact hardware division (the residual corrects it) */
 NXFN nxff nx_ff_divf(nxff a, nxff b) {
-  NX_PRECISE float q = a.hi / b.hi;
-  NX_PRECISE float r = fma(-q, b.hi, a.hi);
+  float q = a.hi / b.hi;
+  nxff qb = nx_two_prodf(q, b.hi);
+  NX_PRECISE float r = (a.hi - qb.hi) - qb.lo; /* exact */
   NX_PRECISE float r2 = (r + a.lo) - q * b.lo;
   NX_PRECISE float ql = r2 / b.hi;
   return nx_fast_two_sumf(q, ql);
 }
 
-/* exp(xh + xl) = 2^k (1 + u): k = round(xh/ln2), r = xh + xl - k ln2 (exact
- * high part through fma), u = expm1(r) by its Taylor polynomial to r^8.
- * Valid for |xh| <= 105, |xl| <= 2^-20 |xh|. */
+/* exp(xh + xl) = 2^k (1 + u): k = round(xh/ln2), r = xh + xl - k ln2 with
+ * ln2 in Cody-Waite parts (k * hi exact, xh - k hi exact), u = expm1(r) by
+ * its Taylor polynomial to r^8.  Valid for |xh| <= 105, |xl| <= 2^-20 |xh|. */
 NXFN nxexpf nx_expf_core(float xh, float xl) {
   float kf = floor(xh * NXCF_INV_LN2 + 0.5f);
-  NX_PRECISE float r1 = fma(-kf, NXCF_LN2_HI, xh);
-  NX_PRECISE float c = xl - kf * NXCF_LN2_LO;
+  NX_PRECISE float r1 = xh - kf * NXCF_LN2_CW_HI;
+  NX_PRECISE float c = xl - kf * NXCF_LN2_CW_LO;
   nxff r = nx_two_sumf(r1, c);
   float x = r.hi;
   float p = NXCF_FI8;
@@ -314,6 +444,11 @@ NXFN float nxf_erf(float x) {
   if (nx_isnanf(x)) return x;
   float ax = nx_absf(x);
   if (ax == 0.0f) return x;
+  if (ax < nx_pow2f(-60)) { /* c0 x, scaled so the product's rounding is normal */
+    float xs = x * nx_pow2f(64);
+    nxff p = nx_two_prodf(xs, NXCF_ERF_C0_HI);
+    return (p.hi + (p.lo + xs * NXCF_ERF_C0_LO)) * nx_pow2f(-64);
+  }
   if (ax < 1.0f) {
     nxff z = nx_two_prodf(ax, ax);
     float zh = z.hi;
@@ -406,6 +541,7 @@ NXFN float nxf_pow(float x, float y) {
   }
   if (x < 0.0f && !yint) return NX_NAN_F;
   bool neg = x < 0.0f && yodd;
+  if (ax == 1.0f) return neg ? -1.0f : 1.0f; /* x = -1, any integer y */
   if (y == 1.0f) return x;
   if (y == 2.0f) return x * x;
   nxff l = nx_logf_ff(ax, 0.0f);
@@ -415,9 +551,9 @@ NXFN float nxf_pow(float x, float y) {
     r = NX_INF_F;
   } else if (th < -105.0f) {
     r = 0.0f;
-  } else {
-    NX_PRECISE float tl = fma(y, l.hi, -th) + y * l.lo;
-    r = nx_expf_fin(nx_expf_core(th, tl));
+  } else { /* |y| < 2^31 here */
+    nxff t = nx_two_prodf(y, l.hi);
+    r = nx_expf_fin(nx_expf_core(t.hi, t.lo + y * l.lo));
   }
   return neg ? -r : r;
 }
@@ -440,8 +576,18 @@ NXFN float nxf_atan2(float y, float x) {
   bool sw = ay > ax;
   float num = sw ? ax : ay;
   float den = sw ? ay : ax;
-  float th = num / den;
-  float tl = fma(-th, den, num) / den;
+  /* den scaled to [1, 2): GPU division is only specified for |den| within
+   * [2^-126, 2^126] (NVIDIA's flushes 1/den past that), and the product
+   * below must not overflow or underflow */
+  int e = nx_ilogbf(den);
+  float ns = nx_ldexpf(num, -e);
+  float ds = nx_ldexpf(den, -e);
+  float th = ns / ds;
+  float tl = 0.0f; /* th + tl = num / den to ~2^-48; for th < 2^-100 th alone is enough */
+  if (th >= nx_pow2f(-100)) {
+    nxff pt = nx_two_prodf(th, ds);
+    tl = ((ns - pt.hi) - pt.lo) / ds;
+  }
   float jf = floor(th * 4.0f + 0.5f);
   nxff a = nx_ff(0.0f, 0.0f);
   nxff u = nx_ff(th, tl);
@@ -475,7 +621,7 @@ NXFN float nxf_atan2(float y, float x) {
 NXFN float nxf_round(float x) {
   float a = nx_absf(x);
   if (nx_isnanf(x) || a >= 8388608.0f) return x; /* 2^23: already integral */
-  float t = trunc(a);
+  float t = floor(a); /* a >= 0; floor, not trunc: lavapipe's f64 trunc is wrong */
   if (a - t >= 0.5f) t += 1.0f;
   return nx_copysignf(t, x);
 }
@@ -487,9 +633,32 @@ NXFN float nxf_sign(float x) {
   return x;
 }
 
-/* fmod(x, y): exact, sign of x.  Long division by y 2^d, 23 bits a step; each
- * step's remainder ax - q s is formed exactly in float-float and corrected by
- * +-s, so an inexact hardware division does not matter. */
+/* one +-s correction of the exact remainder r (float-float) toward [0, s) */
+NXFN nxff nx_rem_fixf(nxff r, float s) {
+  float d = 0.0f;
+  if (r.hi < 0.0f) d = s;
+  else if (r.hi > s || (r.hi == s && r.lo >= 0.0f)) d = -s;
+  nxff t = nx_two_sumf(r.hi, d);
+  return nx_two_sumf(t.hi, t.lo + r.lo);
+}
+/* ax mod s for s <= ax < 2^24 s: ax - q s with q = floor(ax / s) formed
+ * exactly in float-float, then corrected by +-s; an inexact hardware
+ * division (q off by a few units) does not matter. */
+NXFN float nx_rem_stepf(float ax, float s) {
+  /* keep q s and the splitting finite, and its partial products normal */
+  int sc = (ax >= nx_pow2f(100)) ? -32 : (s < nx_pow2f(-100)) ? 64 : 0;
+  ax = ax * nx_pow2f(sc);
+  s = s * nx_pow2f(sc);
+  float q = floor(ax / s);
+  nxff p = nx_two_prodf(q, s);
+  NX_PRECISE float h = ax - p.hi; /* exact (Sterbenz) */
+  nxff r = nx_two_sumf(h, -p.lo);
+  r = nx_rem_fixf(r, s);
+  r = nx_rem_fixf(r, s);
+  r = nx_rem_fixf(r, s);
+  return r.hi * nx_pow2f(-sc);
+}
+/* fmod(x, y): exact, sign of x.  Long division by y 2^d, 23 bits a step. */
 NXFN float nxf_rem(float x, float y) {
   if (nx_isnanf(x) || nx_isnanf(y)) return x + y;
   if (nx_isinff(x) || y == 0.0f) return NX_NAN_F;
@@ -500,21 +669,7 @@ NXFN float nxf_rem(float x, float y) {
   for (int it = 0; it < 16; it++) {
     if (ax < ay) break;
     int d = nx_ilogbf(ax) - ey - 23;
-    float s = (d > 0) ? nx_ldexpf(ay, d) : ay;
-    float q = trunc(ax / s);
-    nxff p = nx_two_prodf(q, s);
-    NX_PRECISE float h = ax - p.hi;
-    nxff r = nx_two_sumf(h, -p.lo);
-    for (int j = 0; j < 4; j++) {
-      if (r.hi < 0.0f) {
-        nxff t = nx_two_sumf(r.hi, s);
-        r = nx_two_sumf(t.hi, t.lo + r.lo);
-      } else if (r.hi > s || (r.hi == s && r.lo >= 0.0f)) {
-        nxff t = nx_two_sumf(r.hi, -s);
-        r = nx_two_sumf(t.hi, t.lo + r.lo);
-      }
-    }
-    ax = r.hi;
+    ax = nx_rem_stepf(ax, (d > 0) ? nx_ldexpf(ay, d) : ay);
   }
   return nx_copysignf(ax, x);
 }
@@ -541,6 +696,8 @@ NXFN float nxf_min(float a, float b) {
 #define NX_NZERO_D NXD(0x80000000u, 0x00000000u)
 
 /* ---- f64 constants ---- */
+#define NXC_LN2_CW_HI NXD(0x3FE62E42u, 0xFEFA4000u) /* ln2 to 40 bits: k * hi exact for |k| < 2^13 */
+#define NXC_LN2_CW_LO NXD(0xBD48432Au, 0x1B0E2634u) /* -1.7239444525614835e-13 */
 #define NXC_LN2_HI NXD(0x3FE62E42u, 0xFEFA39EFu) /* 0.6931471805599453 */
 #define NXC_LN2_LO NXD(0x3C7ABC9Eu, 0x3B39803Fu) /* 2.3190468138462996e-17 */
 #define NXC_INV_LN2 NXD(0x3FF71547u, 0x652B82FEu) /* 1.4426950408889634 */
@@ -574,10 +731,12 @@ NXFN float nxf_min(float a, float b) {
 #define NXC_INV21 NXD(0x3FA86186u, 0x18618618u) /* 1/21 */
 #define NXC_INV23 NXD(0x3FA642C8u, 0x590B2164u) /* 1/23 */
 #define NXC_INV25 NXD(0x3FA47AE1u, 0x47AE147Bu) /* 1/25 */
-#define NXC_PIO2_1 NXD(0x3FF921FBu, 0x54442D18u) /* 1.5707963267948966 */
-#define NXC_PIO2_2 NXD(0x3C91A626u, 0x33145C07u) /* 6.123233995736766e-17 */
-#define NXC_PIO2_3 NXD(0xB91F1976u, 0xB7ED8FBCu) /* -1.4973849048591698e-33 */
-#define NXC_PIO2_4 NXD(0x35B4CF98u, 0xE804177Du) /* 5.562271104316826e-50 */
+#define NXC_PIO2_1 NXD(0x3FF921FBu, 0x80000000u) /* pi/2 part 1 (22 bits) */
+#define NXC_PIO2_2 NXD(0xBE85DDE9u, 0x80000000u) /* pi/2 part 2 (22 bits) */
+#define NXC_PIO2_3 NXD(0x3CF84698u, 0x80000000u) /* pi/2 part 3 (22 bits) */
+#define NXC_PIO2_4 NXD(0x3B78CC51u, 0x80000000u) /* pi/2 part 4 (22 bits) */
+#define NXC_PIO2_5 NXD(0xB9EFC8F9u, 0x00000000u) /* pi/2 part 5 (22 bits) */
+#define NXC_PIO2_6 NXD(0x387A2520u, 0x49C1114Du) /* 1.2293331171481208e-36 */
 #define NXC_TWO_OVER_PI NXD(0x3FE45F30u, 0x6DC9C883u) /* 0.6366197723675814 */
 #define NXC_PIO2_HI NXD(0x3FF921FBu, 0x54442D18u) /* 1.5707963267948966 */
 #define NXC_PIO2_LO NXD(0x3C91A626u, 0x33145C07u) /* 6.123233995736766e-17 */
@@ -645,18 +804,17 @@ NXFN double nx_pow2d(int k) {
   return packDouble2x32(uvec2(1u << NX_U(s), 0u));
 }
 /* x * 2^n for n in [-2200, 2200]: exact unless the result leaves the normal
- * range (then one rounding when x is normal and near 1). */
+ * range (then one rounding when x is normal and near 1).  Straight-line on
+ * purpose (see nx_ldexpf). */
 NXFN double nx_ldexpd(double x, int n) {
-  if (n > 1023) {
-    x = x * nx_pow2d(600);
-    n -= 600;
-    if (n > 1023) { x = x * nx_pow2d(600); n -= 600; if (n > 1023) n = 1023; }
-  } else if (n < -1022) {
-    x = x * nx_pow2d(-600);
-    n += 600;
-    if (n < -1022) { x = x * nx_pow2d(-600); n += 600; if (n < -1074) n = -1074; }
-  }
-  return x * nx_pow2d(n);
+  int a = (n > 1023) ? 600 : ((n < -1022) ? -600 : 0);
+  int m = n - a;
+  int b = (m > 1023) ? 600 : ((m < -1022) ? -600 : 0);
+  int c = m - b;
+  c = (c > 1023) ? 1023 : ((c < -1074) ? -1074 : c);
+  double r = x * nx_pow2d(a);
+  r = r * nx_pow2d(b);
+  return r * nx_pow2d(c);
 }
 /* exponent of a finite nonzero x (subnormals included) */
 NXFN int nx_ilogbd(double x) {
@@ -665,7 +823,7 @@ NXFN int nx_ilogbd(double x) {
   return e - 1023;
 }
 
-/* --- double-double arithmetic (needs a fused fma) --- */
+/* --- double-double arithmetic (no fma; see the float-float note) --- */
 NXFN nxdd nx_dd(double h, double l) { nxdd r; r.hi = h; r.lo = l; return r; }
 NXFN nxdd nx_two_sum(double a, double b) {
   NX_PRECISE double s = a + b;
@@ -678,9 +836,19 @@ NXFN nxdd nx_fast_two_sum(double a, double b) { /* |a| >= |b| or a == 0 */
   NX_PRECISE double e = b - (s - a);
   return nx_dd(s, e);
 }
+/* a = hi + lo, each with at most 26 significant bits (Veltkamp); |a| < 2^996 */
+NXFN nxdd nx_split(double a) {
+  NX_PRECISE double c = 134217729.0 * a;
+  NX_PRECISE double h = c - (c - a);
+  NX_PRECISE double l = a - h;
+  return nx_dd(h, l);
+}
+/* a * b = hi + lo exactly (Dekker); |a|, |b| < 2^996, no underflow */
 NXFN nxdd nx_two_prod(double a, double b) {
+  nxdd as = nx_split(a);
+  nxdd bs = nx_split(b);
   NX_PRECISE double p = a * b;
-  NX_PRECISE double e = fma(a, b, -p);
+  NX_PRECISE double e = (((as.hi * bs.hi - p) + as.hi * bs.lo) + as.lo * bs.hi) + as.lo * bs.lo;
   return nx_dd(p, e);
 }
 NXFN nxdd nx_dd_add(nxdd a, nxdd b) {
@@ -695,21 +863,22 @@ NXFN nxdd nx_dd_mul(nxdd a, nxdd b) {
 }
 /* a / b; tolerates an inexact hardware division (the residual corrects it) */
 NXFN nxdd nx_dd_div(nxdd a, nxdd b) {
-  NX_PRECISE double q = a.hi / b.hi;
-  NX_PRECISE double r = fma(-q, b.hi, a.hi);
+  double q = a.hi / b.hi;
+  nxdd qb = nx_two_prod(q, b.hi);
+  NX_PRECISE double r = (a.hi - qb.hi) - qb.lo; /* exact */
   NX_PRECISE double r2 = (r + a.lo) - q * b.lo;
   NX_PRECISE double ql = r2 / b.hi;
   return nx_fast_two_sum(q, ql);
 }
 
 /* exp(xh + xl) = 2^k (1 + u): k = round(xh/ln2), r = xh + xl - k ln2 with
- * ln2 in two parts (the first product exact through fma), u = expm1(r) by
+ * ln2 in Cody-Waite parts (k * hi exact, xh - k hi exact), u = expm1(r) by
  * its Taylor polynomial to r^14 (|r| <= 0.3466, truncation < 2^-62).
  * Valid for |xh| <= 750, |xl| <= 2^-40. */
 NXFN nxexpd nx_exp_core(double xh, double xl) {
   double kd = floor(xh * NXC_INV_LN2 + 0.5);
-  NX_PRECISE double r1 = fma(-kd, NXC_LN2_HI, xh);
-  NX_PRECISE double c = xl - kd * NXC_LN2_LO;
+  NX_PRECISE double r1 = xh - kd * NXC_LN2_CW_HI;
+  NX_PRECISE double c = xl - kd * NXC_LN2_CW_LO;
   nxdd r = nx_two_sum(r1, c);
   double x = r.hi;
   double p = NXC_FI14;
@@ -898,6 +1067,11 @@ NXFN double nxd_erf(double x) {
   if (nx_isnand(x)) return x;
   double ax = nx_absd(x);
   if (ax == 0.0) return x;
+  if (ax < nx_pow2d(-500)) { /* c0 x, scaled so the product's rounding is normal */
+    double xs = x * nx_pow2d(600);
+    nxdd p = nx_two_prod(xs, NXC_ERF_C0_HI);
+    return (p.hi + (p.lo + xs * NXC_ERF_C0_LO)) * nx_pow2d(-600);
+  }
   if (ax < 1.0) {
     nxdd z = nx_two_prod(ax, ax);
     double zh = z.hi;
@@ -1041,6 +1215,7 @@ NXFN double nxd_pow(double x, double y) {
   }
   if (x < 0.0 && !yint) return NX_NAN_D;
   bool neg = x < 0.0 && yodd;
+  if (ax == 1.0) return neg ? -1.0 : 1.0; /* x = -1, any integer y */
   if (y == 1.0) return x;
   if (y == 2.0) return x * x;
   nxdd l = nx_log_dd(ax, 0.0);
@@ -1050,9 +1225,9 @@ NXFN double nxd_pow(double x, double y) {
     r = NX_INF_D;
   } else if (th < -746.0) {
     r = 0.0;
-  } else {
-    NX_PRECISE double tl = fma(y, l.hi, -th) + y * l.lo;
-    r = nx_exp_fin(nx_exp_core(th, tl));
+  } else { /* |y| < 2^63 here */
+    nxdd t = nx_two_prod(y, l.hi);
+    r = nx_exp_fin(nx_exp_core(t.hi, t.lo + y * l.lo));
   }
   return neg ? -r : r;
 }
@@ -1118,20 +1293,22 @@ NXFN double nx_twoopi_chunk(int j) {
 }
 
 /* Argument reduction: |x| = q pi/2 + r, |r| <= pi/4 (+ 2^-22 slack), r as a
- * double-double.  |x| < 2^30: Cody-Waite with pi/2 in four doubles, the first
- * product exact through fma, so r is good to ~2^-100 relative even next to a
- * multiple of pi/2.  Larger |x|: Payne-Hanek with 2/pi in 24-bit chunks:
+ * double-double.  |x| < 2^30: Cody-Waite with pi/2 in five 22-bit parts and
+ * a sixth double, all products exact, so r is good to ~2^-100 relative even
+ * next to a multiple of pi/2.  Larger |x|: Payne-Hanek with 2/pi in 24-bit chunks:
  * x (53 bits as 24+24+5) times the 8 chunks that matter, exact partial
  * products, exact carry propagation, fraction summed in double-double. */
 NXFN nxredd nx_rem_pio2(double ax) {
   nxredd res;
   if (ax < nx_pow2d(30)) {
+    /* k < 2^30 and each part has 22 bits: k * part is exact; subtract the
+     * parts from the double-double r, the first two exactly */
     double k = floor(ax * NXC_TWO_OVER_PI + 0.5);
-    NX_PRECISE double r1 = fma(-k, NXC_PIO2_1, ax);
-    nxdd p2 = nx_two_prod(k, NXC_PIO2_2);
-    nxdd s = nx_two_sum(r1, -p2.hi);
-    NX_PRECISE double tail = ((s.lo - p2.lo) - k * NXC_PIO2_3) - k * NXC_PIO2_4;
-    nxdd r = nx_two_sum(s.hi, tail);
+    nxdd r = nx_two_sum(ax, -k * NXC_PIO2_1);
+    r = nx_dd_add(r, nx_dd(-k * NXC_PIO2_2, 0.0));
+    r = nx_dd_add(r, nx_dd(-k * NXC_PIO2_3, 0.0));
+    r = nx_dd_add(r, nx_dd(-k * NXC_PIO2_4, 0.0));
+    r = nx_dd_add(r, nx_dd(-k * NXC_PIO2_5, -k * NXC_PIO2_6));
     res.hi = r.hi;
     res.lo = r.lo;
     res.q = NX_I(k - 4.0 * floor(k * 0.25));
@@ -1248,8 +1425,16 @@ NXFN double nxd_atan2(double y, double x) {
   bool sw = ay > ax;
   double num = sw ? ax : ay;
   double den = sw ? ay : ax;
-  double th = num / den;
-  double tl = fma(-th, den, num) / den;
+  /* den scaled to [1, 2), see nxf_atan2 */
+  int e = nx_ilogbd(den);
+  double ns = nx_ldexpd(num, -e);
+  double ds = nx_ldexpd(den, -e);
+  double th = ns / ds;
+  double tl = 0.0; /* th + tl = num / den to ~2^-104; for th < 2^-900 th alone is enough */
+  if (th >= nx_pow2d(-900)) {
+    nxdd pt = nx_two_prod(th, ds);
+    tl = ((ns - pt.hi) - pt.lo) / ds;
+  }
   double jd = floor(th * 4.0 + 0.5);
   nxdd a = nx_dd(0.0, 0.0);
   nxdd u = nx_dd(th, tl);
@@ -1288,26 +1473,27 @@ NXFN double nxd_atan2(double y, double x) {
 NXFN double nxd_sqrt(double x) { return sqrt(x); }
 
 /* 1/sqrt(x): y0 = 1/sqrt(x), one Newton step with the residual 1 - x y0^2
- * formed exactly; rsqrt(+-0) = +-inf, rsqrt(+inf) = +0, x < 0 -> NaN. */
+ * formed exactly (so an inexact hardware sqrt or division is corrected); rsqrt(+-0) = +-inf, rsqrt(+inf) = +0, x < 0 -> NaN. */
 NXFN double nxd_rsqrt(double x) {
   if (nx_isnand(x)) return x;
   if (x == 0.0) return nx_copysignd(NX_INF_D, x);
   if (x < 0.0) return NX_NAN_D;
   if (nx_isinfd(x)) return 0.0;
   double sc = 1.0;
-  if (x > nx_pow2d(1000)) { x = x * nx_pow2d(-200); sc = nx_pow2d(-100); }
-  else if (x < nx_pow2d(-1000)) { x = x * nx_pow2d(200); sc = nx_pow2d(100); }
+  if (x > nx_pow2d(900)) { x = x * nx_pow2d(-200); sc = nx_pow2d(-100); }
+  else if (x < nx_pow2d(-900)) { x = x * nx_pow2d(200); sc = nx_pow2d(100); }
   double y0 = 1.0 / sqrt(x);
   nxdd p = nx_two_prod(y0, y0);
-  NX_PRECISE double e = fma(-x, p.hi, 1.0) - x * p.lo;
-  return fma(0.5 * y0, e, y0) * sc;
+  nxdd xp = nx_two_prod(x, p.hi);
+  NX_PRECISE double e = ((1.0 - xp.hi) - xp.lo) - x * p.lo; /* 1 - x y0^2 */
+  return (y0 + (0.5 * y0) * e) * sc;
 }
 
 /* round half away from zero, exact */
 NXFN double nxd_round(double x) {
   double a = nx_absd(x);
   if (nx_isnand(x) || a >= nx_pow2d(52)) return x; /* already integral */
-  double t = trunc(a);
+  double t = floor(a); /* a >= 0; floor, not trunc: lavapipe's f64 trunc is wrong */
   if (a - t >= 0.5) t += 1.0;
   return nx_copysignd(t, x);
 }
@@ -1319,7 +1505,30 @@ NXFN double nxd_sign(double x) {
   return x;
 }
 
-/* fmod(x, y): exact, sign of x (see nxf_rem; 52 bits a step, <= 41 steps) */
+/* see nx_rem_fixf / nx_rem_stepf */
+NXFN nxdd nx_rem_fix(nxdd r, double s) {
+  double d = 0.0;
+  if (r.hi < 0.0) d = s;
+  else if (r.hi > s || (r.hi == s && r.lo >= 0.0)) d = -s;
+  nxdd t = nx_two_sum(r.hi, d);
+  return nx_two_sum(t.hi, t.lo + r.lo);
+}
+NXFN double nx_rem_step(double ax, double s) {
+  /* keep q s and the splitting finite, and its partial products normal */
+  int sc = (ax >= nx_pow2d(960)) ? -128 : (s < nx_pow2d(-900)) ? 600 : 0;
+  ax = ax * nx_pow2d(sc);
+  s = s * nx_pow2d(sc);
+  double q = floor(ax / s);
+  nxdd p = nx_two_prod(q, s);
+  NX_PRECISE double h = ax - p.hi; /* exact (Sterbenz) */
+  nxdd r = nx_two_sum(h, -p.lo);
+  r = nx_rem_fix(r, s);
+  r = nx_rem_fix(r, s);
+  r = nx_rem_fix(r, s);
+  return r.hi * nx_pow2d(-sc);
+}
+/* fmod(x, y): exact, sign of x.  Long division by y 2^d, 52 bits a step
+ * (at most 41 steps). */
 NXFN double nxd_rem(double x, double y) {
   if (nx_isnand(x) || nx_isnand(y)) return x + y;
   if (nx_isinfd(x) || y == 0.0) return NX_NAN_D;
@@ -1330,21 +1539,7 @@ NXFN double nxd_rem(double x, double y) {
   for (int it = 0; it < 48; it++) {
     if (ax < ay) break;
     int d = nx_ilogbd(ax) - ey - 52;
-    double s = (d > 0) ? nx_ldexpd(ay, d) : ay;
-    double q = trunc(ax / s);
-    nxdd p = nx_two_prod(q, s);
-    NX_PRECISE double h = ax - p.hi;
-    nxdd r = nx_two_sum(h, -p.lo);
-    for (int j = 0; j < 4; j++) {
-      if (r.hi < 0.0) {
-        nxdd t = nx_two_sum(r.hi, s);
-        r = nx_two_sum(t.hi, t.lo + r.lo);
-      } else if (r.hi > s || (r.hi == s && r.lo >= 0.0)) {
-        nxdd t = nx_two_sum(r.hi, -s);
-        r = nx_two_sum(t.hi, t.lo + r.lo);
-      }
-    }
-    ax = r.hi;
+    ax = nx_rem_step(ax, (d > 0) ? nx_ldexpd(ay, d) : ay);
   }
   return nx_copysignd(ax, x);
 }
