@@ -23,7 +23,8 @@ B = build/obj$(FLAVOR)
 BIN = nxvk$(FLAVOR)
 SRC_CORE = $(wildcard src/core/*.c) $(wildcard src/vk/*.c) $(wildcard src/ops/*.c) $(wildcard src/io/*.c)
 SRC_CLI = src/main.c $(wildcard src/cmd_*.c) $(wildcard src/cli/*.c)
-OBJ_CORE = $(SRC_CORE:%.c=$(B)/%.o) $(B)/gen/spirv_table.o $(B)/gen/glsl_lib.o $(B)/gen/limits_json.o
+OBJ_CORE = $(SRC_CORE:%.c=$(B)/%.o) $(B)/gen/spirv_table.o $(B)/gen/glsl_lib.o $(B)/gen/limits_json.o \
+  $(B)/gen/edge_values_json.o $(B)/gen/size_classes_json.o
 OBJ_CLI = $(SRC_CLI:%.c=$(B)/%.o)
 
 # ---- shaders --------------------------------------------------------------
@@ -94,6 +95,14 @@ $(G)/gen/glsl_lib.c: $(GLSL_LIB) $(G)/tools/embed
 $(G)/gen/limits_json.c: conformance/limits.json $(G)/tools/embed
 	@mkdir -p $(dir $@)
 	$(G)/tools/embed text $@ nxvk_limits_json conformance/limits.json
+
+$(G)/gen/edge_values_json.c: conformance/edge_values.json $(G)/tools/embed
+	@mkdir -p $(dir $@)
+	$(G)/tools/embed text $@ nxvk_edge_values_json conformance/edge_values.json
+
+$(G)/gen/size_classes_json.c: conformance/size_classes.json $(G)/tools/embed
+	@mkdir -p $(dir $@)
+	$(G)/tools/embed text $@ nxvk_size_classes_json conformance/size_classes.json
 
 # ---- C --------------------------------------------------------------------
 $(B)/gen/%.o: $(G)/gen/%.c

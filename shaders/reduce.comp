@@ -52,6 +52,8 @@ T combine(T a, T b) {
   if (OP == 1u) return a * b;
   if (t_isnan(a)) return a;
   if (t_isnan(b)) return b;
+  // equal zeros: max gives +0 and min -0 whatever order the tree met them in
+  if (a == b) return (t_signbit(a) == (OP == 2u)) ? b : a;
   return OP == 2u ? (a > b ? a : b) : (a < b ? a : b);
 }
 

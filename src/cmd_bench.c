@@ -1,10 +1,299 @@
-/* cmd_bench.c - placeholder until [bench] lands (replaced by its own file). */
-#include "cli/cli.h"
+/*
+ * cmd_bench.c - `nxvk bench`: per-op sweeps, the matmul GFLOPS ladder and
+ * the device's roofline (nxvk-bench(1)).  This file parses options, walks
+ * the chosen devices and writes the outputs; the method lives in
+ * src/cli/bench_measure.c, the roofline in src/cli/bench_peak.c, the tables
+ * and files in src/cli/bench_output.c.
+ *
+ * Ops come from the op table: --ops names are looked up there, and only the
+ * default list names any.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/bench.h"
+
+static const char *const synopsis[] = {
+    "ops [--ops OP,...] [--sizes N,...] [--dtype D,...] [OPTIONS]",
+    "matmul [--sizes N,...] [--dtype D,...] [OPTIONS]",
+    "peak [--bytes SIZE] [OPTIONS]",
+    "all [--sizes N,...] [--dtype D,...] [--bytes SIZE] [OPTIONS]",
+    NULL,
+};
+static const nxvk_usage usage = {
+    "bench", synopsis,
+    "Times ops on the GPU against the CPU reference over sizes (ops), the matmul GFLOPS\n"
+    "ladder for every dot variant (matmul), or the device's roofline: FMA rate, copy and\n"
+    "transfer bandwidth, dispatch latency (peak); all runs peak, ops and matmul.  Every\n"
+    "result is checked against the CPU reference before it is timed; a wrong one fails\n"
+    "the bench (exit 1).  Times are medians of repeated runs after a warm-up, with min\n"
+    "and max.  Sizes take K, M, G (x1024); ops sizes count elements, matmul sizes are n\n"
+    "of n x n matrices (in all, sizes count elements and the ladder takes n = sqrt(N))."};
+
+static const char *const default_ops = "add,exp,sum,dot";
+
+/* ---- option values ---- */
+
+static bool parse_size(const char *s, int64_t *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (end == s || errno || v < 1) return false;
+  int64_t mul = 1;
+  switch (toupper((unsigned char)*end)) {
+  case '\0': break;
+  case 'K': mul = 1 << 10; end++; break;
+  case 'M': mul = 1 << 20; end++; break;
+  case 'G': mul = (int64_t)1 << 30; end++; break;
+  default: return false;
+  }
+  if (*end || v > ((int64_t)1 << 40) / mul) return false;
+  *out = v * mul;
+  return true;
+}
+
+/* Split a comma list into at most BENCH_MAX_LIST items (buf is modified). */
+static int split_list(char *buf, char **items) {
+  int n = 0;
+  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+    if (n == BENCH_MAX_LIST) return -1;
+    items[n++] = tok;
+  }
+  return n;
+}
+
+static int parse_lists(bench_opts *o, const char *ops, const char *sizes, const char *dtypes) {
+  char buf[4096], *items[BENCH_MAX_LIST];
+  if (sizes) {
+    snprintf(buf, sizeof buf, "%s", sizes);
+    int n = split_list(buf, items);
+    if (n <= 0) return cli_usage_error(&usage, "--sizes: give 1 to %d sizes, e.g. 1K,1M", BENCH_MAX_LIST);
+    for (int i = 0; i < n; i++)
+      if (!parse_size(items[i], &o->sizes[i]))
+        return cli_usage_error(&usage, "--sizes: '%s' is not a size (a positive count, K M G = x1024)", items[i]);
+    o->nsizes = n;
+    o->sizes_given = true;
+  }
+  if (dtypes) {
+    snprintf(buf, sizeof buf, "%s", dtypes);
+    int n = split_list(buf, items);
+    if (n <= 0) return cli_usage_error(&usage, "--dtype: give one or more of f32 f64 i32 u8");
+    for (int i = 0; i < n; i++) {
+      nxvk_dtype d;
+      if (nxvk_dtype_parse(items[i], &d))
+        return cli_usage_error(&usage, "--dtype: '%s' is not a dtype (f32 f64 i32 u8)", items[i]);
+      bool seen = false;
+      for (int k = 0; k < o->ndtypes; k++) seen |= o->dtypes[k] == d;
+      if (!seen) o->dtypes[o->ndtypes++] = d;
+    }
+    o->dtypes_given = true;
+  }
+  snprintf(buf, sizeof buf, "%s", ops ? ops : default_ops);
+  int n = split_list(buf, items);
+  if (n <= 0) return cli_usage_error(&usage, "--ops: give 1 to %d op names", BENCH_MAX_LIST);
+  for (int i = 0; i < n; i++) {
+    const nxvk_op_desc *op = nxvk_op_find(items[i]);
+    if (!op) {
+      fprintf(stderr, "nxvk: error: --ops: unknown op '%s' (nxvk run --list-ops lists them)\n", items[i]);
+      return EXIT_USAGE;
+    }
+    /* operands come from the op's kind: say so when that is not enough */
+    char why[256] = "";
+    bool ok = false;
+    for (int d = 0; d < NXVK_NDTYPES && !ok; d++)
+      if (op->dtypes & NXVK_DT(d)) ok = bench_ops_plan_ok(op, (nxvk_dtype)d, why, sizeof why);
+    if (!ok) {
+      fprintf(stderr, "nxvk: error: --ops: bench cannot choose operands for %s: %s\n", op->name, why);
+      return EXIT_USAGE;
+    }
+    o->ops[o->nops++] = op;
+  }
+  return EXIT_OK;
+}
+
+/* Outputs are written at the end: find an unwritable folder before the run. */
+static int check_output_dir(const char *opt, const char *path) {
+  if (!path) return EXIT_OK;
+  if (!*path) return cli_usage_error(&usage, "--%s: empty file name", opt);
+  char copy[4096];
+  snprintf(copy, sizeof copy, "%s", path);
+  const char *dir = dirname(copy);
+  if (access(dir, W_OK) != 0) {
+    fprintf(stderr, "nxvk: error: --%s: cannot write in '%s': %s\n", opt, dir, strerror(errno));
+    return EXIT_FAIL;
+  }
+  return EXIT_OK;
+}
+
+/* "nxvk bench ops --sizes 1K", quoting words a shell would split. */
+static char *command_line(int argc, char **argv) {
+  size_t len = 8;
+  for (int i = 0; i < argc; i++) len += strlen(argv[i]) * 4 + 3;
+  char *s = malloc(len), *p = s;
+  if (!s) return NULL;
+  p += sprintf(p, "nxvk");
+  for (int i = 0; i < argc; i++) {
+    bool plain = *argv[i] != '\0';
+    for (const char *c = argv[i]; *c; c++)
+      plain &= isalnum((unsigned char)*c) || strchr("-_.,/=:+@%", *c) != NULL;
+    if (plain) {
+      p += sprintf(p, " %s", argv[i]);
+      continue;
+    }
+    p += sprintf(p, " '");
+    for (const char *c = argv[i]; *c; c++) p += *c == '\'' ? sprintf(p, "'\\''") : sprintf(p, "%c", *c);
+    p += sprintf(p, "'");
+  }
+  return s;
+}
+
+/* ---- one device ---- */
+
+static bool mode_is(const bench_opts *o, const char *m) { return strcmp(o->mode, m) == 0; }
+
+static int bench_device(const bench_opts *o, bench_report *rep, nxvk_ctx *ctx) {
+  bench_ctx b = {.o = o, .ctx = ctx, .rep = rep, .rng = 0x6e78766b62656e63ull};
+  nxvk_ctx_device_info(ctx, &b.info);
+  b.device = b.info.index;
+  nxvk_device_info *d = realloc(rep->devices, (size_t)(rep->ndevices + 1) * sizeof *d);
+  if (!d) return cli_engine_error(NXVK_E_NO_MEMORY);
+  rep->devices = d;
+  rep->devices[rep->ndevices++] = b.info;
+  printf("device %d: %s, %s %s, Vulkan %s\n", b.info.index, b.info.name, b.info.driver_name,
+         b.info.driver_info, b.info.api_version);
+  if (!b.info.timestamps)
+    printf("note: no timestamp queries on this device: kernel times are submit + wait wall time\n");
+
+  bool all = mode_is(o, "all");
+  int status = EXIT_OK, row0 = rep->nrows, skip0 = rep->nskips;
+  if (all || mode_is(o, "peak") || mode_is(o, "matmul")) {
+    /* matmul reports % of the FMA peak: measure that first */
+    status = bench_peak(&b, mode_is(o, "matmul"));
+    bench_print_notes(rep, row0, skip0);
+  }
+  if (status == EXIT_OK && (all || mode_is(o, "ops"))) {
+    row0 = rep->nrows, skip0 = rep->nskips;
+    status = bench_ops(&b);
+    bench_print_notes(rep, row0, skip0);
+  }
+  if (status == EXIT_OK && (all || mode_is(o, "matmul"))) {
+    row0 = rep->nrows, skip0 = rep->nskips;
+    status = bench_matmul(&b);
+    bench_print_notes(rep, row0, skip0);
+  }
+  bench_progress_done(&b);
+  return status;
+}
+
+/* What main does for the last device, for each earlier one of --device all. */
+static int close_device(nxvk_cli *cli, int status) {
+  nxvk_stats st;
+  nxvk_ctx_stats(cli->ctx, &st);
+  if (st.validation_messages > 0) {
+    char last[512];
+    nxvk_ctx_last_validation(cli->ctx, last, sizeof last);
+    fprintf(stderr, "nxvk: error: %llu Vulkan validation message(s); last: %s\n",
+            (unsigned long long)st.validation_messages, last);
+    if (status == EXIT_OK) status = EXIT_FAIL;
+  }
+  nxvk_ctx_close(cli->ctx);
+  cli->ctx = NULL;
+  return status;
+}
+
+static int run_devices(nxvk_cli *cli, const bench_opts *o, bench_report *rep) {
+  nxvk_ctx *ctx;
+  if (!cli->device || strcmp(cli->device, "all") != 0) {
+    int rc = cli_ctx(cli, &ctx);
+    return rc ? cli_engine_error(rc) : bench_device(o, rep, ctx);
+  }
+  nxvk_instance_opts io = {.validate = cli->validate};
+  nxvk_device_info *infos = NULL;
+  int count = 0, rc = nxvk_devices_query(&io, &infos, &count);
+  if (rc) return cli_engine_error(rc);
+  free(infos);
+  if (count == 0) {
+    fprintf(stderr, "nxvk: error: no Vulkan device\n");
+    return EXIT_NO_DEVICE;
+  }
+  static char index[16];
+  int status = EXIT_OK;
+  for (int i = 0; i < count && status == EXIT_OK; i++) {
+    if (i > 0) printf("\n");
+    snprintf(index, sizeof index, "%d", i);
+    cli->device = index;
+    rc = cli_ctx(cli, &ctx);
+    status = rc ? cli_engine_error(rc) : bench_device(o, rep, ctx);
+    if (i + 1 < count && cli->ctx) status = close_device(cli, status); /* main closes the last */
+  }
+  return status;
+}
 
 int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
-  (void)argc;
-  (void)argv;
-  (void)cli;
-  fprintf(stderr, "nxvk: error: 'bench' is not implemented yet\n");
-  return EXIT_FAIL;
+  const char *ops = NULL, *sizes = NULL, *dtypes = NULL, *bytes = NULL;
+  const char *json = NULL, *csv = NULL, *plot = NULL;
+  bench_opts o = {.min_time = 0.5, .cpu_limit = 2};
+  const nxvk_option opts[] = {
+      {"ops", 0, OPT_STRING, &ops, "OP,...", "ops to time (ops mode; default add,exp,sum,dot)"},
+      {"sizes", 0, OPT_STRING, &sizes, "N,...", "ops: elements (default 1K..64M); matmul: n (128..4096)"},
+      {"dtype", 0, OPT_STRING, &dtypes, "D,...", "dtypes (default: ops f32, matmul f32,f64)"},
+      {"bytes", 0, OPT_STRING, &bytes, "SIZE", "peak: copy and transfer size (default up to 256M)"},
+      {"min-time", 0, OPT_DOUBLE, &o.min_time, "SECONDS", "time each measurement at least this long (0.5)"},
+      {"repeat", 0, OPT_INT, &o.repeat, "N", "exactly N timed runs instead of --min-time"},
+      {"cpu-limit", 0, OPT_DOUBLE, &o.cpu_limit, "SECONDS", "skip CPU-reference timing over this per run (2)"},
+      {"json", 0, OPT_STRING, &json, "FILE", "write every measurement as JSON"},
+      {"csv", 0, OPT_STRING, &csv, "FILE", "write every measurement as CSV"},
+      {"plot", 0, OPT_STRING, &plot, "FILE.svg", "draw the ladder (matmul) or the sweep (ops) as SVG"},
+      {"device", 0, OPT_DEVICE, &cli->device, "N|NAME|all", "device index, name, or every device"},
+      {"validate", 0, OPT_VALIDATE, &cli->validate, NULL, "Vulkan validation layers on; any message fails"},
+      OPT_END,
+  };
+  char *cmdline = command_line(argc, argv); /* before cli_parse reorders argv */
+  int npos, rc = cli_parse(argc, argv, &usage, opts, &npos);
+  if (rc) {
+    free(cmdline);
+    return rc < 0 ? EXIT_OK : rc;
+  }
+  bench_report rep = {.command = cmdline};
+  int status = EXIT_OK;
+#define USAGE(...) do { status = cli_usage_error(&usage, __VA_ARGS__); goto out; } while (0)
+  if (npos == 0) USAGE("give a mode: ops, matmul, peak or all");
+  if (npos > 1) USAGE("one mode only ('%s' is extra)", argv[1]);
+  o.mode = argv[0];
+  if (!mode_is(&o, "ops") && !mode_is(&o, "matmul") && !mode_is(&o, "peak") && !mode_is(&o, "all"))
+    USAGE("unknown mode '%s' (ops, matmul, peak or all)", o.mode);
+  if (ops && !mode_is(&o, "ops") && !mode_is(&o, "all")) USAGE("--ops goes with the ops and all modes");
+  if ((sizes || dtypes) && mode_is(&o, "peak")) USAGE("--sizes and --dtype do not apply to peak");
+  if (bytes && !mode_is(&o, "peak") && !mode_is(&o, "all")) USAGE("--bytes goes with the peak and all modes");
+  if (plot && mode_is(&o, "peak")) USAGE("--plot draws ops or matmul results; peak has none to draw");
+  if (!(o.min_time >= 0 && o.min_time <= 3600)) USAGE("--min-time: give 0 to 3600 seconds");
+  if (o.repeat < 0 || o.repeat > 100000) USAGE("--repeat: give 1 to 100000 runs");
+  if (!(o.cpu_limit >= 0)) USAGE("--cpu-limit: give seconds >= 0");
+  if (bytes && (!parse_size(bytes, &o.peak_bytes) || o.peak_bytes < 4 || o.peak_bytes % 4))
+    USAGE("--bytes: '%s' is not a size in bytes (a multiple of 4, K M G = x1024)", bytes);
+  if ((status = parse_lists(&o, ops, sizes, dtypes))) goto out;
+  if ((status = check_output_dir("json", json)) || (status = check_output_dir("csv", csv)) ||
+      (status = check_output_dir("plot", plot)))
+    goto out;
+  o.progress = isatty(STDERR_FILENO);
+
+  time_t now = time(NULL);
+  struct tm utc;
+  gmtime_r(&now, &utc);
+  strftime(rep.date, sizeof rep.date, "%Y-%m-%dT%H:%M:%SZ", &utc);
+
+  status = run_devices(cli, &o, &rep);
+  /* files only from a run that passed every check: never a partial report */
+  if (status == EXIT_OK && json) status = bench_write_json(json, &rep, &o);
+  if (status == EXIT_OK && csv) status = bench_write_csv(csv, &rep);
+  if (status == EXIT_OK && plot) status = bench_write_plot(plot, &rep);
+#undef USAGE
+out:
+  bench_report_free(&rep);
+  return status;
 }

@@ -1,10 +1,254 @@
-/* cmd_stress.c - placeholder until [stress] lands (replaced by its own file). */
-#include "cli/cli.h"
+/*
+ * cmd_stress.c - `nxvk stress MODE`: race, leak, kill, oom and bounds (or
+ * all of them), built for CI.  Each mode records checks (ok / FAIL /
+ * unchecked) and figures; the run ends with a summary table, an optional
+ * --json report, and exit status 0 only when no check failed.
+ *
+ * The modes live in src/cli/stress_*.c; this file parses options, runs the
+ * modes in order on one shared context, and reports.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/stress_common.h"
+
+static const char *const synopsis[] = {
+    "MODE [--quick] [--json FILE] [--strict] [--seed N] [--device N|NAME] [--validate]",
+    "race [--threads T] [--ops N] [--duration SECONDS] [--op NAME] [--dtype D]",
+    "leak [--cycles C] [--duration SECONDS] [--size BYTES] [--op NAME] [--dtype D]",
+    "kill [--procs P] [--wave W] [--size BYTES]",
+    "oom [--limit BYTES]",
+    "bounds [--op NAME] [--dtype D]",
+    NULL,
+};
+static const nxvk_usage usage = {
+    "stress", synopsis,
+    "Stress checks for CI.  MODE is race, leak, kill, oom, bounds or all:\n"
+    "  race    T threads run random checked ops through one shared context\n"
+    "  leak    cycles of allocate/upload/op/download/free; live bytes, heap usage\n"
+    "          (VK_EXT_memory_budget) and RSS must not grow\n"
+    "  kill    child processes uploading and running ops are SIGKILLed at random\n"
+    "          points; device memory must come back and the device still compute\n"
+    "  oom     allocate until the driver refuses (or --limit); the refusal must be a\n"
+    "          clean alloc_failed, the device keep working, freeing restore baseline\n"
+    "  bounds  every op at sizes 0, 1, 2^k-1, 2^k, 2^k+1 (k = 8..20), checked; absurd\n"
+    "          shapes refused before any GPU work\n"
+    "Each mode prints its checks and ends as pass, partial (a check this device\n"
+    "cannot make, e.g. no memory budget: never counted as passed) or FAIL.\n"
+    "Exit status: 0 when no check failed, 1 when one did, 2 usage, 3 no device."};
+
+typedef struct mode_row {
+  const char *name;
+  int (*fn)(nxvk_ctx *c, const stress_opts *o, stress_report *r);
+} mode_row;
+
+static const mode_row modes[] = {
+    {"race", stress_race}, {"leak", stress_leak}, {"kill", stress_kill},
+    {"oom", stress_oom},   {"bounds", stress_bounds},
+};
+#define NMODES ((int)(sizeof modes / sizeof modes[0]))
+
+/* This binary, for kill mode's children. */
+static const char *self_exe(void) {
+  static char path[4096];
+  const char *links[] = {"/proc/self/exe", "/proc/curproc/file"}; /* Linux, FreeBSD procfs */
+  for (size_t i = 0; i < sizeof links / sizeof links[0]; i++) {
+    ssize_t n = readlink(links[i], path, sizeof path - 1);
+    if (n > 0) {
+      path[n] = 0;
+      return path;
+    }
+  }
+  return NULL;
+}
+
+static cJSON *mode_json(const stress_report *r, verdict v) {
+  cJSON *m = cJSON_CreateObject();
+  cJSON_AddStringToObject(m, "mode", r->mode);
+  cJSON_AddStringToObject(m, "verdict", v == VERDICT_PASS ? "pass" : v == VERDICT_PARTIAL ? "partial" : "fail");
+  cJSON_AddNumberToObject(m, "seconds", r->seconds);
+  cJSON_AddStringToObject(m, "summary", r->summary);
+  cJSON *checks = cJSON_AddArrayToObject(m, "checks");
+  for (int i = 0; i < r->nchecks; i++) {
+    cJSON *c = cJSON_CreateObject();
+    cJSON_AddStringToObject(c, "name", r->checks[i].name);
+    cJSON_AddStringToObject(c, "status", r->checks[i].status == CHECK_PASS ? "ok"
+                                         : r->checks[i].status == CHECK_FAIL ? "fail" : "unchecked");
+    cJSON_AddStringToObject(c, "detail", r->checks[i].detail);
+    cJSON_AddItemToArray(checks, c);
+  }
+  cJSON_AddItemToObject(m, "figures", cJSON_Duplicate(r->figures, true));
+  return m;
+}
+
+/* Write text to path through a temporary file renamed into place. */
+static int write_atomic(const char *path, const char *text) {
+  size_t len = strlen(path);
+  char *tmp = malloc(len + 16);
+  if (!tmp) return -1;
+  snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    free(tmp);
+    return -1;
+  }
+  FILE *f = fdopen(fd, "w");
+  int bad = !f || fputs(text, f) < 0 || fputc('\n', f) < 0;
+  if (f) bad |= fclose(f) != 0;
+  else close(fd);
+  if (!bad) bad = rename(tmp, path) != 0;
+  if (bad) unlink(tmp);
+  free(tmp);
+  return bad ? -1 : 0;
+}
+
+static int parse_mode(const char *s) {
+  if (strcmp(s, "all") == 0) return NMODES;
+  for (int i = 0; i < NMODES; i++)
+    if (strcmp(s, modes[i].name) == 0) return i;
+  return -1;
+}
 
 int cmd_stress(int argc, char **argv, nxvk_cli *cli) {
-  (void)argc;
-  (void)argv;
-  (void)cli;
-  fprintf(stderr, "nxvk: error: 'stress' is not implemented yet\n");
-  return EXIT_FAIL;
+  if (argc >= 2 && strcmp(argv[1], "--worker") == 0) return stress_worker(argc, argv, cli);
+
+  const char *json_path = NULL, *size_s = NULL, *limit_s = NULL, *op_s = NULL, *dtype_s = NULL;
+  bool quick = false, strict = false;
+  long seed = -1, threads = -1, ops = -1, cycles = -1, procs = -1, wave = -1;
+  double duration = 0;
+  const nxvk_option opts[] = {
+      {"quick", 0, OPT_FLAG, &quick, NULL, "CI sizes: all modes in under 3 minutes on lavapipe"},
+      {"json", 0, OPT_STRING, &json_path, "FILE", "write the report as JSON"},
+      {"strict", 0, OPT_FLAG, &strict, NULL, "a check this device cannot make fails the mode"},
+      {"seed", 0, OPT_INT, &seed, "N", "random seed (default: from the clock; printed)"},
+      {"threads", 0, OPT_INT, &threads, "T", "race: threads (default 100, --quick 16)"},
+      {"ops", 0, OPT_INT, &ops, "N", "race: ops per thread (default 100, --quick 20)"},
+      {"duration", 0, OPT_DOUBLE, &duration, "SECONDS", "race, leak: run this long instead of counting"},
+      {"cycles", 0, OPT_INT, &cycles, "C", "leak: cycles (default 100000, --quick 2000)"},
+      {"size", 0, OPT_STRING, &size_s, "BYTES", "leak: tensor size (default 1M); kill: (default 10M)"},
+      {"procs", 0, OPT_INT, &procs, "P", "kill: child processes (default 200, --quick 20)"},
+      {"wave", 0, OPT_INT, &wave, "W", "kill: children alive at once (default 20, --quick 10)"},
+      {"limit", 0, OPT_STRING, &limit_s, "BYTES", "oom: cap (0 = none; default min(heap, 8G), --quick 256M)"},
+      {"op", 0, OPT_STRING, &op_s, "NAME", "race, leak, bounds: only this op"},
+      {"dtype", 0, OPT_STRING, &dtype_s, "D", "race, leak, bounds: only this dtype"},
+      OPT_COMMON_DEVICE(cli),
+      OPT_END,
+  };
+  int npos, rc = cli_parse(argc, argv, &usage, opts, &npos);
+  if (rc) return rc < 0 ? EXIT_OK : rc;
+  if (npos != 1) return cli_usage_error(&usage, npos ? "give one MODE" : "missing MODE (race, leak, kill, oom, bounds or all)");
+  int mode = parse_mode(argv[0]);
+  if (mode < 0) return cli_usage_error(&usage, "unknown mode '%s' (race, leak, kill, oom, bounds or all)", argv[0]);
+
+  stress_opts o = {0};
+  o.quick = quick;
+  o.strict = strict;
+  o.only_dtype = -1;
+  if (seed < -1) return cli_usage_error(&usage, "--seed: must be >= 0");
+  o.seed = seed >= 0 ? (uint64_t)seed : (uint64_t)time(NULL) % 1000000007u;
+  o.threads = threads >= 0 ? threads : quick ? 16 : 100;
+  o.ops_per_thread = ops >= 0 ? ops : quick ? 20 : 100;
+  o.cycles = cycles >= 0 ? cycles : quick ? 2000 : 100000;
+  o.procs = procs >= 0 ? procs : quick ? 20 : 200;
+  o.wave = wave >= 0 ? wave : quick ? 10 : 20;
+  o.duration = duration;
+  if (o.threads < 1 || o.threads > 1024) return cli_usage_error(&usage, "--threads: must be 1..1024");
+  if (o.ops_per_thread < 1) return cli_usage_error(&usage, "--ops: must be >= 1");
+  if (o.cycles < 1) return cli_usage_error(&usage, "--cycles: must be >= 1");
+  if (o.procs < 1) return cli_usage_error(&usage, "--procs: must be >= 1");
+  if (o.wave < 1 || o.wave > 200) return cli_usage_error(&usage, "--wave: must be 1..200");
+  if (duration < 0 || duration > 1e7) return cli_usage_error(&usage, "--duration: must be > 0 seconds");
+  if (size_s && (parse_bytes(size_s, &o.size) || o.size < 4))
+    return cli_usage_error(&usage, "--size: '%s' is not a byte count of at least 4 (e.g. 1M, 4096)", size_s);
+  if (size_s && o.size > ((uint64_t)1 << 34))
+    return cli_usage_error(&usage, "--size: '%s' is over 16 GiB", size_s);
+  if (limit_s) {
+    if (parse_bytes(limit_s, &o.limit)) return cli_usage_error(&usage, "--limit: '%s' is not a byte count (e.g. 512M, 0 for none)", limit_s);
+    o.limit_given = true;
+  }
+  if (op_s && !(o.only_op = nxvk_op_find(op_s)))
+    return cli_usage_error(&usage, "--op: unknown op '%s' (nxvk run --list-ops shows them)", op_s);
+  if (dtype_s) {
+    nxvk_dtype d;
+    if (nxvk_dtype_parse(dtype_s, &d)) return cli_usage_error(&usage, "--dtype: %s", nxvk_errmsg());
+    o.only_dtype = (int)d;
+  }
+  o.exe = self_exe();
+
+  nxvk_ctx *c;
+  rc = cli_ctx(cli, &c);
+  if (rc) return cli_engine_error(rc);
+  nxvk_device_info info;
+  nxvk_ctx_device_info(c, &info);
+  printf("nxvk stress %s%s on %s (%s), seed %llu\n", argv[0], quick ? " --quick" : "", info.name,
+         info.driver_name, (unsigned long long)o.seed);
+  fflush(stdout);
+
+  stress_report reports[NMODES];
+  verdict verdicts[NMODES];
+  int nrun = 0, first = mode == NMODES ? 0 : mode, last = mode == NMODES ? NMODES - 1 : mode;
+  double t_all = now_seconds();
+  for (int m = first; m <= last; m++) {
+    stress_report *r = &reports[nrun];
+    report_init(r, modes[m].name);
+    if (nxvk_ctx_lost(c)) {
+      printf("== %s\n", modes[m].name);
+      report_check(r, CHECK_FAIL, "not run", "the device was lost earlier");
+    } else {
+      report_begin_validation(r, c);
+      double t0 = now_seconds();
+      modes[m].fn(c, &o, r);
+      r->seconds = now_seconds() - t0;
+      report_end_validation(r, c);
+      if (nxvk_ctx_lost(c)) report_check(r, CHECK_FAIL, "device lost", "the device was lost during %s", modes[m].name);
+    }
+    verdicts[nrun] = report_verdict(r, strict);
+    printf("  -> %s %s (%.1f s)\n\n", modes[m].name, verdict_name(verdicts[nrun]), r->seconds);
+    fflush(stdout);
+    nrun++;
+  }
+  double total = now_seconds() - t_all;
+
+  int status = EXIT_OK;
+  printf("%-7s %-8s %8s  %s\n", "mode", "verdict", "seconds", "key figures");
+  for (int i = 0; i < nrun; i++) {
+    printf("%-7s %-8s %8.1f  %s\n", reports[i].mode, verdict_name(verdicts[i]), reports[i].seconds,
+           reports[i].summary[0] ? reports[i].summary : "-");
+    if (verdicts[i] == VERDICT_FAIL) status = EXIT_FAIL;
+    for (int k = 0; k < reports[i].nchecks; k++)
+      if (reports[i].checks[k].status == CHECK_UNCHECKED)
+        printf("%-7s %-8s %8s  unchecked: %s: %s\n", "", "", "", reports[i].checks[k].name, reports[i].checks[k].detail);
+  }
+  printf("stress %s: %s in %.1f s\n", argv[0], status == EXIT_OK ? "nothing wrong, lost or leaked" : "FAILED", total);
+
+  if (json_path) {
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "nxvk_version", NXVK_VERSION);
+    cJSON_AddStringToObject(root, "mode", argv[0]);
+    cJSON_AddStringToObject(root, "device", info.name);
+    cJSON_AddStringToObject(root, "driver", info.driver_name);
+    cJSON_AddStringToObject(root, "driver_info", info.driver_info);
+    cJSON_AddBoolToObject(root, "memory_budget", info.has_budget);
+    cJSON_AddNumberToObject(root, "seed", (double)o.seed);
+    cJSON_AddBoolToObject(root, "quick", quick);
+    cJSON_AddBoolToObject(root, "strict", strict);
+    const char *env_validate = getenv("NXVK_VALIDATE");
+    cJSON_AddBoolToObject(root, "validate", cli->validate || (env_validate && *env_validate && strcmp(env_validate, "0") != 0));
+    cJSON_AddNumberToObject(root, "seconds", total);
+    cJSON *arr = cJSON_AddArrayToObject(root, "modes");
+    for (int i = 0; i < nrun; i++) cJSON_AddItemToArray(arr, mode_json(&reports[i], verdicts[i]));
+    cJSON_AddNumberToObject(root, "exit_status", status);
+    char *text = cJSON_Print(root);
+    if (!text || write_atomic(json_path, text)) {
+      fprintf(stderr, "nxvk: error: --json: cannot write %s\n", json_path);
+      status = EXIT_FAIL;
+    }
+    free(text);
+    cJSON_Delete(root);
+  }
+  for (int i = 0; i < nrun; i++) report_free(&reports[i]);
+  return status;
 }

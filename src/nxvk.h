@@ -208,12 +208,25 @@ typedef struct nxvk_ctx nxvk_ctx;
 typedef struct nxvk_ctx_opts {
   const char *device;               /* "N" or a name substring; NULL: default order */
   bool validate;
+  /* On-disk caches (nxvk-run(1), FILES): fused kernels' SPIR-V and the
+   * VkPipelineCache, loaded at open and saved at close. */
+  bool no_cache;                    /* never read or write them (also NXVK_NO_CACHE=1) */
+  const char *cache_dir;            /* NULL: $NXVK_CACHE_DIR, $XDG_CACHE_HOME/nxvk, ~/.cache/nxvk */
 } nxvk_ctx_opts;
 
 /* Open the chosen device.  Default: first discrete GPU, then integrated,
  * virtual, CPU. */
 int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out);
 void nxvk_ctx_close(nxvk_ctx *c);
+/* Where the context's caches are and what became of the pipeline cache
+ * file when it opened ("PATH: loaded N bytes", "...: corrupt (checksum
+ * mismatch), ignored", "off"). */
+typedef struct nxvk_cache_info {
+  bool enabled;
+  char dir[4096];
+  char pipeline_cache[320];
+} nxvk_cache_info;
+void nxvk_ctx_cache_info(nxvk_ctx *c, nxvk_cache_info *out);
 /* Device info, with memory budget/usage read now. */
 int nxvk_ctx_device_info(nxvk_ctx *c, nxvk_device_info *out);
 bool nxvk_ctx_supports(nxvk_ctx *c, nxvk_dtype d);
@@ -338,6 +351,13 @@ int nxvk_op_ref(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_host *in
 int nxvk_op_run(nxvk_ctx *c, const nxvk_op_desc *op, const nxvk_attrs *a,
                 nxvk_tensor *const *in, int nin, nxvk_tensor **out);
 
+/* One op from host tensors to a host tensor in ONE submission: inputs are
+ * written into the command buffer (or through staging), the op runs, the
+ * result is copied back, and *out is allocated here.  What the port's and the
+ * benchmark's end-to-end paths use: one round trip to the device, not three. */
+int nxvk_op_run_host(nxvk_ctx *c, const nxvk_op_desc *op, const nxvk_attrs *a,
+                     const nxvk_host *in, int nin, nxvk_host *out);
+
 /* Several ops in one command buffer (graphs, benchmarks). */
 typedef struct nxvk_batch nxvk_batch;
 enum { NXVK_BATCH_TIMESTAMPS = 1u << 0 };
@@ -378,6 +398,7 @@ typedef struct nxvk_limit {
   double abs, lo, hi;
   bool outside_unbounded;
   double sum_factor;
+  double y_abs_lo, y_abs_hi;     /* hi > 0: the bound holds only for |input 2| in [lo, hi] */
   char text[96];                 /* the limit as a person reads it */
 } nxvk_limit;
 
@@ -393,6 +414,7 @@ typedef struct nxvk_cmp {
   int64_t n;                     /* elements compared */
   int64_t bad;                   /* over the limit */
   int64_t forgiven;              /* denormal flushes forgiven (counted, not hidden) */
+  int64_t unbounded;             /* outside the range the spec bounds (counted) */
   double max_abs, max_ulp;       /* over finite pairs */
   int64_t worst;                 /* index of the first element over the limit, else of max ulp; -1 */
   double worst_got, worst_ref;
@@ -405,6 +427,15 @@ typedef struct nxvk_cmp {
 int nxvk_compare(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
                  const nxvk_host *got, const nxvk_host *ref, const nxvk_host *ref_flushed,
                  nxvk_cmp *out);
+
+/* The whole check of a GPU result: computes the reference, and where the
+ * device may flush denormals (its float controls do not promise to preserve
+ * them) also accepts what flushing gives: any subset of the inputs'
+ * denormals, or the result (also when it rounds up to the smallest normal).
+ * `run --check`, conformance and stress judge through here. */
+int nxvk_check(const nxvk_device_info *dev, const nxvk_op_desc *op, const nxvk_attrs *a,
+               const nxvk_host *in, int nin, const nxvk_host *got,
+               const nxvk_host *ref /* NULL: computed here */, nxvk_cmp *out);
 
 /* ------------------------------------------------------------ graphs */
 
@@ -436,16 +467,95 @@ int nxvk_graph_output_count(const nxvk_graph *g);
 const char *nxvk_graph_output_name(const nxvk_graph *g, int i);
 const char *nxvk_graph_output_path(const nxvk_graph *g, int i);     /* NULL when none */
 int nxvk_graph_output_value(const nxvk_graph *g, int i);
+/* A value's name: the input's, or the "out" of the op making it. */
+const char *nxvk_graph_value_name(const nxvk_graph *g, int value);
 /* The op producing a value (NULL for inputs) and its operands. */
 const nxvk_op_desc *nxvk_graph_value_op(const nxvk_graph *g, int value, const nxvk_attrs **attrs,
                                         const int **operands, int *noperands);
 
-/* Run on the GPU in one command buffer.  values[] (ninputs + nodes long)
- * gets a tensor for every value, inputs included (new references); the
- * caller frees them. */
+/* Run on the GPU in one command buffer, with fusion (below).  values[]
+ * (ninputs + nodes long) gets a new reference for every value that exists in
+ * memory: the inputs, every output, and every value something other than
+ * its own fused kernel reads.  A value that a fused kernel keeps in
+ * registers (an intermediate nothing else reads) is never written anywhere
+ * and its values[v] is NULL.  The caller frees the non-NULL ones. */
 int nxvk_graph_run(nxvk_ctx *c, const nxvk_graph *g, nxvk_tensor *const *inputs,
                    nxvk_tensor **values);
-/* The CPU reference of the whole graph: values[] as above, host tensors. */
+
+/* Fusion: maximal groups of elementwise ops (unary, binary, compare,
+ * select; chains and trees, broadcast inputs included) whose results all
+ * have one shape become one generated GLSL kernel (from the op table's own
+ * expressions), compiled at run time, its SPIR-V cached on disk under the
+ * SHA-256 of the GLSL.  A group's results that anything outside it reads
+ * (graph outputs, other kernels, non-elementwise ops) are written to memory;
+ * the rest stay in registers.  What ran is described by an nxvk_plan. */
+typedef enum {
+  NXVK_CODE_EMBEDDED,      /* one op, its build-time kernel (or none: views, empty results) */
+  NXVK_CODE_MEMORY,        /* fused: built earlier in this process */
+  NXVK_CODE_DISK,          /* fused: SPIR-V from the on-disk cache (a hit) */
+  NXVK_CODE_COMPILED,      /* fused: compiled now (a miss, or the cache is off) */
+} nxvk_code_source;
+
+typedef struct nxvk_plan_step {
+  bool fused;
+  int nnodes;
+  int *nodes;              /* graph node indices in order (node i makes value ninputs + i) */
+  int ninputs, noutputs;
+  int *inputs;             /* fused: values the kernel reads from memory */
+  int *outputs;            /* fused: values it writes; its other nodes' values stay in registers */
+  nxvk_code_source source;
+  char key[65];            /* fused: SHA-256 (hex) of the kernel's GLSL */
+  bool cache_corrupt;      /* a cache file failed its checks: ignored and written again */
+  bool cache_written;      /* the SPIR-V was written to the cache */
+  char note[200];          /* why a cache file was corrupt, or could not be written */
+  double glsl_ms, cache_ms, compile_ms, pipeline_ms;
+  const char *alone;       /* not fused: why ("not elementwise", ...) */
+} nxvk_plan_step;
+
+typedef struct nxvk_plan {
+  int nsteps;
+  nxvk_plan_step *steps;   /* in the order they were recorded */
+  bool fusion;             /* fusion was on */
+  bool disk_cache;         /* fused kernels used the on-disk cache */
+  int fused_kernels, fused_ops, in_registers;
+  double plan_ms, record_ms, run_ms;   /* planning; recording (compiles included); in all */
+} nxvk_plan;
+void nxvk_plan_free(nxvk_plan *p);
+/* The step that computed value v (NULL for graph inputs). */
+const nxvk_plan_step *nxvk_plan_step_of(const nxvk_plan *p, const nxvk_graph *g, int v);
+
+/* Options of nxvk_graph_run_opts; all zero = nxvk_graph_run. */
+typedef struct nxvk_run_opts {
+  bool no_fusion;          /* every op its own build-time kernel */
+  bool no_cache;           /* fused kernels neither read nor write the on-disk cache */
+  unsigned batch_flags;    /* NXVK_BATCH_TIMESTAMPS */
+  double *gpu_ns;          /* out (may be NULL): GPU time with NXVK_BATCH_TIMESTAMPS */
+  nxvk_plan **plan;        /* out (may be NULL): what ran; nxvk_plan_free() it */
+} nxvk_run_opts;
+int nxvk_graph_run_opts(nxvk_ctx *c, const nxvk_graph *g, nxvk_tensor *const *inputs,
+                        nxvk_tensor **values, const nxvk_run_opts *o);
+/* The CPU reference of the whole graph: values[] (ninputs + nodes long)
+ * gets a host tensor for every value, intermediates included. */
 int nxvk_graph_ref(const nxvk_graph *g, const nxvk_host *inputs, nxvk_host *values);
+
+/* Check values a fused kernel computed: the reference of `nodes` (graph
+ * node indices, ascending) evaluated from values[] (host tensors indexed by
+ * value id; those the nodes read from outside must be there, others may be
+ * empty), compared with got, the GPU's result for value v (one of the
+ * nodes).  The bound is composed from the limits of the ops on the way:
+ * each op's result is an interval (its reference at the ends, at zero and
+ * at the middle of its operands' intervals, widened by the op's own limit),
+ * so an error an op amplifies is carried at its real size and exact chains
+ * stay exact.  flush: NXVK_DT() mask of dtypes the device may flush
+ * denormals of (a flushed operand or result is then inside the interval).
+ * out->bad counts results outside; out->unbounded those that depend on an
+ * op where the spec bounds nothing (divide by |y| outside its range);
+ * out->forgiven those the composed bound cannot judge (an error carried
+ * across a jump or turn of an op: anything goes there); max_abs and max_ulp
+ * are measured against the point reference.
+ * limit_text (may be NULL) gets the bound in words. */
+int nxvk_compare_nodes(const nxvk_graph *g, const int *nodes, int nnodes, const nxvk_host *values,
+                       int v, const nxvk_host *got, unsigned flush, nxvk_cmp *out,
+                       char *limit_text, size_t len);
 
 #endif /* NXVK_H */

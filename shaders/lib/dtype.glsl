@@ -33,3 +33,11 @@ bool t_isnan(T x) { return isnan(x); }
 #else
 bool t_isnan(T x) { return false; }
 #endif
+// The sign bit, read from the bits so no compiler treats -0 as +0.
+#if defined(DT_f32)
+bool t_signbit(T x) { return (floatBitsToUint(x) >> 31) != 0u; }
+#elif defined(DT_f64)
+bool t_signbit(T x) { return (unpackDouble2x32(x).y >> 31) != 0u; }
+#else
+bool t_signbit(T x) { return false; }
+#endif

@@ -69,7 +69,13 @@ int nxvk_op_infer(const nxvk_op_desc *desc, const nxvk_attrs *a, const nxvk_meta
   rc = op->infer(op, a, in, nin, out);
   if (rc) return rc;
   int64_t n;
-  return nxvk_shape_count(&out->shape, &n);
+  rc = nxvk_shape_count(&out->shape, &n);
+  if (rc) {
+    char msg[400];
+    snprintf(msg, sizeof msg, "%s: result %s", desc->name, nxvk_errmsg());
+    return nxvk_seterr(rc, "%s", msg);
+  }
+  return NXVK_OK;
 }
 
 int nxvk_op_ref(const nxvk_op_desc *desc, const nxvk_attrs *a, const nxvk_host *in, int nin,
@@ -179,6 +185,59 @@ int nxvk_op_run(nxvk_ctx *c, const nxvk_op_desc *op, const nxvk_attrs *a, nxvk_t
   }
   *out = t;
   return NXVK_OK;
+}
+
+/* Bytes from the host into b within recording r: in place where mapped,
+ * inline when small, else through a pooled staging buffer the recording
+ * holds until it completes. */
+static int rec_upload(nxvk_rec *r, nxvk_buffer *b, const void *src, size_t n) {
+  if (n == 0) return NXVK_OK;
+  if (b->mapped) {
+    memcpy(b->mapped, src, n);
+    return NXVK_OK;
+  }
+  if (n <= 65536 && n % 4 == 0) return nxvk_rec_update(r, b, 0, src, n);
+  nxvk_buffer *staging;
+  int rc = nxvk_buffer_create(nxvk_rec_ctx(r), n, true, &staging);
+  if (rc) return rc;
+  memcpy(staging->mapped, src, n);
+  rc = nxvk_rec_copy(r, staging, 0, b, 0, n);
+  nxvk_buffer_unref(nxvk_rec_ctx(r), staging);
+  return rc;
+}
+
+int nxvk_op_run_host(nxvk_ctx *c, const nxvk_op_desc *op, const nxvk_attrs *a,
+                     const nxvk_host *in, int nin, nxvk_host *out) {
+  memset(out, 0, sizeof *out);
+  if (nin < 0 || nin > NXVK_MAX_INPUTS)
+    return nxvk_seterr(NXVK_E_TOO_LARGE, "%s: too many inputs", op->name);
+  nxvk_tensor *t[NXVK_MAX_INPUTS] = {0}, *res = NULL;
+  nxvk_buffer *staging = NULL;
+  nxvk_batch *b = NULL;
+  int made = 0;
+  int rc = nxvk_batch_begin(c, 0, &b);
+  for (; rc == NXVK_OK && made < nin; made++) {
+    rc = nxvk_tensor_new(c, in[made].dtype, &in[made].shape, &t[made]);
+    if (rc == NXVK_OK) rc = rec_upload(b->rec, t[made]->buf, in[made].data, nxvk_host_bytes(&in[made]));
+  }
+  if (rc == NXVK_OK) rc = nxvk_batch_op(b, op, a, t, nin, &res);
+  size_t bytes = res ? (size_t)res->count * nxvk_dtype_size(res->dtype) : 0;
+  if (rc == NXVK_OK && bytes && !res->buf->mapped) {
+    rc = nxvk_buffer_create(c, bytes, true, &staging);
+    if (rc == NXVK_OK) rc = nxvk_rec_copy(b->rec, res->buf, 0, staging, 0, bytes);
+  }
+  if (rc == NXVK_OK) {
+    rc = nxvk_batch_submit(b, NULL);
+    b = NULL;
+  }
+  if (rc == NXVK_OK) rc = nxvk_host_alloc(out, res->dtype, &res->shape);
+  if (rc == NXVK_OK && bytes)
+    memcpy(out->data, staging ? staging->mapped : res->buf->mapped, bytes);
+  if (b) nxvk_batch_abort(b);
+  nxvk_buffer_unref(c, staging);
+  nxvk_tensor_free(res);
+  for (int i = 0; i < made; i++) nxvk_tensor_free(t[i]);
+  return rc;
 }
 
 /* ---- dispatch helpers ---- */

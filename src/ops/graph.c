@@ -1,15 +1,20 @@
 /*
  * graph.c - op graphs: parsed once, run on the GPU in one command buffer
  * (tensors stay on the device between ops), or on the CPU reference.  Both
- * `nxvk run GRAPH.json` and the port's `run` come through here.
+ * `nxvk run GRAPH.json` and the port's `run` come through here.  A run
+ * infers every value's dtype and shape first, lets the fusion planner
+ * (fusion.c) group elementwise ops into generated kernels, then records the
+ * steps in dependency order.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "attrs.h"
+#include "fusion.h"
 #include "ops.h"
 
 typedef struct {
@@ -321,6 +326,10 @@ const char *nxvk_graph_output_name(const nxvk_graph *g, int i) { return g->outpu
 const char *nxvk_graph_output_path(const nxvk_graph *g, int i) { return g->outputs[i].path; }
 int nxvk_graph_output_value(const nxvk_graph *g, int i) { return g->outputs[i].value; }
 
+const char *nxvk_graph_value_name(const nxvk_graph *g, int value) {
+  return value < g->ninputs ? g->inputs[value].name : g->nodes[value - g->ninputs].out;
+}
+
 const nxvk_op_desc *nxvk_graph_value_op(const nxvk_graph *g, int value, const nxvk_attrs **attrs,
                                         const int **operands, int *noperands) {
   if (value < g->ninputs) return NULL;
@@ -339,29 +348,124 @@ static int node_error(const nxvk_graph *g, int i, int rc) {
   return nxvk_seterr(rc, "%s", msg);
 }
 
+/* One op into the recording: what nxvk_batch_op does for a batch (checks,
+ * output tensor, dispatch, the break_op test fault), on the graph's own
+ * recording so that fused kernels can share it.  (exec.c keeps the batch
+ * private; see the note in nxvk_graph_run_opts.) */
+static int record_op(nxvk_rec *r, const nxvk_op_desc *desc, const nxvk_attrs *a,
+                     nxvk_tensor *const *in, int nin, const nxvk_meta *om, nxvk_tensor **out) {
+  const nxvk_op *op = nxvk_op_from_desc(desc);
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  *out = NULL;
+  if (!nxvk_ctx_supports(c, om->dtype))
+    return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s: %s cannot compute %s", desc->name,
+                       c->info.name, nxvk_dtype_name(om->dtype));
+  if (!op->gpu) return nxvk_tensor_view(in[0], &om->shape, out); /* reshape */
+  nxvk_tensor *t;
+  int rc = nxvk_tensor_new(c, om->dtype, &om->shape, &t);
+  if (rc) return rc;
+  if (t->count > 0) rc = op->gpu(r, op, a, in, nin, t);
+  if (rc == NXVK_OK && t->count > 1 && strcmp(c->inject_break_op, desc->name) == 0) {
+    /* test-only fault: the last element overwrites the first */
+    int64_t one[1] = {1};
+    nxvk_shape single = {1, {1}};
+    rc = nxvk_strided_copy(r, t->buf, t->dtype, t->count - 1, one, t->buf, t->dtype, 0, one,
+                           &single);
+  }
+  if (rc) {
+    nxvk_tensor_free(t);
+    return rc;
+  }
+  *out = t;
+  return NXVK_OK;
+}
+
+/* Prefix a fused kernel's error with the ops it holds. */
+static int step_error(const nxvk_graph *g, const nxvk_plan_step *st, int rc) {
+  char msg[512];
+  snprintf(msg, sizeof msg, "%s: fused kernel of ops[%d..%d] (%s ... %s): %s", g->origin,
+           st->nodes[0], st->nodes[st->nnodes - 1], g->nodes[st->nodes[0]].op->name,
+           g->nodes[st->nodes[st->nnodes - 1]].op->name, nxvk_errmsg());
+  return nxvk_seterr(rc, "%s", msg);
+}
+
+static double clock_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 int nxvk_graph_run(nxvk_ctx *c, const nxvk_graph *g, nxvk_tensor *const *inputs,
                    nxvk_tensor **values) {
+  return nxvk_graph_run_opts(c, g, inputs, values, NULL);
+}
+
+int nxvk_graph_run_opts(nxvk_ctx *c, const nxvk_graph *g, nxvk_tensor *const *inputs,
+                        nxvk_tensor **values, const nxvk_run_opts *o) {
+  static const nxvk_run_opts defaults = {0};
+  if (!o) o = &defaults;
+  if (o->plan) *o->plan = NULL;
+  double t0 = clock_ms();
   int total = g->ninputs + g->nnodes;
   memset(values, 0, (size_t)total * sizeof *values);
-  nxvk_batch *b;
-  int rc = nxvk_batch_begin(c, 0, &b);
-  if (rc) return rc;
-  for (int i = 0; i < g->ninputs && rc == NXVK_OK; i++)
-    rc = nxvk_tensor_view(inputs[i], nxvk_tensor_shape(inputs[i]), &values[i]);
+  /* every value's dtype and shape first: errors name the op before any work */
+  nxvk_meta *metas = calloc((size_t)total + 1, sizeof *metas);
+  if (!metas) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  int rc = NXVK_OK;
+  for (int i = 0; i < g->ninputs && rc == NXVK_OK; i++) {
+    if (!inputs[i] || inputs[i]->c != c)
+      rc = nxvk_seterr(NXVK_E_BAD_REQUEST, "%s: input %s is not a tensor of this device", g->origin,
+                       g->inputs[i].name);
+    else
+      metas[i] = (nxvk_meta){inputs[i]->dtype, inputs[i]->shape};
+  }
   for (int i = 0; i < g->nnodes && rc == NXVK_OK; i++) {
-    nxvk_tensor *args[NXVK_MAX_INPUTS];
-    for (int k = 0; k < g->nodes[i].nin; k++) args[k] = values[g->nodes[i].in[k]];
-    rc = nxvk_batch_op(b, g->nodes[i].op, &g->nodes[i].attrs, args, g->nodes[i].nin,
-                       &values[g->ninputs + i]);
+    nxvk_meta in[NXVK_MAX_INPUTS];
+    for (int k = 0; k < g->nodes[i].nin; k++) in[k] = metas[g->nodes[i].in[k]];
+    rc = nxvk_op_infer(g->nodes[i].op, &g->nodes[i].attrs, in, g->nodes[i].nin,
+                       &metas[g->ninputs + i]);
     if (rc) rc = node_error(g, i, rc);
   }
-  if (rc) nxvk_batch_abort(b);
-  else rc = nxvk_batch_submit(b, NULL);
+  nxvk_plan *plan = NULL;
+  if (rc == NXVK_OK) rc = nxvk_fusion_plan(c, g, metas, !o->no_fusion, &plan);
+  nxvk_rec *r = NULL;
+  if (rc == NXVK_OK) rc = nxvk_rec_begin(c, (o->batch_flags & NXVK_BATCH_TIMESTAMPS) != 0, &r);
+  double t_rec = clock_ms();
+  for (int i = 0; i < g->ninputs && rc == NXVK_OK; i++)
+    rc = nxvk_tensor_view(inputs[i], nxvk_tensor_shape(inputs[i]), &values[i]);
+  const char *cache_dir = o->no_cache ? NULL : c->cache_dir;
+  for (int s = 0; plan && s < plan->nsteps && rc == NXVK_OK; s++) {
+    nxvk_plan_step *st = &plan->steps[s];
+    if (st->fused) {
+      rc = nxvk_fusion_record(r, g, metas, st, values, cache_dir);
+      if (rc) rc = step_error(g, st, rc);
+      continue;
+    }
+    int i = st->nodes[0];
+    nxvk_tensor *args[NXVK_MAX_INPUTS];
+    for (int k = 0; k < g->nodes[i].nin; k++) args[k] = values[g->nodes[i].in[k]];
+    rc = record_op(r, g->nodes[i].op, &g->nodes[i].attrs, args, g->nodes[i].nin,
+                   &metas[g->ninputs + i], &values[g->ninputs + i]);
+    if (rc) rc = node_error(g, i, rc);
+  }
+  if (plan) {
+    plan->disk_cache = cache_dir != NULL;
+    plan->record_ms = clock_ms() - t_rec;
+  }
+  if (rc) {
+    if (r) nxvk_rec_abort(r);
+  } else {
+    rc = nxvk_rec_submit(r, o->gpu_ns);
+  }
   if (rc)
     for (int i = 0; i < total; i++) {
       nxvk_tensor_free(values[i]);
       values[i] = NULL;
     }
+  free(metas);
+  if (plan) plan->run_ms = clock_ms() - t0;
+  if (rc == NXVK_OK && o->plan) *o->plan = plan;
+  else nxvk_plan_free(plan);
   return rc;
 }
 

@@ -191,8 +191,9 @@ int nxvk_reduce_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in,
     switch (op->code) {
     case NXVK_RED_SUM: case NXVK_RED_MEAN: acc = 0; iacc = 0; break;
     case NXVK_RED_PRODUCT: acc = 1; iacc = 1; break;
-    case NXVK_RED_MAX: acc = fl ? -INFINITY : (in[0].dtype == NXVK_I32 ? INT32_MIN : 0); break;
-    default: acc = fl ? INFINITY : (in[0].dtype == NXVK_I32 ? INT32_MAX : 255); break;
+    /* long double on both sides: a float INFINITY would round INT32_MAX up */
+    case NXVK_RED_MAX: acc = fl ? -(long double)INFINITY : (in[0].dtype == NXVK_I32 ? (long double)INT32_MIN : 0.0L); break;
+    default: acc = fl ? (long double)INFINITY : (in[0].dtype == NXVK_I32 ? (long double)INT32_MAX : 255.0L); break;
     }
     for (int64_t j = 0; j < p.nred; j++) {
       long double v = nxvk_host_get(&in[0], offset_of(&p, o, j));
@@ -210,6 +211,8 @@ int nxvk_reduce_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in,
       case NXVK_RED_MIN:
         if (isnan(acc)) break;
         if (isnan(v) || (op->code == NXVK_RED_MAX ? v > acc : v < acc)) acc = v;
+        /* equal zeros: max gives +0 and min -0 whatever the order (as the kernel) */
+        else if (v == acc && signbit(v) != signbit(acc)) acc = op->code == NXVK_RED_MAX ? 0.0L : -0.0L;
         break;
       default: { /* argmax / argmin: first NaN, else first extreme */
         bool better;

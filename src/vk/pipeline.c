@@ -1,10 +1,14 @@
 /*
  * pipeline.c - compute pipelines from embedded SPIR-V with specialization
- * constants.  A kernel is built once per (SPIR-V, constants) and kept for the
- * context's life, so the hot path creates no Vulkan objects once warm.
+ * constants, or from SPIR-V made at run time (fused kernels, addressed by a
+ * content key).  A kernel is built once per (code, constants) and kept for
+ * the context's life, so the hot path creates no Vulkan objects once warm.
+ * Pipelines go through the context's VkPipelineCache, which the on-disk
+ * cache fills at open (cache.c).
  */
 #include "vkcore.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,10 +18,10 @@ const nxvk_spirv *nxvk_spirv_find(const char *name) {
   return NULL;
 }
 
-static bool kernel_matches(const nxvk_kernel *k, const nxvk_spirv *s, const uint32_t *spec,
-                           int nspec, int nbuffers) {
-  return k->spirv == s && k->nspec == nspec && k->nbuffers == nbuffers &&
-         memcmp(k->spec, spec, (size_t)nspec * sizeof *spec) == 0;
+static bool kernel_matches(const nxvk_kernel *k, const nxvk_spirv *s, const char *key,
+                           const uint32_t *spec, int nspec, int nbuffers) {
+  return k->spirv == s && strcmp(k->key, key ? key : "") == 0 && k->nspec == nspec &&
+         k->nbuffers == nbuffers && memcmp(k->spec, spec, (size_t)nspec * sizeof *spec) == 0;
 }
 
 static void kernel_destroy(nxvk_ctx *c, nxvk_kernel *k) {
@@ -27,7 +31,7 @@ static void kernel_destroy(nxvk_ctx *c, nxvk_kernel *k) {
   free(k);
 }
 
-static int kernel_build(nxvk_ctx *c, nxvk_kernel *k) {
+static int kernel_build(nxvk_ctx *c, nxvk_kernel *k, const uint32_t *code, size_t bytes) {
   VkDescriptorSetLayoutBinding binds[NXVK_MAX_BINDINGS];
   int nb = 1 + k->nbuffers;
   for (int i = 0; i < nb; i++)
@@ -55,8 +59,8 @@ static int kernel_build(nxvk_ctx *c, nxvk_kernel *k) {
 
   VkShaderModuleCreateInfo smci = {
       .sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
-      .codeSize = k->spirv->size,
-      .pCode = k->spirv->code,
+      .codeSize = bytes,
+      .pCode = code,
   };
   VkShaderModule module;
   VK_CHECK(c->vk.vkCreateShaderModule(c->device, &smci, NULL, &module));
@@ -90,28 +94,27 @@ static int kernel_build(nxvk_ctx *c, nxvk_kernel *k) {
   return NXVK_OK;
 }
 
-int nxvk_kernel_get(nxvk_ctx *c, const char *spirv_name, const uint32_t *spec, int nspec,
-                    int nbuffers, nxvk_kernel **out) {
-  const nxvk_spirv *s = nxvk_spirv_find(spirv_name);
-  if (!s) return nxvk_seterr(NXVK_E_UNSUPPORTED, "no embedded shader named '%s'", spirv_name);
-  if (nspec < 1 || nspec > NXVK_MAX_SPEC || nbuffers + 1 > NXVK_MAX_BINDINGS)
-    return nxvk_seterr(NXVK_E_BAD_REQUEST, "kernel %s: bad constants or bindings", spirv_name);
+/* Find or build under kernel_lock.  code NULL: find only. */
+static int kernel_lookup(nxvk_ctx *c, const nxvk_spirv *s, const char *key, const uint32_t *code,
+                         size_t bytes, const uint32_t *spec, int nspec, int nbuffers,
+                         nxvk_kernel **out) {
   pthread_mutex_lock(&c->kernel_lock);
   nxvk_kernel *k;
   for (k = c->kernels; k; k = k->next)
-    if (kernel_matches(k, s, spec, nspec, nbuffers)) break;
+    if (kernel_matches(k, s, key, spec, nspec, nbuffers)) break;
   int rc = NXVK_OK;
-  if (!k) {
+  if (!k && code) {
     k = calloc(1, sizeof *k);
     if (!k) {
       rc = nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
     } else {
       k->spirv = s;
+      if (key) snprintf(k->key, sizeof k->key, "%s", key);
       k->nspec = nspec;
       k->nbuffers = nbuffers;
       k->wg_size = spec[0];
       memcpy(k->spec, spec, (size_t)nspec * sizeof *spec);
-      rc = kernel_build(c, k);
+      rc = kernel_build(c, k, code, bytes);
       if (rc) {
         kernel_destroy(c, k);
         k = NULL;
@@ -124,6 +127,28 @@ int nxvk_kernel_get(nxvk_ctx *c, const char *spirv_name, const uint32_t *spec, i
   pthread_mutex_unlock(&c->kernel_lock);
   *out = k;
   return rc;
+}
+
+int nxvk_kernel_get(nxvk_ctx *c, const char *spirv_name, const uint32_t *spec, int nspec,
+                    int nbuffers, nxvk_kernel **out) {
+  *out = NULL;
+  const nxvk_spirv *s = nxvk_spirv_find(spirv_name);
+  if (!s) return nxvk_seterr(NXVK_E_UNSUPPORTED, "no embedded shader named '%s'", spirv_name);
+  if (nspec < 1 || nspec > NXVK_MAX_SPEC || nbuffers + 1 > NXVK_MAX_BINDINGS)
+    return nxvk_seterr(NXVK_E_BAD_REQUEST, "kernel %s: bad constants or bindings", spirv_name);
+  return kernel_lookup(c, s, NULL, s->code, s->size, spec, nspec, nbuffers, out);
+}
+
+int nxvk_kernel_get_spirv(nxvk_ctx *c, const char *key, const uint32_t *words, size_t bytes,
+                          const uint32_t *spec, int nspec, int nbuffers, nxvk_kernel **out) {
+  *out = NULL;
+  if (!key || !key[0] || strlen(key) >= sizeof((nxvk_kernel *)0)->key)
+    return nxvk_seterr(NXVK_E_BAD_REQUEST, "run-time kernel: bad key");
+  if (nspec < 1 || nspec > NXVK_MAX_SPEC || nbuffers + 1 > NXVK_MAX_BINDINGS)
+    return nxvk_seterr(NXVK_E_BAD_REQUEST, "kernel %.16s: bad constants or bindings", key);
+  if (words && (bytes < 20 || bytes % 4 != 0 || words[0] != 0x07230203u))
+    return nxvk_seterr(NXVK_E_BAD_REQUEST, "kernel %.16s: not SPIR-V", key);
+  return kernel_lookup(c, NULL, key, words, bytes, spec, nspec, nbuffers, out);
 }
 
 void nxvk_kernels_destroy(nxvk_ctx *c) {

@@ -61,7 +61,7 @@ typedef struct nxvk_buffer {
 
 /* ---- pipelines ---- */
 
-#define NXVK_MAX_BINDINGS 8     /* binding 0 = metadata, 1.. = tensors */
+#define NXVK_MAX_BINDINGS 16    /* binding 0 = metadata, 1.. = tensors (fused kernels: up to 15) */
 #define NXVK_MAX_SPEC 8
 
 typedef struct nxvk_spirv {
@@ -77,6 +77,7 @@ const nxvk_spirv *nxvk_spirv_find(const char *name);
 
 typedef struct nxvk_kernel {
   const nxvk_spirv *spirv;        /* NULL for run-time compiled code */
+  char key[65];                   /* run-time code: its content address; else "" */
   uint32_t spec[NXVK_MAX_SPEC];
   int nspec;
   int nbuffers;                   /* tensor bindings (binding 1..nbuffers) */
@@ -93,8 +94,8 @@ typedef struct nxvk_rec nxvk_rec;
 
 /* Freed buffers wait here for reuse, by size class (4 per power of two from
  * 256 bytes to NXVK_POOL_MAX_BUFFER), so a warm hot path allocates nothing. */
-#define NXVK_POOL_CLASSES 80
-#define NXVK_POOL_MAX_BUFFER ((VkDeviceSize)64 << 20)
+#define NXVK_POOL_CLASSES 96
+#define NXVK_POOL_MAX_BUFFER ((VkDeviceSize)512 << 20)
 typedef struct nxvk_pool {
   pthread_mutex_t lock;
   nxvk_buffer *free[2][NXVK_POOL_CLASSES];   /* [host_visible][class], owned */
@@ -118,7 +119,14 @@ struct nxvk_ctx {
 
   pthread_mutex_t kernel_lock;         /* kernels list and creation */
   nxvk_kernel *kernels;                /* owned */
-  VkPipelineCache pipeline_cache;
+  VkPipelineCache pipeline_cache;      /* loaded from / saved to cache_dir (cache.c) */
+
+  /* on-disk caches (cache.c) */
+  char *cache_dir;                     /* owned; NULL: caches off (--no-cache) */
+  char pcache_status[320];             /* what became of the pipeline cache file at open */
+  bool pcache_rejected;                /* a file was there but not used: rewrite it */
+  size_t pcache_loaded_bytes;          /* what was loaded, to skip saving it unchanged */
+  uint64_t pcache_loaded_sum;
 
   pthread_mutex_t rec_lock;            /* free recordings */
   nxvk_rec *free_recs;                 /* owned */
@@ -182,7 +190,48 @@ uint32_t nxvk_rec_dispatch_count(nxvk_rec *r);
  * (kernels loop grid-stride over the rest). */
 uint32_t nxvk_groups_for(nxvk_ctx *c, uint64_t n, uint32_t wg);
 
+/* Kernels from run-time SPIR-V (fused shaders): one pipeline per (key,
+ * spec constants, buffers), built once and kept like the embedded ones.
+ * key names the code (the SHA-256 of its GLSL, 64 hex digits).  With words
+ * NULL it only looks: *out is NULL (and NXVK_OK returned) when no such
+ * kernel was built yet. */
+int nxvk_kernel_get_spirv(nxvk_ctx *c, const char *key, const uint32_t *words, size_t bytes,
+                          const uint32_t *spec, int nspec, int nbuffers, nxvk_kernel **out);
+
 void nxvk_kernels_destroy(nxvk_ctx *c);
+
+/* ---- run-time shaders (shaderc.c) ---- */
+
+/* GLSL -> SPIR-V through glslang (Vulkan 1.1, SPIR-V 1.3, the build's
+ * target), with NoContraction on the arithmetic of main and op_* so that a
+ * driver keeps each op's own rounding.  *words is malloc'd.  Thread-safe. */
+int nxvk_glsl_compile(const char *glsl, const char *name, uint32_t **words, size_t *bytes);
+/* The NoContraction pass alone (may replace *words). */
+int nxvk_spirv_no_contraction(uint32_t **words, size_t *bytes);
+
+/* ---- on-disk caches (cache.c) ---- */
+
+/* $NXVK_CACHE_DIR, else $XDG_CACHE_HOME/nxvk, else $HOME/.cache/nxvk
+ * (malloc'd); NULL when none can be named. */
+char *nxvk_cache_dir_default(void);
+/* NXVK_NO_CACHE set to anything but "" or "0". */
+bool nxvk_cache_disabled_by_env(void);
+uint64_t nxvk_cache_checksum(const void *data, size_t len);
+
+typedef enum { NXVK_CACHE_MISS, NXVK_CACHE_HIT, NXVK_CACHE_CORRUPT } nxvk_cache_result;
+/* DIR/spirv/KEY.spv.  HIT: *words (malloc'd) passed every check; MISS: no
+ * file; CORRUPT: a file failed a check (why says which) and is to be
+ * written again. */
+nxvk_cache_result nxvk_cache_spirv_load(const char *dir, const char *key, uint32_t **words,
+                                        size_t *bytes, char *why, size_t whylen);
+/* Written through a temporary file renamed into place. */
+int nxvk_cache_spirv_store(const char *dir, const char *key, const uint32_t *words, size_t bytes);
+/* Create c->pipeline_cache, from the device's file in c->cache_dir when it
+ * is whole and was made by this device and driver version; sets
+ * c->pcache_status. */
+int nxvk_pipeline_cache_open(nxvk_ctx *c);
+/* Write the pipeline cache back when it changed (best effort: a cache). */
+void nxvk_pipeline_cache_save(nxvk_ctx *c);
 void nxvk_recs_destroy(nxvk_ctx *c);
 
 #endif

@@ -1,0 +1,303 @@
+#!/usr/bin/env python3
+"""compare_torch.py - nxvk against PyTorch (cuBLAS and its elementwise kernels)
+on the same GPU, in one invocation.
+
+Runs the matmul GFLOPS ladder (torch.matmul, TF32 off, f32 and f64) and the
+op sweeps (add, exp, sum over all elements, f32 and f64) through PyTorch,
+timed with CUDA events: a warm-up, then repeated runs until --min-time
+seconds (or exactly --repeat runs), median with min and max, as nxvk bench
+does.  With --nxvk PATH it also runs `nxvk bench ops` and `nxvk bench matmul`
+with --json at the same sizes and prints nxvk/PyTorch ratios side by side
+(ratio > 1: nxvk is faster).  --out writes everything as one JSON file from
+which every ratio can be recomputed.
+
+Where torch or CUDA is missing it says "no CUDA: PyTorch figures skipped"
+and still runs nxvk, so it can be smoke-tested anywhere with python3.
+"""
+import argparse
+import datetime
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+SWEEP_OPS = ["add", "exp", "sum"]
+DEFAULT_SIZES = "1K,16K,256K,1M,4M,16M,64M"
+DEFAULT_MATMUL = "128,256,512,1024,2048,4096"
+
+
+def parse_size(text):
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    t = text.strip().upper()
+    if t and t[-1] in mult:
+        return int(t[:-1]) * mult[t[-1]]
+    return int(t)
+
+
+def size_label(n):
+    for suffix, m in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n >= m and n % m == 0:
+            return "%d%s" % (n // m, suffix)
+    return str(n)
+
+
+def stats(ns):
+    return {"median": statistics.median(ns), "min": min(ns), "max": max(ns), "repeats": len(ns)}
+
+
+# ---------------------------------------------------------------- PyTorch
+
+
+def load_torch():
+    """(torch, None) when CUDA can be used, else (None, why)."""
+    try:
+        import torch  # noqa: PLC0415 - optional dependency
+    except Exception as e:  # ImportError, or a broken install
+        return None, "torch is not installed (%s)" % e.__class__.__name__
+    if not torch.cuda.is_available():
+        return None, "torch %s sees no CUDA device" % torch.__version__
+    return torch, None
+
+
+def time_cuda(torch, fn, min_time, repeat):
+    """Median/min/max in ns of fn() between two CUDA events."""
+    fn()
+    torch.cuda.synchronize()
+    times = []
+    start = time.monotonic()
+    while True:
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        a.record()
+        fn()
+        b.record()
+        b.synchronize()
+        times.append(a.elapsed_time(b) * 1e6)  # ms -> ns
+        if repeat and len(times) >= repeat:
+            break
+        if not repeat and len(times) >= 3 and time.monotonic() - start >= min_time:
+            break
+        if len(times) >= 1000:
+            break
+    return stats(times)
+
+
+def torch_bench(torch, args, sizes, msizes, dtypes):
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    dev = torch.device("cuda")
+    tdt = {"f32": torch.float32, "f64": torch.float64}
+    results = []
+    gen = torch.Generator(device=dev)
+    gen.manual_seed(1)
+
+    def rand(shape, dt):  # uniform in [0.5, 1.5), as nxvk bench uses
+        return torch.rand(shape, generator=gen, device=dev, dtype=tdt[dt]) + 0.5
+
+    for dt in dtypes:
+        for n in msizes:
+            a, b = rand((n, n), dt), rand((n, n), dt)
+            c = torch.empty((n, n), device=dev, dtype=tdt[dt])
+            # a check before timing: a few rows against an f64 product
+            rows = min(n, 8)
+            want = a[:rows].double() @ b.double()
+            got = (a @ b)[:rows].double()
+            rel = ((got - want).abs().max() / want.abs().max()).item()
+            if rel > (1e-4 if dt == "f32" else 1e-12):
+                sys.exit("compare_torch: torch.matmul %s n=%d is off by %.3g (relative)" % (dt, n, rel))
+            st = time_cuda(torch, lambda: torch.matmul(a, b, out=c), args.min_time, args.repeat)
+            flops = 2.0 * n * n * n
+            results.append({"mode": "matmul", "name": "matmul", "dtype": dt, "size": n, "gpu_ns": st,
+                            "flops": flops, "gflops": flops / st["median"],
+                            "gflops_min": flops / st["max"], "gflops_max": flops / st["min"]})
+            del a, b, c
+        for op in SWEEP_OPS:
+            for n in sizes:
+                x, y = rand((n,), dt), rand((n,), dt)
+                out = torch.empty((n,), device=dev, dtype=tdt[dt])
+                esz = x.element_size()
+                if op == "add":
+                    fn = lambda: torch.add(x, y, out=out)  # noqa: E731
+                    nbytes = 3 * n * esz
+                elif op == "exp":
+                    fn = lambda: torch.exp(x, out=out)  # noqa: E731
+                    nbytes = 2 * n * esz
+                else:
+                    fn = lambda: torch.sum(x)  # noqa: E731
+                    nbytes = (n + 1) * esz
+                st = time_cuda(torch, fn, args.min_time, args.repeat)
+                results.append({"mode": "ops", "name": op, "dtype": dt, "size": n, "gpu_ns": st,
+                                "bytes": nbytes, "gbps": nbytes / st["median"]})
+                del x, y, out
+        torch.cuda.empty_cache()
+    return {"version": torch.__version__, "cuda": torch.version.cuda,
+            "device": torch.cuda.get_device_name(0), "allow_tf32": False, "results": results}
+
+
+# ------------------------------------------------------------------- nxvk
+
+
+def run_nxvk(args, mode, extra):
+    fd, path = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    cmd = [args.nxvk, "bench", mode] + extra + ["--json", path] + shlex.split(args.nxvk_args)
+    print("$ " + " ".join(shlex.quote(c) for c in cmd), flush=True)
+    try:
+        rc = subprocess.run(cmd).returncode
+        if rc != 0:
+            sys.exit("compare_torch: nxvk bench %s failed (exit %d)" % (mode, rc))
+        with open(path) as f:
+            return json.load(f)
+    finally:
+        os.unlink(path)
+
+
+# ------------------------------------------------------------------ report
+
+
+def ratios(nx, pt):
+    """nxvk/PyTorch throughput per (mode, dtype, size[, op]); > 1: nxvk faster."""
+    out = []
+    ptm = {(r["mode"], r["name"] if r["mode"] == "ops" else "", r["dtype"], r["size"]): r for r in pt}
+    for r in nx:
+        if r["mode"] == "matmul":
+            p = ptm.get(("matmul", "", r["dtype"], r["size"]))
+            if p and r.get("gflops"):
+                out.append({"mode": "matmul", "name": r["name"], "variant": r["variant"], "dtype": r["dtype"],
+                            "size": r["size"], "unit": "GFLOPS", "nxvk": r["gflops"], "torch": p["gflops"],
+                            "ratio": r["gflops"] / p["gflops"]})
+        elif r["mode"] == "ops":
+            p = ptm.get(("ops", r["name"], r["dtype"], r["size"]))
+            if p and r.get("gbps"):
+                out.append({"mode": "ops", "name": r["name"], "variant": "", "dtype": r["dtype"],
+                            "size": r["size"], "unit": "GB/s", "nxvk": r["gbps"], "torch": p["gbps"],
+                            "ratio": r["gbps"] / p["gbps"]})
+    return out
+
+
+def fmt(v, spec="%.2f"):
+    return "-" if v is None else spec % v
+
+
+def print_side_by_side(nx, pt, rat):
+    rmap = {(x["mode"], x["name"], x["variant"], x["dtype"], x["size"]): x for x in rat}
+    ptm = {(r["mode"], r["name"] if r["mode"] == "ops" else "", r["dtype"], r["size"]): r for r in pt}
+    print("\nmatmul: GFLOPS (kernel time); ratio = nxvk / PyTorch (> 1: nxvk faster)")
+    print("%-10s %-5s %6s %12s %12s %8s" % ("nxvk", "dtype", "n", "nxvk", "PyTorch", "ratio"))
+    for r in nx:
+        if r["mode"] != "matmul":
+            continue
+        p = ptm.get(("matmul", "", r["dtype"], r["size"]))
+        x = rmap.get(("matmul", r["name"], r["variant"], r["dtype"], r["size"]))
+        print("%-10s %-5s %6d %12s %12s %8s" % (r["variant"], r["dtype"], r["size"], fmt(r.get("gflops")),
+                                               fmt(p and p["gflops"]), fmt(x and x["ratio"], "%.3f")))
+    print("\nops: GB/s (bytes read + written / kernel time); ratio = nxvk / PyTorch")
+    print("%-6s %-5s %8s %12s %12s %8s" % ("op", "dtype", "size", "nxvk", "PyTorch", "ratio"))
+    for r in nx:
+        if r["mode"] != "ops":
+            continue
+        p = ptm.get(("ops", r["name"], r["dtype"], r["size"]))
+        x = rmap.get(("ops", r["name"], "", r["dtype"], r["size"]))
+        print("%-6s %-5s %8s %12s %12s %8s" % (r["name"], r["dtype"], size_label(r["size"]), fmt(r.get("gbps")),
+                                              fmt(p and p["gbps"]), fmt(x and x["ratio"], "%.3f")))
+    if not nx:
+        for p in pt:
+            v = p.get("gflops", p.get("gbps"))
+            print("PyTorch %s %s %s %s: %.2f %s" % (p["mode"], p["name"], p["dtype"], size_label(p["size"]), v,
+                                                   "GFLOPS" if "gflops" in p else "GB/s"))
+
+
+def write_atomic(path, obj):
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".compare_torch.")
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(obj, f, indent=1)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--nxvk", metavar="PATH", help="also run this nxvk binary's bench with --json")
+    ap.add_argument("--nxvk-args", default="", metavar="ARGS",
+                    help="more arguments for nxvk bench, e.g. '--device 0 --min-time 1'")
+    ap.add_argument("--nxvk-json", metavar="FILE", action="append", default=[],
+                    help="use the results of an earlier `nxvk bench ... --json FILE` (e.g. of `bench all`) "
+                         "instead of running nxvk; sizes and dtypes default to its own")
+    ap.add_argument("--sizes", help="op sweep sizes in elements (K M G = x1024; default %s)" % DEFAULT_SIZES)
+    ap.add_argument("--matmul-sizes", help="ladder sizes n of n x n matrices (default %s)" % DEFAULT_MATMUL)
+    ap.add_argument("--dtype", help="f32, f64 or both (default f32,f64)")
+    ap.add_argument("--min-time", type=float, default=0.5, help="seconds per PyTorch measurement")
+    ap.add_argument("--repeat", type=int, default=0, help="exactly N timed PyTorch runs")
+    ap.add_argument("--out", metavar="FILE", help="write nxvk, PyTorch and the ratios as one JSON file")
+    args = ap.parse_args()
+    if args.nxvk and args.nxvk_json:
+        ap.error("give --nxvk or --nxvk-json, not both")
+    nx_runs, nx_results = [], []
+    for path in args.nxvk_json:
+        with open(path) as f:
+            run = json.load(f)
+        nx_runs.append(run)
+        nx_results += [r for r in run["results"] if r["mode"] in ("ops", "matmul")]
+    # PyTorch runs at the sizes and dtypes of the nxvk results it is compared with
+    def from_results(mode, ops_only=False):
+        v = sorted(set(r["size"] for r in nx_results if r["mode"] == mode and
+                       (not ops_only or r["name"] in SWEEP_OPS)))
+        return ",".join(str(x) for x in v) if v else None
+    if args.sizes is None:
+        args.sizes = from_results("ops", True) or DEFAULT_SIZES
+    if args.matmul_sizes is None:
+        args.matmul_sizes = from_results("matmul") or DEFAULT_MATMUL
+    if args.dtype is None:
+        d = sorted(set(r["dtype"] for r in nx_results if r["dtype"] in ("f32", "f64")))
+        args.dtype = ",".join(d) if d else "f32,f64"
+    try:
+        sizes = [parse_size(s) for s in args.sizes.split(",")]
+        msizes = [parse_size(s) for s in args.matmul_sizes.split(",")]
+    except ValueError as e:
+        ap.error("bad size: %s" % e)
+    dtypes = [d.strip() for d in args.dtype.split(",")]
+    if not dtypes or any(d not in ("f32", "f64") for d in dtypes):
+        ap.error("--dtype takes f32, f64 or f32,f64")
+
+    if args.nxvk:
+        ops = run_nxvk(args, "ops", ["--ops", ",".join(SWEEP_OPS), "--sizes", args.sizes, "--dtype", args.dtype])
+        mm = run_nxvk(args, "matmul", ["--sizes", args.matmul_sizes, "--dtype", args.dtype])
+        nx_runs = [ops, mm]
+        nx_results = ops["results"] + [r for r in mm["results"] if r["mode"] == "matmul"]
+
+    torch, why = load_torch()
+    if torch is None:
+        print("\nno CUDA: PyTorch figures skipped (%s)" % why)
+        pt = {"skipped": "no CUDA: " + why}
+        pt_results = []
+    else:
+        print("\nPyTorch %s, CUDA %s, %s (TF32 off)" % (torch.__version__, torch.version.cuda,
+                                                       torch.cuda.get_device_name(0)), flush=True)
+        pt = torch_bench(torch, args, sizes, msizes, dtypes)
+        pt_results = pt["results"]
+
+    rat = ratios(nx_results, pt_results)
+    print_side_by_side(nx_results, pt_results, rat)
+    if args.out:
+        write_atomic(args.out, {
+            "tool": "bench/compare_torch.py",
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "command": " ".join(shlex.quote(a) for a in sys.argv),
+            "nxvk": {"runs": nx_runs, "results": nx_results} if nx_runs else None,
+            "torch": pt,
+            "ratios": rat,
+        })
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

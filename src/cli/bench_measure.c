@@ -1,0 +1,603 @@
+/*
+ * bench_measure.c - the method of `nxvk bench` (DESIGN.md, "Benchmark
+ * method"): random inputs, one check against the CPU reference before any
+ * timing, a warm-up, then repeated runs summarised as median, min and max.
+ * Also the two modes built on ops: the per-op sweep and the matmul ladder.
+ *
+ * Ops are chosen from the op table by the caller; nothing here knows an op by
+ * name.  Operands follow from the op's kind and arity.
+ */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+
+double bench_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Returns an engine code (0 or NXVK_E_*), which the caller reports. */
+int bench_repeat(const bench_opts *o, int warmups, bench_fn fn, void *arg, bench_stat *st) {
+  memset(st, 0, sizeof *st);
+  double t0 = bench_now_ns(), ns;
+  for (int i = 0; i < warmups; i++) {
+    int rc = fn(arg, &ns);
+    if (rc) return rc;
+  }
+  double warm_each = warmups ? (bench_now_ns() - t0) / warmups : 0;
+  int cap = o->repeat > 0 ? (int)o->repeat : 1000;
+  /* three runs at least, unless one run already outlasts --min-time */
+  int min_runs = o->repeat > 0 ? (int)o->repeat : (warm_each >= o->min_time * 1e9 ? 1 : 3);
+  double *v = malloc((size_t)cap * sizeof *v);
+  if (!v) return NXVK_E_NO_MEMORY;
+  int n = 0;
+  double start = bench_now_ns();
+  while (n < cap) {
+    int rc = fn(arg, &v[n]);
+    if (rc) {
+      free(v);
+      return rc;
+    }
+    n++;
+    if (o->repeat == 0 && n >= min_runs && bench_now_ns() - start >= o->min_time * 1e9) break;
+  }
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  st->have = true;
+  st->repeats = n;
+  st->min = v[0];
+  st->max = v[n - 1];
+  st->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  free(v);
+  return NXVK_OK;
+}
+
+/* ---- progress (stderr, terminals only) ---- */
+
+void bench_progress(const bench_ctx *b, const char *fmt, ...) {
+  if (!b->o->progress) return;
+  va_list ap;
+  fprintf(stderr, "\r\033[Kbench: ");
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fflush(stderr);
+}
+
+void bench_progress_done(const bench_ctx *b) {
+  if (b->o->progress) fprintf(stderr, "\r\033[K");
+}
+
+/* ---- inputs ---- */
+
+static uint64_t next_random(uint64_t *s) { /* splitmix64 */
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* Floats uniform in [0.5, 1.5) on a grid every value of which the dtype
+ * holds exactly; integers in [1, 100] (u8 [1, 255]); predicates 0 or 1.
+ * Never zeros, positive, so log-like ops stay in their domain. */
+void bench_fill_random(bench_ctx *b, nxvk_host *h, bool predicate) {
+  int64_t n = nxvk_host_count(h);
+  switch (h->dtype) {
+  case NXVK_F32:
+    for (int64_t i = 0; i < n; i++)
+      ((float *)h->data)[i] = 0.5f + (float)(next_random(&b->rng) >> 41) * 0x1.0p-23f;
+    break;
+  case NXVK_F64:
+    for (int64_t i = 0; i < n; i++)
+      ((double *)h->data)[i] = 0.5 + (double)(next_random(&b->rng) >> 12) * 0x1.0p-52;
+    break;
+  default:
+    for (int64_t i = 0; i < n; i++) {
+      uint64_t r = next_random(&b->rng);
+      double v = predicate ? (double)(r & 1) : h->dtype == NXVK_U8 ? (double)(1 + r % 255) : (double)(1 + r % 100);
+      nxvk_host_set(h, i, v);
+    }
+  }
+}
+
+/* ---- problems: an op, its operands and attributes at one size ---- */
+
+enum { MAX_OPERANDS = 3 };
+
+typedef struct problem {
+  bench_ctx *b;
+  const nxvk_op_desc *op;
+  nxvk_attrs attrs;
+  nxvk_dtype dtype;
+  int64_t size;
+  int nin;
+  nxvk_meta meta[MAX_OPERANDS], out;
+  nxvk_host in[MAX_OPERANDS], down;
+  nxvk_tensor *t[MAX_OPERANDS];
+  bool timestamps;
+} problem;
+
+/* Operands from the op's kind: elementwise and reductions (over all axes)
+ * take 1-D tensors of `size`; dot takes square [n,n] with n = round(sqrt(size))
+ * (matmul passes n itself with square_n); select a 0/1 predicate first;
+ * sources make `size` elements through their shape attribute. */
+static int plan(problem *p, const nxvk_op_desc *op, nxvk_dtype d, int64_t size, bool square_n) {
+  memset(p, 0, sizeof *p);
+  p->op = op;
+  p->dtype = d;
+  p->size = size;
+  nxvk_shape vec = {1, {size}};
+  switch (op->kind) {
+  case NXVK_KIND_DOT: {
+    int64_t n = square_n ? size : llround(sqrt((double)size));
+    if (n < 1) n = 1;
+    nxvk_shape sq = {2, {n, n}};
+    p->nin = 2;
+    p->meta[0] = p->meta[1] = (nxvk_meta){d, sq};
+    break;
+  }
+  case NXVK_KIND_SELECT:
+    p->nin = 3;
+    p->meta[0] = (nxvk_meta){NXVK_U8, vec};
+    p->meta[1] = p->meta[2] = (nxvk_meta){d, vec};
+    break;
+  case NXVK_KIND_SOURCE:
+    p->nin = 0;
+    if (op->attrs & NXVK_ATTR_SHAPE) {
+      p->attrs.set |= NXVK_ATTR_SHAPE;
+      p->attrs.shape = vec;
+    }
+    if (op->attrs & NXVK_ATTR_DTYPE) {
+      p->attrs.set |= NXVK_ATTR_DTYPE;
+      p->attrs.dtype = d;
+    }
+    break;
+  default:
+    p->nin = op->arity < 0 ? 2 : op->arity;
+    if (p->nin > MAX_OPERANDS) p->nin = MAX_OPERANDS;
+    for (int i = 0; i < p->nin; i++) p->meta[i] = (nxvk_meta){d, vec};
+  }
+  return nxvk_op_infer(op, &p->attrs, p->meta, p->nin, &p->out);
+}
+
+bool bench_ops_plan_ok(const nxvk_op_desc *op, nxvk_dtype d, char *why, size_t len) {
+  problem p;
+  if (plan(&p, op, d, 16, false) == NXVK_OK) return true;
+  snprintf(why, len, "%s", nxvk_errmsg());
+  return false;
+}
+
+static void problem_free(problem *p) {
+  for (int i = 0; i < p->nin; i++) {
+    nxvk_tensor_free(p->t[i]);
+    nxvk_host_free(&p->in[i]);
+    p->t[i] = NULL;
+  }
+  nxvk_host_free(&p->down);
+}
+
+static int64_t meta_count(const nxvk_meta *m) {
+  int64_t n = 0;
+  return nxvk_shape_count(&m->shape, &n) ? -1 : n;
+}
+
+static double meta_bytes(const nxvk_meta *m) {
+  return (double)meta_count(m) * (double)nxvk_dtype_size(m->dtype);
+}
+
+/* Bytes a run reads and writes at least: every operand once, the result once. */
+static double problem_bytes(const problem *p) {
+  double s = meta_bytes(&p->out);
+  for (int i = 0; i < p->nin; i++) s += meta_bytes(&p->meta[i]);
+  return s;
+}
+
+static double dot_flops(const problem *p) {
+  const nxvk_shape *x = &p->meta[0].shape, *y = &p->meta[1].shape;
+  int r = x->rank;
+  double batch = r == 3 ? (double)x->dim[0] : 1;
+  return 2.0 * batch * (double)x->dim[r - 2] * (double)x->dim[r - 1] * (double)y->dim[r - 1];
+}
+
+/* Work of one reference run, for predicting its time from another size. */
+static double ref_work(const problem *p) {
+  if (p->op->kind == NXVK_KIND_DOT) return dot_flops(p) / 2;
+  return problem_bytes(p);
+}
+
+/* Why this size cannot run here (NULL when it can). */
+static const char *too_big(const problem *p, const nxvk_device_info *info, char *buf, size_t len) {
+  const nxvk_meta *all[MAX_OPERANDS + 1] = {&p->out};
+  int n = 1;
+  for (int i = 0; i < p->nin; i++) all[n++] = &p->meta[i];
+  for (int i = 0; i < n; i++) {
+    if (meta_count(all[i]) < 0) {
+      snprintf(buf, len, "over the element limit (%lld per tensor)", (long long)NXVK_MAX_ELEMENTS);
+      return buf;
+    }
+    double bytes = meta_bytes(all[i]);
+    if (bytes > (double)info->max_storage_buffer_range) {
+      snprintf(buf, len, "a %.0f MiB tensor is over the device's storage buffer range (%.0f MiB)",
+               bytes / 1048576, (double)info->max_storage_buffer_range / 1048576);
+      return buf;
+    }
+  }
+  return NULL;
+}
+
+static int problem_upload(problem *p) {
+  for (int i = 0; i < p->nin; i++) {
+    int rc = nxvk_host_alloc(&p->in[i], p->meta[i].dtype, &p->meta[i].shape);
+    if (rc) return rc;
+    bench_fill_random(p->b, &p->in[i], p->op->kind == NXVK_KIND_SELECT && i == 0);
+    rc = nxvk_tensor_from_host(p->b->ctx, &p->in[i], &p->t[i]);
+    if (rc) return rc;
+  }
+  return nxvk_host_alloc(&p->down, p->out.dtype, &p->out.shape);
+}
+
+/* ---- one run of each kind ---- */
+
+static int kernel_once(void *arg, double *ns) {
+  problem *p = arg;
+  nxvk_batch *bt;
+  nxvk_tensor *out = NULL;
+  int rc = nxvk_batch_begin(p->b->ctx, NXVK_BATCH_TIMESTAMPS, &bt);
+  if (rc) return rc;
+  rc = nxvk_batch_op(bt, p->op, &p->attrs, p->t, p->nin, &out);
+  if (rc) {
+    nxvk_batch_abort(bt);
+    return rc;
+  }
+  double t0 = bench_now_ns();
+  rc = nxvk_batch_submit(bt, ns);
+  if (!p->timestamps) *ns = bench_now_ns() - t0; /* no timestamps: submit + wait */
+  nxvk_tensor_free(out);
+  return rc;
+}
+
+static int e2e_once(void *arg, double *ns) {
+  problem *p = arg;
+  nxvk_ctx *c = p->b->ctx;
+  nxvk_tensor *out = NULL;
+  double t0 = bench_now_ns();
+  int rc = NXVK_OK;
+  for (int i = 0; i < p->nin && rc == NXVK_OK; i++)
+    rc = nxvk_tensor_upload(c, p->t[i], p->in[i].data, nxvk_host_bytes(&p->in[i]));
+  if (rc == NXVK_OK) rc = nxvk_op_run(c, p->op, &p->attrs, p->t, p->nin, &out);
+  if (rc == NXVK_OK) rc = nxvk_tensor_download(c, out, p->down.data, nxvk_host_bytes(&p->down));
+  *ns = bench_now_ns() - t0;
+  nxvk_tensor_free(out);
+  return rc;
+}
+
+static int cpu_once(void *arg, double *ns) {
+  problem *p = arg;
+  nxvk_host ref = {0};
+  double t0 = bench_now_ns();
+  int rc = nxvk_op_ref(p->op, &p->attrs, p->in, p->nin, &ref);
+  *ns = bench_now_ns() - t0;
+  nxvk_host_free(&ref);
+  return rc;
+}
+
+/* ---- the check before timing ---- */
+
+/* First `rows` rows (or elements) of h as a new host tensor. */
+static int host_head(const nxvk_host *h, int64_t rows, nxvk_host *out) {
+  nxvk_shape s = h->shape;
+  int64_t per_row = 1;
+  for (int i = 1; i < s.rank; i++) per_row *= s.dim[i];
+  s.dim[0] = rows;
+  int rc = nxvk_host_alloc(out, h->dtype, &s);
+  if (rc == NXVK_OK && nxvk_host_bytes(out))
+    memcpy(out->data, h->data, (size_t)(rows * per_row) * nxvk_dtype_size(h->dtype));
+  return rc;
+}
+
+static bool is_elementwise(nxvk_kind k) {
+  return k == NXVK_KIND_UNARY || k == NXVK_KIND_BINARY || k == NXVK_KIND_COMPARE || k == NXVK_KIND_SELECT;
+}
+
+typedef struct check_result {
+  double ref_ns, ref_work;   /* one reference run, for predicting the full one */
+  bool full;                 /* the reference ran on the timed size itself */
+} check_result;
+
+/* Compare got with the reference on in; a result over the op's limit is the
+ * bench's failure (exit 1). */
+static int compare_or_fail(const problem *p, bench_row *row, const nxvk_host *in, int nin,
+                           const nxvk_host *got, check_result *cr, double work) {
+  nxvk_host ref = {0};
+  double t0 = bench_now_ns();
+  int rc = nxvk_op_ref(p->op, &p->attrs, in, nin, &ref);
+  cr->ref_ns = bench_now_ns() - t0;
+  cr->ref_work = work;
+  nxvk_cmp cmp;
+  if (rc == NXVK_OK) rc = nxvk_compare(p->op, &p->attrs, in, nin, got, &ref, NULL, &cmp);
+  nxvk_host_free(&ref);
+  if (rc) return cli_engine_error(rc);
+  row->max_abs = cmp.max_abs;
+  row->max_ulp = cmp.max_ulp;
+  if (cmp.bad) {
+    nxvk_limit lim;
+    char shape[96];
+    nxvk_op_limit(p->op, nin ? in[nin - 1].dtype : got->dtype, &lim);
+    nxvk_shape_str(&row->shape, shape, sizeof shape);
+    bench_progress_done(p->b);
+    fprintf(stderr,
+            "nxvk: error: bench: %s %s %s: wrong GPU result (check: %s): %lld of %lld elements "
+            "over the limit (%s); first at [%lld]: got %.17g, want %.17g\n",
+            p->op->name, nxvk_dtype_name(p->dtype), shape, row->check, (long long)cmp.bad,
+            (long long)cmp.n, lim.text, (long long)cmp.worst, cmp.worst_got, cmp.worst_ref);
+    return EXIT_FAIL;
+  }
+  return EXIT_OK;
+}
+
+/* In full when the result has at most BENCH_CHECK_FULL_MAX elements and the
+ * reference costs at most BENCH_CHECK_REF_OPS (elements read and written, or
+ * multiply-adds for dot): a reduction of 64M elements is still checked whole.
+ * Otherwise elementwise ops compare the first BENCH_CHECK_SLICE elements of
+ * the same result, dot the first rows of its result, and other kinds a
+ * separate run at BENCH_CHECK_SLICE elements. */
+static int check_problem(problem *p, bench_row *row, check_result *cr) {
+  nxvk_ctx *c = p->b->ctx;
+  nxvk_tensor *res = NULL;
+  nxvk_host got = {0}, part[MAX_OPERANDS] = {{0}}, got_part = {0};
+  int status = EXIT_OK, rc = nxvk_op_run(c, p->op, &p->attrs, p->t, p->nin, &res);
+  if (rc == NXVK_OK) rc = nxvk_tensor_to_host(c, res, &got);
+  nxvk_tensor_free(res);
+  if (rc) return cli_engine_error(rc);
+  int64_t nout = nxvk_host_count(&got);
+  bool is_dot = p->op->kind == NXVK_KIND_DOT && p->meta[0].shape.rank == 2;
+  memset(cr, 0, sizeof *cr);
+
+  double cost = is_dot ? dot_flops(p) / 2 : (double)nout;
+  for (int i = 0; i < p->nin && !is_dot; i++) cost += (double)meta_count(&p->meta[i]);
+  if (nout <= BENCH_CHECK_FULL_MAX && cost <= (double)BENCH_CHECK_REF_OPS) {
+    snprintf(row->check, sizeof row->check, "full");
+    cr->full = true;
+    status = compare_or_fail(p, row, p->in, p->nin, &got, cr, ref_work(p));
+  } else if (is_elementwise(p->op->kind)) {
+    int64_t k = BENCH_CHECK_SLICE < nout ? BENCH_CHECK_SLICE : nout;
+    snprintf(row->check, sizeof row->check, "first %lld elements", (long long)k);
+    for (int i = 0; i < p->nin && rc == NXVK_OK; i++) rc = host_head(&p->in[i], k, &part[i]);
+    if (rc == NXVK_OK) rc = host_head(&got, k, &got_part);
+    if (rc == NXVK_OK) {
+      double work = ref_work(p) * (double)k / (double)nout;
+      status = compare_or_fail(p, row, part, p->nin, &got_part, cr, work);
+    }
+  } else if (is_dot) {
+    int64_t m = p->meta[0].shape.dim[0], kk = p->meta[0].shape.dim[1], n = p->meta[1].shape.dim[1];
+    int64_t rows = BENCH_CHECK_REF_OPS / (kk * n > 0 ? kk * n : 1);
+    if (rows < 1) rows = 1;
+    if (rows > m) rows = m;
+    snprintf(row->check, sizeof row->check, "first %lld rows", (long long)rows);
+    rc = host_head(&p->in[0], rows, &part[0]);
+    if (rc == NXVK_OK) rc = host_head(&got, rows, &got_part);
+    if (rc == NXVK_OK) {
+      nxvk_host args[2] = {part[0], p->in[1]};
+      status = compare_or_fail(p, row, args, 2, &got_part, cr, (double)rows * (double)kk * (double)n);
+    }
+  } else {
+    /* the result depends on all of the input: check the kernel on a smaller run */
+    problem small;
+    rc = plan(&small, p->op, p->dtype, BENCH_CHECK_SLICE, false);
+    small.b = p->b;
+    snprintf(row->check, sizeof row->check, "separate %lld-element run", (long long)BENCH_CHECK_SLICE);
+    if (rc == NXVK_OK) rc = problem_upload(&small);
+    if (rc == NXVK_OK) rc = nxvk_op_run(c, small.op, &small.attrs, small.t, small.nin, &res);
+    if (rc == NXVK_OK) rc = nxvk_tensor_to_host(c, res, &got_part);
+    nxvk_tensor_free(res);
+    if (rc == NXVK_OK) status = compare_or_fail(&small, row, small.in, small.nin, &got_part, cr, ref_work(&small));
+    problem_free(&small);
+  }
+  if (rc) status = cli_engine_error(rc);
+  for (int i = 0; i < MAX_OPERANDS; i++) nxvk_host_free(&part[i]);
+  nxvk_host_free(&got_part);
+  nxvk_host_free(&got);
+  return status;
+}
+
+/* ---- one measurement: check, kernel time, end-to-end, CPU reference ---- */
+
+enum { WANT_E2E = 1, WANT_CPU = 2 };
+
+static void add_note(bench_row *row, const char *text) {
+  size_t n = strlen(row->note);
+  snprintf(row->note + n, sizeof row->note - n, "%s%s", n ? "; " : "", text);
+}
+
+static int measure(bench_ctx *b, problem *p, bench_row *row, unsigned want, const char *label) {
+  p->b = b;
+  p->timestamps = b->info.timestamps;
+  row->max_abs = row->max_ulp = NAN;
+  int rc = problem_upload(p);
+  if (rc) return cli_engine_error(rc);
+  check_result cr;
+  bench_progress(b, "%s: check", label);
+  int status = check_problem(p, row, &cr);
+  if (status) return status;
+  if (!p->timestamps) add_note(row, "no timestamps: kernel time is submit + wait");
+  bench_progress(b, "%s: kernel", label);
+  rc = bench_repeat(b->o, 1, kernel_once, p, &row->gpu);
+  if (rc == NXVK_OK && (want & WANT_E2E)) {
+    bench_progress(b, "%s: end to end", label);
+    rc = bench_repeat(b->o, 1, e2e_once, p, &row->e2e);
+  }
+  if (rc) return cli_engine_error(rc);
+  if (want & WANT_CPU) {
+    double predicted = cr.ref_work > 0 ? cr.ref_ns * ref_work(p) / cr.ref_work : 0;
+    if (predicted > b->o->cpu_limit * 1e9) {
+      char why[128];
+      snprintf(why, sizeof why, "CPU reference not timed: one run would take about %.3g s (--cpu-limit %g)",
+               predicted / 1e9, b->o->cpu_limit);
+      add_note(row, why);
+    } else {
+      /* a full check already ran the reference once: that was its warm-up */
+      bench_progress(b, "%s: CPU reference", label);
+      rc = bench_repeat(b->o, cr.full ? 0 : 1, cpu_once, p, &row->cpu);
+      if (rc) return cli_engine_error(rc);
+    }
+  }
+  row->bytes = problem_bytes(p);
+  row->gbps = row->bytes / row->gpu.median;   /* bytes per ns = GB/s */
+  row->speedup = row->cpu.have ? row->cpu.median / row->gpu.median : NAN;
+  row->speedup_e2e = row->cpu.have && row->e2e.have ? row->cpu.median / row->e2e.median : NAN;
+  row->flops = p->op->kind == NXVK_KIND_DOT ? dot_flops(p) : 0;
+  row->gflops = row->flops ? row->flops / row->gpu.median : NAN;
+  row->gflops_min = row->flops ? row->flops / row->gpu.max : NAN;
+  row->gflops_max = row->flops ? row->flops / row->gpu.min : NAN;
+  row->pct_peak = NAN;
+  return EXIT_OK;
+}
+
+static bench_row *new_row(bench_ctx *b, const char *mode, const problem *p) {
+  bench_row *row = bench_add_row(b->rep);
+  if (!row) return NULL;
+  row->device = b->device;
+  row->mode = mode;
+  snprintf(row->name, sizeof row->name, "%s", p->op->name);
+  row->dtype = nxvk_dtype_name(p->dtype);
+  row->size = p->size;
+  row->shape = p->nin ? p->meta[0].shape : p->out.shape;
+  row->gbps = row->gflops = row->gflops_min = row->gflops_max = NAN;
+  row->speedup = row->speedup_e2e = row->pct_peak = row->latency_us = NAN;
+  row->max_abs = row->max_ulp = NAN;
+  return row;
+}
+
+/* Rows are added before they are measured; a failed one is taken back. */
+static void drop_last_row(bench_ctx *b) { b->rep->nrows--; }
+
+/* dtype the device or the op cannot take: one note each, not per size */
+static bool dtype_usable(bench_ctx *b, const char *mode, const nxvk_op_desc *op, nxvk_dtype d) {
+  if (!(op->dtypes & NXVK_DT(d))) {
+    bench_add_skip(b, mode, op->name, nxvk_dtype_name(d), 0, "%s does not take %s", op->name,
+                   nxvk_dtype_name(d));
+    return false;
+  }
+  if (!nxvk_ctx_supports(b->ctx, d)) {
+    bench_add_skip(b, mode, op->name, nxvk_dtype_name(d), 0, "%s cannot compute %s", b->info.name,
+                   nxvk_dtype_name(d));
+    return false;
+  }
+  return true;
+}
+
+int bench_ops(bench_ctx *b) {
+  const bench_opts *o = b->o;
+  static const int64_t default_sizes[] = {1 << 10, 16 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20};
+  const int64_t *sizes = o->sizes_given ? o->sizes : default_sizes;
+  int nsizes = o->sizes_given ? o->nsizes : (int)(sizeof default_sizes / sizeof default_sizes[0]);
+  nxvk_dtype dts[NXVK_NDTYPES] = {NXVK_F32};
+  int ndts = 1;
+  if (o->dtypes_given) {
+    memcpy(dts, o->dtypes, sizeof dts);
+    ndts = o->ndtypes;
+  }
+  bench_print_header("ops");
+  for (int i = 0; i < o->nops; i++)
+    for (int d = 0; d < ndts; d++) {
+      if (!dtype_usable(b, "ops", o->ops[i], dts[d])) continue;
+      for (int s = 0; s < nsizes; s++) {
+        problem p;
+        char why[160], sz[32];
+        int rc = plan(&p, o->ops[i], dts[d], sizes[s], false);
+        if (rc == NXVK_E_TOO_LARGE) {
+          bench_add_skip(b, "ops", p.op->name, nxvk_dtype_name(p.dtype), p.size, "%s", nxvk_errmsg());
+          continue;
+        }
+        if (rc) return cli_engine_error(rc);
+        if (too_big(&p, &b->info, why, sizeof why)) {
+          bench_add_skip(b, "ops", p.op->name, nxvk_dtype_name(p.dtype), p.size, "%s", why);
+          continue;
+        }
+        char label[96];
+        bench_fmt_count(sz, sizeof sz, p.size);
+        snprintf(label, sizeof label, "ops %s %s %s", p.op->name, nxvk_dtype_name(p.dtype), sz);
+        bench_row *row = new_row(b, "ops", &p);
+        if (!row) return cli_engine_error(NXVK_E_NO_MEMORY);
+        int status = measure(b, &p, row, WANT_E2E | WANT_CPU, label);
+        problem_free(&p);
+        if (status) {
+          drop_last_row(b);
+          return status;
+        }
+        if (b->peak_copy_gbps > 0) row->pct_peak = 100 * row->gbps / b->peak_copy_gbps;
+        bench_progress_done(b);
+        bench_print_row(row);
+      }
+    }
+  return EXIT_OK;
+}
+
+int bench_matmul(bench_ctx *b) {
+  const bench_opts *o = b->o;
+  static const int64_t default_sizes[] = {128, 256, 512, 1024, 2048, 4096};
+  const int64_t *sizes = o->sizes_given ? o->sizes : default_sizes;
+  int nsizes = o->sizes_given ? o->nsizes : (int)(sizeof default_sizes / sizeof default_sizes[0]);
+  /* in `all`, --sizes counts elements (as for ops): the ladder takes n = round(sqrt(N)) */
+  bool square_n = !(o->sizes_given && strcmp(o->mode, "all") == 0);
+  nxvk_dtype dts[NXVK_NDTYPES] = {NXVK_F32, NXVK_F64};
+  int ndts = 2;
+  if (o->dtypes_given) {
+    memcpy(dts, o->dtypes, sizeof dts);
+    ndts = o->ndtypes;
+  }
+  bench_print_header("matmul");
+  for (int i = 0; i < nxvk_op_count(); i++) {
+    const nxvk_op_desc *op = nxvk_op_at(i);
+    if (op->kind != NXVK_KIND_DOT) continue;
+    const char *const *variants;
+    int nv = nxvk_op_variants(op, &variants);
+    for (int d = 0; d < ndts; d++) {
+      if (!dtype_usable(b, "matmul", op, dts[d])) continue;
+      for (int v = 0; v < (nv > 0 ? nv : 1); v++)
+        for (int s = 0; s < nsizes; s++) {
+          problem p;
+          char why[160];
+          int rc = plan(&p, op, dts[d], sizes[s], square_n);
+          if (rc == NXVK_E_TOO_LARGE) {
+            bench_add_skip(b, "matmul", op->name, nxvk_dtype_name(p.dtype), p.size, "%s", nxvk_errmsg());
+            continue;
+          }
+          if (rc) return cli_engine_error(rc);
+          p.size = p.meta[0].shape.dim[0]; /* the ladder's x: n */
+          if (nv > 0) {
+            p.attrs.set |= NXVK_ATTR_VARIANT;
+            snprintf(p.attrs.variant, sizeof p.attrs.variant, "%s", variants[v]);
+          }
+          if (too_big(&p, &b->info, why, sizeof why)) {
+            bench_add_skip(b, "matmul", op->name, nxvk_dtype_name(p.dtype), p.size, "%s", why);
+            continue;
+          }
+          char label[96];
+          snprintf(label, sizeof label, "matmul %s %s %s n=%lld", op->name, nv > 0 ? variants[v] : "",
+                   nxvk_dtype_name(p.dtype), (long long)p.size);
+          bench_row *row = new_row(b, "matmul", &p);
+          if (!row) return cli_engine_error(NXVK_E_NO_MEMORY);
+          snprintf(row->variant, sizeof row->variant, "%s", nv > 0 ? variants[v] : "default");
+          int status = measure(b, &p, row, 0, label);
+          problem_free(&p);
+          if (status) {
+            drop_last_row(b);
+            return status;
+          }
+          if (b->peak_fma[dts[d]] > 0) row->pct_peak = 100 * row->gflops / b->peak_fma[dts[d]];
+          bench_progress_done(b);
+          bench_print_row(row);
+        }
+    }
+  }
+  return EXIT_OK;
+}

@@ -1,0 +1,461 @@
+/*
+ * bench_peak.c - `nxvk bench peak`: the roofline as nxvk itself measures it.
+ *   fma      f32/f64, scalar/vec4: shaders/peak_fma.comp, GFLOPS from timestamps
+ *   copy     device memory to device memory (vkCmdCopyBuffer), GB/s read + written
+ *   h2d d2h  nxvk_tensor_upload / nxvk_tensor_download, wall clock
+ *   latency  one empty dispatch: record, submit, wait, wall clock
+ *
+ * fma and copy need two engine entry points that run kernels which are not
+ * ops (nxvk_bench_kernel, nxvk_tensor_copy).  A build whose nxvk.h does not
+ * define NXVK_HAVE_BENCH_KERNELS says so for each of them instead, and
+ * measures latency with a 1-element op.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+
+static bench_row *peak_row(bench_ctx *b, const char *name, const char *variant, const char *dtype,
+                           int64_t size) {
+  bench_row *row = bench_add_row(b->rep);
+  if (!row) return NULL;
+  row->device = b->device;
+  row->mode = "peak";
+  snprintf(row->name, sizeof row->name, "%s", name);
+  snprintf(row->variant, sizeof row->variant, "%s", variant);
+  row->dtype = dtype;
+  row->size = size;
+  row->gbps = row->gflops = row->gflops_min = row->gflops_max = NAN;
+  row->speedup = row->speedup_e2e = row->pct_peak = row->latency_us = NAN;
+  row->max_abs = row->max_ulp = NAN;
+  return row;
+}
+
+/* Transfer size: the largest power of two up to 256 MiB that one storage
+ * buffer may hold, unless --bytes chose one. */
+static int64_t transfer_bytes(const bench_ctx *b) {
+  if (b->o->peak_bytes > 0) return b->o->peak_bytes;
+  uint64_t cap = (uint64_t)256 << 20, bytes = 1 << 20;
+  if (b->info.max_storage_buffer_range < cap) cap = b->info.max_storage_buffer_range;
+  while (bytes * 2 <= cap) bytes *= 2;
+  return (int64_t)bytes;
+}
+
+/* ---- host <-> device ---- */
+
+typedef struct xfer {
+  nxvk_ctx *c;
+  nxvk_tensor *t;
+  void *host;
+  size_t bytes;
+} xfer;
+
+static int upload_once(void *arg, double *ns) {
+  xfer *x = arg;
+  double t0 = bench_now_ns();
+  int rc = nxvk_tensor_upload(x->c, x->t, x->host, x->bytes);
+  *ns = bench_now_ns() - t0;
+  return rc;
+}
+
+static int download_once(void *arg, double *ns) {
+  xfer *x = arg;
+  double t0 = bench_now_ns();
+  int rc = nxvk_tensor_download(x->c, x->t, x->host, x->bytes);
+  *ns = bench_now_ns() - t0;
+  return rc;
+}
+
+static int bench_transfers(bench_ctx *b, int64_t bytes) {
+  nxvk_shape s = {1, {bytes / 4}};
+  nxvk_host h = {0}, back = {0};
+  xfer x = {b->ctx, NULL, NULL, (size_t)(bytes / 4) * 4};
+  int rc = nxvk_host_alloc(&h, NXVK_F32, &s);
+  if (rc == NXVK_OK) rc = nxvk_host_alloc(&back, NXVK_F32, &s);
+  if (rc == NXVK_OK) rc = nxvk_tensor_new(b->ctx, NXVK_F32, &s, &x.t);
+  if (rc) goto out;
+  bench_fill_random(b, &h, false);
+  /* the check: what goes up comes back unchanged */
+  rc = nxvk_tensor_upload(b->ctx, x.t, h.data, x.bytes);
+  if (rc == NXVK_OK) rc = nxvk_tensor_download(b->ctx, x.t, back.data, x.bytes);
+  if (rc) goto out;
+  if (memcmp(h.data, back.data, x.bytes) != 0) {
+    bench_progress_done(b);
+    fprintf(stderr, "nxvk: error: bench: peak: %zu bytes uploaded and downloaded came back changed\n",
+            x.bytes);
+    nxvk_tensor_free(x.t);
+    nxvk_host_free(&h);
+    nxvk_host_free(&back);
+    return EXIT_FAIL;
+  }
+  const char *names[2] = {"h2d", "d2h"}, *variants[2] = {"upload", "download"};
+  for (int dir = 0; dir < 2 && rc == NXVK_OK; dir++) {
+    bench_progress(b, "peak %s", names[dir]);
+    bench_row *row = peak_row(b, names[dir], variants[dir], "", bytes);
+    if (!row) {
+      rc = NXVK_E_NO_MEMORY;
+      break;
+    }
+    x.host = dir == 0 ? h.data : back.data;
+    rc = bench_repeat(b->o, 1, dir == 0 ? upload_once : download_once, &x, &row->e2e);
+    if (rc) {
+      b->rep->nrows--;
+      break;
+    }
+    row->bytes = (double)x.bytes;
+    row->gbps = row->bytes / row->e2e.median;
+    snprintf(row->check, sizeof row->check, "round trip");
+    snprintf(row->note, sizeof row->note, "%s (through a staging buffer where the device needs one), wall clock",
+             dir == 0 ? "nxvk_tensor_upload" : "nxvk_tensor_download");
+    bench_progress_done(b);
+    bench_print_row(row);
+  }
+out:
+  nxvk_tensor_free(x.t);
+  nxvk_host_free(&h);
+  nxvk_host_free(&back);
+  return rc ? cli_engine_error(rc) : EXIT_OK;
+}
+
+#ifdef NXVK_HAVE_BENCH_KERNELS
+
+enum { FMA_WG = 256, FMA_ITERS = 1024, FMA_CHECK_ITERS = 16, FMA_FLOPS_PER_ITER = 64 };
+#define FMA_TARGET_NS 20e6 /* one timed dispatch lasts about this long */
+
+/* The recurrence's constants: x -> x*a + c with a = 1 - 2^-8 converges to 1
+ * slowly enough that the check run's result depends on every step. */
+static const float fma_a = 1.0f - 0x1.0p-8f, fma_c = 0x1.0p-8f, fma_sentinel = -1.0f;
+
+static uint32_t f32_bits(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+typedef struct fma_run {
+  nxvk_ctx *c;
+  char kernel[32];
+  uint32_t spec[2], meta[4];
+  nxvk_tensor *out;
+  uint32_t groups;
+  bool timestamps;
+} fma_run;
+
+static int fma_once(void *arg, double *ns) {
+  fma_run *f = arg;
+  double t0 = bench_now_ns();
+  int rc = nxvk_bench_kernel(f->c, f->kernel, f->spec, 2, f->meta, 4, &f->out, 1, f->groups,
+                             f->timestamps ? ns : NULL);
+  if (!f->timestamps) *ns = bench_now_ns() - t0;
+  return rc;
+}
+
+/* The value invocation i of the check run must hold, in double. */
+static double fma_expected(int i, int lanes, int steps) {
+  double r = 0;
+  for (int j = 0; j < 8; j++)
+    for (int l = 0; l < lanes; l++) {
+      double x = 1.0 + i / 1024.0 + j / 64.0 + l / 256.0;
+      for (int s = 0; s < steps; s++) x = x * fma_a + fma_c;
+      r += x;
+    }
+  return r;
+}
+
+static int bench_fma_one(bench_ctx *b, nxvk_dtype d, bool vec4) {
+  int lanes = vec4 ? 4 : 1;
+  fma_run f = {.c = b->ctx, .timestamps = b->info.timestamps, .groups = 1};
+  snprintf(f.kernel, sizeof f.kernel, "peak_fma_%s%s", nxvk_dtype_name(d), vec4 ? "_vec4" : "");
+  nxvk_shape s = {1, {FMA_WG}};
+  nxvk_host got = {0};
+  int rc = nxvk_tensor_new(b->ctx, d, &s, &f.out);
+  if (rc) return cli_engine_error(rc);
+
+  /* check: one workgroup, few iterations, every invocation stores */
+  f.spec[0] = FMA_WG;
+  f.spec[1] = FMA_CHECK_ITERS;
+  uint32_t meta[4] = {f32_bits(fma_a), f32_bits(fma_c), 1, f32_bits(fma_sentinel)};
+  memcpy(f.meta, meta, sizeof meta);
+  double ns;
+  rc = fma_once(&f, &ns);
+  if (rc == NXVK_OK) rc = nxvk_tensor_to_host(b->ctx, f.out, &got);
+  if (rc) goto fail;
+  double tol = d == NXVK_F32 ? 1e-4 : 1e-10, worst = 0;
+  for (int i = 0; i < FMA_WG; i++) {
+    double want = fma_expected(i, lanes, FMA_CHECK_ITERS * 4), have = nxvk_host_get(&got, i);
+    double rel = fabs(have - want) / want;
+    if (!(rel <= tol)) {
+      bench_progress_done(b);
+      fprintf(stderr, "nxvk: error: bench: peak: %s gave %.17g at invocation %d, want %.17g\n", f.kernel,
+              have, i, want);
+      nxvk_tensor_free(f.out);
+      nxvk_host_free(&got);
+      return EXIT_FAIL;
+    }
+    if (rel > worst) worst = rel;
+  }
+  nxvk_host_free(&got);
+
+  /* timed: grow the grid until one dispatch lasts FMA_TARGET_NS */
+  f.spec[1] = FMA_ITERS;
+  f.meta[2] = 0;
+  f.groups = 64;
+  uint32_t cap = b->info.max_workgroup_count[0];
+  for (;;) {
+    rc = fma_once(&f, &ns);
+    if (rc) goto fail;
+    if (ns >= FMA_TARGET_NS || f.groups >= cap) break;
+    double grow = ns > 0 ? FMA_TARGET_NS / ns * 1.1 : 16;
+    if (grow > 16) grow = 16;
+    if (grow < 2) grow = 2;
+    f.groups = (uint32_t)((double)f.groups * grow) > cap ? cap : (uint32_t)((double)f.groups * grow);
+  }
+  bench_row *row = peak_row(b, "fma", vec4 ? "vec4" : "scalar", nxvk_dtype_name(d), 0);
+  if (!row) {
+    rc = NXVK_E_NO_MEMORY;
+    goto fail;
+  }
+  rc = bench_repeat(b->o, 1, fma_once, &f, &row->gpu);
+  if (rc) {
+    b->rep->nrows--;
+    goto fail;
+  }
+  row->size = (int64_t)f.groups * FMA_WG;
+  row->flops = (double)FMA_FLOPS_PER_ITER * FMA_ITERS * lanes * FMA_WG * f.groups;
+  row->gflops = row->flops / row->gpu.median;
+  row->gflops_min = row->flops / row->gpu.max;
+  row->gflops_max = row->flops / row->gpu.min;
+  row->max_abs = NAN;
+  row->max_ulp = NAN;
+  snprintf(row->check, sizeof row->check, "recurrence (%d iters)", FMA_CHECK_ITERS);
+  snprintf(row->note, sizeof row->note, "%u workgroups x %d invocations x %d iterations; rel. error %.2g",
+           f.groups, FMA_WG, FMA_ITERS, worst);
+  if (row->gflops > b->peak_fma[d]) b->peak_fma[d] = row->gflops;
+  bench_progress_done(b);
+  bench_print_row(row);
+  nxvk_tensor_free(f.out);
+  return EXIT_OK;
+fail:
+  nxvk_tensor_free(f.out);
+  nxvk_host_free(&got);
+  return cli_engine_error(rc);
+}
+
+static int bench_fma(bench_ctx *b) {
+  static const nxvk_dtype dts[2] = {NXVK_F32, NXVK_F64};
+  for (int i = 0; i < 2; i++) {
+    if (!nxvk_ctx_supports(b->ctx, dts[i])) {
+      bench_add_skip(b, "peak", "fma", nxvk_dtype_name(dts[i]), 0, "%s cannot compute %s", b->info.name,
+                     nxvk_dtype_name(dts[i]));
+      continue;
+    }
+    for (int v = 0; v < 2; v++) {
+      bench_progress(b, "peak fma %s %s", nxvk_dtype_name(dts[i]), v ? "vec4" : "scalar");
+      int status = bench_fma_one(b, dts[i], v == 1);
+      if (status) return status;
+    }
+  }
+  return EXIT_OK;
+}
+
+typedef struct copy_run {
+  nxvk_ctx *c;
+  nxvk_tensor *src, *dst;
+  bool timestamps;
+} copy_run;
+
+static int copy_once(void *arg, double *ns) {
+  copy_run *x = arg;
+  double t0 = bench_now_ns();
+  int rc = nxvk_tensor_copy(x->c, x->dst, x->src, ns);
+  if (!x->timestamps) *ns = bench_now_ns() - t0;
+  return rc;
+}
+
+static int bench_copy(bench_ctx *b, int64_t bytes) {
+  nxvk_shape s = {1, {bytes / 4}};
+  nxvk_host h = {0}, back = {0};
+  copy_run x = {b->ctx, NULL, NULL, b->info.timestamps};
+  bench_progress(b, "peak copy");
+  int rc = nxvk_host_alloc(&h, NXVK_F32, &s);
+  if (rc == NXVK_OK) rc = nxvk_host_alloc(&back, NXVK_F32, &s);
+  if (rc == NXVK_OK) rc = nxvk_tensor_new(b->ctx, NXVK_F32, &s, &x.src);
+  if (rc == NXVK_OK) rc = nxvk_tensor_new(b->ctx, NXVK_F32, &s, &x.dst);
+  if (rc == NXVK_OK) {
+    bench_fill_random(b, &h, false);
+    rc = nxvk_tensor_upload(b->ctx, x.src, h.data, nxvk_host_bytes(&h));
+  }
+  double ns;
+  if (rc == NXVK_OK) rc = copy_once(&x, &ns);
+  if (rc == NXVK_OK) rc = nxvk_tensor_download(b->ctx, x.dst, back.data, nxvk_host_bytes(&back));
+  int status = EXIT_OK;
+  if (rc == NXVK_OK && memcmp(h.data, back.data, nxvk_host_bytes(&h)) != 0) {
+    bench_progress_done(b);
+    fprintf(stderr, "nxvk: error: bench: peak: a device copy of %lld bytes came out different\n",
+            (long long)bytes);
+    status = EXIT_FAIL;
+  }
+  if (rc == NXVK_OK && status == EXIT_OK) {
+    bench_row *row = peak_row(b, "copy", "device", "", bytes);
+    if (!row) rc = NXVK_E_NO_MEMORY;
+    if (row) rc = bench_repeat(b->o, 1, copy_once, &x, &row->gpu);
+    if (row && rc) b->rep->nrows--;
+    if (row && rc == NXVK_OK) {
+      row->bytes = 2.0 * (double)nxvk_host_bytes(&h); /* read once, written once */
+      row->gbps = row->bytes / row->gpu.median;
+      snprintf(row->check, sizeof row->check, "bytes equal");
+      snprintf(row->note, sizeof row->note, "vkCmdCopyBuffer; GB/s counts bytes read + written");
+      b->peak_copy_gbps = row->gbps;
+      bench_progress_done(b);
+      bench_print_row(row);
+    }
+  }
+  nxvk_tensor_free(x.src);
+  nxvk_tensor_free(x.dst);
+  nxvk_host_free(&h);
+  nxvk_host_free(&back);
+  if (rc) return cli_engine_error(rc);
+  return status;
+}
+
+/* An empty dispatch: the FMA kernel with no iterations, one invocation. */
+static int bench_latency(bench_ctx *b) {
+  fma_run f = {.c = b->ctx, .timestamps = true, .groups = 1};
+  snprintf(f.kernel, sizeof f.kernel, "peak_fma_f32");
+  f.spec[0] = 1;
+  f.spec[1] = 0;
+  uint32_t meta[4] = {f32_bits(fma_a), f32_bits(fma_c), 0, f32_bits(fma_sentinel)};
+  memcpy(f.meta, meta, sizeof meta);
+  nxvk_shape s = {1, {FMA_WG}};
+  bench_progress(b, "peak latency");
+  int rc = nxvk_tensor_new(b->ctx, NXVK_F32, &s, &f.out);
+  if (rc) return cli_engine_error(rc);
+  bench_row *row = peak_row(b, "latency", "empty", "", 0);
+  if (!row) rc = NXVK_E_NO_MEMORY;
+  /* the wall clock around the whole call is the latency; the timestamps of
+   * a first series say how much of it the GPU spent */
+  bench_stat gpu = {0};
+  if (rc == NXVK_OK) rc = bench_repeat(b->o, 1, fma_once, &f, &gpu);
+  if (rc == NXVK_OK) {
+    f.timestamps = false; /* fma_once now gives the wall time */
+    rc = bench_repeat(b->o, 1, fma_once, &f, &row->e2e);
+  }
+  nxvk_tensor_free(f.out);
+  if (rc) {
+    if (row) b->rep->nrows--;
+    return cli_engine_error(rc);
+  }
+  if (b->info.timestamps) row->gpu = gpu;
+  row->latency_us = row->e2e.median / 1e3;
+  snprintf(row->check, sizeof row->check, "-");
+  snprintf(row->note, sizeof row->note, "record + submit + wait of one empty dispatch, wall clock");
+  bench_progress_done(b);
+  bench_print_row(row);
+  return EXIT_OK;
+}
+
+#else /* no benchmark kernels in this engine */
+
+static void unavailable(bench_ctx *b, const char *name) {
+  bench_add_skip(b, "peak", name, "", 0,
+                 "not available in this build: the engine lacks nxvk_bench_kernel/nxvk_tensor_copy "
+                 "(NXVK_HAVE_BENCH_KERNELS)");
+}
+
+static int bench_fma(bench_ctx *b) {
+  unavailable(b, "fma");
+  return EXIT_OK;
+}
+
+static int bench_copy(bench_ctx *b, int64_t bytes) {
+  (void)bytes;
+  unavailable(b, "copy");
+  return EXIT_OK;
+}
+
+typedef struct op_latency {
+  nxvk_ctx *c;
+  const nxvk_op_desc *op;
+  nxvk_tensor *in;
+} op_latency;
+
+static int op_latency_once(void *arg, double *ns) {
+  op_latency *l = arg;
+  nxvk_tensor *out = NULL;
+  double t0 = bench_now_ns();
+  int rc = nxvk_op_run(l->c, l->op, NULL, &l->in, 1, &out);
+  *ns = bench_now_ns() - t0;
+  nxvk_tensor_free(out);
+  return rc;
+}
+
+/* Without an empty kernel: the first unary f32 op of the table on one
+ * element, checked against its reference like any timed result. */
+static int bench_latency(bench_ctx *b) {
+  op_latency l = {b->ctx, NULL, NULL};
+  for (int i = 0; i < nxvk_op_count() && !l.op; i++) {
+    const nxvk_op_desc *d = nxvk_op_at(i);
+    if (d->kind == NXVK_KIND_UNARY && (d->dtypes & NXVK_DT(NXVK_F32))) l.op = d;
+  }
+  if (!l.op) {
+    bench_add_skip(b, "peak", "latency", "", 0, "no unary f32 op in the table to dispatch");
+    return EXIT_OK;
+  }
+  bench_progress(b, "peak latency");
+  nxvk_shape s = {1, {1}};
+  nxvk_host h = {0}, got = {0}, ref = {0};
+  nxvk_tensor *out = NULL;
+  int status = EXIT_OK, rc = nxvk_host_alloc(&h, NXVK_F32, &s);
+  if (rc == NXVK_OK) {
+    bench_fill_random(b, &h, false);
+    rc = nxvk_tensor_from_host(b->ctx, &h, &l.in);
+  }
+  if (rc == NXVK_OK) rc = nxvk_op_run(b->ctx, l.op, NULL, &l.in, 1, &out);
+  if (rc == NXVK_OK) rc = nxvk_tensor_to_host(b->ctx, out, &got);
+  if (rc == NXVK_OK) rc = nxvk_op_ref(l.op, NULL, &h, 1, &ref);
+  nxvk_cmp cmp;
+  if (rc == NXVK_OK) rc = nxvk_compare(l.op, NULL, &h, 1, &got, &ref, NULL, &cmp);
+  if (rc == NXVK_OK && cmp.bad) {
+    bench_progress_done(b);
+    fprintf(stderr, "nxvk: error: bench: peak: latency op %s gave %.17g, want %.17g\n", l.op->name,
+            cmp.worst_got, cmp.worst_ref);
+    status = EXIT_FAIL;
+  }
+  bench_row *row = NULL;
+  if (rc == NXVK_OK && !status) {
+    row = peak_row(b, "latency", "1-element op", "f32", 1);
+    if (!row) rc = NXVK_E_NO_MEMORY;
+  }
+  if (row) {
+    rc = bench_repeat(b->o, 1, op_latency_once, &l, &row->e2e);
+    if (rc) b->rep->nrows--;
+  }
+  if (row && rc == NXVK_OK) {
+    row->latency_us = row->e2e.median / 1e3;
+    snprintf(row->check, sizeof row->check, "full");
+    snprintf(row->note, sizeof row->note,
+             "one dispatch of %s on 1 element (no empty kernel in this build), wall clock", l.op->name);
+    bench_progress_done(b);
+    bench_print_row(row);
+  }
+  nxvk_tensor_free(out);
+  nxvk_tensor_free(l.in);
+  nxvk_host_free(&h);
+  nxvk_host_free(&got);
+  nxvk_host_free(&ref);
+  if (rc) return cli_engine_error(rc);
+  return status;
+}
+
+#endif
+
+int bench_peak(bench_ctx *b, bool fma_only) {
+  bench_print_header("peak");
+  int status = bench_fma(b);
+  if (status || fma_only) return status;
+  int64_t bytes = transfer_bytes(b);
+  status = bench_copy(b, bytes);
+  if (status == EXIT_OK) status = bench_transfers(b, bytes);
+  if (status == EXIT_OK) status = bench_latency(b);
+  return status;
+}

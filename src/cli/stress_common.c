@@ -1,0 +1,626 @@
+/*
+ * stress_common.c - the report, the random stream, generic op cases and the
+ * memory probes shared by the modes of `nxvk stress`.
+ *
+ * Cases are built from an op's table row only (kind, arity, dtypes,
+ * accepted attributes), so a new op is stressed without touching this file
+ * unless it brings a new kind of attribute.
+ */
+#include "stress_common.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------------ report */
+
+void report_init(stress_report *r, const char *mode) {
+  memset(r, 0, sizeof *r);
+  r->mode = mode;
+  r->figures = cJSON_CreateObject();
+}
+
+void report_free(stress_report *r) {
+  cJSON_Delete(r->figures);
+  r->figures = NULL;
+}
+
+static const char *check_word(check_status st) {
+  return st == CHECK_PASS ? "ok" : st == CHECK_FAIL ? "FAIL" : "unchecked";
+}
+
+void report_check(stress_report *r, check_status st, const char *name, const char *fmt, ...) {
+  stress_check *k = r->nchecks < STRESS_MAX_CHECKS ? &r->checks[r->nchecks++] : NULL;
+  char detail[sizeof k->detail];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(detail, sizeof detail, fmt, ap);
+  va_end(ap);
+  if (k) {
+    snprintf(k->name, sizeof k->name, "%s", name);
+    k->status = st;
+    snprintf(k->detail, sizeof k->detail, "%s", detail);
+  } else if (st == CHECK_FAIL) {
+    /* never lose a failure to the table's size: fold it into the last slot */
+    r->checks[STRESS_MAX_CHECKS - 1].status = CHECK_FAIL;
+  }
+  printf("  %-9s %s: %s\n", check_word(st), name, detail);
+  fflush(stdout);
+}
+
+void report_num(stress_report *r, const char *key, double v) {
+  cJSON_DeleteItemFromObject(r->figures, key);
+  cJSON_AddNumberToObject(r->figures, key, v);
+}
+
+void report_str(stress_report *r, const char *key, const char *fmt, ...) {
+  char buf[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  cJSON_DeleteItemFromObject(r->figures, key);
+  cJSON_AddStringToObject(r->figures, key, buf);
+}
+
+void report_summary(stress_report *r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->summary, sizeof r->summary, fmt, ap);
+  va_end(ap);
+}
+
+void report_note(const char *fmt, ...) {
+  va_list ap;
+  printf("  %-9s ", "note");
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  printf("\n");
+  fflush(stdout);
+}
+
+verdict report_verdict(const stress_report *r, bool strict) {
+  bool unchecked = false;
+  for (int i = 0; i < r->nchecks; i++) {
+    if (r->checks[i].status == CHECK_FAIL) return VERDICT_FAIL;
+    if (r->checks[i].status == CHECK_UNCHECKED) unchecked = true;
+  }
+  if (r->nchecks == 0) return VERDICT_FAIL; /* a mode that checked nothing passed nothing */
+  if (unchecked) return strict ? VERDICT_FAIL : VERDICT_PARTIAL;
+  return VERDICT_PASS;
+}
+
+const char *verdict_name(verdict v) {
+  return v == VERDICT_PASS ? "pass" : v == VERDICT_PARTIAL ? "partial" : "FAIL";
+}
+
+void report_begin_validation(stress_report *r, nxvk_ctx *c) {
+  nxvk_stats st;
+  nxvk_ctx_stats(c, &st);
+  r->validation_before = st.validation_messages;
+}
+
+void report_end_validation(stress_report *r, nxvk_ctx *c) {
+  nxvk_stats st;
+  nxvk_ctx_stats(c, &st);
+  uint64_t n = st.validation_messages - r->validation_before;
+  report_num(r, "validation_messages", (double)n);
+  if (n) {
+    char last[300];
+    nxvk_ctx_last_validation(c, last, sizeof last);
+    report_check(r, CHECK_FAIL, "validation", "%llu Vulkan validation message(s); last: %s",
+                 (unsigned long long)n, last);
+  }
+}
+
+/* ------------------------------------------------------------------ random */
+
+/* splitmix64: one multiply-xorshift stream per seed; enough for test data */
+void rng_seed(stress_rng *r, uint64_t seed) { r->s = seed ^ 0x6a09e667f3bcc909ull; }
+
+uint64_t rng_next(stress_rng *r) {
+  uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+double rng_unit(stress_rng *r) { return (double)(rng_next(r) >> 11) * 0x1p-53; }
+
+int64_t rng_range(stress_rng *r, int64_t lo, int64_t hi) {
+  if (hi <= lo) return lo;
+  return lo + (int64_t)(rng_next(r) % (uint64_t)(hi - lo + 1));
+}
+
+double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ------------------------------------------------------------ sizes, bytes */
+
+char *fmt_bytes(double b, char *buf, size_t len) {
+  const char *unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  double a = fabs(b);
+  while (a >= 1024 && u < 4) {
+    a /= 1024;
+    b /= 1024;
+    u++;
+  }
+  if (u == 0) snprintf(buf, len, "%.0f B", b);
+  else snprintf(buf, len, "%.1f %s", b, unit[u]);
+  return buf;
+}
+
+char *fmt_delta(double b, char *buf, size_t len) {
+  char tmp[64];
+  fmt_bytes(b, tmp, sizeof tmp);
+  snprintf(buf, len, "%s%s", b >= 0 ? "+" : "", tmp);
+  return buf;
+}
+
+int parse_bytes(const char *s, uint64_t *out) {
+  char *end;
+  if (!s || !*s || *s == '-') return -1;
+  double v = strtod(s, &end);
+  if (end == s || !(v >= 0)) return -1;
+  double mul = 1;
+  switch (*end) {
+  case 'k': case 'K': mul = 1024.0; end++; break;
+  case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
+  case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
+  case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
+  default: break;
+  }
+  if (mul > 1 && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)) end += strlen(end);
+  else if (mul == 1 && strcmp(end, "B") == 0) end++;
+  if (*end) return -1;
+  v *= mul;
+  if (v >= 18446744073709551615.0) return -1;
+  *out = (uint64_t)v;
+  return 0;
+}
+
+/* ---------------------------------------------------------- memory probes */
+
+void mem_probe_take(nxvk_ctx *c, mem_probe *p) {
+  memset(p, 0, sizeof *p);
+  nxvk_ctx_stats(c, &p->stats);
+  nxvk_device_info info;
+  if (nxvk_ctx_device_info(c, &info) == NXVK_OK) {
+    bool any_local = false;
+    for (int i = 0; i < info.heap_count; i++) any_local |= info.heaps[i].device_local;
+    for (int i = 0; i < info.heap_count; i++) {
+      if (any_local && !info.heaps[i].device_local) continue;
+      p->heap_size += info.heaps[i].size;
+      p->heap_usage += info.heaps[i].usage;
+      p->heap_budget += info.heaps[i].budget;
+    }
+    p->has_budget = info.has_budget;
+  }
+  /* RSS: Linux /proc (and FreeBSD's linprocfs); elsewhere absent, and the
+   * report says so instead of passing */
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (f) {
+    unsigned long long size, resident;
+    if (fscanf(f, "%llu %llu", &size, &resident) == 2) {
+      p->has_rss = true;
+      p->rss = resident * (uint64_t)sysconf(_SC_PAGESIZE);
+    }
+    fclose(f);
+  }
+  f = fopen("/proc/meminfo", "r");
+  if (f) {
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+      unsigned long long kb;
+      if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+        p->has_avail = true;
+        p->host_avail = kb * 1024;
+      }
+    }
+    fclose(f);
+  }
+}
+
+/* ------------------------------------------------------------- op cases */
+
+static bool dtype_ok(nxvk_ctx *c, nxvk_dtype d) { return nxvk_ctx_supports(c, d); }
+
+unsigned case_dtypes(nxvk_ctx *c, const nxvk_op_desc *op) {
+  unsigned m = 0;
+  for (int d = 0; d < NXVK_NDTYPES; d++)
+    if ((op->dtypes & NXVK_DT(d)) && dtype_ok(c, (nxvk_dtype)d)) m |= NXVK_DT(d);
+  /* u8 results or predicates need 8-bit storage */
+  if ((op->kind == NXVK_KIND_COMPARE || op->kind == NXVK_KIND_SELECT) && !dtype_ok(c, NXVK_U8))
+    m = 0;
+  return m;
+}
+
+static int dot_variant_count(const nxvk_op_desc *op) {
+  const char *const *names;
+  int n = nxvk_op_variants(op, &names);
+  return n > 0 ? n : 1;
+}
+
+int case_layouts(const nxvk_op_desc *op) {
+  switch (op->kind) {
+  case NXVK_KIND_UNARY: return 1;
+  case NXVK_KIND_BINARY:
+  case NXVK_KIND_COMPARE: return 2;
+  case NXVK_KIND_SELECT: return 1;
+  case NXVK_KIND_REDUCE: return 3;
+  case NXVK_KIND_DOT: return 3 * dot_variant_count(op);
+  case NXVK_KIND_MOVEMENT:
+    if (op->attrs & NXVK_ATTR_PERM) return 2;
+    if (op->arity < 0) return 2;
+    if (op->attrs & NXVK_ATTR_DTYPE) return NXVK_NDTYPES - 1;
+    return 1;
+  case NXVK_KIND_SOURCE: return (op->attrs & NXVK_ATTR_AXIS) ? 2 : 1;
+  }
+  return 1;
+}
+
+/* Random values that keep every op in a range where the reference and
+ * the limits are meaningful.  Reduced floats are +-exp(u s) with u in
+ * [-1, 1]: ln|x| has mean 0 and the walk of a product of n of them stays
+ * within a few units of 0 when s = 2/sqrt(n) (a plain range near 1 drifts:
+ * E[ln x] < 0 made products of 2^17 values denormal).  Integer products do
+ * not overflow. */
+static void fill(nxvk_host *h, nxvk_kind kind, bool predicate, stress_rng *rng) {
+  int64_t n = nxvk_host_count(h);
+  double spread = n > 1024 ? 2.0 / sqrt((double)n) : 0.0625;
+  for (int64_t i = 0; i < n; i++) {
+    double v;
+    if (predicate) {
+      v = (double)(rng_next(rng) & 1);
+    } else if (h->dtype == NXVK_F32 || h->dtype == NXVK_F64) {
+      double u = rng_unit(rng);
+      if (kind == NXVK_KIND_REDUCE) v = (rng_next(rng) & 1 ? -1 : 1) * exp((2 * u - 1) * spread);
+      else if (kind == NXVK_KIND_DOT) v = u * 2 - 1;
+      else v = u * 8 - 4;
+    } else if (h->dtype == NXVK_I32) {
+      v = kind == NXVK_KIND_REDUCE ? (double)rng_range(rng, -3, 3) : (double)rng_range(rng, -1000, 1000);
+    } else {
+      v = (double)rng_range(rng, 0, kind == NXVK_KIND_REDUCE ? 3 : 255);
+    }
+    nxvk_host_set(h, i, v);
+  }
+}
+
+static nxvk_shape shape1(int64_t a) { return (nxvk_shape){1, {a}}; }
+static nxvk_shape shape2(int64_t a, int64_t b) { return (nxvk_shape){2, {a, b}}; }
+static nxvk_shape shape3(int64_t a, int64_t b, int64_t c) { return (nxvk_shape){3, {a, b, c}}; }
+
+/* n = a * b with the smallest factor a >= 2 that divides n (a = 1 for primes). */
+static void split2(int64_t n, int64_t *a, int64_t *b) {
+  *a = 1;
+  for (int64_t f = 2; f * f <= n; f++)
+    if (n % f == 0) {
+      *a = f;
+      break;
+    }
+  *b = *a ? n / *a : 0;
+  if (n == 0) *a = 2, *b = 0;
+}
+
+static int add_input(stress_case *k, nxvk_dtype dt, nxvk_shape s, bool predicate, stress_rng *rng) {
+  nxvk_host *h = &k->in[k->nin];
+  int rc = nxvk_host_alloc(h, predicate ? NXVK_U8 : dt, &s);
+  if (rc) return rc;
+  k->nin++;
+  fill(h, k->op->kind, predicate, rng);
+  return NXVK_OK;
+}
+
+static void append(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t len, const char *fmt, ...) {
+  size_t off = strlen(buf);
+  if (off >= len) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf + off, len - off, fmt, ap);
+  va_end(ap);
+}
+
+static void make_label(stress_case *k, nxvk_dtype dt) {
+  char s[160];
+  snprintf(k->label, sizeof k->label, "%s %s", k->op->name, nxvk_dtype_name(dt));
+  for (int i = 0; i < k->nin; i++)
+    append(k->label, sizeof k->label, "%s%s", i ? " x " : " ", nxvk_shape_str(&k->in[i].shape, s, sizeof s));
+  const nxvk_attrs *a = &k->attrs;
+  if (a->set & NXVK_ATTR_SHAPE) append(k->label, sizeof k->label, " shape=%s", nxvk_shape_str(&a->shape, s, sizeof s));
+  if (a->set & NXVK_ATTR_AXES) {
+    append(k->label, sizeof k->label, " axes=[");
+    for (int i = 0; i < a->naxes; i++) append(k->label, sizeof k->label, "%s%d", i ? "," : "", a->axes[i]);
+    append(k->label, sizeof k->label, "]");
+  }
+  if (a->set & NXVK_ATTR_KEEP_AXES) append(k->label, sizeof k->label, " keep_axes");
+  if (a->set & NXVK_ATTR_PERM) {
+    append(k->label, sizeof k->label, " perm=[");
+    for (int i = 0; i < a->nperm; i++) append(k->label, sizeof k->label, "%s%d", i ? "," : "", a->perm[i]);
+    append(k->label, sizeof k->label, "]");
+  }
+  if (a->set & NXVK_ATTR_SLICE)
+    append(k->label, sizeof k->label, " start=%lld length=%lld stride=%lld", (long long)a->start[0],
+           (long long)a->length[0], (long long)a->stride[0]);
+  if (a->set & NXVK_ATTR_AXIS) append(k->label, sizeof k->label, " axis=%d", a->axis);
+  if (a->set & NXVK_ATTR_DTYPE) append(k->label, sizeof k->label, " dtype=%s", nxvk_dtype_name(a->dtype));
+  if (a->set & NXVK_ATTR_SEED) append(k->label, sizeof k->label, " seed=%llu", (unsigned long long)a->seed);
+  if (a->set & NXVK_ATTR_VARIANT) append(k->label, sizeof k->label, " variant=%s", a->variant);
+}
+
+/* A case the builder cannot make: the reason goes in the label. */
+static int unbuildable(stress_case *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int unbuildable(stress_case *k, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(k->label, sizeof k->label, fmt, ap);
+  va_end(ap);
+  return NXVK_E_UNSUPPORTED;
+}
+
+void case_free(stress_case *k) {
+  for (int i = 0; i < k->nin; i++) nxvk_host_free(&k->in[i]);
+  k->nin = 0;
+}
+
+int case_build(stress_case *k, nxvk_ctx *c, const nxvk_op_desc *op, nxvk_dtype dt, int64_t n,
+               int layout, stress_rng *rng) {
+  memset(k, 0, sizeof *k);
+  k->op = op;
+  nxvk_attrs *a = &k->attrs;
+  int rc = NXVK_OK;
+  int64_t p, q;
+  layout %= case_layouts(op);
+  switch (op->kind) {
+  case NXVK_KIND_UNARY:
+    rc = add_input(k, dt, shape1(n), false, rng);
+    break;
+  case NXVK_KIND_BINARY:
+  case NXVK_KIND_COMPARE:
+    rc = add_input(k, dt, shape1(n), false, rng);
+    if (rc == NXVK_OK) rc = add_input(k, dt, layout ? shape1(1) : shape1(n), false, rng);
+    break;
+  case NXVK_KIND_SELECT:
+    for (int i = 0; i < 3 && rc == NXVK_OK; i++) rc = add_input(k, dt, shape1(n), i == 0, rng);
+    break;
+  case NXVK_KIND_REDUCE:
+    if (layout == 0) {
+      rc = add_input(k, dt, shape1(n), false, rng); /* all axes */
+    } else if (layout == 1) {
+      rc = add_input(k, dt, shape2(3, n), false, rng);
+      a->set |= NXVK_ATTR_AXES;
+      a->naxes = 1;
+      a->axes[0] = 1;
+    } else {
+      rc = add_input(k, dt, shape2(n, 3), false, rng);
+      a->set |= NXVK_ATTR_AXES | NXVK_ATTR_KEEP_AXES;
+      a->naxes = 1;
+      a->axes[0] = 0;
+      a->keep_axes = true;
+    }
+    if (!(op->attrs & NXVK_ATTR_AXES)) a->set &= ~(unsigned)(NXVK_ATTR_AXES | NXVK_ATTR_KEEP_AXES);
+    break;
+  case NXVK_KIND_DOT: {
+    const char *const *names;
+    int nv = nxvk_op_variants(op, &names);
+    int shape = layout % 3, variant = layout / 3;
+    if (nv > 0 && (op->attrs & NXVK_ATTR_VARIANT)) {
+      a->set |= NXVK_ATTR_VARIANT;
+      snprintf(a->variant, sizeof a->variant, "%s", names[variant % nv]);
+    }
+    if (shape == 0) { /* the inner dimension at n */
+      rc = add_input(k, dt, shape2(1, n), false, rng);
+      if (rc == NXVK_OK) rc = add_input(k, dt, shape2(n, 2), false, rng);
+    } else if (shape == 1) { /* rows at n */
+      rc = add_input(k, dt, shape2(n, 1), false, rng);
+      if (rc == NXVK_OK) rc = add_input(k, dt, shape2(1, 2), false, rng);
+    } else { /* batched, n inner elements per batch */
+      rc = add_input(k, dt, shape3(2, 1, n), false, rng);
+      if (rc == NXVK_OK) rc = add_input(k, dt, shape3(2, n, 1), false, rng);
+    }
+    break;
+  }
+  case NXVK_KIND_MOVEMENT:
+    if (op->attrs & NXVK_ATTR_SHAPE) { /* a new shape for the same elements */
+      rc = add_input(k, dt, shape1(n), false, rng);
+      a->set |= NXVK_ATTR_SHAPE;
+      a->shape = (n % 2 == 0) ? shape2(2, -1) : shape2(n, 1);
+    } else if (op->attrs & NXVK_ATTR_PERM) {
+      split2(n, &p, &q);
+      if (layout == 0) {
+        rc = add_input(k, dt, shape2(p, q), false, rng); /* default: reversed axes */
+      } else {
+        rc = add_input(k, dt, shape3(1, p, q), false, rng);
+        a->set |= NXVK_ATTR_PERM;
+        a->nperm = 3;
+        a->perm[0] = 2, a->perm[1] = 0, a->perm[2] = 1;
+      }
+    } else if (op->attrs & NXVK_ATTR_SLICE) {
+      rc = add_input(k, dt, shape1(n), false, rng);
+      a->set |= NXVK_ATTR_SLICE;
+      a->nslice = 1;
+      a->start[0] = n > 2 ? 1 : 0;
+      a->stride[0] = n > 4 ? 2 : 1;
+      a->length[0] = n > a->start[0] ? (n - a->start[0] - 1) / a->stride[0] + 1 : 0;
+    } else if (op->arity < 0) { /* one or more inputs joined along an axis */
+      int64_t n1 = n / 3, n2 = n / 3, n3 = n - n1 - n2;
+      int64_t parts[3] = {n1, n2, n3};
+      for (int i = 0; i < 3 && rc == NXVK_OK; i++)
+        rc = add_input(k, dt, layout == 0 ? shape1(parts[i]) : shape2(2, parts[i]), false, rng);
+      if (layout == 1 && (op->attrs & NXVK_ATTR_AXIS)) {
+        a->set |= NXVK_ATTR_AXIS;
+        a->axis = -1;
+      }
+    } else if (op->attrs & NXVK_ATTR_DTYPE) { /* a conversion to another dtype */
+      rc = add_input(k, dt, shape1(n), false, rng);
+      nxvk_dtype to = dt;
+      for (int step = 0, found = 0; step < 2 * NXVK_NDTYPES && found <= layout; step++) {
+        to = (nxvk_dtype)((to + 1) % NXVK_NDTYPES);
+        if (to != dt && dtype_ok(c, to)) found++;
+      }
+      a->set |= NXVK_ATTR_DTYPE;
+      a->dtype = to;
+    } else {
+      rc = unbuildable(k, "no input builder for movement op %s (attrs 0x%x)", op->name, op->attrs);
+    }
+    break;
+  case NXVK_KIND_SOURCE:
+    if (!(op->attrs & NXVK_ATTR_SHAPE)) {
+      rc = unbuildable(k, "no input builder for source op %s (no shape attribute)", op->name);
+      break;
+    }
+    a->set |= NXVK_ATTR_SHAPE;
+    a->shape = shape1(n);
+    if (layout == 1 && (op->attrs & NXVK_ATTR_AXIS)) {
+      split2(n, &p, &q);
+      a->shape = shape2(p, q);
+      a->set |= NXVK_ATTR_AXIS;
+      a->axis = 1;
+    }
+    if (op->attrs & NXVK_ATTR_DTYPE) {
+      a->set |= NXVK_ATTR_DTYPE;
+      a->dtype = dt;
+    }
+    if (op->attrs & NXVK_ATTR_SEED) {
+      a->set |= NXVK_ATTR_SEED;
+      a->seed = rng_next(rng);
+    }
+    break;
+  default:
+    rc = unbuildable(k, "no input builder for op %s (kind %d)", op->name, (int)op->kind);
+  }
+  if (rc) {
+    if (rc != NXVK_E_UNSUPPORTED) snprintf(k->label, sizeof k->label, "%s %s: %s", op->name, nxvk_dtype_name(dt), nxvk_errmsg());
+    case_free(k);
+    return rc;
+  }
+  make_label(k, dt);
+  return NXVK_OK;
+}
+
+/* Does the device promise to keep denormals of dtype d?  Asked once per
+ * context (device info is not free) and kept. */
+static bool may_flush(nxvk_ctx *c, nxvk_dtype d) {
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  static nxvk_ctx *known;
+  static bool flush_f32, flush_f64;
+  if (d != NXVK_F32 && d != NXVK_F64) return false;
+  pthread_mutex_lock(&lock);
+  if (known != c) {
+    nxvk_device_info info;
+    nxvk_ctx_device_info(c, &info);
+    flush_f32 = !info.denorm_preserve_f32;
+    flush_f64 = !info.denorm_preserve_f64;
+    known = c;
+  }
+  bool f = d == NXVK_F32 ? flush_f32 : flush_f64;
+  pthread_mutex_unlock(&lock);
+  return f;
+}
+
+/* The result's detail line; longer ones are cut (through vsnprintf, so
+ * the compiler does not warn about a truncation we accept). */
+static void set_detail(case_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_detail(case_result *res, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(res->detail, sizeof res->detail, fmt, ap);
+  va_end(ap);
+}
+
+void case_check(nxvk_ctx *c, stress_case *k, case_result *res) {
+  memset(res, 0, sizeof *res);
+  nxvk_tensor *t[4] = {0}, *out = NULL;
+  nxvk_host got = {0}, ref = {0};
+  char ref_err[300] = "";
+  int rc_ref = nxvk_op_ref(k->op, &k->attrs, k->in, k->nin, &ref);
+  if (rc_ref) snprintf(ref_err, sizeof ref_err, "%s", nxvk_errmsg());
+
+  int rc = NXVK_OK, up = 0;
+  for (; up < k->nin && rc == NXVK_OK; up++) rc = nxvk_tensor_from_host(c, &k->in[up], &t[up]);
+  if (rc) up--; /* t[up] was not made */
+  if (rc == NXVK_OK) rc = nxvk_op_run(c, k->op, &k->attrs, t, k->nin, &out);
+  if (rc == NXVK_OK && rc_ref == NXVK_OK) rc = nxvk_tensor_to_host(c, out, &got);
+
+  if (rc == NXVK_E_DEVICE_LOST || (rc && nxvk_ctx_lost(c))) {
+    res->kind = RESULT_LOST;
+    res->code = rc;
+    set_detail(res, "%s: device lost: %s", k->label, nxvk_errmsg());
+  } else if (rc_ref != NXVK_OK) {
+    /* the reference refuses (argmax of nothing): the GPU path must refuse too */
+    if (rc == rc_ref) {
+      res->kind = RESULT_OK;
+    } else if (rc == NXVK_OK) {
+      res->kind = RESULT_WRONG;
+      res->bad = 1;
+      set_detail(res,
+               "%s: the GPU path accepted what the reference refuses (%s: %s)", k->label,
+               nxvk_err_name(rc_ref), ref_err);
+    } else {
+      res->kind = RESULT_ERROR;
+      res->code = rc;
+      set_detail(res, "%s: GPU path says %s (%s), reference says %s (%s)",
+               k->label, nxvk_err_name(rc), nxvk_errmsg(), nxvk_err_name(rc_ref), ref_err);
+    }
+  } else if (rc != NXVK_OK) {
+    res->kind = RESULT_ERROR;
+    res->code = rc;
+    set_detail(res, "%s: %s: %s", k->label, nxvk_err_name(rc), nxvk_errmsg());
+  } else {
+    /* Where the device may flush denormals (its float controls do not
+     * promise to preserve them), a flushed result is allowed: the inputs
+     * here hold no denormals, so the reference on flushed inputs is the
+     * reference itself, and nxvk_compare forgives flushed outputs. */
+    const nxvk_host *flushed = may_flush(c, got.dtype) ? &ref : NULL;
+    nxvk_cmp cmp;
+    int crc = nxvk_compare(k->op, &k->attrs, k->in, k->nin, &got, &ref, flushed, &cmp);
+    if (crc) {
+      res->kind = RESULT_ERROR;
+      res->code = crc;
+      set_detail(res, "%s: compare: %s", k->label, nxvk_errmsg());
+    } else {
+      res->n = cmp.n;
+      res->bad = cmp.bad;
+      if (cmp.bad) {
+        nxvk_limit lim;
+        if (nxvk_op_limit(k->op, k->nin ? k->in[k->nin - 1].dtype : got.dtype, &lim)) lim.text[0] = 0;
+        res->kind = RESULT_WRONG;
+        set_detail(res,
+                 "%s: %lld of %lld over the limit (%s); first at [%lld]: got %.9g, want %.9g",
+                 k->label, (long long)cmp.bad, (long long)cmp.n, lim.text, (long long)cmp.worst,
+                 cmp.worst_got, cmp.worst_ref);
+      }
+    }
+  }
+  nxvk_tensor_free(out);
+  for (int i = 0; i < up; i++) nxvk_tensor_free(t[i]);
+  nxvk_host_free(&got);
+  nxvk_host_free(&ref);
+}
+
+/* ------------------------------------------------------------- op pools */
+
+int stress_pick_pool(nxvk_ctx *c, const stress_opts *o, const nxvk_op_desc **pool, int max) {
+  int n = 0;
+  for (int i = 0; i < nxvk_op_count() && n < max; i++) {
+    const nxvk_op_desc *op = nxvk_op_at(i);
+    if (o->only_op && op != o->only_op) continue;
+    bool kind_ok = op->kind == NXVK_KIND_UNARY || op->kind == NXVK_KIND_BINARY ||
+                   op->kind == NXVK_KIND_COMPARE || op->kind == NXVK_KIND_SELECT ||
+                   op->kind == NXVK_KIND_REDUCE || op->kind == NXVK_KIND_DOT;
+    if (!kind_ok && !o->only_op) continue;
+    unsigned m = case_dtypes(c, op);
+    if (o->only_dtype >= 0) m &= NXVK_DT(o->only_dtype);
+    if (m) pool[n++] = op;
+  }
+  return n;
+}

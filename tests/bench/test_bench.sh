@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# nxvk bench on the CI device (lavapipe): seconds-long runs of every mode
+# prove the paths work - exit status, the table, JSON with its fields, CSV
+# (libcsv), SVG with a polyline per series - and that a wrong GPU result
+# fails the bench.  Figures are never asserted: only that they exist and are
+# ordered (min <= median <= max).
+set -u
+cd "$(dirname "$0")/../.."
+NXVK=${NXVK:-./nxvk}
+PY=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+fail=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
+# check DESC CMD...: ok when CMD succeeds; its output is shown when not
+check() {
+  local desc=$1 out
+  shift
+  if out=$("$@" 2>&1); then ok "$desc"; else not_ok "$desc"; echo "$out" | sed 's/^/#   /' | head -30; fi
+}
+# expect_status DESC STATUS CMD...: CMD's exit status must be STATUS
+expect_status() {
+  local desc=$1 want=$2 got
+  shift 2
+  "$@" >"$tmp/last.out" 2>"$tmp/last.err"
+  got=$?
+  if [ "$got" -eq "$want" ]; then ok "$desc"; else
+    not_ok "$desc (exit $got, want $want)"
+    sed 's/^/#   /' "$tmp/last.err" | head -10
+  fi
+}
+
+# Python checks of the files a run wrote: json FILE MODE..., csv FILE, svg FILE JSON
+cat >"$tmp/check.py" <<'PY'
+import csv, json, re, sys, xml.etree.ElementTree as ET
+what, path = sys.argv[1], sys.argv[2]
+def fail(msg):
+    print(msg)
+    sys.exit(1)
+if what == "json":
+    d = json.load(open(path))
+    for k in ("date", "command", "mode", "method", "devices", "results", "skipped"):
+        if k not in d: fail("missing key %s" % k)
+    if not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", d["date"]): fail("date not ISO 8601 UTC: %r" % d["date"])
+    if not d["command"].startswith("nxvk bench"): fail("command: %r" % d["command"])
+    for dev in d["devices"]:
+        for k in ("name", "driver", "api"):
+            if not dev.get(k): fail("device lacks %s" % k)
+    modes = set(sys.argv[3:])
+    seen = set(r["mode"] for r in d["results"])
+    if not modes <= seen: fail("modes %s, want %s" % (sorted(seen), sorted(modes)))
+    for r in d["results"]:
+        stats = [r[k] for k in ("gpu_ns", "e2e_ns", "cpu_ns") if r[k] is not None]
+        if not stats: fail("a result with no time: %s" % r)
+        for s in stats:
+            if not (0 <= s["min"] <= s["median"] <= s["max"] and s["repeats"] >= 1):
+                fail("bad stat %s in %s %s" % (s, r["name"], r["size"]))
+        if not r["check"]["on"]: fail("unchecked result %s" % r)
+        if r["mode"] == "ops":
+            if r["gpu_ns"] is None or r["e2e_ns"] is None or not r["gbps"] > 0: fail("ops row lacks kernel/e2e/GB/s: %s" % r)
+            if r["cpu_ns"] is not None and not r["speedup"] > 0: fail("ops row lacks speedup: %s" % r)
+        if r["mode"] == "matmul" and not (r["gflops_min"] <= r["gflops"] <= r["gflops_max"]):
+            fail("matmul GFLOPS out of order: %s" % r)
+    for s in d["skipped"]:
+        if not s["reason"]: fail("a skip without a reason")
+    print("ok")
+elif what == "csv":
+    rows = list(csv.reader(open(path)))
+    if len(rows) < 2: fail("no data rows")
+    head = rows[0]
+    for k in ("device", "mode", "name", "dtype", "size", "gpu_median_ns", "gpu_min_ns", "gpu_max_ns", "gpu_repeats"):
+        if k not in head: fail("header lacks %s" % k)
+    for r in rows[1:]:
+        if len(r) != len(head): fail("row of %d fields, header has %d" % (len(r), len(head)))
+    print("ok")
+elif what == "svg":
+    ns = "{http://www.w3.org/2000/svg}"
+    root = ET.parse(path).getroot()
+    if root.tag != ns + "svg": fail("root is %s" % root.tag)
+    groups = [g for g in root.iter(ns + "g") if g.get("class") == "series"]
+    labels = set()
+    for g in groups:
+        lines = g.findall(ns + "polyline")
+        if len(lines) != 1: fail("a series with %d polylines" % len(lines))
+        labels.add("".join(t.text or "" for t in g.findall(ns + "text")))
+    d = json.load(open(sys.argv[3]))
+    want = set()
+    for r in d["results"]:
+        if r["mode"] == "matmul": want.add("%s %s %s" % (r["name"], r["variant"], r["dtype"]))
+        if r["mode"] == "ops": want.add("%s %s" % (r["name"], r["dtype"]))
+    if not want: fail("no results to draw")
+    if not want <= labels: fail("series missing: %s (have %s)" % (sorted(want - labels), sorted(labels)))
+    for s in want:
+        pts = [g.find(ns + "polyline").get("points").split() for g in groups
+               if "".join(t.text or "" for t in g.findall(ns + "text")) == s][0]
+        n = sum(1 for r in d["results"] if r["mode"] in ("ops", "matmul") and
+                ("%s %s %s" % (r["name"], r["variant"], r["dtype"]) == s or "%s %s" % (r["name"], r["dtype"]) == s))
+        if len(pts) != n: fail("series %s has %d points, want %d" % (s, len(pts), n))
+    print("ok")
+PY
+
+# ---- ops -------------------------------------------------------------------
+expect_status "bench ops runs (add,exp,sum,dot at 1K,4K)" 0 \
+  "$NXVK" bench ops --ops add,exp,sum,dot --sizes 1K,4K --repeat 2 \
+  --json "$tmp/ops.json" --csv "$tmp/ops.csv" --plot "$tmp/ops.svg"
+cp "$tmp/last.out" "$tmp/ops.out"
+cp "$tmp/last.err" "$tmp/ops.err"
+check "ops table has a header and a row per op and size" \
+  bash -c "grep -qE '^op +dtype +size' '$tmp/ops.out' && [ \$(grep -cE '^(add|exp|sum|dot) +f32 +(1K|4K) ' '$tmp/ops.out') -eq 8 ]"
+check "no progress line when stderr is not a terminal" test ! -s "$tmp/ops.err"
+check "ops JSON parses and has the fields" "$PY" "$tmp/check.py" json "$tmp/ops.json" ops
+check "ops JSON holds 8 measurements with 2 repeats each" "$PY" -c "
+import json; d = json.load(open('$tmp/ops.json'))
+r = [x for x in d['results'] if x['mode'] == 'ops']
+assert len(r) == 8, len(r)
+assert all(x['gpu_ns']['repeats'] == 2 for x in r)"
+check "ops CSV has a header and rows" "$PY" "$tmp/check.py" csv "$tmp/ops.csv"
+check "ops SVG is XML with a polyline per op" "$PY" "$tmp/check.py" svg "$tmp/ops.svg" "$tmp/ops.json"
+
+# ---- matmul ----------------------------------------------------------------
+expect_status "bench matmul runs (every dot variant, n = 16, 32)" 0 \
+  "$NXVK" bench matmul --sizes 16,32 --dtype f32 --repeat 2 --json "$tmp/mm.json" --csv "$tmp/mm.csv" \
+  --plot "$tmp/mm.svg"
+cp "$tmp/last.out" "$tmp/mm.out"
+check "matmul table has a GFLOPS header and rows" \
+  bash -c "grep -qE '^op +variant +dtype +n +kernel +GFLOPS' '$tmp/mm.out' && grep -qE '^dot +[a-z]+ +f32 +32 ' '$tmp/mm.out'"
+check "matmul JSON parses and has the fields" "$PY" "$tmp/check.py" json "$tmp/mm.json" matmul
+check "matmul JSON has every variant at every size" "$PY" -c "
+import json; d = json.load(open('$tmp/mm.json'))
+r = [x for x in d['results'] if x['mode'] == 'matmul']
+v = set(x['variant'] for x in r)
+assert len(v) >= 1 and len(r) == 2 * len(v), (v, len(r))
+assert all(x['flops'] == 2 * x['size'] ** 3 for x in r)"
+check "matmul CSV has a header and rows" "$PY" "$tmp/check.py" csv "$tmp/mm.csv"
+check "matmul SVG is XML with a polyline per variant" "$PY" "$tmp/check.py" svg "$tmp/mm.svg" "$tmp/mm.json"
+
+# ---- peak ------------------------------------------------------------------
+expect_status "bench peak runs" 0 "$NXVK" bench peak --repeat 2 --bytes 1M --json "$tmp/peak.json"
+cp "$tmp/last.out" "$tmp/peak.out"
+check "peak table has a header" grep -qE '^measure +variant +dtype' "$tmp/peak.out"
+check "peak JSON parses" "$PY" "$tmp/check.py" json "$tmp/peak.json" peak
+check "peak: every measure is a result or a skip with its reason" "$PY" -c "
+import json; d = json.load(open('$tmp/peak.json'))
+got = set(r['name'] for r in d['results']) | set(s['name'] for s in d['skipped'] if s['reason'])
+want = {'fma', 'copy', 'h2d', 'd2h', 'latency'}
+assert want <= got, want - got
+for r in d['results']:
+    if r['name'] in ('h2d', 'd2h', 'copy'): assert r['gbps'] > 0, r
+    if r['name'] == 'fma': assert r['gflops'] > 0 and r['dtype'] in ('f32', 'f64'), r
+    if r['name'] == 'latency': assert r['latency_us'] > 0, r"
+
+# ---- all -------------------------------------------------------------------
+expect_status "bench all runs (one size, --device all)" 0 \
+  "$NXVK" bench all --ops add --sizes 1K --dtype f32 --repeat 1 --bytes 256K --device all \
+  --json "$tmp/all.json" --plot "$tmp/all.svg"
+check "all JSON has peak, ops and matmul results" "$PY" "$tmp/check.py" json "$tmp/all.json" peak ops matmul
+check "all SVG draws the ladder and the sweep" "$PY" "$tmp/check.py" svg "$tmp/all.svg" "$tmp/all.json"
+check "--device all measured every device" "$PY" -c "
+import json, subprocess
+d = json.load(open('$tmp/all.json'))
+info = json.loads(subprocess.run(['$NXVK', 'info', '--json'], capture_output=True, text=True).stdout)
+assert len(d['devices']) == len(info['devices']), (len(d['devices']), len(info['devices']))"
+
+# ---- sizes a device cannot hold are skipped with a note, never silently ----
+range=$("$PY" -c "
+import json, subprocess
+info = json.loads(subprocess.run(['$NXVK', 'info', '--json'], capture_output=True, text=True).stdout)
+print(info['devices'][0]['limits']['max_storage_buffer_range'])")
+big=$((range / 2))   # f32 elements: twice the range in bytes
+expect_status "a size over the storage buffer range is skipped, not fatal" 0 \
+  "$NXVK" bench ops --device 0 --ops add --sizes "1K,$big" --repeat 1 --json "$tmp/skip.json"
+check "the skip is printed as a note" grep -qE '^note: ops add f32 .* skipped: ' "$tmp/last.out"
+check "the skip is in the JSON" "$PY" -c "
+import json; d = json.load(open('$tmp/skip.json'))
+assert [s for s in d['skipped'] if s['name'] == 'add' and s['size'] == $big], d['skipped']
+assert len(d['results']) == 1"
+
+# ---- a wrong result fails the bench, and writes no file ----------------------
+expect_status "a wrong GPU result fails the bench (exit 1)" 1 \
+  env NXVK_TEST_INJECT=break_op:add "$NXVK" bench ops --ops add --sizes 1K --repeat 2 --json "$tmp/bad.json"
+check "the failure names the op and the check" grep -q 'add f32.*wrong GPU result' "$tmp/last.err"
+check "a failed bench leaves no JSON file" test ! -e "$tmp/bad.json"
+expect_status "a wrong result at a sliced check size fails too" 1 \
+  env NXVK_TEST_INJECT=break_op:exp "$NXVK" bench ops --ops exp --sizes 5M --repeat 1 --cpu-limit 0
+check "that failure says what was checked" grep -q 'check: first 65536 elements' "$tmp/last.err"
+
+# ---- usage ------------------------------------------------------------------
+expect_status "no mode is a usage error" 2 "$NXVK" bench
+expect_status "an unknown mode is a usage error" 2 "$NXVK" bench fast
+expect_status "an unknown op exits 2" 2 "$NXVK" bench ops --ops no_such_op
+check "the unknown op is named" grep -q "no_such_op" "$tmp/last.err"
+expect_status "an op bench cannot feed exits 2" 2 "$NXVK" bench ops --ops reshape
+expect_status "a bad size exits 2" 2 "$NXVK" bench ops --sizes 1K,0
+expect_status "a bad dtype exits 2" 2 "$NXVK" bench matmul --dtype f16
+expect_status "a negative --repeat exits 2" 2 "$NXVK" bench ops --repeat -1
+expect_status "--plot with peak exits 2" 2 "$NXVK" bench peak --plot "$tmp/p.svg"
+expect_status "--ops with matmul exits 2" 2 "$NXVK" bench matmul --ops add
+expect_status "an unknown option exits 2" 2 "$NXVK" bench ops --fast
+expect_status "an unwritable --json folder fails before the run" 1 \
+  "$NXVK" bench ops --json "$tmp/no/such/dir/x.json"
+check "usage errors are one line" bash -c "[ \$(wc -l <'$tmp/last.err') -eq 1 ]"
+expect_status "--help exits 0" 0 "$NXVK" bench --help
+check "--help lists every mode" bash -c "for m in ops matmul peak all; do grep -q \"^.*nxvk bench \$m \" '$tmp/last.out' || exit 1; done"
+
+# ---- bench/compare_torch.py where there is no CUDA ---------------------------
+expect_status "compare_torch.py runs without torch/CUDA" 0 \
+  "$PY" bench/compare_torch.py --nxvk "$NXVK" --sizes 1K --matmul-sizes 16 --dtype f32 \
+  --nxvk-args="--repeat 1" --out "$tmp/cmp.json"
+check "it says the PyTorch figures were skipped" grep -q "no CUDA: PyTorch figures skipped" "$tmp/last.out"
+check "its combined JSON holds the nxvk run" "$PY" -c "
+import json; d = json.load(open('$tmp/cmp.json'))
+assert d['torch'] is None or d['torch'].get('skipped'), d['torch']
+assert d['nxvk']['results'], 'no nxvk results'"
+
+echo "1..$n"
+exit $fail

@@ -1,0 +1,280 @@
+#!/usr/bin/env bash
+# test_cli.sh - the command line as a user meets it: help and version on
+# stdout with status 0, usage errors as one stderr line with status 2,
+# `nxvk info --json` with every field on every device, device choice
+# (--device N|NAME, NXVK_DEVICE; status 3 when there is no such device),
+# the binary without a Vulkan loader (status 3, "no Vulkan loader found",
+# help still works), and validation layers on through NXVK_VALIDATE=1 or
+# --validate with a clean run.
+set -u
+cd "$(dirname "$0")/../.."
+T=$(mktemp -d /tmp/nxvk_cli.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+cp "${NXVK:-./nxvk}" "$T/nxvk" 2>/dev/null && [ -s "$T/nxvk" ] ||
+  { echo "not ok 1 - no nxvk binary at ${NXVK:-./nxvk}"; echo "1..1"; exit 1; }
+NXVK="$T/nxvk"
+PY=/usr/bin/python3
+n=0
+fail=0
+
+ok() { # status desc [diag]
+  n=$((n + 1))
+  if [ "$1" -eq 0 ]; then
+    echo "ok $n - $2"
+  else
+    echo "not ok $n - $2"
+    [ -n "${3:-}" ] && printf '%s\n' "$3" | head -40 | sed 's/^/#   /'
+    fail=1
+  fi
+}
+
+# run ARGS...: sets rc, out (stdout file), err (stderr file)
+out="$T/stdout" err="$T/stderr"
+run() { "$NXVK" "$@" >"$out" 2>"$err"; rc=$?; }
+env_run() { env "$@" >"$out" 2>"$err"; rc=$?; }
+diag() { echo "exit $rc"; echo "stdout: $(head -c 600 "$out")"; echo "stderr: $(head -c 600 "$err")"; }
+
+# ---- help and version: exit 0, usage on stdout, nothing on stderr
+help_ok() { # desc args...
+  local desc=$1
+  shift
+  run "$@"
+  ok "$([ "$rc" -eq 0 ] && grep -q '^usage: nxvk' "$out" && [ ! -s "$err" ]; echo $?)" "$desc: exit 0, usage on stdout, stderr empty" "$(diag)"
+}
+help_ok "nxvk --help" --help
+help_ok "nxvk -h" -h
+help_ok "nxvk help" help
+help_ok "nxvk help run" help run
+help_ok "nxvk help info" help info
+help_ok "nxvk run --help" run --help
+help_ok "nxvk info --help" info --help
+run help run
+cp "$out" "$T/help_run"
+run run --help
+ok "$(cmp -s "$out" "$T/help_run"; echo $?)" "'nxvk help run' prints what 'nxvk run --help' prints"
+ok "$(grep -q 'usage: nxvk run --op NAME' "$out" && grep -q -- '--attrs' "$out" && grep -q -- '--list-ops' "$out"; echo $?)" \
+  "'nxvk run --help' shows the --op form and its options" "$(cat "$out")"
+run --help
+ok "$(grep -q '^  info ' "$out" && grep -q '^  run ' "$out" && grep -qi 'exit status' "$out"; echo $?)" \
+  "'nxvk --help' lists the commands and the exit statuses" "$(cat "$out")"
+run --version
+ok "$([ "$rc" -eq 0 ] && grep -qE '^nxvk [0-9]+\.[0-9]+\.[0-9]+$' "$out" && [ ! -s "$err" ]; echo $?)" "nxvk --version: exit 0, 'nxvk X.Y.Z' on stdout" "$(diag)"
+want_version=$(sed -n 's/^#define NXVK_VERSION "\(.*\)"/\1/p' src/nxvk.h)
+ok "$([ "$(cat "$out")" = "nxvk $want_version" ]; echo $?)" "--version says the version of src/nxvk.h ($want_version)" "$(cat "$out")"
+
+# ---- usage errors: exit 2, one line on stderr, nothing on stdout
+usage_err() { # desc mention args...
+  local desc=$1 mention=$2
+  shift 2
+  run "$@"
+  ok "$([ "$rc" -eq 2 ] && [ ! -s "$out" ] && [ "$(wc -l <"$err")" -eq 1 ] && grep -q '^nxvk: error: ' "$err" && grep -qF -- "$mention" "$err"; echo $?)" \
+    "$desc: exit 2, one stderr line naming '$mention', stdout empty" "$(diag)"
+}
+usage_err "unknown subcommand" "frobnicate" frobnicate
+usage_err "nxvk help of an unknown command" "frobnicate" help frobnicate
+usage_err "unknown option to info" "--frob" info --frob
+usage_err "unknown option to run" "--frob" run --frob
+usage_err "unknown short option to run" "-z" run -z
+usage_err "info with a stray argument" "stray" info stray
+usage_err "run with nothing to run" "run" run
+usage_err "--device without its value" "--device" info --device
+run
+ok "$([ "$rc" -eq 2 ] && [ ! -s "$out" ] && grep -q '^usage: nxvk' "$err"; echo $?)" "nxvk with no arguments: exit 2, usage on stderr" "$(diag)"
+
+# ---- info --json: every device, every field
+run info --json
+cp "$out" "$T/info.json"
+ok "$([ "$rc" -eq 0 ] && [ ! -s "$err" ]; echo $?)" "nxvk info --json: exit 0, stderr empty" "$(diag)"
+$PY - "$T/info.json" >"$T/fields" 2>&1 <<'EOF'
+import json, re, sys
+try:
+    doc = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("not parsable: %r" % e)
+    sys.exit(1)
+problems = []
+def need(obj, key, types, where):
+    if not isinstance(obj, dict) or key not in obj:
+        problems.append("%s: missing %s" % (where, key))
+        return None
+    v = obj[key]
+    if types is not None and not isinstance(v, types):
+        problems.append("%s.%s: %r is not %s" % (where, key, v, types))
+    if isinstance(v, bool) and types in (int, (int, float)):
+        problems.append("%s.%s: bool where a number belongs" % (where, key))
+    return v
+num = (int, float)
+devs = doc.get("devices") if isinstance(doc, dict) else None
+if not isinstance(devs, list) or not devs:
+    problems.append("no \"devices\" list")
+    devs = []
+for i, d in enumerate(devs):
+    w = "devices[%d]" % i
+    for k in ("name", "vendor", "type", "driver_name", "driver_info", "driver_version", "api_version",
+              "pipeline_cache_uuid"):
+        need(d, k, str, w)
+    for k in ("vendor_id", "device_id"):
+        need(d, k, int, w)
+    if d.get("type") not in ("discrete", "integrated", "virtual", "cpu", "other"):
+        problems.append("%s.type: %r" % (w, d.get("type")))
+    if not re.fullmatch(r"[0-9a-f]{32}", str(d.get("pipeline_cache_uuid"))):
+        problems.append("%s.pipeline_cache_uuid: %r is not 32 hex digits" % (w, d.get("pipeline_cache_uuid")))
+    if not re.fullmatch(r"\d+\.\d+\.\d+", str(d.get("api_version"))):
+        problems.append("%s.api_version: %r" % (w, d.get("api_version")))
+    if not str(d.get("name", "")).strip():
+        problems.append("%s.name is empty" % w)
+    mem = need(d, "memory", dict, w) or {}
+    avail = mem.get("budget_available")
+    heaps = need(mem, "heaps", list, w + ".memory") or []
+    if not heaps:
+        problems.append("%s.memory.heaps is empty" % w)
+    for j, h in enumerate(heaps):
+        hw = "%s.memory.heaps[%d]" % (w, j)
+        size = need(h, "size", num, hw)
+        need(h, "device_local", bool, hw)
+        for k in ("budget", "usage"):
+            if k not in h:
+                problems.append("%s: missing %s" % (hw, k))
+            elif h[k] is None:
+                if avail is not False:
+                    problems.append("%s.%s is null but budget_available is %r" % (hw, k, avail))
+            elif not isinstance(h[k], num) or isinstance(h[k], bool):
+                problems.append("%s.%s: %r" % (hw, k, h[k]))
+            elif avail is False:
+                problems.append("%s.%s is a number without VK_EXT_memory_budget" % (hw, k))
+        if isinstance(size, num) and size <= 0:
+            problems.append("%s.size is %r" % (hw, size))
+    lim = need(d, "limits", dict, w) or {}
+    for k in ("max_workgroup_size", "max_workgroup_count"):
+        v = need(lim, k, list, w + ".limits")
+        if isinstance(v, list) and (len(v) != 3 or not all(isinstance(x, num) and x > 0 for x in v)):
+            problems.append("%s.limits.%s: %r" % (w, k, v))
+    for k in ("max_workgroup_invocations", "max_shared_memory", "max_push_constants",
+              "max_storage_buffer_range", "subgroup_size", "timestamp_period_ns"):
+        v = need(lim, k, num, w + ".limits")
+        if isinstance(v, num) and not isinstance(v, bool) and v < 0:
+            problems.append("%s.limits.%s is negative" % (w, k))
+    feat = need(d, "features", dict, w) or {}
+    for k in ("f64", "f16", "int64", "storage_8bit", "timestamps", "cooperative_matrix_nv",
+              "cooperative_matrix_khr"):
+        need(feat, k, bool, w + ".features")
+    fc = need(d, "float_controls", dict, w) or {}
+    for k in ("denorm_preserve_f32", "denorm_preserve_f64", "denorm_flush_f32", "denorm_flush_f64",
+              "signed_zero_inf_nan_preserve_f32", "signed_zero_inf_nan_preserve_f64"):
+        need(fc, k, bool, w + ".float_controls")
+print("\n".join(problems) if problems else "%d device(s), all fields present" % len(devs))
+print("NDEV=%d" % len(devs))
+print("NAME0=%s" % (devs[0].get("name", "") if devs else ""))
+sys.exit(1 if problems else 0)
+EOF
+fields_rc=$?
+ok "$fields_rc" "nxvk info --json parses and every device has every field" "$(grep -v -e '^NDEV=' -e '^NAME0=' "$T/fields")"
+ndev=$(sed -n 's/^NDEV=//p' "$T/fields")
+name0=$(sed -n 's/^NAME0=//p' "$T/fields")
+ndev=${ndev:-0}
+run info
+ok "$([ "$rc" -eq 0 ] && [ "$(grep -c '^device [0-9]*:' "$out")" -eq "$ndev" ]; echo $?)" "nxvk info (text) shows the $ndev device(s) of --json" "$(diag)"
+
+# ---- device choice
+count_json() { $PY -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["devices"]))' "$out" 2>/dev/null; }
+name_json() { $PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["devices"][0]["name"])' "$out" 2>/dev/null; }
+run info --json --device 0
+ok "$([ "$rc" -eq 0 ] && [ "$(count_json)" = 1 ] && [ "$(name_json)" = "$name0" ]; echo $?)" "info --device 0 selects device 0 only ($name0)" "$(diag)"
+word=$(printf '%s' "$name0" | awk '{print $1}')
+run info --json --device "$word"
+ok "$([ "$rc" -eq 0 ] && [ "$(count_json)" = 1 ] && name_json | grep -qF "$word"; echo $?)" "info --device $word (a name substring) selects it" "$(diag)"
+if grep -q '"llvmpipe' "$T/info.json"; then
+  run info --json --device llvmpipe
+  ok "$([ "$rc" -eq 0 ] && [ "$(count_json)" = 1 ] && name_json | grep -q llvmpipe; echo $?)" "info --device llvmpipe selects lavapipe" "$(diag)"
+fi
+env_run NXVK_DEVICE=0 "$NXVK" info --json
+ok "$([ "$rc" -eq 0 ] && [ "$(count_json)" = 1 ]; echo $?)" "NXVK_DEVICE=0 selects one device" "$(diag)"
+for bad in "$ndev" 9 zzz_no_such_gpu; do
+  [ "$bad" = 9 ] && [ "$ndev" -gt 9 ] && continue
+  run info --device "$bad"
+  ok "$([ "$rc" -eq 3 ] && [ ! -s "$out" ] && [ "$(wc -l <"$err")" -eq 1 ] && grep -qF -- "$bad" "$err"; echo $?)" \
+    "info --device $bad (no such device): exit 3, one line naming it" "$(diag)"
+done
+env_run NXVK_DEVICE=zzz_no_such_gpu "$NXVK" run --op negate '{"dtype":"f32","shape":[1],"data":[1]}'
+ok "$([ "$rc" -eq 3 ] && grep -q zzz_no_such_gpu "$err"; echo $?)" "NXVK_DEVICE naming no device: run exits 3" "$(diag)"
+run run --device 0 --op negate '{"dtype":"f32","shape":[2],"data":[1,"-0"]}'
+ok "$([ "$rc" -eq 0 ] && grep -qF '[-1,0]' "$out"; echo $?)" "run --device 0 computes on it (negate [1,-0] = [-1,0])" "$(diag)"
+
+# ---- validation layers: on through NXVK_VALIDATE=1 and --validate, and clean
+A='{"dtype":"f32","shape":[2,3],"data":[1,2,3,4,5,"nan"]}'
+B='{"dtype":"f32","shape":[3],"data":[10,20,"-0"]}'
+layer_in() { grep -q 'Insert instance layer "VK_LAYER_KHRONOS_validation"' "$err"; }
+env_run VK_LOADER_DEBUG=layer "$NXVK" run --op add "$A" "$B"
+layer_in
+ok "$([ $? -ne 0 ] && [ "$rc" -eq 0 ]; echo $?)" "without NXVK_VALIDATE the validation layer stays off" "$(diag)"
+if [ -f /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ]; then
+  env_run NXVK_VALIDATE=1 VK_LOADER_DEBUG=layer "$NXVK" run --op add "$A" "$B"
+  ok "$(layer_in; echo $?)" "NXVK_VALIDATE=1 loads VK_LAYER_KHRONOS_validation" "$(diag)"
+  env_run VK_LOADER_DEBUG=layer "$NXVK" run --validate --op add "$A" "$B"
+  ok "$(layer_in; echo $?)" "run --validate loads VK_LAYER_KHRONOS_validation" "$(diag)"
+  for form in "NXVK_VALIDATE=1" "--validate"; do
+    if [ "$form" = --validate ]; then run run --validate --op add "$A" "$B"; else env_run NXVK_VALIDATE=1 "$NXVK" run --op add "$A" "$B"; fi
+    ok "$([ "$rc" -eq 0 ] && [ ! -s "$err" ] && grep -q '"nan"' "$out"; echo $?)" "run --op add with $form: exit 0, no validation message" "$(diag)"
+  done
+  $PY -c '
+import json, sys
+g = {"inputs": {"x": {"dtype": "f32", "shape": [4, 70], "data": [i * 0.25 - 30 for i in range(280)]},
+                "w": {"dtype": "f32", "shape": [70, 3], "data": [((i * 7) % 11) - 5 for i in range(210)]}},
+     "ops": [{"op": "exp", "in": ["x"], "out": "e"}, {"op": "dot", "in": ["e", "w"], "out": "d"},
+             {"op": "sum", "in": ["d"], "attrs": {"axes": [1]}, "out": "s"},
+             {"op": "transpose", "in": ["x"], "out": "xt"}, {"op": "iota", "attrs": {"shape": [5]}, "out": "i"},
+             {"op": "as_type", "in": ["i"], "attrs": {"dtype": "u8"}, "out": "iu"}],
+     "outputs": {"s": "s.npy", "xt": "xt.npy", "iu": True}}
+json.dump(g, open(sys.argv[1], "w"))' "$T/graph.json"
+  env_run NXVK_VALIDATE=1 "$NXVK" run "$T/graph.json" --print
+  ok "$([ "$rc" -eq 0 ] && [ ! -s "$err" ] && [ -s "$T/s.npy" ]; echo $?)" "a graph (exp, dot, sum, transpose, iota, as_type) under NXVK_VALIDATE=1: exit 0, no validation message" "$(diag)"
+  env_run NXVK_VALIDATE=1 "$NXVK" info --json
+  ok "$([ "$rc" -eq 0 ] && [ ! -s "$err" ]; echo $?)" "info --json under NXVK_VALIDATE=1: exit 0, stderr empty" "$(diag)"
+else
+  echo "# the Khronos validation layer is not installed: validation checks not run (Debian: vulkan-validationlayers)"
+fi
+
+# ---- no Vulkan loader: hide libvulkan in a private mount namespace
+# volk dlopens libvulkan.so.1 (then libvulkan.so) through the ld.so cache;
+# an empty file at LD_LIBRARY_PATH does not stop that, so /dev/null is bound
+# over the real library where only this process tree sees it.
+libs=$( (ldconfig -p 2>/dev/null || /sbin/ldconfig -p) | awk '/libvulkan\.so(\.1)? /{print $NF}' | while read -r f; do readlink -f "$f"; done | sort -u)
+cat >"$T/noloader.sh" <<EOF
+set -e
+for f in $libs; do mount --bind /dev/null "\$f"; done
+set +e
+for args in "--help" "--version" "help run" "run --help" "info --help" "info" "info --json" \
+            "run --op negate {\"dtype\":\"f32\",\"shape\":[1],\"data\":[1]}"; do
+  "$NXVK" \$args >"$T/nl_out" 2>"$T/nl_err"
+  echo "RESULT \$? \$(wc -l <"$T/nl_err") \$(grep -c '^usage: nxvk' "$T/nl_out") \$(grep -c 'no Vulkan loader found' "$T/nl_err") \$(wc -c <"$T/nl_out") \$args"
+done
+EOF
+if [ -z "$libs" ]; then
+  # no loader installed at all: the plain binary is the test
+  printf 'set +e\n' >"$T/noloader.sh.head"
+  sed '1,3d' "$T/noloader.sh" | cat "$T/noloader.sh.head" - >"$T/noloader2.sh"
+  bash "$T/noloader2.sh" >"$T/nl_results" 2>&1
+  nl_rc=0
+elif unshare -r -m true 2>/dev/null; then
+  unshare -r -m bash "$T/noloader.sh" >"$T/nl_results" 2>&1
+  nl_rc=$?
+else
+  nl_rc=255
+  echo "# cannot hide libvulkan here (unshare -r -m refused): the no-loader checks need a machine without the loader"
+fi
+if [ "$nl_rc" -ne 255 ]; then
+  ok "$nl_rc" "a private mount namespace hides libvulkan ($libs)" "$(cat "$T/nl_results")"
+  while read -r tag status errlines usage msg outbytes args; do
+    [ "$tag" = RESULT ] || continue
+    case "$args" in
+      --help|--version|"help run"|"run --help"|"info --help")
+        ok "$([ "$status" -eq 0 ] && [ "$errlines" -eq 0 ] && [ "$outbytes" -gt 0 ]; echo $?)" "no loader: nxvk $args still works (exit 0, output on stdout)" "exit $status, $errlines stderr lines" ;;
+      *)
+        ok "$([ "$status" -eq 3 ] && [ "$errlines" -eq 1 ] && [ "$msg" -eq 1 ] && [ "$outbytes" -eq 0 ]; echo $?)" "no loader: nxvk ${args%% \{*} says \"no Vulkan loader found\" and exits 3" "exit $status, $errlines stderr lines, message found $msg, $outbytes stdout bytes" ;;
+    esac
+  done <"$T/nl_results"
+  ok "$([ "$(grep -c '^RESULT' "$T/nl_results")" -eq 8 ]; echo $?)" "no loader: all 8 commands ran" "$(cat "$T/nl_results")"
+fi
+
+echo "1..$n"
+exit $fail

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# tests/conformance/test_conformance.sh - `nxvk conformance` as a command:
+# listing, usage errors, a clean run, a run that must fail (the engine's
+# test-only break_op fault), the JSON report, validation layers, and
+# --device all.  TAP on stdout; conformance's own TAP is kept in files and
+# only summarised here, so the runner counts this script's lines alone.
+set -u
+cd "$(dirname "$0")/../.."
+NXVK="${NXVK:-$PWD/nxvk}"
+PY=/usr/bin/python3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0 failed=0
+
+check() { # description, then a command whose status is the verdict
+  local desc=$1; shift
+  n=$((n + 1))
+  if "$@"; then
+    echo "ok $n - $desc"
+  else
+    echo "not ok $n - $desc"
+    failed=$((failed + 1))
+  fi
+}
+note() { sed 's/^/#   /' "$@" | head -40; }
+
+# runs conformance; stdout in $tmp/out, stderr in $tmp/err, status in $rc
+conf() {
+  "$NXVK" conformance "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+}
+
+# ---- help and listing (no device needed)
+conf --help
+check "--help exits 0 and prints both synopsis lines" \
+  test "$rc" -eq 0 -a "$(grep -c '^ *\(usage:\)\? *nxvk conformance ' "$tmp/out")" -eq 2
+
+conf --list --quick
+total=$(grep -vc '^#' "$tmp/out")
+check "--list --quick lists cases ($total) and exits 0" test "$rc" -eq 0 -a "$total" -gt 1000
+check "--list has an edge-pairs line at a workgroup boundary" \
+  grep -qx 'add f32 size=257 class=edge-pairs' "$tmp/out"
+check "--list covers every op of the table" \
+  bash -c 'diff <("$0" run --list-ops | awk "{print \$1}" | sort -u) <(grep -v "^#" "$1" | awk "{print \$1}" | sort -u)' \
+  "$NXVK" "$tmp/out"
+check "--list names statistics cases for seeded ops" grep -q ' class=stats$' "$tmp/out"
+
+conf --list
+full=$(grep -vc '^#' "$tmp/out")
+check "full mode lists more cases ($full) than quick ($total), with sizes over 1M" \
+  bash -c "test $full -gt $total && grep -q 'size=1048577 ' '$tmp/out'"
+
+conf --list --quick --op add --op multiply,sum --dtype f32,i32
+check "--op repeated and as a comma list, --dtype as a list" \
+  bash -c "test $rc -eq 0 && diff <(grep -v '^#' '$tmp/out' | awk '{print \$1, \$2}' | sort -u) \
+    <(printf 'add f32\nadd i32\nmultiply f32\nmultiply i32\nsum f32\nsum i32\n')"
+
+# ---- usage errors: exit 2, one line on stderr naming the problem
+usage_case() { # description, expected text, args...
+  local desc=$1 want=$2; shift 2
+  conf "$@"
+  check "usage error exits 2: $desc" \
+    bash -c 'test "$1" -eq 2 && test $(wc -l <"$2") -eq 1 && grep -qF -- "$3" "$2" && test ! -s "$4"' \
+    _ "$rc" "$tmp/err" "$want" "$tmp/out"
+}
+usage_case "unknown op" "unknown op 'nosuchop'" --quick --op nosuchop
+usage_case "unknown op in a list" "unknown op 'bogus'" --quick --op add,bogus
+usage_case "unknown dtype" "dtype" --quick --dtype f16
+usage_case "unknown option" "unknown option" --quick --frobnicate
+usage_case "a stray argument" "unexpected argument" --quick extra
+usage_case "--json with --list" "does not go with --list" --list --json "$tmp/x.json"
+usage_case "--op without a value" "needs a value" --quick --op
+
+# ---- a clean run passes and says so
+conf --quick --op multiply
+passed=$(tail -1 "$tmp/out" | sed -nE 's/^([0-9]+) passed, 0 failed.*/\1/p')
+oks=$(grep -cE '^ok [0-9]+ - multiply ' "$tmp/out")
+check "clean --quick --op multiply exits 0 with 'N passed, 0 failed'" \
+  test "$rc" -eq 0 -a -n "$passed" -a "$oks" -gt 100
+[ "$rc" -eq 0 ] || note "$tmp/out" "$tmp/err"
+check "one TAP line per case, numbered 1..N with a matching plan" \
+  bash -c "grep -cE '^(not )?ok [0-9]+ - ' '$tmp/out' | grep -qx \$(sed -nE 's/^1\\.\\.([0-9]+)$/\\1/p' '$tmp/out') && test $oks -eq ${passed:-0}"
+check "TAP lines carry size, class and max ULP" \
+  grep -qE '^ok [0-9]+ - multiply f32 size=257 class=edge-pairs maxulp=0$' "$tmp/out"
+check "the summary table has a row per dtype with its limit" \
+  bash -c "test \$(grep -cE '^# multiply +(f32|f64|i32|u8) +[0-9]+ .*exact +ok' '$tmp/out') -eq 4"
+
+# ---- the suite proves it can fail: one op broken on purpose
+NXVK_TEST_INJECT=break_op:multiply conf --quick --op multiply
+check "break_op:multiply makes conformance exit 1" test "$rc" -eq 1
+check "... with failing TAP lines for multiply" grep -qE '^not ok [0-9]+ - multiply (f32|f64|i32|u8) ' "$tmp/out"
+check "... and a closing line counting them" \
+  grep -qE '^[0-9]+ passed, [1-9][0-9]* failed' "$tmp/out"
+check "... the diagnostic gives index, inputs, GPU and reference in hex and decimal" \
+  bash -c "grep -A9 -m1 '^not ok' '$tmp/out' > '$tmp/diag' &&
+    grep -qE '^# op=multiply dtype=' '$tmp/diag' &&
+    grep -qE '^# .* first at flat index [0-9]+' '$tmp/diag' &&
+    grep -qE '^# input 1 \\[[0-9]+\\]: 0x[0-9a-f]+ \\(' '$tmp/diag' &&
+    grep -qE '^# input 2 \\[[0-9]+\\]: 0x[0-9a-f]+ \\(' '$tmp/diag' &&
+    grep -qE '^# gpu: 0x[0-9a-f]+ \\(' '$tmp/diag' && grep -qE '^# ref: 0x[0-9a-f]+ \\(' '$tmp/diag'"
+check "... and finds the fault depends on the tensor, not the inputs" \
+  grep -q '^# attribution: position dependent' "$tmp/diag"
+check "... while an op that is not broken still passes" \
+  bash -c "NXVK_TEST_INJECT=break_op:multiply '$NXVK' conformance --quick --op add >/dev/null"
+
+# ---- the JSON report
+conf --quick --op add,argmax,as_type --dtype f32 --json "$tmp/r.json"
+check "--json run exits 0" test "$rc" -eq 0
+check "--json writes a report python can parse, matching the TAP" \
+  "$PY" - "$tmp/r.json" "$tmp/out" <<'EOF'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+tap = open(sys.argv[2]).read()
+rep = r["reports"][0]
+cases = rep["cases"]
+assert r["mode"] == "quick" and r["failed"] == 0 and r["passed"] == len(cases), r
+assert rep["device"]["name"] and "float_controls" in rep["device"]
+assert {c["op"] for c in cases} == {"add", "argmax", "as_type"}
+assert all(c["verdict"] == "ok" for c in cases)
+lines = re.findall(r"^ok (\d+) - (\S+) (\S+) ", tap, re.M)
+assert [(int(n), o, d) for n, o, d in lines] == [(c["tap"], c["op"], c["dtype"]) for c in cases]
+rows = {(s["op"], s["dtype"]): s for s in rep["summary"]}
+assert set(rows) == {("add", "f32"), ("argmax", "f32"), ("as_type", "f32")}, rows
+assert rows[("add", "f32")]["limit"] == "exact" and rows[("add", "f32")]["max_ulp"] == 0
+assert any(c.get("error_as_reference") == "shape_mismatch" for c in cases if c["op"] == "argmax")
+EOF
+NXVK_TEST_INJECT=break_op:add conf --quick --op add --dtype i32 --json "$tmp/b.json"
+check "a failing run's report names the element, in hex and decimal" \
+  "$PY" - "$tmp/b.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+bad = [c for c in r["reports"][0]["cases"] if c["verdict"] == "fail"]
+assert bad and r["failed"] == len(bad)
+f = bad[0]["failure"]
+assert f["gpu"]["hex"].startswith("0x") and f["ref"]["hex"].startswith("0x")
+assert int(f["gpu"]["value"]) != int(f["ref"]["value"])
+assert len(f["inputs"]) == 2 and f["alone"]["same_bits"] is False
+EOF
+conf --quick --op add --json /nonexistent-dir/r.json
+check "an unwritable --json path fails with one error line" \
+  bash -c "test $rc -eq 1 && grep -q '^nxvk: error: --json' '$tmp/err'"
+
+# ---- validation layers on: a small subset must be clean
+NXVK_VALIDATE=1 conf --quick --op add,select,sum,dot,transpose,concatenate,iota,random_normal --dtype f32
+check "NXVK_VALIDATE=1 on a subset of every kind is clean" \
+  bash -c "test $rc -eq 0 && ! grep -q 'validation' '$tmp/err'"
+[ "$rc" -eq 0 ] || note "$tmp/err"
+
+# ---- every device, one report each
+ndev=$("$NXVK" info --json 2>/dev/null | "$PY" -c 'import json,sys; d=json.load(sys.stdin); print(len(d["devices"]) if isinstance(d, dict) else len(d))' 2>/dev/null || echo 0)
+conf --quick --op negate --device all --json "$tmp/all.json"
+check "--device all runs every device ($ndev), one report each" \
+  "$PY" -c "
+import json, sys
+r = json.load(open('$tmp/all.json'))
+assert $rc == 0 and len(r['reports']) == max($ndev, 1), (len(r['reports']), $ndev)
+assert len({x['device']['index'] for x in r['reports']}) == len(r['reports'])
+"
+check "--device all prints a header and a summary per device" \
+  bash -c "test \$(grep -c '^# device [0-9]*: ' '$tmp/out') -ge 2"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# tests/fuzz/build.sh - build the fuzz targets (tests/fuzz/fuzz_*.c).
+#
+#   tests/fuzz/build.sh [fuzz|replay|all] [TARGET...]
+#
+#   fuzz    libFuzzer binaries build/fuzz/bin/fuzz_TARGET, with clang
+#           (-fsanitize=fuzzer,address,undefined); the engine's sources are
+#           compiled once more with coverage into build/fuzz/obj.
+#   replay  build/fuzz/bin/replay_TARGET: tests/fuzz/replay.c's main() around
+#           the same target, linked with the objects of `make asan` (gcc,
+#           -fsanitize=address,undefined), for CI without libFuzzer.
+#   all     both (the default).
+#
+# Needs `make` to have run once (build/gen/*.c: embedded SPIR-V, GLSL,
+# limits).  The engine links whole: Vulkan is loaded at run time (volk),
+# and no target opens a device.  CLANG, CC, JOBS override the tools.
+# FUZZ_CFLAGS adds flags to the fuzz build (its own object folder), e.g.
+# -fsanitize-recover=float-cast-overflow to fuzz on past a known report.
+# FUZZ_SRC=DIR takes the engine's sources from DIR/src instead (a copy with
+# proposed fixes applied, to fuzz past a known bug).  Either puts the objects
+# in build/fuzz/obj-custom and the binaries in build/fuzz/bin-custom.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+mode=${1:-all}
+case "$mode" in fuzz | replay | all) shift || true ;; *) mode=all ;; esac
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  for f in tests/fuzz/fuzz_*.c; do t=${f#tests/fuzz/fuzz_}; targets+=("${t%.c}"); done
+fi
+CLANG=${CLANG:-clang}
+CC=${CC:-cc}
+JOBS=${JOBS:-2}
+BIN=build/fuzz/bin
+mkdir -p "$BIN"
+
+CSTD="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE"
+INC="-Isrc -Ibuild/gen"
+GLSLANG_LIBS="-lglslang -lSPIRV -lglslang-default-resource-limits -lMachineIndependent
+  -lOSDependent -lGenericCodeGen -lOGLCompiler -lSPIRV-Tools-opt -lSPIRV-Tools -lstdc++"
+LIBS="-lcjson -lcsv $GLSLANG_LIBS -lpthread -ldl -lm"
+# the generated sources the Makefile links into the engine ($(B)/gen/*.o of OBJ_CORE)
+GEN=$(sed -n '/^OBJ_CORE *=/,/[^\\]$/p' Makefile | grep -oE '\$\(B\)/gen/[A-Za-z0-9_]+\.o' |
+  sed -E 's|\$\(B\)/gen/(.*)\.o|build/gen/\1.c|' | tr '\n' ' ')
+[ -n "$GEN" ] || { echo "build.sh: cannot find OBJ_CORE's generated sources in the Makefile" >&2; exit 1; }
+engine_sources() {
+  ls src/core/*.c src/vk/*.c src/ops/*.c src/io/*.c
+  echo src/cli/port_frame.c
+}
+
+for g in $GEN; do
+  [ -f "$g" ] || { echo "build.sh: $g is missing: run make first" >&2; exit 1; }
+done
+
+# Recompile an object when its source, or any header it may include, is newer.
+newest_header=$(ls -t src/*.h src/*/*.h 2>/dev/null | head -1)
+stale() { # obj src
+  [ ! -f "$1" ] || [ "$2" -nt "$1" ] || [ "$newest_header" -nt "$1" ]
+}
+
+build_fuzz() {
+  local obj=build/fuzz/obj extra=${FUZZ_CFLAGS:-} srcroot=${FUZZ_SRC:-.}
+  local bin=$BIN
+  if [ -n "$extra" ] || [ "$srcroot" != . ]; then obj=build/fuzz/obj-custom bin=build/fuzz/bin-custom; fi
+  mkdir -p "$bin"
+  local flags="$CSTD -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined
+    -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link $extra -I$srcroot/src $INC"
+  mkdir -p "$obj"
+  # other flags than last time: everything again
+  if [ "$(cat "$obj/flags" 2>/dev/null)" != "$(echo $flags)" ]; then
+    rm -f "$obj"/*.o "$obj"/*.a
+    echo $flags >"$obj/flags"
+  fi
+  local todo=() objs=()
+  while read -r src; do
+    local o=$obj/$(echo "$src" | tr / _).o
+    objs+=("$o")
+    case "$src" in build/*) ;; *) src=$srcroot/$src ;; esac
+    if stale "$o" "$src"; then todo+=("$src:$o"); fi
+  done < <(engine_sources; for g in $GEN; do echo "$g"; done)
+  if [ ${#todo[@]} -gt 0 ]; then
+    echo "build.sh: compiling ${#todo[@]} engine sources with $CLANG (coverage + ASan/UBSan)"
+    printf '%s\n' "${todo[@]}" | xargs -P "$JOBS" -I{} sh -c \
+      'src=${1%%:*}; o=${1#*:}; '"$CLANG"' '"$(echo $flags)"' -w -c -o "$o" "$src" || exit 255' _ {}
+    rm -f "$obj/libnxvk_fuzz.a"
+  fi
+  if [ ! -f "$obj/libnxvk_fuzz.a" ]; then ar rcs "$obj/libnxvk_fuzz.a" "${objs[@]}"; fi
+  for t in "${targets[@]}"; do
+    echo "build.sh: $bin/fuzz_$t"
+    # shellcheck disable=SC2086
+    $CLANG $CSTD -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
+      -fno-sanitize-recover=undefined $extra -Wall -Wextra -Werror -I$srcroot/src $INC -o "$bin/fuzz_$t" \
+      "tests/fuzz/fuzz_$t.c" "$obj/libnxvk_fuzz.a" $LIBS
+  done
+}
+
+build_replay() {
+  # the engine as `make asan` builds it (gcc, ASan + UBSan, no recovery)
+  make -s -j"$JOBS" asan >/dev/null
+  local objs=()
+  while read -r src; do
+    case "$src" in
+      build/gen/*) objs+=("build/obj-asan/gen/$(basename "${src%.c}").o") ;;
+      *) objs+=("build/obj-asan/${src%.c}.o") ;;
+    esac
+  done < <(engine_sources; for g in $GEN; do echo "$g"; done)
+  for t in "${targets[@]}"; do
+    echo "build.sh: $BIN/replay_$t"
+    # shellcheck disable=SC2086
+    $CC $CSTD -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+      -fno-sanitize-recover=undefined -Wall -Wextra -Werror $INC -o "$BIN/replay_$t" \
+      tests/fuzz/replay.c "tests/fuzz/fuzz_$t.c" "${objs[@]}" $LIBS
+  done
+}
+
+case "$mode" in
+  fuzz) build_fuzz ;;
+  replay) build_replay ;;
+  all) build_fuzz; build_replay ;;
+esac

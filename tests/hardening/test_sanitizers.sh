@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# tests/hardening/test_sanitizers.sh - the representative subset
+# (subset.sh: every op family with --check, a fused graph, bad inputs, info,
+# a scripted port session) on ./nxvk-asan, built here with `make asan`
+# (AddressSanitizer + UndefinedBehaviorSanitizer, no recovery), with
+# LeakSanitizer on.  Any sanitizer report fails the case; the only
+# suppressions are lsan.supp's, inside the Vulkan driver stack.
+set -u
+cd "$(dirname "$0")/../.."
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0
+. tests/hardening/subset.sh
+
+if make -s -j2 asan >"$T/make.log" 2>&1 && [ -x ./nxvk-asan ]; then
+  ok "make asan builds ./nxvk-asan"
+else
+  not_ok "make asan builds ./nxvk-asan" "$(tail -20 "$T/make.log")"
+  echo "1..$n"
+  exit 1
+fi
+BIN=$PWD/nxvk-asan
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:exitcode=86:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1"
+export LSAN_OPTIONS="suppressions=$PWD/tests/hardening/lsan.supp:print_suppressions=0:exitcode=87"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=88"
+export NXVK_CACHE_DIR=$T/cache   # the fused kernel compiles once here, then loads
+
+clean() {
+  if grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: (Address|UndefinedBehavior|Leak)Sanitizer' "$1"; then
+    grep -m3 -E 'ERROR: |runtime error:|SUMMARY:' "$1"
+    return 1
+  fi
+  return 0
+}
+
+# the sanitizers must be able to fail this test: a leak, as nxvk's own
+# test fault makes one (NXVK_TEST_INJECT=leak keeps freed tensors' memory)
+# is seen by the checks above, through the same clean()
+NXVK_TEST_INJECT=leak timeout 120 "$BIN" run --op add '{"dtype":"f32","data":[1]}' '{"dtype":"f32","data":[2]}' \
+  >/dev/null 2>"$T/inject.err"
+rc=$?
+if [ "$rc" -ne 0 ]; then ok "an injected leak fails the run (exit $rc)"; else
+  not_ok "an injected leak fails the run" "exit 0" "$(head -c 800 "$T/inject.err")"; fi
+
+run_subset
+echo "1..$n"

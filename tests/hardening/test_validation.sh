@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# tests/hardening/test_validation.sh - the representative subset
+# (subset.sh) on ./nxvk with NXVK_VALIDATE=1: the Khronos validation layer
+# watches every Vulkan call, and any message makes nxvk fail (nxvk(1)); a
+# case passes with its usual exit status and no validation message.
+set -u
+cd "$(dirname "$0")/../.."
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+n=0
+. tests/hardening/subset.sh
+BIN=${NXVK:-$PWD/nxvk}
+[ -x "$BIN" ] || { echo "1..0 # SKIP $BIN not built"; exit 0; }
+if [ ! -f /usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ] &&
+  [ ! -f /etc/vulkan/explicit_layer.d/VkLayer_khronos_validation.json ]; then
+  echo "not ok 1 - the Khronos validation layer is installed (vulkan-validationlayers)"
+  echo "1..1"
+  exit 1
+fi
+export NXVK_VALIDATE=1
+export NXVK_CACHE_DIR=$T/cache
+
+clean() {
+  if grep -qiE 'validation (message|layer|error)|VUID-|Validation Error' "$1"; then
+    grep -m3 -iE 'validation|VUID-' "$1"
+    return 1
+  fi
+  return 0
+}
+
+# the layer is really on: NXVK_VALIDATE=1 loads it into the process
+# (its name shows in the loader's debug output), so a clean run means
+# something
+VK_LOADER_DEBUG=layer timeout 120 "$BIN" run --op abs '{"dtype":"f32","data":[1]}' >"$T/out" 2>"$T/err"
+if grep -q 'VK_LAYER_KHRONOS_validation' "$T/err" "$T/out"; then ok "NXVK_VALIDATE=1 loads VK_LAYER_KHRONOS_validation"; else
+  not_ok "NXVK_VALIDATE=1 loads VK_LAYER_KHRONOS_validation" "$(head -c 800 "$T/err")"; fi
+
+run_subset
+echo "1..$n"
