@@ -573,7 +573,9 @@ int stress_kill(nxvk_ctx *c, const stress_opts *o, stress_report *r) {
                                : "`nxvk stress --worker` processes";
   printf("== kill: %ld %s in waves of %ld, %s tensors, %s, seed %llu\n", o->procs, kind_text, o->wave,
          fmt_bytes((double)k.size, b1, sizeof b1), op->name, (unsigned long long)o->seed);
-  if (!port) report_note("children are workers: `nxvk port` did not answer a ping (%s)", why);
+  if (!port)
+    report_note("children are workers: %s did not answer a ping (%s)",
+                k.port_cmd ? "NXVK_STRESS_PORT" : "`nxvk port`", why);
   fflush(stdout);
   report_str(r, "children", "%s", port ? "port" : "worker");
   if (!port) report_str(r, "port_probe", "%s", why);

@@ -107,7 +107,12 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
                   c->info.max_shared_memory >= 2 * 8 * vtile * nxvk_dtype_size(in[0]->dtype) &&
                   batch <= c->info.max_workgroup_count[2] &&
                   (M + vtile - 1) / vtile <= c->info.max_workgroup_count[1];
-  bool vec = strcmp(variant, "vec") == 0 ||
+  /* lavapipe (llvmpipe) ends every shader loop after 65535 iterations
+   * (observed: the naive kernel is wrong from K = 65536 on, regtile from
+   * K = 131071); the vec kernel's inner loop has a constant trip count and
+   * is correct at any K, so long products go there on that driver. */
+  bool loop_limited = strstr(c->info.driver_name, "llvmpipe") != NULL && K > 65535;
+  bool vec = strcmp(variant, "vec") == 0 || loop_limited ||
              (strcmp(variant, "tiled") == 0 && strcmp(c->info.type, "cpu") != 0);
   if (vec && vec_fits) {
     uint32_t spec[1] = {256};

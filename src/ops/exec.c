@@ -66,6 +66,9 @@ int nxvk_op_infer(const nxvk_op_desc *desc, const nxvk_attrs *a, const nxvk_meta
   if (!a) a = &none;
   int rc = check_operands(op, a, in, nin);
   if (rc) return rc;
+  if ((a->set & NXVK_ATTR_SHAPE) && (a->shape.rank < 0 || a->shape.rank > NXVK_MAX_RANK))
+    return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: shape: rank %d is outside 0..%d", desc->name,
+                       a->shape.rank, NXVK_MAX_RANK);
   rc = op->infer(op, a, in, nin, out);
   if (rc) return rc;
   int64_t n;

@@ -439,6 +439,54 @@ static int build_program(const nxvk_graph *g, const nxvk_meta *metas, const nxvk
   return NXVK_OK;
 }
 
+/* Program -> key within a context: a graph run again (a port client's)
+ * finds its kernels without generating GLSL.  Programs hold op pointers of
+ * this process and zeroed unused slots, so memcmp compares them. */
+#define MEMO_MAX 1024
+typedef struct memo {
+  nxvk_cg_program prog;
+  char key[65];
+  struct memo *next;
+} memo;
+
+static void memo_free(void *head) {
+  for (memo *m = head; m;) {
+    memo *next = m->next;
+    free(m);
+    m = next;
+  }
+}
+
+static bool memo_find(nxvk_ctx *c, const nxvk_cg_program *p, char *key) {
+  bool found = false;
+  pthread_mutex_lock(&c->fusion_lock);
+  for (memo *m = c->fusion_memo; m && !found; m = m->next)
+    if (memcmp(&m->prog, p, sizeof *p) == 0) {
+      memcpy(key, m->key, sizeof m->key);
+      found = true;
+    }
+  pthread_mutex_unlock(&c->fusion_lock);
+  return found;
+}
+
+static void memo_add(nxvk_ctx *c, const nxvk_cg_program *p, const char *key) {
+  memo *m = malloc(sizeof *m);
+  if (!m) return; /* a memo: it only saves time */
+  memcpy(&m->prog, p, sizeof *p); /* padding too: memcmp compares it */
+  snprintf(m->key, sizeof m->key, "%s", key);
+  pthread_mutex_lock(&c->fusion_lock);
+  int n = 0;
+  for (memo *x = c->fusion_memo; x; x = x->next) n++;
+  if (n < MEMO_MAX) {
+    m->next = c->fusion_memo;
+    c->fusion_memo = m;
+    c->fusion_memo_free = memo_free;
+    m = NULL;
+  }
+  pthread_mutex_unlock(&c->fusion_lock);
+  free(m);
+}
+
 int nxvk_fusion_glsl(const nxvk_graph *g, const nxvk_meta *metas, const nxvk_plan_step *st,
                      char **glsl) {
   *glsl = NULL;
@@ -520,17 +568,30 @@ int nxvk_fusion_record(nxvk_rec *r, const nxvk_graph *g, const nxvk_meta *metas,
     return NXVK_OK;
   }
   double t = now_ms();
-  char *glsl;
-  int rc = nxvk_fusion_glsl(g, metas, st, &glsl);
+  nxvk_cg_program prog;
+  int rc = build_program(g, metas, st, &prog);
   if (rc) return rc;
-  uint8_t digest[NXVK_SHA256_BYTES];
-  nxvk_sha256(glsl, strlen(glsl), digest);
-  nxvk_sha256_hex(digest, st->key);
-  st->glsl_ms = now_ms() - t;
   nxvk_kernel *k = NULL;
-  rc = step_kernel(c, st, glsl, cache_dir, &k);
-  free(glsl);
+  uint32_t spec[1] = {NXVK_WG};
+  if (memo_find(c, &prog, st->key)) /* built in this process: no GLSL needed */
+    rc = nxvk_kernel_get_spirv(c, st->key, NULL, 0, spec, 1, st->ninputs + st->noutputs, &k);
   if (rc) return rc;
+  if (k) {
+    st->source = NXVK_CODE_MEMORY;
+    st->glsl_ms = now_ms() - t;
+  } else {
+    char *glsl;
+    rc = nxvk_fusion_glsl(g, metas, st, &glsl);
+    if (rc) return rc;
+    uint8_t digest[NXVK_SHA256_BYTES];
+    nxvk_sha256(glsl, strlen(glsl), digest);
+    nxvk_sha256_hex(digest, st->key);
+    st->glsl_ms = now_ms() - t;
+    rc = step_kernel(c, st, glsl, cache_dir, &k);
+    free(glsl);
+    if (rc) return rc;
+    memo_add(c, &prog, st->key);
+  }
 
   const nxvk_shape *domain = &metas[ni + st->nodes[st->nnodes - 1]].shape;
   for (int o = 0; o < st->noutputs && rc == NXVK_OK; o++) {

@@ -159,6 +159,7 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   pthread_mutex_init(&c->queue_lock, NULL);
   pthread_mutex_init(&c->kernel_lock, NULL);
   pthread_mutex_init(&c->rec_lock, NULL);
+  pthread_mutex_init(&c->fusion_lock, NULL);
   pthread_mutex_init(&c->pool.lock, NULL);
   c->pool.cap = (uint64_t)1 << 30;
 
@@ -225,6 +226,8 @@ void nxvk_ctx_close(nxvk_ctx *c) {
   pthread_mutex_destroy(&c->kernel_lock);
   pthread_mutex_destroy(&c->rec_lock);
   pthread_mutex_destroy(&c->pool.lock);
+  if (c->fusion_memo_free) c->fusion_memo_free(c->fusion_memo);
+  pthread_mutex_destroy(&c->fusion_lock);
   free(c->cache_dir);
   free(c);
 }

@@ -121,6 +121,12 @@ struct nxvk_ctx {
   nxvk_kernel *kernels;                /* owned */
   VkPipelineCache pipeline_cache;      /* loaded from / saved to cache_dir (cache.c) */
 
+  /* fused kernels' program -> key, so a repeated graph (port) skips its
+   * GLSL; owned by ops/fusion.c, which sets the destructor */
+  pthread_mutex_t fusion_lock;
+  void *fusion_memo;
+  void (*fusion_memo_free)(void *memo);
+
   /* on-disk caches (cache.c) */
   char *cache_dir;                     /* owned; NULL: caches off (--no-cache) */
   char pcache_status[320];             /* what became of the pipeline cache file at open */

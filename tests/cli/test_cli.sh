@@ -7,7 +7,7 @@
 # help still works), and validation layers on through NXVK_VALIDATE=1 or
 # --validate with a clean run.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 T=$(mktemp -d /tmp/nxvk_cli.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 cp "${NXVK:-./nxvk}" "$T/nxvk" 2>/dev/null && [ -s "$T/nxvk" ] ||
@@ -268,7 +268,9 @@ if [ "$nl_rc" -ne 255 ]; then
     [ "$tag" = RESULT ] || continue
     case "$args" in
       --help|--version|"help run"|"run --help"|"info --help")
-        ok "$([ "$status" -eq 0 ] && [ "$errlines" -eq 0 ] && [ "$outbytes" -gt 0 ]; echo $?)" "no loader: nxvk $args still works (exit 0, output on stdout)" "exit $status, $errlines stderr lines" ;;
+        want_usage=1
+        [ "$args" = --version ] && want_usage=0
+        ok "$([ "$status" -eq 0 ] && [ "$errlines" -eq 0 ] && [ "$outbytes" -gt 0 ] && [ "$usage" -eq "$want_usage" ]; echo $?)" "no loader: nxvk $args still works (exit 0, output on stdout)" "exit $status, $errlines stderr lines, usage lines $usage" ;;
       *)
         ok "$([ "$status" -eq 3 ] && [ "$errlines" -eq 1 ] && [ "$msg" -eq 1 ] && [ "$outbytes" -eq 0 ]; echo $?)" "no loader: nxvk ${args%% \{*} says \"no Vulkan loader found\" and exits 3" "exit $status, $errlines stderr lines, message found $msg, $outbytes stdout bytes" ;;
     esac

@@ -8,7 +8,7 @@
 # also proves that error paths free what they made.  Successful runs exit 0,
 # which main.c only allows with no tensor alive.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 T=$(mktemp -d /tmp/nxvk_bad_input.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 # a private copy, so a concurrent rebuild cannot swap the binary mid-run
@@ -163,7 +163,7 @@ graph_case() { # desc status mention json
   rm -f "$G"/*.npy
   cp "$T/v3.npy" "$G/x.npy"
   run_case "$1" "$2" "$3" "$G/out.npy" run "$G/graph.json"
-  ls "$G" | grep -v -e '^graph.json$' -e '^x.npy$' >"$T/extra"
+  find "$G" -mindepth 1 ! -name graph.json ! -name x.npy >"$T/extra"
   ok "$([ ! -s "$T/extra" ]; echo $?)" "$1: no other file appears beside the graph" "$(cat "$T/extra")"
 }
 graph_case "graph naming an unknown input" 2 '"nope"' \
@@ -216,7 +216,7 @@ rm -f "$G/out.npy"
 "$NXVK" run "$G/graph.json" 2>"$T/stderr"
 rc=$?
 ok "$([ "$rc" -eq 0 ] && [ -s "$G/out.npy" ] && [ ! -s "$T/stderr" ]; echo $?)" "a good graph exits 0 and writes its output" "exit $rc; $(cat "$T/stderr")"
-ls "$T" "$G" | grep -E '\.tmp|^out\.npy\.' >"$T/extra"
+find "$T" -mindepth 1 -name '*.tmp*' >"$T/extra"
 ok "$([ ! -s "$T/extra" ]; echo $?)" "no temporary files left in the working folders" "$(cat "$T/extra")"
 
 echo "1..$n"

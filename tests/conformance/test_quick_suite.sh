@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The CI-sized conformance run over every op on the default device.  A
+# failure is acceptable only when conformance attributes it to the driver
+# with evidence (the same inputs alone reproduce it in a driver built-in);
+# any failure blamed on nxvk, or unattributed, fails this test.
+set -u
+cd "$(dirname "$0")/../.."
+NXVK=${NXVK:-./nxvk}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+"$NXVK" conformance --quick --json "$tmp/q.json" >"$tmp/q.tap" 2>"$tmp/err"
+rc=$?
+summary=$(tail -1 "$tmp/q.tap")
+nfail=$(grep -c '^not ok' "$tmp/q.tap")
+ndriver=$(grep -A40 '^not ok' "$tmp/q.tap" | grep -c '^# attribution: driver:')
+n=0
+t() { n=$((n+1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
+t "conformance --quick ran to its summary line ($summary)" '[[ "$summary" =~ ^[0-9]+\ passed,\ [0-9]+\ failed ]]'
+t "exit status is 0 with no failure, 1 with failures (rc=$rc, $nfail failing)" \
+  '{ [ "$nfail" -eq 0 ] && [ "$rc" -eq 0 ]; } || { [ "$nfail" -gt 0 ] && [ "$rc" -eq 1 ]; }'
+t "every failing case is the driver's, with evidence ($ndriver of $nfail)" '[ "$ndriver" -eq "$nfail" ]'
+if [ "$ndriver" -ne "$nfail" ]; then
+  grep -A12 '^not ok' "$tmp/q.tap" | grep -v '^# attribution: driver:' | head -40 | sed 's/^/#   /'
+fi
+t "the JSON report parses and agrees with the TAP counts" \
+  "/usr/bin/python3 -c \"import json,sys; r=json.load(open('$tmp/q.json')); sys.exit(0 if r['failed']==$nfail else 1)\""
+echo "1..$n"
