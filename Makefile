@@ -51,7 +51,7 @@ GLSLFLAGS = -V --target-env vulkan1.1 -Ishaders/lib
 # a shader that makes glslang balloon fails here instead of exhausting the machine
 GLSLANG_LIMIT = ulimit -v 4194304;
 
-.PHONY: all run test asan tsan install uninstall clean help shaders
+.PHONY: all run test asan tsan install uninstall clean help shaders unit-tests
 all: $(BIN)
 
 help:
@@ -121,7 +121,9 @@ $(BIN): $(OBJ_CORE) $(OBJ_CLI)
 # ---- sanitizers (separate object trees) -------------------------------------
 asan:
 	$(MAKE) FLAVOR=-asan OPT="-O1 -g" EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-	  EXTRA_LDFLAGS="-fsanitize=address,undefined" nxvk-asan
+	  EXTRA_LDFLAGS="-fsanitize=address,undefined" nxvk-asan unit-tests
+
+unit-tests: $(UNIT_TESTS)
 
 tsan:
 	$(MAKE) FLAVOR=-tsan OPT="-O1 -g" EXTRA_CFLAGS="-fsanitize=thread" EXTRA_LDFLAGS="-fsanitize=thread" nxvk-tsan
@@ -133,8 +135,8 @@ run: nxvk
 	@echo '$$ ./nxvk run --op add --print '"'"'{"dtype":"f32","shape":[2,3],"data":[1,2,3,4,5,6]}'"'"' '"'"'{"dtype":"f32","shape":[3],"data":[10,20,"inf"]}'"'"
 	@./nxvk run --op add --print '{"dtype":"f32","shape":[2,3],"data":[1,2,3,4,5,6]}' '{"dtype":"f32","shape":[3],"data":[10,20,"inf"]}'
 
-UNIT_TESTS = $(patsubst tests/unit/%.c,$(G)/tests/%,$(wildcard tests/unit/test_*.c))
-$(G)/tests/%: tests/unit/%.c $(OBJ_CORE)
+UNIT_TESTS = $(patsubst tests/unit/%.c,$(G)/tests$(FLAVOR)/%,$(wildcard tests/unit/test_*.c))
+$(G)/tests$(FLAVOR)/%: tests/unit/%.c $(OBJ_CORE)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/unit -Ishaders/lib -o $@ $< $(OBJ_CORE) $(ALL_LDFLAGS) $(LIBS)
 

@@ -443,9 +443,10 @@ NXFN float nxf_sigmoid(float x) {
 NXFN float nxf_erf(float x) {
   if (nx_isnanf(x)) return x;
   float ax = nx_absf(x);
-  /* x * 0: a device that flushes denormals sees a denormal x as zero here and
-   * must return a (signed) zero, not the denormal itself */
-  if (ax == 0.0f) return x * 0.0f;
+  /* a device that flushes denormals sees a denormal x as zero here and must
+   * return a zero of x's sign, not the denormal itself (made from the bits:
+   * compilers fold x * 0 to +0) */
+  if (ax == 0.0f) return uintBitsToFloat(floatBitsToUint(x) & 0x80000000u);
   if (ax < nx_pow2f(-60)) { /* c0 x, scaled so the product's rounding is normal */
     float xs = x * nx_pow2f(64);
     nxff p = nx_two_prodf(xs, NXCF_ERF_C0_HI);

@@ -819,9 +819,9 @@ static double op_slack(const nxvk_limit *lim, nxvk_dtype d, double xlo, double x
  * is inside, the operand's reference value, and the other operands' values
  * (equal and not_equal turn only there).  Between samples the op is taken
  * to be monotone, and monotone() rejects elements where it visibly is not. */
-#define NS_NARROW 16
+#define NS_NARROW 10
 #define NS_DENSE 52
-#define NS_SHARED 10                /* each of several uncertain operands */
+#define NS_SHARED 8                 /* each of several uncertain operands */
 #define NS_EXTRA 4                  /* -0, +0 and two others (reference, other operand) */
 
 static bool wide(const interval *iv, int64_t e) {
@@ -847,8 +847,8 @@ static void sort_doubles(double *x, int n) {
     }
 }
 
-/* Fills x[ns] (ns = NS_NARROW or NS_DENSE + ...); returns true when the
- * samples are every value of the interval. */
+/* Fills x[ns] in increasing order; returns true when the samples are
+ * every value of the interval (the op's image is then exact). */
 static bool samples_of(const interval *iv, int64_t e, int ns, const double *extra, int nextra,
                        double *x, bool *zero) {
   double lo = iv->lo[e], hi = iv->hi[e];
@@ -937,22 +937,18 @@ static int iv_node(const nxvk_op_desc *op, const nxvk_attrs *attrs, interval *co
   /* samples per operand: 1 for points; a wide interval is sampled densely
    * when it is the only uncertain operand, and makes the result unchecked
    * (anything) when there are others */
-  int ns[3] = {1, 1, 1};
-  size_t combos = 1;
+  int ns[3] = {1, 1, 1}, most[3] = {1, 1, 1};
+  size_t combos = 1, max_combos = 1;
   for (int k = 0; k < nin; k++) {
-    bool any_wide = false;
-    for (int64_t e = 0; e < in[k]->n && !in[k]->point && nonpoint == 1 && !any_wide; e++)
-      any_wide = wide(in[k], e);
-    ns[k] = in[k]->point ? 1 : !is_float(in[k]->dtype) ? 4 : nonpoint > 1 ? NS_SHARED
-            : any_wide ? NS_DENSE : NS_NARROW;
-    combos *= (size_t)ns[k];
+    most[k] = in[k]->point ? 1 : !is_float(in[k]->dtype) ? 4 : nonpoint > 1 ? NS_SHARED : NS_DENSE;
+    max_combos *= (size_t)most[k];
   }
-  size_t chunk = EVAL_BUDGET / combos;
+  size_t chunk = EVAL_BUDGET / max_combos;
   if (chunk < 1) chunk = 1;
   if (chunk > 8192) chunk = 8192;
   nxvk_host smp[3][NS_DENSE];
   memset(smp, 0, sizeof smp);
-  double *res = rc ? NULL : malloc(combos * chunk * sizeof(double));
+  double *res = rc ? NULL : malloc(max_combos * chunk * sizeof(double));
   bool *zero = rc ? NULL : malloc((size_t)3 * chunk * NS_DENSE * sizeof(bool));
   bool *all = rc ? NULL : malloc((size_t)3 * chunk * sizeof(bool)); /* exhaustive samples */
   uint8_t *any = rc ? NULL : malloc(chunk);
@@ -963,95 +959,125 @@ static int iv_node(const nxvk_op_desc *op, const nxvk_attrs *attrs, interval *co
   for (int k = 0; k < nin; k++) walk_init(&w[k], &in[k]->shape, &om->shape);
   nxvk_shape line = {1, {(int64_t)chunk}};
   for (int k = 0; k < nin && rc == NXVK_OK; k++)
-    for (int s = 0; s < ns[k] && rc == NXVK_OK; s++) rc = nxvk_host_alloc(&smp[k][s], in[k]->dtype, &line);
+    for (int s = 0; s < most[k] && rc == NXVK_OK; s++) rc = nxvk_host_alloc(&smp[k][s], in[k]->dtype, &line);
+  int *order = rc ? NULL : malloc(chunk * sizeof(int));
+  if (rc == NXVK_OK && !order) rc = nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
   for (int64_t e0 = 0; rc == NXVK_OK && e0 < iv->n; e0 += (int64_t)chunk) {
     int m = (int)(iv->n - e0 < (int64_t)chunk ? iv->n - e0 : (int64_t)chunk);
+    /* the window's operand offsets; its elements in two passes: those with
+     * narrow intervals, then those that need dense samples */
+    int nnarrow = 0, nall = 0;
     for (int e = 0; e < m; e++) {
-      any[e] = 0;
-      for (int k = 0; k < nin; k++) off[(size_t)k * chunk + e] = w[k].off;
+      bool dense = false;
       for (int k = 0; k < nin; k++) {
-        int64_t o = w[k].off;
-        uint8_t f = in[k]->flags[o];
-        any[e] |= (f & IV_ANY) || f == (IV_NUM | IV_NAN);
-        any[e] |= f & IV_UNBOUNDED;
-        double extra[3], x[NS_DENSE];
-        int nextra = 0;
-        if (!in[k]->point) {
-          extra[nextra++] = nxvk_host_get(&pts[k], o);
-          for (int j = 0; j < nin; j++) {
-            int64_t oj = off[(size_t)j * chunk + e];
-            if (j != k && in[j]->dtype == in[k]->dtype && in[j]->lo[oj] == in[j]->hi[oj] && nextra < 3)
-              extra[nextra++] = in[j]->lo[oj];
-          }
-        }
-        bool every = samples_of(in[k], o, ns[k], extra, nextra, x, &zero[((size_t)k * chunk + e) * NS_DENSE]);
-        all[(size_t)k * chunk + e] = every;
-        /* a wide interval among several uncertain operands: no sampling bounds it */
-        any[e] |= !every && nonpoint > 1 && wide(in[k], o);
-        for (int s = 0; s < ns[k]; s++) nxvk_host_set(&smp[k][s], e, x[s]);
+        off[(size_t)k * chunk + e] = w[k].off;
+        dense |= most[k] == NS_DENSE && wide(in[k], w[k].off);
         walk_next(&w[k]);
       }
+      if (!dense) order[nnarrow++] = e;
     }
-    for (size_t cb = 0; cb < combos && rc == NXVK_OK; cb++) {
-      nxvk_host args[3], r;
-      size_t rest = cb;
+    nall = nnarrow;
+    for (int e = 0, at = 0; e < m; e++) { /* the dense ones after the narrow ones */
+      while (at < nnarrow && order[at] < e) at++;
+      if (at < nnarrow && order[at] == e) continue;
+      order[nall++] = e;
+    }
+    for (int pass = 0; pass < 2 && rc == NXVK_OK; pass++) {
+      int first = pass ? nnarrow : 0, mm = pass ? nall - nnarrow : nnarrow;
+      if (mm == 0) continue;
+      combos = 1;
       for (int k = 0; k < nin; k++) {
-        args[k] = smp[k][rest % (size_t)ns[k]];
-        args[k].shape.dim[0] = m;
-        rest /= (size_t)ns[k];
+        ns[k] = most[k] == NS_DENSE && !pass ? NS_NARROW : most[k];
+        combos *= (size_t)ns[k];
       }
-      rc = nxvk_op_ref(op, attrs, args, nin, &r);
-      for (int e = 0; rc == NXVK_OK && e < m; e++) res[cb * chunk + (size_t)e] = nxvk_host_get(&r, e);
-      nxvk_host_free(&r);
-    }
-    for (int e = 0; e < m && rc == NXVK_OK; e++) {
-      uint8_t f = 0;
-      double lo = NAN, hi = NAN;
-      for (size_t cb = 0; cb < combos; cb++) {
-        double x = res[cb * chunk + (size_t)e];
-        if (isnan(x)) {
-          f |= IV_NAN;
-        } else if (!(f & IV_NUM)) {
-          f |= IV_NUM;
-          lo = hi = x;
-        } else {
-          if (tle(x, lo)) lo = x;
-          if (tle(hi, x)) hi = x;
+      for (int j = 0; j < mm; j++) {
+        int e = order[first + j];
+        any[j] = 0;
+        for (int k = 0; k < nin; k++) {
+          int64_t o = off[(size_t)k * chunk + e];
+          uint8_t f = in[k]->flags[o];
+          any[j] |= (f & IV_ANY) || f == (IV_NUM | IV_NAN);
+          any[j] |= f & IV_UNBOUNDED;
+          double extra[3], x[NS_DENSE];
+          int nextra = 0;
+          if (!in[k]->point) {
+            extra[nextra++] = nxvk_host_get(&pts[k], o);
+            for (int i2 = 0; i2 < nin; i2++) {
+              int64_t oj = off[(size_t)i2 * chunk + e];
+              if (i2 != k && in[i2]->dtype == in[k]->dtype && in[i2]->lo[oj] == in[i2]->hi[oj] && nextra < 3)
+                extra[nextra++] = in[i2]->lo[oj];
+            }
+          }
+          bool every = samples_of(in[k], o, ns[k], extra, nextra, x, &zero[((size_t)k * chunk + j) * NS_DENSE]);
+          all[(size_t)k * chunk + j] = every;
+          /* a wide interval among several uncertain operands: no sampling bounds it */
+          any[j] |= !every && nonpoint > 1 && wide(in[k], o);
+          for (int sm = 0; sm < ns[k]; sm++) nxvk_host_set(&smp[k][sm], j, x[sm]);
         }
       }
-      /* monotone along each sampled (not enumerated) operand, the others
-       * held at each of their samples */
-      size_t stride = 1;
-      for (int k = 0; k < nin && !any[e]; stride *= (size_t)ns[k], k++) {
-        if (ns[k] < 3 || all[(size_t)k * chunk + e]) continue;
-        for (size_t cb = 0; cb < combos && !any[e]; cb++)
-          if ((cb / stride) % (size_t)ns[k] == 0) /* each line once, from its first sample */
-            any[e] = !monotone(&res[cb * chunk + (size_t)e], &zero[((size_t)k * chunk + e) * NS_DENSE],
-                               ns[k], stride * chunk);
-      }
-      if (any[e]) f = IV_ANY | (any[e] & IV_UNBOUNDED);
-      if (!lim.exact && (f & IV_NUM)) {
-        const interval *x0 = in[0], *x1 = nin > 1 ? in[1] : NULL;
-        int64_t o0 = off[e], o1 = nin > 1 ? off[chunk + (size_t)e] : 0;
-        bool unbounded;
-        double slack = op_slack(&lim, om->dtype, x0->lo[o0], x0->hi[o0], x1 ? x1->lo[o1] : 0,
-                                x1 ? x1->hi[o1] : 0, lo, hi, &unbounded);
-        if (isfinite(slack)) {
-          lo = round_down(om->dtype, lo - slack);
-          hi = round_up(om->dtype, hi + slack);
-        } else { /* the spec bounds nothing here: any value, counted apart */
-          f = IV_ANY | IV_UNBOUNDED;
+      for (size_t cb = 0; cb < combos && rc == NXVK_OK; cb++) {
+        nxvk_host args[3], r;
+        size_t rest = cb;
+        for (int k = 0; k < nin; k++) {
+          args[k] = smp[k][rest % (size_t)ns[k]];
+          args[k].shape.dim[0] = mm;
+          rest /= (size_t)ns[k];
         }
-        if (unbounded) {
-          lo = fmin(lo, -1.0);
-          hi = fmax(hi, 1.0);
-        }
+        rc = nxvk_op_ref(op, attrs, args, nin, &r);
+        for (int j = 0; rc == NXVK_OK && j < mm; j++) res[cb * chunk + (size_t)j] = nxvk_host_get(&r, j);
+        nxvk_host_free(&r);
       }
-      iv->flags[e0 + e] = f;
-      iv->lo[e0 + e] = lo;
-      iv->hi[e0 + e] = hi;
+      for (int j = 0; j < mm && rc == NXVK_OK; j++) {
+        int e = order[first + j];
+        uint8_t f = 0;
+        double lo = NAN, hi = NAN;
+        for (size_t cb = 0; cb < combos; cb++) {
+          double x = res[cb * chunk + (size_t)j];
+          if (isnan(x)) {
+            f |= IV_NAN;
+          } else if (!(f & IV_NUM)) {
+            f |= IV_NUM;
+            lo = hi = x;
+          } else {
+            if (tle(x, lo)) lo = x;
+            if (tle(hi, x)) hi = x;
+          }
+        }
+        /* monotone along each sampled (not enumerated) operand, the others
+         * held at each of their samples */
+        size_t stride = 1;
+        for (int k = 0; k < nin && !any[j]; stride *= (size_t)ns[k], k++) {
+          if (ns[k] < 3 || all[(size_t)k * chunk + j]) continue;
+          for (size_t cb = 0; cb < combos && !any[j]; cb++)
+            if ((cb / stride) % (size_t)ns[k] == 0) /* each line once, from its first sample */
+              any[j] = !monotone(&res[cb * chunk + (size_t)j], &zero[((size_t)k * chunk + j) * NS_DENSE],
+                                 ns[k], stride * chunk);
+        }
+        if (any[j]) f = IV_ANY | (any[j] & IV_UNBOUNDED);
+        if (!lim.exact && (f & IV_NUM)) {
+          const interval *x0 = in[0], *x1 = nin > 1 ? in[1] : NULL;
+          int64_t o0 = off[e], o1 = nin > 1 ? off[chunk + (size_t)e] : 0;
+          bool unbounded;
+          double slack = op_slack(&lim, om->dtype, x0->lo[o0], x0->hi[o0], x1 ? x1->lo[o1] : 0,
+                                  x1 ? x1->hi[o1] : 0, lo, hi, &unbounded);
+          if (isfinite(slack)) {
+            lo = round_down(om->dtype, lo - slack);
+            hi = round_up(om->dtype, hi + slack);
+          } else { /* the spec bounds nothing here: any value, counted apart */
+            f = IV_ANY | IV_UNBOUNDED;
+          }
+          if (unbounded) {
+            lo = fmin(lo, -1.0);
+            hi = fmax(hi, 1.0);
+          }
+        }
+        iv->flags[e0 + e] = f;
+        iv->lo[e0 + e] = lo;
+        iv->hi[e0 + e] = hi;
+      }
     }
   }
+  free(order);
   for (int k = 0; k < 3; k++)
     for (int s = 0; s < NS_DENSE; s++) nxvk_host_free(&smp[k][s]);
   free(res);
