@@ -31,16 +31,6 @@ typedef struct {
   const char *out_path;
 } run_opts;
 
-/* The device, with the on-disk caches off for --no-cache (nothing under the
- * cache directory is read or written then). */
-static int open_ctx(nxvk_cli *cli, const run_opts *ro, nxvk_ctx **out) {
-  if (!ro->no_cache || cli->ctx) return cli_ctx(cli, out);
-  nxvk_ctx_opts o = {.device = cli->device, .validate = cli->validate, .no_cache = true};
-  int rc = nxvk_ctx_open(&o, &cli->ctx); /* main closes it, as cli_ctx's */
-  *out = cli->ctx;
-  return rc;
-}
-
 /* Dtypes whose denormals the device may flush (its float controls do not
  * promise to preserve them). */
 static unsigned may_flush(nxvk_ctx *ctx) {
@@ -124,7 +114,7 @@ static int run_op(nxvk_cli *cli, const char *opname, const char *attrs_json, con
     metas[nloaded] = (nxvk_meta){in[nloaded].dtype, in[nloaded].shape};
   }
   if (rc == NXVK_OK) rc = nxvk_op_infer(op, &attrs, metas, nargs, &om);
-  if (rc == NXVK_OK) rc = open_ctx(cli, ro, &ctx);
+  if (rc == NXVK_OK) rc = cli_ctx(cli, &ctx);
   /* upload, op and download in one submission */
   if (rc == NXVK_OK) rc = nxvk_op_run_host(ctx, op, &attrs, in, nargs, &got);
   if (rc == NXVK_OK && ro->check) rc = check_one(ctx, ro->out_path ? ro->out_path : "result", op, &attrs, in, nargs, &got, &failed);
@@ -285,7 +275,7 @@ static int run_graph(nxvk_cli *cli, const char *path, const run_opts *ro) {
       break;
     }
   }
-  if (rc == NXVK_OK) rc = open_ctx(cli, ro, &ctx);
+  if (rc == NXVK_OK) rc = cli_ctx(cli, &ctx);
   for (int i = 0; i < ni && rc == NXVK_OK; i++) rc = nxvk_tensor_from_host(ctx, &hin[i], &tin[i]);
   nxvk_run_opts opts = {.no_fusion = ro->no_fusion, .no_cache = ro->no_cache, .plan = &plan};
   if (rc == NXVK_OK) rc = nxvk_graph_run_opts(ctx, g, tin, vals, &opts);
@@ -388,6 +378,7 @@ int cmd_run(int argc, char **argv, nxvk_cli *cli) {
   };
   int npos, rc = cli_parse(argc, argv, &usage, opts, &npos);
   if (rc) return rc < 0 ? EXIT_OK : rc;
+  cli->no_cache = ro.no_cache;
   if (list) {
     for (int i = 0; i < nxvk_op_count(); i++) {
       const nxvk_op_desc *d = nxvk_op_at(i);

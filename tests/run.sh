@@ -9,6 +9,10 @@
 set -u
 cd "$(dirname "$0")/.."
 export NXVK="${NXVK:-$PWD/nxvk}"
+# the suite's kernel and pipeline caches live and die with the run
+NXVK_CACHE_DIR=$(mktemp -d)
+export NXVK_CACHE_DIR
+trap 'rm -rf "$NXVK_CACHE_DIR"' EXIT
 PY=/usr/bin/python3
 passed=0 failed=0
 failures=()

@@ -122,7 +122,7 @@ int cli_parse(int argc, char **argv, const nxvk_usage *u, const nxvk_option *opt
 
 int cli_ctx(nxvk_cli *cli, nxvk_ctx **out) {
   if (!cli->ctx) {
-    nxvk_ctx_opts o = {.device = cli->device, .validate = cli->validate};
+    nxvk_ctx_opts o = {.device = cli->device, .validate = cli->validate, .no_cache = cli->no_cache};
     int rc = nxvk_ctx_open(&o, &cli->ctx);
     if (rc) return rc;
   }

@@ -22,6 +22,7 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NO_DEVICE = 3, EXIT_DEVI
 typedef struct nxvk_cli {
   const char *device;          /* --device, else NXVK_DEVICE */
   bool validate;               /* --validate, or NXVK_VALIDATE=1 */
+  bool no_cache;               /* --no-cache: no on-disk cache read or written */
   nxvk_ctx *ctx;               /* opened by cli_ctx(), closed by main */
 } nxvk_cli;
 

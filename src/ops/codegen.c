@@ -165,7 +165,11 @@ int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out) {
       }
       sb_printf(&s, "%sv%d", a ? ", " : "", n->arg[a]);
     }
-    sb_printf(&s, ");\n");
+    /* u8 arithmetic is done in uint: wrap it here, so a fused consumer
+     * reads the same value the u8 tensor would have held */
+    bool wrap = nxvk_cg_value_dtype(p, v) == NXVK_U8 && n->op->kind != NXVK_KIND_COMPARE &&
+                n->op->kind != NXVK_KIND_SELECT;
+    sb_printf(&s, ")%s;\n", wrap ? " & 255u" : "");
   }
   for (int i = 0; i < p->noutputs; i++) {
     nxvk_dtype d = nxvk_cg_value_dtype(p, p->output[i]);

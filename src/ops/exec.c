@@ -118,8 +118,13 @@ int nxvk_batch_begin(nxvk_ctx *c, unsigned flags, nxvk_batch **out) {
 
 int nxvk_batch_op(nxvk_batch *b, const nxvk_op_desc *desc, const nxvk_attrs *a,
                   nxvk_tensor *const *in, int nin, nxvk_tensor **out) {
+  return nxvk_rec_op(b->rec, desc, a, in, nin, out);
+}
+
+int nxvk_rec_op(nxvk_rec *r, const nxvk_op_desc *desc, const nxvk_attrs *a,
+                nxvk_tensor *const *in, int nin, nxvk_tensor **out) {
   const nxvk_op *op = nxvk_op_from_desc(desc);
-  nxvk_ctx *c = b->c;
+  nxvk_ctx *c = nxvk_rec_ctx(r);
   nxvk_attrs none = {0};
   if (!a) a = &none;
   *out = NULL;
@@ -141,12 +146,12 @@ int nxvk_batch_op(nxvk_batch *b, const nxvk_op_desc *desc, const nxvk_attrs *a,
   nxvk_tensor *t;
   rc = nxvk_tensor_new(c, om.dtype, &om.shape, &t);
   if (rc) return rc;
-  if (t->count > 0) rc = op->gpu(b->rec, op, a, in, nin, t);
+  if (t->count > 0) rc = op->gpu(r, op, a, in, nin, t);
   if (rc == NXVK_OK && t->count > 1 && strcmp(c->inject_break_op, desc->name) == 0) {
     /* test-only fault: the last element overwrites the first */
     int64_t one[1] = {1};
     nxvk_shape single = {1, {1}};
-    rc = nxvk_strided_copy(b->rec, t->buf, t->dtype, t->count - 1, one, t->buf, t->dtype, 0, one,
+    rc = nxvk_strided_copy(r, t->buf, t->dtype, t->count - 1, one, t->buf, t->dtype, 0, one,
                            &single);
   }
   if (rc) {

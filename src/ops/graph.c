@@ -352,34 +352,6 @@ static int node_error(const nxvk_graph *g, int i, int rc) {
  * output tensor, dispatch, the break_op test fault), on the graph's own
  * recording so that fused kernels can share it.  (exec.c keeps the batch
  * private; see the note in nxvk_graph_run_opts.) */
-static int record_op(nxvk_rec *r, const nxvk_op_desc *desc, const nxvk_attrs *a,
-                     nxvk_tensor *const *in, int nin, const nxvk_meta *om, nxvk_tensor **out) {
-  const nxvk_op *op = nxvk_op_from_desc(desc);
-  nxvk_ctx *c = nxvk_rec_ctx(r);
-  *out = NULL;
-  if (!nxvk_ctx_supports(c, om->dtype))
-    return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s: %s cannot compute %s", desc->name,
-                       c->info.name, nxvk_dtype_name(om->dtype));
-  if (!op->gpu) return nxvk_tensor_view(in[0], &om->shape, out); /* reshape */
-  nxvk_tensor *t;
-  int rc = nxvk_tensor_new(c, om->dtype, &om->shape, &t);
-  if (rc) return rc;
-  if (t->count > 0) rc = op->gpu(r, op, a, in, nin, t);
-  if (rc == NXVK_OK && t->count > 1 && strcmp(c->inject_break_op, desc->name) == 0) {
-    /* test-only fault: the last element overwrites the first */
-    int64_t one[1] = {1};
-    nxvk_shape single = {1, {1}};
-    rc = nxvk_strided_copy(r, t->buf, t->dtype, t->count - 1, one, t->buf, t->dtype, 0, one,
-                           &single);
-  }
-  if (rc) {
-    nxvk_tensor_free(t);
-    return rc;
-  }
-  *out = t;
-  return NXVK_OK;
-}
-
 /* Prefix a fused kernel's error with the ops it holds. */
 static int step_error(const nxvk_graph *g, const nxvk_plan_step *st, int rc) {
   char msg[512];
@@ -444,8 +416,8 @@ int nxvk_graph_run_opts(nxvk_ctx *c, const nxvk_graph *g, nxvk_tensor *const *in
     int i = st->nodes[0];
     nxvk_tensor *args[NXVK_MAX_INPUTS];
     for (int k = 0; k < g->nodes[i].nin; k++) args[k] = values[g->nodes[i].in[k]];
-    rc = record_op(r, g->nodes[i].op, &g->nodes[i].attrs, args, g->nodes[i].nin,
-                   &metas[g->ninputs + i], &values[g->ninputs + i]);
+    rc = nxvk_rec_op(r, g->nodes[i].op, &g->nodes[i].attrs, args, g->nodes[i].nin,
+                     &values[g->ninputs + i]);
     if (rc) rc = node_error(g, i, rc);
   }
   if (plan) {

@@ -126,6 +126,11 @@ enum { NXVK_RANDOM_UNIFORM, NXVK_RANDOM_NORMAL };
 
 /* ---- shared by the kinds ---- */
 
+/* Check, allocate and record one op into a recording (what nxvk_batch_op
+ * and the graph runner do for every op). */
+int nxvk_rec_op(nxvk_rec *r, const nxvk_op_desc *op, const nxvk_attrs *a,
+                nxvk_tensor *const *in, int nin, nxvk_tensor **out);
+
 /* Row-major strides (elements) of a shape. */
 void nxvk_contiguous_strides(const nxvk_shape *s, int64_t *strides);
 

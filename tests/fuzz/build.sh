@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # tests/fuzz/build.sh - build the fuzz targets (tests/fuzz/fuzz_*.c).
 #
-#   tests/fuzz/build.sh [fuzz|replay|all] [TARGET...]
+#   tests/fuzz/build.sh [fuzz|replay|cov|all] [TARGET...]
 #
 #   fuzz    libFuzzer binaries build/fuzz/bin/fuzz_TARGET, with clang
 #           (-fsanitize=fuzzer,address,undefined); the engine's sources are
-#           compiled once more with coverage into build/fuzz/obj.
+#           compiled once more, with libFuzzer's edge counters, into
+#           build/fuzz/obj.
 #   replay  build/fuzz/bin/replay_TARGET: tests/fuzz/replay.c's main() around
-#           the same target, linked with the objects of `make asan` (gcc,
-#           -fsanitize=address,undefined), for CI without libFuzzer.
-#   all     both (the default).
+#           the same target, the engine compiled with gcc (CC) and
+#           -fsanitize=address,undefined,float-cast-overflow into
+#           build/fuzz/obj-replay, for CI without libFuzzer.
+#   cov     build/fuzz/bin/cov_TARGET: replay.c with clang's source-based
+#           coverage (tests/fuzz/coverage.sh reports it per source file).
+#   all     fuzz and replay (the default).
 #
 # Needs `make` to have run once (build/gen/*.c: embedded SPIR-V, GLSL,
 # limits).  The engine links whole: Vulkan is loaded at run time (volk),
@@ -22,7 +26,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mode=${1:-all}
-case "$mode" in fuzz | replay | all) shift || true ;; *) mode=all ;; esac
+case "$mode" in fuzz | replay | cov | all) shift || true ;; *) mode=all ;; esac
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   for f in tests/fuzz/fuzz_*.c; do t=${f#tests/fuzz/fuzz_}; targets+=("${t%.c}"); done
@@ -57,63 +61,82 @@ stale() { # obj src
   [ ! -f "$1" ] || [ "$2" -nt "$1" ] || [ "$newest_header" -nt "$1" ]
 }
 
-build_fuzz() {
-  local obj=build/fuzz/obj extra=${FUZZ_CFLAGS:-} srcroot=${FUZZ_SRC:-.}
-  local bin=$BIN
-  if [ -n "$extra" ] || [ "$srcroot" != . ]; then obj=build/fuzz/obj-custom bin=build/fuzz/bin-custom; fi
-  mkdir -p "$bin"
-  local flags="$CSTD -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined
-    -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link $extra -I$srcroot/src $INC"
+# compile_engine COMPILER OBJDIR SRCROOT FLAGS...: the engine's sources
+# (from SRCROOT) and the generated ones into OBJDIR/libnxvk.a.
+compile_engine() {
+  local cc=$1 obj=$2 srcroot=$3; shift 3
+  local flags="$cc $*"
   mkdir -p "$obj"
   # other flags than last time: everything again
-  if [ "$(cat "$obj/flags" 2>/dev/null)" != "$(echo $flags)" ]; then
+  if [ "$(cat "$obj/flags" 2>/dev/null)" != "$flags" ]; then
     rm -f "$obj"/*.o "$obj"/*.a
-    echo $flags >"$obj/flags"
+    echo "$flags" >"$obj/flags"
   fi
-  local todo=() objs=()
+  local todo=() objs=() src o
   while read -r src; do
-    local o=$obj/$(echo "$src" | tr / _).o
+    o=$obj/$(echo "$src" | tr / _).o
     objs+=("$o")
     case "$src" in build/*) ;; *) src=$srcroot/$src ;; esac
     if stale "$o" "$src"; then todo+=("$src:$o"); fi
   done < <(engine_sources; for g in $GEN; do echo "$g"; done)
   if [ ${#todo[@]} -gt 0 ]; then
-    echo "build.sh: compiling ${#todo[@]} engine sources with $CLANG (coverage + ASan/UBSan)"
+    echo "build.sh: compiling ${#todo[@]} engine sources into $obj"
     printf '%s\n' "${todo[@]}" | xargs -P "$JOBS" -I{} sh -c \
-      'src=${1%%:*}; o=${1#*:}; '"$CLANG"' '"$(echo $flags)"' -w -c -o "$o" "$src" || exit 255' _ {}
-    rm -f "$obj/libnxvk_fuzz.a"
+      'src=${1%%:*}; o=${1#*:}; '"$flags"' -w -c -o "$o" "$src" || exit 255' _ {}
+    rm -f "$obj/libnxvk.a"
   fi
-  if [ ! -f "$obj/libnxvk_fuzz.a" ]; then ar rcs "$obj/libnxvk_fuzz.a" "${objs[@]}"; fi
+  if [ ! -f "$obj/libnxvk.a" ]; then ar rcs "$obj/libnxvk.a" "${objs[@]}"; fi
+}
+
+build_fuzz() {
+  local obj=build/fuzz/obj extra=${FUZZ_CFLAGS:-} srcroot=${FUZZ_SRC:-.} bin=$BIN
+  if [ -n "$extra" ] || [ "$srcroot" != . ]; then obj=build/fuzz/obj-custom bin=build/fuzz/bin-custom; fi
+  mkdir -p "$bin"
+  local san="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+  # shellcheck disable=SC2086
+  compile_engine "$CLANG" "$obj" "$srcroot" $CSTD -O1 -g -fno-omit-frame-pointer $san \
+    -fsanitize=fuzzer-no-link $extra -I$srcroot/src $INC
   for t in "${targets[@]}"; do
     echo "build.sh: $bin/fuzz_$t"
     # shellcheck disable=SC2086
-    $CLANG $CSTD -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
-      -fno-sanitize-recover=undefined $extra -Wall -Wextra -Werror -I$srcroot/src $INC -o "$bin/fuzz_$t" \
-      "tests/fuzz/fuzz_$t.c" "$obj/libnxvk_fuzz.a" $LIBS
+    $CLANG $CSTD -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer $san $extra -Wall -Wextra -Werror \
+      -I$srcroot/src $INC -o "$bin/fuzz_$t" "tests/fuzz/fuzz_$t.c" "$obj/libnxvk.a" $LIBS
   done
 }
 
+# Source-based coverage of a corpus: replay.c around the target, no
+# sanitizers, clang's -fprofile-instr-generate -fcoverage-mapping.
+build_cov() {
+  local obj=build/fuzz/obj-cov cov="-fprofile-instr-generate -fcoverage-mapping"
+  # shellcheck disable=SC2086
+  compile_engine "$CLANG" "$obj" . $CSTD -O1 -g $cov $INC
+  for t in "${targets[@]}"; do
+    echo "build.sh: $BIN/cov_$t"
+    # shellcheck disable=SC2086
+    $CLANG $CSTD -O1 -g $cov -Wall -Wextra -Werror $INC -o "$BIN/cov_$t" \
+      tests/fuzz/replay.c "tests/fuzz/fuzz_$t.c" "$obj/libnxvk.a" $LIBS
+  done
+}
+
+# The replay drivers: gcc (CC), ASan + UBSan without recovery, and
+# float-cast-overflow, which gcc leaves out of -fsanitize=undefined (a double
+# out of an integer's range converted to it: undefined behaviour).
 build_replay() {
-  # the engine as `make asan` builds it (gcc, ASan + UBSan, no recovery)
-  make -s -j"$JOBS" asan >/dev/null
-  local objs=()
-  while read -r src; do
-    case "$src" in
-      build/gen/*) objs+=("build/obj-asan/gen/$(basename "${src%.c}").o") ;;
-      *) objs+=("build/obj-asan/${src%.c}.o") ;;
-    esac
-  done < <(engine_sources; for g in $GEN; do echo "$g"; done)
+  local obj=build/fuzz/obj-replay
+  local san="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all"
+  # shellcheck disable=SC2086
+  compile_engine "$CC" "$obj" . $CSTD -O1 -g -fno-omit-frame-pointer $san $INC
   for t in "${targets[@]}"; do
     echo "build.sh: $BIN/replay_$t"
     # shellcheck disable=SC2086
-    $CC $CSTD -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
-      -fno-sanitize-recover=undefined -Wall -Wextra -Werror $INC -o "$BIN/replay_$t" \
-      tests/fuzz/replay.c "tests/fuzz/fuzz_$t.c" "${objs[@]}" $LIBS
+    $CC $CSTD -O1 -g -fno-omit-frame-pointer $san -Wall -Wextra -Werror $INC -o "$BIN/replay_$t" \
+      tests/fuzz/replay.c "tests/fuzz/fuzz_$t.c" "$obj/libnxvk.a" $LIBS
   done
 }
 
 case "$mode" in
   fuzz) build_fuzz ;;
   replay) build_replay ;;
+  cov) build_cov ;;
   all) build_fuzz; build_replay ;;
 esac

@@ -1,12 +1,15 @@
 /*
  * fuzz_graph.c - nxvk_graph_parse on arbitrary text (no device).
  *
- * A graph that parses is walked through every accessor, its shapes are
+ * A graph that parses must be exactly one JSON value (text after it is
+ * refused), is walked through every accessor, its shapes are
  * inferred op by op (nxvk_op_infer) with made-up metas for file and handle
  * inputs, and when every value is small it is evaluated on the CPU
  * reference (nxvk_graph_ref), so fuzzed attributes reach the shape rules
  * and the reference kernels too.
  */
+#include <cjson/cJSON.h>
+
 #include "fuzz_common.h"
 
 #define REF_MAX_ELEMENTS 4096 /* per value: keeps dot and friends cheap */
@@ -31,6 +34,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(g == NULL, "a failed parse returned a graph");
     return 0;
   }
+  /* a graph file is one JSON value: text after it must have been refused */
+  const char *end = NULL;
+  cJSON *root = cJSON_ParseWithLengthOpts((const char *)data, size, &end, 0);
+  FUZZ_CHECK(root != NULL, "a graph parsed that cJSON does not");
+  for (const char *p = end; p < (const char *)data + size; p++)
+    FUZZ_CHECK(*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r',
+               "text after the graph's JSON value was accepted (byte %d)", (int)(p - (const char *)data));
+  cJSON_Delete(root);
+
   int ni = nxvk_graph_input_count(g), nn = nxvk_graph_node_count(g), no = nxvk_graph_output_count(g);
   FUZZ_CHECK(ni >= 0 && nn >= 0 && nn <= NXVK_MAX_GRAPH_NODES && no > 0, "%d %d %d", ni, nn, no);
   int total = ni + nn;

@@ -19,11 +19,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#if defined(__has_include)
-#if __has_include(<sanitizer/common_interface_defs.h>)
+/* Under a sanitizer, its report names the input too (death callback). */
+#if defined(__SANITIZE_ADDRESS__)
+#define REPLAY_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define REPLAY_SANITIZED 1
+#endif
+#endif
+#ifdef REPLAY_SANITIZED
 #include <sanitizer/common_interface_defs.h>
 #define HAVE_DEATH_CALLBACK 1
-#endif
 #endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

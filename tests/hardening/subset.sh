@@ -92,7 +92,8 @@ EOF
   run_case "truncated .npy" 2 "$BIN" run --op abs "$T/trunc.npy"
   run_case "ragged .csv" 2 "$BIN" run --op abs "$T/ragged.csv"
   run_case "missing file" 1 "$BIN" run --op abs "$T/none.npy"
-  run_case "a folder as a tensor" 1 "$BIN" run --op abs "$T/"
+  mkdir -p "$T/folder.npy"
+  run_case "a folder named .npy" 1 "$BIN" run --op abs "$T/folder.npy"
   run_case "invalid inline JSON" 2 "$BIN" run --op abs '{"dtype":"f32","data":[1,}'
   run_case "unknown op" 2 "$BIN" run --op frobnicate "$G"
   run_case "bad attributes" 2 "$BIN" run --op sum --attrs '{"perm":[0]}' "$G"
