@@ -17,12 +17,14 @@
 #include <unistd.h>
 
 #include "cli/bench.h"
+#include "cli/bench_fusion.h"
 
 static const char *const synopsis[] = {
     "ops [--ops OP,...] [--sizes N,...] [--dtype D,...] [OPTIONS]",
     "matmul [--sizes N,...] [--dtype D,...] [OPTIONS]",
     "peak [--bytes SIZE] [OPTIONS]",
     "all [--sizes N,...] [--dtype D,...] [--bytes SIZE] [OPTIONS]",
+    "fusion [--sizes N] [OPTIONS]",
     NULL,
 };
 static const nxvk_usage usage = {
@@ -171,6 +173,11 @@ static int bench_device(const bench_opts *o, bench_report *rep, nxvk_ctx *ctx) {
 
   bool all = mode_is(o, "all");
   int status = EXIT_OK, row0 = rep->nrows, skip0 = rep->nskips;
+  if (mode_is(o, "fusion")) {
+    /* an 8-op chain fused vs unfused vs one add, cold and warm starts */
+    int rc = bench_fusion_run(ctx, o->nsizes ? (long)o->sizes[0] : 0, o->min_time, stdout, NULL);
+    return rc == NXVK_E_MISMATCH ? EXIT_FAIL : rc ? cli_engine_error(rc) : EXIT_OK;
+  }
   if (all || mode_is(o, "peak") || mode_is(o, "matmul")) {
     /* matmul reports % of the FMA peak: measure that first */
     status = bench_peak(&b, mode_is(o, "matmul"));
@@ -265,8 +272,11 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
   if (npos == 0) USAGE("give a mode: ops, matmul, peak or all");
   if (npos > 1) USAGE("one mode only ('%s' is extra)", argv[1]);
   o.mode = argv[0];
-  if (!mode_is(&o, "ops") && !mode_is(&o, "matmul") && !mode_is(&o, "peak") && !mode_is(&o, "all"))
-    USAGE("unknown mode '%s' (ops, matmul, peak or all)", o.mode);
+  if (!mode_is(&o, "ops") && !mode_is(&o, "matmul") && !mode_is(&o, "peak") && !mode_is(&o, "all") &&
+      !mode_is(&o, "fusion"))
+    USAGE("unknown mode '%s' (ops, matmul, peak, all or fusion)", o.mode);
+  if (mode_is(&o, "fusion") && (ops || dtypes || bytes || json || csv || plot))
+    USAGE("fusion takes --sizes N (one size) and the timing options only");
   if (ops && !mode_is(&o, "ops") && !mode_is(&o, "all")) USAGE("--ops goes with the ops and all modes");
   if ((sizes || dtypes) && mode_is(&o, "peak")) USAGE("--sizes and --dtype do not apply to peak");
   if (bytes && !mode_is(&o, "peak") && !mode_is(&o, "all")) USAGE("--bytes goes with the peak and all modes");
