@@ -522,7 +522,7 @@ NXFN float nxf_erf(float x) {
 /* pow(x, y), C99 Annex F special cases; otherwise exp(y log|x|) with log in
  * float-float and the product y*log in float-float. */
 NXFN float nxf_pow(float x, float y) {
-  if ((floatBitsToUint(y) & 0x7fffffffu) == 0u) return 1.0f; /* y = +-0, even x NaN */
+  if (y == 0.0f) return 1.0f; /* y = +-0, even x NaN; a compare, so a flushed denormal y is 0 here as below */
   if (x == 1.0f) return 1.0f;                                 /* even y NaN */
   if (nx_isnanf(x) || nx_isnanf(y)) return x + y;
   float ax = nx_absf(x);

@@ -21,8 +21,10 @@
 # FUZZ_CFLAGS adds flags to the fuzz build (its own object folder), e.g.
 # -fsanitize-recover=float-cast-overflow to fuzz on past a known report.
 # FUZZ_SRC=DIR takes the engine's sources from DIR/src instead (a copy with
-# proposed fixes applied, to fuzz past a known bug).  Either puts the objects
-# in build/fuzz/obj-custom and the binaries in build/fuzz/bin-custom.
+# proposed fixes applied, to fuzz past a known bug, or to check that the
+# regression cases pass with them).  Either puts the objects in
+# build/fuzz/obj-custom (obj-replay-custom) and the binaries in
+# build/fuzz/bin-custom.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mode=${1:-all}
@@ -122,15 +124,17 @@ build_cov() {
 # float-cast-overflow, which gcc leaves out of -fsanitize=undefined (a double
 # out of an integer's range converted to it: undefined behaviour).
 build_replay() {
-  local obj=build/fuzz/obj-replay
+  local obj=build/fuzz/obj-replay srcroot=${FUZZ_SRC:-.} bin=$BIN
+  if [ "$srcroot" != . ]; then obj=build/fuzz/obj-replay-custom bin=build/fuzz/bin-custom; fi
+  mkdir -p "$bin"
   local san="-fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all"
   # shellcheck disable=SC2086
-  compile_engine "$CC" "$obj" . $CSTD -O1 -g -fno-omit-frame-pointer $san $INC
+  compile_engine "$CC" "$obj" "$srcroot" $CSTD -O1 -g -fno-omit-frame-pointer $san -I$srcroot/src $INC
   for t in "${targets[@]}"; do
-    echo "build.sh: $BIN/replay_$t"
+    echo "build.sh: $bin/replay_$t"
     # shellcheck disable=SC2086
-    $CC $CSTD -O1 -g -fno-omit-frame-pointer $san -Wall -Wextra -Werror $INC -o "$BIN/replay_$t" \
-      tests/fuzz/replay.c "tests/fuzz/fuzz_$t.c" "$obj/libnxvk.a" $LIBS
+    $CC $CSTD -O1 -g -fno-omit-frame-pointer $san -Wall -Wextra -Werror -I$srcroot/src $INC \
+      -o "$bin/replay_$t" tests/fuzz/replay.c "tests/fuzz/fuzz_$t.c" "$obj/libnxvk.a" $LIBS
   done
 }
 

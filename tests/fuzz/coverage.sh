@@ -31,8 +31,8 @@ files_of() {
 }
 for t in "${targets[@]}"; do
   rm -f "$out/$t".prof*
-  LLVM_PROFILE_FILE="$out/$t.profraw" build/fuzz/bin/cov_"$t" -q tests/fuzz/corpus/"$t" \
-    $( [ -d tests/fuzz/regressions/"$t" ] && echo tests/fuzz/regressions/"$t" ) >/dev/null 2>&1 || true
+  # the corpus only: a regression case may abort (no profile) until its fix lands
+  LLVM_PROFILE_FILE="$out/$t.profraw" build/fuzz/bin/cov_"$t" -q tests/fuzz/corpus/"$t" >/dev/null 2>&1 || true
   "$LLVM_PROFDATA" merge -sparse "$out/$t.profraw" -o "$out/$t.profdata"
   echo "== $t ($(ls tests/fuzz/corpus/"$t" | wc -l) corpus files)"
   # shellcheck disable=SC2046

@@ -9,7 +9,8 @@
 # Runs niced, one job, one worker: the machine is shared.  FUZZ_BIN picks
 # another binary folder (build/fuzz/bin-custom: see build.sh).
 #   tests/fuzz/fuzz.sh TARGET merge   minimizes work + seeds + corpus into
-#                                     tests/fuzz/corpus/TARGET (-merge=1)
+#                                     tests/fuzz/corpus/TARGET (-merge=1), at
+#                                     most 199 files (FUZZ_CORPUS_CAP)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -31,11 +32,25 @@ mkdir -p "$work" "$art" "$logs" "$corpus"
 [ -d "$seeds/$t" ] || NXVK=$root/nxvk /usr/bin/python3 tests/fuzz/make_seeds.py "$seeds"
 
 if [ "$secs" = merge ]; then
+  cap=${FUZZ_CORPUS_CAP:-199} # files per target in the committed corpus
   new=$root/build/fuzz/merged/$t
   rm -rf "$new"; mkdir -p "$new"
   "$bin" -merge=1 -max_len=$maxlen -rss_limit_mb=2048 -timeout=60 "$new" "$corpus" "$seeds/$t" "$work" \
     2>"$logs/$t.merge.log"
   grep -E 'MERGE-OUTER: [0-9]+ new files' "$logs/$t.merge.log" || true
+  if [ "$(ls "$new" | wc -l)" -gt "$cap" ]; then
+    # over the cap: every edge first (a merge without hit counters), then
+    # the smallest of the rest up to the cap
+    edges=$root/build/fuzz/merged/$t.edges
+    rm -rf "$edges"; mkdir -p "$edges"
+    "$bin" -merge=1 -use_counters=0 -max_len=$maxlen -rss_limit_mb=2048 -timeout=60 "$edges" "$new" \
+      2>>"$logs/$t.merge.log"
+    ls -S -r "$new" | while read -r f; do
+      [ "$(ls "$edges" | wc -l)" -lt "$cap" ] || break
+      cp -n "$new/$f" "$edges/$f"
+    done
+    new=$edges
+  fi
   rm -rf "$corpus"; mkdir -p "$corpus"
   cp "$new"/* "$corpus"/
   echo "fuzz.sh: $t corpus: $(ls "$corpus" | wc -l) files, $(du -sk "$corpus" | cut -f1) KiB"

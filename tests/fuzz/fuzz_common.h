@@ -12,11 +12,14 @@
 #ifndef NXVK_FUZZ_COMMON_H
 #define NXVK_FUZZ_COMMON_H
 
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "nxvk.h"
 
@@ -87,6 +90,41 @@ static inline void fuzz_check_host(const nxvk_host *h) {
   const uint8_t *p = h->data;
   for (size_t i = 0; i < (size_t)n * nxvk_dtype_size(h->dtype); i++) sink ^= p[i];
   (void)sink;
+}
+
+/* A path whose file holds exactly data[0..size), for readers that take a
+ * path: one scratch file per process (a memfd on Linux, else an unlinked
+ * temp file), rewritten for each input. */
+static inline const char *fuzz_scratch_file(const uint8_t *data, size_t size) {
+  static int fd = -1;
+  static char path[256];
+  if (fd < 0) {
+#if defined(__linux__) && defined(MFD_CLOEXEC)
+    fd = memfd_create("nxvk_fuzz", MFD_CLOEXEC);
+    if (fd >= 0) {
+      snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+      if (access(path, R_OK) != 0) { /* no /proc: a file instead */
+        close(fd);
+        fd = -1;
+      }
+    }
+#endif
+    if (fd < 0) {
+      const char *dir = getenv("TMPDIR");
+      snprintf(path, sizeof path, "%s/nxvk_fuzz.XXXXXX", dir && *dir ? dir : "/tmp");
+      fd = mkstemp(path);
+      FUZZ_CHECK(fd >= 0, "cannot create a scratch file %s", path);
+      unlink(path); /* gone when the process is; read through the descriptor */
+      snprintf(path, sizeof path, "/dev/fd/%d", fd);
+    }
+  }
+  FUZZ_CHECK(ftruncate(fd, 0) == 0, "ftruncate");
+  for (size_t done = 0; done < size;) {
+    ssize_t k = pwrite(fd, data + done, size - done, (off_t)done);
+    FUZZ_CHECK(k > 0, "pwrite");
+    done += (size_t)k;
+  }
+  return path;
 }
 
 #endif
