@@ -268,8 +268,15 @@ reqs = [frame({"id": "n4096", "cmd": "run", "graph": chain(4096), "fetch": True}
         frame({"id": "n4097", "cmd": "run", "graph": chain(4097)}, f32(1, 2)),
         frame({"id": "d64", "cmd": "run", "graph": deep(64)}),
         frame({"id": "d65", "cmd": "run", "graph": deep(65)})]
+# a request header itself: nxvk(1) bounds JSON nesting (64, and one more for
+# the request that wraps a graph); echo nests: request 1, echo 2, lists 3..
+echo = lambda d: json.loads("[" * (d - 1) + "]" * (d - 1))
+reqs += [frame({"id": "h65", "cmd": "ping", "echo": echo(65)}),
+         frame({"id": "h66", "cmd": "ping", "echo": echo(66)})]
 rc, reps, err = session([nxvk, "port"], b"".join(reqs))
 by = {r[0].get("id"): r for r in reps}
+check("h65", "ok", "port request header nested 65 deep (a graph's 64 + the request) is served")
+check("h66", "too_large", "port request header nested 66 deep is too_large")
 check("n4096", "ok", "port run of a 4096-op graph works", lambda r: r[1] == f32(1, 2))
 check("n4097", "too_large", "port run of a 4097-op graph is too_large")
 check("d64", "bad_request", "port run of a graph nested 64 deep passes the depth check (then: bad_request)",
