@@ -534,6 +534,29 @@ def t_cli(tap):
     tap.eq((r.returncode, r.stdout), (0, b""), "empty input: exit 0, no output")
 
 
+def t_hot_path(tap):
+    """[speed]: once warm, the same requests create no Vulkan buffer or pipeline."""
+    p = Port()
+    x = np.arange(1024, dtype="<f4")
+
+    def round_trip():
+        ha, hb = p.put(x), p.put(x)
+        r, _ = p.ok({"cmd": "op", "op": "add", "in": [ha, hb]})
+        got = p.get(r["handle"])
+        p.ok({"cmd": "free", "handles": [ha, hb, r["handle"]]})
+        return got
+
+    for _ in range(3):
+        round_trip()
+    s0 = p.stats()
+    ok = all(np.array_equal(round_trip(), x + x) for _ in range(50))
+    s1 = p.stats()
+    tap.ok(ok, "hot path: 50 put+put+add+get+free round trips, all correct")
+    tap.eq((s1["buffers_created"] - s0["buffers_created"], s1["pipelines_created"] - s0["pipelines_created"]), (0, 0),
+           "hot path: no buffer and no pipeline created once warm", (s0, s1))
+    p.close()
+
+
 def run_tests():
     tap = Tap()
     info = None
@@ -544,7 +567,7 @@ def run_tests():
     info = info or {"dtypes": ["f32"]}
     for fn, args in [(t_put_get, (info,)), (t_op, ()), (t_run, ()), (t_free_stats, ()), (t_errors, (info,)),
                      (t_bad_frames, ()), (t_truncated, ()), (t_pipelining_and_eof, ()), (t_epipe, ()),
-                     (t_device_lost, ()), (t_validation, ()), (t_cli, ())]:
+                     (t_device_lost, ()), (t_validation, ()), (t_cli, ()), (t_hot_path, ())]:
         try:
             fn(tap, *args)
         except Exception as e:
