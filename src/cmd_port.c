@@ -26,6 +26,8 @@
 #define PORT_DEFAULT_MAX_FRAME ((uint64_t)1 << 30)
 #define PORT_MIN_MAX_FRAME 64
 #define PORT_MAX_HEADER ((size_t)NXVK_MAX_GRAPH_BYTES) /* a graph request's JSON */
+/* a request holds a graph one level down: the graph limit plus one */
+#define PORT_MAX_DEPTH (NXVK_MAX_JSON_DEPTH + 1)
 #define PORT_CHUNK 65536                               /* discarding oversized frames */
 #define PORT_MAX_JSON_INT 9007199254740992.0           /* 2^53: exact in a JSON number */
 
@@ -865,7 +867,9 @@ static void send_reply(port_server *s, const cJSON *id, int rc, port_reply *r) {
  * from the bytes we have: so the client can match the error to the request. */
 static cJSON *peek_id(const uint8_t *payload, size_t have) {
   port_frame f;
-  if (port_frame_decode(payload, have, PORT_MAX_HEADER, &f) != PORT_FRAME_OK) return NULL;
+  if (port_frame_decode(payload, have, PORT_MAX_HEADER, &f) != PORT_FRAME_OK ||
+      !nxvk_json_depth_ok(f.header, f.header_len, PORT_MAX_DEPTH))
+    return NULL;
   cJSON *req = cJSON_ParseWithLength(f.header, f.header_len);
   cJSON *id = cJSON_IsObject(req) ? cJSON_DetachItemFromObjectCaseSensitive(req, "id") : NULL;
   cJSON_Delete(req);
@@ -883,6 +887,8 @@ static void serve_payload(port_server *s, const uint8_t *payload, size_t len) {
     rc = fail(s, NXVK_E_NO_MEMORY, "out of memory");
   } else if (port_frame_decode(payload, len, PORT_MAX_HEADER, &f) != PORT_FRAME_OK) {
     rc = fail(s, NXVK_E_BAD_REQUEST, "frame: %s", f.error);
+  } else if (!nxvk_json_depth_ok(f.header, f.header_len, PORT_MAX_DEPTH)) {
+    rc = fail(s, NXVK_E_TOO_LARGE, "header: JSON nested deeper than %d levels", PORT_MAX_DEPTH);
   } else {
     const char *end = NULL;
     req = cJSON_ParseWithLengthOpts(f.header, f.header_len, &end, false);

@@ -132,6 +132,11 @@ int nxvk_json_tensor_parse(const char *text, size_t len, const char *name, nxvk_
 /* The same form back (malloc'd NUL-terminated string). */
 int nxvk_json_tensor_format(const nxvk_host *t, char **out);
 
+/* Whether JSON text nests brackets at most max_depth deep (the documented
+ * limit is NXVK_MAX_JSON_DEPTH), found without recursion, so hostile
+ * "[[[[..." never reaches a recursive parser. */
+bool nxvk_json_depth_ok(const char *text, size_t len, int max_depth);
+
 /* CSV: a 2-D table of numbers, rows of equal length, read with libcsv. */
 int nxvk_csv_read(const char *path, nxvk_dtype dtype, nxvk_host *out);
 

@@ -50,7 +50,33 @@ int nxvk_seterr(int code, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(last_msg, sizeof last_msg, fmt, ap);
   va_end(ap);
+  /* one printable line, whatever bytes hostile input put in a name */
+  for (char *p = last_msg; *p; p++)
+    if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
   return code;
+}
+
+/* ---- JSON depth ---- */
+
+bool nxvk_json_depth_ok(const char *text, size_t len, int max_depth) {
+  int depth = 0;
+  bool in_str = false;
+  for (size_t i = 0; i < len; i++) {
+    char ch = text[i];
+    if (in_str) {
+      if (ch == '\\')
+        i++;
+      else if (ch == '"')
+        in_str = false;
+    } else if (ch == '"') {
+      in_str = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > max_depth) return false;
+    } else if ((ch == ']' || ch == '}') && depth > 0) {
+      depth--; /* never below 0: stray closers must not buy extra depth */
+    }
+  }
+  return true;
 }
 
 /* ---- dtypes ---- */

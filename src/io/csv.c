@@ -169,6 +169,11 @@ int nxvk_csv_read(const char *path, nxvk_dtype dtype, nxvk_host *out) {
     fclose(f);
     return nxvk_seterr(NXVK_E_IO, "%s: is a directory", path);
   }
+  if (S_ISREG(sbuf.st_mode) && (int64_t)sbuf.st_size > NXVK_MAX_FILE_BYTES) {
+    fclose(f);
+    return nxvk_seterr(NXVK_E_TOO_LARGE, "%s: %lld bytes is over the limit of %lld", path,
+                       (long long)sbuf.st_size, (long long)NXVK_MAX_FILE_BYTES);
+  }
   struct csv_parser p;
   if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
     fclose(f);

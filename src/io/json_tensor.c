@@ -27,29 +27,20 @@ static const char *where(const fill_ctx *c, char *buf, size_t len) {
   return buf;
 }
 
-/* Bracket depth without recursion, so a hostile "[[[[..." is refused before
- * cJSON's recursive parser sees it. */
 static int depth_ok(const char *text, size_t len, const char *name) {
-  int depth = 0;
-  bool in_str = false;
-  for (size_t i = 0; i < len; i++) {
-    char ch = text[i];
-    if (in_str) {
-      if (ch == '\\')
-        i++;
-      else if (ch == '"')
-        in_str = false;
-    } else if (ch == '"') {
-      in_str = true;
-    } else if (ch == '[' || ch == '{') {
-      if (++depth > NXVK_MAX_JSON_DEPTH)
-        return nxvk_seterr(NXVK_E_TOO_LARGE, "%s: JSON nested deeper than %d levels", name,
-                           NXVK_MAX_JSON_DEPTH);
-    } else if ((ch == ']' || ch == '}') && depth > 0) {
-      depth--; /* never below 0: stray closers must not buy extra depth */
-    }
-  }
-  return NXVK_OK;
+  if (nxvk_json_depth_ok(text, len, NXVK_MAX_JSON_DEPTH)) return NXVK_OK;
+  return nxvk_seterr(NXVK_E_TOO_LARGE, "%s: JSON nested deeper than %d levels", name,
+                     NXVK_MAX_JSON_DEPTH);
+}
+
+/* Every list at depth d has shape.dim[d] entries and the leaves sit at
+ * depth rank (bounded by NXVK_MAX_JSON_DEPTH, checked before parsing). */
+static bool nested_matches(const cJSON *v, const nxvk_shape *s, int d) {
+  if (d == s->rank) return !cJSON_IsArray(v);
+  if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != s->dim[d]) return false;
+  for (const cJSON *e = v->child; e; e = e->next)
+    if (!nested_matches(e, s, d + 1)) return false;
+  return true;
 }
 
 static bool ieq(const char *a, const char *b) {
@@ -246,6 +237,11 @@ static int from_tree(const cJSON *root, const char *name, nxvk_host *out) {
     return nxvk_seterr(NXVK_E_BAD_FILE, "%s: data is nested deeper than shape %s", name,
                        nxvk_shape_str(&shape, sb, sizeof sb));
 
+  /* nested data must match shape level by level before anything is sized
+   * from shape: a 3-byte "[[1]]" must not allocate what shape claims */
+  if (!flat && is_list && !nested_matches(jv, &shape, 0))
+    return nxvk_seterr(NXVK_E_BAD_FILE, "%s: nested data does not match shape %s", name,
+                       nxvk_shape_str(&shape, sb, sizeof sb));
   rc = nxvk_host_alloc(out, dt, &shape);
   if (rc) return with_name(rc, name);
   fill_ctx c = {.name = name, .t = out};

@@ -93,24 +93,6 @@ static int value_named(const nxvk_graph *g, const char *name, int upto) {
   return -1;
 }
 
-static int json_depth_ok(const char *text, size_t len) {
-  int depth = 0;
-  bool str = false;
-  for (size_t i = 0; i < len; i++) {
-    char ch = text[i];
-    if (str) {
-      if (ch == '\\') i++;
-      else if (ch == '"') str = false;
-    } else if (ch == '"') {
-      str = true;
-    } else if (ch == '[' || ch == '{') {
-      if (++depth > NXVK_MAX_JSON_DEPTH) return 0;
-    } else if (ch == ']' || ch == '}') {
-      depth--;
-    }
-  }
-  return 1;
-}
 
 static int parse_inputs(nxvk_graph *g, const cJSON *inputs) {
   const char *o = g->origin;
@@ -238,10 +220,16 @@ static int parse_outputs(nxvk_graph *g, const cJSON *outs) {
 
 int nxvk_graph_parse(const char *text, size_t len, const char *origin, nxvk_graph **out) {
   *out = NULL;
-  if (!json_depth_ok(text, len))
+  if (!nxvk_json_depth_ok(text, len, NXVK_MAX_JSON_DEPTH))
     return nxvk_seterr(NXVK_E_TOO_LARGE, "%s: JSON nested deeper than %d", origin, NXVK_MAX_JSON_DEPTH);
   const char *end = NULL;
   cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+  while (root && end && end < text + len && strchr(" \t\r\n", *end)) end++;
+  if (root && end && end < text + len) {
+    cJSON_Delete(root);
+    return nxvk_seterr(NXVK_E_BAD_FILE, "%s: text after the graph's JSON value (at byte %zu)", origin,
+                       (size_t)(end - text));
+  }
   if (!root) {
     size_t at = end ? (size_t)(end - text) : 0;
     return nxvk_seterr(NXVK_E_BAD_FILE, "%s: not valid JSON (near byte %zu)", origin, at);
@@ -285,13 +273,18 @@ int nxvk_graph_load(const char *path, nxvk_graph **out) {
   char *buf = NULL;
   size_t n = 0, cap = 0;
   int rc = NXVK_OK;
-  for (;;) {
-    if (n + 65536 > cap) {
-      cap = cap ? cap * 2 : 65536;
-      char *p = cap <= NXVK_MAX_GRAPH_BYTES ? realloc(buf, cap + 1) : NULL;
-      if (!p) {
+  for (;;) { /* read at most one byte past the limit: enough to know it is over */
+    if (n == cap) {
+      if (cap > (size_t)NXVK_MAX_GRAPH_BYTES) {
         rc = nxvk_seterr(NXVK_E_TOO_LARGE, "%s: graph file over %d MiB", path,
                          NXVK_MAX_GRAPH_BYTES >> 20);
+        break;
+      }
+      cap = cap ? cap * 2 : 65536;
+      if (cap > (size_t)NXVK_MAX_GRAPH_BYTES + 1) cap = (size_t)NXVK_MAX_GRAPH_BYTES + 1;
+      char *p = realloc(buf, cap + 1);
+      if (!p) {
+        rc = nxvk_seterr(NXVK_E_NO_MEMORY, "%s: out of memory", path);
         break;
       }
       buf = p;

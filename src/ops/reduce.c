@@ -201,11 +201,11 @@ int nxvk_reduce_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in,
       case NXVK_RED_SUM:
       case NXVK_RED_MEAN:
         acc += v;
-        iacc += (uint64_t)(int64_t)v;
+        if (!fl) iacc += (uint64_t)(int64_t)v; /* integers only: inf has no int64 */
         break;
       case NXVK_RED_PRODUCT:
         acc *= v;
-        iacc *= (uint64_t)(int64_t)v;
+        if (!fl) iacc *= (uint64_t)(int64_t)v;
         break;
       case NXVK_RED_MAX:
       case NXVK_RED_MIN:
