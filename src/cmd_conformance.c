@@ -1623,28 +1623,6 @@ static int run_op_dtype(runner *R, const nxvk_op_desc *op, nxvk_dtype dt, case_l
   return 0;
 }
 
-static cJSON *device_json(const nxvk_device_info *i) {
-  cJSON *o = cJSON_CreateObject();
-  cJSON_AddNumberToObject(o, "index", i->index);
-  cJSON_AddStringToObject(o, "name", i->name);
-  cJSON_AddStringToObject(o, "vendor", i->vendor ? i->vendor : "");
-  cJSON_AddStringToObject(o, "type", i->type ? i->type : "");
-  cJSON_AddStringToObject(o, "driver_name", i->driver_name);
-  cJSON_AddStringToObject(o, "driver_info", i->driver_info);
-  cJSON_AddStringToObject(o, "driver_version", i->driver_version);
-  cJSON_AddStringToObject(o, "api_version", i->api_version);
-  cJSON_AddBoolToObject(o, "f64", i->f64);
-  cJSON *fc = cJSON_AddObjectToObject(o, "float_controls");
-  cJSON_AddBoolToObject(fc, "available", i->float_controls);
-  cJSON_AddBoolToObject(fc, "denorm_preserve_f32", i->denorm_preserve_f32);
-  cJSON_AddBoolToObject(fc, "denorm_preserve_f64", i->denorm_preserve_f64);
-  cJSON_AddBoolToObject(fc, "denorm_flush_f32", i->denorm_flush_f32);
-  cJSON_AddBoolToObject(fc, "denorm_flush_f64", i->denorm_flush_f64);
-  cJSON_AddBoolToObject(fc, "signed_zero_inf_nan_f32", i->signed_zero_inf_nan_f32);
-  cJSON_AddBoolToObject(fc, "signed_zero_inf_nan_f64", i->signed_zero_inf_nan_f64);
-  return o;
-}
-
 typedef struct {
   const bool *ops;   /* selected ops, by table index */
   unsigned dtypes;   /* NXVK_DT() mask */
@@ -1668,7 +1646,7 @@ static int run_device(runner *R, const selection *sel, cJSON *jrep) {
   case_list L = {0};
   if (!T) return data_fail("out of memory");
   if (jrep) {
-    cJSON_AddItemToObject(jrep, "device", device_json(i));
+    cJSON_AddItemToObject(jrep, "device", cli_device_json(i));
     R->jcases = cJSON_AddArrayToObject(jrep, "cases");
   }
   int rc = 0;

@@ -12,83 +12,6 @@ static const nxvk_usage usage = {
     "with budget and usage, limits, subgroup size, features and float controls.\n"
     "With --device, only that device."};
 
-static cJSON *device_json(const nxvk_device_info *d) {
-  cJSON *o = cJSON_CreateObject();
-  cJSON_AddNumberToObject(o, "index", d->index);
-  cJSON_AddStringToObject(o, "name", d->name);
-  cJSON_AddStringToObject(o, "vendor", d->vendor);
-  cJSON_AddNumberToObject(o, "vendor_id", d->vendor_id);
-  cJSON_AddNumberToObject(o, "device_id", d->device_id);
-  cJSON_AddStringToObject(o, "type", d->type);
-  cJSON_AddStringToObject(o, "driver_name", d->driver_name);
-  cJSON_AddStringToObject(o, "driver_info", d->driver_info);
-  cJSON_AddStringToObject(o, "driver_version", d->driver_version);
-  cJSON_AddStringToObject(o, "api_version", d->api_version);
-  char uuid[40];
-  for (int i = 0; i < 16; i++) snprintf(uuid + 2 * i, 3, "%02x", d->pipeline_cache_uuid[i]);
-  cJSON_AddStringToObject(o, "pipeline_cache_uuid", uuid);
-
-  cJSON *mem = cJSON_AddObjectToObject(o, "memory");
-  cJSON_AddBoolToObject(mem, "budget_available", d->has_budget);
-  cJSON *heaps = cJSON_AddArrayToObject(mem, "heaps");
-  for (int i = 0; i < d->heap_count; i++) {
-    cJSON *h = cJSON_CreateObject();
-    cJSON_AddNumberToObject(h, "size", (double)d->heaps[i].size);
-    cJSON_AddBoolToObject(h, "device_local", d->heaps[i].device_local);
-    if (d->has_budget) {
-      cJSON_AddNumberToObject(h, "budget", (double)d->heaps[i].budget);
-      cJSON_AddNumberToObject(h, "usage", (double)d->heaps[i].usage);
-    } else {
-      cJSON_AddNullToObject(h, "budget");
-      cJSON_AddNullToObject(h, "usage");
-    }
-    cJSON_AddItemToArray(heaps, h);
-  }
-
-  cJSON *l = cJSON_AddObjectToObject(o, "limits");
-  cJSON_AddItemToObject(l, "max_workgroup_size",
-                        cJSON_CreateIntArray((const int[]){(int)d->max_workgroup_size[0],
-                                                           (int)d->max_workgroup_size[1],
-                                                           (int)d->max_workgroup_size[2]}, 3));
-  cJSON_AddNumberToObject(l, "max_workgroup_invocations", d->max_workgroup_invocations);
-  cJSON_AddItemToObject(l, "max_workgroup_count",
-                        cJSON_CreateDoubleArray((const double[]){d->max_workgroup_count[0],
-                                                                 d->max_workgroup_count[1],
-                                                                 d->max_workgroup_count[2]}, 3));
-  cJSON_AddNumberToObject(l, "max_shared_memory", d->max_shared_memory);
-  cJSON_AddNumberToObject(l, "max_push_constants", d->max_push_constants);
-  cJSON_AddNumberToObject(l, "max_storage_buffer_range", (double)d->max_storage_buffer_range);
-  cJSON_AddNumberToObject(l, "max_allocation_size", (double)d->max_allocation_size);
-  cJSON_AddNumberToObject(l, "subgroup_size", d->subgroup_size);
-  cJSON_AddNumberToObject(l, "min_subgroup_size", d->min_subgroup_size);
-  cJSON_AddNumberToObject(l, "max_subgroup_size", d->max_subgroup_size);
-  cJSON_AddNumberToObject(l, "timestamp_period_ns", d->timestamp_period_ns);
-  cJSON_AddNumberToObject(l, "timestamp_valid_bits", d->timestamp_valid_bits);
-
-  cJSON *f = cJSON_AddObjectToObject(o, "features");
-  cJSON_AddBoolToObject(f, "f64", d->f64);
-  cJSON_AddBoolToObject(f, "f16", d->f16);
-  cJSON_AddBoolToObject(f, "int64", d->int64);
-  cJSON_AddBoolToObject(f, "int16", d->int16);
-  cJSON_AddBoolToObject(f, "int8", d->int8);
-  cJSON_AddBoolToObject(f, "storage_8bit", d->storage_8bit);
-  cJSON_AddBoolToObject(f, "storage_16bit", d->storage_16bit);
-  cJSON_AddBoolToObject(f, "timestamps", d->timestamps);
-  cJSON_AddBoolToObject(f, "push_descriptor", d->push_descriptor);
-  cJSON_AddBoolToObject(f, "cooperative_matrix_nv", d->coop_matrix_nv);
-  cJSON_AddBoolToObject(f, "cooperative_matrix_khr", d->coop_matrix_khr);
-
-  cJSON *fc = cJSON_AddObjectToObject(o, "float_controls");
-  cJSON_AddBoolToObject(fc, "available", d->float_controls);
-  cJSON_AddBoolToObject(fc, "denorm_preserve_f32", d->denorm_preserve_f32);
-  cJSON_AddBoolToObject(fc, "denorm_preserve_f64", d->denorm_preserve_f64);
-  cJSON_AddBoolToObject(fc, "denorm_flush_f32", d->denorm_flush_f32);
-  cJSON_AddBoolToObject(fc, "denorm_flush_f64", d->denorm_flush_f64);
-  cJSON_AddBoolToObject(fc, "signed_zero_inf_nan_preserve_f32", d->signed_zero_inf_nan_f32);
-  cJSON_AddBoolToObject(fc, "signed_zero_inf_nan_preserve_f64", d->signed_zero_inf_nan_f64);
-  return o;
-}
-
 static const char *yn(bool b) { return b ? "yes" : "no"; }
 
 static void human_bytes(uint64_t b, char *buf, size_t n) {
@@ -178,7 +101,7 @@ int cmd_info(int argc, char **argv, nxvk_cli *cli) {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "nxvk_version", NXVK_VERSION);
     cJSON *arr = cJSON_AddArrayToObject(root, "devices");
-    for (int i = first; i < last; i++) cJSON_AddItemToArray(arr, device_json(&infos[i]));
+    for (int i = first; i < last; i++) cJSON_AddItemToArray(arr, cli_device_json(&infos[i]));
     char *s = cJSON_Print(root);
     if (s) puts(s);
     free(s);

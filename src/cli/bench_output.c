@@ -253,18 +253,9 @@ static cJSON *row_json(const bench_row *r) {
 
 static cJSON *device_json(const bench_report *r, int i) {
   const nxvk_device_info *d = &r->devices[i];
-  cJSON *o = cJSON_CreateObject();
-  cJSON_AddNumberToObject(o, "index", d->index);
-  cJSON_AddStringToObject(o, "name", d->name);
-  cJSON_AddStringToObject(o, "vendor", d->vendor ? d->vendor : "");
-  cJSON_AddStringToObject(o, "type", d->type ? d->type : "");
+  cJSON *o = cli_device_json(d); /* info's record, plus short names and the roofline */
   cJSON_AddStringToObject(o, "driver", d->driver_name);
-  cJSON_AddStringToObject(o, "driver_info", d->driver_info);
-  cJSON_AddStringToObject(o, "driver_version", d->driver_version);
   cJSON_AddStringToObject(o, "api", d->api_version);
-  cJSON_AddNumberToObject(o, "timestamp_period_ns", d->timestamp_period_ns);
-  cJSON_AddBoolToObject(o, "timestamps", d->timestamps);
-  cJSON_AddNumberToObject(o, "max_storage_buffer_range", (double)d->max_storage_buffer_range);
   /* the roofline from this run's peak rows, when they were measured */
   double f32 = NAN, f64 = NAN, copy = NAN;
   for (int k = 0; k < r->nrows; k++) {

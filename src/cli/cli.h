@@ -59,6 +59,9 @@ int cli_usage_error(const nxvk_usage *u, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Print the engine's last error as one line and map it to an exit status. */
 int cli_engine_error(int code);
+/* The device as `nxvk info --json` shows it (a cJSON object); the reports of
+ * conformance and bench embed the same record. */
+struct cJSON *cli_device_json(const nxvk_device_info *d);
 /* Open (once) the device the options chose. */
 int cli_ctx(nxvk_cli *cli, nxvk_ctx **out);
 
