@@ -197,22 +197,6 @@ static int bench_device(const bench_opts *o, bench_report *rep, nxvk_ctx *ctx) {
   return status;
 }
 
-/* What main does for the last device, for each earlier one of --device all. */
-static int close_device(nxvk_cli *cli, int status) {
-  nxvk_stats st;
-  nxvk_ctx_stats(cli->ctx, &st);
-  if (st.validation_messages > 0) {
-    char last[512];
-    nxvk_ctx_last_validation(cli->ctx, last, sizeof last);
-    fprintf(stderr, "nxvk: error: %llu Vulkan validation message(s); last: %s\n",
-            (unsigned long long)st.validation_messages, last);
-    if (status == EXIT_OK) status = EXIT_FAIL;
-  }
-  nxvk_ctx_close(cli->ctx);
-  cli->ctx = NULL;
-  return status;
-}
-
 static int run_devices(nxvk_cli *cli, const bench_opts *o, bench_report *rep) {
   nxvk_ctx *ctx;
   if (!cli->device || strcmp(cli->device, "all") != 0) {
@@ -236,7 +220,7 @@ static int run_devices(nxvk_cli *cli, const bench_opts *o, bench_report *rep) {
     cli->device = index;
     rc = cli_ctx(cli, &ctx);
     status = rc ? cli_engine_error(rc) : bench_device(o, rep, ctx);
-    if (i + 1 < count && cli->ctx) status = close_device(cli, status); /* main closes the last */
+    if (i + 1 < count && cli->ctx) status = cli_close_device(cli, status); /* main closes the last */
   }
   return status;
 }

@@ -38,29 +38,6 @@ static const struct command *find(const char *name) {
   return NULL;
 }
 
-/* Validation messages are failures: report them after the command ran. */
-static int finish_device(nxvk_cli *cli, int status) {
-  if (!cli->ctx) return status;
-  nxvk_stats st;
-  nxvk_ctx_stats(cli->ctx, &st);
-  if (st.validation_messages > 0) {
-    char last[512];
-    nxvk_ctx_last_validation(cli->ctx, last, sizeof last);
-    fprintf(stderr, "nxvk: error: %llu Vulkan validation message(s); last: %s\n",
-            (unsigned long long)st.validation_messages, last);
-    if (status == EXIT_OK) status = EXIT_FAIL;
-  }
-  /* every command frees what it made: a tensor still alive is a bug */
-  if (st.live_tensors > 0) {
-    fprintf(stderr, "nxvk: error: %llu tensor(s) not freed at exit (internal bug)\n",
-            (unsigned long long)st.live_tensors);
-    if (status == EXIT_OK) status = EXIT_FAIL;
-  }
-  nxvk_ctx_close(cli->ctx);
-  cli->ctx = NULL;
-  return status;
-}
-
 static int finish_stdout(int status) {
   /* a write to a closed pipe or a full disk is a failure, not silence */
   if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -105,6 +82,6 @@ int main(int argc, char **argv) {
   }
   nxvk_cli cli = {0};
   int status = c->fn(argc - 1, argv + 1, &cli);
-  if (c->flags & NEEDS_DEVICE) status = finish_device(&cli, status);
+  if (c->flags & NEEDS_DEVICE) status = cli_close_device(&cli, status);
   return finish_stdout(status);
 }

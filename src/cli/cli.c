@@ -210,3 +210,27 @@ cJSON *cli_device_json(const nxvk_device_info *d) {
   return o;
 }
 
+
+/* Validation messages are failures: report them after the command ran. */
+int cli_close_device(nxvk_cli *cli, int status) {
+  if (!cli->ctx) return status;
+  nxvk_stats st;
+  nxvk_ctx_stats(cli->ctx, &st);
+  if (st.validation_messages > 0) {
+    char last[512];
+    nxvk_ctx_last_validation(cli->ctx, last, sizeof last);
+    fprintf(stderr, "nxvk: error: %llu Vulkan validation message(s); last: %s\n",
+            (unsigned long long)st.validation_messages, last);
+    if (status == EXIT_OK) status = EXIT_FAIL;
+  }
+  /* every command frees what it made: a tensor still alive is a bug */
+  if (st.live_tensors > 0) {
+    fprintf(stderr, "nxvk: error: %llu tensor(s) not freed at exit (internal bug)\n",
+            (unsigned long long)st.live_tensors);
+    if (status == EXIT_OK) status = EXIT_FAIL;
+  }
+  nxvk_ctx_close(cli->ctx);
+  cli->ctx = NULL;
+  return status;
+}
+

@@ -62,6 +62,9 @@ int cli_engine_error(int code);
 /* The device as `nxvk info --json` shows it (a cJSON object); the reports of
  * conformance and bench embed the same record. */
 struct cJSON *cli_device_json(const nxvk_device_info *d);
+/* Close the device a command opened: a validation message or a tensor still
+ * alive fails the command (status becomes EXIT_FAIL when it was EXIT_OK). */
+int cli_close_device(nxvk_cli *cli, int status);
 /* Open (once) the device the options chose. */
 int cli_ctx(nxvk_cli *cli, nxvk_ctx **out);
 

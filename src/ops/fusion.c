@@ -1200,23 +1200,7 @@ int nxvk_compare_nodes(const nxvk_graph *g, const int *nodes, int nnodes, const 
       else if (f & IV_ANY) out->forgiven++;
       bool ok = (f & IV_ANY) || (isnan(gv) ? (f & IV_NAN) != 0
                                            : (f & IV_NUM) && tle(r->lo[e], gv) && tle(gv, r->hi[e]));
-      double u = nxvk_ulp_diff(d, gv, rv);
-      if (is_float(d) && isfinite(gv) && isfinite(rv)) {
-        if (fabs(gv - rv) > out->max_abs) out->max_abs = fabs(gv - rv);
-        if (isfinite(u) && u > out->max_ulp) out->max_ulp = u;
-      }
-      if (!ok) {
-        if (out->bad++ == 0) {
-          out->worst = e;
-          out->worst_got = gv;
-          out->worst_ref = rv;
-        }
-      } else if (out->bad == 0 && isfinite(u) && u > worst_u) {
-        worst_u = u;
-        out->worst = e;
-        out->worst_got = gv;
-        out->worst_ref = rv;
-      }
+      nxvk_cmp_note(out, e, gv, rv, nxvk_ulp_diff(d, gv, rv), ok, is_float(d), &worst_u);
     }
     limits_text(g, usedp, nused, metas, limit_text, len);
   }

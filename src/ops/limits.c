@@ -110,6 +110,26 @@ static int64_t terms_per_output(const nxvk_op_desc *op, const nxvk_host *in, con
   return no ? ni / no : 0;
 }
 
+void nxvk_cmp_note(nxvk_cmp *c, int64_t i, double g, double r, double u, bool ok, bool fl,
+                   double *worst_u) {
+  if (fl && isfinite(g) && isfinite(r)) {
+    if (fabs(g - r) > c->max_abs) c->max_abs = fabs(g - r);
+    if (isfinite(u) && u > c->max_ulp) c->max_ulp = u;
+  }
+  if (!ok) {
+    if (c->bad++ == 0) { /* report the first failure */
+      c->worst = i;
+      c->worst_got = g;
+      c->worst_ref = r;
+    }
+  } else if (c->bad == 0 && isfinite(u) && u > *worst_u) {
+    *worst_u = u;
+    c->worst = i;
+    c->worst_got = g;
+    c->worst_ref = r;
+  }
+}
+
 /* Input k's element that output element i of an elementwise op reads. */
 static double operand_at(const nxvk_host *in, int k, const nxvk_shape *out, int64_t i) {
   int64_t idx[NXVK_MAX_RANK] = {0}, rest = i, st[NXVK_MAX_RANK], off = 0;
@@ -230,22 +250,7 @@ static int compare_impl(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_
         continue;
       }
     }
-    if (fl && isfinite(g) && isfinite(r)) {
-      if (fabs(g - r) > c->max_abs) c->max_abs = fabs(g - r);
-      if (isfinite(u) && u > c->max_ulp) c->max_ulp = u;
-    }
-    if (!ok) {
-      if (c->bad++ == 0) { /* report the first failure */
-        c->worst = i;
-        c->worst_got = g;
-        c->worst_ref = r;
-      }
-    } else if (c->bad == 0 && isfinite(u) && u > worst_u) {
-      worst_u = u;
-      c->worst = i;
-      c->worst_got = g;
-      c->worst_ref = r;
-    }
+    nxvk_cmp_note(c, i, g, r, u, ok, fl, &worst_u);
   }
   nxvk_host_free(&scale);
   return NXVK_OK;

@@ -124,6 +124,11 @@ int nxvk_random_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor
 int nxvk_random_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
 enum { NXVK_RANDOM_UNIFORM, NXVK_RANDOM_NORMAL };
 
+/* limits.c: one compared element into the tally (max abs/ulp over finite
+ * pairs; the first failure, else the largest ulp, as the worst). */
+void nxvk_cmp_note(nxvk_cmp *c, int64_t i, double got, double ref, double ulp, bool ok,
+                   bool is_float, double *worst_ulp);
+
 /* ---- shared by the kinds ---- */
 
 /* Check, allocate and record one op into a recording (what nxvk_batch_op
