@@ -18,6 +18,7 @@ typedef struct {
   int64_t next;               /* next element to write */
   int depth;                  /* entries of idx in use */
   int64_t idx[NXVK_MAX_RANK]; /* index path into nested data */
+  bool check_only;            /* walk and check the nesting, store nothing */
 } fill_ctx;
 
 static const char *where(const fill_ctx *c, char *buf, size_t len) {
@@ -31,16 +32,6 @@ static int depth_ok(const char *text, size_t len, const char *name) {
   if (nxvk_json_depth_ok(text, len, NXVK_MAX_JSON_DEPTH)) return NXVK_OK;
   return nxvk_seterr(NXVK_E_TOO_LARGE, "%s: JSON nested deeper than %d levels", name,
                      NXVK_MAX_JSON_DEPTH);
-}
-
-/* Every list at depth d has shape.dim[d] entries and the leaves sit at
- * depth rank (bounded by NXVK_MAX_JSON_DEPTH, checked before parsing). */
-static bool nested_matches(const cJSON *v, const nxvk_shape *s, int d) {
-  if (d == s->rank) return !cJSON_IsArray(v);
-  if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != s->dim[d]) return false;
-  for (const cJSON *e = v->child; e; e = e->next)
-    if (!nested_matches(e, s, d + 1)) return false;
-  return true;
 }
 
 static bool ieq(const char *a, const char *b) {
@@ -135,7 +126,7 @@ static int fill_nested(fill_ctx *c, const cJSON *a, int axis) {
       rc = nxvk_seterr(NXVK_E_BAD_FILE, "%s: %s: nested deeper than shape %s", c->name,
                        where(c, wb, sizeof wb), nxvk_shape_str(s, sb, sizeof sb));
     } else {
-      rc = put_value(c, e);
+      rc = c->check_only ? NXVK_OK : put_value(c, e);
     }
     if (rc) return rc;
   }
@@ -239,9 +230,12 @@ static int from_tree(const cJSON *root, const char *name, nxvk_host *out) {
 
   /* nested data must match shape level by level before anything is sized
    * from shape: a 3-byte "[[1]]" must not allocate what shape claims */
-  if (!flat && is_list && !nested_matches(jv, &shape, 0))
-    return nxvk_seterr(NXVK_E_BAD_FILE, "%s: nested data does not match shape %s", name,
-                       nxvk_shape_str(&shape, sb, sizeof sb));
+  if (!flat && is_list) {
+    nxvk_host shape_only = {.dtype = dt, .shape = shape};
+    fill_ctx chk = {.name = name, .t = &shape_only, .check_only = true};
+    rc = fill_nested(&chk, jv, 0);
+    if (rc) return rc;
+  }
   rc = nxvk_host_alloc(out, dt, &shape);
   if (rc) return with_name(rc, name);
   fill_ctx c = {.name = name, .t = out};
