@@ -892,7 +892,7 @@ static void serve_payload(port_server *s, const uint8_t *payload, size_t len) {
   } else {
     const char *end = NULL;
     req = cJSON_ParseWithLengthOpts(f.header, f.header_len, &end, false);
-    while (req && end < f.header + f.header_len && strchr(" \t\r\n", *end)) end++;
+    while (req && end < f.header + f.header_len && *end && strchr(" \t\r\n", *end)) end++;
     if (!req)
       rc = fail(s, NXVK_E_BAD_REQUEST, "header: not valid JSON (near byte %zu)",
                 end ? (size_t)(end - f.header) : (size_t)0);

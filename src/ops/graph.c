@@ -224,7 +224,7 @@ int nxvk_graph_parse(const char *text, size_t len, const char *origin, nxvk_grap
     return nxvk_seterr(NXVK_E_TOO_LARGE, "%s: JSON nested deeper than %d", origin, NXVK_MAX_JSON_DEPTH);
   const char *end = NULL;
   cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
-  while (root && end && end < text + len && strchr(" \t\r\n", *end)) end++;
+  while (root && end && end < text + len && *end && strchr(" \t\r\n", *end)) end++;
   if (root && end && end < text + len) {
     cJSON_Delete(root);
     return nxvk_seterr(NXVK_E_BAD_FILE, "%s: text after the graph's JSON value (at byte %zu)", origin,

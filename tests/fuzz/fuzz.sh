@@ -35,21 +35,18 @@ if [ "$secs" = merge ]; then
   cap=${FUZZ_CORPUS_CAP:-199} # files per target in the committed corpus
   new=$root/build/fuzz/merged/$t
   rm -rf "$new"; mkdir -p "$new"
-  "$bin" -merge=1 -max_len=$maxlen -rss_limit_mb=2048 -timeout=60 "$new" "$corpus" "$seeds/$t" "$work" \
-    2>"$logs/$t.merge.log"
+  # inputs that crash during a merge are left out, their files written
+  # under build/fuzz/artifacts (libFuzzer's default is the current folder)
+  "$bin" -merge=1 -max_len=$maxlen -rss_limit_mb=2048 -timeout=60 -artifact_prefix="$art/merge-" \
+    "$new" "$corpus" "$seeds/$t" "$work" 2>"$logs/$t.merge.log"
   grep -E 'MERGE-OUTER: [0-9]+ new files' "$logs/$t.merge.log" || true
   if [ "$(ls "$new" | wc -l)" -gt "$cap" ]; then
-    # over the cap: every edge first (a merge without hit counters), then
-    # the smallest of the rest up to the cap
-    edges=$root/build/fuzz/merged/$t.edges
-    rm -rf "$edges"; mkdir -p "$edges"
-    "$bin" -merge=1 -use_counters=0 -max_len=$maxlen -rss_limit_mb=2048 -timeout=60 "$edges" "$new" \
-      2>>"$logs/$t.merge.log"
-    ls -S -r "$new" | while read -r f; do
-      [ "$(ls "$edges" | wc -l)" -lt "$cap" ] || break
-      cp -n "$new/$f" "$edges/$f"
-    done
-    new=$edges
+    # over the cap: a greedy cover of the merged inputs' edges, then features
+    sel=$root/build/fuzz/merged/$t.sel
+    rm -rf "$sel"
+    /usr/bin/python3 "$root/tests/fuzz/select_corpus.py" "$bin" "$cap" "$new" "$sel" \
+      -max_len=$maxlen -rss_limit_mb=2048 -timeout=60 -artifact_prefix="$art/merge-"
+    new=$sel
   fi
   rm -rf "$corpus"; mkdir -p "$corpus"
   cp "$new"/* "$corpus"/

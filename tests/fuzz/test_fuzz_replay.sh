@@ -42,9 +42,9 @@ for t in "${targets[@]}"; do
   bin=build/fuzz/bin/replay_$t
   if [ -z "$(ls tests/fuzz/corpus/"$t" 2>/dev/null)" ]; then
     not_ok "$t: corpus replayed with 0 crashes" "tests/fuzz/corpus/$t is empty"
-    continue
+  else
+    replay "$t: corpus replayed with 0 crashes" "$bin" "tests/fuzz/corpus/$t"
   fi
-  replay "$t: corpus replayed with 0 crashes" "$bin" "tests/fuzz/corpus/$t"
   for r in tests/fuzz/regressions/"$t"/*; do
     [ -f "$r" ] || continue
     replay "$t: regression ${r##*/} runs clean" "$bin" "$r"

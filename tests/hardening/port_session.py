@@ -15,6 +15,7 @@ import os
 import struct
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ left in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from portlib import frame, payload, raw_frame, session  # noqa: E402
 
