@@ -120,8 +120,8 @@ $(BIN): $(OBJ_CORE) $(OBJ_CLI)
 
 # ---- sanitizers (separate object trees) -------------------------------------
 asan:
-	$(MAKE) FLAVOR=-asan OPT="-O1 -g" EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-	  EXTRA_LDFLAGS="-fsanitize=address,undefined" nxvk-asan unit-tests
+	$(MAKE) FLAVOR=-asan OPT="-O1 -g" EXTRA_CFLAGS="-fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  EXTRA_LDFLAGS="-fsanitize=address,undefined,float-cast-overflow" nxvk-asan unit-tests
 
 unit-tests: $(UNIT_TESTS)
 
