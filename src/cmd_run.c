@@ -61,6 +61,18 @@ static void print_tensor(const char *name, const nxvk_host *h) {
   free(text);
 }
 
+/* The end of a `check` line: what was counted, then ok or the first failure. */
+static void print_verdict(const nxvk_cmp *cmp, bool *failed) {
+  if (cmp->unbounded) printf(", %lld outside the spec's bounded range", (long long)cmp->unbounded);
+  if (cmp->bad) {
+    printf(": FAIL, %lld of %lld over; first at [%lld] got %.17g want %.17g\n", (long long)cmp->bad,
+           (long long)cmp->n, (long long)cmp->worst, cmp->worst_got, cmp->worst_ref);
+    *failed = true;
+  } else {
+    printf(": ok\n");
+  }
+}
+
 /* The reference of `op` on the GPU's own operands, compared with the GPU's
  * result (so each op is judged on its inputs and errors do not compound),
  * forgiving the denormal flushes the device's float controls allow. */
@@ -77,14 +89,7 @@ static int check_one(nxvk_ctx *ctx, const char *name, const nxvk_op_desc *op,
   printf("check %s (%s %s): max abs %.3g, max ulp %.3g, limit %s", name, op->name,
          nxvk_dtype_name(got->dtype), cmp.max_abs, cmp.max_ulp, lim.text);
   if (cmp.forgiven) printf(", %lld denormal flushes forgiven", (long long)cmp.forgiven);
-  if (cmp.unbounded) printf(", %lld outside the spec's bounded range", (long long)cmp.unbounded);
-  if (cmp.bad) {
-    printf(": FAIL, %lld of %lld over; first at [%lld] got %.17g want %.17g\n", (long long)cmp.bad,
-           (long long)cmp.n, (long long)cmp.worst, cmp.worst_got, cmp.worst_ref);
-    *failed = true;
-  } else {
-    printf(": ok\n");
-  }
+  print_verdict(&cmp, failed);
   return NXVK_OK;
 }
 
@@ -230,14 +235,7 @@ static int check_fused(nxvk_ctx *ctx, const nxvk_graph *g, const nxvk_plan_step 
   if (cmp.forgiven) /* where an error crossed a jump of an op, the bound says nothing */
     printf(", %lld element%s past what the bound can judge", (long long)cmp.forgiven,
            cmp.forgiven == 1 ? "" : "s");
-  if (cmp.unbounded) printf(", %lld outside the spec's bounded range", (long long)cmp.unbounded);
-  if (cmp.bad) {
-    printf(": FAIL, %lld of %lld over; first at [%lld] got %.17g want %.17g\n", (long long)cmp.bad,
-           (long long)cmp.n, (long long)cmp.worst, cmp.worst_got, cmp.worst_ref);
-    *failed = true;
-  } else {
-    printf(": ok\n");
-  }
+  print_verdict(&cmp, failed);
   return NXVK_OK;
 }
 
