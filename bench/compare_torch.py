@@ -63,10 +63,15 @@ def load_torch():
     return torch, None
 
 
-def time_cuda(torch, fn, min_time, repeat):
-    """Median/min/max in ns of fn() between two CUDA events."""
+def time_cuda(torch, fn, min_time, repeat, warmup=0.2):
+    """Median/min/max in ns of fn() between two CUDA events, after warmup
+    seconds of untimed runs (the GPU's clocks rise only under load)."""
     fn()
     torch.cuda.synchronize()
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < warmup:
+        fn()
+        torch.cuda.synchronize()
     times = []
     start = time.monotonic()
     while True:
@@ -86,7 +91,15 @@ def time_cuda(torch, fn, min_time, repeat):
     return stats(times)
 
 
-def torch_bench(torch, args, sizes, msizes, dtypes):
+def parse_dims(text):
+    """'MxKxN' or 'BxMxKxN' -> (B or 0, M, K, N), as nxvk bench --shapes."""
+    d = [parse_size(x) for x in text.lower().split("x")]
+    if len(d) not in (3, 4):
+        raise ValueError("%r is not MxKxN or BxMxKxN" % text)
+    return tuple([0] + d if len(d) == 3 else d)
+
+
+def torch_bench(torch, args, sizes, msizes, dtypes, shapes=()):
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     dev = torch.device("cuda")
@@ -109,11 +122,21 @@ def torch_bench(torch, args, sizes, msizes, dtypes):
             rel = ((got - want).abs().max() / want.abs().max()).item()
             if rel > (1e-4 if dt == "f32" else 1e-12):
                 sys.exit("compare_torch: torch.matmul %s n=%d is off by %.3g (relative)" % (dt, n, rel))
-            st = time_cuda(torch, lambda: torch.matmul(a, b, out=c), args.min_time, args.repeat)
+            st = time_cuda(torch, lambda: torch.matmul(a, b, out=c), args.min_time, args.repeat, args.warmup)
             flops = 2.0 * n * n * n
             results.append({"mode": "matmul", "name": "matmul", "dtype": dt, "size": n, "gpu_ns": st,
                             "flops": flops, "gflops": flops / st["median"],
                             "gflops_min": flops / st["max"], "gflops_max": flops / st["min"]})
+            del a, b, c
+        for text in shapes:
+            bt, m, k, n = parse_dims(text)
+            lead = (bt,) if bt else ()
+            a, b = rand(lead + (m, k), dt), rand(lead + (k, n), dt)
+            c = torch.empty(lead + (m, n), device=dev, dtype=tdt[dt])
+            st = time_cuda(torch, lambda: torch.matmul(a, b, out=c), args.min_time, args.repeat, args.warmup)
+            flops = 2.0 * max(bt, 1) * m * n * k
+            results.append({"mode": "shapes", "name": "matmul", "dtype": dt, "dims": text, "size": m,
+                            "gpu_ns": st, "flops": flops, "gflops": flops / st["median"]})
             del a, b, c
         for op in SWEEP_OPS:
             for n in sizes:
@@ -129,7 +152,7 @@ def torch_bench(torch, args, sizes, msizes, dtypes):
                 else:
                     fn = lambda: torch.sum(x)  # noqa: E731
                     nbytes = (n + 1) * esz
-                st = time_cuda(torch, fn, args.min_time, args.repeat)
+                st = time_cuda(torch, fn, args.min_time, args.repeat, args.warmup)
                 results.append({"mode": "ops", "name": op, "dtype": dt, "size": n, "gpu_ns": st,
                                 "bytes": nbytes, "gbps": nbytes / st["median"]})
                 del x, y, out
@@ -163,8 +186,15 @@ def ratios(nx, pt):
     """nxvk/PyTorch throughput per (mode, dtype, size[, op]); > 1: nxvk faster."""
     out = []
     ptm = {(r["mode"], r["name"] if r["mode"] == "ops" else "", r["dtype"], r["size"]): r for r in pt}
+    pts = {(r["dtype"], r["dims"]): r for r in pt if r["mode"] == "shapes"}
     for r in nx:
-        if r["mode"] == "matmul":
+        if r["mode"] == "shapes":
+            p = pts.get((r["dtype"], r.get("dims")))
+            if p and r.get("gflops"):
+                out.append({"mode": "shapes", "name": r["name"], "variant": r["variant"], "dtype": r["dtype"],
+                            "size": r["size"], "dims": r["dims"], "unit": "GFLOPS", "nxvk": r["gflops"],
+                            "torch": p["gflops"], "ratio": r["gflops"] / p["gflops"]})
+        elif r["mode"] == "matmul":
             p = ptm.get(("matmul", "", r["dtype"], r["size"]))
             if p and r.get("gflops"):
                 out.append({"mode": "matmul", "name": r["name"], "variant": r["variant"], "dtype": r["dtype"],
@@ -194,6 +224,16 @@ def print_side_by_side(nx, pt, rat):
         p = ptm.get(("matmul", "", r["dtype"], r["size"]))
         x = rmap.get(("matmul", r["name"], r["variant"], r["dtype"], r["size"]))
         print("%-10s %-5s %6d %12s %12s %8s" % (r["variant"], r["dtype"], r["size"], fmt(r.get("gflops")),
+                                               fmt(p and p["gflops"]), fmt(x and x["ratio"], "%.3f")))
+    shaped = [r for r in nx if r["mode"] == "shapes"]
+    if shaped:
+        smap = {(x["dtype"], x["dims"]): x for x in rat if x["mode"] == "shapes"}
+        pts = {(r["dtype"], r["dims"]): r for r in pt if r["mode"] == "shapes"}
+        print("\nmatmul shapes: GFLOPS of the default variant; ratio = nxvk / PyTorch")
+        print("%-5s %18s %12s %12s %8s" % ("dtype", "shape", "nxvk", "PyTorch", "ratio"))
+        for r in shaped:
+            p, x = pts.get((r["dtype"], r["dims"])), smap.get((r["dtype"], r["dims"]))
+            print("%-5s %18s %12s %12s %8s" % (r["dtype"], r["dims"], fmt(r.get("gflops")),
                                                fmt(p and p["gflops"]), fmt(x and x["ratio"], "%.3f")))
     print("\nops: GB/s (bytes read + written / kernel time); ratio = nxvk / PyTorch")
     print("%-6s %-5s %8s %12s %12s %8s" % ("op", "dtype", "size", "nxvk", "PyTorch", "ratio"))
@@ -234,7 +274,10 @@ def main():
                          "instead of running nxvk; sizes and dtypes default to its own")
     ap.add_argument("--sizes", help="op sweep sizes in elements (K M G = x1024; default %s)" % DEFAULT_SIZES)
     ap.add_argument("--matmul-sizes", help="ladder sizes n of n x n matrices (default %s)" % DEFAULT_MATMUL)
+    ap.add_argument("--shapes", help="matmul shapes MxKxN or BxMxKxN, comma-separated (default: none, or "
+                    "those of --nxvk-json)")
     ap.add_argument("--dtype", help="f32, f64 or both (default f32,f64)")
+    ap.add_argument("--warmup", type=float, default=0.2, help="seconds of untimed runs before each measurement")
     ap.add_argument("--min-time", type=float, default=0.5, help="seconds per PyTorch measurement")
     ap.add_argument("--repeat", type=int, default=0, help="exactly N timed PyTorch runs")
     ap.add_argument("--out", metavar="FILE", help="write nxvk, PyTorch and the ratios as one JSON file")
@@ -246,7 +289,7 @@ def main():
         with open(path) as f:
             run = json.load(f)
         nx_runs.append(run)
-        nx_results += [r for r in run["results"] if r["mode"] in ("ops", "matmul")]
+        nx_results += [r for r in run["results"] if r["mode"] in ("ops", "matmul", "shapes")]
     # PyTorch runs at the sizes and dtypes of the nxvk results it is compared with
     def from_results(mode, ops_only=False):
         v = sorted(set(r["size"] for r in nx_results if r["mode"] == mode and
@@ -256,12 +299,17 @@ def main():
         args.sizes = from_results("ops", True) or DEFAULT_SIZES
     if args.matmul_sizes is None:
         args.matmul_sizes = from_results("matmul") or DEFAULT_MATMUL
+    if args.shapes is None:
+        args.shapes = ",".join(sorted(set(r["dims"] for r in nx_results if r["mode"] == "shapes")))
     if args.dtype is None:
         d = sorted(set(r["dtype"] for r in nx_results if r["dtype"] in ("f32", "f64")))
         args.dtype = ",".join(d) if d else "f32,f64"
     try:
         sizes = [parse_size(s) for s in args.sizes.split(",")]
         msizes = [parse_size(s) for s in args.matmul_sizes.split(",")]
+        shapes = [x for x in args.shapes.split(",") if x]
+        for x in shapes:
+            parse_dims(x)
     except ValueError as e:
         ap.error("bad size: %s" % e)
     dtypes = [d.strip() for d in args.dtype.split(",")]
@@ -270,9 +318,10 @@ def main():
 
     if args.nxvk:
         ops = run_nxvk(args, "ops", ["--ops", ",".join(SWEEP_OPS), "--sizes", args.sizes, "--dtype", args.dtype])
-        mm = run_nxvk(args, "matmul", ["--sizes", args.matmul_sizes, "--dtype", args.dtype])
+        mm = run_nxvk(args, "matmul", ["--sizes", args.matmul_sizes, "--dtype", args.dtype] +
+                      (["--shapes", ",".join(shapes)] if shapes else []))
         nx_runs = [ops, mm]
-        nx_results = ops["results"] + [r for r in mm["results"] if r["mode"] == "matmul"]
+        nx_results = ops["results"] + [r for r in mm["results"] if r["mode"] in ("matmul", "shapes")]
 
     torch, why = load_torch()
     if torch is None:
@@ -282,7 +331,7 @@ def main():
     else:
         print("\nPyTorch %s, CUDA %s, %s (TF32 off)" % (torch.__version__, torch.version.cuda,
                                                        torch.cuda.get_device_name(0)), flush=True)
-        pt = torch_bench(torch, args, sizes, msizes, dtypes)
+        pt = torch_bench(torch, args, sizes, msizes, dtypes, shapes)
         pt_results = pt["results"]
 
     rat = ratios(nx_results, pt_results)

@@ -1,13 +1,18 @@
 #version 450
-// dot_vec.comp - C = A x B per batch: 256 invocations (16 x 16) own a
-// TILE x TILE block of C, TILE = 32 * Q, walking K in steps of BK = 8.  Each
-// invocation accumulates a (2Q) x (2Q) block as 2 x 2 sub-blocks of Q x Q,
-// rows {ty*Q.., TILE/2 + ty*Q..} and columns {tx*Q.., TILE/2 + tx*Q..}, so
-// every shared-memory read is a Q-vector and a quarter warp reads 128
-// contiguous bytes (no bank conflicts).  The next tile is loaded into
-// registers while the current one is multiplied (double buffering).
-// Q = 4 (vec4) for f32, 2 (dvec2) for f64.
-// Grid: (ceil(N/TILE), ceil(M/TILE), batch).  meta: [0] M [1] N [2] K [3] batch
+// dot_vec.comp - C = A x B per batch, the GPU kernel.  256 invocations
+// (16 x 16) own a BM x BN block of C, BM = 16 Q RB and BN = 16 Q CB, and walk
+// K in steps of BK.  Each invocation accumulates RB x CB sub-blocks of Q x Q:
+// rows rb*16Q + ty*Q + i, columns cb*16Q + tx*Q + j, so every shared-memory
+// read is a Q-vector and a quarter warp reads 16 contiguous vectors (no bank
+// conflicts).  Shared memory is double buffered: the next tile is loaded
+// from global memory into registers while the current one is multiplied, then
+// stored into the other buffer, so each step needs a single barrier.
+// Global loads and C stores are Q-vectors when K % Q == 0 (A) and
+// N % Q == 0 (B, C), scalars with per-element bounds otherwise.
+// Q = 4 (vec4) for f32, 2 (dvec2) for f64.  RB, CB, BK: specialization
+// constants chosen per device and shape (dot.c).
+// Grid: (ceil(N/BN), ceil(M/BM), batch).
+// meta: [0] M [1] N [2] K [3] batch [4] bit 0: A vector loads, bit 1: B and C
 #extension GL_GOOGLE_include_directive : require
 #include "dtype.glsl"
 
@@ -18,94 +23,135 @@
 #define Q 4u
 #define VT vec4
 #endif
-#define BK 8u
-#define TILE (32u * Q)
-#define TV (TILE / Q)              // vectors per tile row
-// each invocation loads Q elements of A and Q of B per tile: (TILE*BK)/256 = Q
-#define A_PER Q
-#define B_PER Q
 
 layout(local_size_x = 256) in;
-layout(constant_id = 0) const uint WG_UNUSED = 256u;
+layout(constant_id = 0) const uint RB = 2u;   // Q-row blocks per invocation
+layout(constant_id = 1) const uint CB = 2u;   // Q-column blocks per invocation
+layout(constant_id = 2) const uint BK = 8u;   // a multiple of Q
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
+// each operand twice: as scalars and as Q-vectors (the same descriptor)
 layout(std430, binding = 1) readonly buffer A { ST a[]; };
+layout(std430, binding = 1) readonly buffer AV { VT av[]; };
 layout(std430, binding = 2) readonly buffer B { ST b[]; };
+layout(std430, binding = 2) readonly buffer BV { VT bv[]; };
 layout(std430, binding = 3) writeonly buffer C { ST c[]; };
+layout(std430, binding = 3) writeonly buffer CV { VT cv[]; };
 
-shared VT As[BK * TV];   // As[k][row/Q]: k-major, Q consecutive rows per vector
-shared VT Bs[BK * TV];   // Bs[k][col/Q]
+const uint BMV = 16u * RB;           // tile rows / Q
+const uint BNV = 16u * CB;           // tile columns / Q
+const uint ASTR = BMV + 1u;          // +1 vector: the k rows of As fall in other banks
+const uint KQ = BK / Q;              // vectors along k in one row of the A tile
+const uint A_VECS = 16u * RB * BK;   // Q-vectors in the A tile (BM * BK / Q)
+const uint B_VECS = 16u * CB * BK;   // and in the B tile
+const uint A_LOADS = (A_VECS + 255u) / 256u;
+const uint B_LOADS = (B_VECS + 255u) / 256u;
+
+shared VT As[2u * BK * ASTR];        // [buffer][k][row / Q]: A transposed
+shared VT Bs[2u * BK * BNV];         // [buffer][k][column / Q]
+
+uint M, N, K, abase, bbase, row0, col0;
+bool vec_a, vec_b;
+
+VT load_a(uint v, uint k0) {
+  uint r = v / KQ, gr = row0 + r, gk = k0 + (v - r * KQ) * Q;
+  if (vec_a) return (gr < M && gk < K) ? av[(abase + gr * K + gk) / Q] : VT(0);
+  VT x = VT(0);
+  for (uint e = 0u; e < Q; e++)
+    if (gr < M && gk + e < K) x[e] = T(a[abase + gr * K + gk + e]);
+  return x;
+}
+
+VT load_b(uint v, uint k0) {
+  uint k = v / BNV, gk = k0 + k, gc = col0 + (v - k * BNV) * Q;
+  if (vec_b) return (gk < K && gc < N) ? bv[(bbase + gk * N + gc) / Q] : VT(0);
+  VT x = VT(0);
+  for (uint e = 0u; e < Q; e++)
+    if (gk < K && gc + e < N) x[e] = T(b[bbase + gk * N + gc + e]);
+  return x;
+}
+
+// registers -> shared buffer `buf` (A transposed: k-major)
+void store_tile(uint buf, VT ra[A_LOADS], VT rb[B_LOADS]) {
+  uint t = gl_LocalInvocationID.x;
+  for (uint l = 0u; l < A_LOADS; l++) {
+    uint v = t + l * 256u;
+    if (v >= A_VECS) break;
+    uint r = v / KQ, kq = v - r * KQ;
+    for (uint e = 0u; e < Q; e++) As[buf * BK * ASTR + (kq * Q + e) * ASTR + r / Q][r % Q] = ra[l][e];
+  }
+  for (uint l = 0u; l < B_LOADS; l++) {
+    uint v = t + l * 256u;
+    if (v >= B_VECS) break;
+    Bs[buf * BK * BNV + v] = rb[l];
+  }
+}
 
 void main() {
   uint m = pc.meta_off;
-  uint M = meta[m], N = meta[m + 1u], K = meta[m + 2u];
+  M = meta[m];
+  N = meta[m + 1u];
+  K = meta[m + 2u];
+  vec_a = (meta[m + 4u] & 1u) != 0u;
+  vec_b = (meta[m + 4u] & 2u) != 0u;
   uint bi = gl_WorkGroupID.z;
-  uint row0 = gl_WorkGroupID.y * TILE, col0 = gl_WorkGroupID.x * TILE;
+  row0 = gl_WorkGroupID.y * BMV * Q;
+  col0 = gl_WorkGroupID.x * BNV * Q;
   uint t = gl_LocalInvocationID.x;
   uint tx = t % 16u, ty = t / 16u;
-  uint abase = bi * M * K, bbase = bi * K * N;
+  abase = bi * M * K;
+  bbase = bi * K * N;
 
-  // what this invocation loads: A: one row, A_PER consecutive k; B: one k, B_PER columns
-  uint ar = t / (BK / A_PER), ak = (t % (BK / A_PER)) * A_PER;
-  uint bk = t / (TILE / B_PER), bc = (t % (TILE / B_PER)) * B_PER;
-  T ra[A_PER], rb[B_PER];
+  VT ra[A_LOADS], rb[B_LOADS];
+  VT acc[RB * Q * CB];   // [row block][row in block][column block]
+  for (uint i = 0u; i < RB * Q * CB; i++) acc[i] = VT(0);
 
-  VT acc[4u * Q];   // [sub-block (2x2)][row in sub-block] -> Q columns
-  for (uint i = 0u; i < 4u * Q; i++) acc[i] = VT(0);
-
-  // prefetch tile 0
-  for (uint e = 0u; e < A_PER; e++) {
-    uint gr = row0 + ar, gk = ak + e;
-    ra[e] = (gr < M && gk < K) ? T(a[abase + gr * K + gk]) : T(0);
-  }
-  for (uint e = 0u; e < B_PER; e++) {
-    uint gk = bk, gc = col0 + bc + e;
-    rb[e] = (gk < K && gc < N) ? T(b[bbase + gk * N + gc]) : T(0);
-  }
-
+  // tile 0 into buffer 0; then per step: load the next tile into registers
+  // (its latency hidden behind the multiplication), multiply this one, store
+  // the next into the other buffer, one barrier
+  for (uint l = 0u; l < A_LOADS; l++)
+    if (t + l * 256u < A_VECS) ra[l] = load_a(t + l * 256u, 0u);
+  for (uint l = 0u; l < B_LOADS; l++)
+    if (t + l * 256u < B_VECS) rb[l] = load_b(t + l * 256u, 0u);
+  store_tile(0u, ra, rb);
+  barrier();
+  uint buf = 0u;
   for (uint k0 = 0u; k0 < K; k0 += BK) {
-    // registers -> shared (A transposed: k-major)
-    // a component store: neighbouring invocations own the other components
-    for (uint e = 0u; e < A_PER; e++) As[(ak + e) * TV + ar / Q][ar % Q] = ra[e];
-    {
-      VT v;
-      for (uint e = 0u; e < Q; e++) v[e] = rb[e];
-      Bs[bk * TV + bc / Q] = v;
+    bool more = k0 + BK < K;
+    if (more) {
+      for (uint l = 0u; l < A_LOADS; l++)
+        if (t + l * 256u < A_VECS) ra[l] = load_a(t + l * 256u, k0 + BK);
+      for (uint l = 0u; l < B_LOADS; l++)
+        if (t + l * 256u < B_VECS) rb[l] = load_b(t + l * 256u, k0 + BK);
     }
-    barrier();
-    // prefetch the next tile while this one is multiplied
-    uint k1 = k0 + BK;
-    if (k1 < K) {
-      for (uint e = 0u; e < A_PER; e++) {
-        uint gr = row0 + ar, gk = k1 + ak + e;
-        ra[e] = (gr < M && gk < K) ? T(a[abase + gr * K + gk]) : T(0);
-      }
-      for (uint e = 0u; e < B_PER; e++) {
-        uint gk = k1 + bk, gc = col0 + bc + e;
-        rb[e] = (gk < K && gc < N) ? T(b[bbase + gk * N + gc]) : T(0);
-      }
-    }
+    uint abuf = buf * BK * ASTR, bbuf = buf * BK * BNV;
     for (uint kk = 0u; kk < BK; kk++) {
-      VT a0 = As[kk * TV + ty], a1 = As[kk * TV + TV / 2u + ty];
-      VT b0 = Bs[kk * TV + tx], b1 = Bs[kk * TV + TV / 2u + tx];
-      for (uint i = 0u; i < Q; i++) {
-        acc[i] = fma(VT(a0[i]), b0, acc[i]);
-        acc[Q + i] = fma(VT(a0[i]), b1, acc[Q + i]);
-        acc[2u * Q + i] = fma(VT(a1[i]), b0, acc[2u * Q + i]);
-        acc[3u * Q + i] = fma(VT(a1[i]), b1, acc[3u * Q + i]);
-      }
+      VT x[RB], y[CB];
+      for (uint i = 0u; i < RB; i++) x[i] = As[abuf + kk * ASTR + i * 16u + ty];
+      for (uint j = 0u; j < CB; j++) y[j] = Bs[bbuf + kk * BNV + j * 16u + tx];
+      for (uint i = 0u; i < RB; i++)
+        for (uint q = 0u; q < Q; q++)
+          for (uint j = 0u; j < CB; j++)
+            acc[(i * Q + q) * CB + j] = fma(VT(x[i][q]), y[j], acc[(i * Q + q) * CB + j]);
     }
+    buf ^= 1u;
+    if (more) store_tile(buf, ra, rb);
     barrier();
   }
-  for (uint sb = 0u; sb < 4u; sb++) {
-    uint rbase = row0 + (sb / 2u) * (TILE / 2u) + ty * Q;
-    uint cbase = col0 + (sb % 2u) * (TILE / 2u) + tx * Q;
-    for (uint i = 0u; i < Q; i++) {
-      uint gr = rbase + i;
+  for (uint i = 0u; i < RB; i++)
+    for (uint q = 0u; q < Q; q++) {
+      uint gr = row0 + i * 16u * Q + ty * Q + q;
       if (gr >= M) continue;
-      VT v = acc[sb * Q + i];
-      for (uint j = 0u; j < Q; j++)
-        if (cbase + j < N) c[bi * M * N + gr * N + cbase + j] = ST(v[j]);
+      for (uint j = 0u; j < CB; j++) {
+        uint gc = col0 + j * 16u * Q + tx * Q;
+        VT v = acc[(i * Q + q) * CB + j];
+        uint o = bi * M * N + gr * N + gc;
+        if (vec_b && gc < N) {
+          cv[o / Q] = v;
+        } else {
+          for (uint e = 0u; e < Q; e++)
+            if (gc + e < N) c[o + e] = ST(v[e]);
+        }
+      }
     }
-  }
 }

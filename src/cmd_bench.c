@@ -21,7 +21,7 @@
 
 static const char *const synopsis[] = {
     "ops [--ops OP,...] [--sizes N,...] [--dtype D,...] [OPTIONS]",
-    "matmul [--sizes N,...] [--dtype D,...] [OPTIONS]",
+    "matmul [--sizes N,...] [--shapes MxKxN,...] [--variant V,...] [--dtype D,...] [OPTIONS]",
     "peak [--bytes SIZE] [OPTIONS]",
     "all [--sizes N,...] [--dtype D,...] [--bytes SIZE] [OPTIONS]",
     "fusion [--sizes N] [OPTIONS]",
@@ -114,6 +114,29 @@ static int parse_lists(bench_opts *o, const char *ops, const char *sizes, const 
       return EXIT_USAGE;
     }
     o->ops[o->nops++] = op;
+  }
+  return EXIT_OK;
+}
+
+/* --shapes: MxKxN or BxMxKxN (batched), each dimension a size */
+static int parse_shapes(bench_opts *o, const char *shapes) {
+  char buf[4096], *items[BENCH_MAX_LIST];
+  snprintf(buf, sizeof buf, "%s", shapes);
+  int n = split_list(buf, items);
+  if (n <= 0) return cli_usage_error(&usage, "--shapes: give 1 to %d shapes, e.g. 1000x3000x700", BENCH_MAX_LIST);
+  for (int i = 0; i < n; i++) {
+    int64_t d[4];
+    int nd = 0;
+    char *save = NULL, copy[256];
+    snprintf(copy, sizeof copy, "%s", items[i]);
+    bool ok = true;
+    for (char *tok = strtok_r(copy, "xX", &save); tok && ok; tok = strtok_r(NULL, "xX", &save))
+      ok = nd < 4 && parse_size(tok, &d[nd++]);
+    if (!ok || nd < 3)
+      return cli_usage_error(&usage, "--shapes: '%s' is not MxKxN or BxMxKxN (sizes, K M G = x1024)", items[i]);
+    int64_t *out = o->shapes[o->nshapes++];
+    out[0] = nd == 4 ? d[0] : 0;
+    memcpy(out + 1, d + nd - 3, 3 * sizeof *d);
   }
   return EXIT_OK;
 }
@@ -226,16 +249,19 @@ static int run_devices(nxvk_cli *cli, const bench_opts *o, bench_report *rep) {
 }
 
 int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
-  const char *ops = NULL, *sizes = NULL, *dtypes = NULL, *bytes = NULL;
+  const char *ops = NULL, *sizes = NULL, *dtypes = NULL, *bytes = NULL, *shapes = NULL;
   const char *json = NULL, *csv = NULL, *plot = NULL;
-  bench_opts o = {.min_time = 0.5, .cpu_limit = 2};
+  bench_opts o = {.min_time = 0.5, .warmup = 0.2, .cpu_limit = 2};
   const nxvk_option opts[] = {
       {"ops", 0, OPT_STRING, &ops, "OP,...", "ops to time (ops mode; default add,exp,sum,dot)"},
       {"sizes", 0, OPT_STRING, &sizes, "N,...", "ops: elements (default 1K..64M); matmul: n (128..4096)"},
+      {"shapes", 0, OPT_STRING, &shapes, "MxKxN,...", "matmul: also these products (BxMxKxN batched)"},
+      {"variant", 0, OPT_STRING, &o.variants, "V,...", "matmul: only these dot variants (default: every one)"},
       {"dtype", 0, OPT_STRING, &dtypes, "D,...", "dtypes (default: ops f32, matmul f32,f64)"},
       {"bytes", 0, OPT_STRING, &bytes, "SIZE", "peak: copy and transfer size (default up to 256M)"},
       {"min-time", 0, OPT_DOUBLE, &o.min_time, "SECONDS", "time each measurement at least this long (0.5)"},
       {"repeat", 0, OPT_INT, &o.repeat, "N", "exactly N timed runs instead of --min-time"},
+      {"warmup", 0, OPT_DOUBLE, &o.warmup, "SECONDS", "untimed GPU runs first, at least this long (0.2)"},
       {"cpu-limit", 0, OPT_DOUBLE, &o.cpu_limit, "SECONDS", "skip CPU-reference timing over this per run (2)"},
       {"json", 0, OPT_STRING, &json, "FILE", "write every measurement as JSON"},
       {"csv", 0, OPT_STRING, &csv, "FILE", "write every measurement as CSV"},
@@ -263,14 +289,34 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
     USAGE("fusion takes --sizes N (one size) and the timing options only");
   if (ops && !mode_is(&o, "ops") && !mode_is(&o, "all")) USAGE("--ops goes with the ops and all modes");
   if ((sizes || dtypes) && mode_is(&o, "peak")) USAGE("--sizes and --dtype do not apply to peak");
+  if (shapes && !mode_is(&o, "matmul")) USAGE("--shapes goes with the matmul mode");
+  if (o.variants && !mode_is(&o, "matmul") && !mode_is(&o, "all")) USAGE("--variant goes with the matmul and all modes");
+  if (o.variants) {
+    /* every name must be a variant of some op: a typo would time nothing */
+    char buf[256], *items[BENCH_MAX_LIST];
+    snprintf(buf, sizeof buf, "%s", o.variants);
+    int n = split_list(buf, items);
+    if (n <= 0) USAGE("--variant: give one or more dot variants");
+    for (int i = 0; i < n; i++) {
+      bool known = false;
+      for (int k = 0; k < nxvk_op_count() && !known; k++) {
+        const char *const *names;
+        int nv = nxvk_op_variants(nxvk_op_at(k), &names);
+        for (int v = 0; v < nv; v++) known |= strcmp(names[v], items[i]) == 0;
+      }
+      if (!known) USAGE("--variant: '%s' is not a dot variant (tiled vec regtile naive)", items[i]);
+    }
+  }
   if (bytes && !mode_is(&o, "peak") && !mode_is(&o, "all")) USAGE("--bytes goes with the peak and all modes");
   if (plot && mode_is(&o, "peak")) USAGE("--plot draws ops or matmul results; peak has none to draw");
   if (!(o.min_time >= 0 && o.min_time <= 3600)) USAGE("--min-time: give 0 to 3600 seconds");
   if (o.repeat < 0 || o.repeat > 100000) USAGE("--repeat: give 1 to 100000 runs");
+  if (!(o.warmup >= 0 && o.warmup <= 60)) USAGE("--warmup: give 0 to 60 seconds");
   if (!(o.cpu_limit >= 0)) USAGE("--cpu-limit: give seconds >= 0");
   if (bytes && (!parse_size(bytes, &o.peak_bytes) || o.peak_bytes < 4 || o.peak_bytes % 4))
     USAGE("--bytes: '%s' is not a size in bytes (a multiple of 4, K M G = x1024)", bytes);
   if ((status = parse_lists(&o, ops, sizes, dtypes))) goto out;
+  if (shapes && (status = parse_shapes(&o, shapes))) goto out;
   if ((status = check_output_dir("json", json)) || (status = check_output_dir("csv", csv)) ||
       (status = check_output_dir("plot", plot)))
     goto out;

@@ -53,6 +53,7 @@ static void device_text(const nxvk_device_info *d) {
          d->max_shared_memory, d->max_push_constants, b1);
   printf("  subgroup        %u (min %u, max %u)\n", d->subgroup_size, d->min_subgroup_size,
          d->max_subgroup_size);
+  if (d->compute_units) printf("  compute units   %u\n", d->compute_units);
   printf("  timestamps      %s (%u valid bits, %.3g ns per tick)\n", yn(d->timestamps),
          d->timestamp_valid_bits, d->timestamp_period_ns);
   printf("  features        f64 %s, f16 %s, int64 %s, int8 %s, 8-bit storage %s, 16-bit storage %s\n",

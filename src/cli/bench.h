@@ -28,9 +28,13 @@ typedef struct bench_opts {
   int nops;
   int64_t sizes[BENCH_MAX_LIST];        /* the --sizes list as given */
   int nsizes;
+  int64_t shapes[BENCH_MAX_LIST][4];    /* --shapes: batch (0: none), m, k, n */
+  int nshapes;
+  const char *variants;                 /* --variant: comma list, NULL = every one */
   nxvk_dtype dtypes[NXVK_NDTYPES];
   int ndtypes;
   double min_time;                      /* seconds */
+  double warmup;                        /* seconds of untimed GPU runs first */
   long repeat;                          /* 0: until min_time */
   double cpu_limit;                     /* seconds one CPU-reference run may take */
   int64_t peak_bytes;                   /* 0: chosen from the device */
@@ -52,6 +56,7 @@ typedef struct bench_row {
   const char *dtype;                    /* "f32", or "" */
   int64_t size;                         /* elements (ops), n (matmul), bytes (peak) */
   nxvk_shape shape;                     /* first operand (ops, matmul) */
+  char dims[64];                        /* shapes rows: "MxKxN" or "BxMxKxN" */
   double bytes, flops;                  /* per run; 0 when not meaningful */
   bench_stat gpu;                       /* timestamps around the dispatch */
   bench_stat e2e;                       /* wall clock (CLOCK_MONOTONIC) */
@@ -100,8 +105,9 @@ typedef struct bench_ctx {
  * printing its error; bench_repeat returns an engine code (NXVK_E_*). */
 double bench_now_ns(void);
 typedef int (*bench_fn)(void *arg, double *ns);
-/* warmups calls, then timed calls until --repeat or --min-time. */
-int bench_repeat(const bench_opts *o, int warmups, bench_fn fn, void *arg, bench_stat *st);
+/* warmups calls (and, for gpu, --warmup seconds of them when warmups > 0),
+ * then timed calls until --repeat or --min-time. */
+int bench_repeat(const bench_opts *o, int warmups, bool gpu, bench_fn fn, void *arg, bench_stat *st);
 void bench_fill_random(bench_ctx *b, nxvk_host *h, bool predicate);
 void bench_progress(const bench_ctx *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void bench_progress_done(const bench_ctx *b);

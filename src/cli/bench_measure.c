@@ -25,15 +25,19 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Returns an engine code (0 or NXVK_E_*), which the caller reports. */
-int bench_repeat(const bench_opts *o, int warmups, bench_fn fn, void *arg, bench_stat *st) {
+/* Returns an engine code (0 or NXVK_E_*), which the caller reports.  GPU
+ * measurements warm up for --warmup seconds as well: a GPU raises its clocks
+ * only after some time under load, and one run is far too short for that. */
+int bench_repeat(const bench_opts *o, int warmups, bool gpu, bench_fn fn, void *arg, bench_stat *st) {
   memset(st, 0, sizeof *st);
   double t0 = bench_now_ns(), ns;
-  for (int i = 0; i < warmups; i++) {
+  int done = 0;
+  while (done < warmups || (gpu && warmups > 0 && bench_now_ns() - t0 < o->warmup * 1e9)) {
     int rc = fn(arg, &ns);
     if (rc) return rc;
+    done++;
   }
-  double warm_each = warmups ? (bench_now_ns() - t0) / warmups : 0;
+  double warm_each = done ? (bench_now_ns() - t0) / done : 0;
   int cap = o->repeat > 0 ? (int)o->repeat : 1000;
   /* three runs at least, unless one run already outlasts --min-time */
   int min_runs = o->repeat > 0 ? (int)o->repeat : (warm_each >= o->min_time * 1e9 ? 1 : 3);
@@ -168,6 +172,23 @@ static int plan(problem *p, const nxvk_op_desc *op, nxvk_dtype d, int64_t size, 
   return nxvk_op_infer(op, &p->attrs, p->meta, p->nin, &p->out);
 }
 
+/* dot on [b,]m,k x [b,]k,n as --shapes gives it (dims[0] = 0: not batched) */
+static int plan_dims(problem *p, const nxvk_op_desc *op, nxvk_dtype d, const int64_t dims[4]) {
+  memset(p, 0, sizeof *p);
+  p->op = op;
+  p->dtype = d;
+  p->nin = 2;
+  nxvk_shape x = {2, {dims[1], dims[2]}}, y = {2, {dims[2], dims[3]}};
+  if (dims[0]) {
+    x = (nxvk_shape){3, {dims[0], dims[1], dims[2]}};
+    y = (nxvk_shape){3, {dims[0], dims[2], dims[3]}};
+  }
+  p->meta[0] = (nxvk_meta){d, x};
+  p->meta[1] = (nxvk_meta){d, y};
+  p->size = dims[1];
+  return nxvk_op_infer(op, &p->attrs, p->meta, p->nin, &p->out);
+}
+
 bool bench_ops_plan_ok(const nxvk_op_desc *op, nxvk_dtype d, char *why, size_t len) {
   problem p;
   if (plan(&p, op, d, 16, false) == NXVK_OK) return true;
@@ -288,16 +309,18 @@ static int cpu_once(void *arg, double *ns) {
 
 /* ---- the check before timing ---- */
 
+/* The first elements of h, as many as shape holds, as a new tensor of that shape. */
+static int host_prefix(const nxvk_host *h, const nxvk_shape *shape, nxvk_host *out) {
+  int rc = nxvk_host_alloc(out, h->dtype, shape);
+  if (rc == NXVK_OK && nxvk_host_bytes(out)) memcpy(out->data, h->data, nxvk_host_bytes(out));
+  return rc;
+}
+
 /* First `rows` rows (or elements) of h as a new host tensor. */
 static int host_head(const nxvk_host *h, int64_t rows, nxvk_host *out) {
   nxvk_shape s = h->shape;
-  int64_t per_row = 1;
-  for (int i = 1; i < s.rank; i++) per_row *= s.dim[i];
   s.dim[0] = rows;
-  int rc = nxvk_host_alloc(out, h->dtype, &s);
-  if (rc == NXVK_OK && nxvk_host_bytes(out))
-    memcpy(out->data, h->data, (size_t)(rows * per_row) * nxvk_dtype_size(h->dtype));
-  return rc;
+  return host_prefix(h, &s, out);
 }
 
 static bool is_elementwise(nxvk_kind k) {
@@ -355,7 +378,7 @@ static int check_problem(problem *p, bench_row *row, check_result *cr) {
   nxvk_tensor_free(res);
   if (rc) return cli_engine_error(rc);
   int64_t nout = nxvk_host_count(&got);
-  bool is_dot = p->op->kind == NXVK_KIND_DOT && p->meta[0].shape.rank == 2;
+  bool is_dot = p->op->kind == NXVK_KIND_DOT;
   memset(cr, 0, sizeof *cr);
 
   double cost = is_dot ? dot_flops(p) / 2 : (double)nout;
@@ -374,17 +397,21 @@ static int check_problem(problem *p, bench_row *row, check_result *cr) {
       status = compare_or_fail(p, row, part, p->nin, &got_part, cr, work);
     }
   } else if (is_dot) {
-    int64_t m = p->meta[0].shape.dim[0], kk = p->meta[0].shape.dim[1], n = p->meta[1].shape.dim[1];
+    /* the first rows (of the first batch): contiguous prefixes of A, B, C */
+    const nxvk_shape *xs = &p->meta[0].shape;
+    int r = xs->rank;
+    int64_t m = xs->dim[r - 2], kk = xs->dim[r - 1], n = p->meta[1].shape.dim[r - 1];
     int64_t rows = BENCH_CHECK_REF_OPS / (kk * n > 0 ? kk * n : 1);
     if (rows < 1) rows = 1;
     if (rows > m) rows = m;
-    snprintf(row->check, sizeof row->check, "first %lld rows", (long long)rows);
-    rc = host_head(&p->in[0], rows, &part[0]);
-    if (rc == NXVK_OK) rc = host_head(&got, rows, &got_part);
-    if (rc == NXVK_OK) {
-      nxvk_host args[2] = {part[0], p->in[1]};
-      status = compare_or_fail(p, row, args, 2, &got_part, cr, (double)rows * (double)kk * (double)n);
-    }
+    snprintf(row->check, sizeof row->check, r == 3 ? "first %lld rows of batch 0" : "first %lld rows",
+             (long long)rows);
+    nxvk_shape sa = {2, {rows, kk}}, sb = {2, {kk, n}}, sc = {2, {rows, n}};
+    rc = host_prefix(&p->in[0], &sa, &part[0]);
+    if (rc == NXVK_OK) rc = host_prefix(&p->in[1], &sb, &part[1]);
+    if (rc == NXVK_OK) rc = host_prefix(&got, &sc, &got_part);
+    if (rc == NXVK_OK)
+      status = compare_or_fail(p, row, part, 2, &got_part, cr, (double)rows * (double)kk * (double)n);
   } else {
     /* the result depends on all of the input: check the kernel on a smaller run */
     problem small;
@@ -426,10 +453,10 @@ static int measure(bench_ctx *b, problem *p, bench_row *row, unsigned want, cons
   if (status) return status;
   if (!p->timestamps) add_note(row, "no timestamps: kernel time is submit + wait");
   bench_progress(b, "%s: kernel", label);
-  rc = bench_repeat(b->o, 1, kernel_once, p, &row->gpu);
+  rc = bench_repeat(b->o, 1, true, kernel_once, p, &row->gpu);
   if (rc == NXVK_OK && (want & WANT_E2E)) {
     bench_progress(b, "%s: end to end", label);
-    rc = bench_repeat(b->o, 1, e2e_once, p, &row->e2e);
+    rc = bench_repeat(b->o, 1, true, e2e_once, p, &row->e2e);
   }
   if (rc) return cli_engine_error(rc);
   if (want & WANT_CPU) {
@@ -442,7 +469,7 @@ static int measure(bench_ctx *b, problem *p, bench_row *row, unsigned want, cons
     } else {
       /* a full check already ran the reference once: that was its warm-up */
       bench_progress(b, "%s: CPU reference", label);
-      rc = bench_repeat(b->o, cr.full ? 0 : 1, cpu_once, p, &row->cpu);
+      rc = bench_repeat(b->o, cr.full ? 0 : 1, false, cpu_once, p, &row->cpu);
       if (rc) return cli_engine_error(rc);
     }
   }
@@ -538,6 +565,60 @@ int bench_ops(bench_ctx *b) {
   return EXIT_OK;
 }
 
+static bool variant_chosen(const bench_opts *o, const char *v) {
+  if (!o->variants) return true;
+  size_t n = strlen(v);
+  for (const char *p = o->variants; (p = strstr(p, v)) != NULL; p += n)
+    if ((p == o->variants || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return true;
+  return false;
+}
+
+/* --shapes: odd, non-square and batched products through the default
+ * variant, to be read against the square ladder. */
+static int matmul_shapes(bench_ctx *b, const nxvk_op_desc *op, const nxvk_dtype *dts, int ndts) {
+  const bench_opts *o = b->o;
+  bench_print_header("shapes");
+  for (int d = 0; d < ndts; d++) {
+    if (!nxvk_ctx_supports(b->ctx, dts[d]) || !(op->dtypes & NXVK_DT(dts[d]))) continue; /* noted by the ladder */
+    for (int s = 0; s < o->nshapes; s++) {
+      const int64_t *dims = o->shapes[s];
+      problem p;
+      char why[160], label[96], text[64];
+      if (dims[0])
+        snprintf(text, sizeof text, "%lldx%lldx%lldx%lld", (long long)dims[0], (long long)dims[1],
+                 (long long)dims[2], (long long)dims[3]);
+      else
+        snprintf(text, sizeof text, "%lldx%lldx%lld", (long long)dims[1], (long long)dims[2], (long long)dims[3]);
+      int rc = plan_dims(&p, op, dts[d], dims);
+      if (rc == NXVK_E_TOO_LARGE) {
+        bench_add_skip(b, "shapes", op->name, nxvk_dtype_name(dts[d]), 0, "%s: %s", text, nxvk_errmsg());
+        continue;
+      }
+      if (rc) return cli_engine_error(rc);
+      if (too_big(&p, &b->info, why, sizeof why)) {
+        bench_add_skip(b, "shapes", op->name, nxvk_dtype_name(dts[d]), 0, "%s: %s", text, why);
+        continue;
+      }
+      snprintf(label, sizeof label, "shapes %s %s %s", op->name, nxvk_dtype_name(p.dtype), text);
+      bench_row *row = new_row(b, "shapes", &p);
+      if (!row) return cli_engine_error(NXVK_E_NO_MEMORY);
+      const char *const *variants;
+      snprintf(row->variant, sizeof row->variant, "%s", nxvk_op_variants(op, &variants) > 0 ? variants[0] : "default");
+      snprintf(row->dims, sizeof row->dims, "%s", text);
+      int status = measure(b, &p, row, 0, label);
+      problem_free(&p);
+      if (status) {
+        drop_last_row(b);
+        return status;
+      }
+      if (b->peak_fma[dts[d]] > 0) row->pct_peak = 100 * row->gflops / b->peak_fma[dts[d]];
+      bench_progress_done(b);
+      bench_print_row(row);
+    }
+  }
+  return EXIT_OK;
+}
+
 int bench_matmul(bench_ctx *b) {
   const bench_opts *o = b->o;
   static const int64_t default_sizes[] = {128, 256, 512, 1024, 2048, 4096};
@@ -560,7 +641,7 @@ int bench_matmul(bench_ctx *b) {
     for (int d = 0; d < ndts; d++) {
       if (!dtype_usable(b, "matmul", op, dts[d])) continue;
       for (int v = 0; v < (nv > 0 ? nv : 1); v++)
-        for (int s = 0; s < nsizes; s++) {
+        for (int s = 0; s < nsizes && (nv == 0 || variant_chosen(o, variants[v])); s++) {
           problem p;
           char why[160];
           int rc = plan(&p, op, dts[d], sizes[s], square_n);
@@ -594,6 +675,10 @@ int bench_matmul(bench_ctx *b) {
           bench_progress_done(b);
           bench_print_row(row);
         }
+    }
+    if (o->nshapes) {
+      int status = matmul_shapes(b, op, dts, ndts);
+      if (status) return status;
     }
   }
   return EXIT_OK;

@@ -100,6 +100,7 @@ static const char *fmt_stat(char *buf, size_t len, const bench_stat *s, int whic
 
 #define OPS_FMT "%-12s %-5s %8s %-14s %10s %10s %10s %10s %10s %8s %9s  %s\n"
 #define MATMUL_FMT "%-6s %-8s %-5s %6s %10s %9s %9s %9s %7s  %s\n"
+#define SHAPES_FMT "%-6s %-8s %-5s %18s %10s %9s %9s %9s %7s  %s\n"
 #define PEAK_FMT "%-8s %-12s %-5s %8s %10s %10s %10s %16s  %s\n"
 
 void bench_print_header(const char *mode) {
@@ -109,6 +110,10 @@ void bench_print_header(const char *mode) {
            "written / kernel time\n");
     printf(OPS_FMT, "op", "dtype", "size", "shape", "cpu ref", "kernel", "min", "max", "e2e", "speedup",
            "GB/s", "check");
+  } else if (strcmp(mode, "shapes") == 0) {
+    printf("\nmatmul shapes (--shapes): the default variant on m x k x n products (b x m x k x n\n"
+           "batched), GFLOPS as above\n");
+    printf(SHAPES_FMT, "op", "variant", "dtype", "shape", "kernel", "GFLOPS", "min", "max", "%peak", "check");
   } else if (strcmp(mode, "matmul") == 0) {
     printf("\nmatmul: GFLOPS = 2*m*n*k / kernel time (GPU timestamps), median [min, max]; %%peak of this\n"
            "device's measured FMA peak for the dtype\n");
@@ -128,6 +133,10 @@ void bench_print_row(const bench_row *r) {
            fmt_stat(c, sizeof c, &r->gpu, 0), fmt_stat(d, sizeof d, &r->gpu, 1), fmt_stat(e, sizeof e, &r->gpu, 2),
            fmt_stat(f, sizeof f, &r->e2e, 0), fmt_num(g, sizeof g, r->speedup, "%.2fx"),
            fmt_num(h, sizeof h, r->gbps, "%.2f"), r->check);
+  } else if (strcmp(r->mode, "shapes") == 0) {
+    printf(SHAPES_FMT, r->name, r->variant, r->dtype, r->dims, fmt_stat(b, sizeof b, &r->gpu, 0),
+           fmt_num(c, sizeof c, r->gflops, "%.2f"), fmt_num(d, sizeof d, r->gflops_min, "%.2f"),
+           fmt_num(e, sizeof e, r->gflops_max, "%.2f"), fmt_num(f, sizeof f, r->pct_peak, "%.1f%%"), r->check);
   } else if (strcmp(r->mode, "matmul") == 0) {
     snprintf(a, sizeof a, "%lld", (long long)r->size);
     printf(MATMUL_FMT, r->name, r->variant, r->dtype, a, fmt_stat(b, sizeof b, &r->gpu, 0),
@@ -227,6 +236,7 @@ static cJSON *row_json(const bench_row *r) {
   cJSON_AddStringToObject(o, "variant", r->variant);
   cJSON_AddStringToObject(o, "dtype", r->dtype);
   cJSON_AddNumberToObject(o, "size", (double)r->size);
+  if (r->dims[0]) cJSON_AddStringToObject(o, "dims", r->dims);
   cJSON *shape = cJSON_AddArrayToObject(o, "shape");
   if (strcmp(r->mode, "peak") != 0)
     for (int i = 0; i < r->shape.rank; i++) cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)r->shape.dim[i]));
@@ -291,6 +301,7 @@ static int json_writer(FILE *f, const void *arg) {
   if (a->o->repeat > 0) cJSON_AddNumberToObject(m, "repeat", (double)a->o->repeat);
   else cJSON_AddNullToObject(m, "repeat");
   cJSON_AddNumberToObject(m, "warmup_runs", 1);
+  cJSON_AddNumberToObject(m, "warmup_s", a->o->warmup);
   cJSON_AddNumberToObject(m, "cpu_limit_s", a->o->cpu_limit);
   cJSON_AddStringToObject(m, "gpu_timer", "vkCmdWriteTimestamp x timestampPeriod");
   cJSON_AddStringToObject(m, "wall_timer", "CLOCK_MONOTONIC");

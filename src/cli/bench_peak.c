@@ -97,7 +97,7 @@ static int bench_transfers(bench_ctx *b, int64_t bytes) {
       break;
     }
     x.host = dir == 0 ? h.data : back.data;
-    rc = bench_repeat(b->o, 1, dir == 0 ? upload_once : download_once, &x, &row->e2e);
+    rc = bench_repeat(b->o, 1, true, dir == 0 ? upload_once : download_once, &x, &row->e2e);
     if (rc) {
       b->rep->nrows--;
       break;
@@ -215,7 +215,7 @@ static int bench_fma_one(bench_ctx *b, nxvk_dtype d, bool vec4) {
     rc = NXVK_E_NO_MEMORY;
     goto fail;
   }
-  rc = bench_repeat(b->o, 1, fma_once, &f, &row->gpu);
+  rc = bench_repeat(b->o, 1, true, fma_once, &f, &row->gpu);
   if (rc) {
     b->rep->nrows--;
     goto fail;
@@ -298,7 +298,7 @@ static int bench_copy(bench_ctx *b, int64_t bytes) {
   if (rc == NXVK_OK && status == EXIT_OK) {
     bench_row *row = peak_row(b, "copy", "device", "", bytes);
     if (!row) rc = NXVK_E_NO_MEMORY;
-    if (row) rc = bench_repeat(b->o, 1, copy_once, &x, &row->gpu);
+    if (row) rc = bench_repeat(b->o, 1, true, copy_once, &x, &row->gpu);
     if (row && rc) b->rep->nrows--;
     if (row && rc == NXVK_OK) {
       row->bytes = 2.0 * (double)nxvk_host_bytes(&h); /* read once, written once */
@@ -335,10 +335,10 @@ static int bench_latency(bench_ctx *b) {
   /* the wall clock around the whole call is the latency; the timestamps of
    * a first series say how much of it the GPU spent */
   bench_stat gpu = {0};
-  if (rc == NXVK_OK) rc = bench_repeat(b->o, 1, fma_once, &f, &gpu);
+  if (rc == NXVK_OK) rc = bench_repeat(b->o, 1, true, fma_once, &f, &gpu);
   if (rc == NXVK_OK) {
     f.timestamps = false; /* fma_once now gives the wall time */
-    rc = bench_repeat(b->o, 1, fma_once, &f, &row->e2e);
+    rc = bench_repeat(b->o, 1, true, fma_once, &f, &row->e2e);
   }
   nxvk_tensor_free(f.out);
   if (rc) {
@@ -427,7 +427,7 @@ static int bench_latency(bench_ctx *b) {
     if (!row) rc = NXVK_E_NO_MEMORY;
   }
   if (row) {
-    rc = bench_repeat(b->o, 1, op_latency_once, &l, &row->e2e);
+    rc = bench_repeat(b->o, 1, true, op_latency_once, &l, &row->e2e);
     if (rc) b->rep->nrows--;
   }
   if (row && rc == NXVK_OK) {

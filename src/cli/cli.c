@@ -183,6 +183,7 @@ cJSON *cli_device_json(const nxvk_device_info *d) {
   cJSON_AddNumberToObject(l, "subgroup_size", d->subgroup_size);
   cJSON_AddNumberToObject(l, "min_subgroup_size", d->min_subgroup_size);
   cJSON_AddNumberToObject(l, "max_subgroup_size", d->max_subgroup_size);
+  cJSON_AddNumberToObject(l, "compute_units", d->compute_units);
   cJSON_AddNumberToObject(l, "timestamp_period_ns", d->timestamp_period_ns);
   cJSON_AddNumberToObject(l, "timestamp_valid_bits", d->timestamp_valid_bits);
 

@@ -84,6 +84,41 @@ static void tile_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t cfg[5]) {
   }
 }
 
+/* Shared memory of the vec kernel with RB x CB blocks and BK (dot_vec.comp). */
+static uint64_t vec_shared_bytes(const uint32_t cfg[3], nxvk_dtype dt) {
+  uint32_t q = dt == NXVK_F64 ? 2 : 4;
+  return 2ull * cfg[2] * ((16ull * cfg[0] + 1) + 16ull * cfg[1]) * q * nxvk_dtype_size(dt);
+}
+
+/* {RB, CB, BK} for the vec kernel: the largest tile (RB = CB = 2: 128 x 128
+ * for f32, 64 x 64 for f64) that still gives every SM or CU of the device a
+ * workgroup; smaller tiles for small products, where 128 x 128 tiles would
+ * leave most of the device idle (1024^2: 64 tiles for 132 SMs).  Devices that
+ * do not report their unit count are taken to have 32.
+ * NXVK_DOT_VEC="RB,CB,BK" overrides it for tuning runs. */
+static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint32_t batch,
+                       uint32_t cfg[3]) {
+  static const uint32_t tiles[][2] = {{2, 2}, {1, 2}, {1, 1}};
+  uint32_t q = dt == NXVK_F64 ? 2 : 4, bk = 8;
+  uint32_t units = c->info.compute_units ? c->info.compute_units : 32;
+  size_t i = 0;
+  for (; i + 1 < NXVK_ARRAY_LEN(tiles); i++) {
+    uint64_t bm = 16ull * q * tiles[i][0], bn = 16ull * q * tiles[i][1];
+    uint64_t groups = ((M + bm - 1) / bm) * ((N + bn - 1) / bn) * batch;
+    if (groups >= units) break;
+  }
+  cfg[0] = tiles[i][0];
+  cfg[1] = tiles[i][1];
+  cfg[2] = bk;
+  const char *env = getenv("NXVK_DOT_VEC");
+  unsigned v[3];
+  if (env && sscanf(env, "%u,%u,%u", &v[0], &v[1], &v[2]) == 3 && v[0] >= 1 && v[0] <= 8 &&
+      v[1] >= 1 && v[1] <= 8 && v[2] >= q && v[2] <= 64 && v[2] % q == 0) {
+    uint32_t w[3] = {v[0], v[1], v[2]};
+    if (vec_shared_bytes(w, dt) <= c->info.max_shared_memory) memcpy(cfg, w, sizeof w);
+  }
+}
+
 int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                  int nin, nxvk_tensor *out) {
   (void)op;
@@ -92,34 +127,38 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   int rk = x->rank;
   uint32_t batch = rk == 3 ? (uint32_t)x->dim[0] : 1;
   uint32_t M = (uint32_t)x->dim[rk - 2], K = (uint32_t)x->dim[rk - 1], N = (uint32_t)y->dim[rk - 1];
-  uint32_t meta[4] = {M, N, K, batch};
   nxvk_buffer *bufs[3] = {in[0]->buf, in[1]->buf, out->buf};
-  const char *dt = nxvk_dtype_name(in[0]->dtype);
+  nxvk_dtype dtype = in[0]->dtype;
+  const char *dt = nxvk_dtype_name(dtype);
   char name[32];
   const char *variant = (a->set & NXVK_ATTR_VARIANT) ? a->variant : "tiled";
   bool naive = strcmp(variant, "naive") == 0;
   nxvk_ctx *c = nxvk_rec_ctx(r);
   uint32_t cfg[5];
-  tile_config(c, in[0]->dtype, cfg);
-  /* the vector kernel: 256 invocations, 128 (f32) or 64 (f64) square tiles */
-  uint32_t vtile = in[0]->dtype == NXVK_F64 ? 64 : 128;
-  bool vec_fits = c->info.max_workgroup_invocations >= 256 &&
-                  c->info.max_shared_memory >= 2 * 8 * vtile * nxvk_dtype_size(in[0]->dtype) &&
+  tile_config(c, dtype, cfg);
+  /* the vector kernel: 256 invocations, tiles from vec_config */
+  uint32_t vcfg[3], q = dtype == NXVK_F64 ? 2 : 4;
+  vec_config(c, dtype, M, N, batch, vcfg);
+  uint32_t vbm = 16 * q * vcfg[0], vbn = 16 * q * vcfg[1];
+  bool vec_fits = c->info.max_workgroup_invocations >= 256 && c->info.max_workgroup_size[0] >= 256 &&
+                  c->info.max_shared_memory >= vec_shared_bytes(vcfg, dtype) &&
                   batch <= c->info.max_workgroup_count[2] &&
-                  (M + vtile - 1) / vtile <= c->info.max_workgroup_count[1];
+                  (M + vbm - 1) / vbm <= c->info.max_workgroup_count[1];
   /* lavapipe (llvmpipe) ends every shader loop after 65535 iterations
    * (observed: the naive kernel is wrong from K = 65536 on, regtile from
-   * K = 131071); the vec kernel's inner loop has a constant trip count and
-   * is correct at any K, so long products go there on that driver. */
+   * K = 131071); the vec kernel's k loop makes K / 8 passes, so long
+   * products go there on that driver. */
   bool loop_limited = strstr(c->info.driver_name, "llvmpipe") != NULL && K > 65535;
   bool vec = strcmp(variant, "vec") == 0 || loop_limited ||
              (strcmp(variant, "tiled") == 0 && strcmp(c->info.type, "cpu") != 0);
   if (vec && vec_fits) {
-    uint32_t spec[1] = {256};
+    /* vector loads need whole vectors: rows of A (K) and of B and C (N) */
+    uint32_t meta[5] = {M, N, K, batch, (K % q == 0 ? 1u : 0u) | (N % q == 0 ? 2u : 0u)};
     snprintf(name, sizeof name, "dot_vec_%s", dt);
-    return nxvk_dispatch_grid(r, name, spec, 1, meta, 4, bufs, 3, (N + vtile - 1) / vtile,
-                              (M + vtile - 1) / vtile, batch);
+    return nxvk_dispatch_grid(r, name, vcfg, 3, meta, 5, bufs, 3, (N + vbn - 1) / vbn,
+                              (M + vbm - 1) / vbm, batch);
   }
+  uint32_t meta[4] = {M, N, K, batch};
   if (!naive && (batch > c->info.max_workgroup_count[2] ||
                  (M + cfg[0] - 1) / cfg[0] > c->info.max_workgroup_count[1]))
     naive = true; /* grid too large for the tiled layout: the naive one strides */

@@ -261,6 +261,13 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
                     props.apiVersion >= VK_API_VERSION_1_3;
   o->float_controls = v12 || device_ext_present(pd, "VK_KHR_shader_float_controls");
   bool has_driver_props = v12 || device_ext_present(pd, "VK_KHR_driver_properties");
+  /* how many SMs / CUs: only vendor extensions say; kernels size their grids by it */
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+  VkPhysicalDeviceShaderCorePropertiesAMD amd = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD};
+  bool has_sm = device_ext_present(pd, "VK_NV_shader_sm_builtins");
+  bool has_amd = device_ext_present(pd, "VK_AMD_shader_core_properties");
 
   if (v11) {
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
@@ -271,6 +278,8 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
     if (has_driver_props) CHAIN(drv);
     if (has_subctl) CHAIN(subctl);
     if (o->float_controls) CHAIN(fc);
+    if (has_sm) CHAIN(sm);
+    if (has_amd) CHAIN(amd);
 #undef CHAIN
     vkGetPhysicalDeviceProperties2(pd, &p2);
   }
@@ -344,6 +353,9 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
     o->int8 = hasf16 && f16.shaderInt8;
   }
   o->push_descriptor = device_ext_present(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  if (has_sm) o->compute_units = sm.shaderSMCount;
+  else if (has_amd)
+    o->compute_units = amd.shaderEngineCount * amd.shaderArraysPerEngineCount * amd.computeUnitsPerShaderArray;
   o->coop_matrix_nv = device_ext_present(pd, "VK_NV_cooperative_matrix");
   o->coop_matrix_khr = device_ext_present(pd, "VK_KHR_cooperative_matrix");
 

@@ -186,6 +186,24 @@ expect_status "a wrong result at a sliced check size fails too" 1 \
   env NXVK_TEST_INJECT=break_op:exp "$NXVK" bench ops --ops exp --sizes 5M --repeat 1 --cpu-limit 0
 check "that failure says what was checked" grep -q 'check: first 65536 elements' "$tmp/last.err"
 
+# ---- matmul --shapes and --variant ---------------------------------------------
+expect_status "bench matmul --shapes (odd, non-square, batched) --variant vec" 0 \
+  "$NXVK" bench matmul --sizes 16 --shapes 17x9x23,3x5x7x11 --variant vec --dtype f32,f64 --repeat 1 \
+  --warmup 0 --json "$tmp/shapes.json"
+check "shapes rows carry their dims, flops and a full check; only vec on the ladder" "$PY" -c "
+import json; d = json.load(open('$tmp/shapes.json'))
+sh = [r for r in d['results'] if r['mode'] == 'shapes']
+got = sorted((r['dtype'], r['dims'], r['flops']) for r in sh)
+want = sorted((dt, dims, f) for dt in ('f32', 'f64') for dims, f in (('17x9x23', 2*17*9*23), ('3x5x7x11', 2*3*5*7*11)))
+assert got == want, got
+assert all(r['check']['on'] == 'full' and r['variant'] == 'tiled' for r in sh), sh
+assert set(r['variant'] for r in d['results'] if r['mode'] == 'matmul') == {'vec'}
+assert d['method']['warmup_s'] == 0"
+expect_status "an unknown --variant exits 2" 2 "$NXVK" bench matmul --variant fastest
+expect_status "a shape with two dimensions exits 2" 2 "$NXVK" bench matmul --shapes 10x10
+expect_status "--shapes with ops exits 2" 2 "$NXVK" bench ops --shapes 2x2x2
+expect_status "a negative --warmup exits 2" 2 "$NXVK" bench ops --warmup -1
+
 # ---- usage ------------------------------------------------------------------
 expect_status "no mode is a usage error" 2 "$NXVK" bench
 expect_status "an unknown mode is a usage error" 2 "$NXVK" bench fast
