@@ -10,10 +10,13 @@
 // Global loads and C stores are Q-vectors when K % Q == 0 (A) and
 // N % Q == 0 (B, C), scalars with per-element bounds otherwise.
 // Q = 4 (vec4) for f32, 2 (dvec2) for f64.  RB, CB, BK: specialization
-// constants chosen per device and shape (dot.c).
+// constants chosen per device and shape (dot.c).  The default for f32 on
+// GPUs; for f64 NVIDIA's compiler makes this form 14x slower than
+// dot_vec1.comp (bench/NOTES.md), so "tiled" takes that one there.
 // Grid: (ceil(N/BN), ceil(M/BM), batch).
 // meta: [0] M [1] N [2] K [3] batch [4] bit 0: A vector loads, bit 1: B and C
 #extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
 #include "dtype.glsl"
 
 #if defined(DT_f64)
@@ -57,7 +60,7 @@ VT load_a(uint v, uint k0) {
   uint r = v / KQ, gr = row0 + r, gk = k0 + (v - r * KQ) * Q;
   if (vec_a) return (gr < M && gk < K) ? av[(abase + gr * K + gk) / Q] : VT(0);
   VT x = VT(0);
-  for (uint e = 0u; e < Q; e++)
+  [[unroll]] for (uint e = 0u; e < Q; e++)
     if (gr < M && gk + e < K) x[e] = T(a[abase + gr * K + gk + e]);
   return x;
 }
@@ -66,7 +69,7 @@ VT load_b(uint v, uint k0) {
   uint k = v / BNV, gk = k0 + k, gc = col0 + (v - k * BNV) * Q;
   if (vec_b) return (gk < K && gc < N) ? bv[(bbase + gk * N + gc) / Q] : VT(0);
   VT x = VT(0);
-  for (uint e = 0u; e < Q; e++)
+  [[unroll]] for (uint e = 0u; e < Q; e++)
     if (gk < K && gc + e < N) x[e] = T(b[bbase + gk * N + gc + e]);
   return x;
 }
@@ -74,13 +77,13 @@ VT load_b(uint v, uint k0) {
 // registers -> shared buffer `buf` (A transposed: k-major)
 void store_tile(uint buf, VT ra[A_LOADS], VT rb[B_LOADS]) {
   uint t = gl_LocalInvocationID.x;
-  for (uint l = 0u; l < A_LOADS; l++) {
+  [[unroll]] for (uint l = 0u; l < A_LOADS; l++) {
     uint v = t + l * 256u;
     if (v >= A_VECS) break;
     uint r = v / KQ, kq = v - r * KQ;
-    for (uint e = 0u; e < Q; e++) As[buf * BK * ASTR + (kq * Q + e) * ASTR + r / Q][r % Q] = ra[l][e];
+    [[unroll]] for (uint e = 0u; e < Q; e++) As[buf * BK * ASTR + (kq * Q + e) * ASTR + r / Q][r % Q] = ra[l][e];
   }
-  for (uint l = 0u; l < B_LOADS; l++) {
+  [[unroll]] for (uint l = 0u; l < B_LOADS; l++) {
     uint v = t + l * 256u;
     if (v >= B_VECS) break;
     Bs[buf * BK * BNV + v] = rb[l];
@@ -104,14 +107,14 @@ void main() {
 
   VT ra[A_LOADS], rb[B_LOADS];
   VT acc[RB * Q * CB];   // [row block][row in block][column block]
-  for (uint i = 0u; i < RB * Q * CB; i++) acc[i] = VT(0);
+  [[unroll]] for (uint i = 0u; i < RB * Q * CB; i++) acc[i] = VT(0);
 
   // tile 0 into buffer 0; then per step: load the next tile into registers
   // (its latency hidden behind the multiplication), multiply this one, store
   // the next into the other buffer, one barrier
-  for (uint l = 0u; l < A_LOADS; l++)
+  [[unroll]] for (uint l = 0u; l < A_LOADS; l++)
     if (t + l * 256u < A_VECS) ra[l] = load_a(t + l * 256u, 0u);
-  for (uint l = 0u; l < B_LOADS; l++)
+  [[unroll]] for (uint l = 0u; l < B_LOADS; l++)
     if (t + l * 256u < B_VECS) rb[l] = load_b(t + l * 256u, 0u);
   store_tile(0u, ra, rb);
   barrier();
@@ -119,37 +122,37 @@ void main() {
   for (uint k0 = 0u; k0 < K; k0 += BK) {
     bool more = k0 + BK < K;
     if (more) {
-      for (uint l = 0u; l < A_LOADS; l++)
+      [[unroll]] for (uint l = 0u; l < A_LOADS; l++)
         if (t + l * 256u < A_VECS) ra[l] = load_a(t + l * 256u, k0 + BK);
-      for (uint l = 0u; l < B_LOADS; l++)
+      [[unroll]] for (uint l = 0u; l < B_LOADS; l++)
         if (t + l * 256u < B_VECS) rb[l] = load_b(t + l * 256u, k0 + BK);
     }
     uint abuf = buf * BK * ASTR, bbuf = buf * BK * BNV;
-    for (uint kk = 0u; kk < BK; kk++) {
+    [[unroll]] for (uint kk = 0u; kk < BK; kk++) {
       VT x[RB], y[CB];
-      for (uint i = 0u; i < RB; i++) x[i] = As[abuf + kk * ASTR + i * 16u + ty];
-      for (uint j = 0u; j < CB; j++) y[j] = Bs[bbuf + kk * BNV + j * 16u + tx];
-      for (uint i = 0u; i < RB; i++)
-        for (uint q = 0u; q < Q; q++)
-          for (uint j = 0u; j < CB; j++)
+      [[unroll]] for (uint i = 0u; i < RB; i++) x[i] = As[abuf + kk * ASTR + i * 16u + ty];
+      [[unroll]] for (uint j = 0u; j < CB; j++) y[j] = Bs[bbuf + kk * BNV + j * 16u + tx];
+      [[unroll]] for (uint i = 0u; i < RB; i++)
+        [[unroll]] for (uint q = 0u; q < Q; q++)
+          [[unroll]] for (uint j = 0u; j < CB; j++)
             acc[(i * Q + q) * CB + j] = fma(VT(x[i][q]), y[j], acc[(i * Q + q) * CB + j]);
     }
     buf ^= 1u;
     if (more) store_tile(buf, ra, rb);
     barrier();
   }
-  for (uint i = 0u; i < RB; i++)
-    for (uint q = 0u; q < Q; q++) {
+  [[unroll]] for (uint i = 0u; i < RB; i++)
+    [[unroll]] for (uint q = 0u; q < Q; q++) {
       uint gr = row0 + i * 16u * Q + ty * Q + q;
       if (gr >= M) continue;
-      for (uint j = 0u; j < CB; j++) {
+      [[unroll]] for (uint j = 0u; j < CB; j++) {
         uint gc = col0 + j * 16u * Q + tx * Q;
         VT v = acc[(i * Q + q) * CB + j];
         uint o = bi * M * N + gr * N + gc;
         if (vec_b && gc < N) {
           cv[o / Q] = v;
         } else {
-          for (uint e = 0u; e < Q; e++)
+          [[unroll]] for (uint e = 0u; e < Q; e++)
             if (gc + e < N) c[o + e] = ST(v[e]);
         }
       }

@@ -1,7 +1,9 @@
 /*
  * dot.c - matrix products [m,k]x[k,n] and batched [b,m,k]x[b,k,n].
- * Variants: "tiled" (shared-memory tiles, the default) and "naive" (one
- * invocation per output, kept as the baseline the benchmarks compare with).
+ * Variants: "tiled" (the default: the best kernel for the device), "vec"
+ * (double-buffered, vector loads, dot_vec.comp), "vec1" (single-buffered,
+ * dot_vec1.comp), "regtile" (scalar register tiles, dot_tiled.comp) and
+ * "naive" (one invocation per output, the baseline benchmarks compare with).
  */
 #include "ops.h"
 
@@ -11,7 +13,7 @@
 
 /* "tiled" picks the best kernel for the device; the others name one kernel
  * so each is checked and timed everywhere. */
-static const char *const dot_variants[] = {"tiled", "vec", "regtile", "naive"};
+static const char *const dot_variants[] = {"tiled", "vec", "vec1", "regtile", "naive"};
 
 int nxvk_op_variants(const nxvk_op_desc *op, const char *const **names) {
   if (op->kind == NXVK_KIND_DOT) {
@@ -32,7 +34,7 @@ int nxvk_dot_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, 
     for (size_t i = 0; i < NXVK_ARRAY_LEN(dot_variants); i++)
       known |= strcmp(a->variant, dot_variants[i]) == 0;
     if (!known)
-      return nxvk_seterr(NXVK_E_BAD_ATTR, "dot: variant: unknown '%s' (tiled vec regtile naive)",
+      return nxvk_seterr(NXVK_E_BAD_ATTR, "dot: variant: unknown '%s' (tiled vec vec1 regtile naive)",
                          a->variant);
   }
   if (!((x->rank == 2 && y->rank == 2) || (x->rank == 3 && y->rank == 3)))
@@ -92,20 +94,21 @@ static uint64_t vec_shared_bytes(const uint32_t cfg[3], nxvk_dtype dt) {
 
 /* {RB, CB, BK} for the vec kernel: the largest tile (RB = CB = 2: 128 x 128
  * for f32, 64 x 64 for f64) that still gives every SM or CU of the device a
- * workgroup; smaller tiles for small products, where 128 x 128 tiles would
- * leave most of the device idle (1024^2: 64 tiles for 132 SMs).  Devices that
- * do not report their unit count are taken to have 32.
+ * workgroup; for smaller products 64 x 128 while that still gives half of
+ * them one (1024^2 on 132 SMs: 128 tiles, measured faster than 256 of 64 x
+ * 64 or 64 of 128 x 128), else 64 x 64.  Devices that do not report their
+ * unit count are taken to have 32.
  * NXVK_DOT_VEC="RB,CB,BK" overrides it for tuning runs. */
 static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint32_t batch,
                        uint32_t cfg[3]) {
-  static const uint32_t tiles[][2] = {{2, 2}, {1, 2}, {1, 1}};
+  static const uint32_t tiles[][3] = {{2, 2, 1}, {1, 2, 2}, {1, 1, 1}}; /* RB, CB, units divisor */
   uint32_t q = dt == NXVK_F64 ? 2 : 4, bk = 8;
   uint32_t units = c->info.compute_units ? c->info.compute_units : 32;
   size_t i = 0;
   for (; i + 1 < NXVK_ARRAY_LEN(tiles); i++) {
     uint64_t bm = 16ull * q * tiles[i][0], bn = 16ull * q * tiles[i][1];
     uint64_t groups = ((M + bm - 1) / bm) * ((N + bn - 1) / bn) * batch;
-    if (groups >= units) break;
+    if (groups * tiles[i][2] >= units) break;
   }
   cfg[0] = tiles[i][0];
   cfg[1] = tiles[i][1];
@@ -149,8 +152,22 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
    * K = 131071); the vec kernel's k loop makes K / 8 passes, so long
    * products go there on that driver. */
   bool loop_limited = strstr(c->info.driver_name, "llvmpipe") != NULL && K > 65535;
-  bool vec = strcmp(variant, "vec") == 0 || loop_limited ||
-             (strcmp(variant, "tiled") == 0 && strcmp(c->info.type, "cpu") != 0);
+  /* "tiled" on GPUs: vec for f32, vec1 for f64 (the faster of the two for
+   * each on NVIDIA, bench/NOTES.md); on CPU devices the regtile kernel */
+  bool gpu_tiled = strcmp(variant, "tiled") == 0 && strcmp(c->info.type, "cpu") != 0;
+  bool vec1 = strcmp(variant, "vec1") == 0 || (gpu_tiled && dtype == NXVK_F64 && !loop_limited);
+  bool vec = !vec1 && (strcmp(variant, "vec") == 0 || loop_limited || gpu_tiled);
+  uint32_t v1tile = 32 * q; /* vec1: square tiles, 256 invocations, one buffer of BK = 8 */
+  bool vec1_fits = c->info.max_workgroup_invocations >= 256 && c->info.max_workgroup_size[0] >= 256 &&
+                   c->info.max_shared_memory >= 2 * 8 * v1tile * nxvk_dtype_size(dtype) &&
+                   batch <= c->info.max_workgroup_count[2] &&
+                   (M + v1tile - 1) / v1tile <= c->info.max_workgroup_count[1];
+  if (vec1 && vec1_fits) {
+    uint32_t meta[4] = {M, N, K, batch}, spec[1] = {256};
+    snprintf(name, sizeof name, "dot_vec1_%s", dt);
+    return nxvk_dispatch_grid(r, name, spec, 1, meta, 4, bufs, 3, (N + v1tile - 1) / v1tile,
+                              (M + v1tile - 1) / v1tile, batch);
+  }
   if (vec && vec_fits) {
     /* vector loads need whole vectors: rows of A (K) and of B and C (N) */
     uint32_t meta[5] = {M, N, K, batch, (K % q == 0 ? 1u : 0u) | (N % q == 0 ? 2u : 0u)};

@@ -132,8 +132,21 @@ int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_b
     free(b);
     return nxvk_vk_fail(r, "vkCreateBuffer", __FILE__, __LINE__);
   }
-  VkMemoryRequirements req;
-  c->vk.vkGetBufferMemoryRequirements(c->device, b->buffer, &req);
+  /* Large buffers get their own allocation where the driver asks for one
+   * (VkMemoryDedicatedRequirements, core in Vulkan 1.1). */
+  VkMemoryDedicatedRequirements dreq = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_REQUIREMENTS};
+  VkMemoryRequirements2 req2 = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2, .pNext = &dreq};
+  bool v11 = c->info.api_version_raw >= VK_API_VERSION_1_1 && c->vk.vkGetBufferMemoryRequirements2;
+  if (v11) {
+    VkBufferMemoryRequirementsInfo2 ri = {.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_REQUIREMENTS_INFO_2,
+                                          .buffer = b->buffer};
+    c->vk.vkGetBufferMemoryRequirements2(c->device, &ri, &req2);
+  } else {
+    c->vk.vkGetBufferMemoryRequirements(c->device, b->buffer, &req2.memoryRequirements);
+  }
+  VkMemoryRequirements req = req2.memoryRequirements;
+  bool dedicated = v11 && (dreq.prefersDedicatedAllocation || dreq.requiresDedicatedAllocation) &&
+                   !getenv("NXVK_NO_DEDICATED");
   bool map = host_visible || c->host_visible_fast_path;
   VkMemoryPropertyFlags need = map ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT
@@ -148,8 +161,11 @@ int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_b
     free(b);
     return rc;
   }
+  VkMemoryDedicatedAllocateInfo dai = {.sType = VK_STRUCTURE_TYPE_MEMORY_DEDICATED_ALLOCATE_INFO,
+                                       .buffer = b->buffer};
   VkMemoryAllocateInfo mai = {
       .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+      .pNext = dedicated ? &dai : NULL,
       .allocationSize = req.size,
       .memoryTypeIndex = type,
   };
