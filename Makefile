@@ -41,6 +41,7 @@ HAND_VARIANTS = \
   $(foreach d,$(DTYPES),reduce_$(d):reduce:-DDT_$(d) argreduce_$(d):reduce:-DDT_$(d)@-DARG) \
   $(foreach d,f32 f64,dot_tiled_$(d):dot_tiled:-DDT_$(d) dot_vec_$(d):dot_vec:-DDT_$(d) dot_naive_$(d):dot_naive:-DDT_$(d)) \
   $(foreach d,f32 f64,dot_vec1_$(d):dot_vec1:-DDT_$(d)) \
+  dot_coopmat_f32:dot_coopmat:-DDT_f32 \
   $(foreach d,$(DTYPES),iota_$(d):iota:-DDT_$(d)) \
   $(foreach d,f32 f64,random_$(d):random:-DDT_$(d)) \
   $(foreach d,f32 f64,peak_fma_$(d):peak_fma:-DDT_$(d) peak_fma_$(d)_vec4:peak_fma:-DDT_$(d)@-DVEC4) \

@@ -11,6 +11,12 @@ with --json at the same sizes and prints nxvk/PyTorch ratios side by side
 (ratio > 1: nxvk is faster).  --out writes everything as one JSON file from
 which every ratio can be recomputed.
 
+nxvk's dot variant coopmat (f32 tensors, inputs rounded to f16, f32 sums on
+tensor cores) is compared with torch.matmul on torch.float16 tensors of the
+same sizes (cuBLAS f16, with f32 accumulation: reduced-precision reductions
+off), the rows PyTorch gives as "matmul" in dtype "f16"; its ratios carry
+variant "coopmat".
+
 Where torch or CUDA is missing it says "no CUDA: PyTorch figures skipped"
 and still runs nxvk, so it can be smoke-tested anywhere with python3.
 """
@@ -99,11 +105,13 @@ def parse_dims(text):
     return tuple([0] + d if len(d) == 3 else d)
 
 
-def torch_bench(torch, args, sizes, msizes, dtypes, shapes=()):
+def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
+    # f16 products summed in f32, as nxvk's coopmat variant does
+    torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
     dev = torch.device("cuda")
-    tdt = {"f32": torch.float32, "f64": torch.float64}
+    tdt = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16}
     results = []
     gen = torch.Generator(device=dev)
     gen.manual_seed(1)
@@ -157,8 +165,31 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=()):
                                 "bytes": nbytes, "gbps": nbytes / st["median"]})
                 del x, y, out
         torch.cuda.empty_cache()
+    # the counterpart of nxvk's coopmat variant: f16 inputs, f32 accumulation
+    for n in f16_sizes:
+        a, b = rand((n, n), "f16"), rand((n, n), "f16")
+        c = torch.empty((n, n), device=dev, dtype=torch.float16)
+        rows = min(n, 8)
+        want = a[:rows].double() @ b.double()
+        got = (a @ b)[:rows].double()
+        rel = ((got - want).abs().max() / want.abs().max()).item()
+        if rel > 2e-3:  # the f16 result's own rounding is 2^-11
+            sys.exit("compare_torch: torch.matmul f16 n=%d is off by %.3g (relative)" % (n, rel))
+        st = time_cuda(torch, lambda: torch.matmul(a, b, out=c), args.min_time, args.repeat, args.warmup)
+        flops = 2.0 * n * n * n
+        results.append({"mode": "matmul", "name": "matmul", "dtype": "f16", "size": n, "gpu_ns": st,
+                        "flops": flops, "gflops": flops / st["median"],
+                        "gflops_min": flops / st["max"], "gflops_max": flops / st["min"]})
+        del a, b, c
+    torch.cuda.empty_cache()
     return {"version": torch.__version__, "cuda": torch.version.cuda,
-            "device": torch.cuda.get_device_name(0), "allow_tf32": False, "results": results}
+            "device": torch.cuda.get_device_name(0), "allow_tf32": False,
+            "allow_fp16_reduced_precision_reduction": False, "results": results}
+
+
+def torch_dtype_for(r):
+    """The PyTorch dtype an nxvk row is compared with: f16 for coopmat."""
+    return "f16" if r.get("variant") == "coopmat" and r["dtype"] == "f32" else r["dtype"]
 
 
 # ------------------------------------------------------------------- nxvk
@@ -195,7 +226,7 @@ def ratios(nx, pt):
                             "size": r["size"], "dims": r["dims"], "unit": "GFLOPS", "nxvk": r["gflops"],
                             "torch": p["gflops"], "ratio": r["gflops"] / p["gflops"]})
         elif r["mode"] == "matmul":
-            p = ptm.get(("matmul", "", r["dtype"], r["size"]))
+            p = ptm.get(("matmul", "", torch_dtype_for(r), r["size"]))
             if p and r.get("gflops"):
                 out.append({"mode": "matmul", "name": r["name"], "variant": r["variant"], "dtype": r["dtype"],
                             "size": r["size"], "unit": "GFLOPS", "nxvk": r["gflops"], "torch": p["gflops"],
@@ -216,12 +247,13 @@ def fmt(v, spec="%.2f"):
 def print_side_by_side(nx, pt, rat):
     rmap = {(x["mode"], x["name"], x["variant"], x["dtype"], x["size"]): x for x in rat}
     ptm = {(r["mode"], r["name"] if r["mode"] == "ops" else "", r["dtype"], r["size"]): r for r in pt}
-    print("\nmatmul: GFLOPS (kernel time); ratio = nxvk / PyTorch (> 1: nxvk faster)")
+    print("\nmatmul: GFLOPS (kernel time); ratio = nxvk / PyTorch (> 1: nxvk faster); coopmat rows\n"
+          "against PyTorch's f16 matmul (f32 accumulation)")
     print("%-10s %-5s %6s %12s %12s %8s" % ("nxvk", "dtype", "n", "nxvk", "PyTorch", "ratio"))
     for r in nx:
         if r["mode"] != "matmul":
             continue
-        p = ptm.get(("matmul", "", r["dtype"], r["size"]))
+        p = ptm.get(("matmul", "", torch_dtype_for(r), r["size"]))
         x = rmap.get(("matmul", r["name"], r["variant"], r["dtype"], r["size"]))
         print("%-10s %-5s %6d %12s %12s %8s" % (r["variant"], r["dtype"], r["size"], fmt(r.get("gflops")),
                                                fmt(p and p["gflops"]), fmt(x and x["ratio"], "%.3f")))
@@ -331,7 +363,9 @@ def main():
     else:
         print("\nPyTorch %s, CUDA %s, %s (TF32 off)" % (torch.__version__, torch.version.cuda,
                                                        torch.cuda.get_device_name(0)), flush=True)
-        pt = torch_bench(torch, args, sizes, msizes, dtypes, shapes)
+        f16_sizes = sorted(set(r["size"] for r in nx_results
+                               if r["mode"] == "matmul" and r.get("variant") == "coopmat" and r["dtype"] == "f32"))
+        pt = torch_bench(torch, args, sizes, msizes, dtypes, shapes, f16_sizes)
         pt_results = pt["results"]
 
     rat = ratios(nx_results, pt_results)

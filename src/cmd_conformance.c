@@ -1015,7 +1015,7 @@ typedef struct {
   double max_ulp;
   int64_t forgiven;
   char limit[96];
-  char skip_reason[96];
+  char skip_reason[200];
 } tally;
 
 typedef struct {
@@ -1486,6 +1486,16 @@ static void run_case(runner *R, const nxvk_op_desc *op, const conf_case *k, bool
       return;
     }
   }
+  /* a kernel variant the device cannot run (dot's coopmat without
+   * cooperative matrices, or on f64) is a skip with the engine's reason */
+  if (inferred) {
+    int rc = nxvk_op_supported(R->ctx, op, &k->attrs, metas, k->nin);
+    if (rc == NXVK_E_UNSUPPORTED || rc == NXVK_E_UNSUPPORTED_DTYPE) {
+      res->skipped = true;
+      snprintf(res->why, sizeof res->why, "%s", nxvk_errmsg());
+      return;
+    }
+  }
   if (k->fill == FILL_STATS) {
     run_stats(R, op, k, res, d);
     return;
@@ -1554,6 +1564,7 @@ static int run_op_dtype(runner *R, const nxvk_op_desc *op, nxvk_dtype dt, case_l
       printf("ok %d - %s %s %s class=%s # SKIP %s\n", n, op->name, dn, k->where, k->cls, res.why);
       R->skipped++;
       T->skipped++;
+      if (!T->skip_reason[0]) snprintf(T->skip_reason, sizeof T->skip_reason, "%.*s", (int)sizeof T->skip_reason - 1, res.why);
       verdict = "skip";
     } else if (k->fill == FILL_STATS) {
       printf("%s %d - %s %s %s class=%s %s\n", res.ok ? "ok" : "not ok", n, op->name, dn, k->where,
@@ -1674,9 +1685,11 @@ static int run_device(runner *R, const selection *sel, cJSON *jrep) {
       tally *t = &T[o * NXVK_NDTYPES + d];
       if (!(op_dtypes(op) & sel->dtypes & NXVK_DT(d)) || (!t->cases && !t->skipped)) continue;
       const char *verdict = t->failed ? "FAIL" : t->cases ? "ok" : "skipped";
-      printf("# %-15s %-5s %6d %10.3g %9lld  %-34s %s%s%s\n", op->name, nxvk_dtype_name((nxvk_dtype)d),
+      char some[48] = ""; /* cases run and cases skipped (a variant the device lacks) */
+      if (t->cases && t->skipped) snprintf(some, sizeof some, ", %d skipped", t->skipped);
+      printf("# %-15s %-5s %6d %10.3g %9lld  %-34s %s%s%s%s\n", op->name, nxvk_dtype_name((nxvk_dtype)d),
              t->cases, t->max_ulp, (long long)t->forgiven, t->limit[0] ? t->limit : "-", verdict,
-             t->skip_reason[0] ? ": " : "", t->skip_reason);
+             some, t->skip_reason[0] ? ": " : "", t->skip_reason);
       if (js) {
         cJSON *r = cJSON_CreateObject();
         cJSON_AddStringToObject(r, "op", op->name);

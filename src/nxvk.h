@@ -196,8 +196,14 @@ typedef struct nxvk_device_info {
   bool denorm_flush_f32, denorm_flush_f64;
   bool signed_zero_inf_nan_f32, signed_zero_inf_nan_f64;
 
+  bool vulkan_memory_model;         /* VkPhysicalDeviceVulkanMemoryModelFeatures */
+
   /* cooperative matrix */
-  bool coop_matrix_nv, coop_matrix_khr;
+  bool coop_matrix_nv, coop_matrix_khr;   /* the extensions are present */
+  /* what dot's "coopmat" variant needs: VK_NV_cooperative_matrix's feature,
+   * shaderFloat16, vulkanMemoryModel and a 16x16x16 f16 x f16 -> f32
+   * subgroup configuration listed by the device */
+  bool coopmat_f16_f32;
 } nxvk_device_info;
 
 typedef struct nxvk_instance_opts {
@@ -347,6 +353,15 @@ int nxvk_attrs_parse(const nxvk_op_desc *op, const char *json, nxvk_attrs *out);
 /* Shape and dtype rule: the output of op on inputs of the given metas. */
 int nxvk_op_infer(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_meta *in, int nin,
                   nxvk_meta *out);
+
+/* Whether the context's device runs op with these attributes on operands
+ * of these metas (shapes are not checked: nxvk_op_infer does that):
+ * NXVK_OK, NXVK_E_UNSUPPORTED_DTYPE (the device, or the chosen kernel
+ * variant, does not compute a dtype) or NXVK_E_UNSUPPORTED (the variant
+ * needs a device feature this device lacks), with the reason in
+ * nxvk_errmsg().  conformance and bench count such cases as skipped. */
+int nxvk_op_supported(nxvk_ctx *c, const nxvk_op_desc *op, const nxvk_attrs *a,
+                      const nxvk_meta *in, int nin);
 
 /* CPU reference: computes out (allocated here).  f32 results are computed in
  * wider precision and rounded once. */

@@ -655,6 +655,14 @@ int bench_matmul(bench_ctx *b) {
             p.attrs.set |= NXVK_ATTR_VARIANT;
             snprintf(p.attrs.variant, sizeof p.attrs.variant, "%s", variants[v]);
           }
+          /* a variant this device cannot run (coopmat without cooperative
+           * matrices, or on f64): one note, then the next variant */
+          rc = nxvk_op_supported(b->ctx, op, &p.attrs, p.meta, p.nin);
+          if (rc == NXVK_E_UNSUPPORTED || rc == NXVK_E_UNSUPPORTED_DTYPE) {
+            bench_add_skip(b, "matmul", op->name, nxvk_dtype_name(p.dtype), 0, "%s", nxvk_errmsg());
+            break;
+          }
+          if (rc) return cli_engine_error(rc);
           if (too_big(&p, &b->info, why, sizeof why)) {
             bench_add_skip(b, "matmul", op->name, nxvk_dtype_name(p.dtype), p.size, "%s", why);
             continue;

@@ -199,6 +199,8 @@ cJSON *cli_device_json(const nxvk_device_info *d) {
   cJSON_AddBoolToObject(f, "push_descriptor", d->push_descriptor);
   cJSON_AddBoolToObject(f, "cooperative_matrix_nv", d->coop_matrix_nv);
   cJSON_AddBoolToObject(f, "cooperative_matrix_khr", d->coop_matrix_khr);
+  cJSON_AddBoolToObject(f, "vulkan_memory_model", d->vulkan_memory_model);
+  cJSON_AddBoolToObject(f, "coopmat_f16_f32", d->coopmat_f16_f32);
 
   cJSON *fc = cJSON_AddObjectToObject(o, "float_controls");
   cJSON_AddBoolToObject(fc, "available", d->float_controls);

@@ -503,6 +503,16 @@ int case_build(stress_case *k, nxvk_ctx *c, const nxvk_op_desc *op, nxvk_dtype d
     case_free(k);
     return rc;
   }
+  /* a kernel variant this device cannot run (dot's coopmat without
+   * cooperative matrices, or on f64): the op's default kernel instead */
+  if (a->set & NXVK_ATTR_VARIANT) {
+    nxvk_meta metas[4];
+    for (int i = 0; i < k->nin && i < 4; i++) metas[i] = (nxvk_meta){k->in[i].dtype, k->in[i].shape};
+    if (nxvk_op_supported(c, op, a, metas, k->nin) != NXVK_OK) {
+      a->set &= ~(unsigned)NXVK_ATTR_VARIANT;
+      a->variant[0] = 0;
+    }
+  }
   make_label(k, dt);
   return NXVK_OK;
 }

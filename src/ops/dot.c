@@ -2,18 +2,62 @@
  * dot.c - matrix products [m,k]x[k,n] and batched [b,m,k]x[b,k,n].
  * Variants: "tiled" (the default: the best kernel for the device), "vec"
  * (double-buffered, vector loads, dot_vec.comp), "vec1" (single-buffered,
- * dot_vec1.comp), "regtile" (scalar register tiles, dot_tiled.comp) and
- * "naive" (one invocation per output, the baseline benchmarks compare with).
+ * dot_vec1.comp), "regtile" (scalar register tiles, dot_tiled.comp), "naive" (one
+ * invocation per output, the baseline benchmarks compare with) and "coopmat"
+ * (f32 only: inputs rounded to f16, products and sums in f32 on NV
+ * cooperative matrices, where the device has them).
  */
 #include "ops.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* "tiled" picks the best kernel for the device; the others name one kernel
  * so each is checked and timed everywhere. */
-static const char *const dot_variants[] = {"tiled", "vec", "vec1", "regtile", "naive"};
+static const char *const dot_variants[] = {"tiled", "vec", "vec1", "regtile", "naive", "coopmat"};
+
+static bool is_coopmat(const nxvk_attrs *a) {
+  return (a->set & NXVK_ATTR_VARIANT) && strcmp(a->variant, "coopmat") == 0;
+}
+
+double nxvk_f16_round(double x) {
+  if (isnan(x) || isinf(x) || x == 0) return x;
+  double ax = fabs(x);
+  if (ax >= 65520.0) return copysign(INFINITY, x); /* the tie above 65504 goes to even: inf */
+  int e;
+  frexp(ax, &e);                 /* ax = f * 2^e, f in [0.5, 1) */
+  int q = e - 11;                /* f16 carries 11 significant bits ... */
+  if (q < -24) q = -24;          /* ... down to the subnormal quantum 2^-24 */
+  /* scaling by 2^-q is exact; rint rounds to nearest even (the default mode) */
+  return copysign(ldexp(rint(ldexp(ax, -q)), q), x);
+}
+
+int nxvk_dot_supported(nxvk_ctx *c, const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in,
+                       int nin) {
+  (void)op;
+  if (!is_coopmat(a)) return NXVK_OK;
+  for (int i = 0; i < nin; i++)
+    if (in[i].dtype != NXVK_F32)
+      return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE,
+                         "dot: variant coopmat takes f32 (rounded to f16, summed in f32), not %s",
+                         nxvk_dtype_name(in[i].dtype));
+  const nxvk_device_info *d = &c->info;
+  const char *why = !d->coop_matrix_nv ? "no VK_NV_cooperative_matrix"
+                    : !d->f16 ? "no shaderFloat16"
+                    : !d->coopmat_f16_f32
+                        ? "no 16x16x16 f16 x f16 -> f32 subgroup configuration (or no vulkanMemoryModel)"
+                    : d->subgroup_size != 32 ? "subgroups are not 32 wide"
+                    : d->max_workgroup_invocations < 256 || d->max_workgroup_size[0] < 256
+                        ? "workgroups of 256 are too large"
+                    : d->max_shared_memory < 27648 ? "27 KiB of shared memory is too much"
+                                                   : NULL;
+  if (why)
+    return nxvk_seterr(NXVK_E_UNSUPPORTED, "dot: variant coopmat is not supported on %s: %s",
+                       d->name, why);
+  return NXVK_OK;
+}
 
 int nxvk_op_variants(const nxvk_op_desc *op, const char *const **names) {
   if (op->kind == NXVK_KIND_DOT) {
@@ -34,7 +78,7 @@ int nxvk_dot_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, 
     for (size_t i = 0; i < NXVK_ARRAY_LEN(dot_variants); i++)
       known |= strcmp(a->variant, dot_variants[i]) == 0;
     if (!known)
-      return nxvk_seterr(NXVK_E_BAD_ATTR, "dot: variant: unknown '%s' (tiled vec vec1 regtile naive)",
+      return nxvk_seterr(NXVK_E_BAD_ATTR, "dot: variant: unknown '%s' (tiled vec vec1 regtile naive coopmat)",
                          a->variant);
   }
   if (!((x->rank == 2 && y->rank == 2) || (x->rank == 3 && y->rank == 3)))
@@ -137,6 +181,22 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   const char *variant = (a->set & NXVK_ATTR_VARIANT) ? a->variant : "tiled";
   bool naive = strcmp(variant, "naive") == 0;
   nxvk_ctx *c = nxvk_rec_ctx(r);
+  if (strcmp(variant, "coopmat") == 0) {
+    nxvk_meta metas[2] = {{in[0]->dtype, *x}, {in[1]->dtype, *y}};
+    int rc = nxvk_dot_supported(c, op, a, metas, 2);
+    if (rc) return rc;
+    /* 128 x 128 blocks of C (dot_coopmat.comp); row blocks and batches past
+     * the grid's limits are walked inside the kernel */
+    uint32_t meta[4] = {M, N, K, batch};
+    uint32_t gx = (N + 127) / 128, gy = (M + 127) / 128, gz = batch;
+    if (gx > c->info.max_workgroup_count[0])
+      return nxvk_seterr(NXVK_E_TOO_LARGE, "dot: variant coopmat: n = %u needs %u workgroups (limit %u)",
+                         N, gx, c->info.max_workgroup_count[0]);
+    if (gy > c->info.max_workgroup_count[1]) gy = c->info.max_workgroup_count[1];
+    if (gz > c->info.max_workgroup_count[2]) gz = c->info.max_workgroup_count[2];
+    uint32_t spec[1] = {256}; /* the workgroup size (fixed in the shader; constant 0 is unused) */
+    return nxvk_dispatch_grid(r, "dot_coopmat_f32", spec, 1, meta, 4, bufs, 3, gx, gy, gz);
+  }
   uint32_t cfg[5];
   tile_config(c, dtype, cfg);
   /* the vector kernel: 256 invocations, tiles from vec_config */
@@ -190,25 +250,44 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
                             (M + cfg[0] - 1) / cfg[0], batch);
 }
 
+/* The variant coopmat's reference rounds every input element to f16 first
+ * (as its kernel does) and then computes the same long double products;
+ * conformance holds it to dot's usual bound against that rounded reference. */
 int nxvk_dot_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
                  nxvk_host *out) {
   (void)op;
-  (void)a;
   (void)nin;
   const nxvk_shape *x = &in[0].shape, *y = &in[1].shape;
   int rk = x->rank;
   int64_t batch = rk == 3 ? x->dim[0] : 1;
   int64_t M = x->dim[rk - 2], K = x->dim[rk - 1], N = y->dim[rk - 1];
+  nxvk_host h[2] = {{0}, {0}};
+  const nxvk_host *A = &in[0], *B = &in[1];
+  if (is_coopmat(a)) {
+    for (int i = 0; i < 2; i++) {
+      int rc = nxvk_host_alloc(&h[i], in[i].dtype, &in[i].shape);
+      if (rc) {
+        nxvk_host_free(&h[0]);
+        return rc;
+      }
+      for (int64_t e = 0; e < nxvk_host_count(&in[i]); e++)
+        nxvk_host_set(&h[i], e, nxvk_f16_round(nxvk_host_get(&in[i], e)));
+    }
+    A = &h[0];
+    B = &h[1];
+  }
   for (int64_t b = 0; b < batch; b++)
     for (int64_t i = 0; i < M; i++)
       for (int64_t j = 0; j < N; j++) {
         long double acc = 0;
         for (int64_t k = 0; k < K; k++)
-          acc += (long double)nxvk_host_get(&in[0], b * M * K + i * K + k) *
-                 (long double)nxvk_host_get(&in[1], b * K * N + k * N + j);
+          acc += (long double)nxvk_host_get(A, b * M * K + i * K + k) *
+                 (long double)nxvk_host_get(B, b * K * N + k * N + j);
         int64_t o = b * M * N + i * N + j;
         if (out->dtype == NXVK_F32) ((float *)out->data)[o] = (float)acc;
         else ((double *)out->data)[o] = (double)acc;
       }
+  nxvk_host_free(&h[0]);
+  nxvk_host_free(&h[1]);
   return NXVK_OK;
 }

@@ -81,6 +81,18 @@ int nxvk_op_infer(const nxvk_op_desc *desc, const nxvk_attrs *a, const nxvk_meta
   return NXVK_OK;
 }
 
+int nxvk_op_supported(nxvk_ctx *c, const nxvk_op_desc *desc, const nxvk_attrs *a,
+                      const nxvk_meta *in, int nin) {
+  const nxvk_op *op = nxvk_op_from_desc(desc);
+  nxvk_attrs none = {0};
+  if (!a) a = &none;
+  for (int i = 0; i < nin; i++)
+    if (!nxvk_ctx_supports(c, in[i].dtype))
+      return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s: %s cannot compute %s", desc->name,
+                         c->info.name, nxvk_dtype_name(in[i].dtype));
+  return op->supported ? op->supported(c, op, a, in, nin) : NXVK_OK;
+}
+
 int nxvk_op_ref(const nxvk_op_desc *desc, const nxvk_attrs *a, const nxvk_host *in, int nin,
                 nxvk_host *out) {
   const nxvk_op *op = nxvk_op_from_desc(desc);
@@ -142,6 +154,7 @@ int nxvk_rec_op(nxvk_rec *r, const nxvk_op_desc *desc, const nxvk_attrs *a,
   if (!nxvk_ctx_supports(c, om.dtype))
     return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s: %s cannot compute %s", desc->name,
                        c->info.name, nxvk_dtype_name(om.dtype));
+  if (op->supported && (rc = op->supported(c, op, a, metas, nin)) != NXVK_OK) return rc;
   if (!op->gpu) return nxvk_tensor_view(in[0], &om.shape, out); /* reshape */
   nxvk_tensor *t;
   rc = nxvk_tensor_new(c, om.dtype, &om.shape, &t);

@@ -37,6 +37,11 @@ typedef int (*nxvk_gpu_fn)(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a,
                            nxvk_tensor *const *in, int nin, nxvk_tensor *out);
 typedef int (*nxvk_ref_fn)(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
                            nxvk_host *out);
+/* Whether this device runs the op's kernel for these attributes and
+ * operands: NXVK_OK, or NXVK_E_UNSUPPORTED / NXVK_E_UNSUPPORTED_DTYPE with
+ * the reason set. */
+typedef int (*nxvk_support_fn)(nxvk_ctx *c, const nxvk_op *op, const nxvk_attrs *a,
+                               const nxvk_meta *in, int nin);
 
 struct nxvk_op {
   nxvk_op_desc d;              /* first: nxvk_op_desc pointers convert back */
@@ -45,6 +50,7 @@ struct nxvk_op {
   nxvk_ref_fn ref;
   nxvk_scalar_fn scalar;       /* elementwise ops */
   int code;                    /* kernel op code (reductions, random) */
+  nxvk_support_fn supported;   /* NULL: wherever the device computes its dtypes */
 };
 
 static inline const nxvk_op *nxvk_op_from_desc(const nxvk_op_desc *d) {
@@ -90,6 +96,12 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
                  int nin, nxvk_tensor *out);
 int nxvk_dot_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
                  nxvk_host *out);
+int nxvk_dot_supported(nxvk_ctx *c, const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in,
+                       int nin);
+/* x rounded to the nearest f16 value, ties to even (IEEE convertFormat):
+ * |x| >= 65520 -> +-inf, f16 subnormals kept, NaN stays NaN, the sign of
+ * zero kept.  What the coopmat variant does to every input element. */
+double nxvk_f16_round(double x);
 
 /* movement.c: each op its own rule; all GPU work is one strided copy kernel */
 int nxvk_reshape_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);

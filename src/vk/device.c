@@ -75,6 +75,10 @@ static int device_create(nxvk_ctx *c) {
   if (!v12 && d->float_controls) exts[nexts++] = "VK_KHR_shader_float_controls";
   if (nxvk_device_ext_present(c->physical, "VK_KHR_portability_subset"))
     exts[nexts++] = "VK_KHR_portability_subset";
+  /* dot's coopmat variant: NV cooperative matrices with f16 arithmetic and
+   * the Vulkan memory model (glslang declares it with NV cooperative matrices) */
+  bool coop = d->coopmat_f16_f32;
+  if (coop) exts[nexts++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME; /* only on Vulkan 1.2+ */
 
   VkPhysicalDeviceFeatures want = {
       .shaderFloat64 = d->f64,
@@ -94,8 +98,20 @@ static int device_create(nxvk_ctx *c) {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES,
       .storageBuffer16BitAccess = d->storage_16bit,
   };
+  VkPhysicalDeviceVulkanMemoryModelFeatures vmm = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES,
+      .vulkanMemoryModel = VK_TRUE,
+  };
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV cmf = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
+      .cooperativeMatrix = VK_TRUE,
+  };
   s8.pNext = &f16;
   f16.pNext = &s16;
+  if (coop) {
+    s16.pNext = &vmm;
+    vmm.pNext = &cmf;
+  }
   float prio = 1.0f;
   VkDeviceQueueCreateInfo qci = {
       .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,

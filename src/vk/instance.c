@@ -236,6 +236,26 @@ bool nxvk_device_ext_present(VkPhysicalDevice pd, const char *name) {
   return device_ext_present(pd, name);
 }
 
+/* Whether the device lists the one VK_NV_cooperative_matrix configuration
+ * the coopmat dot kernel uses: 16x16x16, A and B f16, C and D f32, subgroup
+ * scope. */
+static bool coop_shape_listed(VkPhysicalDevice pd) {
+  uint32_t n = 0;
+  if (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(pd, &n, NULL) != VK_SUCCESS || n == 0) return false;
+  VkCooperativeMatrixPropertiesNV *p = calloc(n, sizeof *p);
+  if (!p) return false;
+  for (uint32_t i = 0; i < n; i++) p[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
+  bool found = false;
+  if (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(pd, &n, p) >= VK_SUCCESS)
+    for (uint32_t i = 0; i < n && !found; i++)
+      found = p[i].MSize == 16 && p[i].NSize == 16 && p[i].KSize == 16 &&
+              p[i].AType == VK_COMPONENT_TYPE_FLOAT16_NV && p[i].BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+              p[i].CType == VK_COMPONENT_TYPE_FLOAT32_NV && p[i].DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+              p[i].scope == VK_SCOPE_SUBGROUP_NV;
+  free(p);
+  return found;
+}
+
 void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
                         nxvk_device_info *o) {
   (void)inst;
@@ -340,17 +360,33 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
     VkPhysicalDeviceShaderFloat16Int8Features f16 = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
+    VkPhysicalDeviceVulkanMemoryModelFeatures vmm = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV cmf = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
     f2.pNext = &s16;
     bool has8 = v12 || device_ext_present(pd, "VK_KHR_8bit_storage");
     bool hasf16 = v12 || device_ext_present(pd, "VK_KHR_shader_float16_int8");
+    bool hasvmm = v12 || device_ext_present(pd, "VK_KHR_vulkan_memory_model");
+    bool hascm = device_ext_present(pd, "VK_NV_cooperative_matrix");
     void **tail = &s16.pNext;
     if (has8) { *tail = &s8; tail = &s8.pNext; }
     if (hasf16) { *tail = &f16; tail = &f16.pNext; }
+    if (hasvmm) { *tail = &vmm; tail = &vmm.pNext; }
+    if (hascm) { *tail = &cmf; tail = &cmf.pNext; }
     vkGetPhysicalDeviceFeatures2(pd, &f2);
     o->storage_16bit = s16.storageBuffer16BitAccess;
     o->storage_8bit = has8 && s8.storageBuffer8BitAccess;
     o->f16 = hasf16 && f16.shaderFloat16;
     o->int8 = hasf16 && f16.shaderInt8;
+    o->vulkan_memory_model = hasvmm && vmm.vulkanMemoryModel;
+    /* the dot variant "coopmat" (shaders/dot_coopmat.comp) needs Vulkan 1.2
+     * (f16 arithmetic and the memory model, which glslang declares with NV
+     * cooperative matrices, are core there), the cooperativeMatrix feature
+     * and a 16x16x16 f16 x f16 -> f32 subgroup configuration */
+    if (v12 && hascm && cmf.cooperativeMatrix && o->f16 && o->vulkan_memory_model &&
+        vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)
+      o->coopmat_f16_f32 = coop_shape_listed(pd);
   }
   o->push_descriptor = device_ext_present(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   if (has_sm) o->compute_units = sm.shaderSMCount;

@@ -136,6 +136,30 @@ assert f["gpu"]["hex"].startswith("0x") and f["ref"]["hex"].startswith("0x")
 assert int(f["gpu"]["value"]) != int(f["ref"]["value"])
 assert len(f["inputs"]) == 2 and f["alone"]["same_bits"] is False
 EOF
+# ---- dot's coopmat variant: skipped with the reason where the device cannot
+# run it (f64 always; f32 without NV cooperative matrices), never passed
+conf --quick --op dot --json "$tmp/d.json"
+check "dot: coopmat cases are skipped with their reason, never passed or failed" \
+  "$PY" - "$tmp/d.json" "$tmp/out" <<'EOF'
+import json, re, sys
+r = json.load(open(sys.argv[1]))
+tap = open(sys.argv[2]).read()
+rep = r["reports"][0]
+coop = rep["device"]["features"]["coopmat_f16_f32"]
+cm = [c for c in rep["cases"] if c["case"].endswith("variant=coopmat")]
+assert cm, "no coopmat cases"
+for c in cm:
+    if c["dtype"] == "f64" or not coop:
+        assert c["verdict"] == "skip" and "coopmat" in c["reason"], c
+        assert ("not supported on" in c["reason"]) == (c["dtype"] == "f32"), c
+assert r["failed"] == 0 and r["skipped"] >= sum(c["verdict"] == "skip" for c in cm), r
+assert r["passed"] == sum(c["verdict"] == "ok" for c in rep["cases"]), r
+assert re.search(r"^ok \d+ - dot f64 \S+ variant=coopmat class=\S+ # SKIP dot: variant coopmat takes f32", tap, re.M)
+rows = {(s["op"], s["dtype"]): s for s in rep["summary"]}
+assert rows[("dot", "f64")]["skipped"] > 0 and "coopmat" in rows[("dot", "f64")]["reason"], rows
+assert re.search(r"^# dot +f64 .* ok, \d+ skipped: dot: variant coopmat", tap, re.M)
+assert re.search(r"^\d+ passed, 0 failed, \d+ skipped$", tap, re.M)
+EOF
 conf --quick --op add --json /nonexistent-dir/r.json
 check "an unwritable --json path fails with one error line" \
   bash -c "test $rc -eq 1 && grep -q '^nxvk: error: --json' '$tmp/err'"

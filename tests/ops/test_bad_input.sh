@@ -88,6 +88,7 @@ npy('rank9.npy', hdr("'<f4'", 'False', '(1, 1, 1, 1, 1, 1, 1, 1, 1)'), b'\0' * 4
 npy('neg_dim.npy', hdr("'<f4'", 'False', '(-2,)'), b'')
 np.save(T + '/m23.npy', np.arange(6, dtype=np.float32).reshape(2, 3))
 np.save(T + '/m45.npy', np.ones((4, 5), np.float32))
+np.save(T + '/m32.npy', np.ones((3, 2), np.float32))
 np.save(T + '/v3.npy', np.ones(3, np.float32))
 np.save(T + '/v4.npy', np.arange(4, dtype=np.float32))
 np.save(T + '/d3.npy', np.ones(3, np.float64))
@@ -124,6 +125,21 @@ run_case "op given a dtype it does not take" 2 "i32" "$O" run --op exp '{"dtype"
 run_case "wrong number of inputs" 2 "add" "$O" run --op add "$T/v3.npy" -o "$O"
 run_case "argmax of an empty tensor" 2 "argmax" "$O" run --op argmax "$T/e0.npy" -o "$O"
 run_case "select with a non-u8 predicate" 2 "select" "$O" run --op select "$T/v3.npy" "$T/v3.npy" "$T/v3.npy" -o "$O"
+
+# ---- dot's coopmat variant: f32 only, and only where the device has NV
+# cooperative matrices (lavapipe has none): exit 1, "not supported on DEVICE"
+np_d23='{"dtype":"f64","shape":[2,3],"data":[1,2,3,4,5,6]}' np_d32='{"dtype":"f64","shape":[3,2],"data":[1,2,3,4,5,6]}'
+run_case "dot variant coopmat on f64" 2 "variant coopmat takes f32" "$O" \
+  run --op dot --attrs '{"variant":"coopmat"}' "$np_d23" "$np_d32" -o "$O"
+if "$NXVK" info --json | $PY -c 'import json, sys; d = json.load(sys.stdin)["devices"]; sys.exit(0 if d and not d[0]["features"]["coopmat_f16_f32"] else 1)' 2>/dev/null; then
+  run_case "dot variant coopmat without cooperative matrices" 1 "variant coopmat is not supported on" "$O" \
+    run --op dot --attrs '{"variant":"coopmat"}' "$T/m23.npy" "$T/m32.npy" -o "$O"
+  run_case "dot variant coopmat without cooperative matrices, batched" 1 "not supported on" "$O" \
+    run --op dot --attrs '{"variant":"coopmat"}' '{"dtype":"f32","shape":[2,1,1],"data":[1,2]}' \
+    '{"dtype":"f32","shape":[2,1,1],"data":[3,4]}' -o "$O"
+else
+  echo "# device 0 has cooperative matrices: coopmat's 'not supported' cases do not apply"
+fi
 
 # ---- attributes
 run_case "attrs: unknown key" 2 '"foo"' "$O" run --op sum --attrs '{"foo":1}' "$T/v3.npy" -o "$O"

@@ -636,6 +636,23 @@ static void run_case(const nxvk_op_desc *op, const char *label, const char *attr
   nxvk_attrs a;
   if (parse_attrs(op, attrs_json, &a)) return;
   char why[400];
+  /* a variant this device cannot run (coopmat on lavapipe): the GPU must
+   * refuse it with the same code nxvk_op_supported gives */
+  nxvk_meta metas[NXVK_MAX_INPUTS];
+  for (int i = 0; i < nin; i++) metas[i] = (nxvk_meta){in[i].dtype, in[i].shape};
+  int sup = nxvk_op_supported(ctx, op, &a, metas, nin);
+  if (sup == NXVK_E_UNSUPPORTED || sup == NXVK_E_UNSUPPORTED_DTYPE) {
+    snprintf(why, sizeof why, "%s", nxvk_errmsg());
+    nxvk_tensor *t[NXVK_MAX_INPUTS] = {0}, *res = NULL;
+    int rc = NXVK_OK, nt = 0;
+    for (; nt < nin && rc == NXVK_OK; nt++) rc = nxvk_tensor_from_host(ctx, &in[nt], &t[nt]);
+    if (rc == NXVK_OK) rc = nxvk_op_run(ctx, op, &a, t, nin, &res);
+    CHECK(rc == sup && res == NULL, "op %s %s: not run here, refused as %s (%s)", op->name, label,
+          nxvk_err_name(sup), why);
+    nxvk_tensor_free(res);
+    for (int i = 0; i < nt; i++) nxvk_tensor_free(t[i]);
+    return;
+  }
   bool ok = op_agrees(op, &a, in, nin, why, sizeof why);
   CHECK(ok, "op %s %s: GPU vs reference (%s)", op->name, label, why);
 }

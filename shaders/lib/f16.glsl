@@ -1,0 +1,38 @@
+// f16.glsl - f32 -> f16 rounding on the bits, for dot's coopmat variant
+// (shaders/dot_coopmat.comp).  Written in the common subset of GLSL and C11
+// so tests/unit/test_f16.c compiles this very code (through glsl_compat.h)
+// and checks it against numpy's float16.  Vulkan leaves the rounding of
+// float -> float16_t conversions to the implementation; this is IEEE 754
+// convertFormat with round to nearest, ties to even, whatever the device.
+#ifndef NXVK_F16_GLSL
+#define NXVK_F16_GLSL
+#ifndef NXMATH_C
+#define NXFN
+#endif
+
+// f32 bits -> f16 bits: |x| >= 65520 (the tie above 65504 goes to even) and
+// inf -> inf, f16 subnormals kept (below 2^-25 and at it -> zero), the sign
+// of zero kept, NaN -> NaN with the top payload bits (quiet if none are left).
+NXFN uint nx_f16_bits(uint x) {
+  uint sign = (x >> 16) & 0x8000u;
+  uint ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) {
+    uint nan = 0x7c00u | ((ax >> 13) & 0x3ffu);
+    return sign | (nan == 0x7c00u ? 0x7e00u : nan);
+  }
+  if (ax >= 0x477ff000u) return sign | 0x7c00u;
+  if (ax >= 0x38800000u) {               // a normal f16: rebias the exponent, round off 13 bits
+    uint r = ax - 0x38000000u;
+    uint h = r >> 13, rem = r & 0x1fffu;
+    h += (rem > 0x1000u || (rem == 0x1000u && (h & 1u) != 0u)) ? 1u : 0u;
+    return sign | h;                     // a carry into the exponent is right
+  }
+  if (ax < 0x33000000u) return sign;     // below 2^-25
+  uint e = ax >> 23;                     // an f16 subnormal, in units of 2^-24
+  uint m = (ax & 0x7fffffu) | 0x800000u;
+  uint s = 126u - e;                     // 14 .. 24
+  uint h = m >> s, rem = m & ((1u << s) - 1u), half_ulp = 1u << (s - 1u);
+  h += (rem > half_ulp || (rem == half_ulp && (h & 1u) != 0u)) ? 1u : 0u;
+  return sign | h;                       // rounding up to 2^-14 gives its normal encoding
+}
+#endif
