@@ -5,8 +5,8 @@
 #     the matmul ladder (every variant) with odd shapes, the op sweep, the
 #     PyTorch anchor for all of them in the same invocation (compare_torch.py),
 #     fusion and the port's latency;
-#   scripts/gpu-final.sh check OUTDIR: the full conformance suite (the op
-#     table split over 8 processes, one report each) and stress all.
+#   scripts/gpu-final.sh check OUTDIR: the full conformance suite (one
+#     process and report per op, JOBS at a time) and stress all.
 B=${B:-bundle/run.sh}
 what=${1:?bench or check}
 R=${2:?outdir}
@@ -38,15 +38,22 @@ if [ "$what" = bench ]; then
     python3 tests/port/test_port.py --latency > "$R/port-latency.txt" 2>&1
 else
   step conformance
+  # one process per op (dot, the slowest, one per dtype), JOBS at a time:
+  # the CPU reference is the cost, the GPU queue is shared
   mkdir -p "$R/conformance"
-  ops=$($B run --list-ops | awk '{print $1}')
-  for i in 0 1 2 3 4 5 6 7; do
-    part=$(echo "$ops" | awk -v i=$i 'NR % 8 == i' | paste -sd, -)
-    timeout ${CONF_TIMEOUT:-400} $B conformance --op "$part" --json "$R/conformance/part$i.json" \
-      > "$R/conformance/part$i.tap" 2>&1 &
-  done
-  wait
-  tail -n 1 "$R"/conformance/part*.tap
+  $B run --list-ops | awk '{print $1}' | sed 's/^dot$/dot:f32\ndot:f64/' |
+    xargs -P "${JOBS:-$(nproc)}" -I{} sh -c '
+      op=${1%%:*}; dt=${1#*:}; name=$(echo "$1" | tr : -)
+      if [ "$dt" = "$1" ]; then set -- --op "$op"; else set -- --op "$op" --dtype "$dt"; fi
+      timeout "${CONF_TIMEOUT:-420}" '"$B"' conformance "$@" --json "'"$R"'/conformance/$name.json" \
+        > "'"$R"'/conformance/$name.tap" 2>&1
+      echo "$name exit $?" >> "'"$R"'/conformance/exit-status.txt"' _ {}
+  # the closing line of each report, summed: a report with no closing line timed out
+  for f in "$R"/conformance/*.tap; do
+    last=$(tail -n 1 "$f")
+    case "$last" in *" passed, "*" failed"*) echo "$last" ;; *) echo "0 passed, 1 failed ($(basename "$f") has no verdict)" ;; esac
+  done | awk '{p += $1; f += $3; s += $5} END {print "conformance, all reports: " p " passed, " f " failed, " s " skipped"}' |
+    tee "$R/conformance/summary.txt"
   step stress; timeout 150 $B stress all --quick --json "$R/stress-all.json" > "$R/stress-all.txt" 2>&1
   tail -n 3 "$R/stress-all.txt"
 fi

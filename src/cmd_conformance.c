@@ -1602,6 +1602,7 @@ static int run_op_dtype(runner *R, const nxvk_op_desc *op, nxvk_dtype dt, case_l
       T->forgiven += res.cmp.forgiven;
     }
     print_diag(&d);
+    fflush(stdout); /* a case that hangs the device is then the line after the last one seen */
     if (R->jcases) {
       cJSON *j = cJSON_CreateObject();
       cJSON_AddNumberToObject(j, "tap", n);
