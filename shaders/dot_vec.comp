@@ -13,8 +13,17 @@
 // constants chosen per device and shape (dot.c).  The default for f32 on
 // GPUs; for f64 NVIDIA's compiler makes this form 14x slower than
 // dot_vec1.comp (bench/NOTES.md), so "tiled" takes that one there.
-// Grid: (ceil(N/BN), ceil(M/BM), batch).
+// Split K (compiled with -DSPLITK as dot_vec_split_<dtype>): the k range is
+// cut into S chunks of KC (a multiple of BK); workgroup z = batch index * S +
+// chunk writes its partial block to C + z*M*N (a scratch of S*batch*M*N) and
+// dot_ksum.comp adds the S partials in chunk order.  It gives products with
+// few blocks of C (1000x3000x700: 96 blocks for 132 SMs) enough workgroups
+// to fill the GPU.  A separate variant because the unsplit kernel built from
+// the split source measured 17% slower at 4096^2 on an H100 (bench/NOTES.md):
+// without SPLITK this file compiles to the same SPIR-V as before split K.
+// Grid: (ceil(N/BN), ceil(M/BM), batch), batch * S with SPLITK.
 // meta: [0] M [1] N [2] K [3] batch [4] bit 0: A vector loads, bit 1: B and C
+//       [5] S [6] KC (SPLITK)
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "dtype.glsl"
@@ -53,24 +62,30 @@ const uint B_LOADS = (B_VECS + 255u) / 256u;
 shared VT As[2u * BK * ASTR];        // [buffer][k][row / Q]: A transposed
 shared VT Bs[2u * BK * BNV];         // [buffer][k][column / Q]
 
+#if defined(SPLITK)
+uint M, N, K, KE, abase, bbase, row0, col0;   // KE: end of this chunk's k range
+#define KEND KE
+#else
 uint M, N, K, abase, bbase, row0, col0;
+#define KEND K
+#endif
 bool vec_a, vec_b;
 
 VT load_a(uint v, uint k0) {
   uint r = v / KQ, gr = row0 + r, gk = k0 + (v - r * KQ) * Q;
-  if (vec_a) return (gr < M && gk < K) ? av[(abase + gr * K + gk) / Q] : VT(0);
+  if (vec_a) return (gr < M && gk < KEND) ? av[(abase + gr * K + gk) / Q] : VT(0);
   VT x = VT(0);
   [[unroll]] for (uint e = 0u; e < Q; e++)
-    if (gr < M && gk + e < K) x[e] = T(a[abase + gr * K + gk + e]);
+    if (gr < M && gk + e < KEND) x[e] = T(a[abase + gr * K + gk + e]);
   return x;
 }
 
 VT load_b(uint v, uint k0) {
   uint k = v / BNV, gk = k0 + k, gc = col0 + (v - k * BNV) * Q;
-  if (vec_b) return (gk < K && gc < N) ? bv[(bbase + gk * N + gc) / Q] : VT(0);
+  if (vec_b) return (gk < KEND && gc < N) ? bv[(bbase + gk * N + gc) / Q] : VT(0);
   VT x = VT(0);
   [[unroll]] for (uint e = 0u; e < Q; e++)
-    if (gk < K && gc + e < N) x[e] = T(b[bbase + gk * N + gc + e]);
+    if (gk < KEND && gc + e < N) x[e] = T(b[bbase + gk * N + gc + e]);
   return x;
 }
 
@@ -97,7 +112,17 @@ void main() {
   K = meta[m + 2u];
   vec_a = (meta[m + 4u] & 1u) != 0u;
   vec_b = (meta[m + 4u] & 2u) != 0u;
+#if defined(SPLITK)
+  uint S = meta[m + 5u], KC = meta[m + 6u];
+  uint z = gl_WorkGroupID.z, bi = z / S, k1 = (z - bi * S) * KC;
+  KE = min(K, k1 + KC);
+#define KSTART k1
+#define ZOUT z
+#else
   uint bi = gl_WorkGroupID.z;
+#define KSTART 0u
+#define ZOUT bi
+#endif
   row0 = gl_WorkGroupID.y * BMV * Q;
   col0 = gl_WorkGroupID.x * BNV * Q;
   uint t = gl_LocalInvocationID.x;
@@ -113,14 +138,14 @@ void main() {
   // (its latency hidden behind the multiplication), multiply this one, store
   // the next into the other buffer, one barrier
   [[unroll]] for (uint l = 0u; l < A_LOADS; l++)
-    if (t + l * 256u < A_VECS) ra[l] = load_a(t + l * 256u, 0u);
+    if (t + l * 256u < A_VECS) ra[l] = load_a(t + l * 256u, KSTART);
   [[unroll]] for (uint l = 0u; l < B_LOADS; l++)
-    if (t + l * 256u < B_VECS) rb[l] = load_b(t + l * 256u, 0u);
+    if (t + l * 256u < B_VECS) rb[l] = load_b(t + l * 256u, KSTART);
   store_tile(0u, ra, rb);
   barrier();
   uint buf = 0u;
-  for (uint k0 = 0u; k0 < K; k0 += BK) {
-    bool more = k0 + BK < K;
+  for (uint k0 = KSTART; k0 < KEND; k0 += BK) {
+    bool more = k0 + BK < KEND;
     if (more) {
       [[unroll]] for (uint l = 0u; l < A_LOADS; l++)
         if (t + l * 256u < A_VECS) ra[l] = load_a(t + l * 256u, k0 + BK);
@@ -148,7 +173,7 @@ void main() {
       [[unroll]] for (uint j = 0u; j < CB; j++) {
         uint gc = col0 + j * 16u * Q + tx * Q;
         VT v = acc[(i * Q + q) * CB + j];
-        uint o = bi * M * N + gr * N + gc;
+        uint o = ZOUT * M * N + gr * N + gc;   // ZOUT: z with SPLITK
         if (vec_b && gc < N) {
           cv[o / Q] = v;
         } else {

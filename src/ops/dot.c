@@ -136,34 +136,65 @@ static uint64_t vec_shared_bytes(const uint32_t cfg[3], nxvk_dtype dt) {
   return 2ull * cfg[2] * ((16ull * cfg[0] + 1) + 16ull * cfg[1]) * q * nxvk_dtype_size(dt);
 }
 
-/* {RB, CB, BK} for the vec kernel: the largest tile (RB = CB = 2: 128 x 128
- * for f32, 64 x 64 for f64) that still gives every SM or CU of the device a
- * workgroup; for smaller products 64 x 128 while that still gives half of
- * them one (1024^2 on 132 SMs: 128 tiles, measured faster than 256 of 64 x
- * 64 or 64 of 128 x 128), else 64 x 64.  Devices that do not report their
- * unit count are taken to have 32.
- * NXVK_DOT_VEC="RB,CB,BK" overrides it for tuning runs. */
-static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint32_t batch,
-                       uint32_t cfg[3]) {
+/* {RB, CB, BK, S, KC} for the vec kernel: the largest tile (RB = CB = 2:
+ * 128 x 128 for f32, 64 x 64 for f64) that still gives every SM or CU of the
+ * device a workgroup; for smaller products 64 x 128 while that still gives
+ * half of them one (1024^2 on 132 SMs: 128 tiles, measured faster than 256
+ * of 64 x 64 or 64 of 128 x 128), else 64 x 64.  Devices that do not report
+ * their unit count are taken to have 32.
+ * Split K: when the tiles do not give every unit a workgroup and K is long,
+ * the k range is cut into S chunks of KC (at least 256, a multiple of BK) so
+ * that there are two per unit, while the scratch of S partial products fits
+ * one storage buffer.  S = 1: no split.  Measured on an H100 (bench/NOTES.md):
+ * 1024^2 20.3 -> 25.3 TFLOPS (S = 3), 1000x3000x700 14.1 -> 19.5 (S = 3);
+ * 2048^2 (256 tiles) is slower split (35.3 -> 31.9), hence the threshold.
+ * The split form is its own kernel (dot_vec_split_<dtype>, -DSPLITK): the
+ * unsplit one stays the SPIR-V measured at 41.9 TFLOPS at 4096^2.
+ * NXVK_DOT_VEC="RB,CB,BK[,S]" overrides it for tuning runs. */
+#define SPLIT_MIN_K 256u
+#define SPLIT_MAX 8u
+static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint32_t K,
+                       uint32_t batch, uint32_t cfg[5]) {
   static const uint32_t tiles[][3] = {{2, 2, 1}, {1, 2, 2}, {1, 1, 1}}; /* RB, CB, units divisor */
   uint32_t q = dt == NXVK_F64 ? 2 : 4, bk = 8;
   uint32_t units = c->info.compute_units ? c->info.compute_units : 32;
   size_t i = 0;
-  for (; i + 1 < NXVK_ARRAY_LEN(tiles); i++) {
+  uint64_t groups = 0;
+  for (; i < NXVK_ARRAY_LEN(tiles); i++) {
     uint64_t bm = 16ull * q * tiles[i][0], bn = 16ull * q * tiles[i][1];
-    uint64_t groups = ((M + bm - 1) / bm) * ((N + bn - 1) / bn) * batch;
-    if (groups * tiles[i][2] >= units) break;
+    groups = ((M + bm - 1) / bm) * ((N + bn - 1) / bn) * batch;
+    if (i + 1 == NXVK_ARRAY_LEN(tiles) || groups * tiles[i][2] >= units) break;
   }
   cfg[0] = tiles[i][0];
   cfg[1] = tiles[i][1];
   cfg[2] = bk;
-  const char *env = getenv("NXVK_DOT_VEC");
-  unsigned v[3];
-  if (env && sscanf(env, "%u,%u,%u", &v[0], &v[1], &v[2]) == 3 && v[0] >= 1 && v[0] <= 8 &&
-      v[1] >= 1 && v[1] <= 8 && v[2] >= q && v[2] <= 64 && v[2] % q == 0) {
-    uint32_t w[3] = {v[0], v[1], v[2]};
-    if (vec_shared_bytes(w, dt) <= c->info.max_shared_memory) memcpy(cfg, w, sizeof w);
+  uint32_t split = 1;
+  if (groups && groups < units && K >= 2 * SPLIT_MIN_K) {
+    split = (uint32_t)((2ull * units + groups - 1) / groups);
+    if (split > K / SPLIT_MIN_K) split = K / SPLIT_MIN_K;
+    if (split > SPLIT_MAX) split = SPLIT_MAX;
   }
+  const char *env = getenv("NXVK_DOT_VEC");
+  unsigned v[4] = {0, 0, 0, 1};
+  if (env && sscanf(env, "%u,%u,%u,%u", &v[0], &v[1], &v[2], &v[3]) >= 3 && v[0] >= 1 && v[0] <= 8 &&
+      v[1] >= 1 && v[1] <= 8 && v[2] >= q && v[2] <= 64 && v[2] % q == 0 && v[3] >= 1 && v[3] <= 64) {
+    uint32_t w[3] = {v[0], v[1], v[2]};
+    if (vec_shared_bytes(w, dt) <= c->info.max_shared_memory) {
+      memcpy(cfg, w, sizeof w);
+      split = v[3];
+    }
+  }
+  /* chunks of whole BK steps; S recomputed so that none is empty */
+  uint32_t kc = split > 1 ? (K + split - 1) / split : K;
+  kc = (kc + cfg[2] - 1) / cfg[2] * cfg[2];
+  if (kc == 0) kc = cfg[2];
+  split = K ? (K + kc - 1) / kc : 1;
+  if (split > 1 && (uint64_t)split * batch * M * N * nxvk_dtype_size(dt) > c->info.max_storage_buffer_range) {
+    split = 1;
+    kc = K;
+  }
+  cfg[3] = split;
+  cfg[4] = kc;
 }
 
 int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
@@ -200,12 +231,12 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   uint32_t cfg[5];
   tile_config(c, dtype, cfg);
   /* the vector kernel: 256 invocations, tiles from vec_config */
-  uint32_t vcfg[3], q = dtype == NXVK_F64 ? 2 : 4;
-  vec_config(c, dtype, M, N, batch, vcfg);
+  uint32_t vcfg[5], q = dtype == NXVK_F64 ? 2 : 4;
+  vec_config(c, dtype, M, N, K, batch, vcfg);
   uint32_t vbm = 16 * q * vcfg[0], vbn = 16 * q * vcfg[1];
   bool vec_fits = c->info.max_workgroup_invocations >= 256 && c->info.max_workgroup_size[0] >= 256 &&
                   c->info.max_shared_memory >= vec_shared_bytes(vcfg, dtype) &&
-                  batch <= c->info.max_workgroup_count[2] &&
+                  (uint64_t)batch * vcfg[3] <= c->info.max_workgroup_count[2] &&
                   (M + vbm - 1) / vbm <= c->info.max_workgroup_count[1];
   /* lavapipe (llvmpipe) ends every shader loop after 65535 iterations
    * (observed: the naive kernel is wrong from K = 65536 on, regtile from
@@ -230,10 +261,32 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   }
   if (vec && vec_fits) {
     /* vector loads need whole vectors: rows of A (K) and of B and C (N) */
-    uint32_t meta[5] = {M, N, K, batch, (K % q == 0 ? 1u : 0u) | (N % q == 0 ? 2u : 0u)};
-    snprintf(name, sizeof name, "dot_vec_%s", dt);
-    return nxvk_dispatch_grid(r, name, vcfg, 3, meta, 5, bufs, 3, (N + vbn - 1) / vbn,
-                              (M + vbm - 1) / vbm, batch);
+    uint32_t S = vcfg[3];
+    uint32_t meta[7] = {M, N, K, batch, (K % q == 0 ? 1u : 0u) | (N % q == 0 ? 2u : 0u), S, vcfg[4]};
+    if (S == 1) {
+      snprintf(name, sizeof name, "dot_vec_%s", dt);
+      return nxvk_dispatch_grid(r, name, vcfg, 3, meta, 7, bufs, 3, (N + vbn - 1) / vbn,
+                                (M + vbm - 1) / vbm, batch);
+    }
+    /* split K: S partial products into a scratch the recording holds, then
+     * their sum in chunk order */
+    uint64_t mn = (uint64_t)M * N;
+    nxvk_buffer *part = NULL;
+    snprintf(name, sizeof name, "dot_vec_split_%s", dt);
+    int rc = nxvk_buffer_create(c, S * batch * mn * nxvk_dtype_size(dtype), false, &part);
+    if (rc == NXVK_OK) {
+      nxvk_buffer *pbufs[3] = {in[0]->buf, in[1]->buf, part};
+      rc = nxvk_dispatch_grid(r, name, vcfg, 3, meta, 7, pbufs, 3, (N + vbn - 1) / vbn,
+                              (M + vbm - 1) / vbm, batch * S);
+    }
+    if (rc == NXVK_OK) {
+      uint32_t smeta[3] = {(uint32_t)mn, batch, S}, spec[1] = {NXVK_WG};
+      nxvk_buffer *sbufs[2] = {part, out->buf};
+      snprintf(name, sizeof name, "dot_ksum_%s", dt);
+      rc = nxvk_dispatch_1d(r, name, spec, 1, smeta, 3, sbufs, 2, batch * mn);
+    }
+    nxvk_buffer_unref(c, part);
+    return rc;
   }
   uint32_t meta[4] = {M, N, K, batch};
   if (!naive && (batch > c->info.max_workgroup_count[2] ||

@@ -706,6 +706,14 @@ def cases_dot(dt, rng):
             add("[%d,%d]x[%d,%d] variant %s" % (m, k, k, n, variant),
                 random_values(dt, m * k, rng, "dot").reshape(m, k),
                 random_values(dt, k * n, rng, "dot").reshape(k, n), {"variant": variant})
+    # few output tiles and a long K: the vec kernel splits K (dot_vec_split, dot_ksum)
+    for m, k, n in ((3, 1000, 5), (33, 3000, 65), (7, 1029, 130)):
+        add("[%d,%d]x[%d,%d] variant vec (split K)" % (m, k, k, n),
+            random_values(dt, m * k, rng, "dot").reshape(m, k),
+            random_values(dt, k * n, rng, "dot").reshape(k, n), {"variant": "vec"})
+    add("batched [2,5,2000]x[2,2000,9] variant vec (split K)",
+        random_values(dt, 2 * 5 * 2000, rng, "dot").reshape(2, 5, 2000),
+        random_values(dt, 2 * 2000 * 9, rng, "dot").reshape(2, 2000, 9), {"variant": "vec"})
     ev = np.array([0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, FLT[dt][1], FLT[dt][2], 0.5], NP[dt])
     a = np.resize(ev, 40).reshape(4, 10)
     b = np.resize(ev[::-1], 30).reshape(10, 3)
