@@ -399,8 +399,8 @@ static void data_free(conf_data *D) {
 
 /* -------------------------------------------------------------- the cases */
 
-enum { FILL_NORMAL, FILL_WIDE, FILL_EDGE, FILL_NONE, FILL_STATS };
-static const char *const fill_names[] = {"normal", "wide", "edge", "generated", "stats"};
+enum { FILL_NORMAL, FILL_WIDE, FILL_EDGE, FILL_POSITIVE, FILL_NONE, FILL_STATS };
+static const char *const fill_names[] = {"normal", "wide", "edge", "positive", "generated", "stats"};
 
 typedef struct {
   int nin;
@@ -468,9 +468,9 @@ static int classes_of(const cJSON *arr, const char *where, int *fills, int *n) {
   if (!cJSON_IsArray(arr)) return data_fail("%s: %s: must be a list of input classes", SIZE_FILE, where);
   for (const cJSON *e = arr->child; e && *n < 8; e = e->next) {
     int f = -1;
-    for (int k = FILL_NORMAL; k <= FILL_EDGE; k++)
+    for (int k = FILL_NORMAL; k <= FILL_POSITIVE; k++)
       if (cJSON_IsString(e) && strcmp(e->valuestring, fill_names[k]) == 0) f = k;
-    if (f < 0) return data_fail("%s: %s: unknown input class (normal wide edge)", SIZE_FILE, where);
+    if (f < 0) return data_fail("%s: %s: unknown input class (normal wide edge positive)", SIZE_FILE, where);
     fills[(*n)++] = f;
   }
   return 0;
