@@ -267,8 +267,8 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
     uint32_t meta[7] = {M, N, K, batch, (K % q == 0 ? 1u : 0u) | (N % q == 0 ? 2u : 0u), S, vcfg[4]};
     if (S == 1) {
       snprintf(name, sizeof name, "dot_vec_%s", dt);
-      return nxvk_dispatch_grid(r, name, vcfg, 3, meta, 7, bufs, 3, (N + vbn - 1) / vbn,
-                                (M + vbm - 1) / vbm, batch);
+      return nxvk_dispatch_grid(r, name, vcfg, 3, meta, 5, bufs, 3, (N + vbn - 1) / vbn,
+                                (M + vbm - 1) / vbm, batch); /* [5], [6]: split only */
     }
     /* split K: S partial products into a scratch the recording holds, then
      * their sum in chunk order */
@@ -322,6 +322,12 @@ static bool dot_load(dot_elem *e, double x, bool f16) {
   return e->cls != DOT_FINITE;
 }
 
+/* -1, 0 or 1 for an element that is not NaN (zeros of either sign: 0) */
+static int dot_sign(const dot_elem *e) {
+  if (e->cls != DOT_FINITE) return e->cls == DOT_POS_INF ? 1 : -1;
+  return e->v == 0 ? 0 : signbit(e->v) ? -1 : 1;
+}
+
 /* sum_k a[k]*b[k] in long double, in k order, with IEEE's rules for
  * non-finite products and sums applied by class. */
 static long double dot_elems(const dot_elem *a, const dot_elem *b, int64_t K, bool special) {
@@ -338,10 +344,9 @@ static long double dot_elems(const dot_elem *a, const dot_elem *b, int64_t K, bo
     } else if (ca == DOT_NAN || cb == DOT_NAN) {
       nan = true;
     } else { /* an infinity times a finite value or another infinity */
-      int sa = ca == DOT_FINITE ? (a[k].v == 0 ? 0 : signbit(a[k].v) ? -1 : 1) : ca == DOT_POS_INF ? 1 : -1;
-      int sb = cb == DOT_FINITE ? (b[k].v == 0 ? 0 : signbit(b[k].v) ? -1 : 1) : cb == DOT_POS_INF ? 1 : -1;
-      if (sa * sb == 0) nan = true; /* inf * 0 */
-      else if (sa * sb > 0) pinf = true;
+      int sign = dot_sign(&a[k]) * dot_sign(&b[k]);
+      if (sign == 0) nan = true; /* inf * 0 */
+      else if (sign > 0) pinf = true;
       else ninf = true;
     }
   }
