@@ -255,6 +255,11 @@ typedef struct nxvk_stats {
   uint64_t validation_messages;          /* validation-layer errors/warnings seen */
 } nxvk_stats;
 void nxvk_ctx_stats(nxvk_ctx *c, nxvk_stats *out);
+/* One line per kernel built so far: its name, specialization constants and,
+ * when the context was opened with NXVK_KERNEL_STATS=1 on a driver with
+ * VK_KHR_pipeline_executable_properties, the driver's statistics
+ * (registers and the like).  *text is malloc'd. */
+int nxvk_kernel_stats_report(nxvk_ctx *c, char **text);
 /* Give the buffer pool's memory back to the driver (stats.pooled_bytes -> 0). */
 void nxvk_ctx_trim(nxvk_ctx *c);
 /* Device loss: set on VK_ERROR_DEVICE_LOST; every later call answers

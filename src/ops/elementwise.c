@@ -86,12 +86,13 @@ int nxvk_ew_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor
   }
   char name[64];
   snprintf(name, sizeof name, "ew_%s_%s", op->d.name, nxvk_dtype_name(in[nin - 1]->dtype));
-  uint32_t spec[1] = {NXVK_WG};
+  uint32_t spec[NXVK_EW_SPEC];
+  uint32_t groups = nxvk_ew_launch(nxvk_rec_ctx(r), (uint64_t)out->count, spec);
   nxvk_buffer *bufs[4];
   for (int k = 0; k < nin; k++) bufs[k] = in[k]->buf;
   bufs[nin] = out->buf;
-  return nxvk_dispatch_1d(r, name, spec, 1, meta, NXVK_EW_META_WORDS(nin), bufs, nin + 1,
-                          (uint64_t)out->count);
+  return nxvk_dispatch_grid(r, name, spec, NXVK_EW_SPEC, meta, NXVK_EW_META_WORDS(nin), bufs,
+                            nin + 1, groups, 1, 1);
 }
 
 static nxvk_scalar load(const nxvk_host *h, int64_t i) {

@@ -285,6 +285,12 @@ int nxvk_dispatch_1d(nxvk_rec *r, const char *kernel, const uint32_t *spec, int 
   return nxvk_dispatch_grid(r, kernel, spec, nspec, meta, nmeta, bufs, nbufs, groups, 1, 1);
 }
 
+uint32_t nxvk_ew_launch(nxvk_ctx *c, uint64_t n, uint32_t spec[NXVK_EW_SPEC]) {
+  spec[0] = NXVK_WG;
+  spec[1] = c->ew_unroll;
+  return nxvk_groups_for(c, n, NXVK_WG * c->ew_unroll);
+}
+
 int nxvk_strided_copy(nxvk_rec *r, nxvk_buffer *src, nxvk_dtype sd, int64_t src_base,
                       const int64_t *src_strides, nxvk_buffer *dst, nxvk_dtype dd,
                       int64_t dst_base, const int64_t *dst_strides, const nxvk_shape *dims) {

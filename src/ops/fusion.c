@@ -512,10 +512,9 @@ int nxvk_fusion_glsl(const nxvk_graph *g, const nxvk_meta *metas, const nxvk_pla
 /* The kernel of a step: built in this process, else SPIR-V from the disk
  * cache, else compiled (and written to the cache). */
 static int step_kernel(nxvk_ctx *c, nxvk_plan_step *st, const char *glsl, const char *cache_dir,
-                       nxvk_kernel **k) {
-  uint32_t spec[1] = {NXVK_WG};
+                       const uint32_t *spec, nxvk_kernel **k) {
   int nbuf = st->ninputs + st->noutputs;
-  int rc = nxvk_kernel_get_spirv(c, st->key, NULL, 0, spec, 1, nbuf, k);
+  int rc = nxvk_kernel_get_spirv(c, st->key, NULL, 0, spec, NXVK_EW_SPEC, nbuf, k);
   if (rc || *k) {
     st->source = NXVK_CODE_MEMORY;
     return rc;
@@ -553,7 +552,7 @@ static int step_kernel(nxvk_ctx *c, nxvk_plan_step *st, const char *glsl, const 
     }
   }
   t = now_ms();
-  rc = nxvk_kernel_get_spirv(c, st->key, words, bytes, spec, 1, nbuf, k);
+  rc = nxvk_kernel_get_spirv(c, st->key, words, bytes, spec, NXVK_EW_SPEC, nbuf, k);
   st->pipeline_ms = now_ms() - t;
   free(words);
   return rc;
@@ -572,9 +571,13 @@ int nxvk_fusion_record(nxvk_rec *r, const nxvk_graph *g, const nxvk_meta *metas,
   int rc = build_program(g, metas, st, &prog);
   if (rc) return rc;
   nxvk_kernel *k = NULL;
-  uint32_t spec[1] = {NXVK_WG};
+  int64_t count;
+  rc = nxvk_shape_count(&metas[st->outputs[0]].shape, &count);
+  if (rc) return rc;
+  uint32_t spec[NXVK_EW_SPEC];
+  uint32_t groups = nxvk_ew_launch(c, (uint64_t)count, spec);
   if (memo_find(c, &prog, st->key)) /* built in this process: no GLSL needed */
-    rc = nxvk_kernel_get_spirv(c, st->key, NULL, 0, spec, 1, st->ninputs + st->noutputs, &k);
+    rc = nxvk_kernel_get_spirv(c, st->key, NULL, 0, spec, NXVK_EW_SPEC, st->ninputs + st->noutputs, &k);
   if (rc) return rc;
   if (k) {
     st->source = NXVK_CODE_MEMORY;
@@ -587,7 +590,7 @@ int nxvk_fusion_record(nxvk_rec *r, const nxvk_graph *g, const nxvk_meta *metas,
     nxvk_sha256(glsl, strlen(glsl), digest);
     nxvk_sha256_hex(digest, st->key);
     st->glsl_ms = now_ms() - t;
-    rc = step_kernel(c, st, glsl, cache_dir, &k);
+    rc = step_kernel(c, st, glsl, cache_dir, spec, &k);
     free(glsl);
     if (rc) return rc;
     memo_add(c, &prog, st->key);
@@ -599,7 +602,6 @@ int nxvk_fusion_record(nxvk_rec *r, const nxvk_graph *g, const nxvk_meta *metas,
     rc = nxvk_tensor_new(c, metas[v].dtype, &metas[v].shape, &values[v]);
   }
   if (rc) return rc;
-  int64_t count = values[st->outputs[0]]->count;
   uint32_t meta[NXVK_EW_META_WORDS(NXVK_CG_MAX_INPUTS)] = {0};
   meta[0] = (uint32_t)count;
   meta[1] = (uint32_t)domain->rank;
@@ -618,8 +620,7 @@ int nxvk_fusion_record(nxvk_rec *r, const nxvk_graph *g, const nxvk_meta *metas,
   uint32_t off = 0;
   rc = nxvk_rec_meta(r, meta, NXVK_EW_META_WORDS(st->ninputs), &off);
   if (rc == NXVK_OK)
-    rc = nxvk_rec_dispatch(r, k, b, st->ninputs + st->noutputs, off,
-                           nxvk_groups_for(c, (uint64_t)count, NXVK_WG), 1, 1);
+    rc = nxvk_rec_dispatch(r, k, b, st->ninputs + st->noutputs, off, groups, 1, 1);
   /* test-only fault (NXVK_TEST_INJECT=break_op:NAME): a kernel holding op
    * NAME gets one wrong element in each output, as the op alone would */
   bool broken = false;

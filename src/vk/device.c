@@ -67,7 +67,7 @@ static int find_compute_queue(VkPhysicalDevice pd, uint32_t *family) {
 
 static int device_create(nxvk_ctx *c) {
   const nxvk_device_info *d = &c->info;
-  const char *exts[8];
+  const char *exts[9];
   uint32_t nexts = 0;
   bool v12 = d->api_version_raw >= VK_API_VERSION_1_2;
   if (d->has_budget) exts[nexts++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
@@ -79,6 +79,13 @@ static int device_create(nxvk_ctx *c) {
    * the Vulkan memory model (glslang declares it with NV cooperative matrices) */
   bool coop = d->coopmat_f16_f32;
   if (coop) exts[nexts++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME; /* only on Vulkan 1.2+ */
+  /* NXVK_KERNEL_STATS=1: the driver's statistics of every kernel built
+   * (registers, spills where it tells) for tuning; off by default because
+   * capturing them can cost the pipeline cache on some drivers */
+  const char *stats_env = getenv("NXVK_KERNEL_STATS");
+  c->kernel_stats = stats_env && *stats_env && strcmp(stats_env, "0") != 0 &&
+                    nxvk_device_ext_present(c->physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  if (c->kernel_stats) exts[nexts++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
 
   VkPhysicalDeviceFeatures want = {
       .shaderFloat64 = d->f64,
@@ -106,11 +113,20 @@ static int device_create(nxvk_ctx *c) {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
       .cooperativeMatrix = VK_TRUE,
   };
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pexec = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
+      .pNext = NULL,
+      .pipelineExecutableInfo = VK_TRUE,
+  };
   s8.pNext = &f16;
   f16.pNext = &s16;
   if (coop) {
     s16.pNext = &vmm;
     vmm.pNext = &cmf;
+  }
+  if (c->kernel_stats) {
+    pexec.pNext = s8.pNext;
+    s8.pNext = &pexec;
   }
   float prio = 1.0f;
   VkDeviceQueueCreateInfo qci = {
@@ -216,6 +232,12 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
     c->host_visible_fast_path =
         (strcmp(c->info.type, "cpu") == 0 || strcmp(c->info.type, "integrated") == 0) &&
         !(staging && strcmp(staging, "1") == 0);
+    /* GPUs need several loads in flight per invocation of an elementwise
+     * kernel; CPU devices run workgroups as loops and gain nothing.
+     * NXVK_EW_UNROLL=1..8 overrides it (tuning; CI covers both forms). */
+    c->ew_unroll = strcmp(c->info.type, "cpu") == 0 ? 1 : 4;
+    const char *unroll = getenv("NXVK_EW_UNROLL");
+    if (unroll && atoi(unroll) >= 1 && atoi(unroll) <= 8) c->ew_unroll = (uint32_t)atoi(unroll);
     rc = device_create(c);
   }
   if (rc) {

@@ -28,7 +28,39 @@ static void kernel_destroy(nxvk_ctx *c, nxvk_kernel *k) {
   if (k->pipeline) c->vk.vkDestroyPipeline(c->device, k->pipeline, NULL);
   if (k->layout) c->vk.vkDestroyPipelineLayout(c->device, k->layout, NULL);
   if (k->set_layout) c->vk.vkDestroyDescriptorSetLayout(c->device, k->set_layout, NULL);
+  free(k->stats);
   free(k);
+}
+
+/* "name=value, ..." of the driver's statistics for the compute executable
+ * (VK_KHR_pipeline_executable_properties); NULL when it reports none. */
+static char *capture_stats(nxvk_ctx *c, VkPipeline pipeline) {
+  VkPipelineExecutableInfoKHR ei = {
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR,
+      .pipeline = pipeline,
+      .executableIndex = 0,
+  };
+  VkPipelineExecutableStatisticKHR st[32];
+  uint32_t n = (uint32_t)NXVK_ARRAY_LEN(st);
+  for (uint32_t i = 0; i < n; i++)
+    st[i] = (VkPipelineExecutableStatisticKHR){.sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR};
+  VkResult r = c->vk.vkGetPipelineExecutableStatisticsKHR(c->device, &ei, &n, st);
+  if ((r != VK_SUCCESS && r != VK_INCOMPLETE) || n == 0) return NULL;
+  char *out = calloc(1, 2048);
+  if (!out) return NULL;
+  size_t len = 0;
+  for (uint32_t i = 0; i < n && len < 2000; i++) {
+    const VkPipelineExecutableStatisticValueKHR *v = &st[i].value;
+    char val[48];
+    switch (st[i].format) {
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: snprintf(val, sizeof val, "%s", v->b32 ? "true" : "false"); break;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: snprintf(val, sizeof val, "%lld", (long long)v->i64); break;
+    case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: snprintf(val, sizeof val, "%llu", (unsigned long long)v->u64); break;
+    default: snprintf(val, sizeof val, "%g", v->f64); break;
+    }
+    len += (size_t)snprintf(out + len, 2048 - len, "%s%s=%s", i ? ", " : "", st[i].name, val);
+  }
+  return out;
 }
 
 static int kernel_build(nxvk_ctx *c, nxvk_kernel *k, const uint32_t *code, size_t bytes) {
@@ -84,6 +116,7 @@ static int kernel_build(nxvk_ctx *c, nxvk_kernel *k, const uint32_t *code, size_
               .pName = "main",
               .pSpecializationInfo = &si,
           },
+      .flags = c->kernel_stats ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR : 0,
       .layout = k->layout,
   };
   VkResult r =
@@ -91,6 +124,7 @@ static int kernel_build(nxvk_ctx *c, nxvk_kernel *k, const uint32_t *code, size_
   c->vk.vkDestroyShaderModule(c->device, module, NULL);
   if (r != VK_SUCCESS) return nxvk_vk_fail(r, "vkCreateComputePipelines", __FILE__, __LINE__);
   atomic_fetch_add(&c->pipelines_created, 1);
+  if (c->kernel_stats) k->stats = capture_stats(c, k->pipeline);
   return NXVK_OK;
 }
 
@@ -149,6 +183,33 @@ int nxvk_kernel_get_spirv(nxvk_ctx *c, const char *key, const uint32_t *words, s
   if (words && (bytes < 20 || bytes % 4 != 0 || words[0] != 0x07230203u))
     return nxvk_seterr(NXVK_E_BAD_REQUEST, "kernel %.16s: not SPIR-V", key);
   return kernel_lookup(c, NULL, key, words, bytes, spec, nspec, nbuffers, out);
+}
+
+int nxvk_kernel_stats_report(nxvk_ctx *c, char **text) {
+  *text = NULL;
+  size_t cap = 4096, len = 0;
+  char *out = malloc(cap);
+  if (!out) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  out[0] = 0;
+  pthread_mutex_lock(&c->kernel_lock);
+  for (nxvk_kernel *k = c->kernels; k; k = k->next) {
+    char line[2400];
+    int n = snprintf(line, sizeof line, "%.24s", k->spirv ? k->spirv->name : k->key);
+    for (int i = 0; i < k->nspec; i++)
+      n += snprintf(line + n, sizeof line - (size_t)n, "%s%u", i ? "," : " [", k->spec[i]);
+    snprintf(line + n, sizeof line - (size_t)n, "]: %s\n", k->stats ? k->stats : "no statistics");
+    size_t ln = strlen(line);
+    if (len + ln + 1 > cap) {
+      char *p = realloc(out, cap = 2 * (len + ln + 1));
+      if (!p) break;
+      out = p;
+    }
+    memcpy(out + len, line, ln + 1);
+    len += ln;
+  }
+  pthread_mutex_unlock(&c->kernel_lock);
+  *text = out;
+  return NXVK_OK;
 }
 
 void nxvk_kernels_destroy(nxvk_ctx *c) {

@@ -85,6 +85,7 @@ typedef struct nxvk_kernel {
   VkPipeline pipeline;
   VkPipelineLayout layout;
   VkDescriptorSetLayout set_layout;
+  char *stats;                    /* the driver's statistics (NXVK_KERNEL_STATS), malloc'd */
   struct nxvk_kernel *next;       /* ctx's kernel list */
 } nxvk_kernel;
 
@@ -115,6 +116,8 @@ struct nxvk_ctx {
   VkQueue queue;
   pthread_mutex_t queue_lock;          /* held around every vkQueueSubmit */
   bool host_visible_fast_path;         /* CPU / UMA devices: map device memory */
+  uint32_t ew_unroll;                  /* elements per invocation and round (codegen.c) */
+  bool kernel_stats;                   /* capture the driver's statistics per kernel */
   atomic_bool lost;                    /* VK_ERROR_DEVICE_LOST seen */
 
   pthread_mutex_t kernel_lock;         /* kernels list and creation */
