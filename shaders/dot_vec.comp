@@ -21,6 +21,11 @@
 // to fill the GPU.  A separate variant because the unsplit kernel built from
 // the split source measured 17% slower at 4096^2 on an H100 (bench/NOTES.md):
 // without SPLITK this file compiles to the same SPIR-V as before split K.
+// f64: NVIDIA's compiler kept the accumulators in local memory (its
+// statistics: Local Memory Size = the bytes of acc; ~1 TFLOPS at any tile),
+// so for f64 every access to acc, x and y has a literal index (macros over
+// at most 4 x 4 blocks, guarded by the specialization constants), whether or
+// not the compiler unrolls the loops around them.
 // Grid: (ceil(N/BN), ceil(M/BM), batch), batch * S with SPLITK.
 // meta: [0] M [1] N [2] K [3] batch [4] bit 0: A vector loads, bit 1: B and C
 //       [5] S [6] KC (SPLITK)
@@ -105,6 +110,32 @@ void store_tile(uint buf, VT ra[A_LOADS], VT rb[B_LOADS]) {
   }
 }
 
+#if defined(DT_f64)
+// literal-index expansion over i < 4 row blocks, q < Q, j < 4 column blocks
+#define ACC(i, q, j) acc[((i) * 2u + (q)) * 4u + (j)]
+#define EACH_J(F, i, q) F(i, q, 0u) F(i, q, 1u) F(i, q, 2u) F(i, q, 3u)
+#define EACH_QJ(F, i) EACH_J(F, i, 0u) EACH_J(F, i, 1u)
+#define EACH(F) EACH_QJ(F, 0u) EACH_QJ(F, 1u) EACH_QJ(F, 2u) EACH_QJ(F, 3u)
+#define ACC_ZERO(i, q, j) ACC(i, q, j) = VT(0);
+#define ACC_FMA(i, q, j) if ((i) < RB && (j) < CB) ACC(i, q, j) = fma(VT(x[i][q]), y[j], ACC(i, q, j));
+#define ACC_STORE(i, q, j) if ((i) < RB && (j) < CB) store_c(i, q, j, zout, ACC(i, q, j));
+#define LOAD_X(i) if ((i) < RB) x[i] = As[abuf + kk * ASTR + (i) * 16u + ty];
+#define LOAD_Y(j) if ((j) < CB) y[j] = Bs[bbuf + kk * BNV + (j) * 16u + tx];
+
+void store_c(uint i, uint q, uint j, uint zout, VT v) {
+  uint gr = row0 + i * 16u * Q + gl_LocalInvocationID.x / 16u * Q + q;
+  uint gc = col0 + j * 16u * Q + gl_LocalInvocationID.x % 16u * Q;
+  if (gr >= M) return;
+  uint o = zout * M * N + gr * N + gc;
+  if (vec_b && gc < N) {
+    cv[o / Q] = v;
+  } else {
+    for (uint e = 0u; e < Q; e++)
+      if (gc + e < N) c[o + e] = ST(v[e]);
+  }
+}
+#endif
+
 void main() {
   uint m = pc.meta_off;
   M = meta[m];
@@ -131,8 +162,13 @@ void main() {
   bbase = bi * K * N;
 
   VT ra[A_LOADS], rb[B_LOADS];
+#if defined(DT_f64)
+  VT acc[4u * Q * 4u];
+  EACH(ACC_ZERO)
+#else
   VT acc[RB * Q * CB];   // [row block][row in block][column block]
   [[unroll]] for (uint i = 0u; i < RB * Q * CB; i++) acc[i] = VT(0);
+#endif
 
   // tile 0 into buffer 0; then per step: load the next tile into registers
   // (its latency hidden behind the multiplication), multiply this one, store
@@ -154,6 +190,12 @@ void main() {
     }
     uint abuf = buf * BK * ASTR, bbuf = buf * BK * BNV;
     [[unroll]] for (uint kk = 0u; kk < BK; kk++) {
+#if defined(DT_f64)
+      VT x[4], y[4];
+      LOAD_X(0u) LOAD_X(1u) LOAD_X(2u) LOAD_X(3u)
+      LOAD_Y(0u) LOAD_Y(1u) LOAD_Y(2u) LOAD_Y(3u)
+      EACH(ACC_FMA)
+#else
       VT x[RB], y[CB];
       [[unroll]] for (uint i = 0u; i < RB; i++) x[i] = As[abuf + kk * ASTR + i * 16u + ty];
       [[unroll]] for (uint j = 0u; j < CB; j++) y[j] = Bs[bbuf + kk * BNV + j * 16u + tx];
@@ -161,11 +203,16 @@ void main() {
         [[unroll]] for (uint q = 0u; q < Q; q++)
           [[unroll]] for (uint j = 0u; j < CB; j++)
             acc[(i * Q + q) * CB + j] = fma(VT(x[i][q]), y[j], acc[(i * Q + q) * CB + j]);
+#endif
     }
     buf ^= 1u;
     if (more) store_tile(buf, ra, rb);
     barrier();
   }
+#if defined(DT_f64)
+  uint zout = ZOUT;
+  EACH(ACC_STORE)
+#else
   [[unroll]] for (uint i = 0u; i < RB; i++)
     [[unroll]] for (uint q = 0u; q < Q; q++) {
       uint gr = row0 + i * 16u * Q + ty * Q + q;
@@ -182,4 +229,5 @@ void main() {
         }
       }
     }
+#endif
 }

@@ -136,48 +136,66 @@ static uint64_t vec_shared_bytes(const uint32_t cfg[3], nxvk_dtype dt) {
   return 2ull * cfg[2] * ((16ull * cfg[0] + 1) + 16ull * cfg[1]) * q * nxvk_dtype_size(dt);
 }
 
-/* {RB, CB, BK, S, KC} for the vec kernel: the largest tile (RB = CB = 2:
- * 128 x 128 for f32, 64 x 64 for f64) that still gives every SM or CU of the
- * device a workgroup; for smaller products 64 x 128 while that still gives
- * half of them one (1024^2 on 132 SMs: 128 tiles, measured faster than 256
- * of 64 x 64 or 64 of 128 x 128), else 64 x 64.  Devices that do not report
+/* {RB, CB, BK, S, KC} for the vec kernel.  Without split K: the largest
+ * tile (RB = CB = 2: 128 x 128 for f32, 64 x 64 for f64) that still gives
+ * every SM or CU a workgroup; for smaller products 64 x 128 while that
+ * still gives half of them one, else 64 x 64.  Devices that do not report
  * their unit count are taken to have 32.
- * Split K: when the tiles do not give every unit a workgroup and K is long,
- * the k range is cut into S chunks of KC (at least 256, a multiple of BK) so
- * that there are two per unit, while the scratch of S partial products fits
- * one storage buffer.  S = 1: no split.  Measured on an H100 (bench/NOTES.md):
- * 1024^2 20.3 -> 25.3 TFLOPS (S = 3), 1000x3000x700 14.1 -> 19.5 (S = 3);
- * 2048^2 (256 tiles) is slower split (35.3 -> 31.9), hence the threshold.
- * The split form is its own kernel (dot_vec_split_<dtype>, -DSPLITK): the
- * unsplit one stays the SPIR-V measured at 41.9 TFLOPS at 4096^2.
+ * Split K, when 128 x 128 tiles leave units idle and K is long: the k range
+ * is cut into S chunks of KC (at least 256, a multiple of BK) and the tile
+ * and S are those whose workgroups fill one wave of the GPU best: all of
+ * them resident at once (a second, partial wave costs as much as a full
+ * one), the larger tile on a near tie.  Residency per unit is what the
+ * registers allow: on NVIDIA (65536 per SM; the driver reports 128, 80 and
+ * 48 per invocation for the three tiles, NXVK_KERNEL_STATS) 2, 3 and 5
+ * workgroups of 256; elsewhere 1 is assumed.  Measured on an H200
+ * (bench/NOTES.md, fourth round): 1024^2 takes 128 x 128 with S = 4
+ * (28.2 TFLOPS; 25.3 with the earlier rule), 1000x3000x700 64 x 128 with
+ * S = 4 (25.0; 19.3).  The scratch of S partial products must fit one
+ * storage buffer.  The split form is its own kernel (dot_vec_split_<dtype>,
+ * -DSPLITK): the unsplit one stays the SPIR-V measured at 41.9 TFLOPS.
  * NXVK_DOT_VEC="RB,CB,BK[,S]" overrides it for tuning runs. */
 #define SPLIT_MIN_K 256u
 #define SPLIT_MAX 8u
 static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint32_t K,
                        uint32_t batch, uint32_t cfg[5]) {
   static const uint32_t tiles[][3] = {{2, 2, 1}, {1, 2, 2}, {1, 1, 1}}; /* RB, CB, units divisor */
+  static const uint32_t nvidia_resident[] = {2, 3, 5};                 /* per tile, see above */
   uint32_t q = dt == NXVK_F64 ? 2 : 4, bk = 8;
   uint32_t units = c->info.compute_units ? c->info.compute_units : 32;
+  bool nvidia = c->info.vendor_id == 0x10de;
+  uint64_t groups[3];
+  for (size_t t = 0; t < NXVK_ARRAY_LEN(tiles); t++) {
+    uint64_t bm = 16ull * q * tiles[t][0], bn = 16ull * q * tiles[t][1];
+    groups[t] = ((M + bm - 1) / bm) * ((N + bn - 1) / bn) * batch;
+  }
   size_t i = 0;
-  uint64_t groups = 0;
-  for (; i < NXVK_ARRAY_LEN(tiles); i++) {
-    uint64_t bm = 16ull * q * tiles[i][0], bn = 16ull * q * tiles[i][1];
-    groups = ((M + bm - 1) / bm) * ((N + bn - 1) / bn) * batch;
-    if (i + 1 == NXVK_ARRAY_LEN(tiles) || groups * tiles[i][2] >= units) break;
+  while (i + 1 < NXVK_ARRAY_LEN(tiles) && groups[i] * tiles[i][2] < units) i++;
+  uint32_t split = 1;
+  if (groups[0] < units && K >= 2 * SPLIT_MIN_K) {
+    uint32_t max_split = K / SPLIT_MIN_K < SPLIT_MAX ? K / SPLIT_MIN_K : SPLIT_MAX;
+    double best = 0;
+    for (size_t t = 0; t < NXVK_ARRAY_LEN(tiles); t++) {
+      uint64_t slots = (uint64_t)units * (nvidia ? nvidia_resident[t] : 1);
+      for (uint32_t sk = 1; sk <= max_split && groups[t] * sk <= slots; sk++) {
+        double fill = (double)(groups[t] * sk) / (double)slots;
+        if (fill > best * 1.02) { /* a near tie keeps the larger tile */
+          best = fill;
+          i = t;
+          split = sk;
+        }
+      }
+    }
   }
   cfg[0] = tiles[i][0];
   cfg[1] = tiles[i][1];
   cfg[2] = bk;
-  uint32_t split = 1;
-  if (groups && groups < units && K >= 2 * SPLIT_MIN_K) {
-    split = (uint32_t)((2ull * units + groups - 1) / groups);
-    if (split > K / SPLIT_MIN_K) split = K / SPLIT_MIN_K;
-    if (split > SPLIT_MAX) split = SPLIT_MAX;
-  }
   const char *env = getenv("NXVK_DOT_VEC");
   unsigned v[4] = {0, 0, 0, 1};
-  if (env && sscanf(env, "%u,%u,%u,%u", &v[0], &v[1], &v[2], &v[3]) >= 3 && v[0] >= 1 && v[0] <= 8 &&
-      v[1] >= 1 && v[1] <= 8 && v[2] >= q && v[2] <= 64 && v[2] % q == 0 && v[3] >= 1 && v[3] <= 64) {
+  uint32_t max_blocks = dt == NXVK_F64 ? 4 : 8; /* f64: the shader's literal expansion covers 4 x 4 */
+  if (env && sscanf(env, "%u,%u,%u,%u", &v[0], &v[1], &v[2], &v[3]) >= 3 && v[0] >= 1 &&
+      v[0] <= max_blocks && v[1] >= 1 && v[1] <= max_blocks && v[2] >= q && v[2] <= 64 && v[2] % q == 0 &&
+      v[3] >= 1 && v[3] <= 64) {
     uint32_t w[3] = {v[0], v[1], v[2]};
     if (vec_shared_bytes(w, dt) <= c->info.max_shared_memory) {
       memcpy(cfg, w, sizeof w);
