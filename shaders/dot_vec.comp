@@ -11,8 +11,7 @@
 // N % Q == 0 (B, C), scalars with per-element bounds otherwise.
 // Q = 4 (vec4) for f32, 2 (dvec2) for f64.  RB, CB, BK: specialization
 // constants chosen per device and shape (dot.c).  The default for f32 on
-// GPUs; for f64 NVIDIA's compiler makes this form 14x slower than
-// dot_vec1.comp (bench/NOTES.md), so "tiled" takes that one there.
+// GPUs, f32 and f64.
 // Split K (compiled with -DSPLITK as dot_vec_split_<dtype>): the k range is
 // cut into S chunks of KC (a multiple of BK); workgroup z = batch index * S +
 // chunk writes its partial block to C + z*M*N (a scratch of S*batch*M*N) and

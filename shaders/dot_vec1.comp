@@ -1,7 +1,7 @@
 #version 450
-// dot_vec1.comp - the single-buffered predecessor of dot_vec.comp, kept
-// because it is the fast one for f64 on NVIDIA (13.9 TFLOPS against 1.0 for
-// dot_vec.comp's double-buffered, vector-load form on an H100; bench/NOTES.md).
+// dot_vec1.comp - the single-buffered predecessor of dot_vec.comp, kept as
+// a variant to measure it against (it was the f64 default until dot_vec.comp
+// kept its f64 accumulators in registers; bench/NOTES.md).
 // C = A x B per batch: 256 invocations (16 x 16) own a
 // TILE x TILE block of C, TILE = 32 * Q, walking K in steps of BK = 8.  Each
 // invocation accumulates a (2Q) x (2Q) block as 2 x 2 sub-blocks of Q x Q,
