@@ -146,9 +146,10 @@ static uint64_t vec_shared_bytes(const uint32_t cfg[3], nxvk_dtype dt) {
  * and S are those whose workgroups fill one wave of the GPU best: all of
  * them resident at once (a second, partial wave costs as much as a full
  * one), the larger tile on a near tie.  Residency per unit is what the
- * registers allow: on NVIDIA (65536 per SM; the driver reports 128, 80 and
- * 48 per invocation for the three tiles, NXVK_KERNEL_STATS) 2, 3 and 5
- * workgroups of 256; elsewhere 1 is assumed.  Measured on an H200
+ * registers allow: on NVIDIA (65536 per SM; the driver reports 123, 80 and
+ * 48 per invocation for the three split f32 kernels, NXVK_KERNEL_STATS) 2,
+ * 3 and 5 workgroups of 256 (f64's 64 x 32 split kernel, at 116, holds 2:
+ * the table is f32's); elsewhere 1 is assumed.  Measured on an H200
  * (bench/NOTES.md, fourth round): 1024^2 takes 128 x 128 with S = 4
  * (28.2 TFLOPS; 25.3 with the earlier rule), 1000x3000x700 64 x 128 with
  * S = 4 (25.0; 19.3).  The scratch of S partial products must fit one
