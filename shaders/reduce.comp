@@ -83,6 +83,21 @@ uint red_offset(uint m, uint j) {
   return off;
 }
 
+// Offset in x of element j of the run that starts at base.
+uint elem_offset(uint m, uint base, uint j) {
+  return MODE == 2u ? base + j : base + red_offset(m, j);
+}
+
+// Takes element j (value v, at offset off) into the running result.
+void fold(inout T acc, inout int idx, T v, uint off, uint j) {
+#ifdef ARG
+  int vi = MODE == 2u ? pidx[off] : int(j);
+  if (better(v, vi, acc, idx)) { acc = v; idx = vi; }
+#else
+  acc = combine(acc, v);
+#endif
+}
+
 void main() {
   uint m = pc.meta_off;
   uint nout = meta[m];
@@ -119,27 +134,14 @@ void main() {
       uint off[4];
       T v[4];
       [[unroll]] for (uint u = 0u; u < 4u; u++) {
-        off[u] = MODE == 2u ? base + j + u * W : base + red_offset(m, j + u * W);
+        off[u] = elem_offset(m, base, j + u * W);
         v[u] = T(x[off[u]]);
       }
-      [[unroll]] for (uint u = 0u; u < 4u; u++) {
-#ifdef ARG
-        int vi = MODE == 2u ? pidx[off[u]] : int(j + u * W);
-        if (better(v[u], vi, acc, idx)) { acc = v[u]; idx = vi; }
-#else
-        acc = combine(acc, v[u]);
-#endif
-      }
+      [[unroll]] for (uint u = 0u; u < 4u; u++) fold(acc, idx, v[u], off[u], j + u * W);
     }
     for (; j < hi; j += W) {
-      uint off = MODE == 2u ? base + j : base + red_offset(m, j);
-      T v = T(x[off]);
-#ifdef ARG
-      int vi = MODE == 2u ? pidx[off] : int(j);
-      if (better(v, vi, acc, idx)) { acc = v; idx = vi; }
-#else
-      acc = combine(acc, v);
-#endif
+      uint off = elem_offset(m, base, j);
+      fold(acc, idx, T(x[off]), off, j);
     }
     sval[t] = acc;
     sidx[t] = idx;
