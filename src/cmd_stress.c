@@ -235,8 +235,7 @@ int cmd_stress(int argc, char **argv, nxvk_cli *cli) {
     cJSON_AddNumberToObject(root, "seed", (double)o.seed);
     cJSON_AddBoolToObject(root, "quick", quick);
     cJSON_AddBoolToObject(root, "strict", strict);
-    const char *env_validate = getenv("NXVK_VALIDATE");
-    cJSON_AddBoolToObject(root, "validate", cli->validate || (env_validate && *env_validate && strcmp(env_validate, "0") != 0));
+    cJSON_AddBoolToObject(root, "validate", cli->validate || nxvk_env_flag("NXVK_VALIDATE"));
     cJSON_AddNumberToObject(root, "seconds", total);
     cJSON *arr = cJSON_AddArrayToObject(root, "modes");
     for (int i = 0; i < nrun; i++) cJSON_AddItemToArray(arr, mode_json(&reports[i], verdicts[i]));

@@ -66,6 +66,8 @@ typedef enum {
 const char *nxvk_err_name(int code);    /* "alloc_failed"; "ok" for 0 */
 const char *nxvk_strerror(int code);    /* "device memory allocation failed" */
 int nxvk_err_exit_status(int code);     /* CLI exit status for the code */
+/* An on/off environment variable: set to anything but "" or "0". */
+bool nxvk_env_flag(const char *name);
 const char *nxvk_errmsg(void);          /* detail of this thread's last error */
 
 /* ------------------------------------------------------------ dtypes/shapes */

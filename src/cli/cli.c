@@ -217,10 +217,8 @@ cJSON *cli_device_json(const nxvk_device_info *d) {
 /* Validation messages are failures: report them after the command ran. */
 int cli_close_device(nxvk_cli *cli, int status) {
   if (!cli->ctx) return status;
-  const char *want_stats = getenv("NXVK_KERNEL_STATS");
   char *report = NULL;
-  if (want_stats && *want_stats && strcmp(want_stats, "0") != 0 &&
-      nxvk_kernel_stats_report(cli->ctx, &report) == NXVK_OK) {
+  if (nxvk_env_flag("NXVK_KERNEL_STATS") && nxvk_kernel_stats_report(cli->ctx, &report) == NXVK_OK) {
     fprintf(stderr, "nxvk: kernels built (NXVK_KERNEL_STATS):\n%s", report);
     free(report);
   }

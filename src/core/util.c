@@ -43,6 +43,11 @@ int nxvk_err_exit_status(int code) {
   return code == 0 ? 0 : r ? r->exit_status : 1;
 }
 
+bool nxvk_env_flag(const char *name) {
+  const char *e = getenv(name);
+  return e && *e && strcmp(e, "0") != 0;
+}
+
 const char *nxvk_errmsg(void) { return last_msg[0] ? last_msg : "no detail"; }
 
 int nxvk_seterr(int code, const char *fmt, ...) {

@@ -93,8 +93,7 @@ char *nxvk_cache_dir_default(void) {
 }
 
 bool nxvk_cache_disabled_by_env(void) {
-  const char *e = getenv("NXVK_NO_CACHE");
-  return e && *e && strcmp(e, "0") != 0;
+  return nxvk_env_flag("NXVK_NO_CACHE");
 }
 
 /* mkdir -p; an existing folder is fine. */

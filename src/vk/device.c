@@ -82,8 +82,7 @@ static int device_create(nxvk_ctx *c) {
   /* NXVK_KERNEL_STATS=1: the driver's statistics of every kernel built
    * (registers, spills where it tells) for tuning; off by default because
    * capturing them can cost the pipeline cache on some drivers */
-  const char *stats_env = getenv("NXVK_KERNEL_STATS");
-  c->kernel_stats = stats_env && *stats_env && strcmp(stats_env, "0") != 0 &&
+  c->kernel_stats = nxvk_env_flag("NXVK_KERNEL_STATS") &&
                     nxvk_device_ext_present(c->physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   if (c->kernel_stats) exts[nexts++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
 
@@ -172,8 +171,7 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   *out = NULL;
   const char *want = o && o->device ? o->device : getenv("NXVK_DEVICE");
   bool validate = o && o->validate;
-  const char *env_validate = getenv("NXVK_VALIDATE");
-  if (env_validate && *env_validate && strcmp(env_validate, "0") != 0) validate = true;
+  if (nxvk_env_flag("NXVK_VALIDATE")) validate = true;
 
   nxvk_ctx *c = calloc(1, sizeof *c);
   if (!c) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
