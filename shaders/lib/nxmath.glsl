@@ -56,7 +56,8 @@
  *  exp: k = round(x/ln2), r = x - k ln2 (ln2 in Cody-Waite parts, r as a
  *    double-double), expm1(r) by Taylor to r^14 (f32: r^8), 2^k scaling in
  *    at most three exact steps.  Returns the core as 2^k (1 + u), u a
- *    double-double, shared by expm1, sigmoid, tanh, erf and pow.
+ *    double-double, shared by expm1, sigmoid, tanh, erf and pow.  exp
+ *    itself takes a cheaper form: r a plain double, Taylor to r^13.
  *  expm1: k = 0: u itself; otherwise 2^k (u + (1 - 2^-k)) or
  *    (2^k - 1) + 2^k u, the constant part exact, summed in double-double.
  *  log, log1p: x = 2^e m, m in [sqrt(1/2), sqrt(2)); log m = 2 atanh(s),
@@ -99,7 +100,7 @@
  * distance to the correctly rounded result; 2 x 10M random points (two seeds,
  * `test_nxmath 50 SEED`) + edge values per function):
  *   function   f64: ULP (fraction of an ULP of the exact value)  f32: same
- *   exp        1 (0.76)                                          builtin
+ *   exp        1 (0.82, a subnormal result)                       builtin
  *   log        1 (0.50)                                          builtin
  *   expm1      1 (0.95)                                          1 (0.92)
  *   log1p      1 (0.50)                                          1 (0.50)
@@ -990,12 +991,40 @@ NXFN nxdd nx_log_dd(double xh, double xl) {
   return nx_dd_add(el, l);
 }
 
-/* exp(x) */
+/* exp(x) on its own, in plain double: the core's reduction with r rounded
+ * to a double (|r| <= 0.3466; its rounding costs <= 0.25 ULP of the
+ * result), e^r - 1 - r by Taylor from r^2 to r^13 (truncation < 2^-57
+ * relative), 1 + r exact as two doubles, then 2^k in two halves (each
+ * factor normal, so only the last product rounds, once, for subnormal
+ * results).  About half the f64 operations of nx_exp_fin(nx_exp_core()):
+ * f64 exp was compute-bound on an H200 (bench/NOTES.md, fifth round). */
 NXFN double nxd_exp(double x) {
   if (nx_isnand(x)) return x;
   if (x > 710.0) return NX_INF_D;
   if (x < -746.0) return 0.0;
-  return nx_exp_fin(nx_exp_core(x, 0.0));
+  double kd = floor(x * NXC_INV_LN2 + 0.5);
+  NX_PRECISE double r1 = x - kd * NXC_LN2_CW_HI; /* exact */
+  double r = r1 - kd * NXC_LN2_CW_LO;
+  double p = NXC_FI13;
+  p = p * r + NXC_FI12;
+  p = p * r + NXC_FI11;
+  p = p * r + NXC_FI10;
+  p = p * r + NXC_FI9;
+  p = p * r + NXC_FI8;
+  p = p * r + NXC_FI7;
+  p = p * r + NXC_FI6;
+  p = p * r + NXC_FI5;
+  p = p * r + NXC_FI4;
+  p = p * r + NXC_FI3;
+  p = p * r + NXC_FI2;
+  double t = r * r * p;
+  nxdd s = nx_fast_two_sum(1.0, r);
+  double v = s.hi + (s.lo + t);
+  int k = NX_I(kd);
+  int k1 = k / 2; /* k in [-1077, 1025]: both halves in [-539, 513] */
+  double h1 = packDouble2x32(uvec2(0u, NX_U(k1 + 1023) << 20));
+  double h2 = packDouble2x32(uvec2(0u, NX_U(k - k1 + 1023) << 20));
+  return (v * h1) * h2;
 }
 
 /* log(x) */
