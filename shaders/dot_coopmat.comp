@@ -1,138 +1,146 @@
 #version 450
-// dot_coopmat.comp - C = A x B per batch on tensor cores through
-// GL_NV_cooperative_matrix: f32 in global memory, every element rounded to
-// f16 on its bits (nx_f16_bits, shaders/lib/f16.glsl: nearest even, overflow
-// to +-inf, f16 subnormals kept, NaN stays NaN), products and sums in f32
+// dot_coopmat.comp - the second half of dot's coopmat variant: C = A x B per
+// batch on tensor cores through GL_NV_cooperative_matrix, from the f16
+// copies f16_pack.comp made (rounded on the bits, zero-padded to whole
+// tiles: [batch][Mp][Kp] and [batch][Kp][Np]), products and sums in f32
 // (the tensor cores' f32 accumulation), C in f32.
 //
-// 256 invocations = 8 subgroups of 32 (the host requires subgroup size 32)
-// own a BM x BN = 128 x 128 block of C and walk K in steps of BK = 32.  The
-// subgroups sit 2 (rows) x 4 (columns); each owns a 64 x 32 patch of C as
-// 4 x 2 accumulators fcoopmatNV<32, subgroup, 16, 16> and multiplies 16x16
-// f16 fragments (16x16x16, f16 x f16 -> f32) loaded from shared memory.
-// Global loads are scalar with bounds checks (zeros outside M, N, K), so any
-// shape works; the next step's tile is loaded into registers while the
-// current one is multiplied.  The result goes through a per-subgroup 16x16
-// f32 scratch in shared memory and is written to C with bounds checks.
-// Grid: (ceil(N/BN), min(ceil(M/BM), limit), min(batch, limit)); row tiles
-// and batches beyond the grid are walked in loops.
-// meta: [0] M [1] N [2] K [3] batch
+// WM x WN subgroups of 32 (the host requires subgroup size 32) own a
+// BM x BN block of C; each owns FR x FC accumulators
+// fcoopmatNV<32, subgroup, 16, 16> and multiplies 16x16 f16 fragments
+// (16x16x16, f16 x f16 -> f32) read from shared memory.  K is walked in
+// steps of BK with two shared stages: the next step's tile is read from
+// global memory into registers (16-byte loads, no bounds checks: the copies
+// are padded) while the current one is multiplied, then stored to the other
+// stage; one barrier per step.  Rows of each stage carry 16 bytes of padding
+// so that the 8 rows one 8x8 fragment read touches fall in distinct banks.
+// The accumulators go through a per-subgroup 16x16 f32 scratch (the stage
+// memory, free by then) and are written to C with bounds checks.
+// Grid: (Np/BN, min(Mp/BM, limit), min(batch, limit)); row tiles and
+// batches beyond the grid are walked in loops.
+// Variants (Makefile -D): WM WN FR FC BK; the default is 2 x 2 subgroups of
+// 64 x 64 (BM = BN = 128, 128 invocations, BK = 32).
+// meta: [0] M [1] N [2] K [3] batch [4] Mp [5] Np [6] Kp
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
-#extension GL_GOOGLE_include_directive : require
-#include "f16.glsl"
+#extension GL_EXT_control_flow_attributes : require
 
-#define BM 128u
-#define BN 128u
+#ifndef WM
+#define WM 2u
+#define WN 2u
+#define FR 4u
+#define FC 4u
 #define BK 32u
-#define WG 256u
-#define ASTR (BK + 8u)      // f16 elements per row of the A tile (80 bytes: a multiple of 16)
-#define BSTR (BN + 8u)      // f16 elements per row of the B tile (272 bytes)
-#define SG_ROWS 64u         // rows of C per subgroup
-#define SG_COLS 32u         // columns of C per subgroup
-#define FR (SG_ROWS / 16u)  // accumulator fragments per subgroup, rows
-#define FC (SG_COLS / 16u)  // and columns
-#define A_PAIRS (BM * BK / 2u / WG)   // element pairs each invocation loads per step
-#define B_PAIRS (BK * BN / 2u / WG)
+#endif
+#define NT (WM * WN * 32u)
+#define BM (WM * FR * 16u)
+#define BN (WN * FC * 16u)
+#define AV (BK / 8u + 1u)            // uvec4 per row of an A stage: BK halves + 8 of padding
+#define BV (BN / 8u + 1u)            // uvec4 per k row of a B stage
+#define A_STAGE (BM * AV)
+#define B_STAGE (BK * BV)
+#define B0 (2u * A_STAGE)            // where the B stages start
+#define A_LOADS (BM * BK / 8u / NT)  // uvec4 each invocation moves per step
+#define B_LOADS (BK * BN / 8u / NT)
 
-layout(local_size_x = 256) in;
+layout(local_size_x = NT) in;
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
-// inputs as bits: rounding reads the f32 encoding, never a (maybe flushed) float
-layout(std430, binding = 1) readonly buffer A { uint a[]; };
-layout(std430, binding = 2) readonly buffer B { uint b[]; };
+layout(std430, binding = 1) readonly buffer A { uvec4 a[]; };  // f16, 8 per uvec4
+layout(std430, binding = 2) readonly buffer B { uvec4 b[]; };
 layout(std430, binding = 3) writeonly buffer C { float c[]; };
 
-shared float16_t As[BM * ASTR];          // [row][k]
-shared float16_t Bs[BK * BSTR];          // [k][column]
-shared float Cs[(WG / 32u) * 256u];      // one 16x16 f32 scratch per subgroup
+// two A stages, two B stages; afterwards 64 uvec4 (16x16 f32) per subgroup
+shared uvec4 sm[2u * (A_STAGE + B_STAGE)];
 
-// two f32 bit patterns -> the two f16 values, by bit cast (no conversion)
-f16vec2 to_f16x2(uint lo, uint hi) { return unpackFloat2x16(nx_f16_bits(lo) | (nx_f16_bits(hi) << 16)); }
+uvec4 ra[A_LOADS], rb[B_LOADS];
 
-uint M, N, K;
-uint ra[A_PAIRS * 2u], rb[B_PAIRS * 2u];   // the next tile, as f32 bits
-
-void load_tiles(uint abase, uint bbase, uint row0, uint col0, uint k0) {
+// the tile of step s into registers: A rows from abase (uvec4 index), kv
+// uvec4 per row; B k rows from bbase, nv uvec4 per row
+void load_step(uint abase, uint bbase, uint kv, uint nv, uint s) {
   uint t = gl_LocalInvocationID.x;
-  for (uint i = 0u; i < A_PAIRS; i++) {     // A: 16 pairs per row (k fastest)
-    uint p = t + i * WG, r = p / (BK / 2u), k = k0 + (p % (BK / 2u)) * 2u, gr = row0 + r;
-    ra[2u * i] = (gr < M && k < K) ? a[abase + gr * K + k] : 0u;
-    ra[2u * i + 1u] = (gr < M && k + 1u < K) ? a[abase + gr * K + k + 1u] : 0u;
+  [[unroll]] for (uint i = 0u; i < A_LOADS; i++) {
+    uint p = t + i * NT, r = p / (BK / 8u), q = p % (BK / 8u);
+    ra[i] = a[abase + r * kv + s * (BK / 8u) + q];
   }
-  for (uint i = 0u; i < B_PAIRS; i++) {     // B: 64 pairs per k row (columns fastest)
-    uint p = t + i * WG, kk = p / (BN / 2u), cc = (p % (BN / 2u)) * 2u;
-    uint gk = k0 + kk, gc = col0 + cc;
-    rb[2u * i] = (gk < K && gc < N) ? b[bbase + gk * N + gc] : 0u;
-    rb[2u * i + 1u] = (gk < K && gc + 1u < N) ? b[bbase + gk * N + gc + 1u] : 0u;
+  [[unroll]] for (uint i = 0u; i < B_LOADS; i++) {
+    uint p = t + i * NT, kk = p / (BN / 8u), q = p % (BN / 8u);
+    rb[i] = b[bbase + (s * BK + kk) * nv + q];
   }
 }
 
-void store_tiles() {
+void store_stage(uint st) {
   uint t = gl_LocalInvocationID.x;
-  for (uint i = 0u; i < A_PAIRS; i++) {
-    uint p = t + i * WG, r = p / (BK / 2u), k = (p % (BK / 2u)) * 2u;
-    f16vec2 h = to_f16x2(ra[2u * i], ra[2u * i + 1u]);
-    As[r * ASTR + k] = h.x;
-    As[r * ASTR + k + 1u] = h.y;
+  [[unroll]] for (uint i = 0u; i < A_LOADS; i++) {
+    uint p = t + i * NT;
+    sm[st * A_STAGE + (p / (BK / 8u)) * AV + p % (BK / 8u)] = ra[i];
   }
-  for (uint i = 0u; i < B_PAIRS; i++) {
-    uint p = t + i * WG, kk = p / (BN / 2u), cc = (p % (BN / 2u)) * 2u;
-    f16vec2 h = to_f16x2(rb[2u * i], rb[2u * i + 1u]);
-    Bs[kk * BSTR + cc] = h.x;
-    Bs[kk * BSTR + cc + 1u] = h.y;
+  [[unroll]] for (uint i = 0u; i < B_LOADS; i++) {
+    uint p = t + i * NT;
+    sm[B0 + st * B_STAGE + (p / (BN / 8u)) * BV + p % (BN / 8u)] = rb[i];
   }
 }
 
 void main() {
   uint m = pc.meta_off;
-  M = meta[m];
-  N = meta[m + 1u];
-  K = meta[m + 2u];
-  uint batch = meta[m + 3u];
-  uint tiles_m = (M + BM - 1u) / BM;
+  uint M = meta[m], N = meta[m + 1u], batch = meta[m + 3u];
+  uint Mp = meta[m + 4u], Np = meta[m + 5u], Kp = meta[m + 6u];
+  uint tiles_m = Mp / BM, steps = Kp / BK, kv = Kp / 8u, nv = Np / 8u;
   uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
-  uint sy = sg / 4u, sx = sg % 4u;           // 2 x 4 subgroups
+  uint wr = sg / WN, wc = sg % WN;
   uint col0 = gl_WorkGroupID.x * BN;
 
   for (uint bi = gl_WorkGroupID.z; bi < batch; bi += gl_NumWorkGroups.z)
     for (uint tm = gl_WorkGroupID.y; tm < tiles_m; tm += gl_NumWorkGroups.y) {
       uint row0 = tm * BM;
-      uint abase = bi * M * K, bbase = bi * K * N;
+      uint abase = (bi * Mp + row0) * kv, bbase = bi * Kp * nv + col0 / 8u;
       fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[FR][FC];
-      for (uint i = 0u; i < FR; i++)
-        for (uint j = 0u; j < FC; j++) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+      [[unroll]] for (uint i = 0u; i < FR; i++)
+        [[unroll]] for (uint j = 0u; j < FC; j++) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
 
-      load_tiles(abase, bbase, row0, col0, 0u);
-      for (uint k0 = 0u; k0 < K; k0 += BK) {
-        barrier();                           // everyone is done with the last tile
-        store_tiles();
-        barrier();
-        if (k0 + BK < K) load_tiles(abase, bbase, row0, col0, k0 + BK);  // in flight meanwhile
-        for (uint kk = 0u; kk < BK; kk += 16u) {
+      barrier();                             // the last tile's scratch is read
+      if (steps > 0u) {
+        load_step(abase, bbase, kv, nv, 0u);
+        store_stage(0u);
+      }
+      barrier();
+      for (uint s = 0u; s < steps; s++) {
+        uint st = s & 1u;
+        if (s + 1u < steps) load_step(abase, bbase, kv, nv, s + 1u);  // in flight meanwhile
+        [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
           fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fa[FR];
-          fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fb[FC];
-          for (uint i = 0u; i < FR; i++)
-            coopMatLoadNV(fa[i], As, (sy * SG_ROWS + i * 16u) * ASTR + kk, ASTR, false);
-          for (uint j = 0u; j < FC; j++)
-            coopMatLoadNV(fb[j], Bs, kk * BSTR + sx * SG_COLS + j * 16u, BSTR, false);
-          for (uint i = 0u; i < FR; i++)
-            for (uint j = 0u; j < FC; j++) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);
+          [[unroll]] for (uint i = 0u; i < FR; i++)
+            coopMatLoadNV(fa[i], sm, st * A_STAGE + (wr * FR * 16u + i * 16u) * AV + kk / 8u, AV, false);
+          [[unroll]] for (uint j = 0u; j < FC; j++) {
+            fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fb;
+            coopMatLoadNV(fb, sm, B0 + st * B_STAGE + kk * BV + (wc * FC * 16u + j * 16u) / 8u, BV, false);
+            [[unroll]] for (uint i = 0u; i < FR; i++) acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);
+          }
         }
+        if (s + 1u < steps) store_stage(st ^ 1u);
+        barrier();
       }
 
-      // accumulators -> this subgroup's scratch -> C, with bounds
-      for (uint i = 0u; i < FR; i++)
-        for (uint j = 0u; j < FC; j++) {
-          coopMatStoreNV(acc[i][j], Cs, sg * 256u, 16u, false);
+      // accumulators -> this subgroup's scratch (16 rows of 4 uvec4) -> C
+      uint cbase = bi * M * N;
+      [[unroll]] for (uint i = 0u; i < FR; i++)
+        [[unroll]] for (uint j = 0u; j < FC; j++) {
+          coopMatStoreNV(acc[i][j], sm, sg * 64u, 4u, false);
           subgroupMemoryBarrierShared();
           subgroupBarrier();
-          uint r0 = row0 + sy * SG_ROWS + i * 16u, c0 = col0 + sx * SG_COLS + j * 16u;
-          for (uint e = lane; e < 256u; e += 32u) {
-            uint gr = r0 + e / 16u, gc = c0 + e % 16u;
-            if (gr < M && gc < N) c[bi * M * N + gr * N + gc] = Cs[sg * 256u + e];
+          uint r0 = row0 + wr * FR * 16u + i * 16u, c0 = col0 + wc * FC * 16u + j * 16u;
+          [[unroll]] for (uint h = 0u; h < 2u; h++) {
+            uint e = lane + 32u * h, gr = r0 + e / 4u, gc = c0 + (e % 4u) * 4u;
+            vec4 v = uintBitsToFloat(sm[sg * 64u + e]);
+            if (gr < M) {
+              uint o = cbase + gr * N + gc;
+              if (gc < N) c[o] = v.x;
+              if (gc + 1u < N) c[o + 1u] = v.y;
+              if (gc + 2u < N) c[o + 2u] = v.z;
+              if (gc + 3u < N) c[o + 3u] = v.w;
+            }
           }
           subgroupMemoryBarrierShared();
           subgroupBarrier();

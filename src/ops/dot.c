@@ -34,6 +34,35 @@ double nxvk_f16_round(double x) {
   return copysign(ldexp(rint(ldexp(ax, -q)), q), x);
 }
 
+/* The coopmat kernels: dot_coopmat.comp compiled once per shape (Makefile
+ * -D WM WN FR FC BK): WM x WN subgroups of 32, FR x FC 16x16 accumulators
+ * each, k steps of BK, two shared stages.  NXVK_COOPMAT=base|w8|wide picks
+ * one for tuning runs; bench/NOTES.md (fifth round) has the measurements. */
+typedef struct {
+  const char *tag, *kernel;
+  uint32_t wm, wn, fr, fc, bk;
+} coopmat_kernel;
+static const coopmat_kernel coopmat_kernels[] = {
+    {"base", "dot_coopmat_f32", 2, 2, 4, 4, 32},      /* 128 x 128, 128 invocations */
+    {"w8", "dot_coopmat_w8_f32", 2, 4, 4, 2, 32},     /* 128 x 128, 256 invocations */
+    {"wide", "dot_coopmat_wide_f32", 2, 4, 4, 4, 16}, /* 128 x 256, 256 invocations */
+};
+#define COOPMAT_KPAD 32u /* K is padded for the largest BK */
+
+static const coopmat_kernel *coopmat_pick(void) {
+  const char *env = getenv("NXVK_COOPMAT");
+  for (size_t i = 0; env && i < NXVK_ARRAY_LEN(coopmat_kernels); i++)
+    if (strcmp(env, coopmat_kernels[i].tag) == 0) return &coopmat_kernels[i];
+  return &coopmat_kernels[0];
+}
+static uint32_t coopmat_bm(const coopmat_kernel *k) { return k->wm * k->fr * 16; }
+static uint32_t coopmat_bn(const coopmat_kernel *k) { return k->wn * k->fc * 16; }
+static uint32_t coopmat_threads(const coopmat_kernel *k) { return k->wm * k->wn * 32; }
+/* two stages of A (BM rows of BK halves + 8) and B (BK rows of BN + 8) */
+static uint32_t coopmat_shared(const coopmat_kernel *k) {
+  return 2 * 2 * (coopmat_bm(k) * (k->bk + 8) + k->bk * (coopmat_bn(k) + 8));
+}
+
 int nxvk_dot_supported(nxvk_ctx *c, const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in,
                        int nin) {
   (void)op;
@@ -44,15 +73,19 @@ int nxvk_dot_supported(nxvk_ctx *c, const nxvk_op *op, const nxvk_attrs *a, cons
                          "dot: variant coopmat takes f32 (rounded to f16, summed in f32), not %s",
                          nxvk_dtype_name(in[i].dtype));
   const nxvk_device_info *d = &c->info;
+  const coopmat_kernel *k = coopmat_pick();
+  char need[96];
+  snprintf(need, sizeof need, "%u bytes of shared memory are too many", coopmat_shared(k));
   const char *why = !d->coop_matrix_nv ? "no VK_NV_cooperative_matrix"
                     : !d->f16 ? "no shaderFloat16"
                     : !d->coopmat_f16_f32
                         ? "no 16x16x16 f16 x f16 -> f32 subgroup configuration (or no vulkanMemoryModel)"
                     : d->subgroup_size != 32 ? "subgroups are not 32 wide"
-                    : d->max_workgroup_invocations < 256 || d->max_workgroup_size[0] < 256
-                        ? "workgroups of 256 are too large"
-                    : d->max_shared_memory < 27648 ? "27 KiB of shared memory is too much"
-                                                   : NULL;
+                    : d->max_workgroup_invocations < coopmat_threads(k) ||
+                            d->max_workgroup_size[0] < coopmat_threads(k)
+                        ? "its workgroups are too large"
+                    : d->max_shared_memory < coopmat_shared(k) ? need
+                                                               : NULL;
   if (why)
     return nxvk_seterr(NXVK_E_UNSUPPORTED, "dot: variant coopmat is not supported on %s: %s",
                        d->name, why);
@@ -220,6 +253,55 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
   cfg[4] = kc;
 }
 
+static uint32_t round_up(uint32_t v, uint32_t q) { return (v + q - 1) / q * q; }
+
+/* coopmat: A and B rounded to f16 once each into zero-padded copies
+ * (f16_pack), then the tensor-core kernel on whole tiles; the copies live as
+ * long as the recording. */
+static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_buffer *a, nxvk_buffer *b,
+                       nxvk_buffer *out, uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  if (M == 0 || N == 0 || batch == 0) return NXVK_OK;
+  uint32_t bm = coopmat_bm(k), bn = coopmat_bn(k);
+  uint64_t Mp = round_up(M, bm), Np = round_up(N, bn), Kp = K ? round_up(K, COOPMAT_KPAD) : COOPMAT_KPAD;
+  uint64_t abytes = 2 * batch * Mp * Kp, bbytes = 2 * batch * Kp * Np;
+  uint64_t gx = Np / bn, gy = Mp / bm, gz = batch;
+  if (abytes > c->info.max_storage_buffer_range || bbytes > c->info.max_storage_buffer_range)
+    return nxvk_seterr(NXVK_E_TOO_LARGE,
+                       "dot: variant coopmat: the f16 copies of A and B take %llu and %llu bytes (limit %llu)",
+                       (unsigned long long)abytes, (unsigned long long)bbytes,
+                       (unsigned long long)c->info.max_storage_buffer_range);
+  if (gx > c->info.max_workgroup_count[0])
+    return nxvk_seterr(NXVK_E_TOO_LARGE, "dot: variant coopmat: n = %u needs %llu workgroups (limit %u)",
+                       N, (unsigned long long)gx, c->info.max_workgroup_count[0]);
+  if (gy > c->info.max_workgroup_count[1]) gy = c->info.max_workgroup_count[1];
+  if (gz > c->info.max_workgroup_count[2]) gz = c->info.max_workgroup_count[2];
+  nxvk_buffer *a16 = NULL, *b16 = NULL;
+  int rc = nxvk_buffer_create(c, abytes, false, &a16);
+  if (rc == NXVK_OK) rc = nxvk_buffer_create(c, bbytes, false, &b16);
+  uint32_t pspec[1] = {NXVK_WG};
+  if (rc == NXVK_OK) {
+    uint32_t meta[5] = {M, K, (uint32_t)Mp, (uint32_t)Kp, (uint32_t)(abytes / 4)};
+    nxvk_buffer *bufs[2] = {a, a16};
+    rc = nxvk_dispatch_1d(r, "f16_pack", pspec, 1, meta, 5, bufs, 2, abytes / 4);
+  }
+  if (rc == NXVK_OK) {
+    uint32_t meta[5] = {K, N, (uint32_t)Kp, (uint32_t)Np, (uint32_t)(bbytes / 4)};
+    nxvk_buffer *bufs[2] = {b, b16};
+    rc = nxvk_dispatch_1d(r, "f16_pack", pspec, 1, meta, 5, bufs, 2, bbytes / 4);
+  }
+  if (rc == NXVK_OK) {
+    uint32_t meta[7] = {M, N, K, batch, (uint32_t)Mp, (uint32_t)Np, (uint32_t)Kp};
+    uint32_t spec[1] = {coopmat_threads(k)}; /* fixed in the shader; constant 0 is unused */
+    nxvk_buffer *bufs[3] = {a16, b16, out};
+    rc = nxvk_dispatch_grid(r, k->kernel, spec, 1, meta, 7, bufs, 3, (uint32_t)gx, (uint32_t)gy,
+                            (uint32_t)gz);
+  }
+  nxvk_buffer_unref(c, a16);
+  nxvk_buffer_unref(c, b16);
+  return rc;
+}
+
 int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                  int nin, nxvk_tensor *out) {
   (void)op;
@@ -239,17 +321,7 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
     nxvk_meta metas[2] = {{in[0]->dtype, *x}, {in[1]->dtype, *y}};
     int rc = nxvk_dot_supported(c, op, a, metas, 2);
     if (rc) return rc;
-    /* 128 x 128 blocks of C (dot_coopmat.comp); row blocks and batches past
-     * the grid's limits are walked inside the kernel */
-    uint32_t meta[4] = {M, N, K, batch};
-    uint32_t gx = (N + 127) / 128, gy = (M + 127) / 128, gz = batch;
-    if (gx > c->info.max_workgroup_count[0])
-      return nxvk_seterr(NXVK_E_TOO_LARGE, "dot: variant coopmat: n = %u needs %u workgroups (limit %u)",
-                         N, gx, c->info.max_workgroup_count[0]);
-    if (gy > c->info.max_workgroup_count[1]) gy = c->info.max_workgroup_count[1];
-    if (gz > c->info.max_workgroup_count[2]) gz = c->info.max_workgroup_count[2];
-    uint32_t spec[1] = {256}; /* the workgroup size (fixed in the shader; constant 0 is unused) */
-    return nxvk_dispatch_grid(r, "dot_coopmat_f32", spec, 1, meta, 4, bufs, 3, gx, gy, gz);
+    return dot_coopmat(r, coopmat_pick(), in[0]->buf, in[1]->buf, out->buf, M, N, K, batch);
   }
   uint32_t cfg[5];
   tile_config(c, dtype, cfg);
