@@ -25,6 +25,12 @@
 // so for f64 every access to acc, x and y has a literal index (macros over
 // at most 4 x 4 blocks, guarded by the specialization constants), whether or
 // not the compiler unrolls the loops around them.
+// f64 also places each 32-invocation group (an NVIDIA warp) on LW columns x
+// 32/LW rows of the 16 x 16 invocation grid (LW = 16: 16 x 2, f32's layout).
+// On an H200 f64 2,2,16 ran 19.0 TFLOPS at 4096^2 with LW = 2 against 16.1
+// with 16, 4 or 8.  f32 keeps its layout and its measured SPIR-V: the same
+// code in f32 measured no faster at any LW and the rebuilt kernel 15% slower
+// at LW = 16 (bench/NOTES.md).
 // Grid: (ceil(N/BN), ceil(M/BM), batch), batch * S with SPLITK.
 // meta: [0] M [1] N [2] K [3] batch [4] bit 0: A vector loads, bit 1: B and C
 //       [5] S [6] KC (SPLITK)
@@ -44,6 +50,9 @@ layout(local_size_x = 256) in;
 layout(constant_id = 0) const uint RB = 2u;   // Q-row blocks per invocation
 layout(constant_id = 1) const uint CB = 2u;   // Q-column blocks per invocation
 layout(constant_id = 2) const uint BK = 8u;   // a multiple of Q
+#if defined(DT_f64)
+layout(constant_id = 3) const uint LW = 2u;   // 2, 4, 8 or 16
+#endif
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
 // each operand twice: as scalars and as Q-vectors (the same descriptor)
@@ -74,6 +83,9 @@ uint M, N, K, abase, bbase, row0, col0;
 #define KEND K
 #endif
 bool vec_a, vec_b;
+#if defined(DT_f64)
+uint tx, ty;   // this invocation's column and row in the 16 x 16 grid
+#endif
 
 VT load_a(uint v, uint k0) {
   uint r = v / KQ, gr = row0 + r, gk = k0 + (v - r * KQ) * Q;
@@ -122,8 +134,8 @@ void store_tile(uint buf, VT ra[A_LOADS], VT rb[B_LOADS]) {
 #define LOAD_Y(j) if ((j) < CB) y[j] = Bs[bbuf + kk * BNV + (j) * 16u + tx];
 
 void store_c(uint i, uint q, uint j, uint zout, VT v) {
-  uint gr = row0 + i * 16u * Q + gl_LocalInvocationID.x / 16u * Q + q;
-  uint gc = col0 + j * 16u * Q + gl_LocalInvocationID.x % 16u * Q;
+  uint gr = row0 + i * 16u * Q + ty * Q + q;
+  uint gc = col0 + j * 16u * Q + tx * Q;
   if (gr >= M) return;
   uint o = zout * M * N + gr * N + gc;
   if (vec_b && gc < N) {
@@ -156,7 +168,13 @@ void main() {
   row0 = gl_WorkGroupID.y * BMV * Q;
   col0 = gl_WorkGroupID.x * BNV * Q;
   uint t = gl_LocalInvocationID.x;
+#if defined(DT_f64)
+  uint lane = t % 32u, w = t / 32u, wx = 16u / LW;   // 8 groups of 32: wx across, 8/wx down
+  tx = (w % wx) * LW + lane % LW;
+  ty = (w / wx) * (32u / LW) + lane / LW;
+#else
   uint tx = t % 16u, ty = t / 16u;
+#endif
   abase = bi * M * K;
   bbase = bi * K * N;
 
