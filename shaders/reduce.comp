@@ -83,22 +83,20 @@ uint red_offset(uint m, uint j) {
   return off;
 }
 
-// Offset in x of element j of the run that starts at base, and the fold of
-// element j (value v, at offset off) into the running result: macros, not
-// functions, so the SPIR-V is the inline code measured on the H200 (the
-// function form compiled differently and measured sum f64 at 4M and 16M
-// 2.2x slower there, bench/NOTES.md).
-// (j is left unbracketed: base + j + u * W keeps the order of the sums)
-#define ELEM_OFFSET(j) (MODE == 2u ? base + j : base + red_offset(m, j))
+// Offset in x of element j of the run that starts at base.
+uint elem_offset(uint m, uint base, uint j) {
+  return MODE == 2u ? base + j : base + red_offset(m, j);
+}
+
+// Takes element j (value v, at offset off) into the running result.
+void fold(inout T acc, inout int idx, T v, uint off, uint j) {
 #ifdef ARG
-#define FOLD(v, off, j)                                  \
-  {                                                      \
-    int vi = MODE == 2u ? pidx[off] : int(j);            \
-    if (better(v, vi, acc, idx)) { acc = v; idx = vi; }  \
-  }
+  int vi = MODE == 2u ? pidx[off] : int(j);
+  if (better(v, vi, acc, idx)) { acc = v; idx = vi; }
 #else
-#define FOLD(v, off, j) acc = combine(acc, v);
+  acc = combine(acc, v);
 #endif
+}
 
 void main() {
   uint m = pc.meta_off;
@@ -136,15 +134,14 @@ void main() {
       uint off[4];
       T v[4];
       [[unroll]] for (uint u = 0u; u < 4u; u++) {
-        off[u] = ELEM_OFFSET(j + u * W);
+        off[u] = elem_offset(m, base, j + u * W);
         v[u] = T(x[off[u]]);
       }
-      [[unroll]] for (uint u = 0u; u < 4u; u++) FOLD(v[u], off[u], j + u * W)
+      [[unroll]] for (uint u = 0u; u < 4u; u++) fold(acc, idx, v[u], off[u], j + u * W);
     }
     for (; j < hi; j += W) {
-      uint off = ELEM_OFFSET(j);
-      T v = T(x[off]);
-      FOLD(v, off, j)
+      uint off = elem_offset(m, base, j);
+      fold(acc, idx, T(x[off]), off, j);
     }
     sval[t] = acc;
     sidx[t] = idx;
