@@ -10,10 +10,7 @@ NXVK=${NXVK:-./nxvk}
 PY=/usr/bin/python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
+. tests/tap.sh
 # check DESC CMD...: ok when CMD succeeds; its output is shown when not
 check() {
   local desc=$1 out

@@ -10,12 +10,7 @@ set -u
 cd "$(dirname "$0")/../.."
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-  n=$((n + 1)); echo "not ok $n - $1"
-  shift; for l in "$@"; do printf '%s\n' "$l" | head -c 3000 | sed 's/^/#   /'; echo; done
-}
+. tests/tap.sh
 
 targets=()
 for f in tests/fuzz/fuzz_*.c; do t=${f#tests/fuzz/fuzz_}; targets+=("${t%.c}"); done

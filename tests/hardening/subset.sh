@@ -8,12 +8,7 @@
 # Every op family runs with --check on small inputs, then a fused graph, bad
 # inputs, `nxvk info`, and a scripted `nxvk port` session.
 
-n=${n:-0}
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-  n=$((n + 1)); echo "not ok $n - $1"
-  shift; for l in "$@"; do printf '%s\n' "$l" | head -c 2000 | sed 's/^/#   /'; echo; done
-}
+. tests/tap.sh
 
 # run_case DESC WANT_STATUS CMD...: the status, and a clean standard error;
 # for WANT_STATUS != 0 also exactly one `nxvk: error:` line.

@@ -11,12 +11,7 @@ NXVK=${NXVK:-$PWD/nxvk}
 PY=/usr/bin/python3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-  n=$((n + 1)); echo "not ok $n - $1"
-  shift; for l in "$@"; do echo "#   $l"; done
-}
+. tests/tap.sh
 
 # expect_error DESC STATUS REGEX CMD...: exit STATUS, one stderr line
 # `nxvk: error: ...` matching REGEX, no sanitizer or crash.

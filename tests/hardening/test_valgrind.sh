@@ -10,12 +10,7 @@ cd "$(dirname "$0")/../.."
 NXVK=${NXVK:-$PWD/nxvk}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() {
-  n=$((n + 1)); echo "not ok $n - $1"
-  shift; for l in "$@"; do printf '%s\n' "$l" | head -c 2000 | sed 's/^/#   /'; echo; done
-}
+. tests/tap.sh
 command -v valgrind >/dev/null || { echo "1..0 # SKIP valgrind is not installed"; exit 0; }
 [ -x "$NXVK" ] || { echo "1..0 # SKIP $NXVK not built"; exit 0; }
 VG=(valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99

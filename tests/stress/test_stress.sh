@@ -14,10 +14,7 @@ NXVK=${NXVK:-./nxvk}
 PY=/usr/bin/python3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-fail=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; fail=1; }
+. tests/tap.sh
 show() { sed 's/^/#   /' "$@" | tail -25; }
 # expect_status DESC STATUS CMD...: CMD's exit status must be STATUS (output in $tmp/last.*)
 expect_status() {
