@@ -66,7 +66,7 @@ help:
 	@echo "make tsan       build ./nxvk-tsan with ThreadSanitizer"
 	@echo "make install    install nxvk and man pages under PREFIX=$(PREFIX)"
 
-$(G)/tools/%: tools/%.c src/ops/codegen.c src/core/util.c src/ops/elementwise.def src/ops/codegen.h
+$(G)/tools/%: tools/%.c src/ops/codegen.c src/core/util.c src/ops/elementwise.def src/ops/codegen.h src/ops/ew_desc.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) -O1 $(WARN) -Isrc -o $@ $< $(if $(filter genshaders,$*),src/ops/codegen.c src/core/util.c,) -lm
 

@@ -11,21 +11,10 @@
 #include <string.h>
 
 #include "../src/ops/codegen.h"
-
-#define KIND_BINARY NXVK_KIND_BINARY
-#define KIND_COMPARE NXVK_KIND_COMPARE
-#define KIND_UNARY NXVK_KIND_UNARY
-#define KIND_SELECT NXVK_KIND_SELECT
-#define DT_ALL NXVK_DT_ALL
-#define DT_FLOAT NXVK_DT_FLOAT
-#define DT_SIGNED (NXVK_DT_FLOAT | NXVK_DT(NXVK_I32))
-#define ARITY_BINARY 2
-#define ARITY_COMPARE 2
-#define ARITY_UNARY 1
-#define ARITY_SELECT 3
+#include "../src/ops/ew_desc.h"
 
 static const nxvk_op_desc ops[] = {
-#define EW(name, kind, dtypes, glsl, summary) {#name, KIND_##kind, ARITY_##kind, DT_##dtypes, 0, glsl, summary},
+#define EW(name, kind, dtypes, glsl, summary) EW_DESC(name, kind, dtypes, glsl, summary),
 #include "../src/ops/elementwise.def"
 #undef EW
 };

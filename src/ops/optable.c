@@ -4,6 +4,7 @@
  * scalar references are below, one function per op.
  */
 #include "ops.h"
+#include "ew_desc.h"
 
 #include <math.h>
 #include <string.h>
@@ -108,25 +109,12 @@ static S r_select(S a, S b, S c, T t) {
 
 /* ---- the table ---- */
 
-#define KIND_BINARY NXVK_KIND_BINARY
-#define KIND_COMPARE NXVK_KIND_COMPARE
-#define KIND_UNARY NXVK_KIND_UNARY
-#define KIND_SELECT NXVK_KIND_SELECT
-#define DT_ALL NXVK_DT_ALL
-#define DT_FLOAT NXVK_DT_FLOAT
-#define DT_SIGNED (NXVK_DT_FLOAT | NXVK_DT(NXVK_I32))
-#define ARITY_BINARY 2
-#define ARITY_COMPARE 2
-#define ARITY_UNARY 1
-#define ARITY_SELECT 3
-
 #define RED_ATTRS (NXVK_ATTR_AXES | NXVK_ATTR_KEEP_AXES)
 #define NUMERIC (NXVK_DT_FLOAT | NXVK_DT(NXVK_I32))
 
 const nxvk_op nxvk_op_table[] = {
-#define EW(name, kind, dtypes, glsl, summary)                                          \
-  {{#name, KIND_##kind, ARITY_##kind, DT_##dtypes, 0, glsl, summary},                  \
-   nxvk_ew_infer, nxvk_ew_gpu, nxvk_ew_ref, r_##name, 0, NULL},
+#define EW(name, kind, dtypes, glsl, summary)                                                     \
+  {EW_DESC(name, kind, dtypes, glsl, summary), nxvk_ew_infer, nxvk_ew_gpu, nxvk_ew_ref, r_##name, 0, NULL},
 #include "elementwise.def"
 #undef EW
     /* reductions */
