@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 rm -rf bundle
 mkdir -p bundle/lib
 cp nxvk bundle/
+# no debug sections: the device tool carries 64 MiB in all (tree included);
+# the unstripped ./nxvk stays here for symbolizing a crash
+strip bundle/nxvk 2>/dev/null || true
 # every non-libc library nxvk links, resolved here
 ldd nxvk | awk '/=> \// {print $3}' | while read -r lib; do
   case "$(basename "$lib")" in
