@@ -46,7 +46,16 @@
 #define VT vec4
 #endif
 
-layout(local_size_x = 256) in;
+// The invocation grid: TXN columns x TYN rows, NT = TXN * TYN invocations
+// (Makefile -D for other sizes; the default 16 x 16 is the one f32 uses).
+#ifndef NT
+#define NT_LAYOUT 256
+#define NT 256u
+#define NT_M1 255u   // NT - 1 as a literal: the measured SPIR-V
+#define TXN 16u
+#define TYN 16u
+#endif
+layout(local_size_x = NT_LAYOUT) in;
 layout(constant_id = 0) const uint RB = 2u;   // Q-row blocks per invocation
 layout(constant_id = 1) const uint CB = 2u;   // Q-column blocks per invocation
 layout(constant_id = 2) const uint BK = 8u;   // a multiple of Q
@@ -63,14 +72,14 @@ layout(std430, binding = 2) readonly buffer BV { VT bv[]; };
 layout(std430, binding = 3) writeonly buffer C { ST c[]; };
 layout(std430, binding = 3) writeonly buffer CV { VT cv[]; };
 
-const uint BMV = 16u * RB;           // tile rows / Q
-const uint BNV = 16u * CB;           // tile columns / Q
+const uint BMV = TYN * RB;           // tile rows / Q
+const uint BNV = TXN * CB;           // tile columns / Q
 const uint ASTR = BMV + 1u;          // +1 vector: the k rows of As fall in other banks
 const uint KQ = BK / Q;              // vectors along k in one row of the A tile
-const uint A_VECS = 16u * RB * BK;   // Q-vectors in the A tile (BM * BK / Q)
-const uint B_VECS = 16u * CB * BK;   // and in the B tile
-const uint A_LOADS = (A_VECS + 255u) / 256u;
-const uint B_LOADS = (B_VECS + 255u) / 256u;
+const uint A_VECS = TYN * RB * BK;   // Q-vectors in the A tile (BM * BK / Q)
+const uint B_VECS = TXN * CB * BK;   // and in the B tile
+const uint A_LOADS = (A_VECS + NT_M1) / NT;
+const uint B_LOADS = (B_VECS + NT_M1) / NT;
 
 shared VT As[2u * BK * ASTR];        // [buffer][k][row / Q]: A transposed
 shared VT Bs[2u * BK * BNV];         // [buffer][k][column / Q]
@@ -109,13 +118,13 @@ VT load_b(uint v, uint k0) {
 void store_tile(uint buf, VT ra[A_LOADS], VT rb[B_LOADS]) {
   uint t = gl_LocalInvocationID.x;
   [[unroll]] for (uint l = 0u; l < A_LOADS; l++) {
-    uint v = t + l * 256u;
+    uint v = t + l * NT;
     if (v >= A_VECS) break;
     uint r = v / KQ, kq = v - r * KQ;
     [[unroll]] for (uint e = 0u; e < Q; e++) As[buf * BK * ASTR + (kq * Q + e) * ASTR + r / Q][r % Q] = ra[l][e];
   }
   [[unroll]] for (uint l = 0u; l < B_LOADS; l++) {
-    uint v = t + l * 256u;
+    uint v = t + l * NT;
     if (v >= B_VECS) break;
     Bs[buf * BK * BNV + v] = rb[l];
   }
@@ -130,12 +139,12 @@ void store_tile(uint buf, VT ra[A_LOADS], VT rb[B_LOADS]) {
 #define ACC_ZERO(i, q, j) ACC(i, q, j) = VT(0);
 #define ACC_FMA(i, q, j) if ((i) < RB && (j) < CB) ACC(i, q, j) = fma(VT(x[i][q]), y[j], ACC(i, q, j));
 #define ACC_STORE(i, q, j) if ((i) < RB && (j) < CB) store_c(i, q, j, zout, ACC(i, q, j));
-#define LOAD_X(i) if ((i) < RB) x[i] = As[abuf + kk * ASTR + (i) * 16u + ty];
-#define LOAD_Y(j) if ((j) < CB) y[j] = Bs[bbuf + kk * BNV + (j) * 16u + tx];
+#define LOAD_X(i) if ((i) < RB) x[i] = As[abuf + kk * ASTR + (i) * TYN + ty];
+#define LOAD_Y(j) if ((j) < CB) y[j] = Bs[bbuf + kk * BNV + (j) * TXN + tx];
 
 void store_c(uint i, uint q, uint j, uint zout, VT v) {
-  uint gr = row0 + i * 16u * Q + ty * Q + q;
-  uint gc = col0 + j * 16u * Q + tx * Q;
+  uint gr = row0 + i * TYN * Q + ty * Q + q;
+  uint gc = col0 + j * TXN * Q + tx * Q;
   if (gr >= M) return;
   uint o = zout * M * N + gr * N + gc;
   if (vec_b && gc < N) {
@@ -169,11 +178,11 @@ void main() {
   col0 = gl_WorkGroupID.x * BNV * Q;
   uint t = gl_LocalInvocationID.x;
 #if defined(DT_f64)
-  uint lane = t % 32u, w = t / 32u, wx = 16u / LW;   // 8 groups of 32: wx across, 8/wx down
+  uint lane = t % 32u, w = t / 32u, wx = TXN / LW;   // NT/32 groups of 32: wx across
   tx = (w % wx) * LW + lane % LW;
   ty = (w / wx) * (32u / LW) + lane / LW;
 #else
-  uint tx = t % 16u, ty = t / 16u;
+  uint tx = t % TXN, ty = t / TXN;
 #endif
   abase = bi * M * K;
   bbase = bi * K * N;
@@ -191,9 +200,9 @@ void main() {
   // (its latency hidden behind the multiplication), multiply this one, store
   // the next into the other buffer, one barrier
   [[unroll]] for (uint l = 0u; l < A_LOADS; l++)
-    if (t + l * 256u < A_VECS) ra[l] = load_a(t + l * 256u, KSTART);
+    if (t + l * NT < A_VECS) ra[l] = load_a(t + l * NT, KSTART);
   [[unroll]] for (uint l = 0u; l < B_LOADS; l++)
-    if (t + l * 256u < B_VECS) rb[l] = load_b(t + l * 256u, KSTART);
+    if (t + l * NT < B_VECS) rb[l] = load_b(t + l * NT, KSTART);
   store_tile(0u, ra, rb);
   barrier();
   uint buf = 0u;
@@ -201,9 +210,9 @@ void main() {
     bool more = k0 + BK < KEND;
     if (more) {
       [[unroll]] for (uint l = 0u; l < A_LOADS; l++)
-        if (t + l * 256u < A_VECS) ra[l] = load_a(t + l * 256u, k0 + BK);
+        if (t + l * NT < A_VECS) ra[l] = load_a(t + l * NT, k0 + BK);
       [[unroll]] for (uint l = 0u; l < B_LOADS; l++)
-        if (t + l * 256u < B_VECS) rb[l] = load_b(t + l * 256u, k0 + BK);
+        if (t + l * NT < B_VECS) rb[l] = load_b(t + l * NT, k0 + BK);
     }
     uint abuf = buf * BK * ASTR, bbuf = buf * BK * BNV;
     [[unroll]] for (uint kk = 0u; kk < BK; kk++) {
@@ -214,8 +223,8 @@ void main() {
       EACH(ACC_FMA)
 #else
       VT x[RB], y[CB];
-      [[unroll]] for (uint i = 0u; i < RB; i++) x[i] = As[abuf + kk * ASTR + i * 16u + ty];
-      [[unroll]] for (uint j = 0u; j < CB; j++) y[j] = Bs[bbuf + kk * BNV + j * 16u + tx];
+      [[unroll]] for (uint i = 0u; i < RB; i++) x[i] = As[abuf + kk * ASTR + i * TYN + ty];
+      [[unroll]] for (uint j = 0u; j < CB; j++) y[j] = Bs[bbuf + kk * BNV + j * TXN + tx];
       [[unroll]] for (uint i = 0u; i < RB; i++)
         [[unroll]] for (uint q = 0u; q < Q; q++)
           [[unroll]] for (uint j = 0u; j < CB; j++)
@@ -232,10 +241,10 @@ void main() {
 #else
   [[unroll]] for (uint i = 0u; i < RB; i++)
     [[unroll]] for (uint q = 0u; q < Q; q++) {
-      uint gr = row0 + i * 16u * Q + ty * Q + q;
+      uint gr = row0 + i * TYN * Q + ty * Q + q;
       if (gr >= M) continue;
       [[unroll]] for (uint j = 0u; j < CB; j++) {
-        uint gc = col0 + j * 16u * Q + tx * Q;
+        uint gc = col0 + j * TXN * Q + tx * Q;
         VT v = acc[(i * Q + q) * CB + j];
         uint o = ZOUT * M * N + gr * N + gc;   // ZOUT: z with SPLITK
         if (vec_b && gc < N) {

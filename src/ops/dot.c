@@ -163,13 +163,15 @@ static void tile_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t cfg[5]) {
   }
 }
 
-/* Shared memory of the vec kernel with RB x CB blocks and BK (dot_vec.comp). */
-static uint64_t vec_shared_bytes(const uint32_t cfg[3], nxvk_dtype dt) {
+/* Shared memory of the vec kernel with RB x CB blocks and BK, on a grid of
+ * tx x 16 invocations (dot_vec.comp). */
+static uint64_t vec_shared_bytes(const uint32_t cfg[3], nxvk_dtype dt, uint32_t tx) {
   uint32_t q = dt == NXVK_F64 ? 2 : 4;
-  return 2ull * cfg[2] * ((16ull * cfg[0] + 1) + 16ull * cfg[1]) * q * nxvk_dtype_size(dt);
+  return 2ull * cfg[2] * ((16ull * cfg[0] + 1) + (uint64_t)tx * cfg[1]) * q * nxvk_dtype_size(dt);
 }
 
-/* {RB, CB, BK, S, KC} for the vec kernel.  Without split K: the largest
+
+/* {RB, CB, BK, S, KC, grid width} for the vec kernel.  Without split K: the largest
  * tile (RB = CB = 2: 128 x 128 for f32, 64 x 64 for f64) that still gives
  * every SM or CU a workgroup; for smaller products 64 x 128 while that
  * still gives half of them one, else 64 x 64.  Devices that do not report
@@ -192,14 +194,14 @@ static uint64_t vec_shared_bytes(const uint32_t cfg[3], nxvk_dtype dt) {
 #define SPLIT_MIN_K 256u
 #define SPLIT_MAX 8u
 static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint32_t K,
-                       uint32_t batch, uint32_t cfg[5]) {
+                       uint32_t batch, uint32_t cfg[6]) {
   static const uint32_t tiles[][3] = {{2, 2, 1}, {1, 2, 2}, {1, 1, 1}}; /* RB, CB, units divisor */
   static const uint32_t nvidia_resident[] = {2, 3, 5};                 /* per tile, see above */
   uint32_t q = dt == NXVK_F64 ? 2 : 4, bk = 8;
   /* f64 takes k steps of 16 where shared memory allows (H200, 4096^2:
    * 16.1 TFLOPS against 12.4 with 8; f32 was slower with 16) */
   const uint32_t f64_wide[3] = {2, 2, 16};
-  if (dt == NXVK_F64 && vec_shared_bytes(f64_wide, dt) <= c->info.max_shared_memory) bk = 16;
+  if (dt == NXVK_F64 && vec_shared_bytes(f64_wide, dt, 16) <= c->info.max_shared_memory) bk = 16;
   uint32_t units = c->info.compute_units ? c->info.compute_units : 32;
   bool nvidia = c->info.vendor_id == 0x10de;
   uint64_t groups[3];
@@ -228,18 +230,39 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
   cfg[0] = tiles[i][0];
   cfg[1] = tiles[i][1];
   cfg[2] = bk;
+  /* f64 without split K runs on the 8 x 16 grid (dot_vec128_f64) with twice
+   * the column blocks: the same tile, 4 x 8 doubles per invocation instead
+   * of 4 x 4, k steps of 8 (H100, 4096^2: 19.8 TFLOPS against 18.3 on the
+   * 16 x 16 grid; bench/NOTES.md, fifth round).  NXVK_DOT_NT=256 or 128
+   * picks the grid for tuning runs. */
+  const char *nt = getenv("NXVK_DOT_NT");
+  bool narrow = dt == NXVK_F64 && (nt ? strcmp(nt, "128") == 0 : split == 1);
   const char *env = getenv("NXVK_DOT_VEC");
   unsigned v[4] = {0, 0, 0, 1};
   uint32_t max_blocks = dt == NXVK_F64 ? 4 : 8; /* f64: the shader's literal expansion covers 4 x 4 */
+  bool forced = false;
   if (env && sscanf(env, "%u,%u,%u,%u", &v[0], &v[1], &v[2], &v[3]) >= 3 && v[0] >= 1 &&
       v[0] <= max_blocks && v[1] >= 1 && v[1] <= max_blocks && v[2] >= q && v[2] <= 64 && v[2] % q == 0 &&
       v[3] >= 1 && v[3] <= 64) {
     uint32_t w[3] = {v[0], v[1], v[2]};
-    if (vec_shared_bytes(w, dt) <= c->info.max_shared_memory) {
+    if (vec_shared_bytes(w, dt, narrow ? 8 : 16) <= c->info.max_shared_memory) {
       memcpy(cfg, w, sizeof w);
       split = v[3];
+      forced = true;
+    }
+  } else if (narrow) {
+    cfg[1] *= 2;
+    cfg[2] = 8;
+  }
+  if (narrow && (split > 1 || cfg[1] > max_blocks || c->info.max_workgroup_invocations < 128 ||
+                 vec_shared_bytes(cfg, dt, 8) > c->info.max_shared_memory)) {
+    narrow = false; /* the narrow grid has no split form */
+    if (!forced) {
+      cfg[1] = tiles[i][1];
+      cfg[2] = bk;
     }
   }
+  cfg[5] = narrow ? 8 : 16;
   /* chunks of whole BK steps; S recomputed so that none is empty */
   uint32_t kc = split > 1 ? (K + split - 1) / split : K;
   kc = (kc + cfg[2] - 1) / cfg[2] * cfg[2];
@@ -336,11 +359,13 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   uint32_t cfg[5];
   tile_config(c, dtype, cfg);
   /* the vector kernel: 256 invocations, tiles from vec_config */
-  uint32_t vcfg[5], q = dtype == NXVK_F64 ? 2 : 4;
+  uint32_t vcfg[6], q = dtype == NXVK_F64 ? 2 : 4;
   vec_config(c, dtype, M, N, K, batch, vcfg);
-  uint32_t vbm = 16 * q * vcfg[0], vbn = 16 * q * vcfg[1];
-  bool vec_fits = c->info.max_workgroup_invocations >= 256 && c->info.max_workgroup_size[0] >= 256 &&
-                  c->info.max_shared_memory >= vec_shared_bytes(vcfg, dtype) &&
+  uint32_t vtx = vcfg[5], vnt = 16 * vtx;
+  bool narrow = vtx != 16;
+  uint32_t vbm = 16 * q * vcfg[0], vbn = vtx * q * vcfg[1];
+  bool vec_fits = c->info.max_workgroup_invocations >= vnt && c->info.max_workgroup_size[0] >= vnt &&
+                  c->info.max_shared_memory >= vec_shared_bytes(vcfg, dtype, vtx) &&
                   (uint64_t)batch * vcfg[3] <= c->info.max_workgroup_count[2] &&
                   (M + vbm - 1) / vbm <= c->info.max_workgroup_count[1];
   /* lavapipe (llvmpipe) stops shader loops early (its 65535-iteration
@@ -370,10 +395,11 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   if (vec && vec_fits) {
     /* vector loads need whole vectors: rows of A (K) and of B and C (N) */
     uint32_t S = vcfg[3];
-    uint32_t vspec[4] = {vcfg[0], vcfg[1], vcfg[2], vec_lanes()}, nspec = dtype == NXVK_F64 ? 4 : 3;
+    uint32_t lanes = vec_lanes() < vtx ? vec_lanes() : vtx; /* at most the grid's width */
+    uint32_t vspec[4] = {vcfg[0], vcfg[1], vcfg[2], lanes}, nspec = dtype == NXVK_F64 ? 4 : 3;
     uint32_t meta[7] = {M, N, K, batch, (K % q == 0 ? 1u : 0u) | (N % q == 0 ? 2u : 0u), S, vcfg[4]};
     if (S == 1) {
-      snprintf(name, sizeof name, "dot_vec_%s", dt);
+      snprintf(name, sizeof name, narrow ? "dot_vec128_%s" : "dot_vec_%s", dt);
       return nxvk_dispatch_grid(r, name, vspec, nspec, meta, 5, bufs, 3, (N + vbn - 1) / vbn,
                                 (M + vbm - 1) / vbm, batch); /* [5], [6]: split only */
     }
