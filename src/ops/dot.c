@@ -233,10 +233,13 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
   /* f64 without split K runs on the 8 x 16 grid (dot_vec128_f64) with twice
    * the column blocks: the same tile, 4 x 8 doubles per invocation instead
    * of 4 x 4, k steps of 8 (H100, 4096^2: 19.8 TFLOPS against 18.3 on the
-   * 16 x 16 grid; bench/NOTES.md, fifth round).  NXVK_DOT_NT=256 or 128
+   * 16 x 16 grid; bench/NOTES.md, fifth round), when the product is large
+   * enough for the largest tile (at 128^2 and 256^2 the 16 x 16 grid's
+   * smaller tiles took 9.7 and 14.0 us, the narrow grid 13.2 and 20.5).
+   * NXVK_DOT_NT=256 or 128
    * picks the grid for tuning runs. */
   const char *nt = getenv("NXVK_DOT_NT");
-  bool narrow = dt == NXVK_F64 && (nt ? strcmp(nt, "128") == 0 : split == 1);
+  bool narrow = dt == NXVK_F64 && (nt ? strcmp(nt, "128") == 0 : split == 1 && i == 0);
   const char *env = getenv("NXVK_DOT_VEC");
   unsigned v[4] = {0, 0, 0, 1};
   uint32_t max_blocks = dt == NXVK_F64 ? 4 : 8; /* f64: the shader's literal expansion covers 4 x 4 */
@@ -278,7 +281,8 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
 
 /* f64 vec: invocations along a 32-lane group's columns (dot_vec.comp, LW):
  * 2 (19.0 TFLOPS at 4096^2 on an H200 against 16.1 with 16, the f32
- * layout), unless NXVK_DOT_LANES (2, 4, 8 or 16) says otherwise. */
+ * layout), unless NXVK_DOT_LANES (2, 4, 8 or 16) says otherwise; at most
+ * the grid's width. */
 static uint32_t vec_lanes(void) {
   const char *env = getenv("NXVK_DOT_LANES");
   if (env && (!strcmp(env, "2") || !strcmp(env, "4") || !strcmp(env, "8") || !strcmp(env, "16")))

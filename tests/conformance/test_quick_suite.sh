@@ -29,4 +29,14 @@ NXVK_EW_UNROLL=3 "$NXVK" conformance --quick >"$tmp/u3.tap" 2>&1
 rc3=$?
 t "with 3 elements per invocation (the GPU form) too: $(tail -1 "$tmp/u3.tap")" \
   '[ "$rc3" -eq 0 ] && [[ "$(tail -1 "$tmp/u3.tap")" =~ ^[0-9]+\ passed,\ 0\ failed ]]'
+# f64 dot's two grids: products large enough for its largest tile run on
+# the 8 x 16 grid (dot_vec128_f64), which the quick shapes on lavapipe do not
+# reach; NXVK_DOT_NT=128 puts every unsplit vec case there, and 256 keeps
+# them all on the 16 x 16 grid (both have to stay correct)
+for g in 128 256; do
+  NXVK_DOT_NT=$g "$NXVK" conformance --quick --op dot --dtype f64 >"$tmp/nt$g.tap" 2>&1
+  rcg=$?
+  t "dot f64 on the grid of $g invocations: $(tail -1 "$tmp/nt$g.tap")" \
+    '[ "$rcg" -eq 0 ] && [[ "$(tail -1 "$tmp/nt$g.tap")" =~ ^[0-9]+\ passed,\ 0\ failed ]]'
+done
 echo "1..$n"
