@@ -170,7 +170,6 @@ static uint64_t vec_shared_bytes(const uint32_t cfg[3], nxvk_dtype dt, uint32_t 
   return 2ull * cfg[2] * ((16ull * cfg[0] + 1) + (uint64_t)tx * cfg[1]) * q * nxvk_dtype_size(dt);
 }
 
-
 /* {RB, CB, BK, S, KC, grid width} for the vec kernel.  Without split K: the largest
  * tile (RB = CB = 2: 128 x 128 for f32, 64 x 64 for f64) that still gives
  * every SM or CU a workgroup; for smaller products 64 x 128 while that
@@ -236,8 +235,7 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
    * 16 x 16 grid; bench/NOTES.md, fifth round), when the product is large
    * enough for the largest tile (at 128^2 and 256^2 the 16 x 16 grid's
    * smaller tiles took 9.7 and 14.0 us, the narrow grid 13.2 and 20.5).
-   * NXVK_DOT_NT=256 or 128
-   * picks the grid for tuning runs. */
+   * NXVK_DOT_NT=256 or 128 picks the grid for tuning runs. */
   const char *nt = getenv("NXVK_DOT_NT");
   bool narrow = dt == NXVK_F64 && (nt ? strcmp(nt, "128") == 0 : split == 1 && i == 0);
   const char *env = getenv("NXVK_DOT_VEC");
@@ -362,7 +360,7 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   }
   uint32_t cfg[5];
   tile_config(c, dtype, cfg);
-  /* the vector kernel: 256 invocations, tiles from vec_config */
+  /* the vector kernel: 256 invocations (128 on f64's narrow grid), tiles from vec_config */
   uint32_t vcfg[6], q = dtype == NXVK_F64 ? 2 : 4;
   vec_config(c, dtype, M, N, K, batch, vcfg);
   uint32_t vtx = vcfg[5], vnt = 16 * vtx;
