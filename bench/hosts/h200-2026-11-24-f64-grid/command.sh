@@ -1,0 +1,13 @@
+for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig; export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+B=bundle/run.sh; R=$OUT/f64; mkdir -p $R; export NXVK_CACHE_DIR=$R/cache
+$B info > $R/info.txt; head -3 $R/info.txt
+$B conformance --op dot --dtype f64 --json $R/conformance-dot-f64.json > $R/conformance-dot-f64.tap 2>&1; tail -n 1 $R/conformance-dot-f64.tap
+for g in 256 default; do
+  if [ $g = 256 ]; then export NXVK_DOT_NT=256; else unset NXVK_DOT_NT; fi
+  NXVK_KERNEL_STATS=1 $B bench matmul --variant tiled --dtype f64 --shapes 4095x4095x4095,1000x3000x700,8x1024x1024x1024 \
+    --min-time 0.3 --warmup 0.3 --json $R/matmul-$g.json > $R/matmul-$g.txt 2> $R/matmul-$g-stats.txt
+  echo "== grid $g"; grep -E "^dot" $R/matmul-$g.txt; grep -E "^dot_vec" $R/matmul-$g-stats.txt
+done
+python3 bench/compare_torch.py --nxvk-json $R/matmul-default.json --min-time 0.3 --out $R/compare.json > $R/compare.txt 2>&1
+grep -E "f64" $R/compare.txt
+rm -rf $R/cache; cd $OUT && tar czf f64.tgz f64 && rm -rf f64
