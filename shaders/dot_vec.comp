@@ -97,7 +97,7 @@ uint M, N, K, abase, bbase, row0, col0;
 #endif
 bool vec_a, vec_b;
 #if defined(DT_f64)
-uint tx, ty;   // this invocation's column and row in the 16 x 16 grid
+uint tx, ty;   // this invocation's column and row in the TXN x TYN grid
 #endif
 
 VT load_a(uint v, uint k0) {

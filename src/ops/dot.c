@@ -397,7 +397,8 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   if (vec && vec_fits) {
     /* vector loads need whole vectors: rows of A (K) and of B and C (N) */
     uint32_t S = vcfg[3];
-    uint32_t lanes = vec_lanes() < vtx ? vec_lanes() : vtx; /* at most the grid's width */
+    uint32_t lanes = vec_lanes();
+    if (lanes > vtx) lanes = vtx; /* at most the grid's width */
     uint32_t vspec[4] = {vcfg[0], vcfg[1], vcfg[2], lanes}, nspec = dtype == NXVK_F64 ? 4 : 3;
     uint32_t meta[7] = {M, N, K, batch, (K % q == 0 ? 1u : 0u) | (N % q == 0 ? 2u : 0u), S, vcfg[4]};
     if (S == 1) {
