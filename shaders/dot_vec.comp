@@ -16,7 +16,9 @@
 // Split K (compiled with -DSPLITK as dot_vec_split_<dtype>): the k range is
 // cut into S chunks of KC (a multiple of BK); workgroup z = batch index * S +
 // chunk writes its partial block to C + z*M*N (a scratch of S*batch*M*N) and
-// dot_ksum.comp adds the S partials in chunk order.  It gives products with
+// dot_ksum.comp adds the S partials in chunk order (f32 products whose chunks
+// tile K run the unsplit kernel on a batch of chunk copies instead: dot.c,
+// split_as_batch).  It gives products with
 // few blocks of C (1000x3000x700: 96 blocks for 132 SMs) enough workgroups
 // to fill the GPU.  A separate variant because the unsplit kernel built from
 // the split source measured 17% slower at 4096^2 on an H100 (bench/NOTES.md):

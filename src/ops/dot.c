@@ -179,7 +179,10 @@ static uint64_t vec_shared_bytes(const uint32_t cfg[3], nxvk_dtype dt, uint32_t 
  * is cut into S chunks of KC (at least 256, a multiple of BK) and the tile
  * and S are those whose workgroups fill one wave of the GPU best: all of
  * them resident at once (a second, partial wave costs as much as a full
- * one), the larger tile on a near tie.  Residency per unit is what the
+ * one), the larger tile on a near tie (within 10%: 1000x3000x700 fills 240
+ * of 264 slots with 128 x 128 tiles and S = 5, 384 of 396 with 64 x 128 and
+ * S = 4, and the first measured 27.4 TFLOPS against 24.3 in the batch form,
+ * 24.9 against 24.3 in the split kernel; H100, sixth round).  Residency per unit is what the
  * registers allow: on NVIDIA (65536 per SM; the driver reports 123, 80 and
  * 48 per invocation for the three split f32 kernels, NXVK_KERNEL_STATS) 2,
  * 3 and 5 workgroups of 256 (f64's 64 x 32 split kernel, at 116, holds 2:
@@ -188,7 +191,8 @@ static uint64_t vec_shared_bytes(const uint32_t cfg[3], nxvk_dtype dt, uint32_t 
  * (28.2 TFLOPS; 25.3 with the earlier rule), 1000x3000x700 64 x 128 with
  * S = 4 (25.0; 19.3).  The scratch of S partial products must fit one
  * storage buffer.  The split form is its own kernel (dot_vec_split_<dtype>,
- * -DSPLITK): the unsplit one stays the SPIR-V measured at 41.9 TFLOPS.
+ * -DSPLITK): the unsplit one stays the SPIR-V measured at 41.9 TFLOPS; some
+ * f32 products run the batch form instead (split_as_batch).
  * NXVK_DOT_VEC="RB,CB,BK[,S]" overrides it for tuning runs. */
 #define SPLIT_MIN_K 256u
 #define SPLIT_MAX 8u
@@ -218,7 +222,7 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
       uint64_t slots = (uint64_t)units * (nvidia ? nvidia_resident[t] : 1);
       for (uint32_t sk = 1; sk <= max_split && groups[t] * sk <= slots; sk++) {
         double fill = (double)(groups[t] * sk) / (double)slots;
-        if (fill > best * 1.02) { /* a near tie keeps the larger tile */
+        if (fill > best * 1.1) { /* a near tie keeps the larger tile */
           best = fill;
           i = t;
           split = sk;
@@ -337,6 +341,40 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_buffer *a, nxv
   return rc;
 }
 
+/* Split K in the batch form: A's k chunks copied out as S matrices per batch
+ * (dot_kchunk), so that the S partial products run on the unsplit kernel as
+ * one batch.  Measured on an H100 against the split kernel (GFLOPS, f32;
+ * bench/NOTES.md, sixth round): 1000x3000x700 27.4k / 24.9k, 512x6144x1024
+ * 34.0k / 30.6k, 1024x2048x1024 31.1k / 29.6k; but 1024^2 (chunks of 256)
+ * 26.2k / 26.7k, 768x4096x768 (7 chunks that overrun K, B copied too)
+ * 28.4k / 29.8k, smaller tiles and f64 (512x4096x512: 13.7k / 15.4k)
+ * slower.  So: f32, the 128 x 128 tile, chunks of at least 512 that tile K
+ * exactly; NXVK_DOT_SPLIT=kernel|batch forces a form for tuning and tests.
+ * The copies must fit one storage buffer. */
+static bool split_as_batch(nxvk_ctx *c, nxvk_dtype dt, const uint32_t vcfg[6], uint32_t M, uint32_t N,
+                           uint32_t K, uint32_t batch) {
+  uint32_t S = vcfg[3], KC = vcfg[4];
+  uint64_t size = nxvk_dtype_size(dt), range = c->info.max_storage_buffer_range;
+  if ((uint64_t)batch * S * M * KC * size > range || (uint64_t)batch * S * KC * N * size > range) return false;
+  const char *env = getenv("NXVK_DOT_SPLIT");
+  if (env && *env) return strcmp(env, "batch") == 0;
+  return dt == NXVK_F32 && vcfg[0] == 2 && vcfg[1] == 2 && KC >= 512 && (uint64_t)S * KC == K;
+}
+
+/* dot_kchunk: rows of row_words words (stacks of `rows` per batch) cut into
+ * S chunks of chunk_words, chunk s of every row of a batch made one
+ * contiguous matrix, zeros past a row's end: `count` chunk rows in all.  The
+ * copy lives as long as the recording. */
+static int chunk_copy(nxvk_rec *r, nxvk_buffer *src, uint64_t count, uint32_t rows, uint32_t row_words,
+                      uint32_t chunk_words, uint32_t S, nxvk_buffer **out) {
+  uint64_t words = count * chunk_words;
+  int rc = nxvk_buffer_create(nxvk_rec_ctx(r), words * 4, false, out);
+  if (rc != NXVK_OK) return rc;
+  uint32_t meta[5] = {rows, row_words, chunk_words, S, (uint32_t)words}, spec[1] = {NXVK_WG};
+  nxvk_buffer *bufs[2] = {src, *out};
+  return nxvk_dispatch_1d(r, "dot_kchunk", spec, 1, meta, 5, bufs, 2, words);
+}
+
 int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                  int nin, nxvk_tensor *out) {
   (void)op;
@@ -407,16 +445,31 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
                                 (M + vbm - 1) / vbm, batch); /* [5], [6]: split only */
     }
     /* split K: S partial products into a scratch the recording holds, then
-     * their sum in chunk order */
+     * their sum in chunk order; the partials from the split kernel, or (the
+     * batch form) from the unsplit kernel on k chunks of A made a batch */
     uint64_t mn = (uint64_t)M * N;
-    nxvk_buffer *part = NULL;
-    snprintf(name, sizeof name, "dot_vec_split_%s", dt);
+    uint32_t KC = vcfg[4], w = (uint32_t)nxvk_dtype_size(dtype) / 4;
+    nxvk_buffer *part = NULL, *ap = NULL, *bp = NULL;
+    bool pad_b = (uint64_t)S * KC != K, as_batch = split_as_batch(c, dtype, vcfg, M, N, K, batch);
     int rc = nxvk_buffer_create(c, S * batch * mn * nxvk_dtype_size(dtype), false, &part);
-    if (rc == NXVK_OK) {
+    if (rc == NXVK_OK && as_batch) {
+      rc = chunk_copy(r, in[0]->buf, batch * S * M, M, K * w, KC * w, S, &ap);
+      if (rc == NXVK_OK && pad_b) rc = chunk_copy(r, in[1]->buf, batch * S, 1, K * N * w, KC * N * w, S, &bp);
+      if (rc == NXVK_OK) {
+        uint32_t bmeta[5] = {M, N, KC, batch * S, 1u | (N % q == 0 ? 2u : 0u)}; /* KC % q == 0 */
+        nxvk_buffer *pbufs[3] = {ap, pad_b ? bp : in[1]->buf, part};
+        snprintf(name, sizeof name, "dot_vec_%s", dt);
+        rc = nxvk_dispatch_grid(r, name, vspec, nspec, bmeta, 5, pbufs, 3, (N + vbn - 1) / vbn,
+                                (M + vbm - 1) / vbm, batch * S);
+      }
+    } else if (rc == NXVK_OK) {
+      snprintf(name, sizeof name, "dot_vec_split_%s", dt);
       nxvk_buffer *pbufs[3] = {in[0]->buf, in[1]->buf, part};
       rc = nxvk_dispatch_grid(r, name, vspec, nspec, meta, 7, pbufs, 3, (N + vbn - 1) / vbn,
                               (M + vbm - 1) / vbm, batch * S);
     }
+    nxvk_buffer_unref(c, ap);
+    nxvk_buffer_unref(c, bp);
     if (rc == NXVK_OK) {
       uint32_t smeta[3] = {(uint32_t)mn, batch, S}, spec[1] = {NXVK_WG};
       nxvk_buffer *sbufs[2] = {part, out->buf};

@@ -39,4 +39,15 @@ for g in 128 256; do
   t "dot f64 on the grid of $g invocations: $(tail -1 "$tmp/nt$g.tap")" \
     '[ "$rcg" -eq 0 ] && [[ "$(tail -1 "$tmp/nt$g.tap")" =~ ^[0-9]+\ passed,\ 0\ failed ]]'
 done
+# split K's two forms (src/ops/dot.c): the split kernel, and A's k chunks
+# copied out (dot_kchunk; B too where S chunks overrun K) for the unsplit
+# kernel as a batch.  The quick shapes on lavapipe split in neither, so
+# NXVK_DOT_VEC forces 64 x 64 tiles in 3 chunks of k steps of 4 (K = 9, 129
+# and 1030 overrun, 300 does not) and NXVK_DOT_SPLIT the form, f32 and f64.
+for form in kernel batch; do
+  NXVK_DOT_VEC=1,1,4,3 NXVK_DOT_SPLIT=$form "$NXVK" conformance --quick --op dot >"$tmp/sk$form.tap" 2>&1
+  rcs=$?
+  t "dot split K, $form form: $(tail -1 "$tmp/sk$form.tap")" \
+    '[ "$rcs" -eq 0 ] && [[ "$(tail -1 "$tmp/sk$form.tap")" =~ ^[0-9]+\ passed,\ 0\ failed ]]'
+done
 echo "1..$n"

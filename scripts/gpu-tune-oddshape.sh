@@ -1,0 +1,57 @@
+#!/bin/sh
+# scripts/gpu-tune-oddshape.sh - split K in two forms on the products that
+# take it (1000x3000x700, 1024^2): the split kernel (dot_vec_split_<dtype>)
+# against A's k chunks repacked (dot_kchunk) and run as a batch on the
+# unsplit kernel (NXVK_DOT_SPLIT=batch), over tiles and S
+# (NXVK_DOT_VEC=RB,CB,BK,S), each cell in both forms, two passes; with the
+# driver's register counts (NXVK_KERNEL_STATS).  Through the bundle
+# (scripts/bundle.sh).  Logs go to $OUT (default /tmp).
+B=${B:-bundle/run.sh}
+O=${OUT:-/tmp}
+T="--min-time 0.3 --warmup 0.2"
+# RULE=1: the rule (1.1 tie margin, batch form for 128 x 128 tiles in whole
+# chunks of at least 512) against either form forced, on products that split
+if [ "${RULE:-}" ]; then
+  S32=1000x3000x700,1000x4000x700,512x6144x1024,1024x2048x1024,768x4096x768,256x8192x256
+  for pass in 1 2; do
+    for form in rule kernel batch; do
+      f="$O/rule3-$form-$pass"
+      [ $form = rule ] && e= || e=$form
+      NXVK_KERNEL_STATS=1 NXVK_DOT_SPLIT=$e $B bench matmul --variant tiled --sizes 512,1024,4096 \
+        --shapes $S32 --dtype f32 $T > "$f.txt" 2> "$f-stats.txt"
+      NXVK_DOT_SPLIT=$e $B bench matmul --variant tiled --sizes 1024 --shapes 512x4096x512,256x8192x256 \
+        --dtype f64 $T > "$f-f64.txt" 2>&1
+      echo "pass $pass $form: $(grep -E '^dot' "$f.txt" | awk '{print $4, $5, $6, $7}' | tr '\n' ' ') f64: $(grep -E '^dot' "$f-f64.txt" | awk '{print $4, $5, $6, $7}' | tr '\n' ' ')"
+    done
+  done
+  exit 0
+fi
+# the rows of one bench log: shape or n, kernel time, GFLOPS
+rows() { grep -E '^dot' "$1" | awk '{print $4, $5, $6, $7}' | tr '\n' ' '; }
+regs() { grep -oE '(dot_vec[a-z0-9_]*|dot_kchunk) \[[0-9,]*\].*Register Count=[0-9]*' "$1" |
+         sed -E 's/\].*Register Count=/] regs /' | tr '\n' ' '; }
+echo "== conformance (quick dot) with the batch form forced"
+for v in 2,2,8,5 1,2,8,4; do
+  echo "$v: $(NXVK_DOT_SPLIT=batch NXVK_DOT_VEC=$v $B conformance --quick --op dot 2>&1 | tail -n 1)"
+done
+echo "== the rule in both forms: 4096 1024 and 1000x3000x700 (f32), 1024 and 1000x3000x700 (f64)"
+for pass in 1 2; do
+  for form in kernel batch; do
+    NXVK_KERNEL_STATS=1 NXVK_DOT_SPLIT=$form $B bench matmul --variant tiled --sizes 1024,4096 \
+      --shapes 1000x3000x700 --dtype f32 $T > "$O/rule-$form-$pass.txt" 2> "$O/rule-$form-$pass-stats.txt"
+    NXVK_DOT_SPLIT=$form $B bench matmul --variant tiled --sizes 1024 --shapes 1000x3000x700 \
+      --dtype f64 $T > "$O/rule64-$form-$pass.txt" 2>&1
+    echo "pass $pass $form f32: $(rows "$O/rule-$form-$pass.txt") f64: $(rows "$O/rule64-$form-$pass.txt")"
+  done
+done
+echo "== RB,CB,BK,S in both forms: 1024 1000x3000x700 (f32)"
+for pass in 1 2; do
+  for v in 2,2,8,4 2,2,8,5 2,2,8,3 2,2,8,6 2,2,8,8 1,2,8,4 1,2,8,5 1,2,8,6 2,2,16,5 1,1,8,3; do
+    for form in kernel batch; do
+      f="$O/cell-$form-$(echo $v | tr , _)-$pass"
+      NXVK_KERNEL_STATS=1 NXVK_DOT_SPLIT=$form NXVK_DOT_VEC=$v $B bench matmul --variant vec --sizes 1024 \
+        --shapes 1000x3000x700 --dtype f32 $T > "$f.txt" 2> "$f-stats.txt"
+      echo "pass $pass $v $form: $(rows "$f.txt") $(regs "$f-stats.txt")"
+    done
+  done
+done
