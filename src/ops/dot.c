@@ -181,11 +181,11 @@ static uint64_t vec_shared_bytes(const uint32_t cfg[3], nxvk_dtype dt, uint32_t 
  * them resident at once (a second, partial wave costs as much as a full
  * one), the larger tile on a near tie (within 10%: 1000x3000x700 fills 240
  * of 264 slots with 128 x 128 tiles and S = 5, 384 of 396 with 64 x 128 and
- * S = 4, and the first measured 27.4 TFLOPS against 24.3 in the batch form,
- * 24.9 against 24.3 in the split kernel; H100, sixth round).  Residency per unit is what the
- * registers allow: on NVIDIA (65536 per SM; the driver reports 123, 80 and
- * 48 per invocation for the three split f32 kernels, NXVK_KERNEL_STATS) 2,
- * 3 and 5 workgroups of 256 (f64's 64 x 32 split kernel, at 116, holds 2:
+ * S = 4; on an H100 the first took 24.9 TFLOPS in the split kernel and 27.4
+ * in the batch form, the second 24.3 in the split kernel; sixth round).
+ * Residency per unit is what the registers allow: on NVIDIA (65536 per SM;
+ * the driver reports 123, 80 and 48 per invocation for the three split f32
+ * kernels, NXVK_KERNEL_STATS) 2, 3 and 5 workgroups of 256 (f64's 64 x 32 split kernel, at 116, holds 2:
  * the table is f32's); elsewhere 1 is assumed.  Measured on an H200
  * (bench/NOTES.md, fourth round): 1024^2 takes 128 x 128 with S = 4
  * (28.2 TFLOPS; 25.3 with the earlier rule), 1000x3000x700 64 x 128 with
@@ -355,10 +355,12 @@ static bool split_as_batch(nxvk_ctx *c, nxvk_dtype dt, const uint32_t vcfg[6], u
                            uint32_t K, uint32_t batch) {
   uint32_t S = vcfg[3], KC = vcfg[4];
   uint64_t size = nxvk_dtype_size(dt), range = c->info.max_storage_buffer_range;
-  if ((uint64_t)batch * S * M * KC * size > range || (uint64_t)batch * S * KC * N * size > range) return false;
+  bool pad_b = (uint64_t)S * KC != K; /* B is copied only to pad it */
+  if ((uint64_t)batch * S * M * KC * size > range || (pad_b && (uint64_t)batch * S * KC * N * size > range))
+    return false;
   const char *env = getenv("NXVK_DOT_SPLIT");
   if (env && *env) return strcmp(env, "batch") == 0;
-  return dt == NXVK_F32 && vcfg[0] == 2 && vcfg[1] == 2 && KC >= 512 && (uint64_t)S * KC == K;
+  return dt == NXVK_F32 && vcfg[0] == 2 && vcfg[1] == 2 && KC >= 512 && !pad_b;
 }
 
 /* dot_kchunk: rows of row_words words (stacks of `rows` per batch) cut into
