@@ -9,6 +9,8 @@
 B=${B:-bundle/run.sh}
 O=${OUT:-/tmp}
 T="--min-time 0.3 --warmup 0.2"
+# the rows of one bench log: shape or n, kernel time, GFLOPS
+rows() { grep -E '^dot' "$1" | awk '{print $4, $5, $6, $7}' | tr '\n' ' '; }
 # RULE=1: the rule (1.1 tie margin, batch form for 128 x 128 tiles in whole
 # chunks of at least 512) against either form forced, on products that split
 if [ "${RULE:-}" ]; then
@@ -21,13 +23,11 @@ if [ "${RULE:-}" ]; then
         --shapes $S32 --dtype f32 $T > "$f.txt" 2> "$f-stats.txt"
       NXVK_DOT_SPLIT=$e $B bench matmul --variant tiled --sizes 1024 --shapes 512x4096x512,256x8192x256 \
         --dtype f64 $T > "$f-f64.txt" 2>&1
-      echo "pass $pass $form: $(grep -E '^dot' "$f.txt" | awk '{print $4, $5, $6, $7}' | tr '\n' ' ') f64: $(grep -E '^dot' "$f-f64.txt" | awk '{print $4, $5, $6, $7}' | tr '\n' ' ')"
+      echo "pass $pass $form: $(rows "$f.txt") f64: $(rows "$f-f64.txt")"
     done
   done
   exit 0
 fi
-# the rows of one bench log: shape or n, kernel time, GFLOPS
-rows() { grep -E '^dot' "$1" | awk '{print $4, $5, $6, $7}' | tr '\n' ' '; }
 regs() { grep -oE '(dot_vec[a-z0-9_]*|dot_kchunk) \[[0-9,]*\].*Register Count=[0-9]*' "$1" |
          sed -E 's/\].*Register Count=/] regs /' | tr '\n' ' '; }
 echo "== conformance (quick dot) with the batch form forced"

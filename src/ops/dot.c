@@ -185,8 +185,9 @@ static uint64_t vec_shared_bytes(const uint32_t cfg[3], nxvk_dtype dt, uint32_t 
  * in the batch form, the second 24.3 in the split kernel; sixth round).
  * Residency per unit is what the registers allow: on NVIDIA (65536 per SM;
  * the driver reports 123, 80 and 48 per invocation for the three split f32
- * kernels, NXVK_KERNEL_STATS) 2, 3 and 5 workgroups of 256 (f64's 64 x 32 split kernel, at 116, holds 2:
- * the table is f32's); elsewhere 1 is assumed.  Measured on an H200
+ * kernels, NXVK_KERNEL_STATS) 2, 3 and 5 workgroups of 256 (f64's 64 x 32
+ * split kernel, at 116, holds 2: the table is f32's); elsewhere 1 is
+ * assumed.  Measured on an H200
  * (bench/NOTES.md, fourth round): 1024^2 takes 128 x 128 with S = 4
  * (28.2 TFLOPS; 25.3 with the earlier rule), 1000x3000x700 64 x 128 with
  * S = 4 (25.0; 19.3).  The scratch of S partial products must fit one
@@ -194,6 +195,8 @@ static uint64_t vec_shared_bytes(const uint32_t cfg[3], nxvk_dtype dt, uint32_t 
  * -DSPLITK): the unsplit one stays the SPIR-V measured at 41.9 TFLOPS; some
  * f32 products run the batch form instead (split_as_batch).
  * NXVK_DOT_VEC="RB,CB,BK[,S]" overrides it for tuning runs. */
+static uint32_t round_up(uint32_t v, uint32_t q) { return (v + q - 1) / q * q; }
+
 #define SPLIT_MIN_K 256u
 #define SPLIT_MAX 8u
 static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint32_t K,
@@ -270,7 +273,7 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
   cfg[5] = narrow ? 8 : 16;
   /* chunks of whole BK steps; S recomputed so that none is empty */
   uint32_t kc = split > 1 ? (K + split - 1) / split : K;
-  kc = (kc + cfg[2] - 1) / cfg[2] * cfg[2];
+  kc = round_up(kc, cfg[2]);
   if (kc == 0) kc = cfg[2];
   split = K ? (K + kc - 1) / kc : 1;
   if (split > 1 && (uint64_t)split * batch * M * N * nxvk_dtype_size(dt) > c->info.max_storage_buffer_range) {
@@ -292,7 +295,17 @@ static uint32_t vec_lanes(void) {
   return 2;
 }
 
-static uint32_t round_up(uint32_t v, uint32_t q) { return (v + q - 1) / q * q; }
+/* One pass of a 1-D kernel (meta: 5 words) from src into a scratch of
+ * `words` 4-byte words it creates, one invocation per word; the scratch
+ * lives as long as the recording (its reference is the caller's to drop). */
+static int copy_pass(nxvk_rec *r, const char *kernel, nxvk_buffer *src, const uint32_t meta[5],
+                     uint64_t words, nxvk_buffer **out) {
+  int rc = nxvk_buffer_create(nxvk_rec_ctx(r), words * 4, false, out);
+  if (rc != NXVK_OK) return rc;
+  uint32_t spec[1] = {NXVK_WG};
+  nxvk_buffer *bufs[2] = {src, *out};
+  return nxvk_dispatch_1d(r, kernel, spec, 1, meta, 5, bufs, 2, words);
+}
 
 /* coopmat: A and B rounded to f16 once each into zero-padded copies
  * (f16_pack), then the tensor-core kernel on whole tiles; the copies live as
@@ -316,19 +329,10 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_buffer *a, nxv
   if (gy > c->info.max_workgroup_count[1]) gy = c->info.max_workgroup_count[1];
   if (gz > c->info.max_workgroup_count[2]) gz = c->info.max_workgroup_count[2];
   nxvk_buffer *a16 = NULL, *b16 = NULL;
-  int rc = nxvk_buffer_create(c, abytes, false, &a16);
-  if (rc == NXVK_OK) rc = nxvk_buffer_create(c, bbytes, false, &b16);
-  uint32_t pspec[1] = {NXVK_WG};
-  if (rc == NXVK_OK) {
-    uint32_t meta[5] = {M, K, (uint32_t)Mp, (uint32_t)Kp, (uint32_t)(abytes / 4)};
-    nxvk_buffer *bufs[2] = {a, a16};
-    rc = nxvk_dispatch_1d(r, "f16_pack", pspec, 1, meta, 5, bufs, 2, abytes / 4);
-  }
-  if (rc == NXVK_OK) {
-    uint32_t meta[5] = {K, N, (uint32_t)Kp, (uint32_t)Np, (uint32_t)(bbytes / 4)};
-    nxvk_buffer *bufs[2] = {b, b16};
-    rc = nxvk_dispatch_1d(r, "f16_pack", pspec, 1, meta, 5, bufs, 2, bbytes / 4);
-  }
+  uint32_t ameta[5] = {M, K, (uint32_t)Mp, (uint32_t)Kp, (uint32_t)(abytes / 4)};
+  uint32_t bmeta[5] = {K, N, (uint32_t)Kp, (uint32_t)Np, (uint32_t)(bbytes / 4)};
+  int rc = copy_pass(r, "f16_pack", a, ameta, abytes / 4, &a16);
+  if (rc == NXVK_OK) rc = copy_pass(r, "f16_pack", b, bmeta, bbytes / 4, &b16);
   if (rc == NXVK_OK) {
     uint32_t meta[7] = {M, N, K, batch, (uint32_t)Mp, (uint32_t)Np, (uint32_t)Kp};
     uint32_t spec[1] = {coopmat_threads(k)}; /* fixed in the shader; constant 0 is unused */
@@ -350,12 +354,12 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_buffer *a, nxv
  * 28.4k / 29.8k, smaller tiles and f64 (512x4096x512: 13.7k / 15.4k)
  * slower.  So: f32, the 128 x 128 tile, chunks of at least 512 that tile K
  * exactly; NXVK_DOT_SPLIT=kernel|batch forces a form for tuning and tests.
- * The copies must fit one storage buffer. */
+ * The copies must fit one storage buffer (B is copied only to pad it: pad_b,
+ * S chunks of KC overrun K). */
 static bool split_as_batch(nxvk_ctx *c, nxvk_dtype dt, const uint32_t vcfg[6], uint32_t M, uint32_t N,
-                           uint32_t K, uint32_t batch) {
+                           uint32_t batch, bool pad_b) {
   uint32_t S = vcfg[3], KC = vcfg[4];
   uint64_t size = nxvk_dtype_size(dt), range = c->info.max_storage_buffer_range;
-  bool pad_b = (uint64_t)S * KC != K; /* B is copied only to pad it */
   if ((uint64_t)batch * S * M * KC * size > range || (pad_b && (uint64_t)batch * S * KC * N * size > range))
     return false;
   const char *env = getenv("NXVK_DOT_SPLIT");
@@ -370,11 +374,8 @@ static bool split_as_batch(nxvk_ctx *c, nxvk_dtype dt, const uint32_t vcfg[6], u
 static int chunk_copy(nxvk_rec *r, nxvk_buffer *src, uint64_t count, uint32_t rows, uint32_t row_words,
                       uint32_t chunk_words, uint32_t S, nxvk_buffer **out) {
   uint64_t words = count * chunk_words;
-  int rc = nxvk_buffer_create(nxvk_rec_ctx(r), words * 4, false, out);
-  if (rc != NXVK_OK) return rc;
-  uint32_t meta[5] = {rows, row_words, chunk_words, S, (uint32_t)words}, spec[1] = {NXVK_WG};
-  nxvk_buffer *bufs[2] = {src, *out};
-  return nxvk_dispatch_1d(r, "dot_kchunk", spec, 1, meta, 5, bufs, 2, words);
+  uint32_t meta[5] = {rows, row_words, chunk_words, S, (uint32_t)words};
+  return copy_pass(r, "dot_kchunk", src, meta, words, out);
 }
 
 int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
@@ -452,7 +453,7 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
     uint64_t mn = (uint64_t)M * N;
     uint32_t KC = vcfg[4], w = (uint32_t)nxvk_dtype_size(dtype) / 4;
     nxvk_buffer *part = NULL, *ap = NULL, *bp = NULL;
-    bool pad_b = (uint64_t)S * KC != K, as_batch = split_as_batch(c, dtype, vcfg, M, N, K, batch);
+    bool pad_b = (uint64_t)S * KC != K, as_batch = split_as_batch(c, dtype, vcfg, M, N, batch, pad_b);
     int rc = nxvk_buffer_create(c, S * batch * mn * nxvk_dtype_size(dtype), false, &part);
     if (rc == NXVK_OK && as_batch) {
       rc = chunk_copy(r, in[0]->buf, batch * S * M, M, K * w, KC * w, S, &ap);

@@ -12,8 +12,22 @@ rc=$?
 summary=$(tail -1 "$tmp/q.tap")
 nfail=$(grep -c '^not ok' "$tmp/q.tap")
 ndriver=$(grep -A40 '^not ok' "$tmp/q.tap" | grep -c '^# attribution: driver:')
-n=0
-t() { n=$((n+1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
+. tests/tap.sh
+# t DESC CONDITION: ok when CONDITION (evaluated) holds
+t() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
+# clean DESC [NAME=value ...] -- [ARGS...]: conformance --quick ARGS with that
+# environment must exit 0 with no failure
+clean() {
+  local desc=$1 log="$tmp/run$((n + 1)).tap" vars=() rc last
+  shift
+  while [ "$1" != -- ]; do vars+=("$1"); shift; done
+  shift
+  env "${vars[@]}" "$NXVK" conformance --quick "$@" >"$log" 2>&1
+  rc=$?
+  last=$(tail -1 "$log")
+  if [ "$rc" -eq 0 ] && [[ "$last" =~ ^[0-9]+\ passed,\ 0\ failed ]]; then ok "$desc: $last"
+  else not_ok "$desc: $last (exit $rc)"; fi
+}
 t "conformance --quick ran to its summary line ($summary)" '[[ "$summary" =~ ^[0-9]+\ passed,\ [0-9]+\ failed ]]'
 t "exit status is 0 with no failure, 1 with failures (rc=$rc, $nfail failing)" \
   '{ [ "$nfail" -eq 0 ] && [ "$rc" -eq 0 ]; } || { [ "$nfail" -gt 0 ] && [ "$rc" -eq 1 ]; }'
@@ -25,19 +39,13 @@ t "the JSON report parses and agrees with the TAP counts" \
   "/usr/bin/python3 -c \"import json,sys; r=json.load(open('$tmp/q.json')); sys.exit(0 if r['failed']==$nfail else 1)\""
 # lavapipe takes one element per invocation; GPUs several (NXVK_EW_UNROLL,
 # src/vk/device.c): 3 gives every op and fused graph a partial last round
-NXVK_EW_UNROLL=3 "$NXVK" conformance --quick >"$tmp/u3.tap" 2>&1
-rc3=$?
-t "with 3 elements per invocation (the GPU form) too: $(tail -1 "$tmp/u3.tap")" \
-  '[ "$rc3" -eq 0 ] && [[ "$(tail -1 "$tmp/u3.tap")" =~ ^[0-9]+\ passed,\ 0\ failed ]]'
+clean "with 3 elements per invocation (the GPU form) too" NXVK_EW_UNROLL=3 --
 # f64 dot's two grids: products large enough for its largest tile run on
 # the 8 x 16 grid (dot_vec128_f64), which the quick shapes on lavapipe do not
 # reach; NXVK_DOT_NT=128 puts every unsplit vec case there, and 256 keeps
 # them all on the 16 x 16 grid (both have to stay correct)
 for g in 128 256; do
-  NXVK_DOT_NT=$g "$NXVK" conformance --quick --op dot --dtype f64 >"$tmp/nt$g.tap" 2>&1
-  rcg=$?
-  t "dot f64 on the grid of $g invocations: $(tail -1 "$tmp/nt$g.tap")" \
-    '[ "$rcg" -eq 0 ] && [[ "$(tail -1 "$tmp/nt$g.tap")" =~ ^[0-9]+\ passed,\ 0\ failed ]]'
+  clean "dot f64 on the grid of $g invocations" NXVK_DOT_NT=$g -- --op dot --dtype f64
 done
 # split K's two forms (src/ops/dot.c): the split kernel, and A's k chunks
 # copied out (dot_kchunk; B too where S chunks overrun K) for the unsplit
@@ -45,9 +53,6 @@ done
 # NXVK_DOT_VEC forces 64 x 64 tiles in 3 chunks of k steps of 4 (K = 9, 129
 # and 1030 overrun, 300 does not) and NXVK_DOT_SPLIT the form, f32 and f64.
 for form in kernel batch; do
-  NXVK_DOT_VEC=1,1,4,3 NXVK_DOT_SPLIT=$form "$NXVK" conformance --quick --op dot >"$tmp/sk$form.tap" 2>&1
-  rcs=$?
-  t "dot split K, $form form: $(tail -1 "$tmp/sk$form.tap")" \
-    '[ "$rcs" -eq 0 ] && [[ "$(tail -1 "$tmp/sk$form.tap")" =~ ^[0-9]+\ passed,\ 0\ failed ]]'
+  clean "dot split K, $form form" NXVK_DOT_VEC=1,1,4,3 NXVK_DOT_SPLIT=$form -- --op dot
 done
 echo "1..$n"
