@@ -47,7 +47,8 @@ HAND_VARIANTS = \
   dot_coopmat_wide_f32:dot_coopmat:-DWM=2u@-DWN=4u@-DFR=4u@-DFC=4u@-DBK=16u \
   $(foreach d,$(DTYPES),iota_$(d):iota:-DDT_$(d)) \
   $(foreach d,f32 f64,random_$(d):random:-DDT_$(d)) \
-  $(foreach d,f32 f64,peak_fma_$(d):peak_fma:-DDT_$(d) peak_fma_$(d)_vec4:peak_fma:-DDT_$(d)@-DVEC4) \
+  $(foreach d,f32 f64,peak_fma_$(d):peak_fma:-DDT_$(d) peak_fma_$(d)_vec4:peak_fma:-DDT_$(d)@-DVEC4 \
+    peak_fma_$(d)_outer:peak_fma:-DDT_$(d)@-DOUTER) \
   $(foreach s,$(DTYPES),$(foreach d,$(DTYPES),copy_$(s)_$(d):copy:-DSRC_$(s)@-DDST_$(d)))
 
 HAND_SPV = $(foreach v,$(HAND_VARIANTS),$(G)/spv/$(word 1,$(subst :, ,$(v))).spv)

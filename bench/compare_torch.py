@@ -23,6 +23,7 @@ and still runs nxvk, so it can be smoke-tested anywhere with python3.
 import argparse
 import datetime
 import json
+import math
 import os
 import shlex
 import statistics
@@ -69,25 +70,39 @@ def load_torch():
     return torch, None
 
 
+RUN_NS = 500e3        # a timed run lasts about this long, as in nxvk bench
+MAX_CALLS = 64
+
+
 def time_cuda(torch, fn, min_time, repeat, warmup=0.2):
-    """Median/min/max in ns of fn() between two CUDA events, after warmup
-    seconds of untimed runs (the GPU's clocks rise only under load)."""
+    """Median/min/max in ns of one fn(), timed with two CUDA events around
+    runs of back-to-back calls lasting ~0.5 ms (nxvk bench times its kernels
+    the same way: one short kernel per synchronize leaves the GPU idle and
+    its clocks low), after warmup seconds of untimed runs (the GPU's clocks
+    rise only under load)."""
     fn()
     torch.cuda.synchronize()
     t0 = time.monotonic()
     while time.monotonic() - t0 < warmup:
         fn()
         torch.cuda.synchronize()
-    times = []
-    start = time.monotonic()
-    while True:
+
+    def run(calls):
         a = torch.cuda.Event(enable_timing=True)
         b = torch.cuda.Event(enable_timing=True)
         a.record()
-        fn()
+        for _ in range(calls):
+            fn()
         b.record()
         b.synchronize()
-        times.append(a.elapsed_time(b) * 1e6)  # ms -> ns
+        return a.elapsed_time(b) * 1e6 / calls  # ms -> ns per call
+
+    single = min(run(1) for _ in range(3))
+    calls = max(1, min(MAX_CALLS, math.ceil(RUN_NS / single))) if single > 0 else MAX_CALLS
+    times = []
+    start = time.monotonic()
+    while True:
+        times.append(run(calls))
         if repeat and len(times) >= repeat:
             break
         if not repeat and len(times) >= 3 and time.monotonic() - start >= min_time:

@@ -8,10 +8,19 @@
 // meta[2] is nonzero (the check run) or when it equals meta[3], a value it
 // never reaches: the work cannot be dropped and timed runs write no memory.
 //
+// -DOUTER: a matmul's register tile instead, c[i][j] = fma(x[i], y[j],
+// c[i][j]) over 4 x 8 accumulators, 32 FMAs per iteration like the chains
+// (x[i] = a + i/8 + (invocation % 16)/128, y[j] = c (j + 1)); after n
+// iterations c[i][j] = n x[i] y[j].  On an H100 the chains reached 30.6
+// TFLOPS in f64 and this form 33.2 (99% of 64 FMAs per SM per clock at
+// 1.98 GHz; bench/NOTES.md, seventh round), in f32 both ~98%: the rate is
+// the best of the three.
+//
 // spec constants: 0 workgroup size, 1 loop iterations.
 // meta: [0] a, [1] c (f32 bits), [2] store flag, [3] sentinel (f32 bits).
 // binding 1: one value per invocation of a workgroup.
-// Compiled with -DDT_f32 or -DDT_f64, and -DVEC4 for the vector variant.
+// Compiled with -DDT_f32 or -DDT_f64, and -DVEC4 or -DOUTER for the other
+// variants.
 #extension GL_GOOGLE_include_directive : require
 #include "dtype.glsl"
 
@@ -45,6 +54,30 @@ layout(std430, binding = 1) writeonly buffer Out { ST o[]; };
   x6 = fma(x6, a, c);       \
   x7 = fma(x7, a, c);
 
+#ifdef OUTER
+#define ROW(i) T c##i##0 = T(0), c##i##1 = T(0), c##i##2 = T(0), c##i##3 = T(0), \
+                 c##i##4 = T(0), c##i##5 = T(0), c##i##6 = T(0), c##i##7 = T(0);
+#define ROW_FMA(i)                                                            \
+  c##i##0 = fma(x##i, y0, c##i##0); c##i##1 = fma(x##i, y1, c##i##1);         \
+  c##i##2 = fma(x##i, y2, c##i##2); c##i##3 = fma(x##i, y3, c##i##3);         \
+  c##i##4 = fma(x##i, y4, c##i##4); c##i##5 = fma(x##i, y5, c##i##5);         \
+  c##i##6 = fma(x##i, y6, c##i##6); c##i##7 = fma(x##i, y7, c##i##7);
+#define ROW_SUM(i) (((c##i##0 + c##i##1) + (c##i##2 + c##i##3)) + ((c##i##4 + c##i##5) + (c##i##6 + c##i##7)))
+
+void main() {
+  uint m = pc.meta_off;
+  T a = T(uintBitsToFloat(meta[m])), c = T(uintBitsToFloat(meta[m + 1u]));
+  T x0 = a + T(gl_LocalInvocationID.x % 16u) * T(1.0 / 128.0);
+  T x1 = x0 + T(0.125), x2 = x0 + T(0.25), x3 = x0 + T(0.375);
+  T y0 = c, y1 = c * T(2), y2 = c * T(3), y3 = c * T(4), y4 = c * T(5), y5 = c * T(6), y6 = c * T(7), y7 = c * T(8);
+  ROW(0) ROW(1) ROW(2) ROW(3)
+  for (uint i = 0u; i < ITERS; i++) {
+    ROW_FMA(0) ROW_FMA(1) ROW_FMA(2) ROW_FMA(3)
+  }
+  T r = (ROW_SUM(0) + ROW_SUM(1)) + (ROW_SUM(2) + ROW_SUM(3));
+  if (meta[m + 2u] != 0u || r == T(uintBitsToFloat(meta[m + 3u]))) o[gl_LocalInvocationID.x] = ST(r);
+}
+#else
 void main() {
   uint m = pc.meta_off;
   V a = V(T(uintBitsToFloat(meta[m])));
@@ -63,3 +96,4 @@ void main() {
   T r = TOTAL(((x0 + x1) + (x2 + x3)) + ((x4 + x5) + (x6 + x7)));
   if (meta[m + 2u] != 0u || r == T(uintBitsToFloat(meta[m + 3u]))) o[gl_LocalInvocationID.x] = ST(r);
 }
+#endif

@@ -105,9 +105,9 @@ static const char *fmt_stat(char *buf, size_t len, const bench_stat *s, int whic
 
 void bench_print_header(const char *mode) {
   if (strcmp(mode, "ops") == 0) {
-    printf("\nops: median of repeated runs [min, max]; kernel from GPU timestamps; e2e = upload +\n"
-           "dispatch + download (wall clock); speedup = CPU reference / kernel; GB/s = bytes read +\n"
-           "written / kernel time\n");
+    printf("\nops: median of repeated runs [min, max]; kernel from GPU timestamps, per dispatch of\n"
+           "runs of ~0.5 ms back to back; e2e = upload + dispatch + download (wall clock); speedup =\n"
+           "CPU reference / kernel; GB/s = bytes read + written / kernel time\n");
     printf(OPS_FMT, "op", "dtype", "size", "shape", "cpu ref", "kernel", "min", "max", "e2e", "speedup",
            "GB/s", "check");
   } else if (strcmp(mode, "shapes") == 0) {

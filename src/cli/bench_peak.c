@@ -1,6 +1,6 @@
 /*
  * bench_peak.c - `nxvk bench peak`: the roofline as nxvk itself measures it.
- *   fma      f32/f64, scalar/vec4: shaders/peak_fma.comp, GFLOPS from timestamps
+ *   fma      f32/f64, scalar/vec4/outer: shaders/peak_fma.comp, GFLOPS from timestamps
  *   copy     device memory to device memory (vkCmdCopyBuffer), GB/s read + written
  *   h2d d2h  nxvk_tensor_upload / nxvk_tensor_download, wall clock
  *   latency  one empty dispatch: record, submit, wait, wall clock
@@ -150,8 +150,21 @@ static int fma_once(void *arg, double *ns) {
   return rc;
 }
 
-/* The value invocation i of the check run must hold, in double. */
-static double fma_expected(int i, int lanes, int steps) {
+/* The fma variants: the chains of x -> x*a + c, four lanes of them, and a
+ * 4 x 8 register tile (shaders/peak_fma.comp). */
+enum fma_variant { FMA_SCALAR, FMA_VEC4, FMA_OUTER, FMA_NVARIANTS };
+static const char *const fma_variant_names[FMA_NVARIANTS] = {"scalar", "vec4", "outer"};
+
+/* The value invocation i of the check run must hold, in double: the sum of
+ * its chains, or of its tile (iters * x[r] * y[c] each). */
+static double fma_expected(int i, enum fma_variant v, int iters) {
+  if (v == FMA_OUTER) {
+    double xs = 0, ys = 0;
+    for (int r = 0; r < 4; r++) xs += fma_a + (i % 16) / 128.0 + r / 8.0;
+    for (int c = 0; c < 8; c++) ys += (double)fma_c * (c + 1);
+    return iters * xs * ys;
+  }
+  int lanes = v == FMA_VEC4 ? 4 : 1, steps = iters * 4;
   double r = 0;
   for (int j = 0; j < 8; j++)
     for (int l = 0; l < lanes; l++) {
@@ -162,10 +175,11 @@ static double fma_expected(int i, int lanes, int steps) {
   return r;
 }
 
-static int bench_fma_one(bench_ctx *b, nxvk_dtype d, bool vec4) {
-  int lanes = vec4 ? 4 : 1;
+static int bench_fma_one(bench_ctx *b, nxvk_dtype d, enum fma_variant v) {
+  int lanes = v == FMA_VEC4 ? 4 : 1;
   fma_run f = {.c = b->ctx, .timestamps = b->info.timestamps, .groups = 1};
-  snprintf(f.kernel, sizeof f.kernel, "peak_fma_%s%s", nxvk_dtype_name(d), vec4 ? "_vec4" : "");
+  snprintf(f.kernel, sizeof f.kernel, "peak_fma_%s%s%s", nxvk_dtype_name(d), v == FMA_SCALAR ? "" : "_",
+           v == FMA_SCALAR ? "" : fma_variant_names[v]);
   nxvk_shape s = {1, {FMA_WG}};
   nxvk_host got = {0};
   int rc = nxvk_tensor_new(b->ctx, d, &s, &f.out);
@@ -182,7 +196,7 @@ static int bench_fma_one(bench_ctx *b, nxvk_dtype d, bool vec4) {
   if (rc) goto fail;
   double tol = d == NXVK_F32 ? 1e-4 : 1e-10, worst = 0;
   for (int i = 0; i < FMA_WG; i++) {
-    double want = fma_expected(i, lanes, FMA_CHECK_ITERS * 4), have = nxvk_host_get(&got, i);
+    double want = fma_expected(i, v, FMA_CHECK_ITERS), have = nxvk_host_get(&got, i);
     double rel = fabs(have - want) / want;
     if (!(rel <= tol)) {
       bench_progress_done(b);
@@ -210,7 +224,7 @@ static int bench_fma_one(bench_ctx *b, nxvk_dtype d, bool vec4) {
     if (grow < 2) grow = 2;
     f.groups = (uint32_t)((double)f.groups * grow) > cap ? cap : (uint32_t)((double)f.groups * grow);
   }
-  bench_row *row = peak_row(b, "fma", vec4 ? "vec4" : "scalar", nxvk_dtype_name(d), 0);
+  bench_row *row = peak_row(b, "fma", fma_variant_names[v], nxvk_dtype_name(d), 0);
   if (!row) {
     rc = NXVK_E_NO_MEMORY;
     goto fail;
@@ -227,7 +241,7 @@ static int bench_fma_one(bench_ctx *b, nxvk_dtype d, bool vec4) {
   row->gflops_max = row->flops / row->gpu.min;
   row->max_abs = NAN;
   row->max_ulp = NAN;
-  snprintf(row->check, sizeof row->check, "recurrence (%d iters)", FMA_CHECK_ITERS);
+  snprintf(row->check, sizeof row->check, "%s (%d iters)", v == FMA_OUTER ? "tile" : "recurrence", FMA_CHECK_ITERS);
   snprintf(row->note, sizeof row->note, "%u workgroups x %d invocations x %d iterations; rel. error %.2g",
            f.groups, FMA_WG, FMA_ITERS, worst);
   if (row->gflops > b->peak_fma[d]) b->peak_fma[d] = row->gflops;
@@ -249,9 +263,9 @@ static int bench_fma(bench_ctx *b) {
                      nxvk_dtype_name(dts[i]));
       continue;
     }
-    for (int v = 0; v < 2; v++) {
-      bench_progress(b, "peak fma %s %s", nxvk_dtype_name(dts[i]), v ? "vec4" : "scalar");
-      int status = bench_fma_one(b, dts[i], v == 1);
+    for (int v = 0; v < FMA_NVARIANTS; v++) {
+      bench_progress(b, "peak fma %s %s", nxvk_dtype_name(dts[i]), fma_variant_names[v]);
+      int status = bench_fma_one(b, dts[i], (enum fma_variant)v);
       if (status) return status;
     }
   }

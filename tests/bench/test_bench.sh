@@ -228,6 +228,25 @@ check "its combined JSON holds the nxvk run" "$PY" -c "
 import json; d = json.load(open('$tmp/cmp.json'))
 assert d['torch'] is None or d['torch'].get('skipped'), d['torch']
 assert d['nxvk']['results'], 'no nxvk results'"
+check "its timer divides runs of back-to-back calls by their count" "$PY" -c "
+import sys; sys.path.insert(0, 'bench'); import compare_torch as ct
+calls = [0]
+class Event:   # a fake CUDA event: 10 us of GPU time per call recorded between two
+    def __init__(self, enable_timing): self.at = None
+    def record(self): self.at = calls[0]
+    def synchronize(self): pass
+    def elapsed_time(self, end): return (end.at - self.at) * 0.010   # ms
+class Cuda:
+    Event = Event
+    @staticmethod
+    def synchronize(): pass
+class Torch: cuda = Cuda
+def fn(): calls[0] += 1
+before = calls[0]
+st = ct.time_cuda(Torch, fn, 0, 4, warmup=0)
+assert abs(st['median'] - 10e3) < 1e-6, st   # ns per call
+assert st['repeats'] == 4, st
+assert calls[0] - before == 1 + 3 + 4 * 50, calls[0] - before   # 0.5 ms / 10 us = 50 a run"
 
 echo "1..$n"
 exit $fail
