@@ -151,9 +151,16 @@ static int fma_once(void *arg, double *ns) {
 }
 
 /* The fma variants: the chains of x -> x*a + c, four lanes of them, and a
- * 4 x 8 register tile (shaders/peak_fma.comp). */
+ * 4 x 8 register tile (shaders/peak_fma.comp, kernel peak_fma_<dtype><suffix>). */
 enum fma_variant { FMA_SCALAR, FMA_VEC4, FMA_OUTER, FMA_NVARIANTS };
-static const char *const fma_variant_names[FMA_NVARIANTS] = {"scalar", "vec4", "outer"};
+static const struct {
+  const char *name, *suffix, *check;
+  int lanes;
+} fma_variants[FMA_NVARIANTS] = {
+    {"scalar", "", "recurrence", 1},
+    {"vec4", "_vec4", "recurrence", 4},
+    {"outer", "_outer", "tile", 1},
+};
 
 /* The value invocation i of the check run must hold, in double: the sum of
  * its chains, or of its tile (iters * x[r] * y[c] each). */
@@ -164,7 +171,7 @@ static double fma_expected(int i, enum fma_variant v, int iters) {
     for (int c = 0; c < 8; c++) ys += (double)fma_c * (c + 1);
     return iters * xs * ys;
   }
-  int lanes = v == FMA_VEC4 ? 4 : 1, steps = iters * 4;
+  int lanes = fma_variants[v].lanes, steps = iters * 4;
   double r = 0;
   for (int j = 0; j < 8; j++)
     for (int l = 0; l < lanes; l++) {
@@ -176,10 +183,9 @@ static double fma_expected(int i, enum fma_variant v, int iters) {
 }
 
 static int bench_fma_one(bench_ctx *b, nxvk_dtype d, enum fma_variant v) {
-  int lanes = v == FMA_VEC4 ? 4 : 1;
+  int lanes = fma_variants[v].lanes;
   fma_run f = {.c = b->ctx, .timestamps = b->info.timestamps, .groups = 1};
-  snprintf(f.kernel, sizeof f.kernel, "peak_fma_%s%s%s", nxvk_dtype_name(d), v == FMA_SCALAR ? "" : "_",
-           v == FMA_SCALAR ? "" : fma_variant_names[v]);
+  snprintf(f.kernel, sizeof f.kernel, "peak_fma_%s%s", nxvk_dtype_name(d), fma_variants[v].suffix);
   nxvk_shape s = {1, {FMA_WG}};
   nxvk_host got = {0};
   int rc = nxvk_tensor_new(b->ctx, d, &s, &f.out);
@@ -224,7 +230,7 @@ static int bench_fma_one(bench_ctx *b, nxvk_dtype d, enum fma_variant v) {
     if (grow < 2) grow = 2;
     f.groups = (uint32_t)((double)f.groups * grow) > cap ? cap : (uint32_t)((double)f.groups * grow);
   }
-  bench_row *row = peak_row(b, "fma", fma_variant_names[v], nxvk_dtype_name(d), 0);
+  bench_row *row = peak_row(b, "fma", fma_variants[v].name, nxvk_dtype_name(d), 0);
   if (!row) {
     rc = NXVK_E_NO_MEMORY;
     goto fail;
@@ -241,7 +247,7 @@ static int bench_fma_one(bench_ctx *b, nxvk_dtype d, enum fma_variant v) {
   row->gflops_max = row->flops / row->gpu.min;
   row->max_abs = NAN;
   row->max_ulp = NAN;
-  snprintf(row->check, sizeof row->check, "%s (%d iters)", v == FMA_OUTER ? "tile" : "recurrence", FMA_CHECK_ITERS);
+  snprintf(row->check, sizeof row->check, "%s (%d iters)", fma_variants[v].check, FMA_CHECK_ITERS);
   snprintf(row->note, sizeof row->note, "%u workgroups x %d invocations x %d iterations; rel. error %.2g",
            f.groups, FMA_WG, FMA_ITERS, worst);
   if (row->gflops > b->peak_fma[d]) b->peak_fma[d] = row->gflops;
@@ -264,7 +270,7 @@ static int bench_fma(bench_ctx *b) {
       continue;
     }
     for (int v = 0; v < FMA_NVARIANTS; v++) {
-      bench_progress(b, "peak fma %s %s", nxvk_dtype_name(dts[i]), fma_variant_names[v]);
+      bench_progress(b, "peak fma %s %s", nxvk_dtype_name(dts[i]), fma_variants[v].name);
       int status = bench_fma_one(b, dts[i], (enum fma_variant)v);
       if (status) return status;
     }
