@@ -6,16 +6,23 @@
 //   1 partial: nout * P workgroups; group (o, p) reduces elements
 //              [p*chunk, (p+1)*chunk) of output o into partial[o*P + p]
 //   2 final:   one workgroup per output reduces its P partials (contiguous)
+// FOLD (spec constant 3, MODE 1 and not ARG): the partial pass finishes the
+// job itself: the last workgroup of an output to store its partial (counted
+// by an atomic) reduces that output's P partials exactly as MODE 2 would,
+// in index order, so the result does not depend on which group came last.
 // -DARG builds argmax/argmin: the result is the i32 index in the reduced set.
 //
 // meta: [0] nout [1] nred [2] out_rank [3] red_rank [4..11] out dims
 //       [12..19] input strides of kept dims [20..27] reduced dims
 //       [28..35] input strides of reduced dims [36] P [37] chunk
+//       [38] FOLD: first word of the counters (one per output, zeroed) in
+//       binding 3
 // final mode: [0] nout [1] P [2] nred (mean divides by it)
 // spec: 0 workgroup size, 1 op (0 sum 1 product 2 max 3 min 4 argmax
-//       5 argmin 6 mean), 2 mode
-// bindings: 1 values in, 2 result out (ARG: i32), ARG only: 3 partial values
-//           out (mode 1), 4 partial indices in (mode 2)
+//       5 argmin 6 mean), 2 mode, 3 fold
+// bindings: 1 values in, 2 result out (ARG: i32; FOLD: the partials),
+//           ARG: 3 partial values out (mode 1), 4 partial indices in
+//           (mode 2); not ARG: 3 counters and 4 final result (FOLD only)
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "dtype.glsl"
@@ -23,6 +30,7 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint OP = 0u;
 layout(constant_id = 2) const uint MODE = 0u;
+layout(constant_id = 3) const uint FOLD = 0u;
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
 layout(std430, binding = 1) readonly buffer In { ST x[]; };
@@ -31,11 +39,15 @@ layout(std430, binding = 2) writeonly buffer Out { int y[]; };
 layout(std430, binding = 3) writeonly buffer PartVal { ST pval[]; };
 layout(std430, binding = 4) readonly buffer PartIdx { int pidx[]; };
 #else
-layout(std430, binding = 2) writeonly buffer Out { ST y[]; };
+// coherent: under FOLD another workgroup's partials are read back from here
+layout(std430, binding = 2) coherent buffer Out { ST y[]; };
+layout(std430, binding = 3) coherent buffer Count { uint count[]; };
+layout(std430, binding = 4) writeonly buffer Final { ST yfinal[]; };
 #endif
 
 shared T sval[gl_WorkGroupSize.x];
 shared int sidx[gl_WorkGroupSize.x];
+shared bool slast;
 
 // NaN wins (the first NaN for arg*), then the larger/smaller, ties to the
 // smaller index.
@@ -83,9 +95,17 @@ uint red_offset(uint m, uint j) {
   return off;
 }
 
-// Offset in x of element j of the run that starts at base.
-uint elem_offset(uint m, uint base, uint j) {
-  return MODE == 2u ? base + j : base + red_offset(m, j);
+// Offset of element j of the run that starts at base; runs of partials
+// are contiguous.
+uint elem_offset(uint m, uint base, uint j, bool partials) {
+  return partials ? base + j : base + red_offset(m, j);
+}
+
+T load(uint off, bool fold_partials) {
+#ifndef ARG
+  if (fold_partials) return T(y[off]);
+#endif
+  return T(x[off]);
 }
 
 // Takes element j (value v, at offset off) into the running result.
@@ -98,12 +118,62 @@ void fold(inout T acc, inout int idx, T v, uint off, uint j) {
 #endif
 }
 
+// Reduces elements [lo, hi) of the run at base into sval[0] (and sidx[0]);
+// the whole workgroup calls it.  fold_partials: the run is P partials in y.
+void reduce_run(uint m, uint base, uint lo, uint hi, bool fold_partials) {
+  uint t = gl_LocalInvocationID.x;
+  bool partials = MODE == 2u || fold_partials;
+  T acc = OP == 0u || OP == 6u ? T(0) : (OP == 1u ? T(1) : (OP == 2u || OP == 4u ? T_LOWEST : T_HIGHEST));
+  int idx = -1;
+  // four elements per round, loaded before any is combined (one load in
+  // flight per invocation left sum f32 at 76% of PyTorch's bandwidth at
+  // 64M on an H100); they are combined in the order of the plain loop, so
+  // results do not change
+  uint j = lo + t;
+  const uint W = gl_WorkGroupSize.x;
+  for (; j + 3u * W < hi; j += 4u * W) {
+    uint off[4];
+    T v[4];
+    [[unroll]] for (uint u = 0u; u < 4u; u++) {
+      off[u] = elem_offset(m, base, j + u * W, partials);
+      v[u] = load(off[u], fold_partials);
+    }
+    [[unroll]] for (uint u = 0u; u < 4u; u++) fold(acc, idx, v[u], off[u], j + u * W);
+  }
+  for (; j < hi; j += W) {
+    uint off = elem_offset(m, base, j, partials);
+    fold(acc, idx, load(off, fold_partials), off, j);
+  }
+  sval[t] = acc;
+  sidx[t] = idx;
+  barrier();
+  for (uint s = gl_WorkGroupSize.x / 2u; s > 0u; s >>= 1) {
+    if (t < s) {
+#ifdef ARG
+      if (better(sval[t + s], sidx[t + s], sval[t], sidx[t])) {
+        sval[t] = sval[t + s];
+        sidx[t] = sidx[t + s];
+      }
+#else
+      sval[t] = combine(sval[t], sval[t + s]);
+#endif
+    }
+    barrier();
+  }
+}
+
+T finish(T res, uint nred) {
+#ifdef IS_FLOAT
+  if (OP == 6u) res = res / T(nred);
+#endif
+  return res;
+}
+
 void main() {
   uint m = pc.meta_off;
   uint nout = meta[m];
   uint t = gl_LocalInvocationID.x;
   uint P = MODE == 1u ? meta[m + 36u] : 1u;
-  T init = OP == 0u || OP == 6u ? T(0) : (OP == 1u ? T(1) : (OP == 2u || OP == 4u ? T_LOWEST : T_HIGHEST));
   for (uint g = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x; g < nout * P;
        g += gl_NumWorkGroups.x * gl_NumWorkGroups.y) {
     uint o = g / P, p = g - o * P;
@@ -122,55 +192,29 @@ void main() {
       hi = meta[m + 1u];
       base = kept_base(m, o);
     }
-    T acc = init;
-    int idx = -1;
-    // four elements per round, loaded before any is combined (one load in
-    // flight per invocation left sum f32 at 76% of PyTorch's bandwidth at
-    // 64M on an H100); they are combined in the order of the plain loop, so
-    // results do not change
-    uint j = lo + t;
-    const uint W = gl_WorkGroupSize.x;
-    for (; j + 3u * W < hi; j += 4u * W) {
-      uint off[4];
-      T v[4];
-      [[unroll]] for (uint u = 0u; u < 4u; u++) {
-        off[u] = elem_offset(m, base, j + u * W);
-        v[u] = T(x[off[u]]);
-      }
-      [[unroll]] for (uint u = 0u; u < 4u; u++) fold(acc, idx, v[u], off[u], j + u * W);
-    }
-    for (; j < hi; j += W) {
-      uint off = elem_offset(m, base, j);
-      fold(acc, idx, T(x[off]), off, j);
-    }
-    sval[t] = acc;
-    sidx[t] = idx;
-    barrier();
-    for (uint s = gl_WorkGroupSize.x / 2u; s > 0u; s >>= 1) {
-      if (t < s) {
-#ifdef ARG
-        if (better(sval[t + s], sidx[t + s], sval[t], sidx[t])) {
-          sval[t] = sval[t + s];
-          sidx[t] = sidx[t + s];
-        }
-#else
-        sval[t] = combine(sval[t], sval[t + s]);
-#endif
-      }
-      barrier();
-    }
+    reduce_run(m, base, lo, hi, false);
     if (t == 0u) {
 #ifdef ARG
       y[g] = sidx[0];
       if (MODE == 1u) pval[g] = ST(sval[0]);
 #else
-      T res = sval[0];
-#ifdef IS_FLOAT
-      if (OP == 6u && MODE != 1u) res = res / T(MODE == 2u ? meta[m + 2u] : meta[m + 1u]);
-#endif
-      y[g] = ST(res);
+      y[g] = ST(MODE == 1u ? sval[0] : finish(sval[0], meta[m + (MODE == 2u ? 2u : 1u)]));
+      if (MODE == 1u && FOLD != 0u) {
+        // the partial is out before the count says so; the group that
+        // makes the count P sees every partial of o
+        memoryBarrierBuffer();
+        slast = atomicAdd(count[meta[m + 38u] + o], 1u) == P - 1u;
+      }
 #endif
     }
     barrier();
+#ifndef ARG
+    if (MODE == 1u && FOLD != 0u && slast) {
+      memoryBarrierBuffer();
+      reduce_run(m, o * P, 0u, P, true);
+      if (t == 0u) yfinal[o] = ST(finish(sval[0], meta[m + 1u]));
+      barrier();
+    }
+#endif
   }
 }

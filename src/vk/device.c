@@ -236,6 +236,13 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
     c->ew_unroll = strcmp(c->info.type, "cpu") == 0 ? 1 : 4;
     const char *unroll = getenv("NXVK_EW_UNROLL");
     if (unroll && atoi(unroll) >= 1 && atoi(unroll) <= 8) c->ew_unroll = (uint32_t)atoi(unroll);
+    /* A reduction's partial pass finishing the job (FOLD in reduce.comp)
+     * saves a GPU a dispatch; lavapipe ran it 20-40% slower than two
+     * passes.  NXVK_REDUCE_FOLD=0|1 overrides it (tuning; CI covers both). */
+    const char *fold = getenv("NXVK_REDUCE_FOLD");
+    c->reduce_fold = fold && (strcmp(fold, "0") == 0 || strcmp(fold, "1") == 0)
+                         ? fold[0] == '1'
+                         : strcmp(c->info.type, "cpu") != 0;
     rc = device_create(c);
   }
   if (rc) {

@@ -40,6 +40,10 @@ t "the JSON report parses and agrees with the TAP counts" \
 # lavapipe takes one element per invocation; GPUs several (NXVK_EW_UNROLL,
 # src/vk/device.c): 3 gives every op and fused graph a partial last round
 clean "with 3 elements per invocation (the GPU form) too" NXVK_EW_UNROLL=3 --
+# GPUs finish a reduction split into partials in the same dispatch
+# (NXVK_REDUCE_FOLD, src/ops/reduce.c); lavapipe takes two by default
+clean "reductions finished by their last workgroup (the GPU form)" NXVK_REDUCE_FOLD=1 -- \
+  --op sum,product,reduce_max,reduce_min,mean
 # f64 dot's two grids: products large enough for its largest tile run on
 # the 8 x 16 grid (dot_vec128_f64), which the quick shapes on lavapipe do not
 # reach; NXVK_DOT_NT=128 puts every unsplit vec case there, and 256 keeps

@@ -75,14 +75,14 @@ def fresh(name):
     return os.path.join(TMP, "%d_%s" % (next(_counter), name))
 
 
-def nxvk(args, timeout=120):
+def nxvk(args, timeout=120, env=None):
     p = subprocess.run([NXVK] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=timeout)
+                       timeout=timeout, env=dict(os.environ, **env) if env else None)
     return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
 
 
-def run_op(op, inputs, attrs=None):
-    """Run one op; returns (rc, output array or None, stderr)."""
+def run_op(op, inputs, attrs=None, env=None):
+    """Run one op (env: extra environment); returns (rc, output array or None, stderr)."""
     paths = []
     for i, a in enumerate(inputs):
         p = fresh("in%d.npy" % i)
@@ -93,7 +93,7 @@ def run_op(op, inputs, attrs=None):
     if attrs is not None:
         args += ["--attrs", json.dumps(attrs)]
     args += paths + ["-o", out]
-    rc, _, err = nxvk(args)
+    rc, _, err = nxvk(args, env=env)
     got = None
     if rc == 0 and os.path.exists(out):
         got = np.load(out)
@@ -461,12 +461,13 @@ KNOWN = set(BINARY) | set(COMPARE) | set(UNARY) | set(REDUCE) | set(MOVEMENT) | 
 class Case:
     """One nxvk invocation and how to judge it."""
 
-    def __init__(self, desc, op, inputs, attrs, judge):
+    def __init__(self, desc, op, inputs, attrs, judge, env=None):
         self.desc, self.op, self.inputs, self.attrs, self.judge = desc, op, inputs, attrs, judge
+        self.env = env
 
     def run(self):
         try:
-            rc, got, err = run_op(self.op, self.inputs, self.attrs)
+            rc, got, err = run_op(self.op, self.inputs, self.attrs, self.env)
             return self.judge(rc, got, err)
         except Exception as e:  # a broken case fails, never stops the suite
             return False, "exception: %r" % (e,)
@@ -620,14 +621,14 @@ def cases_reduce(op, dt, rng):
     cs = []
     kind = "product" if op == "product" else "sum"
 
-    def add(desc, x, axes=None, keep=False):
+    def add(desc, x, axes=None, keep=False, env=None):
         attrs = {}
         if axes is not None:
             attrs["axes"] = list(axes)
         if keep:
             attrs["keep_axes"] = True
         cs.append(Case("%s %s %s" % (op, dt, desc), op, [x], attrs or None,
-                       reduce_judge(op, dt, x, axes, keep)))
+                       reduce_judge(op, dt, x, axes, keep), env))
 
     for n in SIZES:
         if n == 0 and op in ("argmax", "argmin"):
@@ -641,6 +642,16 @@ def cases_reduce(op, dt, rng):
     y = random_values(dt, 257 * 3, rng, kind).reshape(257, 3)
     add("[257,3] axes [0]", y, [0])
     add("[2,0,3] axes [0]", np.zeros((2, 0, 3), NP[dt]), [0])
+    # over 4096 elements per output a reduction splits into partial results
+    # (src/ops/reduce.c), finished by a second dispatch or, on GPUs, by the
+    # last workgroup of the first (NXVK_REDUCE_FOLD): both forms, one output
+    # and several, contiguous runs and strided ones
+    big = random_values(dt, 3 * 9001, rng, kind)
+    for fold in ("0", "1"):
+        env = {"NXVK_REDUCE_FOLD": fold}
+        add("[27003] all axes, in partials (fold %s)" % fold, big, env=env)
+        add("[3,9001] axes [1], in partials (fold %s)" % fold, big.reshape(3, 9001), [1], env=env)
+        add("[9001,3] axes [0], in partials (fold %s)" % fold, big.reshape(9001, 3), [0], env=env)
     if op not in ("argmax", "argmin"):
         add("[2,0,3] axes [1] (empty reductions)", np.zeros((2, 0, 3), NP[dt]), [1])
     e = edge_values(dt)
