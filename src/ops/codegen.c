@@ -108,6 +108,7 @@ int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out) {
   sb_printf(&s, "#extension GL_EXT_control_flow_attributes : require\n"
                 "layout(local_size_x_id = 0) in;\n"
                 "layout(constant_id = 1) const uint UNROLL = 1u;\n"
+                "layout(constant_id = 2) const uint BLOCKED = 0u;\n"
                 "layout(push_constant) uniform PC { uint meta_off; } pc;\n"
                 "layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };\n");
   int binding = 1;
@@ -132,18 +133,24 @@ int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out) {
    * arithmetic: with one element at a time too few loads are in flight to
    * cover memory latency (f32 add and exp stayed under 85% of PyTorch's
    * bandwidth at 64M elements on an H100).  Element u of the round is
-   * i0 + u * step, so each load of a warp is still contiguous. */
+   * i0 + u * ustep, so each load of a warp is still contiguous: ustep is the
+   * whole grid, or with BLOCKED one workgroup, whose round then covers
+   * UNROLL * its size contiguous elements. */
   sb_printf(&s,
             "void main() {\n"
             "  uint m = pc.meta_off;\n"
             "  uint n = meta[m], rank = meta[m + 1u], contig = meta[m + 2u];\n"
             "  uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;\n"
-            "  for (uint i0 = gl_GlobalInvocationID.x; i0 < n; i0 += step * UNROLL) {\n");
+            "  uint ustep = BLOCKED != 0u ? gl_WorkGroupSize.x : step;\n"
+            "  uint first = BLOCKED != 0u ? gl_WorkGroupID.x * gl_WorkGroupSize.x * UNROLL +\n"
+            "                                   gl_LocalInvocationID.x\n"
+            "                             : gl_GlobalInvocationID.x;\n"
+            "  for (uint i0 = first; i0 < n; i0 += step * UNROLL) {\n");
   for (int k = 0; k < p->ninputs; k++)
     sb_printf(&s, "    %s l%d[UNROLL];\n", glsl_compute(p->in_dtype[k]), k);
   sb_printf(&s, "    [[unroll]] for (uint u = 0u; u < UNROLL; u++) {\n"
-                "      if (u * step >= n - i0) break;\n"
-                "      uint i = i0 + u * step;\n");
+                "      if (u * ustep >= n - i0) break;\n"
+                "      uint i = i0 + u * ustep;\n");
   for (int k = 0; k < p->ninputs; k++)
     sb_printf(&s, "      uint x%d = (contig & %uu) != 0u ? i : 0u;\n", k, 1u << k);
   if (p->ninputs > 0) {
@@ -165,8 +172,8 @@ int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out) {
   }
   sb_printf(&s, "    }\n"
                 "    [[unroll]] for (uint u = 0u; u < UNROLL; u++) {\n"
-                "      if (u * step >= n - i0) break;\n"
-                "      uint i = i0 + u * step;\n");
+                "      if (u * ustep >= n - i0) break;\n"
+                "      uint i = i0 + u * ustep;\n");
   for (int k = 0; k < p->ninputs; k++)
     sb_printf(&s, "      %s v%d = l%d[u];\n", glsl_compute(p->in_dtype[k]), k, k);
   for (int i = 0; i < p->nnodes; i++) {

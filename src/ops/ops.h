@@ -170,8 +170,8 @@ int nxvk_strided_copy(nxvk_rec *r, nxvk_buffer *src, nxvk_dtype sd, int64_t src_
 
 /* Launch of an elementwise kernel (codegen.c) over n elements: fills its
  * specialization constants {workgroup size, elements per invocation and
- * round} and returns the workgroup count. */
-#define NXVK_EW_SPEC 2
+ * round, blocked rounds} and returns the workgroup count. */
+#define NXVK_EW_SPEC 3
 uint32_t nxvk_ew_launch(nxvk_ctx *c, uint64_t n, uint32_t spec[NXVK_EW_SPEC]);
 
 #endif

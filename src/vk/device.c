@@ -236,6 +236,11 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
     c->ew_unroll = strcmp(c->info.type, "cpu") == 0 ? 1 : 4;
     const char *unroll = getenv("NXVK_EW_UNROLL");
     if (unroll && atoi(unroll) >= 1 && atoi(unroll) <= 8) c->ew_unroll = (uint32_t)atoi(unroll);
+    /* Whether the UNROLL elements of an invocation's round lie a workgroup
+     * apart (each workgroup's round one contiguous block) rather than a
+     * grid apart.  NXVK_EW_BLOCKED=0|1 (tuning; CI covers both). */
+    const char *blocked = getenv("NXVK_EW_BLOCKED");
+    c->ew_blocked = blocked && strcmp(blocked, "1") == 0;
     /* A reduction's partial pass finishing the job (FOLD in reduce.comp)
      * saves a GPU a dispatch; lavapipe ran it 20-40% slower than two
      * passes.  NXVK_REDUCE_FOLD=0|1 overrides it (tuning; CI covers both). */

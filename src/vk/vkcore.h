@@ -117,6 +117,7 @@ struct nxvk_ctx {
   pthread_mutex_t queue_lock;          /* held around every vkQueueSubmit */
   bool host_visible_fast_path;         /* CPU / UMA devices: map device memory */
   uint32_t ew_unroll;                  /* elements per invocation and round (codegen.c) */
+  uint32_t ew_blocked;                 /* 1: a workgroup's round is contiguous (codegen.c) */
   bool reduce_fold;                    /* one pass over partials (reduce.c) */
   bool kernel_stats;                   /* capture the driver's statistics per kernel */
   atomic_bool lost;                    /* VK_ERROR_DEVICE_LOST seen */

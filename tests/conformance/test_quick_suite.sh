@@ -40,6 +40,8 @@ t "the JSON report parses and agrees with the TAP counts" \
 # lavapipe takes one element per invocation; GPUs several (NXVK_EW_UNROLL,
 # src/vk/device.c): 3 gives every op and fused graph a partial last round
 clean "with 3 elements per invocation (the GPU form) too" NXVK_EW_UNROLL=3 --
+# and with those elements a workgroup apart rather than a grid apart
+clean "with 3 elements per invocation, rounds blocked per workgroup" NXVK_EW_UNROLL=3 NXVK_EW_BLOCKED=1 --
 # GPUs finish a reduction split into partials in the same dispatch
 # (NXVK_REDUCE_FOLD, src/ops/reduce.c); lavapipe takes two by default
 clean "reductions finished by their last workgroup (the GPU form)" NXVK_REDUCE_FOLD=1 -- \
