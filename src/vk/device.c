@@ -231,23 +231,29 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
         (strcmp(c->info.type, "cpu") == 0 || strcmp(c->info.type, "integrated") == 0) &&
         !(staging && strcmp(staging, "1") == 0);
     /* GPUs need several loads in flight per invocation of an elementwise
-     * kernel; CPU devices run workgroups as loops and gain nothing.
-     * NXVK_EW_UNROLL=1..8 overrides it (tuning; CI covers both forms). */
-    c->ew_unroll = strcmp(c->info.type, "cpu") == 0 ? 1 : 4;
+     * kernel; CPU devices run workgroups as loops and gain nothing.  8 a
+     * workgroup apart (blocked) was the one form of four at >= 0.9 of
+     * PyTorch in all eight add/exp cells on an H200 (bench/NOTES.md,
+     * eighth round).  NXVK_EW_UNROLL=1..8 overrides it (tuning; CI covers
+     * both forms). */
+    bool cpu = strcmp(c->info.type, "cpu") == 0;
+    c->ew_unroll = cpu ? 1 : 8;
     const char *unroll = getenv("NXVK_EW_UNROLL");
     if (unroll && atoi(unroll) >= 1 && atoi(unroll) <= 8) c->ew_unroll = (uint32_t)atoi(unroll);
     /* Whether the UNROLL elements of an invocation's round lie a workgroup
      * apart (each workgroup's round one contiguous block) rather than a
      * grid apart.  NXVK_EW_BLOCKED=0|1 (tuning; CI covers both). */
     const char *blocked = getenv("NXVK_EW_BLOCKED");
-    c->ew_blocked = blocked && strcmp(blocked, "1") == 0;
+    c->ew_blocked = blocked && (strcmp(blocked, "0") == 0 || strcmp(blocked, "1") == 0)
+                        ? blocked[0] == '1'
+                        : !cpu;
     /* A reduction's partial pass finishing the job (FOLD in reduce.comp)
      * saves a GPU a dispatch; lavapipe ran it 20-40% slower than two
      * passes.  NXVK_REDUCE_FOLD=0|1 overrides it (tuning; CI covers both). */
     const char *fold = getenv("NXVK_REDUCE_FOLD");
     c->reduce_fold = fold && (strcmp(fold, "0") == 0 || strcmp(fold, "1") == 0)
                          ? fold[0] == '1'
-                         : strcmp(c->info.type, "cpu") != 0;
+                         : !cpu;
     rc = device_create(c);
   }
   if (rc) {
