@@ -129,8 +129,6 @@ asan:
 	$(MAKE) FLAVOR=-asan OPT="-O1 -g" EXTRA_CFLAGS="-fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  EXTRA_LDFLAGS="-fsanitize=address,undefined,float-cast-overflow" nxvk-asan unit-tests
 
-unit-tests: $(UNIT_TESTS)
-
 tsan:
 	$(MAKE) FLAVOR=-tsan OPT="-O1 -g" EXTRA_CFLAGS="-fsanitize=thread" EXTRA_LDFLAGS="-fsanitize=thread" nxvk-tsan
 
@@ -145,6 +143,9 @@ UNIT_TESTS = $(patsubst tests/unit/%.c,$(G)/tests$(FLAVOR)/%,$(wildcard tests/un
 $(G)/tests$(FLAVOR)/%: tests/unit/%.c $(OBJ_CORE)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests/unit -Ishaders/lib -o $@ $< $(OBJ_CORE) $(ALL_LDFLAGS) $(LIBS)
+
+# after UNIT_TESTS: a rule's prerequisites are expanded where it is read
+unit-tests: $(UNIT_TESTS)
 
 test: nxvk $(UNIT_TESTS)
 	@tests/run.sh

@@ -191,7 +191,17 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   pthread_mutex_init(&c->rec_lock, NULL);
   pthread_mutex_init(&c->fusion_lock, NULL);
   pthread_mutex_init(&c->pool.lock, NULL);
+  /* NXVK_POOL_CAP=BYTES[K|M|G] (x1024): device memory the buffer pool may
+   * hold (default 1G) */
   c->pool.cap = (uint64_t)1 << 30;
+  const char *pool_cap = getenv("NXVK_POOL_CAP");
+  if (pool_cap && *pool_cap) {
+    char *end;
+    unsigned long long v = strtoull(pool_cap, &end, 10);
+    int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (shift) end++;
+    if (*end == '\0' && end != pool_cap && v <= (1ull << 40) >> shift) c->pool.cap = (uint64_t)v << shift;
+  }
 
   int rc = nxvk_instance_acquire(validate, &c->inst);
   if (rc) {

@@ -55,6 +55,7 @@ typedef struct nxvk_buffer {
   bool host_visible;        /* staging / metadata memory */
   int pool_class;           /* size class it returns to when freed; -1: never pooled */
   struct nxvk_buffer *next; /* pool free list */
+  uint64_t released;        /* pool clock when it last entered the pool */
   void *mapped;             /* non-NULL when host-visible and mapped */
   atomic_int refs;          /* tensors and batches sharing it */
 } nxvk_buffer;
@@ -102,6 +103,7 @@ typedef struct nxvk_pool {
   nxvk_buffer *free[2][NXVK_POOL_CLASSES];   /* [host_visible][class], owned */
   uint64_t bytes;                            /* device memory held here */
   uint64_t cap;                              /* most it may hold */
+  uint64_t clock;                            /* counts buffers entering it */
 } nxvk_pool;
 void nxvk_pool_trim(nxvk_ctx *c);
 

@@ -629,6 +629,49 @@ static void test_batches(void) {
   check_back_to(&mid, "50 batches alternately submitted and aborted");
 }
 
+/* ------------------------------------------------------------ buffer pool */
+
+/* A full pool makes room for a freed buffer by giving up the ones freed
+ * longest ago, so the sizes in use now are the ones kept (the old rule,
+ * refuse the newcomer, left every run of a new size allocating afresh).
+ * Its own context, with a 1 MiB pool: f32 buffers of 600 000 and 700 000
+ * bytes fall in classes of 640 KiB and 768 KiB, which do not fit together. */
+static void test_pool_eviction(void) {
+  setenv("NXVK_POOL_CAP", "1M", 1);
+  nxvk_ctx *pc = NULL;
+  nxvk_ctx_opts o = {0};
+  int rc = nxvk_ctx_open(&o, &pc);
+  unsetenv("NXVK_POOL_CAP");
+  CHECK(rc == NXVK_OK, "pool: a context with NXVK_POOL_CAP=1M opens");
+  if (rc) return;
+  nxvk_shape small = S1(150000), large = S1(175000);
+  nxvk_tensor *t = NULL;
+  nxvk_stats st;
+  rc = nxvk_tensor_new(pc, NXVK_F32, &small, &t);
+  nxvk_tensor_free(t);
+  nxvk_ctx_stats(pc, &st);
+  uint64_t held_small = st.pooled_bytes;
+  CHECK(rc == NXVK_OK && held_small >= 600000 && held_small <= 1048576,
+        "pool: a freed 600 000-byte buffer is kept (%llu bytes pooled)", (unsigned long long)held_small);
+  t = NULL;
+  if (rc == NXVK_OK) rc = nxvk_tensor_new(pc, NXVK_F32, &large, &t);
+  nxvk_tensor_free(t);
+  nxvk_ctx_stats(pc, &st);
+  uint64_t created = st.buffers_created;
+  CHECK(rc == NXVK_OK && st.pooled_bytes >= 700000 && st.pooled_bytes <= 1048576 &&
+            st.pooled_bytes != held_small,
+        "pool: a freed 700 000-byte buffer takes the older one's place (%llu bytes pooled)",
+        (unsigned long long)st.pooled_bytes);
+  t = NULL;
+  if (rc == NXVK_OK) rc = nxvk_tensor_new(pc, NXVK_F32, &large, &t);
+  nxvk_ctx_stats(pc, &st);
+  CHECK(rc == NXVK_OK && st.buffers_created == created && st.pooled_bytes == 0,
+        "pool: the 700 000-byte size again reuses the kept buffer (%llu buffers created, was %llu)",
+        (unsigned long long)st.buffers_created, (unsigned long long)created);
+  nxvk_tensor_free(t);
+  nxvk_ctx_close(pc);
+}
+
 /* ------------------------------------------------- every op x dtype x size */
 
 static void run_case(const nxvk_op_desc *op, const char *label, const char *attrs_json,
@@ -1051,6 +1094,7 @@ int main(void) {
   test_op_table();
   check_back_to(&before_ops, "every op x dtype");
   test_threads();
+  test_pool_eviction();
 
   nxvk_stats end = stats();
   CHECK(end.live_tensors == 0, "no tensor alive at the end (%llu)", (unsigned long long)end.live_tensors);
