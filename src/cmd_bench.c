@@ -201,6 +201,12 @@ static int bench_device(const bench_opts *o, bench_report *rep, nxvk_ctx *ctx) {
     int rc = bench_fusion_run(ctx, o->nsizes ? (long)o->sizes[0] : 0, o->min_time, stdout, NULL);
     return rc == NXVK_E_MISMATCH ? EXIT_FAIL : rc ? cli_engine_error(rc) : EXIT_OK;
   }
+  if (!o->idle_gpu) {
+    bool started;
+    int rc = bench_busy_start(ctx, &b.info, &started);
+    if (rc) return cli_engine_error(rc);
+    rep->gpu_kept_busy |= started;
+  }
   if (all || mode_is(o, "peak") || mode_is(o, "matmul")) {
     /* matmul reports % of the FMA peak: measure that first */
     status = bench_peak(&b, mode_is(o, "matmul"));
@@ -216,6 +222,7 @@ static int bench_device(const bench_opts *o, bench_report *rep, nxvk_ctx *ctx) {
     status = bench_matmul(&b);
     bench_print_notes(rep, row0, skip0);
   }
+  bench_busy_stop();
   bench_progress_done(&b);
   return status;
 }
@@ -263,6 +270,7 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
       {"repeat", 0, OPT_INT, &o.repeat, "N", "exactly N timed runs instead of --min-time"},
       {"warmup", 0, OPT_DOUBLE, &o.warmup, "SECONDS", "untimed GPU runs first, at least this long (0.2)"},
       {"cpu-limit", 0, OPT_DOUBLE, &o.cpu_limit, "SECONDS", "skip CPU-reference timing over this per run (2)"},
+      {"idle-gpu", 0, OPT_FLAG, &o.idle_gpu, NULL, "leave a GPU idle between timings (its clock may fall)"},
       {"json", 0, OPT_STRING, &json, "FILE", "write every measurement as JSON"},
       {"csv", 0, OPT_STRING, &csv, "FILE", "write every measurement as CSV"},
       {"plot", 0, OPT_STRING, &plot, "FILE.svg", "draw the ladder (matmul) or the sweep (ops) as SVG"},

@@ -39,6 +39,7 @@ typedef struct bench_opts {
   double cpu_limit;                     /* seconds one CPU-reference run may take */
   int64_t peak_bytes;                   /* 0: chosen from the device */
   bool progress;                        /* stderr is a terminal */
+  bool idle_gpu;                        /* --idle-gpu: no bench_busy thread */
 } bench_opts;
 
 /* Times in nanoseconds. */
@@ -86,6 +87,7 @@ typedef struct bench_report {
   int ndevices;
   char *command;                        /* the command line as typed */
   char date[32];                        /* ISO 8601 UTC */
+  bool gpu_kept_busy;                   /* bench_busy's thread ran (a GPU) */
 } bench_report;
 
 /* One device's run. */
@@ -99,6 +101,16 @@ typedef struct bench_ctx {
   double peak_copy_gbps;                /* 0 = not measured */
   uint64_t rng;
 } bench_ctx;
+
+/* bench_busy.c: on a GPU, a thread that keeps one workgroup of work
+ * running while the bench does host work, so timed runs start at a loaded
+ * GPU's clock; bench_repeat pauses it for GPU timings.  Not started on CPU
+ * devices (*started false); the others are no-ops then. */
+typedef struct bench_busy bench_busy;
+int bench_busy_start(nxvk_ctx *c, const nxvk_device_info *info, bool *started);
+void bench_busy_pause(void);
+void bench_busy_resume(void);
+void bench_busy_stop(void);
 
 /* bench_measure.c: timing, inputs, checks and the ops/matmul modes.
  * bench_ops/bench_matmul/bench_peak return 0 or an exit status after

@@ -28,7 +28,7 @@ static int cmp_double(const void *a, const void *b) {
 /* Returns an engine code (0 or NXVK_E_*), which the caller reports.  GPU
  * measurements warm up for --warmup seconds as well: a GPU raises its clocks
  * only after some time under load, and one run is far too short for that. */
-int bench_repeat(const bench_opts *o, int warmups, bool gpu, bench_fn fn, void *arg, bench_stat *st) {
+static int repeat_runs(const bench_opts *o, int warmups, bool gpu, bench_fn fn, void *arg, bench_stat *st) {
   memset(st, 0, sizeof *st);
   double t0 = bench_now_ns(), ns;
   int done = 0;
@@ -62,6 +62,13 @@ int bench_repeat(const bench_opts *o, int warmups, bool gpu, bench_fn fn, void *
   st->median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
   free(v);
   return NXVK_OK;
+}
+
+int bench_repeat(const bench_opts *o, int warmups, bool gpu, bench_fn fn, void *arg, bench_stat *st) {
+  if (gpu) bench_busy_pause();
+  int rc = repeat_runs(o, warmups, gpu, fn, arg, st);
+  if (gpu) bench_busy_resume();
+  return rc;
 }
 
 /* ---- progress (stderr, terminals only) ---- */
@@ -482,8 +489,10 @@ static int measure(bench_ctx *b, problem *p, bench_row *row, unsigned want, cons
   if (status) return status;
   if (!p->timestamps) add_note(row, "no timestamps: kernel time is submit + wait");
   bench_progress(b, "%s: kernel", label);
+  bench_busy_pause(); /* the dispatch count is judged from timed runs too */
   rc = pick_dispatches(p);
   if (rc == NXVK_OK) rc = bench_repeat(b->o, 1, true, kernel_once, p, &row->gpu);
+  bench_busy_resume();
   if (rc == NXVK_OK && (want & WANT_E2E)) {
     bench_progress(b, "%s: end to end", label);
     rc = bench_repeat(b->o, 1, true, e2e_once, p, &row->e2e);

@@ -305,6 +305,8 @@ static int json_writer(FILE *f, const void *arg) {
   cJSON_AddNumberToObject(m, "cpu_limit_s", a->o->cpu_limit);
   cJSON_AddStringToObject(m, "gpu_timer", "vkCmdWriteTimestamp x timestampPeriod");
   cJSON_AddStringToObject(m, "wall_timer", "CLOCK_MONOTONIC");
+  /* whether bench_busy.c's thread ran (GPUs, without --idle-gpu) */
+  cJSON_AddBoolToObject(m, "gpu_kept_busy", r->gpu_kept_busy);
   cJSON *devs = cJSON_AddArrayToObject(root, "devices");
   for (int i = 0; i < r->ndevices; i++) cJSON_AddItemToArray(devs, device_json(r, i));
   cJSON *res = cJSON_AddArrayToObject(root, "results");

@@ -196,6 +196,21 @@ assert got == want, got
 assert all(r['check']['on'] == 'full' and r['variant'] == 'tiled' for r in sh), sh
 assert set(r['variant'] for r in d['results'] if r['mode'] == 'matmul') == {'vec'}
 assert d['method']['warmup_s'] == 0"
+# ---- the thread that keeps a GPU busy between timings (bench_busy.c) ------------
+# lavapipe is a CPU device and gets none; busy_on_cpu starts it anyway, with
+# validation on, so its pauses around every timing and its exit are run here
+expect_status "bench ops with the busy thread forced on (validated)" 0 env NXVK_TEST_INJECT=busy_on_cpu \
+  "$NXVK" bench ops --ops add,sum --sizes 1K,64K --min-time 0.05 --validate --json "$tmp/busy.json"
+check "its JSON says the GPU was kept busy, every row checked" "$PY" -c "
+import json; d = json.load(open('$tmp/busy.json'))
+assert d['method']['gpu_kept_busy'] is True, d['method']
+assert len(d['results']) == 4 and all(r['check']['on'] == 'full' for r in d['results']), d['results']"
+expect_status "bench peak with the busy thread forced on" 0 env NXVK_TEST_INJECT=busy_on_cpu \
+  "$NXVK" bench peak --bytes 1M --min-time 0.05
+expect_status "--idle-gpu: no busy thread" 0 env NXVK_TEST_INJECT=busy_on_cpu \
+  "$NXVK" bench ops --ops add --sizes 1K --min-time 0.05 --idle-gpu --json "$tmp/idle.json"
+check "and the JSON says so" "$PY" -c "
+import json; assert json.load(open('$tmp/idle.json'))['method']['gpu_kept_busy'] is False"
 expect_status "an unknown --variant exits 2" 2 "$NXVK" bench matmul --variant fastest
 expect_status "a shape with two dimensions exits 2" 2 "$NXVK" bench matmul --shapes 10x10
 expect_status "--shapes with ops exits 2" 2 "$NXVK" bench ops --shapes 2x2x2
