@@ -14,6 +14,12 @@ mkdir -p "$R"
 export NXVK_CACHE_DIR="$R/cache"
 step() { echo "== $*"; date -u +%FT%TZ; }
 if [ "$what" = bench ]; then
+  # the SM clock beside the figures (bench_busy.c says why it matters)
+  if command -v nvidia-smi > /dev/null; then
+    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \
+      --format=csv,noheader -lms 100 > "$R/smi.csv" 2>&1 &
+    smi=$!
+  fi
   step info; $B info --json > "$R/info.json"; $B info > "$R/info.txt"
   step add; $B run --op add --check '{"dtype":"f32","shape":[2,3],"data":[1,2,3,4,5,"nan"]}' \
     '{"dtype":"f32","shape":[3],"data":[10,20,"inf"]}' > "$R/add.txt" 2>&1
@@ -36,6 +42,7 @@ if [ "$what" = bench ]; then
   step fusion; $B bench fusion --min-time 0.3 > "$R/fusion.txt" 2>&1
   step port; PYTHONUNBUFFERED=1 NXVK="$PWD/bundle/nxvk" LD_LIBRARY_PATH="$PWD/bundle/lib" timeout 60 \
     python3 tests/port/test_port.py --latency > "$R/port-latency.txt" 2>&1
+  [ -n "${smi:-}" ] && kill "$smi"
 else
   step conformance
   # one process per op (dot, the slowest, one per dtype), JOBS at a time:
