@@ -54,30 +54,44 @@ static int size_class(VkDeviceSize size, VkDeviceSize *cap) {
   return -1;
 }
 
+/* The pool's lists are doubly linked, newest first, so that reuse takes the
+ * newest buffer of a class and eviction the oldest of all (the least recent
+ * of the class tails) without a walk.  Lock held for these three. */
+static void pool_unlink(nxvk_pool *p, nxvk_buffer *b) {
+  int h = b->host_visible, k = b->pool_class;
+  if (b->prev) b->prev->next = b->next;
+  else p->free[h][k] = b->next;
+  if (b->next) b->next->prev = b->prev;
+  else p->oldest[h][k] = b->prev;
+  b->next = b->prev = NULL;
+  p->bytes -= b->accounted;
+}
+
+static void pool_push(nxvk_pool *p, nxvk_buffer *b) {
+  int h = b->host_visible, k = b->pool_class;
+  b->released = ++p->clock;
+  b->prev = NULL;
+  b->next = p->free[h][k];
+  if (b->next) b->next->prev = b;
+  else p->oldest[h][k] = b;
+  p->free[h][k] = b;
+  p->bytes += b->accounted;
+}
+
+static nxvk_buffer *pool_oldest(nxvk_pool *p) {
+  nxvk_buffer *o = NULL;
+  for (int h = 0; h < 2; h++)
+    for (int k = 0; k < NXVK_POOL_CLASSES; k++)
+      if (p->oldest[h][k] && (!o || p->oldest[h][k]->released < o->released)) o = p->oldest[h][k];
+  return o;
+}
+
 static nxvk_buffer *pool_take(nxvk_ctx *c, bool host_visible, int cls) {
   if (cls < 0) return NULL;
   pthread_mutex_lock(&c->pool.lock);
   nxvk_buffer *b = c->pool.free[host_visible][cls];
-  if (b) {
-    c->pool.free[host_visible][cls] = b->next;
-    c->pool.bytes -= b->accounted;
-  }
+  if (b) pool_unlink(&c->pool, b);
   pthread_mutex_unlock(&c->pool.lock);
-  return b;
-}
-
-/* Unlinks the buffer that entered the pool longest ago (lock held; the
- * pool is not empty).  Each list is newest first; eviction is rare enough
- * for a walk over all of them. */
-static nxvk_buffer *pool_take_oldest(nxvk_pool *p) {
-  nxvk_buffer **oldest = NULL;
-  for (int h = 0; h < 2; h++)
-    for (int k = 0; k < NXVK_POOL_CLASSES; k++)
-      for (nxvk_buffer **at = &p->free[h][k]; *at; at = &(*at)->next)
-        if (!oldest || (*at)->released < (*oldest)->released) oldest = at;
-  nxvk_buffer *b = *oldest;
-  *oldest = b->next;
-  p->bytes -= b->accounted;
   return b;
 }
 
@@ -99,7 +113,7 @@ void nxvk_pool_trim(nxvk_ctx *c) {
         buffer_destroy(c, b);
         b = next;
       }
-      c->pool.free[h][k] = NULL;
+      c->pool.free[h][k] = c->pool.oldest[h][k] = NULL;
     }
   pthread_mutex_unlock(&c->pool.lock);
 }
@@ -124,7 +138,6 @@ int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_b
   if (b) {
     b->size = size;
     atomic_init(&b->refs, 1);
-    b->next = NULL;
     account(c, (int64_t)b->accounted, 1);
     *out = b;
     return NXVK_OK;
@@ -221,14 +234,12 @@ void nxvk_buffer_unref(nxvk_ctx *c, nxvk_buffer *b) {
        * its memory afresh, and on an H200 those runs were up to 12% slower
        * (bench/NOTES.md, eighth round) */
       while (c->pool.bytes + b->accounted > c->pool.cap) {
-        nxvk_buffer *old = pool_take_oldest(&c->pool);
+        nxvk_buffer *old = pool_oldest(&c->pool);
+        pool_unlink(&c->pool, old);
         old->next = evicted;
         evicted = old;
       }
-      b->released = ++c->pool.clock;
-      b->next = c->pool.free[b->host_visible][b->pool_class];
-      c->pool.free[b->host_visible][b->pool_class] = b;
-      c->pool.bytes += b->accounted;
+      pool_push(&c->pool, b);
     }
     pthread_mutex_unlock(&c->pool.lock);
     while (evicted) {

@@ -54,7 +54,7 @@ typedef struct nxvk_buffer {
   VkDeviceSize accounted;   /* bytes of device memory behind it (live_bytes) */
   bool host_visible;        /* staging / metadata memory */
   int pool_class;           /* size class it returns to when freed; -1: never pooled */
-  struct nxvk_buffer *next; /* pool free list */
+  struct nxvk_buffer *next, *prev; /* pool free list (next: older) */
   uint64_t released;        /* pool clock when it last entered the pool */
   void *mapped;             /* non-NULL when host-visible and mapped */
   atomic_int refs;          /* tensors and batches sharing it */
@@ -100,7 +100,8 @@ typedef struct nxvk_rec nxvk_rec;
 #define NXVK_POOL_MAX_BUFFER ((VkDeviceSize)512 << 20)
 typedef struct nxvk_pool {
   pthread_mutex_t lock;
-  nxvk_buffer *free[2][NXVK_POOL_CLASSES];   /* [host_visible][class], owned */
+  nxvk_buffer *free[2][NXVK_POOL_CLASSES];   /* [host_visible][class], newest first, owned */
+  nxvk_buffer *oldest[2][NXVK_POOL_CLASSES]; /* the other end of each list */
   uint64_t bytes;                            /* device memory held here */
   uint64_t cap;                              /* most it may hold */
   uint64_t clock;                            /* counts buffers entering it */

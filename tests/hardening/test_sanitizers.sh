@@ -54,4 +54,20 @@ else
 fi
 
 run_subset
+
+# the C unit tests (the engine's API, the buffer pool, threads) built by
+# the same `make asan`
+for t in build/tests-asan/test_*; do
+  [ -x "$t" ] || continue
+  name=$(basename "$t")
+  timeout 300 "$t" >"$T/$name.out" 2>"$T/$name.err"
+  rc=$?
+  fails=$(grep -c '^not ok' "$T/$name.out")
+  if [ "$rc" -eq 0 ] && [ "$fails" -eq 0 ] && clean "$T/$name.err" >/dev/null; then
+    ok "unit test $name under ASan/UBSan/LSan: $(grep -c '^ok' "$T/$name.out") ok"
+  else
+    not_ok "unit test $name under ASan/UBSan/LSan (exit $rc, $fails failing)" \
+      "$(grep -m3 '^not ok' "$T/$name.out")" "$(clean "$T/$name.err" | head -5)"
+  fi
+done
 echo "1..$n"

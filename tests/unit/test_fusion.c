@@ -309,7 +309,7 @@ static void test_planner(void) {
             OP1("negate", "d", "e"),
             "\"a\":true,\"b\":true,\"c\":true,\"d\":true,\"e\":true", "4f,1");
   /* sixteen distinct inputs into one chain: at most twelve per kernel */
-  char inputs[4096] = "", ops[8192] = "", prev[8] = "x0";
+  char inputs[4096] = "", ops[8192] = "", prev[16] = "x0";
   size_t a = 0, b = 0;
   for (int i = 0; i < 16; i++)
     a += (size_t)snprintf(inputs + a, sizeof inputs - a, "%s\"x%d\":%s", i ? "," : "", i, T4);
