@@ -102,6 +102,10 @@ typedef struct bench_ctx {
   uint64_t rng;
 } bench_ctx;
 
+/* bench_peak.c: metadata for the FMA kernel (peak_fma.comp): its
+ * recurrence's constants, whether the result is stored, the sentinel. */
+void bench_fma_meta(uint32_t meta[4], bool store);
+
 /* bench_busy.c: on a GPU, a thread that keeps one workgroup of work
  * running while the bench does host work, so timed runs start at a loaded
  * GPU's clock; bench_repeat pauses it for GPU timings.  Not started on CPU

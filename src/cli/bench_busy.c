@@ -67,12 +67,6 @@ static void *busy_main(void *arg) {
   return NULL;
 }
 
-static uint32_t f32_bits_of(float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  return u;
-}
-
 int bench_busy_start(nxvk_ctx *c, const nxvk_device_info *info, bool *started) {
   *started = false;
   const char *inject = getenv("NXVK_TEST_INJECT");
@@ -83,11 +77,7 @@ int bench_busy_start(nxvk_ctx *c, const nxvk_device_info *info, bool *started) {
   h->c = c;
   nxvk_shape s = {1, {BUSY_WG}};
   int rc = nxvk_tensor_new(c, NXVK_F32, &s, &h->out);
-  /* meta: a, c, no store, a sentinel the chains never reach (peak_fma.comp) */
-  h->meta[0] = f32_bits_of(0.999f);
-  h->meta[1] = f32_bits_of(0.001f);
-  h->meta[2] = 0;
-  h->meta[3] = f32_bits_of(-1.0f);
+  bench_fma_meta(h->meta, false); /* timed runs of bench peak alike: nothing stored */
   h->spec[0] = BUSY_WG;
   /* size one dispatch from a short one: ~1 ms keeps the submit gaps small */
   h->spec[1] = 1024;

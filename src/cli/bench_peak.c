@@ -132,6 +132,11 @@ static uint32_t f32_bits(float f) {
   return u;
 }
 
+void bench_fma_meta(uint32_t meta[4], bool store) {
+  uint32_t m[4] = {f32_bits(fma_a), f32_bits(fma_c), store, f32_bits(fma_sentinel)};
+  memcpy(meta, m, sizeof m);
+}
+
 typedef struct fma_run {
   nxvk_ctx *c;
   char kernel[32];
@@ -194,8 +199,7 @@ static int bench_fma_one(bench_ctx *b, nxvk_dtype d, enum fma_variant v) {
   /* check: one workgroup, few iterations, every invocation stores */
   f.spec[0] = FMA_WG;
   f.spec[1] = FMA_CHECK_ITERS;
-  uint32_t meta[4] = {f32_bits(fma_a), f32_bits(fma_c), 1, f32_bits(fma_sentinel)};
-  memcpy(f.meta, meta, sizeof meta);
+  bench_fma_meta(f.meta, true);
   double ns;
   rc = fma_once(&f, &ns);
   if (rc == NXVK_OK) rc = nxvk_tensor_to_host(b->ctx, f.out, &got);
@@ -344,8 +348,7 @@ static int bench_latency(bench_ctx *b) {
   snprintf(f.kernel, sizeof f.kernel, "peak_fma_f32");
   f.spec[0] = 1;
   f.spec[1] = 0;
-  uint32_t meta[4] = {f32_bits(fma_a), f32_bits(fma_c), 0, f32_bits(fma_sentinel)};
-  memcpy(f.meta, meta, sizeof meta);
+  bench_fma_meta(f.meta, false);
   nxvk_shape s = {1, {FMA_WG}};
   bench_progress(b, "peak latency");
   int rc = nxvk_tensor_new(b->ctx, NXVK_F32, &s, &f.out);

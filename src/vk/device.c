@@ -150,6 +150,12 @@ static int device_create(nxvk_ctx *c) {
   return nxvk_pipeline_cache_open(c); /* from the on-disk cache when it fits this driver */
 }
 
+/* A tuning switch: "0" or "1" in the environment, else the default. */
+static bool env_bool(const char *name, bool dflt) {
+  const char *v = getenv(name);
+  return v && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) ? v[0] == '1' : dflt;
+}
+
 static void read_test_faults(nxvk_ctx *c) {
   const char *env = getenv("NXVK_TEST_INJECT");
   if (!env) return;
@@ -253,17 +259,11 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
     /* Whether the UNROLL elements of an invocation's round lie a workgroup
      * apart (each workgroup's round one contiguous block) rather than a
      * grid apart.  NXVK_EW_BLOCKED=0|1 (tuning; CI covers both). */
-    const char *blocked = getenv("NXVK_EW_BLOCKED");
-    c->ew_blocked = blocked && (strcmp(blocked, "0") == 0 || strcmp(blocked, "1") == 0)
-                        ? blocked[0] == '1'
-                        : !cpu;
+    c->ew_blocked = env_bool("NXVK_EW_BLOCKED", !cpu);
     /* A reduction's partial pass finishing the job (FOLD in reduce.comp)
      * saves a GPU a dispatch; lavapipe ran it 20-40% slower than two
      * passes.  NXVK_REDUCE_FOLD=0|1 overrides it (tuning; CI covers both). */
-    const char *fold = getenv("NXVK_REDUCE_FOLD");
-    c->reduce_fold = fold && (strcmp(fold, "0") == 0 || strcmp(fold, "1") == 0)
-                         ? fold[0] == '1'
-                         : !cpu;
+    c->reduce_fold = env_bool("NXVK_REDUCE_FOLD", !cpu);
     rc = device_create(c);
   }
   if (rc) {
