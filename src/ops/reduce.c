@@ -6,12 +6,11 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-/* P >= 2 needs nout <= cap / 2 (partials_for): the counters of FOLD fit
- * one vkCmdUpdateBuffer */
-#define MAX_PARTIALS 16384
+/* P >= 2 needs nout <= reduce_partials / 2 (partials_for): the counters
+ * of FOLD fit one vkCmdUpdateBuffer */
+#define MAX_PARTIALS NXVK_REDUCE_MAX_PARTIALS
 
 /* Which axes are reduced, after the checks every reduction shares. */
 static int reduced_axes(const nxvk_op *op, const nxvk_attrs *a, int rank, bool *red) {
@@ -106,12 +105,10 @@ int nxvk_reduce_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *i
 }
 
 /* Partials per output: enough workgroups to fill a GPU when there are few
- * outputs with many elements each; 1 means a single pass.  1 024 in all
- * rather than 2 048: sum f32 16M measured 3.6% faster on an H200
- * (bench/NOTES.md). */
-static uint32_t partials_for(int64_t nout, int64_t nred) {
-  const char *env = getenv("NXVK_REDUCE_PARTIALS");
-  int64_t cap = env && atoi(env) >= 2 && atoi(env) <= MAX_PARTIALS ? atoi(env) : 1024;
+ * outputs with many elements each, at most c->reduce_partials in all; 1
+ * means a single pass. */
+static uint32_t partials_for(const nxvk_ctx *c, int64_t nout, int64_t nred) {
+  int64_t cap = c->reduce_partials;
   int64_t p = (nred + 4095) / 4096;
   int64_t room = nout >= cap ? 1 : cap / nout;
   if (p > room) p = room;
@@ -138,7 +135,7 @@ int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_te
   bool arg = is_arg(op);
   char name[32];
   snprintf(name, sizeof name, "%sreduce_%s", arg ? "arg" : "", nxvk_dtype_name(in[0]->dtype));
-  uint32_t P = partials_for(p.nout, p.nred);
+  uint32_t P = partials_for(c, p.nout, p.nred);
   uint32_t groups = nxvk_groups_for(c, (uint64_t)p.nout * P, 1);
   /* both builds bind four buffers; the ones a mode does not use get any */
   if (P == 1) {

@@ -264,6 +264,13 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
      * saves a GPU a dispatch; lavapipe ran it 20-40% slower than two
      * passes.  NXVK_REDUCE_FOLD=0|1 overrides it (tuning; CI covers both). */
     c->reduce_fold = env_bool("NXVK_REDUCE_FOLD", !cpu);
+    /* 1 024 rather than 2 048: sum f32 16M 3.6% faster on an H200, and
+     * with the fold 0.94 of PyTorch against 0.89 (bench/NOTES.md).
+     * NXVK_REDUCE_PARTIALS=2..16384 (tuning). */
+    const char *parts = getenv("NXVK_REDUCE_PARTIALS");
+    c->reduce_partials = parts && atoi(parts) >= 2 && atoi(parts) <= NXVK_REDUCE_MAX_PARTIALS
+                             ? (uint32_t)atoi(parts)
+                             : 1024;
     rc = device_create(c);
   }
   if (rc) {

@@ -108,6 +108,8 @@ typedef struct nxvk_pool {
 } nxvk_pool;
 void nxvk_pool_trim(nxvk_ctx *c);
 
+#define NXVK_REDUCE_MAX_PARTIALS 16384
+
 struct nxvk_ctx {
   nxvk_instance *inst;                 /* always owned (one reference) */
   VkPhysicalDevice physical;
@@ -122,6 +124,7 @@ struct nxvk_ctx {
   uint32_t ew_unroll;                  /* elements per invocation and round (codegen.c) */
   uint32_t ew_blocked;                 /* 1: a workgroup's round is contiguous (codegen.c) */
   bool reduce_fold;                    /* one pass over partials (reduce.c) */
+  uint32_t reduce_partials;            /* most partials of a split reduction, 2..MAX */
   bool kernel_stats;                   /* capture the driver's statistics per kernel */
   atomic_bool lost;                    /* VK_ERROR_DEVICE_LOST seen */
 
