@@ -989,21 +989,6 @@ static void serve(port_server *s) {
   }
 }
 
-/* "1048576", "64K", "256M", "1G" (binary multiples) */
-static int parse_bytes(const char *text, uint64_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (end == text || errno || text[0] == '-') return -1;
-  unsigned shift = 0;
-  if (*end == 'K' || *end == 'k') shift = 10, end++;
-  else if (*end == 'M' || *end == 'm') shift = 20, end++;
-  else if (*end == 'G' || *end == 'g') shift = 30, end++;
-  if (*end || v > (UINT64_MAX >> shift)) return -1;
-  *out = (uint64_t)v << shift;
-  return 0;
-}
-
 int cmd_port(int argc, char **argv, nxvk_cli *cli) {
   const char *max_frame = NULL;
   const nxvk_option opts[] = {
@@ -1016,7 +1001,7 @@ int cmd_port(int argc, char **argv, nxvk_cli *cli) {
   if (rc) return rc < 0 ? EXIT_OK : rc;
   if (npos) return cli_usage_error(&usage, "unexpected argument '%s'", argv[0]);
   port_server s = {.cli = cli, .max_frame = PORT_DEFAULT_MAX_FRAME, .generation = 1};
-  if (max_frame && (parse_bytes(max_frame, &s.max_frame) || s.max_frame < PORT_MIN_MAX_FRAME ||
+  if (max_frame && (nxvk_parse_bytes(max_frame, &s.max_frame) || s.max_frame < PORT_MIN_MAX_FRAME ||
                     s.max_frame > UINT32_MAX))
     return cli_usage_error(&usage, "--max-frame: '%s' is not a size from %d bytes to 4G-1 (e.g. 64M)",
                            max_frame, PORT_MIN_MAX_FRAME);

@@ -19,6 +19,10 @@ int nxvk_seterr(int code, const char *fmt, ...) NXVK_PRINTF(2, 3);
 
 #define NXVK_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
+/* A tuning switch: unset or "" gives dflt, "0" false, anything else true
+ * (nxvk_env_flag is this with dflt false). */
+bool nxvk_env_bool(const char *name, bool dflt);
+
 /* Checked multiply for sizes: false on overflow. */
 static inline bool nxvk_mul_ok(int64_t a, int64_t b, int64_t *out) {
   if (a < 0 || b < 0) return false;

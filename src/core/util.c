@@ -1,6 +1,7 @@
 /* util.c - errors, dtypes, shapes and host tensors. */
 #include "internal.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,9 +44,25 @@ int nxvk_err_exit_status(int code) {
   return code == 0 ? 0 : r ? r->exit_status : 1;
 }
 
-bool nxvk_env_flag(const char *name) {
+bool nxvk_env_bool(const char *name, bool dflt) {
   const char *e = getenv(name);
-  return e && *e && strcmp(e, "0") != 0;
+  return e && *e ? strcmp(e, "0") != 0 : dflt;
+}
+
+bool nxvk_env_flag(const char *name) { return nxvk_env_bool(name, false); }
+
+int nxvk_parse_bytes(const char *text, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(text, &end, 10);
+  if (end == text || errno || text[0] == '-') return -1;
+  unsigned shift = 0;
+  if (*end == 'K' || *end == 'k') shift = 10, end++;
+  else if (*end == 'M' || *end == 'm') shift = 20, end++;
+  else if (*end == 'G' || *end == 'g') shift = 30, end++;
+  if (*end || v > (UINT64_MAX >> shift)) return -1;
+  *out = (uint64_t)v << shift;
+  return 0;
 }
 
 const char *nxvk_errmsg(void) { return last_msg[0] ? last_msg : "no detail"; }

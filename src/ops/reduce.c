@@ -8,10 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* P >= 2 needs nout <= reduce_partials / 2 (partials_for): the counters
- * of FOLD fit one vkCmdUpdateBuffer */
-#define MAX_PARTIALS NXVK_REDUCE_MAX_PARTIALS
-
 /* Which axes are reduced, after the checks every reduction shares. */
 static int reduced_axes(const nxvk_op *op, const nxvk_attrs *a, int rank, bool *red) {
   for (int d = 0; d < rank; d++) red[d] = !(a->set & NXVK_ATTR_AXES);
@@ -158,7 +154,8 @@ int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_te
   meta[37] = (uint32_t)((p.nred + P - 1) / P);
   meta[38] = (uint32_t)count_at;
   if (rc == NXVK_OK && fold) {
-    static const uint32_t zeros[MAX_PARTIALS / 2];
+    /* P >= 2 needs nout <= reduce_partials / 2 (partials_for) */
+    static const uint32_t zeros[NXVK_REDUCE_MAX_PARTIALS / 2];
     rc = nxvk_rec_update(r, pval, count_at * 4, zeros, (VkDeviceSize)p.nout * 4);
   }
   if (rc == NXVK_OK) {

@@ -150,12 +150,6 @@ static int device_create(nxvk_ctx *c) {
   return nxvk_pipeline_cache_open(c); /* from the on-disk cache when it fits this driver */
 }
 
-/* A tuning switch: "0" or "1" in the environment, else the default. */
-static bool env_bool(const char *name, bool dflt) {
-  const char *v = getenv(name);
-  return v && (strcmp(v, "0") == 0 || strcmp(v, "1") == 0) ? v[0] == '1' : dflt;
-}
-
 static void read_test_faults(nxvk_ctx *c) {
   const char *env = getenv("NXVK_TEST_INJECT");
   if (!env) return;
@@ -201,13 +195,8 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
    * hold (default 1G) */
   c->pool.cap = (uint64_t)1 << 30;
   const char *pool_cap = getenv("NXVK_POOL_CAP");
-  if (pool_cap && *pool_cap) {
-    char *end;
-    unsigned long long v = strtoull(pool_cap, &end, 10);
-    int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
-    if (shift) end++;
-    if (*end == '\0' && end != pool_cap && v <= (1ull << 40) >> shift) c->pool.cap = (uint64_t)v << shift;
-  }
+  uint64_t cap;
+  if (pool_cap && nxvk_parse_bytes(pool_cap, &cap) == 0) c->pool.cap = cap;
 
   int rc = nxvk_instance_acquire(validate, &c->inst);
   if (rc) {
@@ -259,11 +248,11 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
     /* Whether the UNROLL elements of an invocation's round lie a workgroup
      * apart (each workgroup's round one contiguous block) rather than a
      * grid apart.  NXVK_EW_BLOCKED=0|1 (tuning; CI covers both). */
-    c->ew_blocked = env_bool("NXVK_EW_BLOCKED", !cpu);
+    c->ew_blocked = nxvk_env_bool("NXVK_EW_BLOCKED", !cpu);
     /* A reduction's partial pass finishing the job (FOLD in reduce.comp)
      * saves a GPU a dispatch; lavapipe ran it 20-40% slower than two
      * passes.  NXVK_REDUCE_FOLD=0|1 overrides it (tuning; CI covers both). */
-    c->reduce_fold = env_bool("NXVK_REDUCE_FOLD", !cpu);
+    c->reduce_fold = nxvk_env_bool("NXVK_REDUCE_FOLD", !cpu);
     /* 1 024 rather than 2 048: sum f32 16M 3.6% faster on an H200, and
      * with the fold 0.94 of PyTorch against 0.89 (bench/NOTES.md).
      * NXVK_REDUCE_PARTIALS=2..16384 (tuning). */
