@@ -41,6 +41,7 @@ HAND_VARIANTS = \
   $(foreach d,$(DTYPES),reduce_$(d):reduce:-DDT_$(d) argreduce_$(d):reduce:-DDT_$(d)@-DARG) \
   $(foreach d,f32 f64,dot_tiled_$(d):dot_tiled:-DDT_$(d) dot_vec_$(d):dot_vec:-DDT_$(d) dot_naive_$(d):dot_naive:-DDT_$(d)) \
   $(foreach d,f32 f64,dot_vec1_$(d):dot_vec1:-DDT_$(d) dot_vec_split_$(d):dot_vec:-DDT_$(d)@-DSPLITK dot_ksum_$(d):dot_ksum:-DDT_$(d)) dot_kchunk:dot_kchunk: \
+  dot_vec_strided_f32:dot_vec:-DDT_f32@-DSTRIDED \
   dot_vec128_f64:dot_vec:-DDT_f64@-DNT_LAYOUT=128@-DNT=128u@-DNT_M1=127u@-DTXN=8u@-DTYN=16u \
   dot_coopmat_f32:dot_coopmat:-DDT_f32 f16_pack:f16_pack:-DDT_f32 \
   dot_coopmat_w8_f32:dot_coopmat:-DWM=2u@-DWN=4u@-DFR=4u@-DFC=2u@-DBK=32u \

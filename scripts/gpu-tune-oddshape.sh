@@ -28,6 +28,30 @@ if [ "${RULE:-}" ]; then
   done
   exit 0
 fi
+# TILES=1: wider tiles (RB,CB up to 2,4 and 1,3), which hold fewer rows of
+# workgroups per SM, at the odd shape in both forms and unsplit at 4096^2
+# (each tile's square rate), with the driver's register counts
+if [ "${TILES:-}" ]; then
+  regs0() { grep -oE '(dot_vec[a-z0-9_]*) \[[0-9,]*\].*Register Count=[0-9]*' "$1" |
+            sed -E 's/\].*Register Count=/] regs /' | tr '\n' ' '; }
+  for v in 2,2,8,1 2,3,8,1 2,3,16,1 2,4,8,1 1,3,8,1; do
+    f="$O/sq-$(echo $v | tr , _)"
+    NXVK_KERNEL_STATS=1 NXVK_DOT_VEC=$v $B bench matmul --variant vec --sizes 4096 --dtype f32 $T \
+      > "$f.txt" 2> "$f-stats.txt"
+    echo "4096 $v: $(rows "$f.txt") $(regs0 "$f-stats.txt")"
+  done
+  for pass in 1 2; do
+    for v in 2,2,8,5 2,3,8,4 2,3,16,4 2,3,8,3 2,3,8,2 2,3,16,2 2,4,8,5 2,4,16,5 2,4,8,4 1,3,8,4 1,3,16,4 4,2,8,5; do
+      for form in kernel batch; do
+        f="$O/tile-$form-$(echo $v | tr , _)-$pass"
+        NXVK_KERNEL_STATS=1 NXVK_DOT_SPLIT=$form NXVK_DOT_VEC=$v $B bench matmul --variant vec --sizes 256 \
+          --shapes 1000x3000x700 --dtype f32 $T > "$f.txt" 2> "$f-stats.txt"
+        echo "pass $pass $v $form: $(rows "$f.txt" | cut -d' ' -f5-) $(regs0 "$f-stats.txt")"
+      done
+    done
+  done
+  exit 0
+fi
 regs() { grep -oE '(dot_vec[a-z0-9_]*|dot_kchunk) \[[0-9,]*\].*Register Count=[0-9]*' "$1" |
          sed -E 's/\].*Register Count=/] regs /' | tr '\n' ' '; }
 echo "== conformance (quick dot) with the batch form forced"

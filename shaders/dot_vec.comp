@@ -93,9 +93,17 @@ shared VT Bs[2u * BK * BNV];         // [buffer][k][column / Q]
 #if defined(SPLITK)
 uint M, N, K, KE, abase, bbase, row0, col0;   // KE: end of this chunk's k range
 #define KEND KE
+#elif defined(STRIDED)
+layout(constant_id = 3) const uint SCH = 1u;   // k chunks per product (f32 only)
+uint M, N, K, abase, bbase, row0, col0;        // K: the chunk's extent
+#define KEND K
+#define A_ROW (K * SCH)
 #else
 uint M, N, K, abase, bbase, row0, col0;
 #define KEND K
+#endif
+#ifndef A_ROW
+#define A_ROW K
 #endif
 bool vec_a, vec_b;
 #if defined(DT_f64)
@@ -104,10 +112,10 @@ uint tx, ty;   // this invocation's column and row in the TXN x TYN grid
 
 VT load_a(uint v, uint k0) {
   uint r = v / KQ, gr = row0 + r, gk = k0 + (v - r * KQ) * Q;
-  if (vec_a) return (gr < M && gk < KEND) ? av[(abase + gr * K + gk) / Q] : VT(0);
+  if (vec_a) return (gr < M && gk < KEND) ? av[(abase + gr * A_ROW + gk) / Q] : VT(0);
   VT x = VT(0);
   [[unroll]] for (uint e = 0u; e < Q; e++)
-    if (gr < M && gk + e < KEND) x[e] = T(a[abase + gr * K + gk + e]);
+    if (gr < M && gk + e < KEND) x[e] = T(a[abase + gr * A_ROW + gk + e]);
   return x;
 }
 
@@ -190,7 +198,12 @@ void main() {
 #else
   uint tx = t % TXN, ty = t / TXN;
 #endif
+#if defined(STRIDED)
+  uint p = bi / SCH;
+  abase = p * M * K * SCH + (bi - p * SCH) * K;   // product p, k chunk bi - p SCH of its A
+#else
   abase = bi * M * K;
+#endif
   bbase = bi * K * N;
 
   VT ra[A_LOADS], rb[B_LOADS];

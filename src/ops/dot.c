@@ -345,15 +345,15 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_buffer *a, nxv
   return rc;
 }
 
-/* Split K in the batch form: A's k chunks copied out as S matrices per batch
- * (dot_kchunk), so that the S partial products run on the unsplit kernel as
+/* Split K in the batch form: A's k chunks as S matrices per batch (copied
+ * out by dot_kchunk, or read in place: chunks_in_place), so that the S partial products run on the unsplit kernel as
  * one batch.  Measured on an H100 against the split kernel (GFLOPS, f32;
  * bench/NOTES.md, sixth round): 1000x3000x700 27.4k / 24.9k, 512x6144x1024
  * 34.0k / 30.6k, 1024x2048x1024 31.1k / 29.6k; but 1024^2 (chunks of 256)
  * 26.2k / 26.7k, 768x4096x768 (7 chunks that overrun K, B copied too)
  * 28.4k / 29.8k, smaller tiles and f64 (512x4096x512: 13.7k / 15.4k)
  * slower.  So: f32, the 128 x 128 tile, chunks of at least 512 that tile K
- * exactly; NXVK_DOT_SPLIT=kernel|batch forces a form for tuning and tests.
+ * exactly; NXVK_DOT_SPLIT=kernel|batch|copy forces a form for tuning and tests.
  * The copies must fit one storage buffer (B is copied only to pad it: pad_b,
  * S chunks of KC overrun K). */
 static bool split_as_batch(nxvk_ctx *c, nxvk_dtype dt, const uint32_t vcfg[6], uint32_t M, uint32_t N,
@@ -363,8 +363,23 @@ static bool split_as_batch(nxvk_ctx *c, nxvk_dtype dt, const uint32_t vcfg[6], u
   if ((uint64_t)batch * S * M * KC * size > range || (pad_b && (uint64_t)batch * S * KC * N * size > range))
     return false;
   const char *env = getenv("NXVK_DOT_SPLIT");
-  if (env && *env) return strcmp(env, "batch") == 0;
+  if (env && *env) return strcmp(env, "batch") == 0 || strcmp(env, "copy") == 0;
   return dt == NXVK_F32 && vcfg[0] == 2 && vcfg[1] == 2 && KC >= 512 && !pad_b;
+}
+
+/* The batch form reads A's k chunks in place (dot_vec_strided_f32: rows of
+ * K = S * KC elements, S a specialization constant) instead of copying them
+ * out, for f32 chunks that tile K exactly when S is a power of two.  H200
+ * (bench/NOTES.md, ninth round), us in place / copied: 1024x2048x1024 (S =
+ * 4) 121 / 132, 512x6144x1024 (S = 8) 169 / 183; but at S = 3 and 5 the
+ * kernel runs slower than the copy saves (1000x3000x700, S = 5: 158 / 147),
+ * with or without the division by S, so it is the row length K * S in the
+ * address that NVIDIA's compiler takes badly.  NXVK_DOT_SPLIT=copy always
+ * copies. */
+static bool chunks_in_place(nxvk_dtype dt, uint32_t S, bool pad_b) {
+  const char *env = getenv("NXVK_DOT_SPLIT");
+  if (env && strcmp(env, "copy") == 0) return false;
+  return dt == NXVK_F32 && !pad_b && (S & (S - 1)) == 0;
 }
 
 /* dot_kchunk: rows of row_words words (stacks of `rows` per batch) cut into
@@ -455,7 +470,15 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
     nxvk_buffer *part = NULL, *ap = NULL, *bp = NULL;
     bool pad_b = (uint64_t)S * KC != K, as_batch = split_as_batch(c, dtype, vcfg, M, N, batch, pad_b);
     int rc = nxvk_buffer_create(c, S * batch * mn * nxvk_dtype_size(dtype), false, &part);
-    if (rc == NXVK_OK && as_batch) {
+    if (rc == NXVK_OK && as_batch && chunks_in_place(dtype, S, pad_b)) {
+      /* A's k chunks read in place (chunks_in_place) */
+      uint32_t smeta[5] = {M, N, KC, batch * S, (K % q == 0 ? 1u : 0u) | (N % q == 0 ? 2u : 0u)};
+      uint32_t sspec[4] = {vcfg[0], vcfg[1], vcfg[2], S};
+      nxvk_buffer *pbufs[3] = {in[0]->buf, in[1]->buf, part};
+      snprintf(name, sizeof name, "dot_vec_strided_%s", dt);
+      rc = nxvk_dispatch_grid(r, name, sspec, 4, smeta, 5, pbufs, 3, (N + vbn - 1) / vbn,
+                              (M + vbm - 1) / vbm, batch * S);
+    } else if (rc == NXVK_OK && as_batch) {
       rc = chunk_copy(r, in[0]->buf, batch * S * M, M, K * w, KC * w, S, &ap);
       if (rc == NXVK_OK && pad_b) rc = chunk_copy(r, in[1]->buf, batch * S, 1, K * N * w, KC * N * w, S, &bp);
       if (rc == NXVK_OK) {

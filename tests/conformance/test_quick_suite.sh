@@ -53,12 +53,16 @@ clean "reductions finished by their last workgroup (the GPU form)" NXVK_REDUCE_F
 for g in 128 256; do
   clean "dot f64 on the grid of $g invocations" NXVK_DOT_NT=$g -- --op dot --dtype f64
 done
-# split K's two forms (src/ops/dot.c): the split kernel, and A's k chunks
-# copied out (dot_kchunk; B too where S chunks overrun K) for the unsplit
-# kernel as a batch.  The quick shapes on lavapipe split in neither, so
-# NXVK_DOT_VEC forces 64 x 64 tiles in 3 chunks of k steps of 4 (K = 9, 129
-# and 1030 overrun, 300 does not) and NXVK_DOT_SPLIT the form, f32 and f64.
-for form in kernel batch; do
-  clean "dot split K, $form form" NXVK_DOT_VEC=1,1,4,3 NXVK_DOT_SPLIT=$form -- --op dot
+# split K's forms (src/ops/dot.c): the split kernel, and A's k chunks
+# for the unsplit kernel as a batch, copied out (dot_kchunk; B too where S
+# chunks overrun K) or read in place (dot_vec_strided_f32: f32, chunks that
+# tile K, S a power of two).  The quick shapes on lavapipe split in neither,
+# so NXVK_DOT_VEC forces 64 x 64 tiles in 3 or 4 chunks of k steps of 4 (S = 3:
+# K = 9, 129 and 1030 overrun, 300 does not; S = 4: 300 is read in place, 9,
+# 129, 1030 overrun) and NXVK_DOT_SPLIT the form, f32 and f64.
+for form in kernel batch copy; do
+  for s in 3 4; do
+    clean "dot split K in $s, $form form" NXVK_DOT_VEC=1,1,4,$s NXVK_DOT_SPLIT=$form -- --op dot
+  done
 done
 echo "1..$n"

@@ -703,8 +703,8 @@ def dot_judge(dt, a, b):
 def cases_dot(dt, rng):
     cs = []
 
-    def add(desc, a, b, attrs=None):
-        cs.append(Case("dot %s %s" % (dt, desc), "dot", [a, b], attrs, dot_judge(dt, a, b)))
+    def add(desc, a, b, attrs=None, env=None):
+        cs.append(Case("dot %s %s" % (dt, desc), "dot", [a, b], attrs, dot_judge(dt, a, b), env))
 
     for k in SIZES:
         add("[3,%d]x[%d,5]" % (k, k), random_values(dt, 3 * k, rng, "dot").reshape(3, k),
@@ -729,6 +729,15 @@ def cases_dot(dt, rng):
         add("[3,65535]x[65535,3] variant %s, positive inputs" % variant,
             np.abs(random_values(dt, 3 * 65535, rng, "dot")).reshape(3, 65535),
             np.abs(random_values(dt, 3 * 65535, rng, "dot")).reshape(65535, 3), {"variant": variant})
+    # split K's forms forced (src/ops/dot.c): the split kernel, and the batch
+    # form with A's k chunks copied out or (f32, 4 chunks that tile K = 3072)
+    # read in place; K = 3001 overruns 4 chunks, so B is copied padded too
+    for k in (3072, 3001):
+        a = random_values(dt, 2 * 33 * k, rng, "dot").reshape(2, 33, k)
+        b = random_values(dt, 2 * k * 65, rng, "dot").reshape(2, k, 65)
+        for form in ("kernel", "batch", "copy"):
+            add("batched [2,33,%d]x[2,%d,65] variant vec, split K in 4 (%s form)" % (k, k, form), a, b,
+                {"variant": "vec"}, {"NXVK_DOT_VEC": "1,1,8,4", "NXVK_DOT_SPLIT": form})
     add("batched [2,5,2000]x[2,2000,9] variant vec (split K)",
         random_values(dt, 2 * 5 * 2000, rng, "dot").reshape(2, 5, 2000),
         random_values(dt, 2 * 2000 * 9, rng, "dot").reshape(2, 2000, 9), {"variant": "vec"})
