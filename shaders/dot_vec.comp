@@ -23,6 +23,12 @@
 // to fill the GPU.  A separate variant because the unsplit kernel built from
 // the split source measured 17% slower at 4096^2 on an H100 (bench/NOTES.md):
 // without SPLITK this file compiles to the same SPIR-V as before split K.
+// Strided (compiled with -DSTRIDED as dot_vec_strided_f32): the batch form of
+// split K without copying A's k chunks: batch index z = product * SCH +
+// chunk, K = the chunk's extent, A's rows K * SCH long (SCH a specialization
+// constant: as a runtime meta word the kernel ran 15% slower at 4096^2 on an
+// H200 even with the rows K long; with SCH = 3 or 5 it is ~8% slower than
+// with 4, so dot.c takes it only for powers of two; bench/NOTES.md).
 // f64: NVIDIA's compiler kept the accumulators in local memory (its
 // statistics: Local Memory Size = the bytes of acc; ~1 TFLOPS at any tile),
 // so for f64 every access to acc, x and y has a literal index (macros over
