@@ -345,28 +345,6 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_buffer *a, nxv
   return rc;
 }
 
-/* Split K in the batch form: A's k chunks as S matrices per batch (copied
- * out by dot_kchunk, or read in place: chunks_in_place), so that the S partial products run on the unsplit kernel as
- * one batch.  Measured on an H100 against the split kernel (GFLOPS, f32;
- * bench/NOTES.md, sixth round): 1000x3000x700 27.4k / 24.9k, 512x6144x1024
- * 34.0k / 30.6k, 1024x2048x1024 31.1k / 29.6k; but 1024^2 (chunks of 256)
- * 26.2k / 26.7k, 768x4096x768 (7 chunks that overrun K, B copied too)
- * 28.4k / 29.8k, smaller tiles and f64 (512x4096x512: 13.7k / 15.4k)
- * slower.  So: f32, the 128 x 128 tile, chunks of at least 512 that tile K
- * exactly; NXVK_DOT_SPLIT=kernel|batch|copy forces a form for tuning and tests.
- * The copies must fit one storage buffer (B is copied only to pad it: pad_b,
- * S chunks of KC overrun K). */
-static bool split_as_batch(nxvk_ctx *c, nxvk_dtype dt, const uint32_t vcfg[6], uint32_t M, uint32_t N,
-                           uint32_t batch, bool pad_b) {
-  uint32_t S = vcfg[3], KC = vcfg[4];
-  uint64_t size = nxvk_dtype_size(dt), range = c->info.max_storage_buffer_range;
-  if ((uint64_t)batch * S * M * KC * size > range || (pad_b && (uint64_t)batch * S * KC * N * size > range))
-    return false;
-  const char *env = getenv("NXVK_DOT_SPLIT");
-  if (env && *env) return strcmp(env, "batch") == 0 || strcmp(env, "copy") == 0;
-  return dt == NXVK_F32 && vcfg[0] == 2 && vcfg[1] == 2 && KC >= 512 && !pad_b;
-}
-
 /* The batch form reads A's k chunks in place (dot_vec_strided_f32: rows of
  * K = S * KC elements, S a specialization constant) instead of copying them
  * out, for f32 chunks that tile K exactly when S is a power of two.  H200
@@ -380,6 +358,37 @@ static bool chunks_in_place(nxvk_dtype dt, uint32_t S, bool pad_b) {
   const char *env = getenv("NXVK_DOT_SPLIT");
   if (env && strcmp(env, "copy") == 0) return false;
   return dt == NXVK_F32 && !pad_b && (S & (S - 1)) == 0;
+}
+
+/* Split K in the batch form: A's k chunks as S matrices per batch (copied
+ * out by dot_kchunk, or read in place: chunks_in_place), so that the S
+ * partial products run on the unsplit kernel as one batch.  With the copy,
+ * measured on an H100 against the split kernel (GFLOPS, f32; bench/NOTES.md,
+ * sixth round): 1000x3000x700 27.4k / 24.9k, 512x6144x1024 34.0k / 30.6k,
+ * 1024x2048x1024 31.1k / 29.6k; but 1024^2 (chunks of 256) 26.2k / 26.7k,
+ * 768x4096x768 (7 chunks that overrun K, B copied too) 28.4k / 29.8k,
+ * smaller tiles and f64 (512x4096x512: 13.7k / 15.4k) slower.  So with the
+ * copy: f32, the 128 x 128 tile, chunks of at least 512 that tile K exactly.
+ * In place it wins with short chunks too (H200, us, in place / split
+ * kernel: 1024^2 69.5 / 76.0, 512x2048x512 48.2 / 52.4, 256x4096x256 44.1 /
+ * 48.1, 512x1024x512 33.4 / 35.5; ninth round) on the square tiles, whose
+ * unsplit kernels hold as many workgroups per SM as the split ones (128 x
+ * 128: 2, 64 x 64: 5); the 64 x 128 one holds 2 against 3, and the wave the
+ * split rule filled would overflow.  NXVK_DOT_SPLIT=kernel|batch|copy forces
+ * a form for tuning and tests.  The copies must fit one storage buffer (B is
+ * copied only to pad it: pad_b, S chunks of KC overrun K). */
+static bool split_as_batch(nxvk_ctx *c, nxvk_dtype dt, const uint32_t vcfg[6], uint32_t M, uint32_t N,
+                           uint32_t batch, bool pad_b) {
+  uint32_t S = vcfg[3], KC = vcfg[4];
+  uint64_t size = nxvk_dtype_size(dt), range = c->info.max_storage_buffer_range;
+  bool in_place = chunks_in_place(dt, S, pad_b);
+  if (!in_place && ((uint64_t)batch * S * M * KC * size > range ||
+                    (pad_b && (uint64_t)batch * S * KC * N * size > range)))
+    return false;
+  const char *env = getenv("NXVK_DOT_SPLIT");
+  if (env && *env) return strcmp(env, "batch") == 0 || strcmp(env, "copy") == 0;
+  if (in_place) return vcfg[0] == vcfg[1];
+  return dt == NXVK_F32 && vcfg[0] == 2 && vcfg[1] == 2 && KC >= 512 && !pad_b;
 }
 
 /* dot_kchunk: rows of row_words words (stacks of `rows` per batch) cut into

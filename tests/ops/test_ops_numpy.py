@@ -717,8 +717,10 @@ def cases_dot(dt, rng):
             add("[%d,%d]x[%d,%d] variant %s" % (m, k, k, n, variant),
                 random_values(dt, m * k, rng, "dot").reshape(m, k),
                 random_values(dt, k * n, rng, "dot").reshape(k, n), {"variant": variant})
-    # few output tiles and a long K: the vec kernel splits K (dot_vec_split, dot_ksum)
-    for m, k, n in ((3, 1000, 5), (33, 3000, 65), (7, 1029, 130)):
+    # few output tiles and a long K: the vec kernel splits K (dot_vec_split,
+    # dot_ksum; K = 2048 in a power-of-two count of chunks: the batch form
+    # with A read in place, dot_vec_strided_f32, for f32)
+    for m, k, n in ((3, 1000, 5), (33, 3000, 65), (7, 1029, 130), (33, 2048, 65)):
         add("[%d,%d]x[%d,%d] variant vec (split K)" % (m, k, k, n),
             random_values(dt, m * k, rng, "dot").reshape(m, k),
             random_values(dt, k * n, rng, "dot").reshape(k, n), {"variant": "vec"})
