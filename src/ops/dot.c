@@ -479,23 +479,20 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
     nxvk_buffer *part = NULL, *ap = NULL, *bp = NULL;
     bool pad_b = (uint64_t)S * KC != K, as_batch = split_as_batch(c, dtype, vcfg, M, N, batch, pad_b);
     int rc = nxvk_buffer_create(c, S * batch * mn * nxvk_dtype_size(dtype), false, &part);
-    if (rc == NXVK_OK && as_batch && chunks_in_place(dtype, S, pad_b)) {
-      /* A's k chunks read in place (chunks_in_place) */
-      uint32_t smeta[5] = {M, N, KC, batch * S, (K % q == 0 ? 1u : 0u) | (N % q == 0 ? 2u : 0u)};
-      uint32_t sspec[4] = {vcfg[0], vcfg[1], vcfg[2], S};
-      nxvk_buffer *pbufs[3] = {in[0]->buf, in[1]->buf, part};
-      snprintf(name, sizeof name, "dot_vec_strided_%s", dt);
-      rc = nxvk_dispatch_grid(r, name, sspec, 4, smeta, 5, pbufs, 3, (N + vbn - 1) / vbn,
-                              (M + vbm - 1) / vbm, batch * S);
-    } else if (rc == NXVK_OK && as_batch) {
-      rc = chunk_copy(r, in[0]->buf, batch * S * M, M, K * w, KC * w, S, &ap);
+    if (rc == NXVK_OK && as_batch) {
+      /* A's k chunks read in place (its rows S * KC long, S a specialization
+       * constant: chunks_in_place) or copied out, B's copied only to pad */
+      bool in_place = chunks_in_place(dtype, S, pad_b);
+      if (!in_place) rc = chunk_copy(r, in[0]->buf, batch * S * M, M, K * w, KC * w, S, &ap);
       if (rc == NXVK_OK && pad_b) rc = chunk_copy(r, in[1]->buf, batch * S, 1, K * N * w, KC * N * w, S, &bp);
       if (rc == NXVK_OK) {
-        uint32_t bmeta[5] = {M, N, KC, batch * S, 1u | (N % q == 0 ? 2u : 0u)}; /* KC % q == 0 */
-        nxvk_buffer *pbufs[3] = {ap, pad_b ? bp : in[1]->buf, part};
-        snprintf(name, sizeof name, "dot_vec_%s", dt);
-        rc = nxvk_dispatch_grid(r, name, vspec, nspec, bmeta, 5, pbufs, 3, (N + vbn - 1) / vbn,
-                                (M + vbm - 1) / vbm, batch * S);
+        /* vector loads of A: KC % q == 0; in place, A's rows too */
+        uint32_t bmeta[5] = {M, N, KC, batch * S, (!in_place || K % q == 0 ? 1u : 0u) | (N % q == 0 ? 2u : 0u)};
+        uint32_t sspec[4] = {vcfg[0], vcfg[1], vcfg[2], S};
+        nxvk_buffer *pbufs[3] = {in_place ? in[0]->buf : ap, pad_b ? bp : in[1]->buf, part};
+        snprintf(name, sizeof name, in_place ? "dot_vec_strided_%s" : "dot_vec_%s", dt);
+        rc = nxvk_dispatch_grid(r, name, in_place ? sspec : vspec, in_place ? 4 : nspec, bmeta, 5, pbufs, 3,
+                                (N + vbn - 1) / vbn, (M + vbm - 1) / vbm, batch * S);
       }
     } else if (rc == NXVK_OK) {
       snprintf(name, sizeof name, "dot_vec_split_%s", dt);

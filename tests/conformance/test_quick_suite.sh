@@ -58,8 +58,8 @@ done
 # chunks overrun K) or read in place (dot_vec_strided_f32: f32, chunks that
 # tile K, S a power of two).  The quick shapes on lavapipe split in neither,
 # so NXVK_DOT_VEC forces 64 x 64 tiles in 3 or 4 chunks of k steps of 4 (S = 3:
-# K = 9, 129 and 1030 overrun, 300 does not; S = 4: 300 is read in place, 9,
-# 129, 1030 overrun) and NXVK_DOT_SPLIT the form, f32 and f64.
+# K = 9, 129 and 1030 overrun, 300 does not; S = 4: K = 64 is read in place,
+# 9, 129, 300 and 1030 overrun) and NXVK_DOT_SPLIT the form, f32 and f64.
 for form in kernel batch copy; do
   for s in 3 4; do
     clean "dot split K in $s, $form form" NXVK_DOT_VEC=1,1,4,$s NXVK_DOT_SPLIT=$form -- --op dot
