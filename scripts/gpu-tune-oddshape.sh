@@ -1,8 +1,9 @@
 #!/bin/sh
 # scripts/gpu-tune-oddshape.sh - split K in two forms on the products that
 # take it (1000x3000x700, 1024^2): the split kernel (dot_vec_split_<dtype>)
-# against A's k chunks repacked (dot_kchunk) and run as a batch on the
-# unsplit kernel (NXVK_DOT_SPLIT=batch), over tiles and S
+# against A's k chunks run as a batch on the unsplit kernel
+# (NXVK_DOT_SPLIT=batch: read in place where S is a power of two, else
+# repacked by dot_kchunk; =copy repacks always), over tiles and S
 # (NXVK_DOT_VEC=RB,CB,BK,S), each cell in both forms, two passes; with the
 # driver's register counts (NXVK_KERNEL_STATS).  Through the bundle
 # (scripts/bundle.sh).  Logs go to $OUT (default /tmp).
@@ -11,6 +12,15 @@ O=${OUT:-/tmp}
 T="--min-time 0.3 --warmup 0.2"
 # the rows of one bench log: shape or n, kernel time, GFLOPS
 rows() { grep -E '^dot' "$1" | awk '{print $4, $5, $6, $7}' | tr '\n' ' '; }
+# the dot kernels a stats log (NXVK_KERNEL_STATS) lists, with their registers
+regs() { grep -oE '(dot_vec[a-z0-9_]*|dot_kchunk) \[[0-9,]*\].*Register Count=[0-9]*' "$1" |
+         sed -E 's/\].*Register Count=/] regs /' | tr '\n' ' '; }
+# one f32 setting in one form: cell LOG FORM RB,CB,BK,S SIZES -> LOG.txt and
+# LOG-stats.txt, the size ladder SIZES then 1000x3000x700
+cell() {
+  NXVK_KERNEL_STATS=1 NXVK_DOT_SPLIT=$2 NXVK_DOT_VEC=$3 $B bench matmul --variant vec --sizes "$4" \
+    --shapes 1000x3000x700 --dtype f32 $T > "$1.txt" 2> "$1-stats.txt"
+}
 # RULE=1: the rule (1.1 tie margin, batch form for 128 x 128 tiles in whole
 # chunks of at least 512) against either form forced, on products that split
 if [ "${RULE:-}" ]; then
@@ -32,28 +42,23 @@ fi
 # workgroups per SM, at the odd shape in both forms and unsplit at 4096^2
 # (each tile's square rate), with the driver's register counts
 if [ "${TILES:-}" ]; then
-  regs0() { grep -oE '(dot_vec[a-z0-9_]*) \[[0-9,]*\].*Register Count=[0-9]*' "$1" |
-            sed -E 's/\].*Register Count=/] regs /' | tr '\n' ' '; }
   for v in 2,2,8,1 2,3,8,1 2,3,16,1 2,4,8,1 1,3,8,1; do
     f="$O/sq-$(echo $v | tr , _)"
     NXVK_KERNEL_STATS=1 NXVK_DOT_VEC=$v $B bench matmul --variant vec --sizes 4096 --dtype f32 $T \
       > "$f.txt" 2> "$f-stats.txt"
-    echo "4096 $v: $(rows "$f.txt") $(regs0 "$f-stats.txt")"
+    echo "4096 $v: $(rows "$f.txt") $(regs "$f-stats.txt")"
   done
   for pass in 1 2; do
     for v in 2,2,8,5 2,3,8,4 2,3,16,4 2,3,8,3 2,3,8,2 2,3,16,2 2,4,8,5 2,4,16,5 2,4,8,4 1,3,8,4 1,3,16,4 4,2,8,5; do
       for form in kernel batch; do
         f="$O/tile-$form-$(echo $v | tr , _)-$pass"
-        NXVK_KERNEL_STATS=1 NXVK_DOT_SPLIT=$form NXVK_DOT_VEC=$v $B bench matmul --variant vec --sizes 256 \
-          --shapes 1000x3000x700 --dtype f32 $T > "$f.txt" 2> "$f-stats.txt"
-        echo "pass $pass $v $form: $(rows "$f.txt" | cut -d' ' -f5-) $(regs0 "$f-stats.txt")"
+        cell "$f" $form $v 256
+        echo "pass $pass $v $form: $(rows "$f.txt" | cut -d' ' -f5-) $(regs "$f-stats.txt")"
       done
     done
   done
   exit 0
 fi
-regs() { grep -oE '(dot_vec[a-z0-9_]*|dot_kchunk) \[[0-9,]*\].*Register Count=[0-9]*' "$1" |
-         sed -E 's/\].*Register Count=/] regs /' | tr '\n' ' '; }
 echo "== conformance (quick dot) with the batch form forced"
 for v in 2,2,8,5 1,2,8,4; do
   echo "$v: $(NXVK_DOT_SPLIT=batch NXVK_DOT_VEC=$v $B conformance --quick --op dot 2>&1 | tail -n 1)"
@@ -73,8 +78,7 @@ for pass in 1 2; do
   for v in 2,2,8,4 2,2,8,5 2,2,8,3 2,2,8,6 2,2,8,8 1,2,8,4 1,2,8,5 1,2,8,6 2,2,16,5 1,1,8,3; do
     for form in kernel batch; do
       f="$O/cell-$form-$(echo $v | tr , _)-$pass"
-      NXVK_KERNEL_STATS=1 NXVK_DOT_SPLIT=$form NXVK_DOT_VEC=$v $B bench matmul --variant vec --sizes 1024 \
-        --shapes 1000x3000x700 --dtype f32 $T > "$f.txt" 2> "$f-stats.txt"
+      cell "$f" $form $v 1024
       echo "pass $pass $v $form: $(rows "$f.txt") $(regs "$f-stats.txt")"
     done
   done
