@@ -193,7 +193,7 @@ static uint64_t vec_shared_bytes(const uint32_t cfg[3], nxvk_dtype dt, uint32_t 
  * S = 4 (25.0; 19.3).  The scratch of S partial products must fit one
  * storage buffer.  The split form is its own kernel (dot_vec_split_<dtype>,
  * -DSPLITK): the unsplit one stays the SPIR-V measured at 41.9 TFLOPS; some
- * f32 products run the batch form instead (split_as_batch).
+ * f32 products run the batch form instead (split_form).
  * NXVK_DOT_VEC="RB,CB,BK[,S]" overrides it for tuning runs. */
 static uint32_t round_up(uint32_t v, uint32_t q) { return (v + q - 1) / q * q; }
 
@@ -360,9 +360,10 @@ static bool chunks_in_place(nxvk_dtype dt, uint32_t S, bool pad_b) {
   return dt == NXVK_F32 && !pad_b && (S & (S - 1)) == 0;
 }
 
-/* Split K in the batch form: A's k chunks as S matrices per batch (copied
- * out by dot_kchunk, or read in place: chunks_in_place), so that the S
- * partial products run on the unsplit kernel as one batch.  With the copy,
+/* Which form split K takes: the split kernel, or the batch form: A's k
+ * chunks as S matrices per batch (copied out by dot_kchunk, or read in
+ * place: chunks_in_place), so that the S partial products run on the
+ * unsplit kernel as one batch.  With the copy,
  * measured on an H100 against the split kernel (GFLOPS, f32; bench/NOTES.md,
  * sixth round): 1000x3000x700 27.4k / 24.9k, 512x6144x1024 34.0k / 30.6k,
  * 1024x2048x1024 31.1k / 29.6k; but 1024^2 (chunks of 256) 26.2k / 26.7k,
@@ -377,18 +378,19 @@ static bool chunks_in_place(nxvk_dtype dt, uint32_t S, bool pad_b) {
  * split rule filled would overflow.  NXVK_DOT_SPLIT=kernel|batch|copy forces
  * a form for tuning and tests.  The copies must fit one storage buffer (B is
  * copied only to pad it: pad_b, S chunks of KC overrun K). */
-static bool split_as_batch(nxvk_ctx *c, nxvk_dtype dt, const uint32_t vcfg[6], uint32_t M, uint32_t N,
-                           uint32_t batch, bool pad_b) {
+enum split_form { SPLIT_KERNEL, SPLIT_BATCH_COPY, SPLIT_BATCH_IN_PLACE };
+static enum split_form split_form(nxvk_ctx *c, nxvk_dtype dt, const uint32_t vcfg[6], uint32_t M, uint32_t N,
+                                  uint32_t batch, bool pad_b) {
   uint32_t S = vcfg[3], KC = vcfg[4];
   uint64_t size = nxvk_dtype_size(dt), range = c->info.max_storage_buffer_range;
-  bool in_place = chunks_in_place(dt, S, pad_b);
-  if (!in_place && ((uint64_t)batch * S * M * KC * size > range ||
-                    (pad_b && (uint64_t)batch * S * KC * N * size > range)))
-    return false;
+  enum split_form batch_form = chunks_in_place(dt, S, pad_b) ? SPLIT_BATCH_IN_PLACE : SPLIT_BATCH_COPY;
+  if (batch_form == SPLIT_BATCH_COPY && ((uint64_t)batch * S * M * KC * size > range ||
+                                         (pad_b && (uint64_t)batch * S * KC * N * size > range)))
+    return SPLIT_KERNEL;
   const char *env = getenv("NXVK_DOT_SPLIT");
-  if (env && *env) return strcmp(env, "batch") == 0 || strcmp(env, "copy") == 0;
-  if (in_place) return vcfg[0] == vcfg[1];
-  return dt == NXVK_F32 && vcfg[0] == 2 && vcfg[1] == 2 && KC >= 512 && !pad_b;
+  if (env && *env) return strcmp(env, "batch") == 0 || strcmp(env, "copy") == 0 ? batch_form : SPLIT_KERNEL;
+  if (batch_form == SPLIT_BATCH_IN_PLACE) return vcfg[0] == vcfg[1] ? batch_form : SPLIT_KERNEL;
+  return dt == NXVK_F32 && vcfg[0] == 2 && vcfg[1] == 2 && KC >= 512 && !pad_b ? batch_form : SPLIT_KERNEL;
 }
 
 /* dot_kchunk: rows of row_words words (stacks of `rows` per batch) cut into
@@ -477,12 +479,13 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
     uint64_t mn = (uint64_t)M * N;
     uint32_t KC = vcfg[4], w = (uint32_t)nxvk_dtype_size(dtype) / 4;
     nxvk_buffer *part = NULL, *ap = NULL, *bp = NULL;
-    bool pad_b = (uint64_t)S * KC != K, as_batch = split_as_batch(c, dtype, vcfg, M, N, batch, pad_b);
+    bool pad_b = (uint64_t)S * KC != K;
+    enum split_form form = split_form(c, dtype, vcfg, M, N, batch, pad_b);
     int rc = nxvk_buffer_create(c, S * batch * mn * nxvk_dtype_size(dtype), false, &part);
-    if (rc == NXVK_OK && as_batch) {
+    if (rc == NXVK_OK && form != SPLIT_KERNEL) {
       /* A's k chunks read in place (its rows S * KC long, S a specialization
        * constant: chunks_in_place) or copied out, B's copied only to pad */
-      bool in_place = chunks_in_place(dtype, S, pad_b);
+      bool in_place = form == SPLIT_BATCH_IN_PLACE;
       if (!in_place) rc = chunk_copy(r, in[0]->buf, batch * S * M, M, K * w, KC * w, S, &ap);
       if (rc == NXVK_OK && pad_b) rc = chunk_copy(r, in[1]->buf, batch * S, 1, K * N * w, KC * N * w, S, &bp);
       if (rc == NXVK_OK) {
