@@ -15,11 +15,20 @@ rows() { grep -E '^dot' "$1" | awk '{print $4, $5, $6, $7}' | tr '\n' ' '; }
 # the dot kernels a stats log (NXVK_KERNEL_STATS) lists, with their registers
 regs() { grep -oE '(dot_vec[a-z0-9_]*|dot_kchunk) \[[0-9,]*\].*Register Count=[0-9]*' "$1" |
          sed -E 's/\].*Register Count=/] regs /' | tr '\n' ' '; }
-# one f32 setting in one form: cell LOG FORM RB,CB,BK,S SIZES -> LOG.txt and
-# LOG-stats.txt, the size ladder SIZES then 1000x3000x700
-cell() {
-  NXVK_KERNEL_STATS=1 NXVK_DOT_SPLIT=$2 NXVK_DOT_VEC=$3 $B bench matmul --variant vec --sizes "$4" \
-    --shapes 1000x3000x700 --dtype f32 $T > "$1.txt" 2> "$1-stats.txt"
+# f32 settings (RB,CB,BK,S) in both forms, two passes: sweep NAME "SETTINGS"
+# SIZES -> $O/NAME-FORM-SETTING-PASS.txt and -stats.txt (the size ladder SIZES
+# then 1000x3000x700), one line per cell
+sweep() {
+  for pass in 1 2; do
+    for v in $2; do
+      for form in kernel batch; do
+        f="$O/$1-$form-$(echo $v | tr , _)-$pass"
+        NXVK_KERNEL_STATS=1 NXVK_DOT_SPLIT=$form NXVK_DOT_VEC=$v $B bench matmul --variant vec --sizes "$3" \
+          --shapes 1000x3000x700 --dtype f32 $T > "$f.txt" 2> "$f-stats.txt"
+        echo "pass $pass $v $form: $(rows "$f.txt") $(regs "$f-stats.txt")"
+      done
+    done
+  done
 }
 # RULE=1: the rule (1.1 tie margin, batch form for 128 x 128 tiles in whole
 # chunks of at least 512) against either form forced, on products that split
@@ -48,15 +57,7 @@ if [ "${TILES:-}" ]; then
       > "$f.txt" 2> "$f-stats.txt"
     echo "4096 $v: $(rows "$f.txt") $(regs "$f-stats.txt")"
   done
-  for pass in 1 2; do
-    for v in 2,2,8,5 2,3,8,4 2,3,16,4 2,3,8,3 2,3,8,2 2,3,16,2 2,4,8,5 2,4,16,5 2,4,8,4 1,3,8,4 1,3,16,4 4,2,8,5; do
-      for form in kernel batch; do
-        f="$O/tile-$form-$(echo $v | tr , _)-$pass"
-        cell "$f" $form $v 256
-        echo "pass $pass $v $form: $(rows "$f.txt" | cut -d' ' -f5-) $(regs "$f-stats.txt")"
-      done
-    done
-  done
+  sweep tile "2,2,8,5 2,3,8,4 2,3,16,4 2,3,8,3 2,3,8,2 2,3,16,2 2,4,8,5 2,4,16,5 2,4,8,4 1,3,8,4 1,3,16,4 4,2,8,5" 256
   exit 0
 fi
 echo "== conformance (quick dot) with the batch form forced"
@@ -74,12 +75,4 @@ for pass in 1 2; do
   done
 done
 echo "== RB,CB,BK,S in both forms: 1024 1000x3000x700 (f32)"
-for pass in 1 2; do
-  for v in 2,2,8,4 2,2,8,5 2,2,8,3 2,2,8,6 2,2,8,8 1,2,8,4 1,2,8,5 1,2,8,6 2,2,16,5 1,1,8,3; do
-    for form in kernel batch; do
-      f="$O/cell-$form-$(echo $v | tr , _)-$pass"
-      cell "$f" $form $v 1024
-      echo "pass $pass $v $form: $(rows "$f.txt") $(regs "$f-stats.txt")"
-    done
-  done
-done
+sweep cell "2,2,8,4 2,2,8,5 2,2,8,3 2,2,8,6 2,2,8,8 1,2,8,4 1,2,8,5 1,2,8,6 2,2,16,5 1,1,8,3" 1024
