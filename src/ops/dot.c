@@ -352,10 +352,9 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_buffer *a, nxv
  * 4) 121 / 132, 512x6144x1024 (S = 8) 169 / 183; but at S = 3 and 5 the
  * kernel runs slower than the copy saves (1000x3000x700, S = 5: 158 / 147),
  * with or without the division by S, so it is the row length K * S in the
- * address that NVIDIA's compiler takes badly.  NXVK_DOT_SPLIT=copy always
- * copies. */
-static bool chunks_in_place(nxvk_dtype dt, uint32_t S, bool pad_b) {
-  const char *env = getenv("NXVK_DOT_SPLIT");
+ * address that NVIDIA's compiler takes badly.  NXVK_DOT_SPLIT=copy (env)
+ * always copies. */
+static bool chunks_in_place(nxvk_dtype dt, uint32_t S, bool pad_b, const char *env) {
   if (env && strcmp(env, "copy") == 0) return false;
   return dt == NXVK_F32 && !pad_b && (S & (S - 1)) == 0;
 }
@@ -383,11 +382,11 @@ static enum split_form split_form(nxvk_ctx *c, nxvk_dtype dt, const uint32_t vcf
                                   uint32_t batch, bool pad_b) {
   uint32_t S = vcfg[3], KC = vcfg[4];
   uint64_t size = nxvk_dtype_size(dt), range = c->info.max_storage_buffer_range;
-  enum split_form batch_form = chunks_in_place(dt, S, pad_b) ? SPLIT_BATCH_IN_PLACE : SPLIT_BATCH_COPY;
+  const char *env = getenv("NXVK_DOT_SPLIT");
+  enum split_form batch_form = chunks_in_place(dt, S, pad_b, env) ? SPLIT_BATCH_IN_PLACE : SPLIT_BATCH_COPY;
   if (batch_form == SPLIT_BATCH_COPY && ((uint64_t)batch * S * M * KC * size > range ||
                                          (pad_b && (uint64_t)batch * S * KC * N * size > range)))
     return SPLIT_KERNEL;
-  const char *env = getenv("NXVK_DOT_SPLIT");
   if (env && *env) return strcmp(env, "batch") == 0 || strcmp(env, "copy") == 0 ? batch_form : SPLIT_KERNEL;
   if (batch_form == SPLIT_BATCH_IN_PLACE) return vcfg[0] == vcfg[1] ? batch_form : SPLIT_KERNEL;
   return dt == NXVK_F32 && vcfg[0] == 2 && vcfg[1] == 2 && KC >= 512 && !pad_b ? batch_form : SPLIT_KERNEL;
