@@ -65,6 +65,7 @@ static void device_text(const nxvk_device_info *d) {
          yn(d->denorm_flush_f64), yn(d->signed_zero_inf_nan_f32), yn(d->signed_zero_inf_nan_f64));
   printf("  coop. matrix    NV %s, KHR %s; f16 x f16 -> f32 16x16x16 (dot variant coopmat) %s\n",
          yn(d->coop_matrix_nv), yn(d->coop_matrix_khr), yn(d->coopmat_f16_f32));
+  if (d->coop_shapes[0]) printf("  coop. shapes    %s\n", d->coop_shapes);
 }
 
 int cmd_info(int argc, char **argv, nxvk_cli *cli) {

@@ -209,6 +209,10 @@ typedef struct nxvk_device_info {
    * shaderFloat16, vulkanMemoryModel and a 16x16x16 f16 x f16 -> f32
    * subgroup configuration listed by the device */
   bool coopmat_f16_f32;
+  /* every VK_NV_cooperative_matrix configuration the device lists, as
+   * "A x B + C -> D MxNxK" joined by ", " (subgroup scope unless marked);
+   * empty where the feature is off or nothing is listed */
+  char coop_shapes[1024];
 } nxvk_device_info;
 
 typedef struct nxvk_instance_opts {

@@ -201,6 +201,7 @@ cJSON *cli_device_json(const nxvk_device_info *d) {
   cJSON_AddBoolToObject(f, "cooperative_matrix_khr", d->coop_matrix_khr);
   cJSON_AddBoolToObject(f, "vulkan_memory_model", d->vulkan_memory_model);
   cJSON_AddBoolToObject(f, "coopmat_f16_f32", d->coopmat_f16_f32);
+  cJSON_AddStringToObject(f, "cooperative_matrix_shapes", d->coop_shapes);
 
   cJSON *fc = cJSON_AddObjectToObject(o, "float_controls");
   cJSON_AddBoolToObject(fc, "available", d->float_controls);

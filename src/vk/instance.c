@@ -236,22 +236,50 @@ bool nxvk_device_ext_present(VkPhysicalDevice pd, const char *name) {
   return device_ext_present(pd, name);
 }
 
-/* Whether the device lists the one VK_NV_cooperative_matrix configuration
- * the coopmat dot kernel uses: 16x16x16, A and B f16, C and D f32, subgroup
+static const char *coop_type_name(VkComponentTypeNV t) {
+  switch (t) {
+  case VK_COMPONENT_TYPE_FLOAT16_NV: return "f16";
+  case VK_COMPONENT_TYPE_FLOAT32_NV: return "f32";
+  case VK_COMPONENT_TYPE_FLOAT64_NV: return "f64";
+  case VK_COMPONENT_TYPE_SINT8_NV: return "i8";
+  case VK_COMPONENT_TYPE_SINT16_NV: return "i16";
+  case VK_COMPONENT_TYPE_SINT32_NV: return "i32";
+  case VK_COMPONENT_TYPE_SINT64_NV: return "i64";
+  case VK_COMPONENT_TYPE_UINT8_NV: return "u8";
+  case VK_COMPONENT_TYPE_UINT16_NV: return "u16";
+  case VK_COMPONENT_TYPE_UINT32_NV: return "u32";
+  case VK_COMPONENT_TYPE_UINT64_NV: return "u64";
+  default: return "?";
+  }
+}
+
+/* The VK_NV_cooperative_matrix configurations the device lists, written to
+ * o->coop_shapes (a user bringing up a GPU wants to know which types its
+ * matrix units take: f64, for one); returns whether the one the coopmat dot
+ * kernel uses is among them: 16x16x16, A and B f16, C and D f32, subgroup
  * scope. */
-static bool coop_shape_listed(VkPhysicalDevice pd) {
+static bool coop_shapes_list(VkPhysicalDevice pd, nxvk_device_info *o) {
   uint32_t n = 0;
   if (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(pd, &n, NULL) != VK_SUCCESS || n == 0) return false;
   VkCooperativeMatrixPropertiesNV *p = calloc(n, sizeof *p);
   if (!p) return false;
   for (uint32_t i = 0; i < n; i++) p[i].sType = VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV;
   bool found = false;
+  size_t at = 0, cap = sizeof o->coop_shapes;
   if (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(pd, &n, p) >= VK_SUCCESS)
-    for (uint32_t i = 0; i < n && !found; i++)
-      found = p[i].MSize == 16 && p[i].NSize == 16 && p[i].KSize == 16 &&
-              p[i].AType == VK_COMPONENT_TYPE_FLOAT16_NV && p[i].BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
-              p[i].CType == VK_COMPONENT_TYPE_FLOAT32_NV && p[i].DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
-              p[i].scope == VK_SCOPE_SUBGROUP_NV;
+    for (uint32_t i = 0; i < n; i++) {
+      found |= p[i].MSize == 16 && p[i].NSize == 16 && p[i].KSize == 16 &&
+               p[i].AType == VK_COMPONENT_TYPE_FLOAT16_NV && p[i].BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+               p[i].CType == VK_COMPONENT_TYPE_FLOAT32_NV && p[i].DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+               p[i].scope == VK_SCOPE_SUBGROUP_NV;
+      if (at < cap) {
+        int w = snprintf(o->coop_shapes + at, cap - at, "%s%s x %s + %s -> %s %ux%ux%u%s", at ? ", " : "",
+                         coop_type_name(p[i].AType), coop_type_name(p[i].BType), coop_type_name(p[i].CType),
+                         coop_type_name(p[i].DType), p[i].MSize, p[i].NSize, p[i].KSize,
+                         p[i].scope == VK_SCOPE_SUBGROUP_NV ? "" : " (not subgroup scope)");
+        at = w < 0 ? cap : at + (size_t)w;
+      }
+    }
   free(p);
   return found;
 }
@@ -384,9 +412,9 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
      * (f16 arithmetic and the memory model, which glslang declares with NV
      * cooperative matrices, are core there), the cooperativeMatrix feature
      * and a 16x16x16 f16 x f16 -> f32 subgroup configuration */
-    if (v12 && hascm && cmf.cooperativeMatrix && o->f16 && o->vulkan_memory_model &&
-        vkGetPhysicalDeviceCooperativeMatrixPropertiesNV)
-      o->coopmat_f16_f32 = coop_shape_listed(pd);
+    bool listed = hascm && cmf.cooperativeMatrix && vkGetPhysicalDeviceCooperativeMatrixPropertiesNV &&
+                  coop_shapes_list(pd, o);
+    o->coopmat_f16_f32 = listed && v12 && o->f16 && o->vulkan_memory_model;
   }
   o->push_descriptor = device_ext_present(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   if (has_sm) o->compute_units = sm.shaderSMCount;

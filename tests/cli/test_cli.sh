@@ -158,6 +158,14 @@ for i, d in enumerate(devs):
     for k in ("f64", "f16", "int64", "storage_8bit", "timestamps", "cooperative_matrix_nv",
               "cooperative_matrix_khr"):
         need(feat, k, bool, w + ".features")
+    # the cooperative matrix configurations: a string, empty without the
+    # NV extension, and listing the one coopmat needs where it is usable
+    shapes = need(feat, "cooperative_matrix_shapes", str, w + ".features")
+    if isinstance(shapes, str):
+        if shapes and not feat.get("cooperative_matrix_nv"):
+            problems.append("%s: configurations %r without VK_NV_cooperative_matrix" % (w, shapes))
+        if feat.get("coopmat_f16_f32") and "f16 x f16 + f32 -> f32 16x16x16" not in shapes:
+            problems.append("%s: coopmat_f16_f32 but its configuration is not listed: %r" % (w, shapes))
     fc = need(d, "float_controls", dict, w) or {}
     for k in ("denorm_preserve_f32", "denorm_preserve_f64", "denorm_flush_f32", "denorm_flush_f64",
               "signed_zero_inf_nan_preserve_f32", "signed_zero_inf_nan_preserve_f64"):
