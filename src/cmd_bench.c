@@ -34,28 +34,18 @@ static const nxvk_usage usage = {
     "transfer bandwidth, dispatch latency (peak); all runs peak, ops and matmul.  Every\n"
     "result is checked against the CPU reference before it is timed; a wrong one fails\n"
     "the bench (exit 1).  Times are medians of repeated runs after a warm-up, with min\n"
-    "and max.  Sizes take K, M, G (x1024); ops sizes count elements, matmul sizes are n\n"
+    "and max.  Sizes take K, M, G, T (x1024); ops sizes count elements, matmul sizes are n\n"
     "of n x n matrices (in all, sizes count elements and the ladder takes n = sqrt(N))."};
 
 static const char *const default_ops = "add,exp,sum,dot";
 
 /* ---- option values ---- */
 
+/* a size in the common grammar (nxvk_parse_bytes), 1 to 2^40 */
 static bool parse_size(const char *s, int64_t *out) {
-  char *end;
-  errno = 0;
-  long long v = strtoll(s, &end, 10);
-  if (end == s || errno || v < 1) return false;
-  int64_t mul = 1;
-  switch (toupper((unsigned char)*end)) {
-  case '\0': break;
-  case 'K': mul = 1 << 10; end++; break;
-  case 'M': mul = 1 << 20; end++; break;
-  case 'G': mul = (int64_t)1 << 30; end++; break;
-  default: return false;
-  }
-  if (*end || v > ((int64_t)1 << 40) / mul) return false;
-  *out = v * mul;
+  uint64_t v;
+  if (nxvk_parse_bytes(s, &v) || v < 1 || v > ((uint64_t)1 << 40)) return false;
+  *out = (int64_t)v;
   return true;
 }
 

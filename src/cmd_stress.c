@@ -161,12 +161,12 @@ int cmd_stress(int argc, char **argv, nxvk_cli *cli) {
   if (o.procs < 1) return cli_usage_error(&usage, "--procs: must be >= 1");
   if (o.wave < 1 || o.wave > 200) return cli_usage_error(&usage, "--wave: must be 1..200");
   if (duration < 0 || duration > 1e7) return cli_usage_error(&usage, "--duration: must be > 0 seconds");
-  if (size_s && (parse_bytes(size_s, &o.size) || o.size < 4))
+  if (size_s && (nxvk_parse_bytes(size_s, &o.size) || o.size < 4))
     return cli_usage_error(&usage, "--size: '%s' is not a byte count of at least 4 (e.g. 1M, 4096)", size_s);
   if (size_s && o.size > ((uint64_t)1 << 34))
     return cli_usage_error(&usage, "--size: '%s' is over 16 GiB", size_s);
   if (limit_s) {
-    if (parse_bytes(limit_s, &o.limit)) return cli_usage_error(&usage, "--limit: '%s' is not a byte count (e.g. 512M, 0 for none)", limit_s);
+    if (nxvk_parse_bytes(limit_s, &o.limit)) return cli_usage_error(&usage, "--limit: '%s' is not a byte count (e.g. 512M, 0 for none)", limit_s);
     o.limit_given = true;
   }
   if (op_s && !(o.only_op = nxvk_op_find(op_s)))

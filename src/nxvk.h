@@ -68,8 +68,10 @@ const char *nxvk_strerror(int code);    /* "device memory allocation failed" */
 int nxvk_err_exit_status(int code);     /* CLI exit status for the code */
 /* An on/off environment variable: set to anything but "" or "0". */
 bool nxvk_env_flag(const char *name);
-/* "1048576", "64K", "256M", "1G" (binary multiples, either case) -> *out;
- * -1 for anything else or an overflow. */
+/* "1048576", "64K", "256MiB", "1.5G", "2TB" (binary multiples K M G T,
+ * either case, optionally followed by iB or B; a fraction only where the
+ * result is whole) -> *out; -1 for anything else or an overflow.  The size
+ * grammar of every option and environment variable. */
 int nxvk_parse_bytes(const char *text, uint64_t *out);
 const char *nxvk_errmsg(void);          /* detail of this thread's last error */
 

@@ -166,28 +166,6 @@ char *fmt_delta(double b, char *buf, size_t len) {
   return buf;
 }
 
-int parse_bytes(const char *s, uint64_t *out) {
-  char *end;
-  if (!s || !*s || *s == '-') return -1;
-  double v = strtod(s, &end);
-  if (end == s || !(v >= 0)) return -1;
-  double mul = 1;
-  switch (*end) {
-  case 'k': case 'K': mul = 1024.0; end++; break;
-  case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
-  case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
-  case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
-  default: break;
-  }
-  if (mul > 1 && (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0)) end += strlen(end);
-  else if (mul == 1 && strcmp(end, "B") == 0) end++;
-  if (*end) return -1;
-  v *= mul;
-  if (v >= 18446744073709551615.0) return -1;
-  *out = (uint64_t)v;
-  return 0;
-}
-
 /* ---------------------------------------------------------- memory probes */
 
 void mem_probe_take(nxvk_ctx *c, mem_probe *p) {

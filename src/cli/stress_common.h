@@ -133,8 +133,6 @@ void mem_probe_take(nxvk_ctx *c, mem_probe *p);
 /* "1.5 MiB", signed variants for growth. */
 char *fmt_bytes(double b, char *buf, size_t len);
 char *fmt_delta(double b, char *buf, size_t len);
-/* "1M" "10MiB" "256k" "2G" "4096" -> bytes; -1 on error. */
-int parse_bytes(const char *s, uint64_t *out);
 
 double now_seconds(void);
 

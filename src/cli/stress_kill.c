@@ -717,7 +717,7 @@ int stress_worker(int argc, char **argv, nxvk_cli *cli) {
   prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the stress run */
 #endif
   uint64_t size = 10 * MIB;
-  if (size_s && parse_bytes(size_s, &size)) return cli_usage_error(&u, "--size: '%s' is not a byte count", size_s);
+  if (size_s && nxvk_parse_bytes(size_s, &size)) return cli_usage_error(&u, "--size: '%s' is not a byte count", size_s);
   const nxvk_op_desc *op = unary_f32_op();
   if (!op) return worker_fail("no unary f32 op");
   nxvk_ctx *c;

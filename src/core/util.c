@@ -1,6 +1,7 @@
 /* util.c - errors, dtypes, shapes and host tensors. */
 #include "internal.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -51,17 +52,46 @@ bool nxvk_env_bool(const char *name, bool dflt) {
 
 bool nxvk_env_flag(const char *name) { return nxvk_env_bool(name, false); }
 
+/* digits[.digits][K|M|G|T][iB|B] or digits[.digits]B: the one size grammar
+ * of every option and variable (bench sizes, stress sizes, port frames,
+ * NXVK_POOL_CAP).  A fraction is allowed where the result is whole
+ * ("1.5K" = 1536, "0.3" is refused). */
 int nxvk_parse_bytes(const char *text, uint64_t *out) {
+  if (!text || !isdigit((unsigned char)text[0])) return -1;
   char *end;
   errno = 0;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (end == text || errno || text[0] == '-') return -1;
+  unsigned long long whole = strtoull(text, &end, 10);
+  if (errno) return -1;
+  uint64_t num = 0, den = 1; /* the fraction num / den, at most 6 digits */
+  if (*end == '.') {
+    end++;
+    if (!isdigit((unsigned char)*end)) return -1;
+    for (; isdigit((unsigned char)*end); end++) {
+      if (den == 1000000) return -1;
+      num = num * 10 + (uint64_t)(*end - '0');
+      den *= 10;
+    }
+  }
   unsigned shift = 0;
-  if (*end == 'K' || *end == 'k') shift = 10, end++;
-  else if (*end == 'M' || *end == 'm') shift = 20, end++;
-  else if (*end == 'G' || *end == 'g') shift = 30, end++;
-  if (*end || v > (UINT64_MAX >> shift)) return -1;
-  *out = (uint64_t)v << shift;
+  switch (toupper((unsigned char)*end)) {
+  case 'K': shift = 10; break;
+  case 'M': shift = 20; break;
+  case 'G': shift = 30; break;
+  case 'T': shift = 40; break;
+  default: break;
+  }
+  if (shift) {
+    end++;
+    if (strcmp(end, "iB") == 0 || strcmp(end, "B") == 0) end += strlen(end);
+  } else if (strcmp(end, "B") == 0) {
+    end++;
+  }
+  if (*end || whole > (UINT64_MAX >> shift)) return -1;
+  uint64_t frac = num << shift; /* num < 10^6 < 2^20, shift <= 40: no overflow */
+  if (frac % den) return -1;
+  uint64_t v = ((uint64_t)whole << shift), f = frac / den;
+  if (v > UINT64_MAX - f) return -1;
+  *out = v + f;
   return 0;
 }
 

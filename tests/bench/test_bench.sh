@@ -223,6 +223,9 @@ expect_status "an unknown op exits 2" 2 "$NXVK" bench ops --ops no_such_op
 check "the unknown op is named" grep -q "no_such_op" "$tmp/last.err"
 expect_status "an op bench cannot feed exits 2" 2 "$NXVK" bench ops --ops reshape
 expect_status "a bad size exits 2" 2 "$NXVK" bench ops --sizes 1K,0
+# sizes take the one grammar of every size option (nxvk(1), SIZES)
+expect_status "a size that is not whole exits 2" 2 "$NXVK" bench ops --sizes 0.3
+expect_status "sizes 1KiB, 1.5K and 2kB are taken" 0 "$NXVK" bench ops --ops add --sizes 1KiB,1.5K,2kB --repeat 1
 expect_status "a bad dtype exits 2" 2 "$NXVK" bench matmul --dtype f16
 expect_status "a negative --repeat exits 2" 2 "$NXVK" bench ops --repeat -1
 expect_status "--plot with peak exits 2" 2 "$NXVK" bench peak --plot "$tmp/p.svg"

@@ -218,6 +218,31 @@ static int parse_attrs(const nxvk_op_desc *op, const char *json, nxvk_attrs *a) 
 
 /* ----------------------------------------------------------- the error map */
 
+/* nxvk_parse_bytes: the one size grammar (bench, stress, port, NXVK_POOL_CAP) */
+static void test_parse_bytes(void) {
+  static const struct { const char *text; int rc; uint64_t want; } cases[] = {
+      {"0", 0, 0}, {"4096", 0, 4096}, {"4096B", 0, 4096}, {"64K", 0, 65536}, {"64k", 0, 65536},
+      {"1M", 0, 1 << 20}, {"1MiB", 0, 1 << 20}, {"1mB", 0, 1 << 20}, {"2G", 0, 2ull << 30},
+      {"2T", 0, 2ull << 40}, {"1.5K", 0, 1536}, {"0.5M", 0, 1 << 19}, {"16777215T", 0, 16777215ull << 40},
+      {"18446744073709551615", 0, UINT64_MAX},
+      {"", -1, 0}, {"K", -1, 0}, {"-1", -1, 0}, {"+1", -1, 0}, {" 1", -1, 0}, {"1 ", -1, 0},
+      {"0.3", -1, 0}, {"1.", -1, 0}, {".5K", -1, 0}, {"1.0000001G", -1, 0}, {"1X", -1, 0},
+      {"1KB2", -1, 0}, {"1iB", -1, 0}, {"1KK", -1, 0}, {"16777216T", -1, 0},
+      {"18446744073709551616", -1, 0}, {"99999999999999999999999", -1, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    uint64_t got = 12345;
+    int rc = nxvk_parse_bytes(cases[i].text, &got);
+    if (cases[i].rc == 0)
+      CHECK(rc == 0 && got == cases[i].want, "parse_bytes \"%s\" = %llu (rc %d, got %llu)", cases[i].text,
+            (unsigned long long)cases[i].want, rc, (unsigned long long)got);
+    else
+      CHECK(rc == -1 && got == 12345, "parse_bytes \"%s\" is refused, *out untouched (rc %d)", cases[i].text, rc);
+  }
+  uint64_t v;
+  CHECK(nxvk_parse_bytes(NULL, &v) == -1, "parse_bytes NULL is refused");
+}
+
 static void test_error_map(void) {
   const char *names[64], *msgs[64];
   int n = 0;
@@ -1059,6 +1084,7 @@ static void test_threads(void) {
 
 int main(void) {
   test_error_map();
+  test_parse_bytes();
 
   nxvk_ctx_opts o = {0};
   int rc = nxvk_ctx_open(&o, &ctx);
