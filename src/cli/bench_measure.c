@@ -542,6 +542,27 @@ static bench_row *new_row(bench_ctx *b, const char *mode, const problem *p) {
 /* Rows are added before they are measured; a failed one is taken back. */
 static void drop_last_row(bench_ctx *b) { b->rep->nrows--; }
 
+/* Measure a new row's problem (freed here), take the row back if that
+ * failed, else set its share of the roofline (ops: of the copy bandwidth;
+ * matmul and shapes: of the FMA rate of its dtype) and print it. */
+static int measure_row(bench_ctx *b, problem *p, bench_row *row, unsigned want, const char *label) {
+  nxvk_dtype dt = p->dtype;
+  int status = measure(b, p, row, want, label);
+  problem_free(p);
+  if (status) {
+    drop_last_row(b);
+    return status;
+  }
+  if (strcmp(row->mode, "ops") == 0) {
+    if (b->peak_copy_gbps > 0) row->pct_peak = 100 * row->gbps / b->peak_copy_gbps;
+  } else if (b->peak_fma[dt] > 0) {
+    row->pct_peak = 100 * row->gflops / b->peak_fma[dt];
+  }
+  bench_progress_done(b);
+  bench_print_row(row);
+  return EXIT_OK;
+}
+
 /* dtype the device or the op cannot take: one note each, not per size */
 static bool dtype_usable(bench_ctx *b, const char *mode, const nxvk_op_desc *op, nxvk_dtype d) {
   if (!(op->dtypes & NXVK_DT(d))) {
@@ -590,15 +611,8 @@ int bench_ops(bench_ctx *b) {
         snprintf(label, sizeof label, "ops %s %s %s", p.op->name, nxvk_dtype_name(p.dtype), sz);
         bench_row *row = new_row(b, "ops", &p);
         if (!row) return cli_engine_error(NXVK_E_NO_MEMORY);
-        int status = measure(b, &p, row, WANT_E2E | WANT_CPU, label);
-        problem_free(&p);
-        if (status) {
-          drop_last_row(b);
-          return status;
-        }
-        if (b->peak_copy_gbps > 0) row->pct_peak = 100 * row->gbps / b->peak_copy_gbps;
-        bench_progress_done(b);
-        bench_print_row(row);
+        int status = measure_row(b, &p, row, WANT_E2E | WANT_CPU, label);
+        if (status) return status;
       }
     }
   return EXIT_OK;
@@ -644,15 +658,8 @@ static int matmul_shapes(bench_ctx *b, const nxvk_op_desc *op, const nxvk_dtype 
       const char *const *variants;
       snprintf(row->variant, sizeof row->variant, "%s", nxvk_op_variants(op, &variants) > 0 ? variants[0] : "default");
       snprintf(row->dims, sizeof row->dims, "%s", text);
-      int status = measure(b, &p, row, 0, label);
-      problem_free(&p);
-      if (status) {
-        drop_last_row(b);
-        return status;
-      }
-      if (b->peak_fma[dts[d]] > 0) row->pct_peak = 100 * row->gflops / b->peak_fma[dts[d]];
-      bench_progress_done(b);
-      bench_print_row(row);
+      int status = measure_row(b, &p, row, 0, label);
+      if (status) return status;
     }
   }
   return EXIT_OK;
@@ -712,15 +719,8 @@ int bench_matmul(bench_ctx *b) {
           bench_row *row = new_row(b, "matmul", &p);
           if (!row) return cli_engine_error(NXVK_E_NO_MEMORY);
           snprintf(row->variant, sizeof row->variant, "%s", nv > 0 ? variants[v] : "default");
-          int status = measure(b, &p, row, 0, label);
-          problem_free(&p);
-          if (status) {
-            drop_last_row(b);
-            return status;
-          }
-          if (b->peak_fma[dts[d]] > 0) row->pct_peak = 100 * row->gflops / b->peak_fma[dts[d]];
-          bench_progress_done(b);
-          bench_print_row(row);
+          int status = measure_row(b, &p, row, 0, label);
+          if (status) return status;
         }
     }
     if (o->nshapes) {
