@@ -49,10 +49,9 @@ static const coopmat_kernel coopmat_kernels[] = {
 };
 #define COOPMAT_KPAD 32u /* K is padded for the largest BK */
 
-static const coopmat_kernel *coopmat_pick(void) {
-  const char *env = getenv("NXVK_COOPMAT");
-  for (size_t i = 0; env && i < NXVK_ARRAY_LEN(coopmat_kernels); i++)
-    if (strcmp(env, coopmat_kernels[i].tag) == 0) return &coopmat_kernels[i];
+static const coopmat_kernel *coopmat_pick(const nxvk_ctx *c) {
+  for (size_t i = 0; i < NXVK_ARRAY_LEN(coopmat_kernels); i++)
+    if (strcmp(c->dot_tuning.coopmat, coopmat_kernels[i].tag) == 0) return &coopmat_kernels[i];
   return &coopmat_kernels[0];
 }
 static uint32_t coopmat_bm(const coopmat_kernel *k) { return k->wm * k->fr * 16; }
@@ -73,7 +72,7 @@ int nxvk_dot_supported(nxvk_ctx *c, const nxvk_op *op, const nxvk_attrs *a, cons
                          "dot: variant coopmat takes f32 (rounded to f16, summed in f32), not %s",
                          nxvk_dtype_name(in[i].dtype));
   const nxvk_device_info *d = &c->info;
-  const coopmat_kernel *k = coopmat_pick();
+  const coopmat_kernel *k = coopmat_pick(c);
   char need[96];
   snprintf(need, sizeof need, "%u bytes of shared memory are too many", coopmat_shared(k));
   const char *why = !d->coop_matrix_nv ? "no VK_NV_cooperative_matrix"
@@ -148,11 +147,7 @@ static void tile_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t cfg[5]) {
   bool cpu = strcmp(c->info.type, "cpu") == 0;
   const uint32_t *want = cpu ? small : (dt == NXVK_F64 ? gpu_f64 : gpu_f32);
   memcpy(cfg, want, 5 * sizeof *cfg);
-  const char *env = getenv("NXVK_DOT_TILES");
-  unsigned v[5];
-  if (env && sscanf(env, "%u,%u,%u,%u,%u", &v[0], &v[1], &v[2], &v[3], &v[4]) == 5 && v[3] && v[4] &&
-      v[0] % v[3] == 0 && v[1] % v[4] == 0)
-    for (int i = 0; i < 5; i++) cfg[i] = v[i];
+  if (c->dot_tuning.tiles[3]) memcpy(cfg, c->dot_tuning.tiles, 5 * sizeof *cfg);
   for (int attempt = 0; attempt < 3; attempt++) {
     uint32_t wg = (cfg[0] / cfg[3]) * (cfg[1] / cfg[4]);
     uint64_t shared = (uint64_t)cfg[2] * (cfg[0] + 1 + cfg[1]) * nxvk_dtype_size(dt);
@@ -243,15 +238,13 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
    * enough for the largest tile (at 128^2 and 256^2 the 16 x 16 grid's
    * smaller tiles took 9.7 and 14.0 us, the narrow grid 13.2 and 20.5).
    * NXVK_DOT_NT=256 or 128 picks the grid for tuning runs. */
-  const char *nt = getenv("NXVK_DOT_NT");
-  bool narrow = dt == NXVK_F64 && (nt ? strcmp(nt, "128") == 0 : split == 1 && i == 0);
-  const char *env = getenv("NXVK_DOT_VEC");
-  unsigned v[4] = {0, 0, 0, 1};
+  uint32_t nt = c->dot_tuning.nt;
+  bool narrow = dt == NXVK_F64 && (nt ? nt == 128 : split == 1 && i == 0);
+  const uint32_t *v = c->dot_tuning.vec; /* all 0 when unset: fails v[0] >= 1 */
   uint32_t max_blocks = dt == NXVK_F64 ? 4 : 8; /* f64: the shader's literal expansion covers 4 x 4 */
   bool forced = false;
-  if (env && sscanf(env, "%u,%u,%u,%u", &v[0], &v[1], &v[2], &v[3]) >= 3 && v[0] >= 1 &&
-      v[0] <= max_blocks && v[1] >= 1 && v[1] <= max_blocks && v[2] >= q && v[2] <= 64 && v[2] % q == 0 &&
-      v[3] >= 1 && v[3] <= 64) {
+  if (v[0] >= 1 && v[0] <= max_blocks && v[1] >= 1 && v[1] <= max_blocks && v[2] >= q && v[2] <= 64 &&
+      v[2] % q == 0 && v[3] >= 1 && v[3] <= 64) {
     uint32_t w[3] = {v[0], v[1], v[2]};
     if (vec_shared_bytes(w, dt, narrow ? 8 : 16) <= c->info.max_shared_memory) {
       memcpy(cfg, w, sizeof w);
@@ -288,12 +281,7 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
  * 2 (19.0 TFLOPS at 4096^2 on an H200 against 16.1 with 16, the f32
  * layout), unless NXVK_DOT_LANES (2, 4, 8 or 16) says otherwise; at most
  * the grid's width. */
-static uint32_t vec_lanes(void) {
-  const char *env = getenv("NXVK_DOT_LANES");
-  if (env && (!strcmp(env, "2") || !strcmp(env, "4") || !strcmp(env, "8") || !strcmp(env, "16")))
-    return (uint32_t)atoi(env);
-  return 2;
-}
+static uint32_t vec_lanes(const nxvk_ctx *c) { return c->dot_tuning.lanes ? c->dot_tuning.lanes : 2; }
 
 /* One pass of a 1-D kernel (meta: 5 words) from src into a scratch of
  * `words` 4-byte words it creates, one invocation per word; the scratch
@@ -352,10 +340,10 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_buffer *a, nxv
  * 4) 121 / 132, 512x6144x1024 (S = 8) 169 / 183; but at S = 3 and 5 the
  * kernel runs slower than the copy saves (1000x3000x700, S = 5: 158 / 147),
  * with or without the division by S, so it is the row length K * S in the
- * address that NVIDIA's compiler takes badly.  NXVK_DOT_SPLIT=copy (env)
+ * address that NVIDIA's compiler takes badly.  NXVK_DOT_SPLIT=copy (forced)
  * always copies. */
-static bool chunks_in_place(nxvk_dtype dt, uint32_t S, bool pad_b, const char *env) {
-  if (env && strcmp(env, "copy") == 0) return false;
+static bool chunks_in_place(nxvk_dtype dt, uint32_t S, bool pad_b, const char *forced) {
+  if (strcmp(forced, "copy") == 0) return false;
   return dt == NXVK_F32 && !pad_b && (S & (S - 1)) == 0;
 }
 
@@ -382,12 +370,12 @@ static enum split_form split_form(nxvk_ctx *c, nxvk_dtype dt, const uint32_t vcf
                                   uint32_t batch, bool pad_b) {
   uint32_t S = vcfg[3], KC = vcfg[4];
   uint64_t size = nxvk_dtype_size(dt), range = c->info.max_storage_buffer_range;
-  const char *env = getenv("NXVK_DOT_SPLIT");
-  enum split_form batch_form = chunks_in_place(dt, S, pad_b, env) ? SPLIT_BATCH_IN_PLACE : SPLIT_BATCH_COPY;
+  const char *forced = c->dot_tuning.split; /* "" = the rule */
+  enum split_form batch_form = chunks_in_place(dt, S, pad_b, forced) ? SPLIT_BATCH_IN_PLACE : SPLIT_BATCH_COPY;
   if (batch_form == SPLIT_BATCH_COPY && ((uint64_t)batch * S * M * KC * size > range ||
                                          (pad_b && (uint64_t)batch * S * KC * N * size > range)))
     return SPLIT_KERNEL;
-  if (env && *env) return strcmp(env, "batch") == 0 || strcmp(env, "copy") == 0 ? batch_form : SPLIT_KERNEL;
+  if (*forced) return strcmp(forced, "batch") == 0 || strcmp(forced, "copy") == 0 ? batch_form : SPLIT_KERNEL;
   if (batch_form == SPLIT_BATCH_IN_PLACE) return vcfg[0] == vcfg[1] ? batch_form : SPLIT_KERNEL;
   return dt == NXVK_F32 && vcfg[0] == 2 && vcfg[1] == 2 && KC >= 512 && !pad_b ? batch_form : SPLIT_KERNEL;
 }
@@ -422,7 +410,7 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
     nxvk_meta metas[2] = {{in[0]->dtype, *x}, {in[1]->dtype, *y}};
     int rc = nxvk_dot_supported(c, op, a, metas, 2);
     if (rc) return rc;
-    return dot_coopmat(r, coopmat_pick(), in[0]->buf, in[1]->buf, out->buf, M, N, K, batch);
+    return dot_coopmat(r, coopmat_pick(c), in[0]->buf, in[1]->buf, out->buf, M, N, K, batch);
   }
   uint32_t cfg[5];
   tile_config(c, dtype, cfg);
@@ -463,7 +451,7 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   if (vec && vec_fits) {
     /* vector loads need whole vectors: rows of A (K) and of B and C (N) */
     uint32_t S = vcfg[3];
-    uint32_t lanes = vec_lanes();
+    uint32_t lanes = vec_lanes(c);
     if (lanes > vtx) lanes = vtx; /* at most the grid's width */
     uint32_t vspec[4] = {vcfg[0], vcfg[1], vcfg[2], lanes}, nspec = dtype == NXVK_F64 ? 4 : 3;
     uint32_t meta[7] = {M, N, K, batch, (K % q == 0 ? 1u : 0u) | (N % q == 0 ? 2u : 0u), S, vcfg[4]};

@@ -164,6 +164,27 @@ static void read_test_faults(nxvk_ctx *c) {
   }
 }
 
+/* Only the syntax is checked here: whether a tile fits the device and the
+ * dtype is dot.c's to judge when it uses one. */
+static void read_dot_tuning(nxvk_dot_tuning *t) {
+  const char *env;
+  memset(t, 0, sizeof *t);
+  if ((env = getenv("NXVK_COOPMAT"))) snprintf(t->coopmat, sizeof t->coopmat, "%s", env);
+  unsigned v[5];
+  if ((env = getenv("NXVK_DOT_TILES")) &&
+      sscanf(env, "%u,%u,%u,%u,%u", &v[0], &v[1], &v[2], &v[3], &v[4]) == 5 && v[3] && v[4] &&
+      v[0] % v[3] == 0 && v[1] % v[4] == 0)
+    for (int i = 0; i < 5; i++) t->tiles[i] = v[i];
+  v[3] = 1;
+  if ((env = getenv("NXVK_DOT_VEC")) && sscanf(env, "%u,%u,%u,%u", &v[0], &v[1], &v[2], &v[3]) >= 3)
+    for (int i = 0; i < 4; i++) t->vec[i] = v[i];
+  if ((env = getenv("NXVK_DOT_NT"))) t->nt = strcmp(env, "128") == 0 ? 128 : 256;
+  if ((env = getenv("NXVK_DOT_LANES")) &&
+      (!strcmp(env, "2") || !strcmp(env, "4") || !strcmp(env, "8") || !strcmp(env, "16")))
+    t->lanes = (uint32_t)atoi(env);
+  if ((env = getenv("NXVK_DOT_SPLIT"))) snprintf(t->split, sizeof t->split, "%s", env);
+}
+
 bool nxvk_ctx_lost(nxvk_ctx *c) { return atomic_load(&c->lost); }
 void nxvk_ctx_mark_lost(nxvk_ctx *c) { atomic_store(&c->lost, true); }
 
@@ -260,6 +281,7 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
     c->reduce_partials = parts && atoi(parts) >= 2 && atoi(parts) <= NXVK_REDUCE_MAX_PARTIALS
                              ? (uint32_t)atoi(parts)
                              : 1024;
+    read_dot_tuning(&c->dot_tuning);
     rc = device_create(c);
   }
   if (rc) {

@@ -110,6 +110,18 @@ void nxvk_pool_trim(nxvk_ctx *c);
 
 #define NXVK_REDUCE_MAX_PARTIALS 16384
 
+/* dot.c's tuning overrides, read from the environment once when the
+ * context opens (not per product); dot.c checks each against the device
+ * and the dtype, and one that is unset or malformed leaves its rule alone. */
+typedef struct nxvk_dot_tuning {
+  char coopmat[16];  /* NXVK_COOPMAT: a coopmat kernel's tag; "" = the default */
+  uint32_t tiles[5]; /* NXVK_DOT_TILES=BM,BN,BK,TM,TN; all 0 = unset */
+  uint32_t vec[4];   /* NXVK_DOT_VEC=RB,CB,BK[,S] (S = 1 if left out); all 0 = unset */
+  uint32_t nt;       /* NXVK_DOT_NT: 128 = f64's narrow grid, 256 (any other value) the wide, 0 the rule */
+  uint32_t lanes;    /* NXVK_DOT_LANES: 2, 4, 8 or 16; 0 = the rule */
+  char split[16];    /* NXVK_DOT_SPLIT: kernel, batch or copy; "" = the rule */
+} nxvk_dot_tuning;
+
 struct nxvk_ctx {
   nxvk_instance *inst;                 /* always owned (one reference) */
   VkPhysicalDevice physical;
@@ -125,6 +137,7 @@ struct nxvk_ctx {
   uint32_t ew_blocked;                 /* 1: a workgroup's round is contiguous (codegen.c) */
   bool reduce_fold;                    /* one pass over partials (reduce.c) */
   uint32_t reduce_partials;            /* most partials of a split reduction, 2..MAX */
+  nxvk_dot_tuning dot_tuning;          /* NXVK_DOT_* and NXVK_COOPMAT (dot.c) */
   bool kernel_stats;                   /* capture the driver's statistics per kernel */
   atomic_bool lost;                    /* VK_ERROR_DEVICE_LOST seen */
 
