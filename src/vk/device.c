@@ -256,6 +256,7 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
     c->host_visible_fast_path =
         (strcmp(c->info.type, "cpu") == 0 || strcmp(c->info.type, "integrated") == 0) &&
         !(staging && strcmp(staging, "1") == 0);
+    c->no_dedicated = getenv("NXVK_NO_DEDICATED") != NULL; /* set to anything (nxvk(1)) */
     /* GPUs need several loads in flight per invocation of an elementwise
      * kernel; CPU devices run workgroups as loops and gain nothing.  8 a
      * workgroup apart (blocked) was the one form of four at >= 0.9 of

@@ -174,7 +174,7 @@ int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_b
   }
   VkMemoryRequirements req = req2.memoryRequirements;
   bool dedicated = v11 && (dreq.prefersDedicatedAllocation || dreq.requiresDedicatedAllocation) &&
-                   !getenv("NXVK_NO_DEDICATED");
+                   !c->no_dedicated;
   bool map = host_visible || c->host_visible_fast_path;
   VkMemoryPropertyFlags need = map ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                          VK_MEMORY_PROPERTY_HOST_COHERENT_BIT

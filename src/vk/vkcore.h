@@ -133,6 +133,7 @@ struct nxvk_ctx {
   VkQueue queue;
   pthread_mutex_t queue_lock;          /* held around every vkQueueSubmit */
   bool host_visible_fast_path;         /* CPU / UMA devices: map device memory */
+  bool no_dedicated;                   /* NXVK_NO_DEDICATED: never a dedicated allocation (memory.c) */
   uint32_t ew_unroll;                  /* elements per invocation and round (codegen.c) */
   uint32_t ew_blocked;                 /* 1: a workgroup's round is contiguous (codegen.c) */
   bool reduce_fold;                    /* one pass over partials (reduce.c) */
