@@ -38,6 +38,21 @@ static const struct command *find(const char *name) {
   return NULL;
 }
 
+/* An unknown command, with the nearest one when a typo is likely. */
+static int unknown_command(const char *name) {
+  const char *names[sizeof commands / sizeof commands[0] + 2];
+  int n = 0;
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) names[n++] = commands[i].name;
+  names[n++] = "help";
+  names[n++] = "version";
+  const char *near = cli_nearest(name, names, n);
+  if (near)
+    fprintf(stderr, "nxvk: error: unknown command '%s'; did you mean '%s'? (see 'nxvk --help')\n", name, near);
+  else
+    fprintf(stderr, "nxvk: error: unknown command '%s' (see 'nxvk --help')\n", name);
+  return EXIT_USAGE;
+}
+
 static int finish_stdout(int status) {
   /* a write to a closed pipe or a full disk is a failure, not silence */
   if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -67,19 +82,13 @@ int main(int argc, char **argv) {
       return finish_stdout(EXIT_OK);
     }
     const struct command *c = find(argv[2]);
-    if (!c) {
-      fprintf(stderr, "nxvk: error: unknown command '%s' (see 'nxvk --help')\n", argv[2]);
-      return EXIT_USAGE;
-    }
+    if (!c) return unknown_command(argv[2]);
     char *hargv[] = {argv[2], "--help", NULL};
     nxvk_cli cli = {0};
     return finish_stdout(c->fn(2, hargv, &cli));
   }
   const struct command *c = find(name);
-  if (!c) {
-    fprintf(stderr, "nxvk: error: unknown command '%s' (see 'nxvk --help')\n", name);
-    return EXIT_USAGE;
-  }
+  if (!c) return unknown_command(name);
   nxvk_cli cli = {0};
   int status = c->fn(argc - 1, argv + 1, &cli);
   if (c->flags & NEEDS_DEVICE) status = cli_close_device(&cli, status);

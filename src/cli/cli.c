@@ -40,6 +40,58 @@ int cli_engine_error(int code) {
   return nxvk_err_exit_status(code);
 }
 
+/* Optimal string alignment distance (an adjacent swap counts one): the
+ * measure of "did you mean" (git's help.c suggests the same way). */
+int cli_edit_distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b);
+  if (la > 64 || lb > 64) return 1 << 20;
+  int d[65][65];
+  for (size_t i = 0; i <= la; i++) d[i][0] = (int)i;
+  for (size_t j = 0; j <= lb; j++) d[0][j] = (int)j;
+  for (size_t i = 1; i <= la; i++)
+    for (size_t j = 1; j <= lb; j++) {
+      int cost = a[i - 1] != b[j - 1];
+      int v = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+      if (d[i - 1][j - 1] + cost < v) v = d[i - 1][j - 1] + cost;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+        v = d[i - 2][j - 2] + 1;
+      d[i][j] = v;
+    }
+  return d[la][lb];
+}
+
+const char *cli_nearest(const char *typed, const char *const *cands, int n) {
+  size_t len = strlen(typed);
+  int limit = len <= 3 ? 1 : len <= 6 ? 2 : 3, best = limit + 1;
+  const char *pick = NULL;
+  for (int i = 0; i < n; i++) {
+    int dist = cli_edit_distance(typed, cands[i]);
+    /* a cut-off name ("conf" for "conformance") is as near as one typo */
+    if (len >= 3 && strncmp(cands[i], typed, len) == 0 && dist > 1) dist = 1;
+    if (dist < best) {
+      best = dist;
+      pick = cands[i];
+    }
+  }
+  return pick;
+}
+
+/* " ; did you mean '--json'?" for an unknown long option, else "". */
+static const char *option_hint(const nxvk_option *opts, const char *typed, size_t len) {
+  static char hint[96];
+  const char *names[128];
+  char word[64];
+  int n = 0;
+  for (int i = 0; opts && opts[i].name && n < 127; i++) names[n++] = opts[i].name;
+  names[n++] = "help";
+  snprintf(word, sizeof word, "%.*s", (int)(len < sizeof word ? len : sizeof word - 1), typed);
+  const char *near = cli_nearest(word, names, n);
+  hint[0] = '\0';
+  if (near) snprintf(hint, sizeof hint, "; did you mean '--%s'?", near);
+  return hint;
+}
+
 static const nxvk_option *find_long(const nxvk_option *opts, const char *name, size_t len) {
   for (int i = 0; opts && opts[i].name; i++)
     if (strlen(opts[i].name) == len && strncmp(opts[i].name, name, len) == 0) return &opts[i];
@@ -102,14 +154,22 @@ int cli_parse(int argc, char **argv, const nxvk_usage *u, const nxvk_option *opt
       const char *eq = strchr(a + 2, '=');
       size_t len = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
       o = find_long(opts, a + 2, len);
-      if (!o) return cli_usage_error(u, "unknown option '%.*s'", (int)len + 2, a);
+      if (!o) return cli_usage_error(u, "unknown option '%.*s'%s", (int)len + 2, a, option_hint(opts, a + 2, len));
       if (eq) {
         if (!takes_arg(o)) return cli_usage_error(u, "--%s takes no value", o->name);
         val = eq + 1;
       }
     } else {
       o = find_short(opts, a[1]);
-      if (!o || a[2]) return cli_usage_error(u, "unknown option '%s'", a);
+      /* "-json" for "--json" */
+      if (a[2] && (!o || !takes_arg(o)) && find_long(opts, a + 1, strlen(a + 1)))
+        return cli_usage_error(u, "unknown option '%s'; did you mean '-%s'?", a, a);
+      if (!o) return cli_usage_error(u, "unknown option '%.2s'", a);
+      /* a short option's value may follow it directly: -oFILE */
+      if (a[2]) {
+        if (!takes_arg(o)) return cli_usage_error(u, "-%c (--%s) takes no value ('%s')", a[1], o->name, a);
+        val = a + 2;
+      }
     }
     if (takes_arg(o) && !val) {
       if (i + 1 >= argc) return cli_usage_error(u, "--%s needs a value (%s)", o->name, o->arg);

@@ -54,6 +54,11 @@ typedef struct nxvk_usage {
 int cli_parse(int argc, char **argv, const nxvk_usage *u, const nxvk_option *opts, int *npos);
 void cli_print_usage(FILE *f, const nxvk_usage *u, const nxvk_option *opts);
 
+/* "Did you mean": the candidate nearest to typed (edit distance, or typed
+ * cut short), or NULL when none is near enough to suggest. */
+const char *cli_nearest(const char *typed, const char *const *cands, int n);
+int cli_edit_distance(const char *a, const char *b);
+
 /* Print `nxvk: error: MSG` (one line) and return EXIT_USAGE. */
 int cli_usage_error(const nxvk_usage *u, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

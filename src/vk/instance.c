@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static pthread_mutex_t instance_lock = PTHREAD_MUTEX_INITIALIZER;
 static nxvk_instance *shared_instance;
@@ -70,6 +71,31 @@ static bool instance_ext_present(const char *name) {
   return found;
 }
 
+/* Why the loader found no driver, as one line a user can act on: which
+ * variable chose the driver manifests (and whether that file is there), or
+ * where the loader looked, and which package gives a CPU driver. */
+int nxvk_no_driver_error(const char *what) {
+  static const char *const vars[] = {"VK_DRIVER_FILES", "VK_ICD_FILENAMES"};
+  char where[1200] = "";
+  for (size_t i = 0; i < sizeof vars / sizeof vars[0] && !where[0]; i++) {
+    const char *v = getenv(vars[i]);
+    if (!v || !*v) continue;
+    char first[512];
+    size_t n = strcspn(v, ":");
+    snprintf(first, sizeof first, "%.*s", (int)(n < sizeof first ? n : sizeof first - 1), v);
+    bool there = access(first, R_OK) == 0;
+    snprintf(where, sizeof where, "%s=%s %s; unset it or point it at a driver manifest such as "
+             "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json", vars[i], v,
+             there ? "names a driver that did not load" : "names no readable file");
+  }
+  if (!where[0])
+    snprintf(where, sizeof where,
+             "VK_DRIVER_FILES and VK_ICD_FILENAMES are not set, and no driver manifest in "
+             "/usr/share/vulkan/icd.d or /etc/vulkan/icd.d loaded");
+  return nxvk_seterr(NXVK_E_NO_DEVICE, "%s (%s); for a CPU driver install mesa-vulkan-drivers "
+                     "(Debian, Ubuntu, Fedora)", what, where);
+}
+
 static int instance_create(bool validate, nxvk_instance *inst) {
   const char *layers[1];
   const char *exts[4];
@@ -119,7 +145,10 @@ static int instance_create(bool validate, nxvk_instance *inst) {
       .enabledExtensionCount = nexts,
       .ppEnabledExtensionNames = exts,
   };
-  VK_CHECK(vkCreateInstance(&ci, NULL, &inst->instance));
+  VkResult cr = vkCreateInstance(&ci, NULL, &inst->instance);
+  /* the loader says INCOMPATIBLE_DRIVER when it found no driver at all */
+  if (cr == VK_ERROR_INCOMPATIBLE_DRIVER) return nxvk_no_driver_error("no Vulkan driver found");
+  if (cr != VK_SUCCESS) return nxvk_vk_fail(cr, "vkCreateInstance", __FILE__, __LINE__);
   volkLoadInstanceOnly(inst->instance);
   inst->validate = validate;
   if (validate && debug_utils) {
@@ -466,8 +495,7 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
 int nxvk_enumerate(nxvk_instance *inst, VkPhysicalDevice **out, uint32_t *count) {
   uint32_t n = 0;
   VK_CHECK(vkEnumeratePhysicalDevices(inst->instance, &n, NULL));
-  if (n == 0) return nxvk_seterr(NXVK_E_NO_DEVICE, "no Vulkan device found (is a driver installed? "
-                                                   "Debian: mesa-vulkan-drivers)");
+  if (n == 0) return nxvk_no_driver_error("no Vulkan device found");
   VkPhysicalDevice *pds = calloc(n, sizeof *pds);
   if (!pds) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
   VkResult r = vkEnumeratePhysicalDevices(inst->instance, &n, pds);

@@ -20,6 +20,8 @@
 
 /* Map a failed VkResult to our code, record `file:line call` and return. */
 int nxvk_vk_fail(VkResult r, const char *call, const char *file, int line);
+/* NXVK_E_NO_DEVICE with what the loader was told (VK_DRIVER_FILES, ...) */
+int nxvk_no_driver_error(const char *what);
 #define VK_CHECK(call)                                                   \
   do {                                                                   \
     VkResult vkr_ = (call);                                              \

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # test_cli.sh - the command line as a user meets it: help and version on
-# stdout with status 0, usage errors as one stderr line with status 2,
+# stdout with status 0, usage errors as one stderr line with status 2
+# ("did you mean" the nearest command or option), -oFILE and --output=FILE,
+# no Vulkan driver (status 3, which variable points where, which package),
 # `nxvk info --json` with every field on every device, device choice
 # (--device N|NAME, NXVK_DEVICE; status 3 when there is no such device),
 # the binary without a Vulkan loader (status 3, "no Vulkan loader found",
@@ -80,6 +82,67 @@ usage_err "run with nothing to run" "run" run
 usage_err "--device without its value" "--device" info --device
 run
 ok "$([ "$rc" -eq 2 ] && [ ! -s "$out" ] && grep -q '^usage: nxvk' "$err"; echo $?)" "nxvk with no arguments: exit 2, usage on stderr" "$(diag)"
+
+# ---- "did you mean": the nearest command or option for a typo, none for a stranger
+usage_err "a swapped command" "did you mean 'info'?" ifno
+usage_err "a cut-short command" "did you mean 'conformance'?" conf
+usage_err "nxvk help of a misspelt command" "did you mean 'run'?" help rnu
+usage_err "a misspelt long option" "did you mean '--json'?" info --jsn
+usage_err "a long option with one dash" "did you mean '--json'?" info -json
+usage_err "a misspelt option of run" "did you mean '--output'?" run --ouptut x.npy
+for args in "frobnicate" "info --frob"; do
+  run $args
+  ok "$([ "$rc" -eq 2 ] && ! grep -q 'did you mean' "$err"; echo $?)" "nxvk $args: nothing near enough, no suggestion" "$(diag)"
+done
+
+# ---- short option values attached (-oFILE) or apart (-o FILE), and --output=FILE
+for form in "-o$T/att.npy" "-o $T/sep.npy" "--output=$T/eq.npy"; do
+  f=$(printf '%s' "$form" | sed 's/^-o *//; s/^--output=//')
+  rm -f "$f"
+  run run --op negate $form '{"dtype":"f32","shape":[2],"data":[1,2]}'
+  ok "$([ "$rc" -eq 0 ] && [ -s "$f" ] && [ ! -e "$T/-o" ] && $PY -c 'import numpy,sys; a=numpy.load(sys.argv[1]); sys.exit(0 if list(a)==[-1,-2] else 1)' "$f"; echo $?)" \
+    "run --op negate $form writes [-1,-2] there" "$(diag)"
+done
+usage_err "an unknown short option with a value attached" "'-z'" run -zfoo
+
+# ---- no Vulkan driver: which variable points where, which package gives one; exit 3
+nodrv() { # desc var=value args...: one stderr line that helps, exit 3, stdout empty
+  local desc=$1 setting=$2
+  shift 2
+  env_run -u VK_DRIVER_FILES -u VK_ICD_FILENAMES "$setting" "$NXVK" "$@"
+  # conformance's TAP stream opens before the device: its plan says 1..0 then
+  ok "$([ "$rc" -eq 3 ] && { [ ! -s "$out" ] || ! grep -q '^ok' "$out"; } && [ "$(wc -l <"$err")" -eq 1 ] && grep -q '^nxvk: error: no Vulkan driver found' "$err" &&
+        grep -qF "$setting" "$err" && grep -q 'mesa-vulkan-drivers' "$err" && ! grep -q 'VK_ERROR' "$err"; echo $?)" \
+    "$desc: 'no Vulkan driver found', names $setting and mesa-vulkan-drivers, exit 3" "$(diag)"
+}
+nodrv "info with VK_DRIVER_FILES at a missing file" VK_DRIVER_FILES=/nonexistent.json info
+nodrv "info --json with VK_DRIVER_FILES at a missing file" VK_DRIVER_FILES=/nonexistent.json info --json
+nodrv "info with VK_ICD_FILENAMES at a missing file" VK_ICD_FILENAMES=/nonexistent.json info
+nodrv "run with no driver" VK_DRIVER_FILES=/nonexistent.json run --op negate '{"dtype":"f32","shape":[1],"data":[1]}'
+nodrv "bench with no driver" VK_DRIVER_FILES=/nonexistent.json bench peak --min-time 0
+nodrv "stress with no driver" VK_DRIVER_FILES=/nonexistent.json stress oom --quick
+nodrv "conformance with no driver" VK_DRIVER_FILES=/nonexistent.json conformance --quick --op add
+env_run VK_DRIVER_FILES=/nonexistent.json "$NXVK" port </dev/null
+ok "$([ "$rc" -eq 3 ] && grep -q 'no Vulkan driver found' "$err"; echo $?)" "port with no driver: exit 3, 'no Vulkan driver found'" "$(diag)"
+# a file that is there but no driver manifest
+env_run VK_DRIVER_FILES="$T/nxvk" "$NXVK" info
+ok "$([ "$rc" -eq 3 ] && grep -qF "VK_DRIVER_FILES=$T/nxvk names a driver that did not load" "$err"; echo $?)" \
+  "VK_DRIVER_FILES at a file that is no driver: says it did not load" "$(diag)"
+# no variable set and the manifest folders empty (a private mount namespace)
+if unshare -r -m true 2>/dev/null; then
+  mkdir -p "$T/empty"
+  cat >"$T/nodrv.sh" <<EOF
+for d in /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/share/vulkan/icd.d; do [ -d "\$d" ] && mount --bind "$T/empty" "\$d"; done
+unset VK_DRIVER_FILES VK_ICD_FILENAMES VK_ADD_DRIVER_FILES
+"$NXVK" info
+EOF
+  unshare -r -m bash "$T/nodrv.sh" >"$out" 2>"$err"
+  rc=$?
+  ok "$([ "$rc" -eq 3 ] && [ "$(wc -l <"$err")" -eq 1 ] && grep -q 'no Vulkan driver found (VK_DRIVER_FILES and VK_ICD_FILENAMES are not set' "$err" &&
+        grep -q 'mesa-vulkan-drivers' "$err"; echo $?)" "no manifest anywhere and no variable: says neither is set, where it looked, exit 3" "$(diag)"
+else
+  echo "# cannot empty the driver manifest folders here (unshare -r -m refused): that no-driver check needs another machine"
+fi
 
 # ---- info --json: every device, every field
 run info --json
