@@ -23,6 +23,8 @@ defmodule Nxvk do
 
   alias Nxvk.{Server, Tensor}
 
+  @before_compile Nxvk.Bang
+
   @type result(t) :: {:ok, t} | {:error, {atom, String.t()}}
 
   # -------------------------------------------------------- data in, out
@@ -75,6 +77,13 @@ defmodule Nxvk do
   def to_list(%Tensor{} = t) do
     with {:ok, flat} <- to_flat_list(t), do: {:ok, Tensor.nest(flat, t.shape)}
   end
+
+  @doc """
+  Hands the tensor to process `pid`: it then lives as long as `pid` does
+  (a Task can make a tensor and give it to its caller before it ends).
+  """
+  @spec transfer(Tensor.t(), pid) :: :ok | {:error, {atom, String.t()}}
+  def transfer(%Tensor{server: s, handle: h}, pid) when is_pid(pid), do: Server.transfer(s, h, pid)
 
   @doc "Frees the tensor's device memory now (else its owner's exit does)."
   @spec free(Tensor.t()) :: :ok | {:error, {atom, String.t()}}

@@ -1,14 +1,23 @@
 # The suite runs against the real binary (../nxvk, built by make; or
-# NXVK_BIN).  A missing binary stops the application from starting, which
-# fails the run: never a skip that reads as a pass.
-bin = Nxvk.Server.binary_path()
+# NXVK_BIN).  A missing binary fails the run: never a skip that reads as a
+# pass.
+case Nxvk.Server.find_binary() do
+  {:ok, _} ->
+    :ok
 
-unless File.regular?(bin) do
-  IO.puts(:stderr, "nxvk binary not found at #{bin}: run make first (or set NXVK_BIN)")
-  System.halt(1)
+  {:error, message} ->
+    IO.puts(:stderr, message)
+    System.halt(1)
 end
 
-ExUnit.start(timeout: 180_000)
+nx? = Code.ensure_loaded?(Nx)
+
+formatters =
+  if nx?, do: [ExUnit.CLIFormatter, Nxvk.NativeCount], else: [ExUnit.CLIFormatter]
+
+# without Nx (NXVK_NO_NX=1) the Nx modules are left out, not passed
+exclude = if nx?, do: [], else: [:nx]
+ExUnit.start(timeout: 180_000, formatters: formatters, exclude: exclude)
 
 defmodule Nxvk.TestHelpers do
   @moduledoc false

@@ -6,6 +6,12 @@ defmodule Nxvk.Application do
 
   @impl true
   def start(_type, _args) do
+    # Nx is optional; when it is here its telemetry must run for ours
+    if Code.ensure_loaded?(Nx) do
+      {:ok, _} = Application.ensure_all_started(:nx)
+      Nxvk.Compiler.new_table()
+    end
+
     children =
       if Application.get_env(:nxvk, :start_server, true),
         do: [{Nxvk.Server, name: Nxvk.Server}],

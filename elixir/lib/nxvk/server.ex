@@ -12,19 +12,35 @@ defmodule Nxvk.Server do
   in one request.  So device memory follows the lifetime of Elixir
   processes, like binaries do.
 
-  The binary is, in order: the `:binary` option, the `NXVK_BIN`
-  environment variable, the `:binary` application setting of `:nxvk`, the
-  `NXVK` environment variable (the one tests/run.sh sets), or `../nxvk`
-  next to this project (where `make` builds it).
+  The binary is found when the server starts, in order: the `:binary`
+  option, the `NXVK_BIN` environment variable, the `:binary` application
+  setting of `:nxvk`, the `NXVK` environment variable (the one tests/run.sh
+  sets), `nxvk` on the `PATH`, or `nxvk` in the build tree this project sits
+  in (`../nxvk` from elixir/, where `make` puts it).  When there is none, the
+  server (and so the application) still starts; every request answers
+  `{:error, {:nxvk_not_found, message}}` naming the places looked in, and the
+  next request looks again.
+
+  Tensors are owned in one of two ways.  By default the calling process owns
+  the handles a request makes (freed when it exits, or handed on with
+  `transfer/3`).  With `gc: true` (what `Nxvk.Backend` uses) the reply
+  carries, under the key `:gc`, a map from each new handle to an
+  `Nxvk.GC` resource; the handle is freed when that resource is garbage
+  collected in whatever process holds it last.  Frees from collection are
+  batched: they go to the port just before the next request, or after 20 ms
+  of quiet.
 
   The protocol is man nxvk-port(7).
   """
   use GenServer
   require Logger
 
+  @before_compile Nxvk.Bang
+
   alias Nxvk.JSON
 
-  @default_binary Path.expand("../../../nxvk", __DIR__)
+  # the build tree: elixir/ sits in the repository whose make builds ../nxvk
+  @build_tree Path.expand("../../../nxvk", __DIR__)
   @default_timeout 120_000
 
   # ------------------------------------------------------------------ API
@@ -41,9 +57,48 @@ defmodule Nxvk.Server do
 
   @doc "The nxvk binary a server started with these options would run."
   def binary_path(opts \\ []) do
-    opts[:binary] || System.get_env("NXVK_BIN") || Application.get_env(:nxvk, :binary) ||
-      System.get_env("NXVK") || @default_binary
+    case find_binary(opts) do
+      {:ok, path} -> path
+      {:error, _} -> @build_tree
+    end
   end
+
+  @doc """
+  `{:ok, path}` of the nxvk binary to run, or `{:error, message}` saying
+  where it looked.  Looked up now (run time), not when this was compiled.
+  """
+  def find_binary(opts \\ []) do
+    explicit =
+      opts[:binary] || System.get_env("NXVK_BIN") || Application.get_env(:nxvk, :binary) ||
+        System.get_env("NXVK")
+
+    cond do
+      explicit && File.regular?(explicit) ->
+        {:ok, explicit}
+
+      explicit ->
+        {:error, "nxvk binary not found at #{explicit} (from :binary, NXVK_BIN or NXVK)"}
+
+      path = System.find_executable("nxvk") ->
+        {:ok, path}
+
+      File.regular?(@build_tree) ->
+        {:ok, @build_tree}
+
+      true ->
+        {:error,
+         "nxvk binary not found: set NXVK_BIN, put nxvk on the PATH, " <>
+           "or run make in the repository (#{@build_tree})"}
+    end
+  end
+
+  @doc """
+  Hands `tensor` (an `Nxvk.Tensor`, or a handle) to process `pid`: from now
+  on the tensor lives as long as `pid` does, not its maker.  `:ok`, or
+  `{:error, {:unknown_handle, _}}` when the server has no owner for it.
+  """
+  def transfer(server, handle, pid) when is_integer(handle) and is_pid(pid),
+    do: GenServer.call(server, {:transfer, handle, pid})
 
   @doc """
   Sends one request: `header` is a map (or `{:object, pairs}`) with at
@@ -56,9 +111,10 @@ defmodule Nxvk.Server do
   """
   def request(server, header, data \\ <<>>, opts \\ []) do
     timeout = opts[:timeout] || Application.get_env(:nxvk, :timeout, @default_timeout)
+    mode = if opts[:gc], do: :gc, else: :owner
 
     try do
-      GenServer.call(server, {:request, header, data}, timeout)
+      GenServer.call(server, {:request, header, data, mode}, timeout)
     catch
       :exit, reason -> {:error, {:server_down, Exception.format_exit(reason)}}
     end
@@ -90,38 +146,84 @@ defmodule Nxvk.Server do
 
   @impl true
   def init(opts) do
-    bin = binary_path(opts)
+    Process.flag(:trap_exit, true)
 
-    if File.regular?(bin) do
-      args = ["port" | Keyword.get(opts, :args, [])]
-      env = for {k, v} <- Keyword.get(opts, :env, []), do: {to_charlist(k), to_charlist(v)}
-      # the port's stderr stays separate: merged, it would corrupt the frames
-      port =
-        Port.open({:spawn_executable, bin}, [
-          {:packet, 4},
-          :binary,
-          :exit_status,
-          :use_stdio,
-          args: args,
-          env: env
-        ])
+    state = %{
+      port: nil,
+      opts: opts,
+      next_id: 1,
+      pending: %{},
+      owners: %{},
+      owner_of: %{},
+      gc_frees: [],
+      gc_timer: nil
+    }
 
-      Process.flag(:trap_exit, true)
-      {:ok, %{port: port, next_id: 1, pending: %{}, owners: %{}, owner_of: %{}}}
-    else
-      {:stop, {:nxvk_not_found, bin}}
+    # a missing binary is not fatal: the application boots, and requests
+    # say what is missing (and look again)
+    {:ok, open_port(state)}
+  end
+
+  defp open_port(%{port: nil} = state) do
+    case find_binary(state.opts) do
+      {:ok, bin} ->
+        args = ["port" | Keyword.get(state.opts, :args, [])]
+        env = for {k, v} <- Keyword.get(state.opts, :env, []), do: {to_charlist(k), to_charlist(v)}
+        # the port's stderr stays separate: merged, it would corrupt the frames
+        port =
+          Port.open({:spawn_executable, bin}, [
+            {:packet, 4},
+            :binary,
+            :exit_status,
+            :use_stdio,
+            args: args,
+            env: env
+          ])
+
+        %{state | port: port}
+
+      {:error, _} ->
+        state
     end
   end
 
+  defp open_port(state), do: state
+
   @impl true
-  def handle_call({:request, header, data}, {caller, _} = from, state) do
-    {pairs, cmd} = header_pairs(header)
-    state = if cmd == "free", do: disown(state, freed_handles(pairs)), else: state
-    {:noreply, send_request(state, pairs, data, {from, caller})}
+  def handle_call({:request, header, data, mode}, {caller, _} = from, state) do
+    case open_port(state) do
+      %{port: nil} = state ->
+        {:error, message} = find_binary(state.opts)
+        {:reply, {:error, {:nxvk_not_found, message}}, state}
+
+      state ->
+        {pairs, cmd} = header_pairs(header)
+        state = if cmd == "free", do: disown(state, freed_handles(pairs)), else: state
+        state = flush_gc(state)
+        # only put, op and run make handles (a get's reply names one it reads)
+        owner =
+          cond do
+            cmd not in ["put", "op", "run"] -> :none
+            mode == :gc -> {:gc, caller}
+            true -> caller
+          end
+
+        {:noreply, send_request(state, pairs, data, {from, owner})}
+    end
+  end
+
+  def handle_call({:transfer, handle, pid}, _from, state) do
+    case Map.fetch(state.owner_of, handle) do
+      {:ok, _old} -> {:reply, :ok, state |> disown([handle]) |> own(pid, [handle])}
+      :error -> {:reply, {:error, {:unknown_handle, "no owner holds handle #{handle}"}}, state}
+    end
   end
 
   def handle_call(:os_pid, _from, state) do
-    {:reply, elem(Port.info(state.port, :os_pid), 1), state}
+    case open_port(state) do
+      %{port: nil} = state -> {:reply, nil, state}
+      state -> {:reply, elem(Port.info(state.port, :os_pid), 1), state}
+    end
   end
 
   def handle_call(:owners, _from, state) do
@@ -141,6 +243,18 @@ defmodule Nxvk.Server do
     end
   end
 
+  def handle_info({:nxvk_gc, handle}, state) do
+    state = %{state | gc_frees: [handle | state.gc_frees]}
+
+    cond do
+      length(state.gc_frees) >= 1024 -> {:noreply, flush_gc(state)}
+      state.gc_timer -> {:noreply, state}
+      true -> {:noreply, %{state | gc_timer: Process.send_after(self(), :gc_flush, 20)}}
+    end
+  end
+
+  def handle_info(:gc_flush, state), do: {:noreply, flush_gc(%{state | gc_timer: nil})}
+
   def handle_info({:DOWN, _ref, :process, pid, _reason}, state) do
     case Map.pop(state.owners, pid) do
       {nil, _} ->
@@ -159,7 +273,7 @@ defmodule Nxvk.Server do
     for {_id, {{_, _} = from, _owner}} <- state.pending,
         do: GenServer.reply(from, {:error, {:port_exited, message}})
 
-    {:stop, {:port_exited, status}, %{state | pending: %{}, port: nil}}
+    {:stop, {:port_exited, status}, %{state | pending: %{}, port: nil, gc_frees: []}}
   end
 
   def handle_info({:EXIT, port, _reason}, %{port: port} = state), do: {:noreply, state}
@@ -208,6 +322,7 @@ defmodule Nxvk.Server do
   end
 
   defp free_internal(state, []), do: state
+  defp free_internal(%{port: nil} = state, _handles), do: state
 
   defp free_internal(state, handles) do
     send_request(state, [{"cmd", "free"}, {"handles", handles}], <<>>, {:internal, handles})
@@ -240,6 +355,28 @@ defmodule Nxvk.Server do
 
   defp answer(state, {:internal, _}, _reply, _bytes), do: state
 
+  defp answer(state, {from, {:gc, _caller} = owner}, %{"ok" => true} = reply, bytes) do
+    server = self()
+    handles = new_handles(reply)
+
+    try do
+      refs = Map.new(handles, &{&1, Nxvk.GC.make(server, &1)})
+      GenServer.reply(from, {:ok, Map.put(reply, :gc, refs), bytes})
+      state
+    rescue
+      # no NIF (built without a C compiler): the caller owns them, as by default
+      _ in [ErlangError, UndefinedFunctionError] ->
+        {_, caller} = owner
+        GenServer.reply(from, {:ok, Map.put(reply, :gc, %{}), bytes})
+        own(state, caller, handles)
+    end
+  end
+
+  defp answer(state, {from, :none}, %{"ok" => true} = reply, bytes) do
+    GenServer.reply(from, {:ok, reply, bytes})
+    state
+  end
+
   defp answer(state, {from, owner}, %{"ok" => true} = reply, bytes) do
     state = own(state, owner, new_handles(reply))
     GenServer.reply(from, {:ok, reply, bytes})
@@ -256,6 +393,14 @@ defmodule Nxvk.Server do
   defp new_handles(reply) do
     outputs = if is_list(reply["outputs"]), do: reply["outputs"], else: []
     for %{"handle" => h} <- [reply | outputs], is_integer(h), do: h
+  end
+
+  defp flush_gc(%{gc_frees: []} = state), do: state
+  defp flush_gc(%{port: nil} = state), do: state
+
+  defp flush_gc(state) do
+    if state.gc_timer, do: Process.cancel_timer(state.gc_timer)
+    free_internal(%{state | gc_frees: [], gc_timer: nil}, Enum.reverse(state.gc_frees))
   end
 
   defp own(state, _owner, []), do: state

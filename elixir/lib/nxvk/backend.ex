@@ -1,0 +1,769 @@
+if Code.ensure_loaded?(Nx) do
+  defmodule Nxvk.Backend do
+    @moduledoc """
+    An `Nx.Backend` over `nxvk port`: tensors live in device memory, ops run
+    on the GPU (or lavapipe), and the GPU driver runs in its own OS process.
+
+        Nx.default_backend(Nxvk.Backend)
+        a = Nx.tensor([[1.0, 2.0], [3.0, 4.0]])
+        Nx.add(a, 1.0) |> Nx.exp() |> Nx.sum(axes: [1])
+
+    Options: `device: N` (default 0) picks the port, one `nxvk port` per
+    device, started on first use (`Nx.default_backend({Nxvk.Backend, device: 1})`).
+    The physical device a port opens is N, unless the application setting
+    `:device_map` (a map N => index) says otherwise.
+
+    ## What runs where
+
+    Every callback either runs on the engine ("native") or falls back to
+    `Nx.BinaryBackend`: the inputs are downloaded, the op runs in Elixir,
+    and the result is uploaded again.  Nothing raises because a type or op
+    is missing on the engine.  `stats/0` counts, per callback, how many
+    calls ran each way, and every call emits the telemetry event
+    `[:nxvk, :backend, :call]` with measurement `%{count: 1}` and metadata
+    `%{callback: name, path: :native | :fallback, device: n}`.
+
+    Native, when the types allow (inputs are converted to the result type
+    inside the same request, as Nx does):
+
+      * element-wise: `add subtract multiply divide pow max min atan2`, the
+        comparisons, `exp log sqrt rsqrt sigmoid tanh sin cos expm1 log1p
+        erf abs negate sign floor ceil round is_nan`, `select`, `clip`;
+      * reductions `sum product reduce_max reduce_min argmax argmin`;
+      * `dot` (any contraction and batch axes: transposes and a batched
+        product), `as_type`, `reshape`, `squeeze`, `broadcast`, `transpose`,
+        `slice` with constant starts, `concatenate`, `iota`, `constant`,
+        `from_binary`, `to_binary`, `backend_copy/transfer/deallocate`.
+
+    The engine stores f32, f64 (where the device has it), s32 and u8.  Every
+    other Nx type (s64, the default integer; u16..u64, s8, s16, f16, bf16,
+    c64, c128) is held without loss in the BEAM, as a binary, and its ops
+    fall back.  Results of native ops whose Nx type is s64 but whose values
+    always fit (argmax, argmin) are computed natively and widened.
+
+    The documented fallback list (every callback not named above, and a
+    named one when its types are not native): `quotient remainder bitwise_*
+    left_shift right_shift logical_* all any count_leading_zeros
+    population_count cbrt acos asin atan cosh sinh tan acosh asinh atanh
+    erfc erf_inv conjugate real imag phase is_infinity eye pad reverse
+    put_slice take take_along_axis gather indexed_add indexed_put conv
+    reduce window_* map sort argsort top_k cumulative_* fft ifft fft2 ifft2
+    lu qr svd triangular_solve cholesky eigh solve determinant all_close
+    to_batched bitcast`, `slice` with tensor starts, `argmax`/`argmin`
+    with `tie_break: :high`, and integer `sum`/`product` (Nx widens them
+    to 64 bits).
+
+    ## Lifetime
+
+    A device tensor is freed when its term is garbage collected in the last
+    process that holds it (an `Nxvk.GC` resource: the NIF only sends the
+    port server a message), by `Nx.backend_deallocate/1`, or when the
+    server stops.  Tensors pass freely between processes.
+    """
+    @behaviour Nx.Backend
+
+    defstruct [:server, :handle, :ref, :host, device: 0]
+
+    alias Nx.Tensor, as: T
+    alias Nxvk.Graph, as: G
+
+    @small_constant 256
+
+    # ------------------------------------------------------------- devices
+
+    @doc "The server (pid) for device `n`, started on first use."
+    def server(n \\ 0)
+
+    def server(0) do
+      GenServer.whereis(Nxvk.Server) || raise "nxvk: the application (Nxvk.Server) is not running"
+    end
+
+    def server(n) when is_integer(n) and n > 0 do
+      name = :"Elixir.Nxvk.Server.#{n}"
+
+      case GenServer.whereis(name) do
+        nil ->
+          physical = Map.get(Application.get_env(:nxvk, :device_map, %{}), n, n)
+
+          spec = %{
+            id: name,
+            start: {Nxvk.Server, :start_link, [[name: name, env: [{"NXVK_DEVICE", "#{physical}"}]]]}
+          }
+
+          case Supervisor.start_child(Nxvk.Supervisor, spec) do
+            {:ok, pid} -> pid
+            {:error, {:already_started, pid}} -> pid
+            {:error, :already_present} -> (Supervisor.restart_child(Nxvk.Supervisor, name); server(n))
+            {:error, reason} -> raise "nxvk: cannot start the port for device #{n}: #{inspect(reason)}"
+          end
+
+        pid ->
+          pid
+      end
+    end
+
+    # --------------------------------------------------------------- stats
+
+    @callbacks (for {name, _} <- Nx.Backend.behaviour_info(:callbacks), uniq: true, do: name)
+               |> Enum.sort()
+    @index @callbacks |> Enum.with_index() |> Map.new()
+
+    defp counters do
+      case :persistent_term.get({__MODULE__, :counters}, nil) do
+        nil ->
+          c = :counters.new(2 * length(@callbacks), [:write_concurrency])
+          :persistent_term.put({__MODULE__, :counters}, c)
+          c
+
+        c ->
+          c
+      end
+    end
+
+    @doc """
+    Calls per callback since start (or `reset_stats/0`):
+    `%{add: %{native: 10, fallback: 0}, ...}`, only callbacks called.
+    """
+    def stats do
+      c = counters()
+
+      for {name, i} <- @index,
+          n = :counters.get(c, 2 * i + 1),
+          f = :counters.get(c, 2 * i + 2),
+          n + f > 0,
+          into: %{},
+          do: {name, %{native: n, fallback: f}}
+    end
+
+    @doc "Sets every count to zero."
+    def reset_stats do
+      c = counters()
+      for i <- 1..(2 * length(@callbacks)), do: :counters.put(c, i, 0)
+      :ok
+    end
+
+    defp count(name, path, device) do
+      i = Map.fetch!(@index, name)
+      :counters.add(counters(), 2 * i + if(path == :native, do: 1, else: 2), 1)
+      :telemetry.execute([:nxvk, :backend, :call], %{count: 1}, %{callback: name, path: path, device: device})
+    end
+
+    # ------------------------------------------------------- data helpers
+
+    @doc false
+    # the tensor as an Nx.BinaryBackend tensor (downloads device data)
+    def to_host(%T{data: %Nx.BinaryBackend{}} = t), do: t
+
+    def to_host(%T{data: %__MODULE__{host: bin}} = t) when is_binary(bin),
+      do: %{t | data: %Nx.BinaryBackend{state: bin}}
+
+    def to_host(%T{data: %__MODULE__{}} = t),
+      do: %{t | data: %Nx.BinaryBackend{state: download(t)}}
+
+    def to_host(%T{} = t), do: Nx.backend_copy(t, Nx.BinaryBackend)
+
+    @doc false
+    def host_binary(%T{data: %Nx.BinaryBackend{state: bin}}), do: bin
+    def host_binary(%T{data: %__MODULE__{host: bin}}) when is_binary(bin), do: bin
+    def host_binary(%T{} = t), do: to_host(t) |> host_binary()
+
+    defp download(%T{data: %__MODULE__{server: s, handle: h, ref: ref}}) do
+      case Nxvk.Server.request(s, %{"cmd" => "get", "handle" => h}) do
+        {:ok, _reply, bytes} ->
+          # the resource stays referenced until the bytes are here
+          _ = ref
+          bytes
+
+        {:error, {code, msg}} ->
+          raise RuntimeError, "nxvk: get: #{code}: #{msg}"
+      end
+    end
+
+    defp opts_device(opts), do: Keyword.get(opts, :device, 0)
+
+    defp device_of(tensors) do
+      Enum.find_value(tensors, 0, fn
+        %T{data: %__MODULE__{device: d}} -> d
+        _ -> nil
+      end)
+    end
+
+    defp host(out, bin, device),
+      do: %{out | data: %__MODULE__{host: bin, device: device, server: nil}}
+
+    defp upload(%T{type: type, shape: shape} = out, bin, device) do
+      if G.native?(type) do
+        s = server(device)
+        header = %{"cmd" => "put", "dtype" => G.dtype(type), "shape" => Tuple.to_list(shape)}
+
+        case Nxvk.Server.request(s, header, bin, gc: true) do
+          {:ok, reply, _} ->
+            h = reply["handle"]
+            %{out | data: %__MODULE__{server: s, handle: h, ref: reply[:gc][h], device: device}}
+
+          {:error, {code, _}} when code in [:unsupported_dtype, :too_large, :alloc_failed] ->
+            host(out, bin, device)
+
+          {:error, {code, msg}} ->
+            raise RuntimeError, "nxvk: put: #{code}: #{msg}"
+        end
+      else
+        host(out, bin, device)
+      end
+    end
+
+    # ------------------------------------------------- creation, transfer
+
+    @impl true
+    def init(opts) do
+      case Keyword.validate(opts, device: 0) do
+        {:ok, opts} -> opts
+        {:error, bad} -> raise ArgumentError, "Nxvk.Backend: unknown options #{inspect(bad)}"
+      end
+    end
+
+    @impl true
+    def constant(out, number, opts) do
+      count(:constant, :native, opts_device(opts))
+      %{data: %{state: bin}} = Nx.BinaryBackend.constant(out, number, [])
+      # small constants (the scalars of Nx.add(t, 1.0)) ride in the frame of
+      # the op that uses them; larger ones go to the device now
+      if Nx.size(out) <= @small_constant,
+        do: host(out, bin, opts_device(opts)),
+        else: upload(out, bin, opts_device(opts))
+    end
+
+    @impl true
+    def from_binary(out, binary, opts) do
+      count(:from_binary, :native, opts_device(opts))
+      upload(out, IO.iodata_to_binary(binary), opts_device(opts))
+    end
+
+    @impl true
+    def to_binary(%T{type: {_, bits}} = t, limit) do
+      count(:to_binary, :native, device_of([t]))
+      bin = host_binary(t)
+      bytes = limit * div(bits, 8)
+      if byte_size(bin) <= bytes, do: bin, else: binary_part(bin, 0, bytes)
+    end
+
+    @impl true
+    def inspect(t, inspect_opts) do
+      count(:inspect, :native, device_of([t]))
+      limit = inspect_opts.limit
+      bin = host_binary(t)
+      {_, bits} = t.type
+
+      bin =
+        if limit == :infinity or byte_size(bin) <= (limit + 1) * div(bits, 8),
+          do: bin,
+          else: binary_part(bin, 0, (limit + 1) * div(bits, 8))
+
+      Nx.Backend.inspect(t, bin, inspect_opts)
+    end
+
+    @impl true
+    def backend_copy(t, backend, opts) do
+      count(:backend_copy, :native, device_of([t]))
+      transfer(t, backend, opts)
+    end
+
+    @impl true
+    def backend_transfer(t, backend, opts) do
+      count(:backend_transfer, :native, device_of([t]))
+      result = transfer(t, backend, opts)
+      if result.data != t.data, do: release(t)
+      result
+    end
+
+    defp transfer(%T{data: %__MODULE__{device: d}} = t, __MODULE__, opts) do
+      if opts_device(opts) == d, do: t, else: upload(t, host_binary(t), opts_device(opts))
+    end
+
+    defp transfer(t, Nx.Tensor, _opts), do: t
+    defp transfer(t, backend, opts), do: backend.from_binary(t, host_binary(t), opts)
+
+    @impl true
+    def backend_deallocate(t) do
+      count(:backend_deallocate, :native, device_of([t]))
+      release(t)
+    end
+
+    defp release(%T{data: %__MODULE__{handle: h, ref: ref, server: s}}) when is_integer(h) do
+      if ref == nil or Nxvk.GC.release(ref) == :ok do
+        case Nxvk.Server.request(s, %{"cmd" => "free", "handle" => h}) do
+          {:ok, _, _} -> :ok
+          _ -> :already_deallocated
+        end
+      else
+        :already_deallocated
+      end
+    end
+
+    defp release(_), do: :ok
+
+    # ------------------------------------------------------- native path
+
+    # runs fun.(graph) -> {graph, value}; the value becomes out.  When the
+    # port refuses (a dtype or size it does not take), falls back.
+    defp native(name, out, inputs, fallback_args, fun) do
+      device = device_of(inputs)
+      s = server(device)
+      {g, v} = fun.(G.new(s, device))
+
+      case G.run(g, [v]) do
+        {:ok, [%{"handle" => h, "dtype" => dt} = o]} ->
+          count(name, :native, device)
+          t = %{out | data: %__MODULE__{server: s, handle: h, ref: o[:ref], device: device}}
+          if G.type_of(dt) == out.type, do: t, else: raise("nxvk: #{name} gave #{dt} for #{inspect(out.type)}")
+
+        {:error, {code, _}} when code in [:unsupported_dtype, :unsupported, :too_large, :bad_attr] ->
+          fallback(name, fallback_args)
+
+        {:error, {code, msg}} ->
+          raise RuntimeError, "nxvk: #{name}: #{code}: #{msg}"
+      end
+    end
+
+    defp fallback(name, args) do
+      device = device_of(Enum.filter(args, &match?(%T{}, &1)))
+      count(name, :fallback, device)
+      # the first argument is the result's template (or a tuple of them):
+      # its data, if any, is not read
+      [out | rest] = args
+      # functions the op calls back (map, reduce, window_reduce, conv's inner
+      # steps) make their constants on the default backend: the binary one,
+      # while the fallback runs
+      previous = Nx.default_backend(Nx.BinaryBackend)
+
+      result =
+        try do
+          apply(Nx.BinaryBackend, name, [out | Enum.map(rest, &to_host_deep/1)])
+        after
+          Nx.default_backend(previous)
+        end
+
+      case result do
+        %Stream{} -> Stream.map(result, &from_host_deep(&1, device))
+        _ -> from_host_deep(result, device)
+      end
+    end
+
+    defp to_host_deep(%T{} = t), do: to_host(t)
+    defp to_host_deep(list) when is_list(list), do: Enum.map(list, &to_host_deep/1)
+
+    defp to_host_deep(tuple) when is_tuple(tuple),
+      do: tuple |> Tuple.to_list() |> Enum.map(&to_host_deep/1) |> List.to_tuple()
+
+    defp to_host_deep(other), do: other
+
+    defp from_host_deep(%T{data: %Nx.BinaryBackend{state: bin}} = t, device), do: upload(t, bin, device)
+    defp from_host_deep(list, device) when is_list(list), do: Enum.map(list, &from_host_deep(&1, device))
+
+    defp from_host_deep(tuple, device) when is_tuple(tuple),
+      do: tuple |> Tuple.to_list() |> Enum.map(&from_host_deep(&1, device)) |> List.to_tuple()
+
+    defp from_host_deep(other, _device), do: other
+
+    defp float?({:f, _}), do: true
+    defp float?(_), do: false
+
+    defp nat?(types), do: Enum.all?(types, &G.native?/1)
+
+    # ----------------------------------------------------- element-wise
+
+    @arith %{add: "add", subtract: "subtract", multiply: "multiply", max: "max", min: "min"}
+    @float_only %{divide: "divide", pow: "pow", atan2: "atan2"}
+    @compare ~w(equal not_equal less less_equal greater greater_equal)a
+
+    for {name, op} <- @arith do
+      @impl true
+      def unquote(name)(out, a, b) do
+        if nat?([out.type]),
+          do: binary_native(unquote(name), unquote(op), out, a, b, out.type),
+          else: fallback(unquote(name), [out, a, b])
+      end
+    end
+
+    for {name, op} <- @float_only do
+      @impl true
+      def unquote(name)(out, a, b) do
+        if nat?([out.type]) and float?(out.type),
+          do: binary_native(unquote(name), unquote(op), out, a, b, out.type),
+          else: fallback(unquote(name), [out, a, b])
+      end
+    end
+
+    for name <- @compare do
+      @impl true
+      def unquote(name)(out, a, b) do
+        type = Nx.Type.merge(a.type, b.type)
+
+        if nat?([type]),
+          do: binary_native(unquote(name), unquote(Atom.to_string(name)), out, a, b, type),
+          else: fallback(unquote(name), [out, a, b])
+      end
+    end
+
+    defp binary_native(name, op, out, a, b, type) do
+      native(name, out, [a, b], [out, a, b], fn g ->
+        {g, x} = G.input(g, a, type)
+        {g, y} = G.input(g, b, type)
+        G.op(g, op, [x, y])
+      end)
+    end
+
+    @float_unary ~w(exp log sqrt rsqrt sigmoid tanh sin cos expm1 log1p erf)a
+    for name <- @float_unary do
+      @impl true
+      def unquote(name)(out, t) do
+        if nat?([out.type]) and float?(out.type),
+          do: unary_native(unquote(name), unquote(Atom.to_string(name)), out, t),
+          else: fallback(unquote(name), [out, t])
+      end
+    end
+
+    for name <- ~w(abs negate sign)a do
+      @impl true
+      def unquote(name)(out, t) do
+        if out.type in [{:f, 32}, {:f, 64}, {:s, 32}] and t.type == out.type,
+          do: unary_native(unquote(name), unquote(Atom.to_string(name)), out, t),
+          else: fallback(unquote(name), [out, t])
+      end
+    end
+
+    for name <- ~w(floor ceil round)a do
+      @impl true
+      def unquote(name)(out, t) do
+        cond do
+          nat?([out.type]) and float?(out.type) and t.type == out.type ->
+            unary_native(unquote(name), unquote(Atom.to_string(name)), out, t)
+
+          # integers are whole already
+          not float?(out.type) and match?(%T{data: %__MODULE__{}}, t) and t.type == out.type ->
+            count(unquote(name), :native, device_of([t]))
+            %{out | data: t.data}
+
+          true ->
+            fallback(unquote(name), [out, t])
+        end
+      end
+    end
+
+    defp unary_native(name, op, out, t) do
+      native(name, out, [t], [out, t], fn g ->
+        {g, x} = G.input(g, t, out.type)
+        G.op(g, op, [x])
+      end)
+    end
+
+    @impl true
+    def is_nan(out, t) do
+      if float?(t.type) and nat?([t.type]) do
+        native(:is_nan, out, [t], [out, t], fn g ->
+          {g, x} = G.input(g, t, t.type)
+          G.op(g, "not_equal", [x, x])
+        end)
+      else
+        fallback(:is_nan, [out, t])
+      end
+    end
+
+    @impl true
+    def select(out, pred, on_true, on_false) do
+      if nat?([out.type, pred.type]) do
+        native(:select, out, [pred, on_true, on_false], [out, pred, on_true, on_false], fn g ->
+          {g, p} = G.input(g, pred, pred.type)
+
+          {g, p} =
+            if pred.type == {:u, 8} do
+              {g, p}
+            else
+              {g, z} = G.scalar(g, 0, pred.type)
+              G.op(g, "not_equal", [p, z])
+            end
+
+          {g, x} = G.input(g, on_true, out.type)
+          {g, y} = G.input(g, on_false, out.type)
+          {g, r} = G.op(g, "select", [p, x, y])
+          broadcast_to(g, r, out)
+        end)
+      else
+        fallback(:select, [out, pred, on_true, on_false])
+      end
+    end
+
+    @impl true
+    def clip(out, t, lo, hi) do
+      if nat?([out.type]) do
+        native(:clip, out, [t, lo, hi], [out, t, lo, hi], fn g ->
+          {g, x} = G.input(g, t, out.type)
+          {g, l} = G.input(g, lo, out.type)
+          {g, h} = G.input(g, hi, out.type)
+          {g, m} = G.op(g, "min", [x, h])
+          G.op(g, "max", [m, l])
+        end)
+      else
+        fallback(:clip, [out, t, lo, hi])
+      end
+    end
+
+    # -------------------------------------------------------- reductions
+
+    defp reduce_attrs(opts) do
+      attrs = %{"keep_axes" => Keyword.get(opts, :keep_axes, false)}
+      if opts[:axes], do: Map.put(attrs, "axes", opts[:axes]), else: attrs
+    end
+
+    for name <- ~w(sum product)a do
+      @impl true
+      def unquote(name)(out, t, opts) do
+        if nat?([out.type]) and float?(out.type) do
+          native(unquote(name), out, [t], [out, t, opts], fn g ->
+            {g, x} = G.input(g, t, out.type)
+            G.op(g, unquote(Atom.to_string(name)), [x], reduce_attrs(opts))
+          end)
+        else
+          fallback(unquote(name), [out, t, opts])
+        end
+      end
+    end
+
+    for name <- ~w(reduce_max reduce_min)a do
+      @impl true
+      def unquote(name)(out, t, opts) do
+        if nat?([out.type]) and t.type == out.type and Nx.size(t) > 0 do
+          native(unquote(name), out, [t], [out, t, opts], fn g ->
+            {g, x} = G.input(g, t, out.type)
+            G.op(g, unquote(Atom.to_string(name)), [x], reduce_attrs(opts))
+          end)
+        else
+          fallback(unquote(name), [out, t, opts])
+        end
+      end
+    end
+
+    for name <- ~w(argmax argmin)a do
+      @impl true
+      def unquote(name)(out, t, opts) do
+        if nat?([t.type]) and Keyword.get(opts, :tie_break, :low) == :low and Nx.size(t) > 0 and
+             out.type in [{:s, 32}, {:s, 64}] do
+          attrs = %{"keep_axes" => Keyword.get(opts, :keep_axis, false)}
+          attrs = if opts[:axis], do: Map.put(attrs, "axes", [opts[:axis]]), else: attrs
+          i32 = %{out | type: {:s, 32}}
+
+          r =
+            native(unquote(name), i32, [t], [out, t, opts], fn g ->
+              {g, x} = G.input(g, t, t.type)
+              G.op(g, unquote(Atom.to_string(name)), [x], attrs)
+            end)
+
+          # indices always fit in 32 bits: widened on the host when Nx wants s64
+          if r.type == out.type, do: r, else: widen(r, out)
+        else
+          fallback(unquote(name), [out, t, opts])
+        end
+      end
+    end
+
+    defp widen(%T{type: {:s, 32}} = r, out) do
+      bin = for <<x::signed-32-native <- host_binary(r)>>, into: <<>>, do: <<x::signed-64-native>>
+      release(r)
+      host(out, bin, device_of([r]))
+    end
+
+    defp widen(r, _out), do: r
+
+    # ----------------------------------------------------------- movement
+
+    @impl true
+    def as_type(out, t) do
+      if nat?([out.type, t.type]) do
+        native(:as_type, out, [t], [out, t], fn g -> G.input(g, t, out.type) end)
+      else
+        fallback(:as_type, [out, t])
+      end
+    end
+
+    @impl true
+    def reshape(out, t), do: reshape_to(:reshape, out, t)
+
+    @impl true
+    def squeeze(out, t, _axes), do: reshape_to(:squeeze, out, t)
+
+    defp reshape_to(name, out, t) do
+      if nat?([t.type]) and t.type == out.type do
+        native(name, out, [t], [out, t], fn g ->
+          {g, x} = G.input(g, t, t.type)
+          G.op(g, "reshape", [x], %{"shape" => Tuple.to_list(out.shape)})
+        end)
+      else
+        fallback(name, if(name == :squeeze, do: [out, t, []], else: [out, t]))
+      end
+    end
+
+    @impl true
+    def transpose(out, t, axes) do
+      if nat?([t.type]) do
+        native(:transpose, out, [t], [out, t, axes], fn g ->
+          {g, x} = G.input(g, t, t.type)
+          G.op(g, "transpose", [x], %{"perm" => axes})
+        end)
+      else
+        fallback(:transpose, [out, t, axes])
+      end
+    end
+
+    @impl true
+    def broadcast(out, t, shape, axes) do
+      if nat?([t.type]) and t.type == out.type and axes == Enum.sort(axes) do
+        native(:broadcast, out, [t], [out, t, shape, axes], fn g ->
+          {g, x} = G.input(g, t, t.type)
+          # t's dims at their axes, 1 elsewhere: then numpy broadcasting
+          dims = Tuple.to_list(t.shape)
+          lifted = for i <- 0..(tuple_size(shape) - 1)//1, do: lift(i, axes, dims)
+          {g, r} = G.op(g, "reshape", [x], %{"shape" => lifted})
+          broadcast_to(g, r, out)
+        end)
+      else
+        fallback(:broadcast, [out, t, shape, axes])
+      end
+    end
+
+    defp lift(i, axes, dims) do
+      case Enum.find_index(axes, &(&1 == i)) do
+        nil -> 1
+        j -> Enum.at(dims, j)
+      end
+    end
+
+    # the port has no broadcast op: select over a full-shaped all-true mask
+    # broadcasts exactly (no arithmetic touches the values)
+    defp broadcast_to(g, v, out) do
+      shape = Tuple.to_list(out.shape)
+      {g, i} = G.op(g, "iota", [], %{"shape" => shape, "dtype" => "u8"})
+      {g, m} = G.op(g, "equal", [i, i])
+      G.op(g, "select", [m, v, v])
+    end
+
+    @impl true
+    def slice(out, t, starts, lengths, strides) do
+      if nat?([t.type]) and Enum.all?(starts, &is_integer/1) do
+        native(:slice, out, [t], [out, t, starts, lengths, strides], fn g ->
+          {g, x} = G.input(g, t, t.type)
+          G.op(g, "slice", [x], %{"start" => starts, "length" => lengths, "stride" => strides})
+        end)
+      else
+        fallback(:slice, [out, t, starts, lengths, strides])
+      end
+    end
+
+    @impl true
+    def concatenate(out, tensors, axis) do
+      if nat?([out.type]) and length(tensors) <= 64 do
+        native(:concatenate, out, tensors, [out, tensors, axis], fn g ->
+          {g, vs} = Enum.reduce(tensors, {g, []}, fn t, {g, vs} ->
+            {g, v} = G.input(g, t, out.type)
+            {g, [v | vs]}
+          end)
+
+          G.op(g, "concatenate", Enum.reverse(vs), %{"axis" => axis})
+        end)
+      else
+        fallback(:concatenate, [out, tensors, axis])
+      end
+    end
+
+    @impl true
+    def iota(out, axis, opts) do
+      if nat?([out.type]) and Nx.size(out) > 0 do
+        device = opts_device(opts)
+        s = server(device)
+        attrs = %{"shape" => Tuple.to_list(out.shape), "dtype" => G.dtype(out.type)}
+        attrs = if axis, do: Map.put(attrs, "axis", axis), else: attrs
+        g = G.new(s, device)
+        {g, v} = G.op(g, "iota", [], attrs)
+
+        case G.run(g, [v]) do
+          {:ok, [%{"handle" => h} = o]} ->
+            count(:iota, :native, device)
+            %{out | data: %__MODULE__{server: s, handle: h, ref: o[:ref], device: device}}
+
+          _ ->
+            fallback(:iota, [out, axis, []])
+        end
+      else
+        count(:iota, :fallback, opts_device(opts))
+        from_host_deep(Nx.BinaryBackend.iota(out, axis, []), opts_device(opts))
+      end
+    end
+
+    @impl true
+    def eye(out, opts) do
+      count(:eye, :fallback, opts_device(opts))
+      from_host_deep(Nx.BinaryBackend.eye(out, []), opts_device(opts))
+    end
+
+    # ---------------------------------------------------------------- dot
+
+    @impl true
+    def dot(out, a, ca, ba, b, cb, bb) do
+      if nat?([out.type]) and float?(out.type) and Nx.size(a) > 0 and Nx.size(b) > 0 do
+        native(:dot, out, [a, b], [out, a, ca, ba, b, cb, bb], fn g -> dot_graph(g, out, a, ca, ba, b, cb, bb) end)
+      else
+        fallback(:dot, [out, a, ca, ba, b, cb, bb])
+      end
+    end
+
+    # a to [B, M, K], b to [B, K, N] (transposes and reshapes), one batched
+    # product, then out's shape
+    defp dot_graph(g, out, a, ca, ba, b, cb, bb) do
+      {g, x} = G.input(g, a, out.type)
+      {g, y} = G.input(g, b, out.type)
+      ra = Nx.rank(a)
+      rb = Nx.rank(b)
+      fa = Enum.to_list(0..(ra - 1)//1) -- (ca ++ ba)
+      fb = Enum.to_list(0..(rb - 1)//1) -- (cb ++ bb)
+      dim = fn t, axes -> Enum.reduce(axes, 1, &(elem(t.shape, &1) * &2)) end
+      bsz = dim.(a, ba)
+      m = dim.(a, fa)
+      k = dim.(a, ca)
+      n = dim.(b, fb)
+      {g, x} = permute(g, x, ba ++ fa ++ ca, ra)
+      {g, y} = permute(g, y, bb ++ cb ++ fb, rb)
+      {g, x} = G.op(g, "reshape", [x], %{"shape" => [bsz, m, k]})
+      {g, y} = G.op(g, "reshape", [y], %{"shape" => [bsz, k, n]})
+      {g, r} = G.op(g, "dot", [x, y])
+      G.op(g, "reshape", [r], %{"shape" => Tuple.to_list(out.shape)})
+    end
+
+    defp permute(g, v, perm, rank) do
+      if perm == Enum.to_list(0..(rank - 1)//1), do: {g, v}, else: G.op(g, "transpose", [v], %{"perm" => perm})
+    end
+
+    # ------------------------------------------------------------ fallback
+
+    @native_defs [
+      :init, :constant, :from_binary, :to_binary, :inspect, :backend_copy, :backend_transfer,
+      :backend_deallocate, :add, :subtract, :multiply, :max, :min, :divide, :pow, :atan2,
+      :equal, :not_equal, :less, :less_equal, :greater, :greater_equal, :abs, :negate, :sign,
+      :floor, :ceil, :round, :is_nan, :select, :clip, :sum, :product, :reduce_max, :reduce_min,
+      :argmax, :argmin, :as_type, :reshape, :squeeze, :transpose, :broadcast, :slice,
+      :concatenate, :iota, :eye, :dot
+    ] ++ @float_unary
+
+    Code.ensure_loaded!(Nx.BinaryBackend)
+
+    for {name, arity} <- Nx.Backend.behaviour_info(:callbacks),
+        name not in @native_defs,
+        function_exported?(Nx.BinaryBackend, name, arity) do
+      args = Macro.generate_arguments(arity, __MODULE__)
+
+      @impl true
+      def unquote(name)(unquote_splicing(args)), do: fallback(unquote(name), unquote(args))
+    end
+
+    @doc "The callbacks this backend runs natively for some types (the rest always fall back)."
+    def native_callbacks, do: @native_defs
+  end
+end

@@ -1,0 +1,99 @@
+if Code.ensure_loaded?(Nx) do
+  defmodule Nxvk.Graph do
+    @moduledoc false
+    # A port `run` graph under construction (man nxvk-port(7), "run"): inputs
+    # (live handles or bytes carried in the frame), ops, and the outputs to
+    # keep.  Nxvk.Backend builds one per native callback (a cast and the op
+    # in one round trip); Nxvk.Compiler one per defn.
+
+    alias Nx.Tensor, as: T
+
+    defstruct inputs: [], bytes: [], ops: [], n: 0, keep: [], server: nil, device: 0
+
+    @native %{{:f, 32} => "f32", {:f, 64} => "f64", {:s, 32} => "i32", {:u, 8} => "u8"}
+
+    def native_types, do: Map.keys(@native)
+    def dtype(type), do: Map.fetch!(@native, type)
+    def native?(type), do: Map.has_key?(@native, type)
+
+    def type_of("f32"), do: {:f, 32}
+    def type_of("f64"), do: {:f, 64}
+    def type_of("i32"), do: {:s, 32}
+    def type_of("u8"), do: {:u, 8}
+    def type_of(other), do: raise(ArgumentError, "nxvk: unknown dtype #{inspect(other)}")
+
+    def new(server, device), do: %__MODULE__{server: server, device: device}
+
+    defp name(g), do: {%{g | n: g.n + 1}, "v#{g.n}"}
+
+    @doc "A tensor as an input, converted to `type` (a native type)."
+    def input(g, %T{} = t, type) do
+      {g, v, have} = raw_input(g, t, type)
+      cast(g, v, have, type)
+    end
+
+    # device tensors by handle (same server); anything else by bytes, converted
+    # on the host first when its type is not native
+    defp raw_input(g, %T{data: %Nxvk.Backend{handle: h, server: s}, type: ty}, _want)
+         when is_integer(h) and s == g.server do
+      {g, v} = name(g)
+      {%{g | inputs: [{v, %{"handle" => h}} | g.inputs]}, v, ty}
+    end
+
+    defp raw_input(g, %T{type: ty} = t, want) do
+      t = if native?(ty), do: t, else: t |> Nxvk.Backend.to_host() |> Nx.as_type(want)
+      bin = Nxvk.Backend.host_binary(t)
+      {g, v} = name(g)
+      json = %{"dtype" => dtype(t.type), "shape" => Tuple.to_list(t.shape), "bytes" => true}
+      {%{g | inputs: [{v, json} | g.inputs], bytes: [bin | g.bytes]}, v, t.type}
+    end
+
+    @doc "A scalar constant of a native type, as bytes in the frame."
+    def scalar(g, number, type) do
+      t = Nx.tensor(number, type: type, backend: Nx.BinaryBackend)
+      {g, v, _} = raw_input(g, t, type)
+      {g, v}
+    end
+
+    def cast(g, v, same, same), do: {g, v}
+    def cast(g, v, _from, to), do: op(g, "as_type", [v], %{"dtype" => dtype(to)})
+
+    def op(g, name, ins, attrs \\ %{}) do
+      {g, v} = name(g)
+      node = %{"op" => name, "in" => ins, "out" => v}
+      node = if attrs == %{}, do: node, else: Map.put(node, "attrs", attrs)
+      {%{g | ops: [node | g.ops]}, v}
+    end
+
+    def header(g, outputs, fetch \\ false) do
+      %{
+        "cmd" => "run",
+        "keep" => not fetch,
+        "fetch" => fetch,
+        "graph" => %{
+          "inputs" => {:object, Enum.reverse(g.inputs)},
+          "ops" => Enum.reverse(g.ops),
+          "outputs" => {:object, Enum.map(outputs, &{&1, true})}
+        }
+      }
+    end
+
+    def frame_bytes(g), do: g.bytes |> Enum.reverse() |> IO.iodata_to_binary()
+
+    @doc """
+    Runs the graph, keeping `outputs` (value names) on the device.  Returns
+    `{:ok, [%{"dtype", "shape", "handle", :ref}]}` in order, or the port's error.
+    """
+    def run(g, outputs) do
+      # a graph input may name an output directly; the port keeps that
+      case Nxvk.Server.request(g.server, header(g, outputs), frame_bytes(g), gc: true) do
+        {:ok, reply, _} ->
+          refs = reply[:gc] || %{}
+          {:ok, Enum.map(reply["outputs"], &Map.put(&1, :ref, refs[&1["handle"]]))}
+
+        error ->
+          error
+      end
+    end
+  end
+end
