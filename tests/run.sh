@@ -58,12 +58,15 @@ if [ -f elixir/mix.exs ] && command -v mix >/dev/null 2>&1 && { [ -z "$only" ] |
   start=$SECONDS
   (cd elixir && MIX_ENV=test mix test --color=false) >"$log" 2>&1
   rc=$?
-  line=$(grep -E '^[0-9]+ tests?, [0-9]+ failures?' "$log" | tail -1)
-  n=$(echo "$line" | sed -E 's/^([0-9]+) tests?.*/\1/'); f=$(echo "$line" | sed -E 's/.*, ([0-9]+) failures?.*/\1/')
-  if [ -z "$line" ]; then n=0; f=1; fi
+  # "N doctests, M tests, K failures" (doctests count as tests) or "M tests, K failures"
+  line=$(grep -E '^([0-9]+ doctests?, )?[0-9]+ tests?, [0-9]+ failures?' "$log" | tail -1)
+  d=$(echo "$line" | sed -nE 's/^([0-9]+) doctests?, .*/\1/p')
+  n=$(echo "$line" | sed -E 's/^([0-9]+ doctests?, )?([0-9]+) tests?.*/\2/'); f=$(echo "$line" | sed -E 's/.*, ([0-9]+) failures?.*/\1/')
+  if [ -z "$line" ]; then n=0; f=1; else n=$((n + ${d:-0})); fi
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
   passed=$((passed + n - f)); failed=$((failed + f))
   printf '%-40s %5d ok %4d not ok  (%ds)\n' "elixir (ExUnit)" $((n - f)) "$f" $((SECONDS - start))
+  grep '^nxvk native count' "$log" | sed 's/^/    /'
   if [ "$f" -ne 0 ]; then failures+=("elixir"); tail -40 "$log" | sed 's/^/    /'; fi
   rm -f "$log"
 fi

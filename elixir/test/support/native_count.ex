@@ -60,10 +60,11 @@ if Code.ensure_loaded?(Nx) do
             |> List.flatten()
             |> Enum.frequencies()
             |> Enum.sort_by(fn {_, n} -> -n end)
+            |> Enum.take(12)
             |> Enum.map_join(" ", fn {cb, n} -> "#{cb}:#{n}" end)
 
           "nxvk native count: #{inspect(mod)}: #{length(results)} passed with backend calls, " <>
-            "#{native} entirely native, #{fb} with fallbacks (tests per fallback callback: #{by_cb})"
+            "#{native} entirely native, #{fb} with fallbacks (most common fallbacks, in tests: #{by_cb} ...)"
         end
 
       Enum.each(lines, &IO.puts/1)
