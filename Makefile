@@ -14,7 +14,7 @@ ALL_CFLAGS = $(CSTD) $(OPT) $(WARN) $(CPPFLAGS) $(CFLAGS) $(EXTRA_CFLAGS)
 # glslang's C interface links statically (Debian's glslang-dev ships .a only)
 GLSLANG_LIBS = -lglslang -lSPIRV -lglslang-default-resource-limits -lMachineIndependent \
   -lOSDependent -lGenericCodeGen -lOGLCompiler -lSPIRV-Tools-opt -lSPIRV-Tools -lstdc++
-LIBS = -lcjson -lcsv $(GLSLANG_LIBS) -lpthread -ldl -lm
+LIBS = -lcjson -lcsv -lz $(GLSLANG_LIBS) -lpthread -ldl -lm
 LDFLAGS ?=
 ALL_LDFLAGS = $(LDFLAGS) $(EXTRA_LDFLAGS)
 

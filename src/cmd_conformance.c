@@ -1817,22 +1817,13 @@ static int list_cases(const conf_data *D, const selection *sel) {
 
 static int write_json(const char *path, cJSON *root) {
   char *text = cJSON_Print(root);
-  char tmp[4096];
   if (!text) {
     fprintf(stderr, "nxvk: error: --json %s: out of memory\n", path);
     return EXIT_FAIL;
   }
-  snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
-  bool ok = f && fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-  if (f && fclose(f) != 0) ok = false;
+  int st = cli_write_text("--json", path, text);
   free(text);
-  if (!ok || rename(tmp, path) != 0) {
-    fprintf(stderr, "nxvk: error: --json %s: %s\n", path, strerror(errno));
-    unlink(tmp);
-    return EXIT_FAIL;
-  }
-  return EXIT_OK;
+  return st;
 }
 
 int cmd_conformance(int argc, char **argv, nxvk_cli *cli) {

@@ -13,23 +13,40 @@
 #include "cli/cli.h"
 
 static const char *const synopsis[] = {
-    "--op NAME [--attrs JSON] [--dtype D] [-o OUT.npy] [--print] [--check] [--no-cache] [--device N|NAME] [--validate] [IN...]",
-    "GRAPH.json [--print] [--check] [--explain] [--no-fusion] [--no-cache] [--device N|NAME] [--validate]",
+    "--op NAME [--attrs JSON] [--dtype D] [--csv-header] [-o OUT|-] [--format F] [--print] [--check] [--no-cache] [--device N|NAME] [--validate] [IN...]",
+    "GRAPH.json [--csv-header] [--print] [--check] [--explain] [--no-fusion] [--no-cache] [--device N|NAME] [--validate]",
     "--list-ops",
     NULL,
 };
 static const nxvk_usage usage = {
     "run", synopsis,
-    "Runs one op on tensors given as .npy or .csv files or inline JSON, or a graph of\n"
-    "ops from a JSON file, on the GPU.  --check also runs the CPU reference and prints\n"
+    "Runs one op on tensors given as .npy, .npz or .csv files (- for stdin) or inline\n"
+    "JSON, or a graph of ops from a JSON file, on the GPU.  -o writes .npy, .csv, .json\n"
+    "or .npz by its extension (- is stdout, --format names the format).  --check also runs the CPU reference and prints\n"
     "the max abs and max ULP error per output; exit 1 when one is over the op's limit.\n"
     "Elementwise ops of a graph are fused into generated kernels, cached on disk;\n"
     "--explain prints which ops became which kernel."};
 
 typedef struct {
-  bool print, check, explain, no_fusion, no_cache;
-  const char *out_path;
+  bool print, check, explain, no_fusion, no_cache, csv_header;
+  const char *out_path, *format;
 } run_opts;
+
+/* The format of an output: --format, else the extension; a device, FIFO or
+ * stdout without one gets .npy.  0, or the usage error's exit status. */
+static int pick_format(const char *what, const char *path, const char *forced, bool in_place,
+                       nxvk_format *f) {
+  if (forced) {
+    if (nxvk_format_parse(forced, f)) return cli_usage_error(&usage, "--format: %s", nxvk_errmsg());
+    return 0;
+  }
+  *f = nxvk_format_of_path(path);
+  if (*f == NXVK_FMT_NONE && in_place) *f = NXVK_FMT_NPY;
+  if (*f == NXVK_FMT_NONE)
+    return cli_usage_error(&usage, "%s: cannot tell the format of '%s' from its extension (.npy .csv .json .npz)%s",
+                           what, path, strcmp(what, "-o") == 0 ? "; name one or give --format" : "");
+  return 0;
+}
 
 /* Dtypes whose denormals the device may flush (its float controls do not
  * promise to preserve them). */
@@ -44,11 +61,10 @@ static void print_tensor(const char *name, const nxvk_host *h) {
   char shape[200], *text = NULL;
   nxvk_shape_str(&h->shape, shape, sizeof shape);
   printf("%s: %s %s\n", name, nxvk_dtype_name(h->dtype), shape);
-  if (nxvk_host_count(h) > 4096) {
-    printf("  (%lld elements: too many to print)\n", (long long)nxvk_host_count(h));
-    return;
-  }
-  if (nxvk_json_tensor_format(h, &text) == NXVK_OK) {
+  /* numpy's habit: past 1000 elements, 3 at each edge of every axis and "..." */
+  int rc = nxvk_host_count(h) > 1000 ? nxvk_json_tensor_summary(h, 3, &text)
+                                     : nxvk_json_tensor_format(h, &text);
+  if (rc == NXVK_OK) {
     /* the "data" member is what a person wants to read */
     const char *d = strstr(text, "\"data\":");
     if (d) {
@@ -107,23 +123,46 @@ static int run_op(nxvk_cli *cli, const char *opname, const char *attrs_json, con
   nxvk_attrs attrs;
   int rc = nxvk_attrs_parse(op, attrs_json, &attrs);
   if (rc) return cli_engine_error(rc);
+  nxvk_format fmt = NXVK_FMT_NONE;
+  if (ro->out_path) { /* the output is checked before any input is read or GPU work done */
+    char *dest;
+    bool in_place;
+    rc = nxvk_out_resolve(ro->out_path, 0, &dest, &in_place);
+    if (rc) return cli_engine_error(rc);
+    free(dest);
+    int st = pick_format("-o", ro->out_path, ro->format, in_place, &fmt);
+    if (st) return st;
+  }
 
   nxvk_host in[NXVK_MAX_INPUTS] = {{0}};
+  nxvk_out *out = NULL;
   nxvk_meta metas[NXVK_MAX_INPUTS], om;
   nxvk_host got = {0};
   nxvk_ctx *ctx = NULL;
   int nloaded = 0;
   bool failed = false;
-  for (; nloaded < nargs && rc == NXVK_OK; nloaded++) {
-    rc = nxvk_tensor_load(args[nloaded], csv_dtype, &in[nloaded]);
-    metas[nloaded] = (nxvk_meta){in[nloaded].dtype, in[nloaded].shape};
+  nxvk_load_opts lo = {.csv_dtype = csv_dtype, .csv_header = ro->csv_header ? 1 : 0};
+  int ntensors = 0; /* an .npz gives one input per member */
+  for (int a = 0; a < nargs && rc == NXVK_OK; a++) {
+    int got_n = 0;
+    rc = nxvk_tensor_load_all(args[a], &lo, in + ntensors, NXVK_MAX_INPUTS - ntensors, &got_n);
+    ntensors += got_n;
   }
+  nloaded = ntensors;
+  for (int i = 0; i < ntensors; i++) metas[i] = (nxvk_meta){in[i].dtype, in[i].shape};
+  nargs = ntensors;
   if (rc == NXVK_OK) rc = nxvk_op_infer(op, &attrs, metas, nargs, &om);
+  if (rc == NXVK_OK && ro->out_path) rc = nxvk_out_open(ro->out_path, 0, &out);
   if (rc == NXVK_OK) rc = cli_ctx(cli, &ctx);
   /* upload, op and download in one submission */
   if (rc == NXVK_OK) rc = nxvk_op_run_host(ctx, op, &attrs, in, nargs, &got);
   if (rc == NXVK_OK && ro->check) rc = check_one(ctx, ro->out_path ? ro->out_path : "result", op, &attrs, in, nargs, &got, &failed);
-  if (rc == NXVK_OK && ro->out_path) rc = nxvk_npy_write(ro->out_path, &got);
+  if (rc == NXVK_OK && out) rc = nxvk_tensor_save(out, fmt, &got);
+  if (rc == NXVK_OK && out) {
+    rc = nxvk_out_commit(out);
+    out = NULL;
+  }
+  nxvk_out_abort(out); /* a failure leaves no partial file and the old one */
   if (rc == NXVK_OK && (ro->print || !ro->out_path)) print_tensor(op->name, &got);
 
   int status = rc ? cli_engine_error(rc) : (failed ? EXIT_FAIL : EXIT_OK);
@@ -239,6 +278,54 @@ static int check_fused(nxvk_ctx *ctx, const nxvk_graph *g, const nxvk_plan_step 
   return NXVK_OK;
 }
 
+/* One output of a graph.  Outputs naming one .npz file share it (members
+ * by output name): group is the first of them, which holds the file. */
+typedef struct {
+  nxvk_format fmt;
+  char *dest;
+  int group;
+  nxvk_out *out;
+} out_slot;
+#define NXVK_MAX_GRAPH_OUTPUTS_NPZ 4096
+
+/* Every output path checked before any input is read or GPU work done: a
+ * known extension, no directory, no two outputs on one file (except the
+ * members of one .npz).  0, or the exit status after the message. */
+static int check_outputs(const nxvk_graph *g, out_slot *slots) {
+  int no = nxvk_graph_output_count(g), st = 0;
+  for (int o = 0; o < no; o++) slots[o].group = -1;
+  for (int o = 0; o < no && !st; o++) {
+    const char *p = nxvk_graph_output_path(g, o);
+    if (!p) continue;
+    bool in_place;
+    int rc = nxvk_out_resolve(p, 0, &slots[o].dest, &in_place);
+    if (rc) {
+      fprintf(stderr, "nxvk: error: outputs: %s: %s\n", nxvk_graph_output_name(g, o), nxvk_errmsg());
+      st = nxvk_err_exit_status(rc);
+      break;
+    }
+    char what[160];
+    snprintf(what, sizeof what, "outputs: %.100s", nxvk_graph_output_name(g, o));
+    st = pick_format(what, p, NULL, in_place, &slots[o].fmt);
+    slots[o].group = o;
+    for (int k = 0; k < o && !st; k++) {
+      if (!slots[k].dest || strcmp(slots[k].dest, slots[o].dest) != 0) continue;
+      if (slots[o].fmt == NXVK_FMT_NPZ && slots[k].fmt == NXVK_FMT_NPZ) {
+        slots[o].group = slots[k].group;
+        break;
+      }
+      st = cli_usage_error(&usage, "outputs: '%s' and '%s' both write %s (one file per output, or an .npz for several)",
+                           nxvk_graph_output_name(g, k), nxvk_graph_output_name(g, o), p);
+    }
+  }
+  for (int o = 0; o < no; o++) {
+    free(slots[o].dest);
+    slots[o].dest = NULL;
+  }
+  /* keep dest only long enough to compare: the files are opened later */
+  return st;
+}
+
 static int run_graph(nxvk_cli *cli, const char *path, const run_opts *ro) {
   nxvk_graph *g = NULL;
   int rc = nxvk_graph_load(path, &g);
@@ -250,19 +337,27 @@ static int run_graph(nxvk_cli *cli, const char *path, const run_opts *ro) {
   nxvk_tensor **tin = calloc((size_t)ni + 1, sizeof *tin);
   nxvk_tensor **vals = calloc((size_t)total + 1, sizeof *vals);
   nxvk_host *down = calloc((size_t)total + 1, sizeof *down);
-  char **written = calloc((size_t)no + 1, sizeof *written);
+  out_slot *slots = calloc((size_t)no + 1, sizeof *slots);
   bool *have = calloc((size_t)total + 1, sizeof *have); /* downloaded already */
-  int nwritten = 0;
   nxvk_ctx *ctx = NULL;
   nxvk_plan *plan = NULL;
   bool failed = false, failed_write = false;
-  if (!hin || !tin || !vals || !down || !written || !have) {
+  if (!hin || !tin || !vals || !down || !slots || !have) {
     fprintf(stderr, "nxvk: error: out of memory\n");
     return EXIT_FAIL; /* (a few bytes per op: not worth unwinding) */
   }
+  int ust = check_outputs(g, slots);
+  if (ust) {
+    rc = -1; /* (the message is printed) */
+    goto out;
+  }
+  nxvk_load_opts lo = {.csv_dtype = NXVK_F32, .csv_header = ro->csv_header ? 1 : 0};
   for (int i = 0; i < ni && rc == NXVK_OK; i++) {
     switch (nxvk_graph_input_kind_of(g, i)) {
-    case NXVK_GRAPH_IN_FILE: rc = nxvk_tensor_load(nxvk_graph_input_path(g, i), NXVK_F32, &hin[i]); break;
+    case NXVK_GRAPH_IN_FILE:
+      lo.npz_member = nxvk_graph_input_name(g, i); /* an .npz input: the member of that name */
+      rc = nxvk_tensor_load_opts(nxvk_graph_input_path(g, i), &lo, &hin[i]);
+      break;
     case NXVK_GRAPH_IN_INLINE: {
       const nxvk_host *h = nxvk_graph_input_host(g, i);
       rc = nxvk_host_alloc(&hin[i], h->dtype, &h->shape);
@@ -273,6 +368,9 @@ static int run_graph(nxvk_cli *cli, const char *path, const run_opts *ro) {
       break;
     }
   }
+  for (int o = 0; o < no && rc == NXVK_OK; o++) /* temporaries made before GPU work */
+    if (slots[o].group == o && nxvk_graph_output_path(g, o))
+      rc = nxvk_out_open(nxvk_graph_output_path(g, o), 0, &slots[o].out);
   if (rc == NXVK_OK) rc = cli_ctx(cli, &ctx);
   for (int i = 0; i < ni && rc == NXVK_OK; i++) rc = nxvk_tensor_from_host(ctx, &hin[i], &tin[i]);
   nxvk_run_opts opts = {.no_fusion = ro->no_fusion, .no_cache = ro->no_cache, .plan = &plan};
@@ -306,41 +404,36 @@ static int run_graph(nxvk_cli *cli, const char *path, const run_opts *ro) {
     else if (rc == NXVK_OK)
       rc = check_one(ctx, nxvk_graph_output_name(g, o), op, attrs, args, nops, &down[v], &failed);
   }
-  /* All outputs or none, and a file already at an output path is replaced
-   * only when every output was written: each goes to a temporary name first,
-   * and the renames happen at the end. */
+  /* All outputs or none: each file was opened (a temporary beside it) before
+   * GPU work; all are written and flushed, and only then renamed into place. */
   for (int o = 0; o < no && rc == NXVK_OK; o++) {
-    const char *p = nxvk_graph_output_path(g, o);
-    if (!p) continue;
-    char *tmp = malloc(strlen(p) + 32);
-    if (!tmp) {
-      rc = NXVK_E_NO_MEMORY;
-      break;
+    if (!slots[o].out) continue; /* no path, or a later member of an .npz */
+    if (slots[o].fmt == NXVK_FMT_NPZ) {
+      const char *names[NXVK_MAX_GRAPH_OUTPUTS_NPZ];
+      const nxvk_host *ts[NXVK_MAX_GRAPH_OUTPUTS_NPZ];
+      int n = 0;
+      for (int k = o; k < no && n < NXVK_MAX_GRAPH_OUTPUTS_NPZ; k++)
+        if (slots[k].group == o) {
+          names[n] = nxvk_graph_output_name(g, k);
+          ts[n++] = &down[nxvk_graph_output_value(g, k)];
+        }
+      rc = nxvk_npz_save(slots[o].out, n, names, ts);
+    } else {
+      rc = nxvk_tensor_save(slots[o].out, slots[o].fmt, &down[nxvk_graph_output_value(g, o)]);
     }
-    sprintf(tmp, "%s.nxvk-out-%ld", p, (long)getpid());
-    rc = nxvk_npy_write(tmp, &down[nxvk_graph_output_value(g, o)]);
-    if (rc == NXVK_OK) written[nwritten++] = tmp;
-    else free(tmp);
+    if (rc == NXVK_OK) rc = nxvk_out_finish(slots[o].out);
   }
-  for (int i = 0, o = 0; rc == NXVK_OK && o < no; o++) {
-    const char *p = nxvk_graph_output_path(g, o);
-    if (!p) continue;
-    if (rename(written[i], p) != 0) {
-      fprintf(stderr, "nxvk: error: %s: cannot write: %s\n", p, strerror(errno));
-      failed_write = true;
-      break;
-    }
-    free(written[i]);
-    written[i++] = NULL;
+  for (int o = 0; o < no && rc == NXVK_OK; o++) {
+    if (!slots[o].out) continue;
+    rc = nxvk_out_commit(slots[o].out);
+    slots[o].out = NULL;
+    if (rc) failed_write = true; /* a rename failed: the others may be in place */
   }
-  for (int i = 0; i < nwritten; i++)
-    if (written[i]) {
-      unlink(written[i]);
-      free(written[i]);
-    }
   for (int o = 0; o < no && rc == NXVK_OK && !failed_write && ro->print; o++)
     print_tensor(nxvk_graph_output_name(g, o), &down[nxvk_graph_output_value(g, o)]);
   int status = rc ? cli_engine_error(rc) : (failed || failed_write ? EXIT_FAIL : EXIT_OK);
+out:
+  if (ust) status = ust;
   nxvk_plan_free(plan);
   for (int i = 0; i < total && vals; i++) nxvk_tensor_free(vals[i]);
   for (int i = 0; i < ni && tin; i++) nxvk_tensor_free(tin[i]);
@@ -350,7 +443,8 @@ static int run_graph(nxvk_cli *cli, const char *path, const run_opts *ro) {
   free(tin);
   free(vals);
   free(down);
-  free(written);
+  for (int o = 0; o < no && slots; o++) nxvk_out_abort(slots[o].out);
+  free(slots);
   free(have);
   nxvk_graph_free(g);
   return status;
@@ -364,7 +458,9 @@ int cmd_run(int argc, char **argv, nxvk_cli *cli) {
       {"op", 0, OPT_STRING, &op, "NAME", "run this op on the IN tensors"},
       {"attrs", 0, OPT_STRING, &attrs, "JSON", "op attributes, e.g. '{\"axes\":[0]}'"},
       {"dtype", 0, OPT_STRING, &dtype, "D", "dtype of .csv inputs (f32 f64 i32 u8; default f32)"},
-      {"output", 'o', OPT_STRING, &ro.out_path, "OUT.npy", "write the result here"},
+      {"csv-header", 0, OPT_FLAG, &ro.csv_header, NULL, "the first row of .csv inputs is a header (default: detected)"},
+      {"output", 'o', OPT_STRING, &ro.out_path, "OUT", "write the result: .npy .csv .json .npz by extension; - is stdout"},
+      {"format", 0, OPT_STRING, &ro.format, "F", "format of -o: npy csv json npz (default: the extension)"},
       {"print", 0, OPT_FLAG, &ro.print, NULL, "print outputs as text (default without -o)"},
       {"check", 0, OPT_FLAG, &ro.check, NULL, "compare with the CPU reference; exit 1 over the limit"},
       {"explain", 0, OPT_FLAG, &ro.explain, NULL, "print the fusion plan: kernels, cache hits and misses, times"},
@@ -392,6 +488,9 @@ int cmd_run(int argc, char **argv, nxvk_cli *cli) {
   }
   if (op && (ro.explain || ro.no_fusion))
     return cli_usage_error(&usage, "--explain and --no-fusion go with a graph");
+  if (ro.format && !ro.out_path) return cli_usage_error(&usage, "--format goes with -o");
+  if (ro.print && ro.out_path && strcmp(ro.out_path, "-") == 0)
+    return cli_usage_error(&usage, "--print and -o - both write stdout");
   if (op) return run_op(cli, op, attrs, dtype, argv, npos, &ro);
   if (attrs || dtype) return cli_usage_error(&usage, "--attrs and --dtype go with --op");
   if (npos != 1) return cli_usage_error(&usage, "give --op NAME and inputs, or one GRAPH.json");

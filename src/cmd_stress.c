@@ -84,27 +84,6 @@ static cJSON *mode_json(const stress_report *r, verdict v) {
   return m;
 }
 
-/* Write text to path through a temporary file renamed into place. */
-static int write_atomic(const char *path, const char *text) {
-  size_t len = strlen(path);
-  char *tmp = malloc(len + 16);
-  if (!tmp) return -1;
-  snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    free(tmp);
-    return -1;
-  }
-  FILE *f = fdopen(fd, "w");
-  int bad = !f || fputs(text, f) < 0 || fputc('\n', f) < 0;
-  if (f) bad |= fclose(f) != 0;
-  else close(fd);
-  if (!bad) bad = rename(tmp, path) != 0;
-  if (bad) unlink(tmp);
-  free(tmp);
-  return bad ? -1 : 0;
-}
-
 static int parse_mode(const char *s) {
   if (strcmp(s, "all") == 0) return NMODES;
   for (int i = 0; i < NMODES; i++)
@@ -241,10 +220,9 @@ int cmd_stress(int argc, char **argv, nxvk_cli *cli) {
     for (int i = 0; i < nrun; i++) cJSON_AddItemToArray(arr, mode_json(&reports[i], verdicts[i]));
     cJSON_AddNumberToObject(root, "exit_status", status);
     char *text = cJSON_Print(root);
-    if (!text || write_atomic(json_path, text)) {
-      fprintf(stderr, "nxvk: error: --json: cannot write %s\n", json_path);
-      status = EXIT_FAIL;
-    }
+    int wst = text ? cli_write_text("--json", json_path, text) : EXIT_FAIL;
+    if (!text) fprintf(stderr, "nxvk: error: --json %s: out of memory\n", json_path);
+    if (wst && status == EXIT_OK) status = wst;
     free(text);
     cJSON_Delete(root);
   }

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define NXVK_VERSION "0.1.0"
 
@@ -138,6 +139,9 @@ int nxvk_npy_encode(const nxvk_host *t, void **buf, size_t *len);
 int nxvk_json_tensor_parse(const char *text, size_t len, const char *name, nxvk_host *out);
 /* The same form back (malloc'd NUL-terminated string). */
 int nxvk_json_tensor_format(const nxvk_host *t, char **out);
+/* For people, as numpy prints a big array: every axis longer than 2 * edge
+ * shows edge entries at each end around "..." (so not JSON). */
+int nxvk_json_tensor_summary(const nxvk_host *t, int edge, char **out);
 
 /* Whether JSON text nests brackets at most max_depth deep (the documented
  * limit is NXVK_MAX_JSON_DEPTH), found without recursion, so hostile
@@ -147,9 +151,74 @@ bool nxvk_json_depth_ok(const char *text, size_t len, int max_depth);
 /* CSV: a 2-D table of numbers, rows of equal length, read with libcsv. */
 int nxvk_csv_read(const char *path, nxvk_dtype dtype, nxvk_host *out);
 
-/* Load a tensor named on a command line: *.npy, *.csv, or inline JSON text
- * (starts with '{'). */
+/* ------------------------------------------------------------------ outputs */
+
+/* Every file nxvk writes goes through an nxvk_out (src/io/out.c).  A regular
+ * file, or a path where nothing is yet, is replaced atomically: the bytes go
+ * to a mkstemp temporary in the same folder, fsync'd, and nxvk_out_commit
+ * renames it over the path; nxvk_out_abort removes it, so a failure leaves
+ * the old file.  A symbolic link is followed and its target replaced (a link
+ * to nothing is refused).  Anything else -- a character device, a FIFO, "-"
+ * (stdout), a name of our own stdout or stderr such as /dev/stdout -- is
+ * written in place and its write errors are reported.  A directory at the
+ * path is NXVK_E_BAD_REQUEST.  NXVK_OUT_REPLACE (the caches): follow nothing,
+ * write nothing in place, replace whatever is at the path. */
+typedef struct nxvk_out nxvk_out;
+enum { NXVK_OUT_REPLACE = 1u };
+/* What the path names, without opening anything: *dest (malloc'd) is the
+ * file that will be replaced or written ("-" for stdout), so two outputs
+ * with one dest clash. */
+int nxvk_out_resolve(const char *path, unsigned flags, char **dest, bool *in_place);
+int nxvk_out_open(const char *path, unsigned flags, nxvk_out **out);
+int nxvk_out_write(nxvk_out *o, const void *buf, size_t len);
+int nxvk_out_printf(nxvk_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+FILE *nxvk_out_stream(nxvk_out *o);  /* for fprintf-style writers; errors seen at finish */
+const char *nxvk_out_path(const nxvk_out *o);
+const char *nxvk_out_dest(const nxvk_out *o);
+/* Flush (and fsync a temporary); the first write error as NXVK_E_IO. */
+int nxvk_out_finish(nxvk_out *o);
+/* Finish, rename into place, free o (also on error). */
+int nxvk_out_commit(nxvk_out *o);
+/* Remove the temporary, free o; NULL is a no-op. */
+void nxvk_out_abort(nxvk_out *o);
+/* Open, write len bytes, commit. */
+int nxvk_out_write_file(const char *path, unsigned flags, const void *buf, size_t len);
+
+/* Output formats: chosen by the extension (case-insensitive) or --format. */
+typedef enum { NXVK_FMT_NONE, NXVK_FMT_NPY, NXVK_FMT_CSV, NXVK_FMT_JSON, NXVK_FMT_NPZ } nxvk_format;
+nxvk_format nxvk_format_of_path(const char *path); /* NXVK_FMT_NONE: unknown */
+int nxvk_format_parse(const char *name, nxvk_format *out); /* "npy" "csv" "json" "npz" */
+const char *nxvk_format_name(nxvk_format f);
+/* One tensor: .npy; .csv as numpy.savetxt (rank <= 2); .json as the inline
+ * form; .npz as numpy.savez(file, t) (member arr_0). */
+int nxvk_tensor_save(nxvk_out *o, nxvk_format f, const nxvk_host *t);
+/* Several named tensors as numpy.savez writes them (stored members NAME.npy). */
+int nxvk_npz_save(nxvk_out *o, int n, const char *const *names, const nxvk_host *const *ts);
+
+/* .npz: the arrays of a zip of NAME.npy members (stored or deflated, zip64
+ * as numpy writes it), in the zip's order; names without ".npy". */
+typedef struct nxvk_npz {
+  int n;
+  char **names;
+  nxvk_host *host;
+} nxvk_npz;
+int nxvk_npz_read_mem(const void *buf, size_t len, const char *name, nxvk_npz *out);
+void nxvk_npz_free(nxvk_npz *z);
+
+/* Load a tensor named on a command line: *.npy, *.npz, *.csv, inline JSON
+ * text (starts with '{'), or "-" for stdin; a pipe, FIFO or /dev/stdin is
+ * read once.  Without a known extension the first bytes tell .npy or .npz;
+ * a regular file that is neither is refused, a stream is read as CSV. */
+typedef struct nxvk_load_opts {
+  nxvk_dtype csv_dtype; /* NXVK_F32 when zeroed */
+  int csv_header;       /* 1: the first row is a header; 0: detected (a first row with no number) */
+  const char *npz_member; /* an .npz: this member; NULL: the file must hold exactly one */
+} nxvk_load_opts;
 int nxvk_tensor_load(const char *arg, nxvk_dtype csv_dtype, nxvk_host *out);
+int nxvk_tensor_load_opts(const char *arg, const nxvk_load_opts *o, nxvk_host *out);
+/* Every tensor of arg (an .npz gives each member, in order), at most max;
+ * *n counts those stored in out[0..). */
+int nxvk_tensor_load_all(const char *arg, const nxvk_load_opts *o, nxvk_host *out, int max, int *n);
 
 /* ------------------------------------------------------------------ devices */
 

@@ -182,31 +182,10 @@ void bench_print_notes(const bench_report *r, int first_row, int first_skip) {
 
 typedef int (*writer_fn)(FILE *f, const void *arg);
 
+/* Through nxvk_out (cli_write_with): a regular file replaced atomically, a
+ * device or FIFO written in place, write errors reported. */
 static int write_atomic(const char *path, writer_fn fn, const void *arg) {
-  size_t n = strlen(path) + 16;
-  char *tmp = malloc(n);
-  if (!tmp) return EXIT_FAIL;
-  snprintf(tmp, n, "%s.XXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    fprintf(stderr, "nxvk: error: %s: cannot create: %s\n", path, strerror(errno));
-    free(tmp);
-    return EXIT_FAIL;
-  }
-  mode_t um = umask(0);
-  umask(um);
-  fchmod(fd, 0666 & ~um); /* mkstemp makes 0600; give the file the usual mode */
-  FILE *f = fdopen(fd, "w");
-  int rc = f ? fn(f, arg) : -1;
-  if (f && (fflush(f) != 0 || ferror(f))) rc = -1;
-  if (f ? fclose(f) != 0 : close(fd) != 0) rc = -1;
-  if (rc == 0 && rename(tmp, path) != 0) rc = -1;
-  if (rc) {
-    fprintf(stderr, "nxvk: error: %s: write failed: %s\n", path, errno ? strerror(errno) : "I/O error");
-    unlink(tmp);
-  }
-  free(tmp);
-  return rc ? EXIT_FAIL : EXIT_OK;
+  return cli_write_with("bench", path, fn, arg);
 }
 
 /* ---- JSON ---- */

@@ -182,6 +182,28 @@ int cli_parse(int argc, char **argv, const nxvk_usage *u, const nxvk_option *opt
   return 0;
 }
 
+int cli_write_with(const char *opt, const char *path, int (*fn)(FILE *f, const void *arg), const void *arg) {
+  nxvk_out *o;
+  int rc = nxvk_out_open(path, 0, &o);
+  if (rc == NXVK_OK && fn(nxvk_out_stream(o), arg) != 0) {
+    nxvk_out_abort(o);
+    fprintf(stderr, "nxvk: error: %s %s: cannot format the report\n", opt, path);
+    return EXIT_FAIL;
+  }
+  if (rc == NXVK_OK) rc = nxvk_out_commit(o);
+  if (rc == NXVK_OK) return EXIT_OK;
+  fprintf(stderr, "nxvk: error: %s: %s\n", opt, nxvk_errmsg());
+  return nxvk_err_exit_status(rc);
+}
+
+static int text_writer(FILE *f, const void *arg) {
+  return fputs(arg, f) < 0 || fputc('\n', f) == EOF ? -1 : 0;
+}
+
+int cli_write_text(const char *opt, const char *path, const char *text) {
+  return cli_write_with(opt, path, text_writer, text);
+}
+
 int cli_ctx(nxvk_cli *cli, nxvk_ctx **out) {
   if (!cli->ctx) {
     nxvk_ctx_opts o = {.device = cli->device, .validate = cli->validate, .no_cache = cli->no_cache};

@@ -70,6 +70,12 @@ struct cJSON *cli_device_json(const nxvk_device_info *d);
 /* Close the device a command opened: a validation message or a tensor still
  * alive fails the command (status becomes EXIT_FAIL when it was EXIT_OK). */
 int cli_close_device(nxvk_cli *cli, int status);
+/* text and a newline to path through nxvk_out (a regular file replaced
+ * atomically, a device or FIFO written in place); on failure one error line
+ * naming the option and EXIT_FAIL (EXIT_USAGE for a directory). */
+int cli_write_text(const char *opt, const char *path, const char *text);
+/* The same with a writer that prints to a stream (0 on success). */
+int cli_write_with(const char *opt, const char *path, int (*fn)(FILE *f, const void *arg), const void *arg);
 /* Open (once) the device the options chose. */
 int cli_ctx(nxvk_cli *cli, nxvk_ctx **out);
 

@@ -26,7 +26,17 @@ typedef struct {
   int64_t col;    /* fields so far in the current row */
   int64_t line;   /* physical line being fed, from 1 */
   int rc;         /* first error; later callbacks do nothing */
+  int header;     /* 1: the first row is a header; 0: detect (a first row with no number) */
+  bool in_header; /* the row being read is the header: skipped */
+  int64_t header_numbers; /* fields of the first row that are numbers (detection) */
+  bool had_header;
 } csv_state;
+
+/* A field longer than this is refused as it grows: libcsv would otherwise
+ * grow its buffer 128 bytes at a time (quadratic for one huge field).  No
+ * number needs more than 128 bytes; headers get some room. */
+#define CSV_MAX_FIELD 4096
+static void *capped_realloc(void *p, size_t n) { return n > CSV_MAX_FIELD + 256 ? NULL : realloc(p, n); }
 
 static bool grow(csv_state *st) {
   if (st->n < st->cap) return true;
@@ -59,10 +69,31 @@ static int field_err(csv_state *st, const char *s, size_t len, const char *why) 
                      len > 32 ? "..." : "", why);
 }
 
+static bool looks_numeric(const char *s, size_t len) {
+  char buf[130], *end;
+  if (len == 0 || len >= sizeof buf) return false;
+  memcpy(buf, s, len);
+  buf[len] = '\0';
+  (void)strtod(buf, &end);
+  return end == buf + len;
+}
+
 static void on_field(void *fs, size_t len, void *data) {
   csv_state *st = data;
   if (st->rc) return;
   const char *s = fs ? fs : "";
+  if (st->rows == 0 && st->header >= 0 && (st->in_header || st->col == 0)) {
+    const char *t = s;
+    size_t tl = len;
+    while (tl && isspace((unsigned char)t[0])) t++, tl--;
+    while (tl && isspace((unsigned char)t[tl - 1])) tl--;
+    if (st->col == 0) st->in_header = st->header == 1 || !looks_numeric(t, tl);
+    if (st->in_header) { /* a header row: names, not data (detected: no number in it) */
+      if (looks_numeric(t, tl)) st->header_numbers++;
+      st->col++;
+      return;
+    }
+  }
   /* quoted fields keep their spaces; numbers do not want them */
   while (len && isspace((unsigned char)s[0])) s++, len--;
   while (len && isspace((unsigned char)s[len - 1])) len--;
@@ -127,7 +158,26 @@ static void on_row(int c, void *data) {
   csv_state *st = data;
   (void)c;
   if (st->rc) return;
-  if (st->rows == 0)
+  if (st->in_header) {
+    st->in_header = false;
+    if (st->header == 0 && st->header_numbers > 0) { /* a mix of names and numbers: a typo */
+      st->rc = nxvk_seterr(NXVK_E_BAD_FILE,
+                           "%s: line %lld (row 1): the first row mixes numbers and text (a header "
+                           "row is skipped with --csv-header)", st->path, (long long)st->line);
+      return;
+    }
+    st->header = -1; /* done: later rows are data */
+    st->had_header = true;
+    st->cols = st->col;
+    st->col = 0;
+    return;
+  }
+  if (st->rows == 0 && st->had_header && st->col != st->cols) {
+    st->rc = nxvk_seterr(NXVK_E_BAD_FILE, "%s: line %lld (row 1) has %lld fields, the header has %lld",
+                         st->path, (long long)st->line, (long long)st->col, (long long)st->cols);
+    return;
+  }
+  if (st->rows == 0 && !st->had_header)
     st->cols = st->col;
   else if (st->col != st->cols)
     st->rc = nxvk_seterr(NXVK_E_BAD_FILE, "%s: line %lld (row %lld) has %lld fields, row 1 has %lld",
@@ -138,6 +188,9 @@ static void on_row(int c, void *data) {
 }
 
 static int parse_err(csv_state *st, struct csv_parser *p) {
+  if (csv_error(p) == CSV_ENOMEM)
+    return nxvk_seterr(NXVK_E_BAD_FILE, "%s: line %lld: a field longer than %d bytes", st->path,
+                       (long long)st->line, CSV_MAX_FIELD);
   return nxvk_seterr(NXVK_E_BAD_FILE, "%s: line %lld: malformed CSV (%s)", st->path,
                      (long long)st->line, csv_strerror(csv_error(p)));
 }
@@ -155,40 +208,24 @@ static int feed(csv_state *st, struct csv_parser *p, const char *buf, size_t len
   return st->rc;
 }
 
-int nxvk_csv_read(const char *path, nxvk_dtype dtype, nxvk_host *out) {
-  if (!out) return nxvk_seterr(NXVK_E_BAD_REQUEST, "csv read: no output tensor");
+int nxvk_csv_read_src(nxvk_src *src, nxvk_dtype dtype, int header, nxvk_host *out) {
+  const char *path = src->name;
   memset(out, 0, sizeof *out);
-  if (!path) return nxvk_seterr(NXVK_E_BAD_REQUEST, "csv read: no path");
   if ((unsigned)dtype >= NXVK_NDTYPES)
     return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s: bad dtype %d", path, (int)dtype);
-
-  FILE *f = fopen(path, "rb");
-  if (!f) return nxvk_seterr(NXVK_E_IO, "%s: cannot open: %s", path, strerror(errno));
-  struct stat sbuf;
-  if (fstat(fileno(f), &sbuf) == 0 && S_ISDIR(sbuf.st_mode)) {
-    fclose(f);
-    return nxvk_seterr(NXVK_E_IO, "%s: is a directory", path);
-  }
-  if (S_ISREG(sbuf.st_mode) && (int64_t)sbuf.st_size > NXVK_MAX_FILE_BYTES) {
-    fclose(f);
-    return nxvk_seterr(NXVK_E_TOO_LARGE, "%s: %lld bytes is over the limit of %lld", path,
-                       (long long)sbuf.st_size, (long long)NXVK_MAX_FILE_BYTES);
-  }
   struct csv_parser p;
-  if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
-    fclose(f);
+  if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0)
     return nxvk_seterr(NXVK_E_NO_MEMORY, "%s: csv_init failed", path);
-  }
-  csv_state st = {.path = path, .dtype = dtype, .esize = nxvk_dtype_size(dtype), .line = 1};
+  csv_set_realloc_func(&p, capped_realloc);
+  csv_state st = {.path = path, .dtype = dtype, .esize = nxvk_dtype_size(dtype), .line = 1,
+                  .header = header > 0 ? 1 : header < 0 ? -1 : 0};
   char chunk[1 << 16];
   int64_t total = 0;
   bool first = true;
   while (!st.rc) {
-    size_t got = fread(chunk, 1, sizeof chunk, f);
-    if (got == 0) {
-      if (ferror(f)) st.rc = nxvk_seterr(NXVK_E_IO, "%s: read error: %s", path, strerror(errno));
-      break;
-    }
+    size_t got;
+    st.rc = nxvk_src_read(src, chunk, sizeof chunk, &got);
+    if (st.rc || got == 0) break;
     total += (int64_t)got;
     if (total > NXVK_MAX_FILE_BYTES) {
       st.rc = nxvk_seterr(NXVK_E_TOO_LARGE, "%s: file is over the limit of %lld bytes", path,
@@ -206,7 +243,6 @@ int nxvk_csv_read(const char *path, nxvk_dtype dtype, nxvk_host *out) {
   }
   if (!st.rc && csv_fini(&p, on_field, on_row, &st) != 0 && !st.rc) st.rc = parse_err(&st, &p);
   csv_free(&p);
-  fclose(f);
   if (!st.rc && st.rows == 0) st.rc = nxvk_seterr(NXVK_E_BAD_FILE, "%s: no rows", path);
   if (st.rc) {
     free(st.data);
@@ -218,4 +254,16 @@ int nxvk_csv_read(const char *path, nxvk_dtype dtype, nxvk_host *out) {
   out->shape.dim[1] = st.cols;
   out->data = st.data; /* malloc'd, as nxvk_host owns it; rows * cols == n */
   return NXVK_OK;
+}
+
+int nxvk_csv_read(const char *path, nxvk_dtype dtype, nxvk_host *out) {
+  if (!out) return nxvk_seterr(NXVK_E_BAD_REQUEST, "csv read: no output tensor");
+  memset(out, 0, sizeof *out);
+  if (!path) return nxvk_seterr(NXVK_E_BAD_REQUEST, "csv read: no path");
+  nxvk_src s;
+  int rc = nxvk_src_open(path, &s);
+  if (rc) return rc;
+  rc = nxvk_csv_read_src(&s, dtype, 0, out);
+  nxvk_src_close(&s);
+  return rc;
 }

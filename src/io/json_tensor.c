@@ -331,20 +331,36 @@ static void put_number(strbuf *b, const nxvk_host *t, int64_t i) {
   sb_str(b, nb);
 }
 
-static void put_nested(strbuf *b, const nxvk_host *t, int axis, int64_t base) {
+/* edge > 0: an axis longer than 2 * edge shows its first and last edge
+ * entries around "..." (numpy's summary; not JSON). */
+static void put_nested(strbuf *b, const nxvk_host *t, int axis, int64_t base, int64_t edge) {
   if (axis == t->shape.rank) {
     put_number(b, t, base);
     return;
   }
   sb_str(b, "[");
-  for (int64_t j = 0; j < t->shape.dim[axis]; j++) {
+  int64_t n = t->shape.dim[axis];
+  for (int64_t j = 0; j < n; j++) {
+    if (edge > 0 && n > 2 * edge && j == edge) {
+      sb_str(b, ",...");
+      j = n - edge - 1;
+      continue;
+    }
     if (j) sb_str(b, ",");
-    put_nested(b, t, axis + 1, base * t->shape.dim[axis] + j);
+    put_nested(b, t, axis + 1, base * t->shape.dim[axis] + j, edge);
   }
   sb_str(b, "]");
 }
 
-int nxvk_json_tensor_format(const nxvk_host *t, char **out) {
+static int format(const nxvk_host *t, int64_t edge, char **out);
+
+int nxvk_json_tensor_format(const nxvk_host *t, char **out) { return format(t, 0, out); }
+
+int nxvk_json_tensor_summary(const nxvk_host *t, int edge, char **out) {
+  return format(t, edge > 0 ? edge : 3, out);
+}
+
+static int format(const nxvk_host *t, int64_t edge, char **out) {
   if (!out) return nxvk_seterr(NXVK_E_BAD_REQUEST, "json format: no output");
   *out = NULL;
   if (!t) return nxvk_seterr(NXVK_E_BAD_REQUEST, "json format: no tensor");
@@ -372,7 +388,7 @@ int nxvk_json_tensor_format(const nxvk_host *t, char **out) {
   sb_str(&b, nxvk_shape_str(&t->shape, sh, sizeof sh));
   sb_str(&b, ",\"data\":");
   if (nested)
-    put_nested(&b, t, 0, 0);
+    put_nested(&b, t, 0, 0, edge);
   else
     sb_str(&b, "[]");
   sb_str(&b, "}");

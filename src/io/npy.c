@@ -111,6 +111,38 @@ static bool word_is(scan *s, const char *w) {
   return true;
 }
 
+/* What numpy calls a descr we refuse, and how to convert it: "(int64) is not
+ * supported yet; convert with a.astype(np.int32)". */
+static const char *unsupported_hint(const char *code, size_t n, char *out, size_t len) {
+  static const struct {
+    const char *code, *numpy, *fix;
+  } known[] = {
+      {"f2", "float16", "np.float32"},  {"f4", "float32", NULL},        {"f8", "float64", NULL},
+      {"f16", "longdouble", "np.float64"}, {"f12", "longdouble", "np.float64"},
+      {"i1", "int8", "np.int32"},       {"i2", "int16", "np.int32"},   {"i4", "int32", NULL},
+      {"i8", "int64", "np.int32"},      {"u1", "uint8", NULL},         {"u2", "uint16", "np.int32"},
+      {"u4", "uint32", "np.int32"},     {"u8", "uint64", "np.int32"},  {"b1", "bool", NULL},
+      {"c8", "complex64", NULL},        {"c16", "complex128", NULL},   {"O", "object", NULL},
+  };
+  for (size_t i = 0; i < NXVK_ARRAY_LEN(known); i++) {
+    if (strlen(known[i].code) != n || memcmp(code, known[i].code, n) != 0) continue;
+    if (known[i].fix)
+      snprintf(out, len, "(%s) is not supported yet; convert with a.astype(%s) " NPY_SUPPORTED,
+               known[i].numpy, known[i].fix);
+    else
+      snprintf(out, len, "(%s) is not supported (no conversion keeps its values) " NPY_SUPPORTED,
+               known[i].numpy);
+    return out;
+  }
+  if (n && (code[0] == 'U' || code[0] == 'S' || code[0] == 'a'))
+    snprintf(out, len, "(strings) is not a numeric type " NPY_SUPPORTED);
+  else if (n && (code[0] == 'M' || code[0] == 'm'))
+    snprintf(out, len, "(datetime) is not supported; convert with a.astype(np.int32) " NPY_SUPPORTED);
+  else
+    snprintf(out, len, "is not supported " NPY_SUPPORTED);
+  return out;
+}
+
 static int parse_descr(scan *s, npy_header *h) {
   skip_ws(s);
   if (s->p < s->end && *s->p == '[')
@@ -153,9 +185,9 @@ static int parse_descr(scan *s, npy_header *h) {
     h->swap = size > 1 && file_le != host_is_le();
     return NXVK_OK;
   }
-  char buf[40];
-  return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s: descr '%s' is not supported " NPY_SUPPORTED,
-                     s->name, printable(d, n, buf));
+  char buf[40], hint[160];
+  return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s: descr '%s' %s", s->name, printable(d, n, buf),
+                     unsupported_hint(code, cn, hint, sizeof hint));
 }
 
 static int parse_fortran(scan *s, npy_header *h) {
@@ -386,84 +418,71 @@ int nxvk_npy_read_mem(const void *buf, size_t len, const char *name, nxvk_host *
   return NXVK_OK;
 }
 
-/* All of a stream into memory, growing to at most NXVK_MAX_FILE_BYTES, so
- * the allocation follows the bytes that really arrive. */
-static int read_stream(FILE *f, const char *path, uint8_t **out, size_t *outlen) {
-  size_t cap = 1 << 16, n = 0;
-  uint8_t *buf = malloc(cap);
-  int rc = NXVK_OK;
-  *out = NULL;
-  *outlen = 0;
-  if (!buf) return nxvk_seterr(NXVK_E_NO_MEMORY, "%s: out of memory", path);
-  for (;;) {
-    if (n == cap) {
-      if ((int64_t)cap > NXVK_MAX_FILE_BYTES / 2) {
-        rc = nxvk_seterr(NXVK_E_TOO_LARGE, "%s: input is over the limit of %lld bytes", path,
-                         (long long)NXVK_MAX_FILE_BYTES);
-        break;
-      }
-      uint8_t *nb = realloc(buf, cap * 2);
-      if (!nb) {
-        rc = nxvk_seterr(NXVK_E_NO_MEMORY, "%s: cannot allocate %zu bytes", path, cap * 2);
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (n < cap) { /* fread stops short only at end of file or on error */
-      if (ferror(f)) rc = nxvk_seterr(NXVK_E_IO, "%s: read error: %s", path, strerror(errno));
-      break;
-    }
-  }
-  if (rc) {
-    free(buf);
-    return rc;
-  }
-  *out = buf;
-  *outlen = n;
-  return NXVK_OK;
-}
-
-/* A regular file: header first, then the data read straight into the tensor
- * once the file's size has been checked against what the header claims. */
-static int read_regular(FILE *f, const char *path, int64_t size, nxvk_host *out) {
-  size_t first = (size_t)(size < 12 + NXVK_MAX_NPY_HEADER ? size : 12 + NXVK_MAX_NPY_HEADER);
-  uint8_t *pre = malloc(first ? first : 1);
-  uint8_t *tmp = NULL;
-  if (!pre) return nxvk_seterr(NXVK_E_NO_MEMORY, "%s: out of memory", path);
+/* Any input, read as it arrives and checked as it goes: the magic and
+ * version first (so /dev/zero or a text file fails at its first bytes), then
+ * the header, whose shape says how many data bytes to read -- no more are
+ * read than the header promised plus one, to find trailing bytes.  A regular
+ * file's size is checked against the header before anything is allocated. */
+int nxvk_npy_read_src(nxvk_src *src, nxvk_host *out) {
+  const char *path = src->name;
+  uint8_t pre[12];
+  size_t have;
+  memset(out, 0, sizeof *out);
+  int rc = nxvk_src_read(src, pre, 8, &have);
+  if (rc) return rc;
   npy_header h;
   size_t off = 0;
   int64_t count = 0;
-  int rc = NXVK_OK;
-  if (fread(pre, 1, first, f) != first)
-    rc = nxvk_seterr(NXVK_E_IO, "%s: read error: %s", path, ferror(f) ? strerror(errno) : "file shrank");
-  if (!rc) rc = parse_prefix(pre, first, path, &h, &off, &count);
-  if (!rc) rc = check_data_len(path, &h, count, (uint64_t)size - off);
+  if (have < 8) return parse_prefix(pre, have, path, &h, &off, &count); /* says what is wrong */
+  size_t lensize = pre[6] == 1 ? 2 : 4;
+  if (pre[6] >= 1 && pre[6] <= 3 && pre[7] == 0) { /* else parse_prefix names the version */
+    rc = nxvk_src_read(src, pre + 8, lensize, &have);
+    if (rc) return rc;
+    if (have < lensize) return nxvk_seterr(NXVK_E_BAD_FILE, "%s: truncated header", path);
+  } else {
+    lensize = 0;
+  }
+  uint64_t hlen = 0;
+  if (lensize) {
+    hlen = (uint64_t)pre[8] | (uint64_t)pre[9] << 8;
+    if (lensize == 4) hlen |= (uint64_t)pre[10] << 16 | (uint64_t)pre[11] << 24;
+  }
+  if (!lensize || hlen > NXVK_MAX_NPY_HEADER)
+    return parse_prefix(pre, 8 + lensize, path, &h, &off, &count);
+  size_t plen = 8 + lensize;
+  uint8_t *head = malloc(plen + (size_t)hlen + 1);
+  if (!head) return nxvk_seterr(NXVK_E_NO_MEMORY, "%s: out of memory", path);
+  memcpy(head, pre, plen);
+  rc = nxvk_src_read(src, head + plen, (size_t)hlen, &have);
+  if (!rc) rc = parse_prefix(head, plen + have, path, &h, &off, &count);
+  free(head);
+  if (rc) return rc;
+  size_t need = (size_t)count * nxvk_dtype_size(h.dtype);
+  if (src->regular) { /* the size is known: check before allocating */
+    rc = check_data_len(path, &h, count, (uint64_t)(src->size > (int64_t)off ? src->size - (int64_t)off : 0));
+    if (rc) return rc;
+  }
+  rc = nxvk_host_alloc(out, h.dtype, &h.shape);
+  if (rc) return with_name(rc, path);
+  uint8_t *tmp = NULL, *dst = out->data;
+  if (need && h.fortran && h.shape.rank > 1) { /* the file's order apart from the result */
+    dst = tmp = malloc(need);
+    if (!tmp) rc = nxvk_seterr(NXVK_E_NO_MEMORY, "%s: cannot allocate %zu bytes", path, need);
+  }
+  if (!rc && need) {
+    rc = nxvk_src_read(src, dst, need, &have);
+    if (!rc && have < need) rc = check_data_len(path, &h, count, have);
+    if (!rc && src->regular && have < need) rc = nxvk_seterr(NXVK_E_IO, "%s: file shrank while reading", path);
+  }
   if (!rc) {
-    rc = nxvk_host_alloc(out, h.dtype, &h.shape);
-    if (rc) rc = with_name(rc, path);
+    uint8_t extra[1];
+    rc = nxvk_src_read(src, extra, 1, &have);
+    if (!rc && have)
+      rc = src->regular ? nxvk_seterr(NXVK_E_IO, "%s: file grew while reading", path)
+                        : nxvk_seterr(NXVK_E_BAD_FILE, "%s: trailing bytes after the data of shape %s", path,
+                                      nxvk_shape_str(&h.shape, (char[160]){0}, 160));
   }
-  if (!rc && count > 0) {
-    size_t need = (size_t)count * nxvk_dtype_size(h.dtype), have = first - off;
-    /* Fortran order needs the file's bytes apart from the result */
-    uint8_t *dst = out->data;
-    if (h.fortran && h.shape.rank > 1) {
-      dst = tmp = malloc(need);
-      if (!tmp) rc = nxvk_seterr(NXVK_E_NO_MEMORY, "%s: cannot allocate %zu bytes", path, need);
-    }
-    if (!rc) {
-      memcpy(dst, pre + off, have);
-      if (fread(dst + have, 1, need - have, f) != need - have)
-        rc = nxvk_seterr(NXVK_E_IO, "%s: read error: %s", path,
-                         ferror(f) ? strerror(errno) : "file shrank while reading");
-      else if (fgetc(f) != EOF)
-        rc = nxvk_seterr(NXVK_E_IO, "%s: file grew while reading", path);
-    }
-    if (!rc) store(out, dst, &h, count);
-  }
-  free(pre);
+  if (!rc) store(out, dst, &h, count);
   free(tmp);
   if (rc) nxvk_host_free(out);
   return rc;
@@ -473,31 +492,11 @@ int nxvk_npy_read(const char *path, nxvk_host *out) {
   if (!out) return nxvk_seterr(NXVK_E_BAD_REQUEST, "npy read: no output tensor");
   memset(out, 0, sizeof *out);
   if (!path) return nxvk_seterr(NXVK_E_BAD_REQUEST, "npy read: no path");
-  FILE *f = fopen(path, "rb");
-  if (!f) return nxvk_seterr(NXVK_E_IO, "%s: cannot open: %s", path, strerror(errno));
-  struct stat st;
-  int rc;
-  if (fstat(fileno(f), &st) != 0) {
-    rc = nxvk_seterr(NXVK_E_IO, "%s: cannot stat: %s", path, strerror(errno));
-  } else if (S_ISDIR(st.st_mode)) {
-    rc = nxvk_seterr(NXVK_E_IO, "%s: is a directory", path);
-  } else if (S_ISREG(st.st_mode)) {
-    if ((int64_t)st.st_size > NXVK_MAX_FILE_BYTES)
-      rc = nxvk_seterr(NXVK_E_TOO_LARGE, "%s: file of %lld bytes is over the limit of %lld", path,
-                       (long long)st.st_size, (long long)NXVK_MAX_FILE_BYTES);
-    else
-      rc = read_regular(f, path, (int64_t)st.st_size, out);
-  } else {
-    /* a pipe or device: size unknown, so read it all (bounded) first */
-    uint8_t *buf;
-    size_t len;
-    rc = read_stream(f, path, &buf, &len);
-    if (!rc) {
-      rc = nxvk_npy_read_mem(buf, len, path, out);
-      free(buf);
-    }
-  }
-  fclose(f);
+  nxvk_src s;
+  int rc = nxvk_src_open(path, &s);
+  if (rc) return rc;
+  rc = nxvk_npy_read_src(&s, out);
+  nxvk_src_close(&s);
   return rc;
 }
 
@@ -578,41 +577,28 @@ int nxvk_npy_encode(const nxvk_host *t, void **buf, size_t *len) {
   return NXVK_OK;
 }
 
+int nxvk_npy_header(const nxvk_host *t, uint8_t **out, size_t *outlen) {
+  int64_t count;
+  *out = NULL;
+  *outlen = 0;
+  int rc = check_host(t, &count);
+  return rc ? rc : build_header(t, out, outlen);
+}
+
+/* Through out.c: a regular file is replaced atomically (a mkstemp temporary
+ * renamed when complete), a device or FIFO written in place. */
 int nxvk_npy_write(const char *path, const nxvk_host *t) {
   int64_t count;
   if (!path) return nxvk_seterr(NXVK_E_BAD_REQUEST, "npy write: no path");
   int rc = check_host(t, &count);
   if (rc) return with_name(rc, path);
-  uint8_t *h;
-  size_t hl;
-  rc = build_header(t, &h, &hl);
+  nxvk_out *o;
+  rc = nxvk_out_open(path, 0, &o);
   if (rc) return rc;
-
-  /* Write beside the target and rename, so PATH is either the old file or the
-   * complete new one, never a partial write. */
-  size_t tl = strlen(path) + 32;
-  char *tmp = malloc(tl);
-  if (!tmp) {
-    free(h);
-    return nxvk_seterr(NXVK_E_NO_MEMORY, "%s: out of memory", path);
-  }
-  snprintf(tmp, tl, "%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) {
-    rc = nxvk_seterr(NXVK_E_IO, "%s: cannot create %s: %s", path, tmp, strerror(errno));
-    free(h);
-    free(tmp);
+  rc = nxvk_tensor_save(o, NXVK_FMT_NPY, t);
+  if (rc) {
+    nxvk_out_abort(o);
     return rc;
   }
-  size_t dl = (size_t)count * nxvk_dtype_size(t->dtype);
-  if (fwrite(h, 1, hl, f) != hl || (dl && fwrite(t->data, 1, dl, f) != dl))
-    rc = nxvk_seterr(NXVK_E_IO, "%s: write error: %s", path, strerror(errno));
-  if (fclose(f) != 0 && rc == NXVK_OK)
-    rc = nxvk_seterr(NXVK_E_IO, "%s: write error: %s", path, strerror(errno));
-  if (rc == NXVK_OK && rename(tmp, path) != 0)
-    rc = nxvk_seterr(NXVK_E_IO, "%s: cannot rename %s into place: %s", path, tmp, strerror(errno));
-  if (rc) unlink(tmp);
-  free(h);
-  free(tmp);
-  return rc;
+  return nxvk_out_commit(o);
 }

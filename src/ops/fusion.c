@@ -532,6 +532,8 @@ static int step_kernel(nxvk_ctx *c, nxvk_plan_step *st, const char *glsl, const 
     }
     st->cache_ms = now_ms() - t;
   }
+  bool retried = false;
+compile:
   if (!words) {
     char label[64];
     snprintf(label, sizeof label, "fused kernel %.16s", st->key);
@@ -555,6 +557,18 @@ static int step_kernel(nxvk_ctx *c, nxvk_plan_step *st, const char *glsl, const 
   rc = nxvk_kernel_get_spirv(c, st->key, words, bytes, spec, NXVK_EW_SPEC, nbuf, k);
   st->pipeline_ms = now_ms() - t;
   free(words);
+  if (rc && st->source == NXVK_CODE_DISK && !retried && !nxvk_ctx_lost(c)) {
+    /* the cached module does not build: discard it and compile the GLSL */
+    char why[200];
+    snprintf(why, sizeof why, "%s", nxvk_errmsg());
+    nxvk_cache_spirv_discard(cache_dir, st->key);
+    st->cache_corrupt = true;
+    snprintf(st->note, sizeof st->note, "cache file %.16s...: no pipeline from it (%.120s): discarded, recompiled",
+             st->key, why);
+    words = NULL;
+    retried = true;
+    goto compile;
+  }
   return rc;
 }
 

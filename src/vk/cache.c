@@ -28,8 +28,10 @@
 
 #define SPV_MAGIC "NXVKSPV"          /* 8 bytes with the NUL */
 #define PLC_MAGIC "NXVKPLC"
-#define FORMAT_VERSION 1u
-#define SPV_HEADER 88u                /* magic 8, version 4, 0 4, length 8, key 32, sha 32 */
+#define FORMAT_VERSION 1u             /* of the pipeline cache file */
+#define SPV_VERSION 2u                /* 2: the compiler's identity is part of the key */
+#define SPV_HEADER 120u               /* magic 8, version 4, 0 4, length 8, key 32, sha 32,
+                                         compiler 32 */
 #define PLC_HEADER 56u                /* magic 8, version 4, vendor 4, device 4, driver 4,
                                          uuid 16, length 8, checksum 8 */
 #define MAX_SPIRV_BYTES ((size_t)16 << 20)
@@ -74,18 +76,43 @@ uint64_t nxvk_cache_checksum(const void *data, size_t len) {
 
 /* ---- files ---- */
 
-char *nxvk_cache_dir_default(void) {
+/* The folder named by the environment into buf; false when none is named. */
+static bool env_dir(char *buf, size_t len, size_t *need) {
   const char *env = getenv("NXVK_CACHE_DIR");
-  char buf[4096];
-  if (env && *env) {
-    snprintf(buf, sizeof buf, "%s", env);
-  } else if ((env = getenv("XDG_CACHE_HOME")) && env[0] == '/') { /* XDG: relative is invalid */
-    snprintf(buf, sizeof buf, "%s/nxvk", env);
-  } else if ((env = getenv("HOME")) && *env) {
-    snprintf(buf, sizeof buf, "%s/.cache/nxvk", env);
-  } else {
-    return NULL;
-  }
+  int n;
+  if (env && *env)
+    n = snprintf(buf, len, "%s", env);
+  else if ((env = getenv("XDG_CACHE_HOME")) && env[0] == '/') /* XDG: relative is invalid */
+    n = snprintf(buf, len, "%s/nxvk", env);
+  else if ((env = getenv("HOME")) && *env)
+    n = snprintf(buf, len, "%s/.cache/nxvk", env);
+  else
+    return false;
+  *need = (size_t)n;
+  return true;
+}
+
+/* Room under PATH_MAX for "/spirv/<64 hex>.spv" and the temporary names. */
+#define CACHE_DIR_MAX 3800
+
+int nxvk_cache_dir_check(const char *dir) {
+  char buf[8];
+  size_t need = 0;
+  if (dir && *dir)
+    need = strlen(dir);
+  else if (!env_dir(buf, sizeof buf, &need))
+    return NXVK_OK;
+  if (need > CACHE_DIR_MAX)
+    return nxvk_seterr(NXVK_E_BAD_REQUEST,
+                       "NXVK_CACHE_DIR: the cache folder's name is %zu bytes, over the limit of %d", need,
+                       CACHE_DIR_MAX);
+  return NXVK_OK;
+}
+
+char *nxvk_cache_dir_default(void) {
+  char buf[CACHE_DIR_MAX + 1];
+  size_t need;
+  if (!env_dir(buf, sizeof buf, &need) || need > CACHE_DIR_MAX) return NULL; /* (checked at open) */
   size_t n = strlen(buf) + 1;
   char *p = malloc(n);
   if (p) memcpy(p, buf, n);
@@ -96,17 +123,18 @@ bool nxvk_cache_disabled_by_env(void) {
   return nxvk_env_flag("NXVK_NO_CACHE");
 }
 
-/* mkdir -p; an existing folder is fine. */
+/* mkdir -p, each folder made 0700 (the cache is the user's alone); an
+ * existing folder is fine. */
 static int make_dirs(const char *path) {
   char buf[4096];
   size_t n = strlen(path);
-  if (n == 0 || n >= sizeof buf) return nxvk_seterr(NXVK_E_IO, "cache: bad folder name");
+  if (n == 0 || n >= sizeof buf) return nxvk_seterr(NXVK_E_BAD_REQUEST, "cache: folder name too long");
   memcpy(buf, path, n + 1);
   for (size_t i = 1; i <= n; i++) {
     if (buf[i] != '/' && buf[i] != 0) continue;
     char keep = buf[i];
     buf[i] = 0;
-    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+    if (mkdir(buf, 0700) != 0 && errno != EEXIST)
       return nxvk_seterr(NXVK_E_IO, "cache: cannot create %s: %s", buf, strerror(errno));
     buf[i] = keep;
   }
@@ -116,38 +144,25 @@ static int make_dirs(const char *path) {
   return NXVK_OK;
 }
 
-static int write_all(int fd, const void *data, size_t len) {
-  const uint8_t *p = data;
-  while (len) {
-    ssize_t w = write(fd, p, len);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return -1;
-    p += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
-/* Header and payload to folder/name through a temporary file + rename. */
+/* Header and payload to folder/name through nxvk_out: a mkstemp temporary
+ * renamed into place; NXVK_OUT_REPLACE: whatever is at the path (a FIFO, a
+ * link) is replaced, never followed or written through. */
 static int write_atomic(const char *folder, const char *name, const void *head, size_t hlen,
                         const void *payload, size_t plen) {
   int rc = make_dirs(folder);
   if (rc) return rc;
-  char tmp[4200], path[4200];
+  char path[4200];
   snprintf(path, sizeof path, "%s/%s", folder, name);
-  snprintf(tmp, sizeof tmp, "%s/.%s.%ld.XXXXXX", folder, name, (long)getpid());
-  int fd = mkstemp(tmp);
-  if (fd < 0) return nxvk_seterr(NXVK_E_IO, "cache: cannot create a file in %s: %s", folder, strerror(errno));
-  bool ok = write_all(fd, head, hlen) == 0 && write_all(fd, payload, plen) == 0;
-  int err = ok ? 0 : errno;
-  if (close(fd) != 0 && ok) {
-    ok = false;
-    err = errno;
+  nxvk_out *o;
+  rc = nxvk_out_open(path, NXVK_OUT_REPLACE, &o);
+  if (rc) return rc;
+  rc = nxvk_out_write(o, head, hlen);
+  if (rc == NXVK_OK) rc = nxvk_out_write(o, payload, plen);
+  if (rc) {
+    nxvk_out_abort(o);
+    return rc;
   }
-  if (ok && rename(tmp, path) == 0) return NXVK_OK;
-  if (ok) err = errno;
-  unlink(tmp);
-  return nxvk_seterr(NXVK_E_IO, "cache: cannot write %s: %s", path, strerror(err));
+  return nxvk_out_commit(o);
 }
 
 /* The whole file, up to max bytes (malloc'd).  ENOENT leaves *data NULL. */
@@ -155,10 +170,13 @@ static int read_file(const char *path, size_t max, uint8_t **data, size_t *len, 
                      size_t whylen) {
   *data = NULL;
   *len = 0;
-  int fd = open(path, O_RDONLY);
+  /* never follow a link, never wait on a FIFO: a cache file is a regular
+   * file of plausible size or it is ignored (and replaced when written) */
+  int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
-    if (errno != ENOENT) snprintf(why, whylen, "cannot open: %s", strerror(errno));
-    return errno == ENOENT ? 0 : -1;
+    int e = errno;
+    if (e != ENOENT) snprintf(why, whylen, "cannot open: %s", e == ELOOP ? "a symbolic link" : strerror(e));
+    return e == ENOENT ? 0 : -1;
   }
   struct stat st;
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
@@ -200,6 +218,20 @@ static bool hex_key(const char *key, uint8_t out[32]) {
 
 /* ---- SPIR-V ---- */
 
+/* The rest of the entry's key: SHA-256 of the compiler's version and options. */
+static void compiler_digest(uint8_t out[32]) {
+  const char *id = nxvk_glsl_compiler_id();
+  nxvk_sha256(id, strlen(id), out);
+}
+
+void nxvk_cache_spirv_discard(const char *dir, const char *key) {
+  uint8_t k[32];
+  if (!dir || !hex_key(key, k)) return;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/spirv/%s.spv", dir, key);
+  unlink(path);
+}
+
 nxvk_cache_result nxvk_cache_spirv_load(const char *dir, const char *key, uint32_t **words,
                                         size_t *bytes, char *why, size_t whylen) {
   *words = NULL;
@@ -218,13 +250,13 @@ nxvk_cache_result nxvk_cache_spirv_load(const char *dir, const char *key, uint32
     return NXVK_CACHE_CORRUPT;
   if (!f) return NXVK_CACHE_MISS;
   nxvk_cache_result res = NXVK_CACHE_CORRUPT;
-  uint8_t sha[32];
+  uint8_t sha[32], cdig[32];
   if (n < SPV_HEADER) {
     snprintf(why, whylen, "truncated: %zu bytes, shorter than the header", n);
   } else if (memcmp(f, SPV_MAGIC, 8) != 0) {
     snprintf(why, whylen, "not an nxvk SPIR-V cache file (bad magic)");
-  } else if (get32(f + 8) != FORMAT_VERSION) {
-    snprintf(why, whylen, "format version %u, not %u", get32(f + 8), FORMAT_VERSION);
+  } else if (get32(f + 8) != SPV_VERSION) {
+    snprintf(why, whylen, "format version %u, not %u", get32(f + 8), SPV_VERSION);
   } else if (get64(f + 16) != n - SPV_HEADER) {
     snprintf(why, whylen, "truncated or padded: header says %llu bytes of SPIR-V, file has %zu",
              (unsigned long long)get64(f + 16), n - SPV_HEADER);
@@ -232,6 +264,8 @@ nxvk_cache_result nxvk_cache_spirv_load(const char *dir, const char *key, uint32
     snprintf(why, whylen, "SPIR-V of %zu bytes is not a module", n - SPV_HEADER);
   } else if (memcmp(f + 24, want_key, 32) != 0) {
     snprintf(why, whylen, "made for another key");
+  } else if (compiler_digest(cdig), memcmp(f + 88, cdig, 32) != 0) {
+    snprintf(why, whylen, "made by another compiler version or options");
   } else if (nxvk_sha256(f + SPV_HEADER, n - SPV_HEADER, sha), memcmp(sha, f + 56, 32) != 0) {
     snprintf(why, whylen, "checksum mismatch (corrupt content)");
   } else if (get32(f + SPV_HEADER) != 0x07230203u) {
@@ -255,8 +289,9 @@ nxvk_cache_result nxvk_cache_spirv_load(const char *dir, const char *key, uint32
 int nxvk_cache_spirv_store(const char *dir, const char *key, const uint32_t *words, size_t bytes) {
   uint8_t head[SPV_HEADER] = {0};
   memcpy(head, SPV_MAGIC, 8);
-  put32(head + 8, FORMAT_VERSION);
+  put32(head + 8, SPV_VERSION);
   put64(head + 16, bytes);
+  compiler_digest(head + 88);
   if (!hex_key(key, head + 24)) return nxvk_seterr(NXVK_E_BAD_REQUEST, "cache: bad key");
   nxvk_sha256(words, bytes, head + 56);
   char folder[4200], name[80];

@@ -194,6 +194,10 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   bool validate = o && o->validate;
   if (nxvk_env_flag("NXVK_VALIDATE")) validate = true;
 
+  if (!(o && o->no_cache) && !nxvk_cache_disabled_by_env()) { /* too long: an error, not a cut */
+    int crc = nxvk_cache_dir_check(o ? o->cache_dir : NULL);
+    if (crc) return crc;
+  }
   nxvk_ctx *c = calloc(1, sizeof *c);
   if (!c) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
   read_test_faults(c);

@@ -26,6 +26,16 @@ static pthread_once_t glslang_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t glslang_lock = PTHREAD_MUTEX_INITIALIZER;
 static int glslang_ready;
 
+#include <glslang/build_info.h>
+#define STR_(x) #x
+#define STR(x) STR_(x)
+const char *nxvk_glsl_compiler_id(void) {
+  /* keep in step with the glslang_input_t below */
+  return "glslang " STR(GLSLANG_VERSION_MAJOR) "." STR(GLSLANG_VERSION_MINOR) "." STR(
+      GLSLANG_VERSION_PATCH) GLSLANG_VERSION_FLAVOR "; compute; vulkan 1.1; spir-v 1.3; glsl 450; "
+                             "default resources; spv+vulkan rules";
+}
+
 static void glslang_init(void) { glslang_ready = glslang_initialize_process(); }
 
 /* ---- NoContraction ---- */

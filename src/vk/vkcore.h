@@ -247,6 +247,9 @@ int nxvk_spirv_no_contraction(uint32_t **words, size_t *bytes);
 /* $NXVK_CACHE_DIR, else $XDG_CACHE_HOME/nxvk, else $HOME/.cache/nxvk
  * (malloc'd); NULL when none can be named. */
 char *nxvk_cache_dir_default(void);
+/* dir (or the environment's folder when dir is NULL or "") is not too long
+ * for the cache's paths: NXVK_E_BAD_REQUEST naming NXVK_CACHE_DIR if it is. */
+int nxvk_cache_dir_check(const char *dir);
 /* NXVK_NO_CACHE set to anything but "" or "0". */
 bool nxvk_cache_disabled_by_env(void);
 uint64_t nxvk_cache_checksum(const void *data, size_t len);
@@ -259,6 +262,11 @@ nxvk_cache_result nxvk_cache_spirv_load(const char *dir, const char *key, uint32
                                         size_t *bytes, char *why, size_t whylen);
 /* Written through a temporary file renamed into place. */
 int nxvk_cache_spirv_store(const char *dir, const char *key, const uint32_t *words, size_t bytes);
+/* Remove the entry (its module did not build a pipeline). */
+void nxvk_cache_spirv_discard(const char *dir, const char *key);
+/* What else than the GLSL decides the SPIR-V: the compiler's version and
+ * options (shaderc.c); part of every cache entry's key. */
+const char *nxvk_glsl_compiler_id(void);
 /* Create c->pipeline_cache, from the device's file in c->cache_dir when it
  * is whole and was made by this device and driver version; sets
  * c->pcache_status. */

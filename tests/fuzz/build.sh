@@ -43,7 +43,7 @@ CSTD="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE"
 INC="-Isrc -Ibuild/gen"
 GLSLANG_LIBS="-lglslang -lSPIRV -lglslang-default-resource-limits -lMachineIndependent
   -lOSDependent -lGenericCodeGen -lOGLCompiler -lSPIRV-Tools-opt -lSPIRV-Tools -lstdc++"
-LIBS="-lcjson -lcsv $GLSLANG_LIBS -lpthread -ldl -lm"
+LIBS="-lcjson -lcsv -lz $GLSLANG_LIBS -lpthread -ldl -lm"
 # the generated sources the Makefile links into the engine ($(B)/gen/*.o of OBJ_CORE)
 GEN=$(sed -n '/^OBJ_CORE *=/,/[^\\]$/p' Makefile | grep -oE '\$\(B\)/gen/[A-Za-z0-9_]+\.o' |
   sed -E 's|\$\(B\)/gen/(.*)\.o|build/gen/\1.c|' | tr '\n' ' ')

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "nxvk.h"
+#include "core/internal.h" /* nxvk_src: the CSV reader with --csv-header */
 #include "tap.h"
 
 #include <dirent.h>
@@ -19,7 +20,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -218,14 +226,14 @@ static void test_npy_write_fail(void) {
   CHECK(rc == NXVK_E_IO && msg_has("x.npy"), "write into a missing directory: io error (%s)", nxvk_errmsg());
   CHECK(count_files(tmpdir) == 0, "  nothing left behind");
 
-  /* rename onto a directory fails after the temp file is complete */
+  /* a directory at the path is refused before anything is written */
   snprintf(p, sizeof p, "%s/adir", tmpdir);
   mkdir(p, 0700);
   char inner[320];
   snprintf(inner, sizeof inner, "%s/f", p);
   write_text(inner, "x");
   rc = nxvk_npy_write(p, &t);
-  CHECK(rc == NXVK_E_IO, "write onto a non-empty directory: io error (%s)", nxvk_errmsg());
+  CHECK(rc == NXVK_E_BAD_REQUEST && msg_has("is a directory"), "write onto a non-empty directory: bad_request (%s)", nxvk_errmsg());
   CHECK(count_files(tmpdir) == 1, "  temp file removed");
   unlink(inner);
   rmdir(p);
@@ -412,7 +420,7 @@ static void test_npy_bad(void) {
     int code;
     const char *msg;
   } bad[] = {
-      {1, "{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '<c8' is not supported"},
+      {1, "{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '<c8' (complex64) is not supported"},
       {1, "{'descr': '|O', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '|O'"},
       {1, "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '<i8'"},
       {1, "{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '<f2'"},
@@ -810,6 +818,37 @@ static void test_csv(void) {
   CHECK(rc == 0 && ((uint8_t *)r.data)[1] == 255, "u8");
   nxvk_host_free(&r);
 
+  write_text(p, "x, \"y z\"\n1,2\n3,4\n");
+  rc = nxvk_csv_read(p, NXVK_F32, &r);
+  f = r.data;
+  CHECK(rc == 0 && r.shape.dim[0] == 2 && r.shape.dim[1] == 2 && f[0] == 1 && f[3] == 4,
+        "a header row (no number in it) is detected and skipped (rc %d %s)", rc, rc ? nxvk_errmsg() : "");
+  nxvk_host_free(&r);
+  {
+    nxvk_src s;
+    write_text(p, "7,8\n1,2\n");
+    rc = nxvk_src_open(p, &s);
+    if (rc == 0) rc = nxvk_csv_read_src(&s, NXVK_F32, 1, &r);
+    nxvk_src_close(&s);
+    f = r.data;
+    CHECK(rc == 0 && r.shape.dim[0] == 1 && f[0] == 1 && f[1] == 2, "--csv-header skips a numeric first row too");
+    nxvk_host_free(&r);
+  }
+  { /* one huge field is refused as it grows, not after quadratic copying */
+    size_t big = (size_t)8 << 20;
+    char *text = malloc(big + 2);
+    memset(text, '1', big);
+    text[big] = '\n';
+    text[big + 1] = 0;
+    write_text(p, text);
+    free(text);
+    double t0 = now_s();
+    rc = nxvk_csv_read(p, NXVK_F32, &r);
+    CHECK(rc == NXVK_E_BAD_FILE && msg_has("a field longer than 4096 bytes") && now_s() - t0 < 2.0,
+          "an 8 MiB field: refused in %.3f s (%s)", now_s() - t0, nxvk_errmsg());
+    nxvk_host_free(&r);
+  }
+
   static const struct {
     const char *text;
     nxvk_dtype d;
@@ -821,7 +860,10 @@ static void test_csv(void) {
       {"1,2,3\n4,5\n", NXVK_F32, NXVK_E_BAD_FILE, "line 2 (row 2) has 2 fields, row 1 has 3"},
       {"1,2\n\n3,4,5\n", NXVK_F32, NXVK_E_BAD_FILE, "line 3 (row 2) has 3 fields"},
       {"1,2\n3,x\n", NXVK_F32, NXVK_E_BAD_FILE, "line 2 (row 2), column 2: 'x' is not a number"},
-      {"a,b\n1,2\n", NXVK_F64, NXVK_E_BAD_FILE, "line 1 (row 1), column 1"},
+      {"a,2\n1,2\n", NXVK_F64, NXVK_E_BAD_FILE, "line 1 (row 1): the first row mixes numbers and text"},
+      {"1,b\n1,2\n", NXVK_F64, NXVK_E_BAD_FILE, "line 1 (row 1), column 2"},
+      {"a,b\n1,2,3\n", NXVK_F64, NXVK_E_BAD_FILE, "line 2 (row 1) has 3 fields, the header has 2"},
+      {"a,b\n", NXVK_F64, NXVK_E_BAD_FILE, "no rows"},
       {"1,2abc\n", NXVK_F64, NXVK_E_BAD_FILE, "'2abc'"},
       {"1,,2\n", NXVK_F32, NXVK_E_BAD_FILE, "column 2: '' is empty"},
       {"1,2,\n", NXVK_F32, NXVK_E_BAD_FILE, "column 3"},
