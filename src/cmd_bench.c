@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -49,14 +50,18 @@ static bool parse_size(const char *s, int64_t *out) {
   return true;
 }
 
-/* Split a comma list into at most BENCH_MAX_LIST items (buf is modified). */
+/* Split a comma list into at most BENCH_MAX_LIST items (buf is modified);
+ * an empty item ("1,,2", a leading or trailing comma) gives -1. */
 static int split_list(char *buf, char **items) {
   int n = 0;
-  for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-    if (n == BENCH_MAX_LIST) return -1;
-    items[n++] = tok;
+  for (char *p = buf;;) {
+    char *comma = strchr(p, ',');
+    if (comma) *comma = '\0';
+    if (!*p || n == BENCH_MAX_LIST) return -1;
+    items[n++] = p;
+    if (!comma) return n;
+    p = comma + 1;
   }
-  return n;
 }
 
 static int parse_lists(bench_opts *o, const char *ops, const char *sizes, const char *dtypes) {
@@ -64,7 +69,7 @@ static int parse_lists(bench_opts *o, const char *ops, const char *sizes, const 
   if (sizes) {
     snprintf(buf, sizeof buf, "%s", sizes);
     int n = split_list(buf, items);
-    if (n <= 0) return cli_usage_error(&usage, "--sizes: give 1 to %d sizes, e.g. 1K,1M", BENCH_MAX_LIST);
+    if (n <= 0) return cli_usage_error(&usage, "--sizes: give 1 to %d sizes, no empty item, e.g. 1K,1M", BENCH_MAX_LIST);
     for (int i = 0; i < n; i++)
       if (!parse_size(items[i], &o->sizes[i]))
         return cli_usage_error(&usage, "--sizes: '%s' is not a size (a positive count, K M G = x1024)", items[i]);
@@ -248,7 +253,7 @@ static int run_devices(nxvk_cli *cli, const bench_opts *o, bench_report *rep) {
 int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
   const char *ops = NULL, *sizes = NULL, *dtypes = NULL, *bytes = NULL, *shapes = NULL;
   const char *json = NULL, *csv = NULL, *plot = NULL;
-  bench_opts o = {.min_time = 0.5, .warmup = 0.2, .cpu_limit = 2};
+  bench_opts o = {.min_time = 0.5, .warmup = 0.2, .cpu_limit = 2, .repeat = LONG_MIN /* not given */};
   const nxvk_option opts[] = {
       {"ops", 0, OPT_STRING, &ops, "OP,...", "ops to time (ops mode; default add,exp,sum,dot)"},
       {"sizes", 0, OPT_STRING, &sizes, "N,...", "ops: elements (default 1K..64M); matmul: n (128..4096)"},
@@ -308,7 +313,8 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
   if (bytes && !mode_is(&o, "peak") && !mode_is(&o, "all")) USAGE("--bytes goes with the peak and all modes");
   if (plot && mode_is(&o, "peak")) USAGE("--plot draws ops or matmul results; peak has none to draw");
   if (!(o.min_time >= 0 && o.min_time <= 3600)) USAGE("--min-time: give 0 to 3600 seconds");
-  if (o.repeat < 0 || o.repeat > 100000) USAGE("--repeat: give 1 to 100000 runs");
+  if (o.repeat != LONG_MIN && (o.repeat < 1 || o.repeat > 100000)) USAGE("--repeat: give 1 to 100000 runs");
+  if (o.repeat == LONG_MIN) o.repeat = 0; /* none given: --min-time decides */
   if (!(o.warmup >= 0 && o.warmup <= 60)) USAGE("--warmup: give 0 to 60 seconds");
   if (!(o.cpu_limit >= 0)) USAGE("--cpu-limit: give seconds >= 0");
   if (bytes && (!parse_size(bytes, &o.peak_bytes) || o.peak_bytes < 4 || o.peak_bytes % 4))

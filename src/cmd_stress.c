@@ -7,6 +7,7 @@
  * The modes live in src/cli/stress_*.c; this file parses options, runs the
  * modes in order on one shared context, and reports.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +97,8 @@ int cmd_stress(int argc, char **argv, nxvk_cli *cli) {
 
   const char *json_path = NULL, *size_s = NULL, *limit_s = NULL, *op_s = NULL, *dtype_s = NULL;
   bool quick = false, strict = false;
-  long seed = -1, threads = -1, ops = -1, cycles = -1, procs = -1, wave = -1;
+  /* LONG_MIN: not given (so a given -1 is refused, never taken as "default") */
+  long seed = LONG_MIN, threads = LONG_MIN, ops = LONG_MIN, cycles = LONG_MIN, procs = LONG_MIN, wave = LONG_MIN;
   double duration = 0;
   const nxvk_option opts[] = {
       {"quick", 0, OPT_FLAG, &quick, NULL, "CI sizes: all modes in under 3 minutes on lavapipe"},
@@ -126,20 +128,22 @@ int cmd_stress(int argc, char **argv, nxvk_cli *cli) {
   o.quick = quick;
   o.strict = strict;
   o.only_dtype = -1;
-  if (seed < -1) return cli_usage_error(&usage, "--seed: must be >= 0");
-  o.seed = seed >= 0 ? (uint64_t)seed : (uint64_t)time(NULL) % 1000000007u;
-  o.threads = threads >= 0 ? threads : quick ? 16 : 100;
-  o.ops_per_thread = ops >= 0 ? ops : quick ? 20 : 100;
-  o.cycles = cycles >= 0 ? cycles : quick ? 2000 : 100000;
-  o.procs = procs >= 0 ? procs : quick ? 20 : 200;
-  o.wave = wave >= 0 ? wave : quick ? 10 : 20;
+#define GIVEN(v) ((v) != LONG_MIN)
+  if (GIVEN(seed) && seed < 0) return cli_usage_error(&usage, "--seed: must be 0 or more ('%ld' given)", seed);
+  o.seed = GIVEN(seed) ? (uint64_t)seed : (uint64_t)time(NULL) % 1000000007u;
+  o.threads = GIVEN(threads) ? threads : quick ? 16 : 100;
+  o.ops_per_thread = GIVEN(ops) ? ops : quick ? 20 : 100;
+  o.cycles = GIVEN(cycles) ? cycles : quick ? 2000 : 100000;
+  o.procs = GIVEN(procs) ? procs : quick ? 20 : 200;
+  o.wave = GIVEN(wave) ? wave : quick ? 10 : 20;
+#undef GIVEN
   o.duration = duration;
   if (o.threads < 1 || o.threads > 1024) return cli_usage_error(&usage, "--threads: must be 1..1024");
   if (o.ops_per_thread < 1) return cli_usage_error(&usage, "--ops: must be >= 1");
   if (o.cycles < 1) return cli_usage_error(&usage, "--cycles: must be >= 1");
   if (o.procs < 1) return cli_usage_error(&usage, "--procs: must be >= 1");
   if (o.wave < 1 || o.wave > 200) return cli_usage_error(&usage, "--wave: must be 1..200");
-  if (duration < 0 || duration > 1e7) return cli_usage_error(&usage, "--duration: must be > 0 seconds");
+  if (!(duration >= 0 && duration <= 1e7)) return cli_usage_error(&usage, "--duration: must be 0 to 1e7 seconds");
   if (size_s && (nxvk_parse_bytes(size_s, &o.size) || o.size < 4))
     return cli_usage_error(&usage, "--size: '%s' is not a byte count of at least 4 (e.g. 1M, 4096)", size_s);
   if (size_s && o.size > ((uint64_t)1 << 34))

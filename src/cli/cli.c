@@ -3,6 +3,8 @@
 
 #include <cjson/cJSON.h>
 
+#include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,15 +113,21 @@ static int set_value(const nxvk_usage *u, const nxvk_option *o, const char *arg)
   case OPT_VALIDATE: *(bool *)o->value = true; return 0;
   case OPT_STRING:
   case OPT_DEVICE: *(const char **)o->value = arg; return 0;
-  case OPT_INT: {
-    long v = strtol(arg, &end, 10);
-    if (!*arg || *end) return cli_usage_error(u, "--%s: '%s' is not an integer", o->name, arg);
+  case OPT_INT: { /* strictly: an optional '-' and digits, in range */
+    errno = 0;
+    bool digits = (arg[0] >= '0' && arg[0] <= '9') || (arg[0] == '-' && arg[1] >= '0' && arg[1] <= '9');
+    long v = digits ? strtol(arg, &end, 10) : 0;
+    if (!digits || *end) return cli_usage_error(u, "--%s: '%s' is not an integer", o->name, arg);
+    if (errno == ERANGE) return cli_usage_error(u, "--%s: '%s' is out of range", o->name, arg);
     *(long *)o->value = v;
     return 0;
   }
-  case OPT_DOUBLE: {
-    double v = strtod(arg, &end);
-    if (!*arg || *end) return cli_usage_error(u, "--%s: '%s' is not a number", o->name, arg);
+  case OPT_DOUBLE: { /* a finite decimal number: no "nan", "inf" or leading space */
+    errno = 0;
+    bool start = (arg[0] >= '0' && arg[0] <= '9') || arg[0] == '.' ||
+                 (arg[0] == '-' && ((arg[1] >= '0' && arg[1] <= '9') || arg[1] == '.'));
+    double v = start ? strtod(arg, &end) : 0;
+    if (!start || *end || !isfinite(v)) return cli_usage_error(u, "--%s: '%s' is not a number", o->name, arg);
     *(double *)o->value = v;
     return 0;
   }

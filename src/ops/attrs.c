@@ -106,9 +106,13 @@ int nxvk_attrs_from_cjson(const nxvk_op_desc *op, const cJSON *obj, nxvk_attrs *
       if (cJSON_IsString(v)) {
         char *end;
         errno = 0;
-        unsigned long long s = strtoull(v->valuestring, &end, 10);
-        if (!*v->valuestring || *end || errno || v->valuestring[0] == '-')
-          return bad(op, key, "must be an integer 0..2^64-1");
+        /* digits only: strtoull alone would take " -1" as 2^64-1 and "+5" as 5 */
+        const char *d = v->valuestring;
+        bool digits = *d != '\0';
+        for (const char *q = d; *q; q++) digits &= *q >= '0' && *q <= '9';
+        unsigned long long s = digits ? strtoull(d, &end, 10) : 0;
+        if (!digits || *end || errno)
+          return bad(op, key, "must be an integer 0..2^64-1 (decimal digits only)");
         out->seed = s;
       } else {
         if (get_int(v, 0, (int64_t)1 << 53, &x)) return bad(op, key, "must be an integer 0..2^53 (larger as a string)");
@@ -133,7 +137,20 @@ int nxvk_attrs_from_cjson(const nxvk_op_desc *op, const cJSON *obj, nxvk_attrs *
 int nxvk_attrs_parse(const nxvk_op_desc *op, const char *json, nxvk_attrs *out) {
   memset(out, 0, sizeof *out);
   if (!json || !*json) return NXVK_OK;
-  cJSON *obj = cJSON_Parse(json);
+  /* the whole text is one JSON value: '{"axes":[0]} trailing' is refused */
+  const char *end = NULL;
+  if (!nxvk_json_depth_ok(json, strlen(json), NXVK_MAX_JSON_DEPTH))
+    return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: --attrs nests deeper than %d levels", op->name, NXVK_MAX_JSON_DEPTH);
+  cJSON *obj = cJSON_ParseWithOpts(json, &end, true);
+  if (!obj && end && *end) {
+    const char *p = end;
+    bool only_trailing = false;
+    cJSON *head = cJSON_ParseWithOpts(json, &p, false); /* valid up to where? */
+    if (head) only_trailing = true;
+    cJSON_Delete(head);
+    if (only_trailing)
+      return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: --attrs: text after the JSON object: '%.20s'", op->name, p);
+  }
   if (!obj) return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: --attrs is not valid JSON", op->name);
   int rc = nxvk_attrs_from_cjson(op, obj, out);
   cJSON_Delete(obj);
