@@ -31,7 +31,7 @@
 #define PORT_CHUNK 65536                               /* discarding oversized frames */
 #define PORT_MAX_JSON_INT 9007199254740992.0           /* 2^53: exact in a JSON number */
 
-static const char *const synopsis[] = {"[--max-frame BYTES] [--device N|NAME] [--validate]", NULL};
+static const char *const synopsis[] = {"[--max-frame BYTES] [--max-bytes SIZE] [--device N|NAME] [--validate]", NULL};
 static const nxvk_usage usage = {
     "port", synopsis,
     "Serves the engine on standard input and output to one client (the Elixir Nx\n"
@@ -121,6 +121,7 @@ typedef struct {
   uint64_t live_handles, lost_handles, handle_bytes;
   uint64_t requests, errors;
   uint64_t max_frame;
+  uint64_t max_bytes;       /* --max-bytes: device memory this port may hold (0: no cap) */
   bool hooks;               /* NXVK_TEST_HOOKS=1: debug_* commands */
   bool closed;              /* the client stopped reading */
   int status;               /* exit status once serving ends */
@@ -706,6 +707,7 @@ static int cmd_stats(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
   cJSON_AddNumberToObject(o, "handles", (double)s->live_handles);
   cJSON_AddNumberToObject(o, "lost_handles", (double)s->lost_handles);
   cJSON_AddNumberToObject(o, "handle_bytes", (double)s->handle_bytes);
+  cJSON_AddNumberToObject(o, "max_bytes", (double)s->max_bytes);
   cJSON_AddNumberToObject(o, "live_tensors", (double)st.live_tensors);
   cJSON_AddNumberToObject(o, "live_bytes", (double)st.live_bytes);
   cJSON_AddNumberToObject(o, "live_buffers", (double)st.live_buffers);
@@ -989,11 +991,26 @@ static void serve(port_server *s) {
   }
 }
 
+/* The default cap: the budget of the largest device-local heap (its size
+ * where the device gives no budget). */
+static uint64_t default_max_bytes(nxvk_ctx *ctx) {
+  nxvk_device_info info;
+  uint64_t best = 0;
+  if (nxvk_ctx_device_info(ctx, &info)) return 0;
+  for (int i = 0; i < info.heap_count; i++) {
+    uint64_t b = info.has_budget && info.heaps[i].budget ? info.heaps[i].budget : info.heaps[i].size;
+    if (info.heaps[i].device_local && b > best) best = b;
+  }
+  return best;
+}
+
 int cmd_port(int argc, char **argv, nxvk_cli *cli) {
-  const char *max_frame = NULL;
+  const char *max_frame = NULL, *max_bytes = NULL;
   const nxvk_option opts[] = {
       {"max-frame", 0, OPT_STRING, &max_frame, "BYTES",
        "refuse frames over this size, e.g. 64M (default 1G, at most 4G-1)"},
+      {"max-bytes", 0, OPT_STRING, &max_bytes, "SIZE",
+       "device memory the port's tensors may hold (default: the heap's budget; 0: none)"},
       OPT_COMMON_DEVICE(cli),
       OPT_END,
   };
@@ -1005,6 +1022,9 @@ int cmd_port(int argc, char **argv, nxvk_cli *cli) {
                     s.max_frame > UINT32_MAX))
     return cli_usage_error(&usage, "--max-frame: '%s' is not a size from %d bytes to 4G-1 (e.g. 64M)",
                            max_frame, PORT_MIN_MAX_FRAME);
+  uint64_t cap = 0;
+  if (max_bytes && nxvk_parse_bytes(max_bytes, &cap))
+    return cli_usage_error(&usage, "--max-bytes: '%s' is not a size (e.g. 2G, 512M; 0 for no cap)", max_bytes);
   const char *hooks = getenv("NXVK_TEST_HOOKS");
   s.hooks = hooks && strcmp(hooks, "1") == 0;
 
@@ -1014,6 +1034,8 @@ int cmd_port(int argc, char **argv, nxvk_cli *cli) {
                            "standard output is a terminal; the port speaks binary frames to a program");
   rc = cli_ctx(cli, &s.ctx);
   if (rc) return cli_engine_error(rc);
+  s.max_bytes = max_bytes ? cap : default_max_bytes(s.ctx);
+  nxvk_ctx_set_mem_cap(s.ctx, s.max_bytes);
   /* a client that goes away shows up as EPIPE on a write, not as a signal */
   signal(SIGPIPE, SIG_IGN);
 

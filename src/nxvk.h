@@ -335,6 +335,10 @@ typedef struct nxvk_stats {
   uint64_t validation_messages;          /* validation-layer errors/warnings seen */
 } nxvk_stats;
 void nxvk_ctx_stats(nxvk_ctx *c, nxvk_stats *out);
+/* A cap on the device buffers alive at once (live_bytes, staging included):
+ * a buffer that would pass it is refused with NXVK_E_ALLOC_FAILED before the
+ * driver is asked.  0: none (the default).  The port's --max-bytes. */
+void nxvk_ctx_set_mem_cap(nxvk_ctx *c, uint64_t bytes);
 /* One line per kernel built so far: its name, specialization constants and,
  * when the context was opened with NXVK_KERNEL_STATS=1 on a driver with
  * VK_KHR_pipeline_executable_properties, the driver's statistics

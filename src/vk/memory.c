@@ -120,6 +120,8 @@ void nxvk_pool_trim(nxvk_ctx *c) {
 
 void nxvk_ctx_trim(nxvk_ctx *c) { nxvk_pool_trim(c); }
 
+void nxvk_ctx_set_mem_cap(nxvk_ctx *c, uint64_t bytes) { atomic_store(&c->mem_cap, bytes); }
+
 int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_buffer **out) {
   *out = NULL;
   if (atomic_load(&c->lost)) return nxvk_seterr(NXVK_E_DEVICE_LOST, "device was lost");
@@ -134,6 +136,11 @@ int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_b
                        (unsigned long long)size, (unsigned long long)c->info.max_allocation_size);
   VkDeviceSize cap;
   int cls = size_class(size, &cap);
+  unsigned long long mcap = atomic_load(&c->mem_cap), live = atomic_load(&c->live_bytes);
+  if (mcap && (size > mcap || live > mcap - size)) /* a cap of the caller's (port --max-bytes) */
+    return nxvk_seterr(NXVK_E_ALLOC_FAILED,
+                       "%llu bytes more would pass the memory cap of %llu bytes (%llu bytes live)",
+                       (unsigned long long)size, mcap, live);
   nxvk_buffer *b = pool_take(c, host_visible, cls);
   if (b) {
     b->size = size;

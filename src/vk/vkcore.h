@@ -170,6 +170,7 @@ struct nxvk_ctx {
 
   /* accounting */
   atomic_ullong live_tensors, live_bytes, live_buffers, peak_bytes, buffers_created;
+  atomic_ullong mem_cap;               /* live_bytes may not pass it (0: none); nxvk_ctx_set_mem_cap */
   atomic_ullong pipelines_created, submits;
   nxvk_pool pool;
 };

@@ -220,5 +220,41 @@ open('$D/bad.npz','wb').write(b)
 "
 expect_error "an .npz member with a wrong CRC" 2 "CRC-32 mismatch" "$NXVK" run --op abs "$D/bad.npz"
 
+# ---------------------------------------------------------------- port memory cap
+port_out=$($PY - "$NXVK" <<'EOF' 2>&1
+import sys
+sys.path.insert(0, "tests/hardening")
+from portlib import frame, session
+nxvk = sys.argv[1]
+mib16 = b"\0" * (16 << 20)
+reqs = b""
+for i in range(1, 5):
+    reqs += frame({"id": i, "cmd": "put", "dtype": "f32", "shape": [4 << 20]}, mib16)
+reqs += frame({"id": 10, "cmd": "stats"})
+reqs += frame({"id": 11, "cmd": "free", "handles": [1]})
+reqs += frame({"id": 12, "cmd": "put", "dtype": "f32", "shape": [4 << 20]}, mib16)
+reqs += frame({"id": 13, "cmd": "ping"})
+rc, replies, err = session([nxvk, "port", "--max-bytes", "40M"], reqs)
+by = {h["id"]: h for h, _ in replies}
+ok = [i for i in range(1, 5) if by[i]["ok"]]
+failed = [i for i in range(1, 5) if not by[i]["ok"]]
+assert rc == 0, (rc, err)
+assert ok and failed, by
+assert all(by[i]["error"]["code"] == "alloc_failed" for i in failed), by
+st = by[10]
+assert st["ok"] and st["max_bytes"] == 40 << 20 and st["live_bytes"] <= 40 << 20, st
+assert by[13]["ok"], by[13]
+print("port cap ok:", len(ok), "puts held,", len(failed), "alloc_failed; after a free:", by[12]["ok"])
+assert by[12]["ok"] or not by[11]["ok"], by[12]
+rc, replies, err = session([nxvk, "port"], frame({"id": 1, "cmd": "stats"}))
+assert replies[0][0]["max_bytes"] > 0, replies
+rc, replies, err = session([nxvk, "port", "--max-bytes", "1.5x"], b"")
+assert rc == 2 and "--max-bytes" in err, (rc, err)
+EOF
+)
+rc=$?
+check "port --max-bytes: past the cap alloc_failed, live bytes within it, the port keeps serving; default from the heap; bad size exit 2" \
+  "[ $rc -eq 0 ] || { echo '$port_out' | tail -5 >&2; false; }"
+
 echo "1..$n"
 exit $fail
