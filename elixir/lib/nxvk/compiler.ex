@@ -197,9 +197,16 @@ if Code.ensure_loaded?(Nx) do
           {v, st}
 
         _ ->
-          unless G.native?(t.type), do: unsupported!("type #{inspect(t.type)} (#{t.data.op})")
           if t.vectorized_axes != [], do: unsupported!("vectorized #{t.data.op}")
-          {v, st} = lower_op(t.data.op, t, st)
+
+          {v, st} =
+            cond do
+              G.native?(t.type) -> lower_op(t.data.op, t, st)
+              # a count or an index typed s64/u64 by Nx, exact in 32 bits
+              narrow?(t) -> lower_op(t.data.op, %{t | type: {:s, 32}}, st)
+              true -> unsupported!("type #{inspect(t.type)} (#{t.data.op})")
+            end
+
           {v, %{st | memo: Map.put(st.memo, id, v)}}
       end
     end
@@ -212,9 +219,39 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp input_as(st, %T{} = t, type) do
+      unless G.native?(type), do: unsupported!("type #{inspect(type)}")
       {v, st} = lower(t, st)
-      if t.type == type, do: {v, st}, else: op(st, "as_type", [v], %{"dtype" => G.dtype(type)})
+      if held_type(t) == type, do: {v, st}, else: op(st, "as_type", [v], %{"dtype" => G.dtype(type)})
     end
+
+    # the type a node's value has in the graph: its own, or s32 for the
+    # 64-bit counts and indices narrow?/1 admits
+    defp held_type(%T{type: type} = t) do
+      cond do
+        G.native?(type) -> type
+        narrow?(t) -> {:s, 32}
+        true -> type
+      end
+    end
+
+    # sums of 0/1 masks (comparisons, is_nan) and arg-reductions: Nx types
+    # them 64-bit; their values fit 32 bits exactly while the input has
+    # fewer than 2^31 elements
+    @masks [:equal, :not_equal, :less, :less_equal, :greater, :greater_equal, :is_nan]
+    defp narrow?(%T{type: {k, 64}, data: %Expr{op: :sum, args: [%T{data: %Expr{op: m}} = a, _]}})
+         when k in [:s, :u] and m in @masks,
+         do: Nx.size(a) < 2_147_483_648
+
+    defp narrow?(%T{type: {k, 64}, data: %Expr{op: op, args: [a, opts]}})
+         when k in [:s, :u] and op in [:argmax, :argmin],
+         do: G.native?(a.type) and Keyword.get(opts, :tie_break, :low) == :low and Nx.size(a) > 0
+
+    # an integer constant in s32's range
+    defp narrow?(%T{type: {k, _}, data: %Expr{op: :constant, args: [c]}})
+         when k in [:s, :u] and is_integer(c),
+         do: c >= -2_147_483_648 and c <= 2_147_483_647
+
+    defp narrow?(_), do: false
 
     defp lower_op(:parameter, %T{data: %Expr{args: [i]}} = t, st) do
       {v, st} = fresh(st)
@@ -279,11 +316,11 @@ if Code.ensure_loaded?(Nx) do
       {pv, st} = lower(p, st)
 
       {pv, st} =
-        if p.type == {:u, 8} do
+        if held_type(p) == {:u, 8} do
           {pv, st}
         else
           {z, st} = fresh(st)
-          st = emit(st, {:const, z, Nx.tensor(0, type: p.type, backend: Nx.BinaryBackend)})
+          st = emit(st, {:const, z, Nx.tensor(0, type: held_type(p), backend: Nx.BinaryBackend)})
           op(st, "not_equal", [pv, z])
         end
 
@@ -304,6 +341,19 @@ if Code.ensure_loaded?(Nx) do
     defp lower_op(name, %T{data: %Expr{args: [a, opts]}, type: {:f, _}} = t, st) when name in [:sum, :product] do
       {x, st} = input_as(st, a, t.type)
       op(st, Atom.to_string(name), [x], reduce_attrs(opts))
+    end
+
+    # a narrowed mask count (see narrow?/1)
+    defp lower_op(:sum, %T{data: %Expr{args: [a, opts]}, type: {:s, 32}}, st) do
+      {x, st} = input_as(st, a, {:s, 32})
+      op(st, "sum", [x], reduce_attrs(opts))
+    end
+
+    defp lower_op(name, %T{data: %Expr{args: [a, opts]}, type: {:s, 32}}, st) when name in [:argmax, :argmin] do
+      attrs = %{"keep_axes" => Keyword.get(opts, :keep_axis, false)}
+      attrs = if opts[:axis], do: Map.put(attrs, "axes", [opts[:axis]]), else: attrs
+      {x, st} = lower(a, st)
+      op(st, Atom.to_string(name), [x], attrs)
     end
 
     defp lower_op(name, %T{data: %Expr{args: [a, opts]}} = t, st) when name in [:reduce_max, :reduce_min] do
