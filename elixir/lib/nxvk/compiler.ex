@@ -266,9 +266,15 @@ if Code.ensure_loaded?(Nx) do
       if t.shape == {}, do: {v, st}, else: broadcast_to(st, v, t.shape)
     end
 
+    # a tensor the function closes over (weights): by handle when it is on
+    # the device already (the cached plan keeps it alive), else its bytes
     defp lower_op(:tensor, %T{data: %Expr{args: [lit]}}, st) do
       {v, st} = fresh(st)
-      {v, emit(st, {:const, v, Nxvk.Backend.to_host(lit)})}
+
+      case lit do
+        %T{data: %Nxvk.Backend{handle: h}} when is_integer(h) -> {v, emit(st, {:const, v, lit})}
+        _ -> {v, emit(st, {:const, v, Nxvk.Backend.to_host(lit)})}
+      end
     end
 
     defp lower_op(:metadata, %T{data: %Expr{args: [expr, _meta]}}, st), do: lower(expr, st)
