@@ -220,6 +220,90 @@ open('$D/bad.npz','wb').write(b)
 "
 expect_error "an .npz member with a wrong CRC" 2 "CRC-32 mismatch" "$NXVK" run --op abs "$D/bad.npz"
 
+# ---------------------------------------------------------------- caches
+C=$T/cache/a/b
+cat >"$D/gf.json" <<'EOF'
+{"inputs":{"x":"a.npy"},"ops":[{"op":"exp","in":["x"],"out":"t"},{"op":"add","in":["t","x"],"out":"u"}],"outputs":{"u":"u.npy"}}
+EOF
+right() { $PY -c "import numpy as np; a=np.load('$A'); assert np.allclose(np.load('$D/u.npy'), np.exp(a)+a)"; }
+runc() { rm -f "$D/u.npy"; NXVK_CACHE_DIR=$C timeout 60 "$NXVK" run "$D/gf.json" --explain >"$T/explain" 2>&1; }
+runc
+check "the cache folders are created 0700" \
+  "[ \"\$(stat -c %a '$T/cache' '$T/cache/a' '$C' '$C/spirv' | sort -u)\" = 700 ] && right"
+spv=$(ls "$C"/spirv/*.spv)
+cp "$spv" "$T/good.spv"
+$PY - "$spv" <<'EOF'
+import sys, hashlib, struct
+p = sys.argv[1]
+b = bytearray(open(p, 'rb').read())
+head = b[:120]
+# a module the driver refuses, under a valid header and checksum
+payload = struct.pack('<5I', 0x07230203, 0x00010300, 0, 100, 0) + struct.pack('<4I', 0x00040011, 0xdeadbeef, 7, 9)
+head[16:24] = struct.pack('<Q', len(payload))
+head[56:88] = hashlib.sha256(payload).digest()
+open(p, 'wb').write(bytes(head) + payload)
+EOF
+runc
+rc=$?
+check "a cached module with a valid checksum that builds no pipeline: discarded, recompiled, right (exit $rc)" \
+  "[ $rc -eq 0 ] && grep -q 'discarded, recompiled' '$T/explain' && right"
+runc
+check "  and the next run hits the rewritten entry" "grep -q 'cache hit' '$T/explain' && right"
+$PY - "$spv" <<'EOF'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, 'rb').read()); b[100] ^= 1  # the compiler identity of the key
+open(p, 'wb').write(b)
+EOF
+runc
+check "an entry made by another compiler version or options is a miss" \
+  "grep -q 'another compiler version or options' '$T/explain' && grep -q 'compiled (cache miss)' '$T/explain' && right"
+other=$T/other.spv
+$PY - "$spv" "$other" <<'EOF'
+import sys
+b = bytearray(open(sys.argv[1], 'rb').read()); b[24] ^= 1  # another kernel's key
+open(sys.argv[2], 'wb').write(b)
+EOF
+cp "$other" "$spv"
+runc
+check "another kernel's entry copied under this name is a miss" \
+  "grep -q 'made for another key' '$T/explain' && grep -q 'compiled (cache miss)' '$T/explain' && right"
+rm -f "$spv"; mkfifo "$spv"
+pc=$(ls "$C"/pipeline-*.bin)
+rm -f "$pc"; mkfifo "$pc"
+runc
+rc=$?
+check "FIFOs at the SPIR-V and pipeline cache paths: no hang, ignored and replaced (exit $rc)" \
+  "[ $rc -eq 0 ] && right && [ -f '$spv' ] && [ -f '$pc' ]"
+echo "not a cache file" >"$T/victim"
+cp "$T/victim" "$T/victim.before"
+rm -f "$spv"; ln -s "$T/victim" "$spv"
+runc
+check "a symbolic link at a cache path is neither read nor written through: replaced by a file" \
+  "grep -q 'a symbolic link' '$T/explain' && right && cmp -s '$T/victim' '$T/victim.before' && [ -f '$spv' ] && ! [ -L '$spv' ]"
+long=$T/$(head -c 4200 /dev/zero | tr '\0' 'x')
+expect_error "an over-long NXVK_CACHE_DIR is an error, not a cut" 2 "NXVK_CACHE_DIR: .* over the limit" \
+  env NXVK_CACHE_DIR="$long" "$NXVK" run --op abs "$A"
+check "  and nothing was created" "[ -z \"\$(ls '$T' | grep xxxx)\" ]"
+
+# ---------------------------------------------------------------- options
+expect_error "--attrs with trailing text" 2 "--attrs: text after the JSON object" \
+  "$NXVK" run --op sum --attrs '{"axes":[0]} trailing' "$A"
+for sd in '"-1"' '" -1"' '"+5"' '"5 "' '"0x10"' '-1'; do
+  expect_error "seed $sd refused" 2 'attribute "seed"' \
+    "$NXVK" run --op random_uniform --attrs "{\"seed\":$sd,\"shape\":[2]}"
+done
+expect_error "stress --threads -1" 2 "--threads: must be 1..1024" "$NXVK" stress race --threads -1
+expect_error "stress --duration nan" 2 "--duration: 'nan' is not a number" "$NXVK" stress race --duration nan
+expect_error "stress --duration inf" 2 "--duration: 'inf' is not a number" "$NXVK" stress race --duration inf
+expect_error "stress --seed -1" 2 "--seed: must be 0 or more" "$NXVK" stress race --seed -1
+expect_error "stress --ops ' 5' (a space)" 2 "--ops: ' 5' is not an integer" "$NXVK" stress race --ops ' 5'
+expect_error "stress --cycles 99999999999999999999" 2 "--cycles: .* out of range" "$NXVK" stress leak --cycles 99999999999999999999
+expect_error "bench --repeat 0" 2 "--repeat: give 1 to 100000" "$NXVK" bench ops --repeat 0
+expect_error "bench --sizes 1,,2" 2 "--sizes: .*no empty item" "$NXVK" bench ops --sizes 1,,2
+expect_error "bench --sizes 1,2, (trailing comma)" 2 "--sizes: .*no empty item" "$NXVK" bench ops --sizes 1,2,
+expect_error "bench --min-time nan" 2 "--min-time: 'nan' is not a number" "$NXVK" bench ops --min-time nan
+
 # ---------------------------------------------------------------- port memory cap
 port_out=$($PY - "$NXVK" <<'EOF' 2>&1
 import sys
