@@ -194,9 +194,15 @@ int cli_write_with(const char *opt, const char *path, int (*fn)(FILE *f, const v
   nxvk_out *o;
   int rc = nxvk_out_open(path, 0, &o);
   if (rc == NXVK_OK && fn(nxvk_out_stream(o), arg) != 0) {
+    /* a write that failed (ENOSPC on a device) says so at the flush */
+    rc = nxvk_out_finish(o);
     nxvk_out_abort(o);
-    fprintf(stderr, "nxvk: error: %s %s: cannot format the report\n", opt, path);
-    return EXIT_FAIL;
+    if (rc == NXVK_OK) {
+      fprintf(stderr, "nxvk: error: %s %s: cannot format the report\n", opt, path);
+      return EXIT_FAIL;
+    }
+    fprintf(stderr, "nxvk: error: %s: %s\n", opt, nxvk_errmsg());
+    return nxvk_err_exit_status(rc);
   }
   if (rc == NXVK_OK) rc = nxvk_out_commit(o);
   if (rc == NXVK_OK) return EXIT_OK;

@@ -220,8 +220,10 @@ int nxvk_out_finish(nxvk_out *o) {
   if (!o) return nxvk_seterr(NXVK_E_BAD_REQUEST, "no output");
   if (o->finished) return o->err ? set_err(o) : NXVK_OK;
   o->finished = true;
+  int before = errno; /* a writer that stopped at a failed write left its errno */
   errno = 0;
-  if (!o->err && (fflush(o->f) != 0 || ferror(o->f))) o->err = errno ? errno : EIO;
+  if (!o->err && fflush(o->f) != 0) o->err = errno ? errno : EIO;
+  if (!o->err && ferror(o->f)) o->err = before ? before : EIO;
   int fd = fileno(o->f);
   if (!o->err && o->kind == OUT_ATOMIC) {
     mode_t m = o->mode;

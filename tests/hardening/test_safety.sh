@@ -101,6 +101,18 @@ for p in $(seq 1 64); do ln -sf "$T/precious" "$D/keep.npy.tmp.$p" 2>/dev/null; 
 check "a planted link at a temporary-like name is not written through" "[ \"\$(cat '$T/precious')\" = precious ]"
 rm -f "$D"/keep.npy.tmp.*
 
+# the reports go through the same module
+expect_error "conformance --json to a full device: ENOSPC, exit 1" 1 "--json: .*full: write error: No space left on device" \
+  "$NXVK" conformance --quick --op negate --dtype i32 --json "$D/full"
+expect_error "bench --json to a full device: ENOSPC, exit 1" 1 "full: write error: No space left on device" \
+  "$NXVK" bench ops --ops add --sizes 1K --repeat 1 --warmup 0 --cpu-limit 0 --json "$D/full"
+check "  the device is still a character device" "is_chr '$D/full'"
+echo old >"$D/conf.json"
+ln -s conf.json "$D/conf-link.json"
+"$NXVK" conformance --quick --op negate --dtype i32 --json "$D/conf-link.json" >/dev/null 2>&1
+check "conformance --json through a link replaces the target, keeps the link" \
+  "[ -L '$D/conf-link.json' ] && $PY -c \"import json; json.load(open('$D/conf.json'))\""
+
 # formats read back by numpy
 for f in npy csv json npz; do "$NXVK" run --op abs "$A" -o "$D/r.$f" 2>"$T/err" || not_ok "-o r.$f" "$(cat "$T/err")"; done
 check "numpy reads back .npy .csv .json .npz outputs" "$PY - '$D' <<'EOF'
