@@ -5,12 +5,15 @@
 
 #include "cli/cli.h"
 
-static const char *const synopsis[] = {"[--json] [--device N|NAME] [--validate]", NULL};
+static const char *const synopsis[] = {"[--json] [--verbose] [--device N|NAME] [--validate]", NULL};
 static const nxvk_usage usage = {
     "info", synopsis,
-    "Lists every Vulkan device: name, vendor, driver, API version, type, memory heaps\n"
-    "with budget and usage, limits, subgroup size, features and float controls.\n"
-    "With --device, only that device."};
+    "Lists every Vulkan device: name, vendor, driver (its ID and the conformance test\n"
+    "version it passed), device and driver UUIDs, API version, type, memory heaps with\n"
+    "budget and usage, limits, subgroup size, features and float controls.  --verbose\n"
+    "adds the queue families (flags, queue count, timestamp bits), the memory types\n"
+    "(flags, heap) and the device extensions; --json always has them.  With --device,\n"
+    "only that device."};
 
 static const char *yn(bool b) { return b ? "yes" : "no"; }
 
@@ -25,6 +28,40 @@ static void human_bytes(uint64_t b, char *buf, size_t n) {
   snprintf(buf, n, i ? "%.1f %s" : "%.0f %s", v, u[i]);
 }
 
+/* 8-4-4-4-12, as vulkaninfo and nvidia-smi print UUIDs */
+static void uuid_text(const uint8_t *u, char *buf) {
+  char *p = buf;
+  for (int i = 0; i < 16; i++) p += sprintf(p, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", u[i]);
+}
+
+/* --verbose: queue families, memory types, extensions (wrapped) */
+static void device_lists_text(const nxvk_device_info *d) {
+  char fl[256];
+  for (int i = 0; i < d->queue_family_count; i++) {
+    cli_queue_flags_text(d->queue_families[i].flags, fl);
+    printf("  queue family %-2d %s; %u queue%s, timestamps %u bits\n", i, fl[0] ? fl : "(no flags)",
+           d->queue_families[i].count, d->queue_families[i].count == 1 ? "" : "s",
+           d->queue_families[i].timestamp_valid_bits);
+  }
+  for (int i = 0; i < d->memory_type_count; i++) {
+    cli_memory_flags_text(d->memory_types[i].flags, fl);
+    printf("  memory type %-3d heap %u: %s\n", i, d->memory_types[i].heap, fl[0] ? fl : "(no flags)");
+  }
+  printf("  extensions      %d", d->extension_count);
+  int col = 200;
+  for (const char *p = d->extensions; *p;) {
+    int len = (int)strcspn(p, " ");
+    if (col + 1 + len > 100) {
+      printf("\n   ");
+      col = 3;
+    }
+    printf(" %.*s", len, p);
+    col += 1 + len;
+    p += len + (p[len] ? 1 : 0);
+  }
+  printf("\n");
+}
+
 static void device_text(const nxvk_device_info *d) {
   char b1[32], b2[32], b3[32];
   printf("device %d: %s\n", d->index, d->name);
@@ -32,6 +69,16 @@ static void device_text(const nxvk_device_info *d) {
          d->device_id, d->type);
   printf("  driver          %s %s (%s)\n", d->driver_name[0] ? d->driver_name : "?",
          d->driver_version, d->driver_info[0] ? d->driver_info : "no driver info");
+  if (d->driver_id || d->conformance_version[0])
+    printf("  driver id       %s (%u)%s%s\n", d->driver_id ? d->driver_id_name : "not reported", d->driver_id,
+           d->conformance_version[0] ? ", conformance " : ", no conformance version",
+           d->conformance_version);
+  if (d->has_ids) {
+    char du[40], dr[40];
+    uuid_text(d->device_uuid, du);
+    uuid_text(d->driver_uuid, dr);
+    printf("  uuid            device %s, driver %s\n", du, dr);
+  }
   printf("  api             Vulkan %s\n", d->api_version);
   for (int i = 0; i < d->heap_count; i++) {
     human_bytes(d->heaps[i].size, b1, sizeof b1);
@@ -69,9 +116,10 @@ static void device_text(const nxvk_device_info *d) {
 }
 
 int cmd_info(int argc, char **argv, nxvk_cli *cli) {
-  bool json = false;
+  bool json = false, verbose = false;
   const nxvk_option opts[] = {
-      {"json", 0, OPT_FLAG, &json, NULL, "print JSON instead of text"},
+      {"json", 0, OPT_FLAG, &json, NULL, "print JSON instead of text (every field)"},
+      {"verbose", 'v', OPT_FLAG, &verbose, NULL, "also queue families, memory types, extensions"},
       OPT_COMMON_DEVICE(cli),
       OPT_END,
   };
@@ -113,6 +161,7 @@ int cmd_info(int argc, char **argv, nxvk_cli *cli) {
     for (int i = first; i < last; i++) {
       if (i > first) printf("\n");
       device_text(&infos[i]);
+      if (verbose) device_lists_text(&infos[i]);
     }
   }
   free(infos);

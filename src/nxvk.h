@@ -284,6 +284,28 @@ typedef struct nxvk_device_info {
    * "A x B + C -> D MxNxK" joined by ", " (subgroup scope unless marked);
    * empty where the feature is off or nothing is listed */
   char coop_shapes[1024];
+
+  /* identity (VkPhysicalDeviceIDProperties, VkPhysicalDeviceDriverProperties) */
+  bool has_ids;                     /* Vulkan 1.1: the UUIDs below are set */
+  uint8_t device_uuid[16], driver_uuid[16];
+  uint32_t driver_id;               /* VkDriverId; 0 = not reported */
+  const char *driver_id_name;       /* "NVIDIA_PROPRIETARY", "MESA_LLVMPIPE", ...; "" = none */
+  char conformance_version[24];     /* "1.3.1.1" (CTS passed); "" = not reported */
+  /* queue families */
+  int queue_family_count;
+  struct {
+    uint32_t flags;                 /* VkQueueFlags */
+    uint32_t count, timestamp_valid_bits;
+  } queue_families[16];
+  /* memory types */
+  int memory_type_count;
+  struct {
+    uint32_t flags;                 /* VkMemoryPropertyFlags */
+    uint32_t heap;
+  } memory_types[32];
+  /* device extensions, names separated by one space */
+  int extension_count;
+  char extensions[12288];
 } nxvk_device_info;
 
 typedef struct nxvk_instance_opts {

@@ -228,6 +228,58 @@ int cli_ctx(nxvk_cli *cli, nxvk_ctx **out) {
   return NXVK_OK;
 }
 
+/* Names of the bits set in a VkQueueFlags / VkMemoryPropertyFlags value,
+ * as info shows them; an unnamed bit as "0xN". */
+static const struct { uint32_t bit; const char *name; } queue_bits[] = {
+    {0x1, "graphics"}, {0x2, "compute"}, {0x4, "transfer"}, {0x8, "sparse_binding"},
+    {0x10, "protected"}, {0x20, "video_decode"}, {0x40, "video_encode"}, {0x100, "optical_flow"}};
+static const struct { uint32_t bit; const char *name; } memory_bits[] = {
+    {0x1, "device_local"}, {0x2, "host_visible"}, {0x4, "host_coherent"}, {0x8, "host_cached"},
+    {0x10, "lazily_allocated"}, {0x20, "protected"}, {0x40, "device_coherent_amd"},
+    {0x80, "device_uncached_amd"}, {0x100, "rdma_capable_nv"}};
+
+#define FLAG_NAMES(table, flags, fn, arg)                                      \
+  do {                                                                         \
+    uint32_t left_ = (flags);                                                  \
+    for (size_t i_ = 0; i_ < sizeof table / sizeof table[0]; i_++)             \
+      if (left_ & table[i_].bit) {                                             \
+        fn(arg, table[i_].name);                                               \
+        left_ &= ~table[i_].bit;                                               \
+      }                                                                        \
+    for (int b_ = 0; b_ < 32; b_++)                                            \
+      if (left_ & (1u << b_)) {                                                \
+        char hex_[16];                                                         \
+        snprintf(hex_, sizeof hex_, "0x%x", 1u << b_);                         \
+        fn(arg, hex_);                                                         \
+      }                                                                        \
+  } while (0)
+
+static void add_name_json(cJSON *arr, const char *name) { cJSON_AddItemToArray(arr, cJSON_CreateString(name)); }
+static void add_name_text(char *buf, const char *name) {
+  size_t at = strlen(buf);
+  snprintf(buf + at, 256 - at, "%s%s", at ? " " : "", name);
+}
+
+void cli_queue_flags_text(uint32_t flags, char buf[256]) {
+  buf[0] = '\0';
+  FLAG_NAMES(queue_bits, flags, add_name_text, buf);
+}
+
+void cli_memory_flags_text(uint32_t flags, char buf[256]) {
+  buf[0] = '\0';
+  FLAG_NAMES(memory_bits, flags, add_name_text, buf);
+}
+
+static void add_uuid(cJSON *o, const char *key, const uint8_t *u, bool have) {
+  if (!have) {
+    cJSON_AddNullToObject(o, key);
+    return;
+  }
+  char hex[40];
+  for (int i = 0; i < 16; i++) snprintf(hex + 2 * i, 3, "%02x", u[i]);
+  cJSON_AddStringToObject(o, key, hex);
+}
+
 /* The device record of `info --json`, which every JSON report embeds. */
 cJSON *cli_device_json(const nxvk_device_info *d) {
   cJSON *o = cJSON_CreateObject();
@@ -244,6 +296,27 @@ cJSON *cli_device_json(const nxvk_device_info *d) {
   char uuid[40];
   for (int i = 0; i < 16; i++) snprintf(uuid + 2 * i, 3, "%02x", d->pipeline_cache_uuid[i]);
   cJSON_AddStringToObject(o, "pipeline_cache_uuid", uuid);
+  add_uuid(o, "device_uuid", d->device_uuid, d->has_ids);
+  add_uuid(o, "driver_uuid", d->driver_uuid, d->has_ids);
+  if (d->driver_id) {
+    cJSON_AddNumberToObject(o, "driver_id", d->driver_id);
+    cJSON_AddStringToObject(o, "driver_id_name", d->driver_id_name);
+  } else {
+    cJSON_AddNullToObject(o, "driver_id");
+    cJSON_AddNullToObject(o, "driver_id_name");
+  }
+  if (d->conformance_version[0]) cJSON_AddStringToObject(o, "conformance_version", d->conformance_version);
+  else cJSON_AddNullToObject(o, "conformance_version");
+  cJSON *qfs = cJSON_AddArrayToObject(o, "queue_families");
+  for (int i = 0; i < d->queue_family_count; i++) {
+    cJSON *q = cJSON_CreateObject();
+    cJSON_AddNumberToObject(q, "index", i);
+    cJSON *fl = cJSON_AddArrayToObject(q, "flags");
+    FLAG_NAMES(queue_bits, d->queue_families[i].flags, add_name_json, fl);
+    cJSON_AddNumberToObject(q, "count", d->queue_families[i].count);
+    cJSON_AddNumberToObject(q, "timestamp_valid_bits", d->queue_families[i].timestamp_valid_bits);
+    cJSON_AddItemToArray(qfs, q);
+  }
 
   cJSON *mem = cJSON_AddObjectToObject(o, "memory");
   cJSON_AddBoolToObject(mem, "budget_available", d->has_budget);
@@ -260,6 +333,15 @@ cJSON *cli_device_json(const nxvk_device_info *d) {
       cJSON_AddNullToObject(h, "usage");
     }
     cJSON_AddItemToArray(heaps, h);
+  }
+  cJSON *types = cJSON_AddArrayToObject(mem, "types");
+  for (int i = 0; i < d->memory_type_count; i++) {
+    cJSON *t = cJSON_CreateObject();
+    cJSON_AddNumberToObject(t, "index", i);
+    cJSON_AddNumberToObject(t, "heap", d->memory_types[i].heap);
+    cJSON *fl = cJSON_AddArrayToObject(t, "flags");
+    FLAG_NAMES(memory_bits, d->memory_types[i].flags, add_name_json, fl);
+    cJSON_AddItemToArray(types, t);
   }
 
   cJSON *l = cJSON_AddObjectToObject(o, "limits");
@@ -279,7 +361,8 @@ cJSON *cli_device_json(const nxvk_device_info *d) {
   cJSON_AddNumberToObject(l, "subgroup_size", d->subgroup_size);
   cJSON_AddNumberToObject(l, "min_subgroup_size", d->min_subgroup_size);
   cJSON_AddNumberToObject(l, "max_subgroup_size", d->max_subgroup_size);
-  cJSON_AddNumberToObject(l, "compute_units", d->compute_units);
+  if (d->compute_units) cJSON_AddNumberToObject(l, "compute_units", d->compute_units);
+  else cJSON_AddNullToObject(l, "compute_units"); /* only vendor extensions say */
   cJSON_AddNumberToObject(l, "timestamp_period_ns", d->timestamp_period_ns);
   cJSON_AddNumberToObject(l, "timestamp_valid_bits", d->timestamp_valid_bits);
 
@@ -297,7 +380,15 @@ cJSON *cli_device_json(const nxvk_device_info *d) {
   cJSON_AddBoolToObject(f, "cooperative_matrix_khr", d->coop_matrix_khr);
   cJSON_AddBoolToObject(f, "vulkan_memory_model", d->vulkan_memory_model);
   cJSON_AddBoolToObject(f, "coopmat_f16_f32", d->coopmat_f16_f32);
-  cJSON_AddStringToObject(f, "cooperative_matrix_shapes", d->coop_shapes);
+  cJSON *shapes = cJSON_AddArrayToObject(f, "cooperative_matrix_shapes");
+  for (const char *p = d->coop_shapes; *p;) {
+    const char *sep = strstr(p, ", ");
+    size_t len = sep ? (size_t)(sep - p) : strlen(p);
+    char one[160];
+    snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one ? len : sizeof one - 1), p);
+    cJSON_AddItemToArray(shapes, cJSON_CreateString(one));
+    p += len + (sep ? 2 : 0);
+  }
 
   cJSON *fc = cJSON_AddObjectToObject(o, "float_controls");
   cJSON_AddBoolToObject(fc, "available", d->float_controls);
@@ -307,6 +398,14 @@ cJSON *cli_device_json(const nxvk_device_info *d) {
   cJSON_AddBoolToObject(fc, "denorm_flush_f64", d->denorm_flush_f64);
   cJSON_AddBoolToObject(fc, "signed_zero_inf_nan_preserve_f32", d->signed_zero_inf_nan_f32);
   cJSON_AddBoolToObject(fc, "signed_zero_inf_nan_preserve_f64", d->signed_zero_inf_nan_f64);
+  cJSON *ext = cJSON_AddArrayToObject(o, "extensions");
+  for (const char *p = d->extensions; *p;) {
+    size_t len = strcspn(p, " ");
+    char one[256];
+    snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one ? len : sizeof one - 1), p);
+    cJSON_AddItemToArray(ext, cJSON_CreateString(one));
+    p += len + (p[len] ? 1 : 0);
+  }
   return o;
 }
 

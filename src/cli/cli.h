@@ -67,6 +67,10 @@ int cli_engine_error(int code);
 /* The device as `nxvk info --json` shows it (a cJSON object); the reports of
  * conformance and bench embed the same record. */
 struct cJSON *cli_device_json(const nxvk_device_info *d);
+/* The names of the bits of a VkQueueFlags / VkMemoryPropertyFlags value
+ * ("compute transfer", "device_local host_visible"), as --json lists them. */
+void cli_queue_flags_text(uint32_t flags, char buf[256]);
+void cli_memory_flags_text(uint32_t flags, char buf[256]);
 /* Close the device a command opened: a validation message or a tensor still
  * alive fails the command (status becomes EXIT_FAIL when it was EXIT_OK). */
 int cli_close_device(nxvk_cli *cli, int status);

@@ -313,6 +313,58 @@ static bool coop_shapes_list(VkPhysicalDevice pd, nxvk_device_info *o) {
   return found;
 }
 
+static const char *driver_id_name(uint32_t id) {
+  static const char *const names[] = {
+      "", "AMD_PROPRIETARY", "AMD_OPEN_SOURCE", "MESA_RADV", "NVIDIA_PROPRIETARY",
+      "INTEL_PROPRIETARY_WINDOWS", "INTEL_OPEN_SOURCE_MESA", "IMAGINATION_PROPRIETARY",
+      "QUALCOMM_PROPRIETARY", "ARM_PROPRIETARY", "GOOGLE_SWIFTSHADER", "GGP_PROPRIETARY",
+      "BROADCOM_PROPRIETARY", "MESA_LLVMPIPE", "MOLTENVK", "COREAVI_PROPRIETARY", "JUICE_PROPRIETARY",
+      "VERISILICON_PROPRIETARY", "MESA_TURNIP", "MESA_V3DV", "MESA_PANVK", "SAMSUNG_PROPRIETARY",
+      "MESA_VENUS", "MESA_DOZEN", "MESA_NVK", "IMAGINATION_OPEN_SOURCE_MESA", "MESA_HONEYKRISP"};
+  return id < sizeof names / sizeof names[0] ? names[id] : "unknown";
+}
+
+/* Queue families, memory types and the extension list: what vulkaninfo
+ * shows that matters for compute bring-up. */
+static void physical_lists(VkPhysicalDevice pd, nxvk_device_info *o) {
+  uint32_t nq = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
+  VkQueueFamilyProperties *qf = calloc(nq ? nq : 1, sizeof *qf);
+  if (qf) {
+    vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, qf);
+    o->queue_family_count = (int)(nq < 16 ? nq : 16);
+    for (int i = 0; i < o->queue_family_count; i++) {
+      o->queue_families[i].flags = qf[i].queueFlags;
+      o->queue_families[i].count = qf[i].queueCount;
+      o->queue_families[i].timestamp_valid_bits = qf[i].timestampValidBits;
+    }
+    free(qf);
+  }
+  VkPhysicalDeviceMemoryProperties mp;
+  vkGetPhysicalDeviceMemoryProperties(pd, &mp);
+  o->memory_type_count = (int)(mp.memoryTypeCount < 32 ? mp.memoryTypeCount : 32);
+  for (int i = 0; i < o->memory_type_count; i++) {
+    o->memory_types[i].flags = mp.memoryTypes[i].propertyFlags;
+    o->memory_types[i].heap = mp.memoryTypes[i].heapIndex;
+  }
+  uint32_t n = 0;
+  if (vkEnumerateDeviceExtensionProperties(pd, NULL, &n, NULL) != VK_SUCCESS) return;
+  VkExtensionProperties *p = calloc(n ? n : 1, sizeof *p);
+  if (p && vkEnumerateDeviceExtensionProperties(pd, NULL, &n, p) >= VK_SUCCESS) {
+    size_t at = 0, cap = sizeof o->extensions;
+    for (uint32_t i = 0; i < n; i++) {
+      size_t len = strlen(p[i].extensionName);
+      if (at + len + 2 > cap) break; /* the list is cut, never a name */
+      memcpy(o->extensions + at, p[i].extensionName, len);
+      at += len;
+      o->extensions[at++] = ' ';
+      o->extension_count++;
+    }
+    o->extensions[at ? at - 1 : 0] = '\0';
+  }
+  free(p);
+}
+
 void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
                         nxvk_device_info *o) {
   (void)inst;
@@ -345,6 +397,7 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_AMD};
   bool has_sm = device_ext_present(pd, "VK_NV_shader_sm_builtins");
   bool has_amd = device_ext_present(pd, "VK_AMD_shader_core_properties");
+  VkPhysicalDeviceIDProperties ids = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES};
 
   if (v11) {
     VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
@@ -352,6 +405,7 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
 #define CHAIN(s) do { *tail = &(s); tail = &(s).pNext; } while (0)
     CHAIN(sub);
     CHAIN(m3);
+    CHAIN(ids);
     if (has_driver_props) CHAIN(drv);
     if (has_subctl) CHAIN(subctl);
     if (o->float_controls) CHAIN(fc);
@@ -374,10 +428,23 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
            VK_API_VERSION_MAJOR(props.apiVersion), VK_API_VERSION_MINOR(props.apiVersion),
            VK_API_VERSION_PATCH(props.apiVersion));
   memcpy(o->pipeline_cache_uuid, props.pipelineCacheUUID, 16);
+  o->driver_id_name = "";
   if (has_driver_props) {
     snprintf(o->driver_name, sizeof o->driver_name, "%s", drv.driverName);
     snprintf(o->driver_info, sizeof o->driver_info, "%s", drv.driverInfo);
+    o->driver_id = (uint32_t)drv.driverID;
+    o->driver_id_name = drv.driverID ? driver_id_name((uint32_t)drv.driverID) : "";
+    const VkConformanceVersion *cv = &drv.conformanceVersion;
+    if (cv->major || cv->minor || cv->subminor || cv->patch)
+      snprintf(o->conformance_version, sizeof o->conformance_version, "%u.%u.%u.%u", cv->major, cv->minor,
+               cv->subminor, cv->patch);
   }
+  if (v11) {
+    o->has_ids = true;
+    memcpy(o->device_uuid, ids.deviceUUID, 16);
+    memcpy(o->driver_uuid, ids.driverUUID, 16);
+  }
+  physical_lists(pd, o);
 
   const VkPhysicalDeviceLimits *l = &props.limits;
   for (int i = 0; i < 3; i++) {

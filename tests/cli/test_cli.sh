@@ -221,14 +221,59 @@ for i, d in enumerate(devs):
     for k in ("f64", "f16", "int64", "storage_8bit", "timestamps", "cooperative_matrix_nv",
               "cooperative_matrix_khr"):
         need(feat, k, bool, w + ".features")
-    # the cooperative matrix configurations: a string, empty without the
-    # NV extension, and listing the one coopmat needs where it is usable
-    shapes = need(feat, "cooperative_matrix_shapes", str, w + ".features")
-    if isinstance(shapes, str):
+    # the cooperative matrix configurations: a list of strings, empty without
+    # the NV extension, and listing the one coopmat needs where it is usable
+    shapes = need(feat, "cooperative_matrix_shapes", list, w + ".features")
+    if isinstance(shapes, list):
+        if not all(isinstance(x, str) and x for x in shapes):
+            problems.append("%s: cooperative_matrix_shapes holds a non-string: %r" % (w, shapes))
         if shapes and not feat.get("cooperative_matrix_nv"):
             problems.append("%s: configurations %r without VK_NV_cooperative_matrix" % (w, shapes))
         if feat.get("coopmat_f16_f32") and "f16 x f16 + f32 -> f32 16x16x16" not in shapes:
             problems.append("%s: coopmat_f16_f32 but its configuration is not listed: %r" % (w, shapes))
+    # compute units: a positive count, or null where no vendor extension says
+    if "compute_units" not in lim:
+        problems.append("%s.limits: missing compute_units" % w)
+    elif lim["compute_units"] is not None and not (isinstance(lim["compute_units"], int)
+                                                   and not isinstance(lim["compute_units"], bool)
+                                                   and lim["compute_units"] > 0):
+        problems.append("%s.limits.compute_units: %r is neither null nor a positive count" % (w, lim["compute_units"]))
+    # identity: UUIDs (32 hex digits, or null before Vulkan 1.1), driver ID and
+    # the conformance version (null where the driver does not report them)
+    for k in ("device_uuid", "driver_uuid"):
+        if k not in d:
+            problems.append("%s: missing %s" % (w, k))
+        elif d[k] is not None and not re.fullmatch(r"[0-9a-f]{32}", str(d[k])):
+            problems.append("%s.%s: %r" % (w, k, d[k]))
+    if "driver_id" not in d or not (d["driver_id"] is None or (isinstance(d["driver_id"], int) and d["driver_id"] > 0)):
+        problems.append("%s.driver_id: %r" % (w, d.get("driver_id", "missing")))
+    if d.get("driver_id") is not None and not (isinstance(d.get("driver_id_name"), str) and d["driver_id_name"]):
+        problems.append("%s.driver_id_name: %r" % (w, d.get("driver_id_name")))
+    cv = d.get("conformance_version", "missing")
+    if cv is not None and not re.fullmatch(r"\d+\.\d+\.\d+\.\d+", str(cv)):
+        problems.append("%s.conformance_version: %r" % (w, cv))
+    qfs = need(d, "queue_families", list, w) or []
+    if not any("compute" in (q.get("flags") or []) for q in qfs if isinstance(q, dict)):
+        problems.append("%s.queue_families: no family with compute: %r" % (w, qfs))
+    for j, q in enumerate(qfs):
+        qw = "%s.queue_families[%d]" % (w, j)
+        need(q, "flags", list, qw)
+        if not isinstance(q.get("count"), int) or q.get("count") < 1:
+            problems.append("%s.count: %r" % (qw, q.get("count")))
+        need(q, "timestamp_valid_bits", int, qw)
+    types = need(mem, "types", list, w + ".memory") or []
+    if not types:
+        problems.append("%s.memory.types is empty" % w)
+    for j, t in enumerate(types):
+        if not isinstance(t, dict) or not isinstance(t.get("heap"), int) or not 0 <= t["heap"] < len(heaps) \
+           or not isinstance(t.get("flags"), list):
+            problems.append("%s.memory.types[%d]: %r" % (w, j, t))
+    exts = need(d, "extensions", list, w) or []
+    if not exts or not all(isinstance(x, str) and x.startswith("VK_") for x in exts):
+        problems.append("%s.extensions: %r" % (w, exts[:5]))
+    print("NEXT%d=%d" % (i, len(exts)))
+    print("NQF%d=%d" % (i, len(qfs)))
+    print("NMT%d=%d" % (i, len(types)))
     fc = need(d, "float_controls", dict, w) or {}
     for k in ("denorm_preserve_f32", "denorm_preserve_f64", "denorm_flush_f32", "denorm_flush_f64",
               "signed_zero_inf_nan_preserve_f32", "signed_zero_inf_nan_preserve_f64"):
@@ -239,12 +284,29 @@ print("NAME0=%s" % (devs[0].get("name", "") if devs else ""))
 sys.exit(1 if problems else 0)
 EOF
 fields_rc=$?
-ok "$fields_rc" "nxvk info --json parses and every device has every field" "$(grep -v -e '^NDEV=' -e '^NAME0=' "$T/fields")"
+ok "$fields_rc" "nxvk info --json parses and every device has every field" "$(grep -v -e '^NDEV=' -e '^NAME0=' -e '^N[EQM][XFT]' "$T/fields")"
 ndev=$(sed -n 's/^NDEV=//p' "$T/fields")
 name0=$(sed -n 's/^NAME0=//p' "$T/fields")
 ndev=${ndev:-0}
 run info
 ok "$([ "$rc" -eq 0 ] && [ "$(grep -c '^device [0-9]*:' "$out")" -eq "$ndev" ]; echo $?)" "nxvk info (text) shows the $ndev device(s) of --json" "$(diag)"
+ok "$(! grep -q '^  queue family\|^  extensions' "$out"; echo $?)" "nxvk info (text) leaves queue families and extensions to --verbose" "$(diag)"
+if grep -q '"llvmpipe' "$T/info.json"; then
+  ok "$(grep -q '^  driver id       MESA_LLVMPIPE (13), conformance [0-9.]*$' "$out" &&
+        grep -qE '^  uuid            device [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}, driver ' "$out"; echo $?)" \
+    "nxvk info on lavapipe shows its driver ID, conformance version and UUIDs" "$(diag)"
+fi
+run info --verbose
+next0=$(sed -n 's/^NEXT0=//p' "$T/fields")
+nqf0=$(sed -n 's/^NQF0=//p' "$T/fields")
+nmt0=$(sed -n 's/^NMT0=//p' "$T/fields")
+got_ext=$(awk '/^device 1:/{exit} /^  extensions /{print $2}' "$out")
+got_words=$(awk '/^device 1:/{exit} e&&/^    VK_/{n+=NF} /^  extensions /{e=1} END{print n+0}' "$out")
+ok "$([ "$rc" -eq 0 ] && [ "$got_ext" = "$next0" ] && [ "$got_words" = "$next0" ] &&
+      [ "$(awk '/^device 1:/{exit} /^  queue family /' "$out" | wc -l)" = "$nqf0" ] &&
+      [ "$(awk '/^device 1:/{exit} /^  memory type /' "$out" | wc -l)" = "$nmt0" ] &&
+      awk '/^device 1:/{exit} /^  queue family /' "$out" | grep -q 'compute'; echo $?)" \
+  "info --verbose: device 0's $nqf0 queue families, $nmt0 memory types and $next0 extensions, as --json has them" "$(diag)"
 
 # ---- device choice
 count_json() { $PY -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["devices"]))' "$out" 2>/dev/null; }
