@@ -325,6 +325,7 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
       (status = check_output_dir("plot", plot)))
     goto out;
   o.progress = isatty(STDERR_FILENO);
+  setvbuf(stdout, NULL, _IOLBF, 0); /* every line as it is printed, into a pipe too */
 
   time_t now = time(NULL);
   struct tm utc;

@@ -71,21 +71,7 @@ int bench_repeat(const bench_opts *o, int warmups, bool gpu, bench_fn fn, void *
   return rc;
 }
 
-/* ---- progress (stderr, terminals only) ---- */
-
-void bench_progress(const bench_ctx *b, const char *fmt, ...) {
-  if (!b->o->progress) return;
-  va_list ap;
-  fprintf(stderr, "\r\033[Kbench: ");
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fflush(stderr);
-}
-
-void bench_progress_done(const bench_ctx *b) {
-  if (b->o->progress) fprintf(stderr, "\r\033[K");
-}
+/* progress lines: bench_output.c */
 
 /* ---- inputs ---- */
 

@@ -62,6 +62,41 @@ void bench_report_free(bench_report *r) {
   memset(r, 0, sizeof *r);
 }
 
+/* ---- progress (stderr) ----
+ * On a terminal one line rewritten in place; elsewhere (a pipe, a CI log)
+ * a plain line now and then: at the first step and then whenever
+ * BENCH_PROGRESS_S seconds have passed since the last one, so a long run
+ * shows it is alive without flooding the log. */
+
+#define BENCH_PROGRESS_S 5.0
+
+void bench_progress(const bench_ctx *b, const char *fmt, ...) {
+  static double start_ns = -1, last_ns = -1;
+  va_list ap;
+  if (b->o->progress) {
+    fprintf(stderr, "\r\033[Kbench: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fflush(stderr);
+    return;
+  }
+  double now = bench_now_ns();
+  if (start_ns < 0) start_ns = now;
+  if (last_ns >= 0 && now - last_ns < BENCH_PROGRESS_S * 1e9) return;
+  last_ns = now;
+  fprintf(stderr, "nxvk bench: %.0f s: ", (now - start_ns) / 1e9);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  fflush(stderr);
+}
+
+void bench_progress_done(const bench_ctx *b) {
+  if (b->o->progress) fprintf(stderr, "\r\033[K");
+}
+
 /* ---- formatting ---- */
 
 void bench_fmt_time(char *buf, size_t len, double ns) {
@@ -98,7 +133,7 @@ static const char *fmt_stat(char *buf, size_t len, const bench_stat *s, int whic
 
 /* ---- tables ---- */
 
-#define OPS_FMT "%-12s %-5s %8s %-14s %10s %10s %10s %10s %10s %8s %9s  %s\n"
+#define OPS_FMT "%-12s %-5s %8s %-14s %10s %10s %10s %10s %10s %10s %9s  %s\n"
 #define MATMUL_FMT "%-6s %-8s %-5s %6s %10s %9s %9s %9s %7s  %s\n"
 #define SHAPES_FMT "%-6s %-8s %-5s %18s %10s %9s %9s %9s %7s  %s\n"
 #define PEAK_FMT "%-8s %-12s %-5s %8s %10s %10s %10s %16s  %s\n"
@@ -106,9 +141,10 @@ static const char *fmt_stat(char *buf, size_t len, const bench_stat *s, int whic
 void bench_print_header(const char *mode) {
   if (strcmp(mode, "ops") == 0) {
     printf("\nops: median of repeated runs [min, max]; kernel from GPU timestamps, per dispatch of\n"
-           "runs of ~0.5 ms back to back; e2e = upload + dispatch + download (wall clock); speedup =\n"
-           "CPU reference / kernel; GB/s = bytes read + written / kernel time\n");
-    printf(OPS_FMT, "op", "dtype", "size", "shape", "cpu ref", "kernel", "min", "max", "e2e", "speedup",
+           "runs of ~0.5 ms back to back; e2e = upload + dispatch + download (wall clock);\n"
+           "vs cpu ref = cpu ref / kernel, where cpu ref is nxvk's own single-threaded C reference\n"
+           "(not numpy or a tuned library); GB/s = bytes read + written / kernel time\n");
+    printf(OPS_FMT, "op", "dtype", "size", "shape", "cpu ref", "kernel", "min", "max", "e2e", "vs cpu ref",
            "GB/s", "check");
   } else if (strcmp(mode, "shapes") == 0) {
     printf("\nmatmul shapes (--shapes): the default variant on m x k x n products (b x m x k x n\n"
@@ -154,6 +190,7 @@ void bench_print_row(const bench_row *r) {
     printf(PEAK_FMT, r->name, r->variant, r->dtype[0] ? r->dtype : "-", a, fmt_stat(b, sizeof b, s, 0),
            fmt_stat(c, sizeof c, s, 1), fmt_stat(d, sizeof d, s, 2), result, r->check);
   }
+  fflush(stdout); /* each row as it finishes, into a pipe too (| tee) */
 }
 
 /* Notes for what this mode skipped or left out, after its table. */

@@ -106,7 +106,27 @@ cp "$tmp/last.out" "$tmp/ops.out"
 cp "$tmp/last.err" "$tmp/ops.err"
 check "ops table has a header and a row per op and size" \
   bash -c "grep -qE '^op +dtype +size' '$tmp/ops.out' && [ \$(grep -cE '^(add|exp|sum|dot) +f32 +(1K|4K) ' '$tmp/ops.out') -eq 8 ]"
-check "no progress line when stderr is not a terminal" test ! -s "$tmp/ops.err"
+check "stderr not a terminal: plain progress lines only (no escape codes, no carriage returns)" \
+  bash -c "! grep -q \$'\\r\\|\\033' '$tmp/ops.err' && ! grep -v '^nxvk bench: [0-9]* s: ' '$tmp/ops.err' | grep -q ."
+# rows flushed as they finish, into a pipe; a progress line every 5 s into a pipe
+cat >"$tmp/stream.py" <<'PY'
+import re, subprocess, sys, time
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+t0, rows = time.monotonic(), []
+for line in p.stdout:
+    if re.match(r"^add +f32 +\d", line): rows.append(time.monotonic() - t0)
+err = p.stderr.read()
+rc, end = p.wait(), time.monotonic() - t0
+prog = [l for l in err.splitlines() if l.startswith("nxvk bench: ")]
+print("exit %d, rows at %s s, end at %.1f s, progress lines %r" % (rc, ["%.1f" % t for t in rows], end, prog))
+ok = rc == 0 and len(rows) == 5 and end - rows[0] > 2.0 and len(prog) >= 2 and prog[0].startswith("nxvk bench: 0 s: ")
+sys.exit(0 if ok else 1)
+PY
+check "bench ops | pipe: each row arrives as it finishes, progress every 5 s on stderr" \
+  "$PY" "$tmp/stream.py" "$NXVK" bench ops --ops add --sizes 1K,2K,4K,8K,16K --min-time 0.6 --warmup 0.1
+check "the ops table says what 'vs cpu ref' divides (nxvk's C reference, not numpy)" \
+  bash -c "grep -qE '^op +dtype +size +shape +cpu ref +kernel +min +max +e2e +vs cpu ref +GB/s' '$tmp/ops.out' &&
+           grep -q 'vs cpu ref = cpu ref / kernel' '$tmp/ops.out' && grep -q 'not numpy' '$tmp/ops.out'"
 check "ops JSON parses and has the fields" "$PY" "$tmp/check.py" json "$tmp/ops.json" ops
 check "ops JSON holds 8 measurements with 2 repeats each" "$PY" -c "
 import json; d = json.load(open('$tmp/ops.json'))
@@ -215,6 +235,12 @@ expect_status "an unknown --variant exits 2" 2 "$NXVK" bench matmul --variant fa
 expect_status "a shape with two dimensions exits 2" 2 "$NXVK" bench matmul --shapes 10x10
 expect_status "--shapes with ops exits 2" 2 "$NXVK" bench ops --shapes 2x2x2
 expect_status "a negative --warmup exits 2" 2 "$NXVK" bench ops --warmup -1
+
+# ---- fusion: every figure says what it is, in a user's words ------------------
+expect_status "bench fusion runs (64K elements)" 0 "$NXVK" bench fusion --sizes 64K --min-time 0.05
+check "fusion says what its ratio means, with no internal vocabulary (issue, target)" \
+  bash -c "grep -qE '^  fused chain +[0-9.]+x the kernel time of one [a-z_]+; unfused [0-9.]+x \(1.00x: the 8-op chain costs what one op does\)' '$tmp/last.out' &&
+           ! grep -qi 'issue\|target' '$tmp/last.out'"
 
 # ---- usage ------------------------------------------------------------------
 expect_status "no mode is a usage error" 2 "$NXVK" bench
