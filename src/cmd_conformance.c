@@ -13,6 +13,8 @@
  * input class, a `#` summary table and the closing `N passed, N failed`.
  */
 #include <cjson/cJSON.h>
+
+#include "cli/junit.h"
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -40,7 +42,7 @@ extern const char nxvk_edge_values_json[] EMBED_WEAK;
 extern const char nxvk_size_classes_json[] EMBED_WEAK;
 
 static const char *const synopsis[] = {
-    "[--quick] [--op NAME[,NAME...]]... [--dtype D[,D...]] [--json FILE] [--device N|NAME|all] [--validate]",
+    "[--quick] [--op NAME[,NAME...]]... [--dtype D[,D...]] [--json FILE] [--junit FILE] [--device N|NAME|all] [--validate]",
     "--list [--quick] [--op NAME[,NAME...]]... [--dtype D[,D...]]",
     NULL,
 };
@@ -51,7 +53,7 @@ static const nxvk_usage usage = {
     "and input classes (random normal-range, wide exponent, IEEE edge values and\n"
     "all their pairs), and compares the GPU with the CPU reference under the op's\n"
     "limit.  TAP on stdout, a summary table, and `N passed, N failed`; exit 1 when\n"
-    "any case fails."};
+    "any case fails.  --junit writes the cases as JUnit XML for CI test reports."};
 
 #define CASE_MAX_IN 4
 #define MAX_VALUES 64
@@ -1544,6 +1546,15 @@ static int run_op_dtype(runner *R, const nxvk_op_desc *op, nxvk_dtype dt, case_l
     snprintf(T->limit, sizeof T->limit, "none");
     printf("not ok %d - %s %s no error limit\n# %s: record one in conformance/limits.json\n",
            ++*R->tap, op->name, dn, nxvk_errmsg());
+    if (R->jcases) {
+      cJSON *j = cJSON_CreateObject();
+      cJSON_AddNumberToObject(j, "tap", *R->tap);
+      cJSON_AddStringToObject(j, "op", op->name);
+      cJSON_AddStringToObject(j, "dtype", dn);
+      cJSON_AddStringToObject(j, "verdict", "fail");
+      cJSON_AddStringToObject(j, "error", "no error limit: record one in conformance/limits.json");
+      cJSON_AddItemToArray(R->jcases, j);
+    }
     R->failed++;
     T->cases = T->failed = 1;
     return 0;
@@ -1710,11 +1721,17 @@ static int run_device(runner *R, const selection *sel, cJSON *jrep) {
   /* the fused-graph class: random elementwise graphs, fused and unfused,
    * against the reference (whole-table runs only: graphs mix every op) */
   if (sel->all && !R->lost) {
-    int fp = *R->tap, ff = 0;
+    int fp = *R->tap, ff = 0, tap0 = *R->tap;
     int frc = conformance_fused_class(R->ctx, 2026u, R->D->quick ? 24 : 200, &fp, &ff);
     R->passed += fp - *R->tap;
     R->failed += ff;
     *R->tap = fp + ff;
+    if (jrep) {
+      cJSON *jf = cJSON_AddObjectToObject(jrep, "fused_graphs");
+      cJSON_AddNumberToObject(jf, "passed", fp - tap0);
+      cJSON_AddNumberToObject(jf, "failed", ff);
+      if (frc) cJSON_AddStringToObject(jf, "error", nxvk_errmsg());
+    }
     if (frc == NXVK_E_DEVICE_LOST) R->lost = true;
     if (frc) printf("# fused graphs stopped: %s (%s)\n", nxvk_errmsg(), nxvk_err_name(frc));
   }
@@ -1826,14 +1843,84 @@ static int write_json(const char *path, cJSON *root) {
   return st;
 }
 
+/* The report as JUnit XML: a testsuite per device, a testcase per TAP line
+ * of the op cases, one for the fused-graph class and one for a lost device. */
+static int write_junit(const char *path, cJSON *root) {
+  junit_doc jd;
+  junit_init(&jd, "nxvk conformance");
+  cJSON *rep;
+  cJSON_ArrayForEach(rep, cJSON_GetObjectItem(root, "reports")) {
+    cJSON *dev = cJSON_GetObjectItem(rep, "device");
+    char sname[320];
+    snprintf(sname, sizeof sname, "device %d: %s", cJSON_GetObjectItem(dev, "index") ? cJSON_GetObjectItem(dev, "index")->valueint : 0,
+             cJSON_GetStringValue(cJSON_GetObjectItem(dev, "name")) ? cJSON_GetStringValue(cJSON_GetObjectItem(dev, "name")) : "?");
+    cJSON *secs = cJSON_GetObjectItem(rep, "seconds");
+    int su = junit_add_suite(&jd, sname, cJSON_IsNumber(secs) ? secs->valuedouble : 0);
+    cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(rep, "cases")) {
+      const char *op = cJSON_GetStringValue(cJSON_GetObjectItem(c, "op"));
+      const char *dt = cJSON_GetStringValue(cJSON_GetObjectItem(c, "dtype"));
+      const char *where = cJSON_GetStringValue(cJSON_GetObjectItem(c, "case"));
+      const char *cls = cJSON_GetStringValue(cJSON_GetObjectItem(c, "class"));
+      const char *verdict = cJSON_GetStringValue(cJSON_GetObjectItem(c, "verdict"));
+      char classname[96], name[256], msg[512] = "";
+      snprintf(classname, sizeof classname, "nxvk.conformance.%s", op ? op : "?");
+      if (where) snprintf(name, sizeof name, "%s %s class=%s", dt ? dt : "?", where, cls ? cls : "?");
+      else snprintf(name, sizeof name, "%s (every case)", dt ? dt : "?");
+      static const char *const why_keys[] = {"reason", "error", "statistics"};
+      for (size_t k = 0; k < sizeof why_keys / sizeof why_keys[0] && !msg[0]; k++) {
+        const char *w = cJSON_GetStringValue(cJSON_GetObjectItem(c, why_keys[k]));
+        if (w) snprintf(msg, sizeof msg, "%s", w);
+      }
+      cJSON *ulp = cJSON_GetObjectItem(c, "max_ulp"), *bad = cJSON_GetObjectItem(c, "bad");
+      cJSON *n = cJSON_GetObjectItem(c, "elements");
+      const char *limit = cJSON_GetStringValue(cJSON_GetObjectItem(c, "limit"));
+      char ulps[32];
+      if (cJSON_IsNumber(ulp)) snprintf(ulps, sizeof ulps, "%.3g", ulp->valuedouble);
+      else snprintf(ulps, sizeof ulps, "%s", cJSON_GetStringValue(ulp) ? cJSON_GetStringValue(ulp) : "-");
+      if (!msg[0] && cJSON_IsNumber(bad) && cJSON_IsNumber(n))
+        snprintf(msg, sizeof msg, "%.0f of %.0f elements outside the limit (%s); max ulp %s", bad->valuedouble,
+                 n->valuedouble, limit ? limit : "?", ulps);
+      junit_status st = verdict && !strcmp(verdict, "ok") ? JUNIT_PASS : verdict && !strcmp(verdict, "skip") ? JUNIT_SKIP : JUNIT_FAIL;
+      const char *diag = cJSON_GetStringValue(cJSON_GetObjectItem(c, "diagnostic"));
+      char text[128];
+      if (st == JUNIT_PASS && cJSON_IsNumber(ulp) && cJSON_IsNumber(n)) {
+        snprintf(text, sizeof text, "%.0f elements, max ulp %.3g, limit %s", n->valuedouble, ulp->valuedouble,
+                 limit ? limit : "?");
+        diag = text;
+      }
+      junit_add_case(&jd, su, classname, name, st, msg[0] ? msg : verdict ? verdict : "no verdict", diag, 0);
+    }
+    cJSON *fg = cJSON_GetObjectItem(rep, "fused_graphs");
+    if (fg) {
+      int fp = cJSON_GetObjectItem(fg, "passed") ? cJSON_GetObjectItem(fg, "passed")->valueint : 0;
+      int ff = cJSON_GetObjectItem(fg, "failed") ? cJSON_GetObjectItem(fg, "failed")->valueint : 0;
+      const char *err = cJSON_GetStringValue(cJSON_GetObjectItem(fg, "error"));
+      char name[64], msg[400];
+      snprintf(name, sizeof name, "fused graphs (%d)", fp + ff);
+      snprintf(msg, sizeof msg, "%d of %d random fused graphs outside their limits%s%s (the TAP diagnostics "
+               "show each)", ff, fp + ff, err ? "; stopped: " : "", err ? err : "");
+      junit_add_case(&jd, su, "nxvk.conformance.fused", name, ff || err ? JUNIT_FAIL : JUNIT_PASS, msg, NULL, 0);
+    }
+    if (cJSON_IsTrue(cJSON_GetObjectItem(rep, "device_lost")))
+      junit_add_case(&jd, su, "nxvk.conformance", "device", JUNIT_FAIL, "the device was lost; later cases did not run",
+                     NULL, 0);
+  }
+  int rc = junit_write(path, &jd);
+  if (rc) fprintf(stderr, "nxvk: error: --junit %s: %s\n", path, strerror(errno));
+  junit_free(&jd);
+  return rc ? EXIT_FAIL : EXIT_OK;
+}
+
 int cmd_conformance(int argc, char **argv, nxvk_cli *cli) {
   bool quick = false, list = false;
-  const char *op_last = NULL, *dtype_arg = NULL, *json_path = NULL;
+  const char *op_last = NULL, *dtype_arg = NULL, *json_path = NULL, *junit_path = NULL;
   const nxvk_option opts[] = {
       {"quick", 0, OPT_FLAG, &quick, NULL, "CI-sized run: fewer sizes (under 2 minutes on lavapipe)"},
       {"op", 0, OPT_STRING, &op_last, "NAME", "only these ops (repeatable, or a comma list)"},
       {"dtype", 0, OPT_STRING, &dtype_arg, "D", "only these dtypes (f32 f64 i32 u8, comma list)"},
       {"json", 0, OPT_STRING, &json_path, "FILE", "write the full report (every case) as JSON"},
+      {"junit", 0, OPT_STRING, &junit_path, "FILE", "write every case as JUnit XML (CI test reports)"},
       {"list", 0, OPT_FLAG, &list, NULL, "list the op x dtype x case x class cases and exit"},
       {"device", 0, OPT_DEVICE, &cli->device, "N|NAME|all", "device index or name, or all (one report each)"},
       {"validate", 0, OPT_VALIDATE, &cli->validate, NULL, "Vulkan validation layers on; any message fails"},
@@ -1846,7 +1933,8 @@ int cmd_conformance(int argc, char **argv, nxvk_cli *cli) {
   rc = cli_parse(argc, argv, &usage, opts, &npos);
   if (rc) return rc < 0 ? EXIT_OK : rc;
   if (npos) return cli_usage_error(&usage, "unexpected argument '%s'", argv[0]);
-  if (list && json_path) return cli_usage_error(&usage, "--json does not go with --list");
+  if (list && (json_path || junit_path)) return cli_usage_error(&usage, "--json and --junit do not go with --list");
+  if (junit_path && !*junit_path) return cli_usage_error(&usage, "--junit: empty file name");
   if (list && cli->device) return cli_usage_error(&usage, "--device does not go with --list");
   bool *ops = calloc((size_t)nxvk_op_count(), sizeof *ops);
   if (!ops) return EXIT_FAIL;
@@ -1873,7 +1961,7 @@ int cmd_conformance(int argc, char **argv, nxvk_cli *cli) {
 
   int tap = 0, passed = 0, failed = 0, skipped = 0, status = EXIT_OK;
   bool lost = false;
-  cJSON *root = json_path ? cJSON_CreateObject() : NULL, *reports = NULL;
+  cJSON *root = json_path || junit_path ? cJSON_CreateObject() : NULL, *reports = NULL;
   if (root) {
     cJSON_AddStringToObject(root, "nxvk_version", NXVK_VERSION);
     cJSON_AddStringToObject(root, "mode", quick ? "quick" : "full");
@@ -1939,7 +2027,9 @@ int cmd_conformance(int argc, char **argv, nxvk_cli *cli) {
     cJSON_AddNumberToObject(root, "passed", passed);
     cJSON_AddNumberToObject(root, "failed", failed);
     cJSON_AddNumberToObject(root, "skipped", skipped);
-    int wrc = write_json(json_path, root);
+    int wrc = json_path ? write_json(json_path, root) : EXIT_OK;
+    if (wrc && status == EXIT_OK) status = wrc;
+    wrc = junit_path ? write_junit(junit_path, root) : EXIT_OK;
     if (wrc && status == EXIT_OK) status = wrc;
     cJSON_Delete(root);
   }

@@ -8,16 +8,19 @@
  * modes in order on one shared context, and reports.
  */
 #include <limits.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/junit.h"
 #include "cli/stress_common.h"
 
 static const char *const synopsis[] = {
-    "MODE [--quick] [--json FILE] [--strict] [--seed N] [--device N|NAME] [--validate]",
+    "MODE [--quick] [--json FILE] [--tap] [--junit FILE] [--strict] [--seed N] [--device N|NAME] [--validate]",
     "race [--threads T] [--ops N] [--duration SECONDS] [--op NAME] [--dtype D]",
     "leak [--cycles C] [--duration SECONDS] [--size BYTES] [--op NAME] [--dtype D]",
     "kill [--procs P] [--wave W] [--size BYTES]",
@@ -39,6 +42,9 @@ static const nxvk_usage usage = {
     "          shapes refused before any GPU work\n"
     "Each mode prints its checks and ends as pass, partial (a check this device\n"
     "cannot make, e.g. no memory budget: never counted as passed) or FAIL.\n"
+    "--tap writes TAP on stdout instead (one test per check; an unchecked one is\n"
+    "a SKIP, or not ok with --strict) and the text above to stderr; --junit FILE\n"
+    "writes the same checks as JUnit XML, a testsuite per mode.\n"
     "Exit status: 0 when no check failed, 1 when one did, 2 usage, 3 no device."};
 
 typedef struct mode_row {
@@ -85,6 +91,48 @@ static cJSON *mode_json(const stress_report *r, verdict v) {
   return m;
 }
 
+/* TAP text: one line, and '#' escaped so no detail reads as a directive. */
+static void tap_text(FILE *f, const char *s) {
+  for (; *s; s++) {
+    if (*s == '#') fputs("\\#", f);
+    else fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+  }
+}
+
+/* One mode's checks as TAP tests (numbered on from *n). */
+static void tap_mode(FILE *f, const stress_report *r, bool strict, int *n) {
+  for (int i = 0; i < r->nchecks; i++) {
+    const stress_check *k = &r->checks[i];
+    bool bad = k->status == CHECK_FAIL || (k->status == CHECK_UNCHECKED && strict);
+    fprintf(f, "%s %d - %s: %s", bad ? "not ok" : "ok", ++*n, r->mode, k->name);
+    if (k->status == CHECK_UNCHECKED) {
+      fputs(strict ? ": unchecked (--strict): " : " # SKIP ", f);
+      tap_text(f, k->detail);
+    } else if (k->detail[0]) {
+      fputs(": ", f);
+      tap_text(f, k->detail);
+    }
+    fputc('\n', f);
+  }
+  if (r->nchecks == 0) fprintf(f, "not ok %d - %s: no check was made\n", ++*n, r->mode);
+  fflush(f);
+}
+
+static void junit_mode(junit_doc *d, const stress_report *r, bool strict) {
+  int s = junit_add_suite(d, r->mode, r->seconds);
+  char cls[64];
+  snprintf(cls, sizeof cls, "nxvk.stress.%s", r->mode);
+  for (int i = 0; i < r->nchecks; i++) {
+    const stress_check *k = &r->checks[i];
+    junit_status st = k->status == CHECK_PASS ? JUNIT_PASS
+                      : k->status == CHECK_FAIL || strict ? JUNIT_FAIL : JUNIT_SKIP;
+    char msg[400];
+    snprintf(msg, sizeof msg, "%s%s", k->status == CHECK_UNCHECKED ? "unchecked: " : "", k->detail);
+    junit_add_case(d, s, cls, k->name, st, msg, k->detail[0] ? k->detail : NULL, 0);
+  }
+  if (r->nchecks == 0) junit_add_case(d, s, cls, "checks", JUNIT_FAIL, "no check was made", NULL, 0);
+}
+
 static int parse_mode(const char *s) {
   if (strcmp(s, "all") == 0) return NMODES;
   for (int i = 0; i < NMODES; i++)
@@ -96,13 +144,16 @@ int cmd_stress(int argc, char **argv, nxvk_cli *cli) {
   if (argc >= 2 && strcmp(argv[1], "--worker") == 0) return stress_worker(argc, argv, cli);
 
   const char *json_path = NULL, *size_s = NULL, *limit_s = NULL, *op_s = NULL, *dtype_s = NULL;
-  bool quick = false, strict = false;
+  const char *junit_path = NULL;
+  bool quick = false, strict = false, tap = false;
   /* LONG_MIN: not given (so a given -1 is refused, never taken as "default") */
   long seed = LONG_MIN, threads = LONG_MIN, ops = LONG_MIN, cycles = LONG_MIN, procs = LONG_MIN, wave = LONG_MIN;
   double duration = 0;
   const nxvk_option opts[] = {
       {"quick", 0, OPT_FLAG, &quick, NULL, "CI sizes: all modes in under 3 minutes on lavapipe"},
       {"json", 0, OPT_STRING, &json_path, "FILE", "write the report as JSON"},
+      {"tap", 0, OPT_FLAG, &tap, NULL, "TAP on stdout, one test per check (the text to stderr)"},
+      {"junit", 0, OPT_STRING, &junit_path, "FILE", "write the checks as JUnit XML (CI test reports)"},
       {"strict", 0, OPT_FLAG, &strict, NULL, "a check this device cannot make fails the mode"},
       {"seed", 0, OPT_INT, &seed, "N", "random seed (default: from the clock; printed)"},
       {"threads", 0, OPT_INT, &threads, "T", "race: threads (default 100, --quick 16)"},
@@ -160,10 +211,31 @@ int cmd_stress(int argc, char **argv, nxvk_cli *cli) {
     o.only_dtype = (int)d;
   }
   o.exe = self_exe();
+  if (junit_path && !*junit_path) return cli_usage_error(&usage, "--junit: empty file name");
+
+  /* --tap: the TAP stream keeps stdout; everything else printed goes to stderr */
+  FILE *tap_out = NULL;
+  if (tap) {
+    fflush(stdout);
+    int fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (fd < 0 || !(tap_out = fdopen(fd, "w")) || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+      fprintf(stderr, "nxvk: error: --tap: %s\n", strerror(errno));
+      if (tap_out) fclose(tap_out);
+      else if (fd >= 0) close(fd);
+      return EXIT_FAIL;
+    }
+  }
+  int tap_n = 0;
 
   nxvk_ctx *c;
   rc = cli_ctx(cli, &c);
-  if (rc) return cli_engine_error(rc);
+  if (rc) {
+    if (tap_out) { /* a plan of no tests: the reason is on stderr */
+      fprintf(tap_out, "1..0 # SKIP no device\n");
+      fclose(tap_out);
+    }
+    return cli_engine_error(rc);
+  }
   nxvk_device_info info;
   nxvk_ctx_device_info(c, &info);
   printf("nxvk stress %s%s on %s (%s), seed %llu\n", argv[0], quick ? " --quick" : "", info.name,
@@ -191,6 +263,7 @@ int cmd_stress(int argc, char **argv, nxvk_cli *cli) {
     verdicts[nrun] = report_verdict(r, strict);
     printf("  -> %s %s (%.1f s)\n\n", modes[m].name, verdict_name(verdicts[nrun]), r->seconds);
     fflush(stdout);
+    if (tap_out) tap_mode(tap_out, r, strict, &tap_n);
     nrun++;
   }
   double total = now_seconds() - t_all;
@@ -229,6 +302,26 @@ int cmd_stress(int argc, char **argv, nxvk_cli *cli) {
     if (wst && status == EXIT_OK) status = wst;
     free(text);
     cJSON_Delete(root);
+  }
+  if (junit_path) {
+    junit_doc jd;
+    char name[64];
+    snprintf(name, sizeof name, "nxvk stress %s", argv[0]);
+    junit_init(&jd, name);
+    for (int i = 0; i < nrun; i++) junit_mode(&jd, &reports[i], strict);
+    if (junit_write(junit_path, &jd)) {
+      fprintf(stderr, "nxvk: error: --junit: cannot write %s: %s\n", junit_path, strerror(errno));
+      status = EXIT_FAIL;
+    }
+    junit_free(&jd);
+  }
+  if (tap_out) {
+    fprintf(tap_out, "1..%d\n", tap_n);
+    if (fflush(tap_out) != 0 || ferror(tap_out)) {
+      fprintf(stderr, "nxvk: error: --tap: writing standard output failed\n");
+      if (status == EXIT_OK) status = EXIT_FAIL;
+    }
+    fclose(tap_out);
   }
   for (int i = 0; i < nrun; i++) report_free(&reports[i]);
   return status;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/conformance/test_conformance.sh - `nxvk conformance` as a command:
 # listing, usage errors, a clean run, a run that must fail (the engine's
-# test-only break_op fault), the JSON report, validation layers, and
+# test-only break_op fault), the JSON and JUnit reports, validation layers, and
 # --device all.  TAP on stdout; conformance's own TAP is kept in files and
 # only summarised here, so the runner counts this script's lines alone.
 set -u
@@ -68,7 +68,7 @@ usage_case "unknown op in a list" "unknown op 'bogus'" --quick --op add,bogus
 usage_case "unknown dtype" "dtype" --quick --dtype f16
 usage_case "unknown option" "unknown option" --quick --frobnicate
 usage_case "a stray argument" "unexpected argument" --quick extra
-usage_case "--json with --list" "does not go with --list" --list --json "$tmp/x.json"
+usage_case "--json with --list" "do not go with --list" --list --json "$tmp/x.json"
 usage_case "--op without a value" "needs a value" --quick --op
 
 # ---- a clean run passes and says so
@@ -160,6 +160,36 @@ assert rows[("dot", "f64")]["skipped"] > 0 and "coopmat" in rows[("dot", "f64")]
 assert re.search(r"^# dot +f64 .* ok, \d+ skipped: dot: variant coopmat", tap, re.M)
 assert re.search(r"^\d+ passed, 0 failed, \d+ skipped$", tap, re.M)
 EOF
+# ---- --junit: a testcase per TAP line, failures and skips as the TAP has them
+cat >"$tmp/junit.py" <<'EOF'
+import re, sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+tap = open(sys.argv[2]).read().splitlines()
+lines = [l for l in tap if re.match(r"^(ok|not ok) \d+ - ", l)]
+cases = list(root.iter("testcase"))
+assert root.tag == "testsuites" and len(list(root)) == 1, root.tag
+assert len(cases) == len(lines) == int(root.get("tests")), (len(cases), len(lines), root.attrib)
+for c, l in zip(cases, lines):
+    m = re.match(r"^(ok|not ok) \d+ - (\S+) (\S+) (.*?)( # SKIP .*)?$", l)
+    assert c.get("classname") == "nxvk.conformance." + m.group(2), (c.attrib, l)
+    assert c.get("name").startswith(m.group(3) + " "), (c.attrib, l)
+    kinds = [e.tag for e in c if e.tag in ("failure", "skipped")]
+    want = ["failure"] if m.group(1) == "not ok" else ["skipped"] if m.group(5) else []
+    assert kinds == want, (kinds, l)
+    for e in c:
+        if e.tag == "failure": assert e.get("message") and e.text, l
+nf = sum(l.startswith("not ok") for l in lines)
+assert int(root.get("failures")) == nf and nf == int(sys.argv[3]), (root.attrib, nf)
+EOF
+conf --quick --op add,argmax,dot --dtype f32,f64 --junit "$tmp/j.xml"
+check "--junit: exit 0, a testcase per TAP line, the skips as <skipped>" \
+  bash -c "test $rc -eq 0 && '$PY' '$tmp/junit.py' '$tmp/j.xml' '$tmp/out' 0 && grep -q '<skipped ' '$tmp/j.xml'"
+NXVK_TEST_INJECT=break_op:multiply conf --quick --op multiply --dtype f32 --junit "$tmp/jb.xml"
+nbad=$(grep -c '^not ok' "$tmp/out")
+check "--junit of a failing run: each not ok line is a <failure> with its diagnostic ($nbad)" \
+  bash -c "test $rc -eq 1 && test $nbad -gt 0 && '$PY' '$tmp/junit.py' '$tmp/jb.xml' '$tmp/out' $nbad"
+usage_case "--junit with --list" "do not go with --list" --list --junit "$tmp/x.xml"
+
 conf --quick --op add --json /nonexistent-dir/r.json
 check "an unwritable --json path fails with one error line" \
   bash -c "test $rc -eq 1 && grep -q '^nxvk: error: --json' '$tmp/err'"

@@ -7,7 +7,7 @@ set -u
 cd "$(dirname "$0")/../.."
 NXVK=${NXVK:-./nxvk}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-"$NXVK" conformance --quick --json "$tmp/q.json" >"$tmp/q.tap" 2>"$tmp/err"
+"$NXVK" conformance --quick --json "$tmp/q.json" --junit "$tmp/q.xml" >"$tmp/q.tap" 2>"$tmp/err"
 rc=$?
 summary=$(tail -1 "$tmp/q.tap")
 nfail=$(grep -c '^not ok' "$tmp/q.tap")
@@ -37,6 +37,25 @@ if [ "$ndriver" -ne "$nfail" ]; then
 fi
 t "the JSON report parses and agrees with the TAP counts" \
   "/usr/bin/python3 -c \"import json,sys; r=json.load(open('$tmp/q.json')); sys.exit(0 if r['failed']==$nfail else 1)\""
+# the JUnit report: a testcase per op case (each TAP line of theirs), one
+# for the fused-graph class, failures where the TAP says not ok
+t "the JUnit report has every case, the fused graphs, and the TAP's failures" \
+  "/usr/bin/python3 - '$tmp/q.xml' '$tmp/q.tap' <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+tap = open(sys.argv[2]).read()
+cases = list(root.iter('testcase'))
+op_cases = [c for c in cases if c.get('classname') != 'nxvk.conformance.fused']
+fused = [c for c in cases if c.get('classname') == 'nxvk.conformance.fused']
+lines = re.findall(r'^(ok|not ok) \d+ - (\S+) (\S+) (size=\S+(?: \S+=\S+)*) class=(\S+)', tap, re.M)
+assert len(op_cases) == len(lines), (len(op_cases), len(lines))
+for c, (v, op, dt, where, cls) in zip(op_cases, lines):
+    assert c.get('classname') == 'nxvk.conformance.' + op and c.get('name') == '%s %s class=%s' % (dt, where, cls), (c.attrib, v, op, dt, where, cls)
+    assert (c.find('failure') is not None) == (v == 'not ok'), c.attrib
+n_fused = len(re.findall(r'^(?:ok|not ok) \d+ - fused', tap, re.M))
+assert len(fused) == 1 and fused[0].get('name') == 'fused graphs (%d)' % n_fused, ([f.attrib for f in fused], n_fused)
+assert int(root.get('failures')) == len(re.findall(r'^not ok', tap, re.M)) - 0, root.attrib
+PY"
 # lavapipe takes one element per invocation; GPUs several (NXVK_EW_UNROLL,
 # src/vk/device.c): 3 gives every op and fused graph a partial last round
 clean "with 3 elements per invocation (the GPU form) too" NXVK_EW_UNROLL=3 --

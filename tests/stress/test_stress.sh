@@ -6,6 +6,7 @@
 #   unlocked submit  (NXVK_TEST_INJECT=unlocked_submit)  -> race under the validation layer fails
 #   a wrong result   (NXVK_TEST_INJECT=break_op:add)     -> bounds and race fail
 #   a child dying on its own (a stand-in port server)    -> kill fails
+# and --tap / --junit agree with --json check for check;
 # plus race under ThreadSanitizer (make tsan).  Seeds are fixed so a failure
 # reproduces; figures are never asserted.
 set -u
@@ -87,6 +88,60 @@ if [ "$budget" = 0 ]; then
 else
   expect_status "--strict passes leak where the memory budget is read" 0 "$NXVK" stress leak --strict --cycles 100 --seed 12
 fi
+
+# ---- CI formats: --tap (TAP on stdout, the text on stderr) and --junit FILE ----
+cat >"$tmp/ci.py" <<'PY'
+import json, re, sys, xml.etree.ElementTree as ET
+tap, xml, rep, strict = sys.argv[1], sys.argv[2], json.load(open(sys.argv[3])), sys.argv[4] == "strict"
+checks = [(m["mode"], c) for m in rep["modes"] for c in m["checks"]]
+lines = open(tap).read().splitlines()
+bad = [l for l in lines if not re.match(r"^(ok|not ok) \d+ - |^1\.\.\d+$", l)]
+if bad: sys.exit("not TAP: %r" % bad[:3])
+tests = [l for l in lines if not l.startswith("1..")]
+if lines[-1] != "1..%d" % len(tests): sys.exit("plan %r for %d tests" % (lines[-1], len(tests)))
+if len(tests) != len(checks): sys.exit("%d TAP tests for %d checks" % (len(tests), len(checks)))
+for i, (l, (mode, c)) in enumerate(zip(tests, checks)):
+    want_ok = c["status"] == "ok" or (c["status"] == "unchecked" and not strict)
+    if not l.startswith("%s %d - %s: %s" % ("ok" if want_ok else "not ok", i + 1, mode, c["name"])):
+        sys.exit("TAP line %r for check %r" % (l, c))
+    if (c["status"] == "unchecked" and not strict) != ("# SKIP" in l): sys.exit("SKIP wrong in %r" % l)
+root = ET.parse(xml).getroot()
+cases = list(root.iter("testcase"))
+if root.tag != "testsuites" or len(cases) != len(checks): sys.exit("%s with %d testcases" % (root.tag, len(cases)))
+for tc, (mode, c) in zip(cases, checks):
+    kind = "failure" if c["status"] == "fail" or (c["status"] == "unchecked" and strict) else \
+           "skipped" if c["status"] == "unchecked" else None
+    got = [e.tag for e in tc if e.tag in ("failure", "skipped")]
+    if tc.get("classname") != "nxvk.stress." + mode or tc.get("name") != c["name"] or got != ([kind] if kind else []):
+        sys.exit("testcase %r %r %r for check %r" % (tc.get("classname"), tc.get("name"), got, c))
+nf = sum(c["status"] == "fail" or (c["status"] == "unchecked" and strict) for _, c in checks)
+if int(root.get("tests")) != len(checks) or int(root.get("failures")) != nf: sys.exit("totals %r" % root.attrib)
+print("%d checks: TAP and JUnit agree with the JSON report" % len(checks))
+PY
+ci_check() { # desc strict|lax status args...
+  local desc=$1 strictness=$2 want=$3 out
+  shift 3
+  "$NXVK" stress "$@" --tap --junit "$tmp/ci.xml" --json "$tmp/ci.json" >"$tmp/ci.tap" 2>"$tmp/ci.err"
+  local got=$?
+  if [ "$got" -eq "$want" ] && out=$("$PY" "$tmp/ci.py" "$tmp/ci.tap" "$tmp/ci.xml" "$tmp/ci.json" "$strictness" 2>&1) &&
+     grep -qE '^mode +verdict' "$tmp/ci.err"; then
+    ok "$desc: exit $want, TAP on stdout and JUnit agree with --json, the table on stderr"
+  else
+    not_ok "$desc (exit $got, want $want)"; echo "$out" | sed 's/^/#   /'; show "$tmp/ci.tap" "$tmp/ci.err"
+  fi
+}
+ci_check "stress leak --tap --junit" lax 0 leak --cycles 100 --seed 12
+if command -v prove >/dev/null 2>&1; then
+  if prove -e cat "$tmp/ci.tap" >"$tmp/prove.out" 2>&1; then ok "prove reads stress --tap"; else not_ok "prove reads stress --tap"; show "$tmp/prove.out"; fi
+fi
+[ "$budget" = 0 ] && ci_check "stress leak --strict --tap --junit (an unchecked check is not ok)" strict 1 leak --strict --cycles 100 --seed 12
+NXVK_TEST_INJECT=leak ci_check "an injected leak under --tap --junit" lax 1 leak --cycles 200 --seed 13
+check_fail=$(grep -c '^not ok' "$tmp/ci.tap")
+if [ "$check_fail" -ge 1 ] && grep -q '<failure ' "$tmp/ci.xml"; then ok "the leak is a 'not ok' line and a <failure>"; else not_ok "the leak is a 'not ok' line and a <failure>"; show "$tmp/ci.tap"; fi
+env VK_DRIVER_FILES=/nonexistent.json "$NXVK" stress leak --tap >"$tmp/ci.tap" 2>"$tmp/ci.err"
+if [ $? -eq 3 ] && [ "$(cat "$tmp/ci.tap")" = "1..0 # SKIP no device" ] && grep -q 'no Vulkan driver found' "$tmp/ci.err"; then
+  ok "--tap without a device: plan 1..0 with the reason on stderr, exit 3"
+else not_ok "--tap without a device"; show "$tmp/ci.tap" "$tmp/ci.err"; fi
 
 # ---- leak: an injected leak fails it ---------------------------------------
 expect_status "leak fails on an injected leak (NXVK_TEST_INJECT=leak)" 1 \
