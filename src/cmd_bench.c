@@ -26,6 +26,7 @@ static const char *const synopsis[] = {
     "peak [--bytes SIZE] [OPTIONS]",
     "all [--sizes N,...] [--dtype D,...] [--bytes SIZE] [OPTIONS]",
     "fusion [--sizes N] [OPTIONS]",
+    "compare A.json B.json... [--plot FILE.svg]",
     NULL,
 };
 static const nxvk_usage usage = {
@@ -36,7 +37,9 @@ static const nxvk_usage usage = {
     "result is checked against the CPU reference before it is timed; a wrong one fails\n"
     "the bench (exit 1).  Times are medians of repeated runs after a warm-up, with min\n"
     "and max.  Sizes take K, M, G, T (x1024); ops sizes count elements, matmul sizes are n\n"
-    "of n x n matrices (in all, sizes count elements and the ladder takes n = sqrt(N))."};
+    "of n x n matrices (in all, sizes count elements and the ladder takes n = sqrt(N)).\n"
+    "compare reads --json reports of several hosts or runs and prints the same\n"
+    "measurements side by side, each with its ratio to the first; --plot draws them."};
 
 static const char *const default_ops = "add,exp,sum,dot";
 
@@ -282,12 +285,21 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
   bench_report rep = {.command = cmdline};
   int status = EXIT_OK;
 #define USAGE(...) do { status = cli_usage_error(&usage, __VA_ARGS__); goto out; } while (0)
-  if (npos == 0) USAGE("give a mode: ops, matmul, peak or all");
+  if (npos == 0) USAGE("give a mode: ops, matmul, peak, all, fusion or compare");
+  if (strcmp(argv[0], "compare") == 0) {
+    /* reports, not a device: only --plot goes with it */
+    if (ops || sizes || dtypes || bytes || shapes || o.variants || json || csv || cli->device || cli->validate)
+      USAGE("compare takes report files and --plot only");
+    if (npos < 3) USAGE("compare: give two or more reports of 'nxvk bench --json' (A.json B.json ...)");
+    if ((status = check_output_dir("plot", plot))) goto out;
+    status = bench_compare(npos - 1, argv + 1, plot);
+    goto out;
+  }
   if (npos > 1) USAGE("one mode only ('%s' is extra)", argv[1]);
   o.mode = argv[0];
   if (!mode_is(&o, "ops") && !mode_is(&o, "matmul") && !mode_is(&o, "peak") && !mode_is(&o, "all") &&
       !mode_is(&o, "fusion"))
-    USAGE("unknown mode '%s' (ops, matmul, peak, all or fusion)", o.mode);
+    USAGE("unknown mode '%s' (ops, matmul, peak, all, fusion or compare)", o.mode);
   if (mode_is(&o, "fusion") && (ops || dtypes || bytes || json || csv || plot))
     USAGE("fusion takes --sizes N (one size) and the timing options only");
   if (ops && !mode_is(&o, "ops") && !mode_is(&o, "all")) USAGE("--ops goes with the ops and all modes");

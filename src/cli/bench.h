@@ -88,6 +88,9 @@ typedef struct bench_report {
   char *command;                        /* the command line as typed */
   char date[32];                        /* ISO 8601 UTC */
   bool gpu_kept_busy;                   /* bench_busy's thread ran (a GPU) */
+  /* bench compare: rows' device is a column (a device of one file), and
+   * plots name their series by these ("[1]", "[2]"); NULL otherwise */
+  const char *const *column_labels;
 } bench_report;
 
 /* One device's run. */
@@ -151,5 +154,10 @@ void bench_print_notes(const bench_report *r, int first_row, int first_skip);
 int bench_write_json(const char *path, const bench_report *r, const bench_opts *o);
 int bench_write_csv(const char *path, const bench_report *r);
 int bench_write_plot(const char *path, const bench_report *r);
+
+/* bench_compare.c: `nxvk bench compare A.json B.json ...`: the same
+ * measurements of several --json reports side by side with ratios, and
+ * with plot_path an SVG of them.  Returns the exit status. */
+int bench_compare(int nfiles, char **files, const char *plot_path);
 
 #endif

@@ -427,6 +427,8 @@ typedef struct series_buf {
   int device;
   char name[32], variant[16], dtype[8];
   double x[MAX_POINTS], y[MAX_POINTS];
+  double lo[MAX_POINTS], hi[MAX_POINTS];  /* the fastest and slowest run's figure */
+  bool bars;
   int n;
 } series_buf;
 
@@ -436,7 +438,7 @@ typedef struct plot_buf {
   int n;
 } plot_buf;
 
-static series_buf *series_for(plot_buf *p, const bench_row *row, bool multi_dev) {
+static series_buf *series_for(plot_buf *p, const bench_row *row, bool multi_dev, const char *const *labels) {
   for (int i = 0; i < p->n; i++) {
     series_buf *s = &p->s[i];
     if (s->device == row->device && !strcmp(s->name, row->name) && !strcmp(s->variant, row->variant) &&
@@ -450,8 +452,9 @@ static series_buf *series_for(plot_buf *p, const bench_row *row, bool multi_dev)
   snprintf(s->name, sizeof s->name, "%s", row->name);
   snprintf(s->variant, sizeof s->variant, "%s", row->variant);
   snprintf(s->dtype, sizeof s->dtype, "%s", row->dtype);
-  char dev[16] = "";
-  if (multi_dev) snprintf(dev, sizeof dev, "device %d: ", row->device);
+  char dev[128] = "";
+  if (labels) snprintf(dev, sizeof dev, "%s ", labels[row->device]);
+  else if (multi_dev) snprintf(dev, sizeof dev, "device %d: ", row->device);
   if (strcmp(row->mode, "matmul") == 0)
     snprintf(s->label, sizeof s->label, "%s%s %s %s", dev, row->name, row->variant, row->dtype);
   else
@@ -463,8 +466,18 @@ static void add_point(series_buf *s, double x, double y) {
   if (s && s->n < MAX_POINTS) {
     s->x[s->n] = x;
     s->y[s->n] = y;
+    s->lo[s->n] = s->hi[s->n] = y;
     s->n++;
   }
+}
+
+/* A point with its min/max bar. */
+static void add_point_range(series_buf *s, double x, double y, double lo, double hi) {
+  if (!s || s->n >= MAX_POINTS) return;
+  add_point(s, x, y);
+  s->lo[s->n - 1] = lo;
+  s->hi[s->n - 1] = hi;
+  s->bars = true;
 }
 
 /* A horizontal line at a measured peak across the plotted x range. */
@@ -482,22 +495,29 @@ static void add_roof(plot_buf *p, const char *label, double y, double x0, double
 
 static void fill_plot(plot_buf *p, const bench_report *r, const char *mode) {
   bool multi = r->ndevices > 1;
+  const char *const *labels = r->column_labels;
   double x0 = INFINITY, x1 = -INFINITY;
   p->n = 0;
   for (int i = 0; i < r->nrows; i++) {
     const bench_row *row = &r->rows[i];
     if (strcmp(row->mode, mode) != 0) continue;
-    double x, y;
+    double x, y, lo, hi;
     if (strcmp(mode, "matmul") == 0) {
       x = (double)row->size;
       y = row->gflops;
+      lo = row->gflops_min; /* the slowest run's GFLOPS */
+      hi = row->gflops_max;
     } else {
       int64_t n = 1;
       for (int k = 0; k < row->shape.rank; k++) n *= row->shape.dim[k];
       x = (double)n;
       y = row->gbps;
+      /* bytes / slowest and fastest kernel time */
+      bool st = row->gpu.have && row->gpu.min > 0 && row->gpu.max > 0;
+      lo = st ? y * row->gpu.median / row->gpu.max : NAN;
+      hi = st ? y * row->gpu.median / row->gpu.min : NAN;
     }
-    add_point(series_for(p, row, multi), x, y);
+    add_point_range(series_for(p, row, multi, labels), x, y, lo, hi);
     if (x < x0) x0 = x;
     if (x > x1) x1 = x;
   }
@@ -506,8 +526,9 @@ static void fill_plot(plot_buf *p, const bench_report *r, const char *mode) {
   for (int i = 0; i < r->nrows; i++) {
     const bench_row *row = &r->rows[i];
     if (strcmp(row->mode, "peak") != 0) continue;
-    char label[96], dev[16] = "";
-    if (multi) snprintf(dev, sizeof dev, "device %d: ", row->device);
+    char label[192], dev[128] = "";
+    if (labels) snprintf(dev, sizeof dev, "%s ", labels[row->device]);
+    else if (multi) snprintf(dev, sizeof dev, "device %d: ", row->device);
     if (!strcmp(mode, "matmul") && !strcmp(row->name, "fma")) {
       bool shown = false, best = true;
       for (int k = 0; k < r->nrows; k++) {
@@ -525,7 +546,8 @@ static void fill_plot(plot_buf *p, const bench_report *r, const char *mode) {
     }
   }
   for (int i = 0; i < p->n; i++)
-    p->out[i] = (svg_series){p->s[i].label, p->s[i].n, p->s[i].x, p->s[i].y};
+    p->out[i] = (svg_series){p->s[i].label, p->s[i].n, p->s[i].x, p->s[i].y, p->s[i].bars ? p->s[i].lo : NULL,
+                             p->s[i].bars ? p->s[i].hi : NULL};
 }
 
 typedef struct plot_args {
@@ -538,7 +560,8 @@ static int plot_writer(FILE *f, const void *arg) {
   svg_plot plots[2];
   int n = 0;
   char t1[320], t2[320], dev[280] = "";
-  if (r->ndevices == 1) snprintf(dev, sizeof dev, " on %s", r->devices[0].name);
+  if (r->column_labels) snprintf(dev, sizeof dev, ": %d runs compared", r->ndevices);
+  else if (r->ndevices == 1) snprintf(dev, sizeof dev, " on %s", r->devices[0].name);
   fill_plot(&ladder, r, "matmul");
   fill_plot(&sweep, r, "ops");
   bool has_ladder = false, has_sweep = false;

@@ -80,6 +80,13 @@ static void axis_range(const svg_axis *a, const svg_plot *p, bool is_x, double *
       double v = is_x ? x : y;
       if (v < mn) mn = v;
       if (v > mx) mx = v;
+      /* min/max bars inside the frame too */
+      const double *ends[2] = {p->series[s].ylo, p->series[s].yhi};
+      for (int e = 0; e < 2 && !is_x; e++)
+        if (ends[e] && usable(&p->y, ends[e][i])) {
+          if (ends[e][i] < mn) mn = ends[e][i];
+          if (ends[e][i] > mx) mx = ends[e][i];
+        }
     }
   if (mn > mx) { /* nothing to draw: a unit range keeps the frame sane */
     mn = 1;
@@ -220,7 +227,15 @@ static void panel(FILE *f, const svg_plot *p, double y0) {
     fprintf(f, "\"/>\n");
     for (int i = 0; i < se->n; i++) {
       if (!usable(&p->x, se->x[i]) || !usable(&p->y, se->y[i])) continue;
-      marker(f, s, to_px(&xm, se->x[i]), to_px(&ym, se->y[i]), color);
+      double px = to_px(&xm, se->x[i]), py = to_px(&ym, se->y[i]);
+      if (se->ylo && se->yhi) { /* the min/max bar, capped at both ends */
+        double lo = usable(&p->y, se->ylo[i]) ? to_px(&ym, se->ylo[i]) : py;
+        double hi = usable(&p->y, se->yhi[i]) ? to_px(&ym, se->yhi[i]) : py;
+        fprintf(f, "<path class=\"minmax\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\" stroke=\"%s\" "
+                   "stroke-width=\"1.2\" fill=\"none\"/>",
+                px, lo, hi, px - 4, lo, px + 4, px - 4, hi, px + 4, color);
+      }
+      marker(f, s, px, py, color);
     }
     double ly = ym.px1 + 10 + 22.0 * s, lx = xm.px1 + 16;
     fprintf(f, "\n<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>", lx,

@@ -2,7 +2,8 @@
  * svg.h - a small SVG line-plot writer with no dependencies: one or more
  * panels stacked vertically, each with linear or log axes, labelled ticks,
  * axis titles with units, a title, and per series one polyline, a marker at
- * every point and a legend entry.  Written for `nxvk bench --plot`.
+ * every point (with a min/max bar where the series has them) and a legend
+ * entry.  Written for `nxvk bench --plot`.
  */
 #ifndef NXVK_SVG_H
 #define NXVK_SVG_H
@@ -15,6 +16,9 @@ typedef struct svg_series {
   int n;                      /* points */
   const double *x, *y;        /* n values each; points with a value <= 0 on a
                                  log axis (or not finite) are left out */
+  const double *ylo, *yhi;    /* NULL, or n values each: a min/max bar at
+                                 every point (e.g. the fastest and slowest
+                                 run); a bar end not usable is left out */
 } svg_series;
 
 typedef struct svg_axis {

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # nxvk bench on the CI device (lavapipe): seconds-long runs of every mode
-# prove the paths work - exit status, the table, JSON with its fields, CSV
-# (libcsv), SVG with a polyline per series - and that a wrong GPU result
-# fails the bench.  Figures are never asserted: only that they exist and are
+# prove the paths work - exit status, the table (rows flushed as they
+# finish), JSON with its fields, CSV (libcsv), SVG with a polyline and min/max
+# bars per series, compare of reports side by side - and that a wrong GPU
+# result fails the bench.  Figures are never asserted: only that they exist and are
 # ordered (min <= median <= max).
 set -u
 cd "$(dirname "$0")/../.."
@@ -95,6 +96,14 @@ elif what == "svg":
         n = sum(1 for r in d["results"] if r["mode"] in ("ops", "matmul") and
                 ("%s %s %s" % (r["name"], r["variant"], r["dtype"]) == s or "%s %s" % (r["name"], r["dtype"]) == s))
         if len(pts) != n: fail("series %s has %d points, want %d" % (s, len(pts), n))
+        # a min/max bar at every point: a vertical path through the point
+        g = [g for g in groups if "".join(t.text or "" for t in g.findall(ns + "text")) == s][0]
+        bars = [p.get("d") for p in g.findall(ns + "path") if p.get("class") == "minmax"]
+        if len(bars) != n: fail("series %s has %d min/max bars for %d points" % (s, len(bars), n))
+        for (px, py), d_ in zip([tuple(map(float, q.split(","))) for q in pts], bars):
+            m = re.match(r"M([\d.]+) ([\d.]+)V([\d.]+)", d_)
+            if not m or abs(float(m.group(1)) - px) > 0.11 or not (float(m.group(2)) + 0.11 >= py >= float(m.group(3)) - 0.11):
+                fail("bar %r does not span its point %s,%s in %s" % (d_, px, py, s))
     print("ok")
 PY
 
@@ -235,6 +244,42 @@ expect_status "an unknown --variant exits 2" 2 "$NXVK" bench matmul --variant fa
 expect_status "a shape with two dimensions exits 2" 2 "$NXVK" bench matmul --shapes 10x10
 expect_status "--shapes with ops exits 2" 2 "$NXVK" bench ops --shapes 2x2x2
 expect_status "a negative --warmup exits 2" 2 "$NXVK" bench ops --warmup -1
+
+# ---- compare: reports of several runs side by side -----------------------------
+expect_status "bench compare of a report with itself" 0 "$NXVK" bench compare "$tmp/ops.json" "$tmp/ops.json" --plot "$tmp/cmp.svg"
+cp "$tmp/last.out" "$tmp/cmp.out"
+check "compare: a legend line per run, every ops measurement once, ratio 1.00x to itself" "$PY" - "$tmp/ops.json" "$tmp/cmp.out" <<'EOF'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+out = open(sys.argv[2]).read()
+assert re.search(r"^  \[1\] .*ops\.json: device 0, ", out, re.M) and re.search(r"^  \[2\] .*ops\.json: device 0, ", out, re.M), out
+rows = re.findall(r"^((?:add|exp|sum|dot) f32 \S+ \[\d+(?:,\d+)*\]) +(\S+ \S+) +(\S+ \S+) +(\S+)$", out, re.M)
+want = [r for r in d["results"] if r["mode"] == "ops"]
+assert len(rows) == len(want), (len(rows), len(want), out)
+assert all(a == b and x == "1.00x" for _, a, b, x in rows), rows
+EOF
+check "compare --plot: both runs' series, each point with its min/max bar" "$PY" - "$tmp/cmp.svg" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+groups = [g for g in ET.parse(sys.argv[1]).getroot().iter(ns + "g") if g.get("class") == "series"]
+labels = ["".join(t.text or "" for t in g.findall(ns + "text")) for g in groups]
+for run in ("[1]", "[2]"):
+    for op in ("add", "exp", "sum", "dot"):
+        assert "%s %s f32" % (run, op) in labels, labels
+for g, l in zip(groups, labels):
+    n = len(g.find(ns + "polyline").get("points").split())
+    assert len([p for p in g.findall(ns + "path") if p.get("class") == "minmax"]) == n, l
+EOF
+expect_status "bench compare of an ops run and a matmul run" 0 "$NXVK" bench compare "$tmp/ops.json" "$tmp/mm.json"
+check "compare: a measurement a run lacks is '-' there, and has no ratio" \
+  bash -c "grep -qE '^add f32 1K \[1024\] +[0-9.]+ [mun]?s +- +-\$' '$tmp/last.out' &&
+           grep -qE '^dot [a-z0-9]+ f32 n=32 +- +[0-9.]+ +-\$' '$tmp/last.out'"
+expect_status "compare with one report exits 2" 2 "$NXVK" bench compare "$tmp/ops.json"
+"$NXVK" info --json >"$tmp/notbench.json"
+expect_status "compare of a file that is no bench report exits 2" 2 "$NXVK" bench compare "$tmp/ops.json" "$tmp/notbench.json"
+check "... and names it" grep -q "notbench.json is not a report of 'nxvk bench --json'" "$tmp/last.err"
+expect_status "compare of a missing file exits 1" 1 "$NXVK" bench compare "$tmp/ops.json" "$tmp/no-such.json"
+expect_status "compare with a measuring option exits 2" 2 "$NXVK" bench compare "$tmp/ops.json" "$tmp/ops.json" --sizes 1K
 
 # ---- fusion: every figure says what it is, in a user's words ------------------
 expect_status "bench fusion runs (64K elements)" 0 "$NXVK" bench fusion --sizes 64K --min-time 0.05
