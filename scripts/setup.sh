@@ -6,7 +6,7 @@ set -eu
 PACKAGES="make gcc clang libc6-dev pkg-config
 libvulkan-dev libvulkan-volk-dev glslang-tools glslang-dev spirv-tools
 libcjson-dev libcsv-dev zlib1g-dev mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
-python3 python3-numpy elixir erlang-dev libclang-rt-14-dev"
+python3 python3-numpy elixir erlang-dev libclang-rt-14-dev zsh"
 
 missing=""
 for p in $PACKAGES; do

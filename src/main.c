@@ -7,32 +7,31 @@
 
 #include "cli/cli.h"
 
-enum { NEEDS_DEVICE = 1u << 0 };
-
-static const struct command {
-  const char *name;
-  int (*fn)(int argc, char **argv, nxvk_cli *cli);
-  unsigned flags;
-  const char *summary;
-} commands[] = {
+static const cli_command commands[] = {
     {"info", cmd_info, 0, "list Vulkan devices: limits, features, memory"},
-    {"run", cmd_run, NEEDS_DEVICE, "run an op or an op graph on tensors from files"},
-    {"conformance", cmd_conformance, NEEDS_DEVICE, "check every op against the CPU reference (TAP)"},
-    {"bench", cmd_bench, NEEDS_DEVICE, "time ops, the matmul ladder and the device roofline"},
-    {"stress", cmd_stress, NEEDS_DEVICE, "race, leak, kill, oom and bounds checks for CI"},
-    {"port", cmd_port, NEEDS_DEVICE, "serve the engine on stdin/stdout (Elixir Nx port)"},
+    {"run", cmd_run, CMD_NEEDS_DEVICE, "run an op or an op graph on tensors from files"},
+    {"conformance", cmd_conformance, CMD_NEEDS_DEVICE, "check every op against the CPU reference (TAP)"},
+    {"bench", cmd_bench, CMD_NEEDS_DEVICE, "time ops, the matmul ladder and the device roofline"},
+    {"stress", cmd_stress, CMD_NEEDS_DEVICE, "race, leak, kill, oom and bounds checks for CI"},
+    {"port", cmd_port, CMD_NEEDS_DEVICE, "serve the engine on stdin/stdout (Elixir Nx port)"},
+    {"completion", cmd_completion, CMD_HIDDEN, "print bash or zsh completion for nxvk"},
 };
+
+const cli_command *cli_command_table(int *n) {
+  *n = (int)(sizeof commands / sizeof commands[0]);
+  return commands;
+}
 
 static void usage(FILE *f) {
   fprintf(f, "usage: nxvk [--version] [--help] COMMAND [ARGS]\n\ncommands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    if (!(commands[i].flags & CMD_HIDDEN)) fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
   fprintf(f, "\n'nxvk help COMMAND' or 'nxvk COMMAND --help' describes one command.\n"
              "Exit status: 0 ok, 1 failure or mismatch, 2 usage, 3 no Vulkan or no device,\n"
              "4 device lost.\n");
 }
 
-static const struct command *find(const char *name) {
+static const cli_command *find(const char *name) {
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(commands[i].name, name) == 0) return &commands[i];
   return NULL;
@@ -81,16 +80,16 @@ int main(int argc, char **argv) {
       usage(stdout);
       return finish_stdout(EXIT_OK);
     }
-    const struct command *c = find(argv[2]);
+    const cli_command *c = find(argv[2]);
     if (!c) return unknown_command(argv[2]);
     char *hargv[] = {argv[2], "--help", NULL};
     nxvk_cli cli = {0};
     return finish_stdout(c->fn(2, hargv, &cli));
   }
-  const struct command *c = find(name);
+  const cli_command *c = find(name);
   if (!c) return unknown_command(name);
   nxvk_cli cli = {0};
   int status = c->fn(argc - 1, argv + 1, &cli);
-  if (c->flags & NEEDS_DEVICE) status = cli_close_device(&cli, status);
+  if (c->flags & CMD_NEEDS_DEVICE) status = cli_close_device(&cli, status);
   return finish_stdout(status);
 }

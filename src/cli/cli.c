@@ -139,7 +139,19 @@ static bool takes_arg(const nxvk_option *o) {
   return o->type != OPT_FLAG && o->type != OPT_VALIDATE;
 }
 
+static cli_table_hook table_hook;
+static void *table_hook_arg;
+
+void cli_set_table_hook(cli_table_hook fn, void *arg) {
+  table_hook = fn;
+  table_hook_arg = arg;
+}
+
 int cli_parse(int argc, char **argv, const nxvk_usage *u, const nxvk_option *opts, int *npos) {
+  if (table_hook) {
+    table_hook(table_hook_arg, u, opts);
+    return -1;
+  }
   int n = 0;
   bool only_pos = false;
   for (int i = 1; i < argc; i++) {

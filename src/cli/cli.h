@@ -5,7 +5,7 @@
  * Adding a subcommand:
  *   1. src/cmd_NAME.c with `int cmd_NAME(int argc, char **argv, nxvk_cli *cli)`
  *      returning the exit status;
- *   2. a row in main.c's commands[] (with NEEDS_DEVICE if it opens one);
+ *   2. a row in main.c's commands[] (with CMD_NEEDS_DEVICE if it opens one);
  *   3. man/nxvk-NAME.1 whose SYNOPSIS matches `nxvk NAME --help`;
  *   4. tests in tests/cli/.
  */
@@ -83,6 +83,23 @@ int cli_write_with(const char *opt, const char *path, int (*fn)(FILE *f, const v
 /* Open (once) the device the options chose. */
 int cli_ctx(nxvk_cli *cli, nxvk_ctx **out);
 
+/* The subcommand table (main.c): a hidden command is left out of the
+ * command list of --help (completion). */
+enum { CMD_NEEDS_DEVICE = 1u << 0, CMD_HIDDEN = 1u << 1 };
+typedef struct cli_command {
+  const char *name;
+  int (*fn)(int argc, char **argv, nxvk_cli *cli);
+  unsigned flags;
+  const char *summary;
+} cli_command;
+const cli_command *cli_command_table(int *n);
+
+/* While a hook is set, cli_parse hands it the command's usage and option
+ * table and returns -1 (as after --help) without parsing: how `nxvk
+ * completion` reads every command's options from the tables themselves. */
+typedef void (*cli_table_hook)(void *arg, const nxvk_usage *u, const nxvk_option *opts);
+void cli_set_table_hook(cli_table_hook fn, void *arg);
+
 /* Handlers */
 int cmd_info(int argc, char **argv, nxvk_cli *cli);
 int cmd_run(int argc, char **argv, nxvk_cli *cli);
@@ -90,5 +107,6 @@ int cmd_conformance(int argc, char **argv, nxvk_cli *cli);
 int cmd_bench(int argc, char **argv, nxvk_cli *cli);
 int cmd_stress(int argc, char **argv, nxvk_cli *cli);
 int cmd_port(int argc, char **argv, nxvk_cli *cli);
+int cmd_completion(int argc, char **argv, nxvk_cli *cli);
 
 #endif
