@@ -298,8 +298,12 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
   if (npos > 1) USAGE("one mode only ('%s' is extra)", argv[1]);
   o.mode = argv[0];
   if (!mode_is(&o, "ops") && !mode_is(&o, "matmul") && !mode_is(&o, "peak") && !mode_is(&o, "all") &&
-      !mode_is(&o, "fusion"))
+      !mode_is(&o, "fusion")) {
+    static const char *const modes[] = {"ops", "matmul", "peak", "all", "fusion", "compare"};
+    const char *near = cli_nearest(o.mode, modes, 6);
+    if (near) USAGE("unknown mode '%s'; did you mean '%s'?", o.mode, near);
     USAGE("unknown mode '%s' (ops, matmul, peak, all, fusion or compare)", o.mode);
+  }
   if (mode_is(&o, "fusion") && (ops || dtypes || bytes || json || csv || plot))
     USAGE("fusion takes --sizes N (one size) and the timing options only");
   if (ops && !mode_is(&o, "ops") && !mode_is(&o, "all")) USAGE("--ops goes with the ops and all modes");

@@ -173,7 +173,12 @@ int cmd_stress(int argc, char **argv, nxvk_cli *cli) {
   if (rc) return rc < 0 ? EXIT_OK : rc;
   if (npos != 1) return cli_usage_error(&usage, npos ? "give one MODE" : "missing MODE (race, leak, kill, oom, bounds or all)");
   int mode = parse_mode(argv[0]);
-  if (mode < 0) return cli_usage_error(&usage, "unknown mode '%s' (race, leak, kill, oom, bounds or all)", argv[0]);
+  if (mode < 0) {
+    static const char *const names[] = {"race", "leak", "kill", "oom", "bounds", "all"};
+    const char *near = cli_nearest(argv[0], names, 6);
+    if (near) return cli_usage_error(&usage, "unknown mode '%s'; did you mean '%s'?", argv[0], near);
+    return cli_usage_error(&usage, "unknown mode '%s' (race, leak, kill, oom, bounds or all)", argv[0]);
+  }
 
   stress_opts o = {0};
   o.quick = quick;

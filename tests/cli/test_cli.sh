@@ -90,6 +90,8 @@ usage_err "nxvk help of a misspelt command" "did you mean 'run'?" help rnu
 usage_err "a misspelt long option" "did you mean '--json'?" info --jsn
 usage_err "a long option with one dash" "did you mean '--json'?" info -json
 usage_err "a misspelt option of run" "did you mean '--output'?" run --ouptut x.npy
+usage_err "a misspelt bench mode" "did you mean 'matmul'?" bench matmull
+usage_err "a misspelt stress mode" "did you mean 'race'?" stress rcae
 for args in "frobnicate" "info --frob"; do
   run $args
   ok "$([ "$rc" -eq 2 ] && ! grep -q 'did you mean' "$err"; echo $?)" "nxvk $args: nothing near enough, no suggestion" "$(diag)"
