@@ -1897,7 +1897,7 @@ static int write_junit(const char *path, cJSON *root) {
       int ff = cJSON_GetObjectItem(fg, "failed") ? cJSON_GetObjectItem(fg, "failed")->valueint : 0;
       const char *err = cJSON_GetStringValue(cJSON_GetObjectItem(fg, "error"));
       char name[64], msg[400];
-      snprintf(name, sizeof name, "fused graphs (%d)", fp + ff);
+      snprintf(name, sizeof name, "fused graph class (%d TAP lines)", fp + ff);
       snprintf(msg, sizeof msg, "%d of %d random fused graphs outside their limits%s%s (the TAP diagnostics "
                "show each)", ff, fp + ff, err ? "; stopped: " : "", err ? err : "");
       junit_add_case(&jd, su, "nxvk.conformance.fused", name, ff || err ? JUNIT_FAIL : JUNIT_PASS, msg, NULL, 0);
