@@ -1906,10 +1906,9 @@ static int write_junit(const char *path, cJSON *root) {
       junit_add_case(&jd, su, "nxvk.conformance", "device", JUNIT_FAIL, "the device was lost; later cases did not run",
                      NULL, 0);
   }
-  int rc = junit_write(path, &jd);
-  if (rc) fprintf(stderr, "nxvk: error: --junit %s: %s\n", path, strerror(errno));
+  int rc = cli_write_with("--junit", path, junit_print, &jd);
   junit_free(&jd);
-  return rc ? EXIT_FAIL : EXIT_OK;
+  return rc;
 }
 
 int cmd_conformance(int argc, char **argv, nxvk_cli *cli) {

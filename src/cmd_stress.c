@@ -314,10 +314,8 @@ int cmd_stress(int argc, char **argv, nxvk_cli *cli) {
     snprintf(name, sizeof name, "nxvk stress %s", argv[0]);
     junit_init(&jd, name);
     for (int i = 0; i < nrun; i++) junit_mode(&jd, &reports[i], strict);
-    if (junit_write(junit_path, &jd)) {
-      fprintf(stderr, "nxvk: error: --junit: cannot write %s: %s\n", junit_path, strerror(errno));
-      status = EXIT_FAIL;
-    }
+    int wst = cli_write_with("--junit", junit_path, junit_print, &jd);
+    if (wst && status == EXIT_OK) status = wst;
     junit_free(&jd);
   }
   if (tap_out) {

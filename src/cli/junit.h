@@ -8,6 +8,7 @@
 #define NXVK_JUNIT_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 typedef enum { JUNIT_PASS, JUNIT_FAIL, JUNIT_SKIP } junit_status;
 
@@ -38,9 +39,9 @@ void junit_init(junit_doc *d, const char *name);
 int junit_add_suite(junit_doc *d, const char *name, double seconds);
 void junit_add_case(junit_doc *d, int suite, const char *classname, const char *name, junit_status st,
                     const char *message, const char *text, double seconds);
-/* Write the document to path (a temporary file renamed into place); 0 or -1
- * with errno set. */
-int junit_write(const char *path, const junit_doc *d);
+/* Print the document to f (written through cli_write_with, so a file is
+ * replaced atomically); 0, or -1 when a case was lost or a write failed. */
+int junit_print(FILE *f, const void *doc); /* doc: a junit_doc */
 void junit_free(junit_doc *d);
 
 #endif
