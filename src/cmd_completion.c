@@ -68,7 +68,8 @@ typedef enum { VAL_NONE, VAL_FILE, VAL_OPS, VAL_DTYPES, VAL_VARIANTS, VAL_OTHER 
 
 static val_kind value_kind(const opt_rec *o) {
   if (!o->takes) return VAL_NONE;
-  if (strstr(o->arg, "FILE") || strstr(o->arg, ".npy") || strstr(o->arg, ".json") || strstr(o->arg, ".svg"))
+  if (strstr(o->arg, "FILE") || !strncmp(o->arg, "OUT", 3) || strstr(o->arg, ".npy") || strstr(o->arg, ".json") ||
+      strstr(o->arg, ".svg"))
     return VAL_FILE;
   if (!strcmp(o->name, "op") || !strcmp(o->name, "ops")) return VAL_OPS;
   if (!strcmp(o->name, "dtype")) return VAL_DTYPES;

@@ -423,7 +423,7 @@ int bench_write_csv(const char *path, const bench_report *r) { return write_atom
 enum { MAX_SERIES = 64, MAX_POINTS = BENCH_MAX_LIST };
 
 typedef struct series_buf {
-  char label[96];
+  char label[192];
   int device;
   char name[32], variant[16], dtype[8];
   double x[MAX_POINTS], y[MAX_POINTS];
@@ -452,8 +452,8 @@ static series_buf *series_for(plot_buf *p, const bench_row *row, bool multi_dev,
   snprintf(s->name, sizeof s->name, "%s", row->name);
   snprintf(s->variant, sizeof s->variant, "%s", row->variant);
   snprintf(s->dtype, sizeof s->dtype, "%s", row->dtype);
-  char dev[128] = "";
-  if (labels) snprintf(dev, sizeof dev, "%s ", labels[row->device]);
+  char dev[24] = "";
+  if (labels) snprintf(dev, sizeof dev, "%.16s ", labels[row->device]);
   else if (multi_dev) snprintf(dev, sizeof dev, "device %d: ", row->device);
   if (strcmp(row->mode, "matmul") == 0)
     snprintf(s->label, sizeof s->label, "%s%s %s %s", dev, row->name, row->variant, row->dtype);
@@ -526,8 +526,8 @@ static void fill_plot(plot_buf *p, const bench_report *r, const char *mode) {
   for (int i = 0; i < r->nrows; i++) {
     const bench_row *row = &r->rows[i];
     if (strcmp(row->mode, "peak") != 0) continue;
-    char label[192], dev[128] = "";
-    if (labels) snprintf(dev, sizeof dev, "%s ", labels[row->device]);
+    char label[192], dev[24] = "";
+    if (labels) snprintf(dev, sizeof dev, "%.16s ", labels[row->device]);
     else if (multi) snprintf(dev, sizeof dev, "device %d: ", row->device);
     if (!strcmp(mode, "matmul") && !strcmp(row->name, "fma")) {
       bool shown = false, best = true;
