@@ -47,8 +47,6 @@ HAND_VARIANTS = \
   dot_vec_strided_f32:dot_vec:-DDT_f32@-DSTRIDED \
   dot_vec128_f64:dot_vec:-DDT_f64@-DNT_LAYOUT=128@-DNT=128u@-DNT_M1=127u@-DTXN=8u@-DTYN=16u \
   dot_coopmat_f32:dot_coopmat:-DDT_f32 f16_pack:f16_pack:-DDT_f32 \
-  dot_coopmat_w8_f32:dot_coopmat:-DWM=2u@-DWN=4u@-DFR=4u@-DFC=2u@-DBK=32u \
-  dot_coopmat_wide_f32:dot_coopmat:-DWM=2u@-DWN=4u@-DFR=4u@-DFC=4u@-DBK=16u \
   $(foreach d,$(DTYPES),iota_$(d):iota:-DDT_$(d)) \
   $(foreach d,f32 f64,random_$(d):random:-DDT_$(d)) \
   $(foreach d,f32 f64,peak_fma_$(d):peak_fma:-DDT_$(d) peak_fma_$(d)_vec4:peak_fma:-DDT_$(d)@-DVEC4 \

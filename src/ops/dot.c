@@ -34,25 +34,21 @@ double nxvk_f16_round(double x) {
   return copysign(ldexp(rint(ldexp(ax, -q)), q), x);
 }
 
-/* The coopmat kernels: dot_coopmat.comp compiled once per shape (Makefile
- * -D WM WN FR FC BK): WM x WN subgroups of 32, FR x FC 16x16 accumulators
- * each, k steps of BK, two shared stages.  NXVK_COOPMAT=base|w8|wide picks
- * one for tuning runs; bench/NOTES.md (fifth round) has the measurements. */
+/* The coopmat kernel: dot_coopmat.comp with WM x WN subgroups of 32, FR x
+ * FC 16x16 accumulators each, k steps of BK, two shared stages.  Of the
+ * three layouts measured (bench/NOTES.md), 2 x 2 subgroups of 64 x 64 on
+ * 128 x 128 tiles was never far from the best, and the others' gains
+ * (under 8% past 1024^2, each at different sizes) did not pay for a rule. */
 typedef struct {
-  const char *tag, *kernel;
+  const char *kernel;
   uint32_t wm, wn, fr, fc, bk;
 } coopmat_kernel;
-static const coopmat_kernel coopmat_kernels[] = {
-    {"base", "dot_coopmat_f32", 2, 2, 4, 4, 32},      /* 128 x 128, 128 invocations */
-    {"w8", "dot_coopmat_w8_f32", 2, 4, 4, 2, 32},     /* 128 x 128, 256 invocations */
-    {"wide", "dot_coopmat_wide_f32", 2, 4, 4, 4, 16}, /* 128 x 256, 256 invocations */
-};
-#define COOPMAT_KPAD 32u /* K is padded for the largest BK */
+static const coopmat_kernel coopmat_base = {"dot_coopmat_f32", 2, 2, 4, 4, 32}; /* 128 x 128, 128 invocations */
+#define COOPMAT_KPAD 32u /* K is padded to whole k steps */
 
 static const coopmat_kernel *coopmat_pick(const nxvk_ctx *c) {
-  for (size_t i = 0; i < NXVK_ARRAY_LEN(coopmat_kernels); i++)
-    if (strcmp(c->dot_tuning.coopmat, coopmat_kernels[i].tag) == 0) return &coopmat_kernels[i];
-  return &coopmat_kernels[0];
+  (void)c;
+  return &coopmat_base;
 }
 static uint32_t coopmat_bm(const coopmat_kernel *k) { return k->wm * k->fr * 16; }
 static uint32_t coopmat_bn(const coopmat_kernel *k) { return k->wn * k->fc * 16; }
@@ -147,7 +143,7 @@ static void tile_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t cfg[5]) {
   bool cpu = strcmp(c->info.type, "cpu") == 0;
   const uint32_t *want = cpu ? small : (dt == NXVK_F64 ? gpu_f64 : gpu_f32);
   memcpy(cfg, want, 5 * sizeof *cfg);
-  if (c->dot_tuning.tiles[3]) memcpy(cfg, c->dot_tuning.tiles, 5 * sizeof *cfg);
+  if (c->tuning->dot_tiles[3]) memcpy(cfg, c->tuning->dot_tiles, 5 * sizeof *cfg);
   for (int attempt = 0; attempt < 3; attempt++) {
     uint32_t wg = (cfg[0] / cfg[3]) * (cfg[1] / cfg[4]);
     uint64_t shared = (uint64_t)cfg[2] * (cfg[0] + 1 + cfg[1]) * nxvk_dtype_size(dt);
@@ -163,6 +159,50 @@ static void tile_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t cfg[5]) {
 static uint64_t vec_shared_bytes(const uint32_t cfg[3], nxvk_dtype dt, uint32_t tx) {
   uint32_t q = dt == NXVK_F64 ? 2 : 4;
   return 2ull * cfg[2] * ((16ull * cfg[0] + 1) + (uint64_t)tx * cfg[1]) * q * nxvk_dtype_size(dt);
+}
+
+/* Forced tiles must suit their kernel on this device for every dtype it
+ * runs (the shared-memory checks take f64's 8 bytes where it has f64). */
+int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t) {
+  const nxvk_device_info *d = &c->info;
+  uint64_t esz = d->f64 ? 8 : 4, shared;
+  uint32_t max_wg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
+                                                                             : d->max_workgroup_size[0];
+  char why[200] = "";
+  const uint32_t *v = t->dot_tiles;
+  if (v[0] || v[1] || v[2] || v[3] || v[4]) {
+    uint64_t wg = v[3] && v[4] ? (uint64_t)(v[0] / v[3]) * (v[1] / v[4]) : 0;
+    shared = (uint64_t)v[2] * (v[0] + 1 + v[1]) * esz;
+    if (v[3] < 1 || v[3] > 8 || v[4] < 1 || v[4] > 8)
+      snprintf(why, sizeof why, "TM and TN run from 1 to 8 (each invocation keeps TM x TN sums in registers)");
+    else if (!v[0] || !v[1] || v[0] % v[3] || v[1] % v[4])
+      snprintf(why, sizeof why, "BM and BN must be nonzero multiples of TM and TN");
+    else if (!v[2])
+      snprintf(why, sizeof why, "BK must be at least 1");
+    else if (wg > max_wg)
+      snprintf(why, sizeof why, "(BM/TM) x (BN/TN) = %llu invocations a workgroup; %.64s takes at most %u",
+               (unsigned long long)wg, d->name, max_wg);
+    else if (shared > d->max_shared_memory)
+      snprintf(why, sizeof why, "the tiles take %llu bytes of shared memory; %.64s has %u",
+               (unsigned long long)shared, d->name, d->max_shared_memory);
+    if (*why)
+      return nxvk_seterr(NXVK_E_BAD_REQUEST, "NXVK_DOT_TILES=%u,%u,%u,%u,%u: %s", v[0], v[1], v[2], v[3], v[4], why);
+  }
+  v = t->dot_vec;
+  if (v[0] || v[1] || v[2] || v[3]) {
+    shared = vec_shared_bytes(v, NXVK_F32, 16);
+    if (v[0] < 1 || v[0] > 8 || v[1] < 1 || v[1] > 8)
+      snprintf(why, sizeof why, "RB and CB run from 1 to 8 (f64 takes them up to 4, else its rule)");
+    else if (v[2] < 4 || v[2] > 64 || v[2] % 4)
+      snprintf(why, sizeof why, "BK is a multiple of 4 from 4 to 64");
+    else if (v[3] < 1 || v[3] > 64)
+      snprintf(why, sizeof why, "S runs from 1 to 64");
+    else if (shared > d->max_shared_memory)
+      snprintf(why, sizeof why, "the tiles take %llu bytes of shared memory; %.64s has %u",
+               (unsigned long long)shared, d->name, d->max_shared_memory);
+    if (*why) return nxvk_seterr(NXVK_E_BAD_REQUEST, "NXVK_DOT_VEC=%u,%u,%u,%u: %s", v[0], v[1], v[2], v[3], why);
+  }
+  return NXVK_OK;
 }
 
 /* {RB, CB, BK, S, KC, grid width} for the vec kernel.  Without split K: the largest
@@ -238,9 +278,9 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
    * enough for the largest tile (at 128^2 and 256^2 the 16 x 16 grid's
    * smaller tiles took 9.7 and 14.0 us, the narrow grid 13.2 and 20.5).
    * NXVK_DOT_NT=256 or 128 picks the grid for tuning runs. */
-  uint32_t nt = c->dot_tuning.nt;
+  uint32_t nt = c->tuning->dot_nt;
   bool narrow = dt == NXVK_F64 && (nt ? nt == 128 : split == 1 && i == 0);
-  const uint32_t *v = c->dot_tuning.vec; /* all 0 when unset: fails v[0] >= 1 */
+  const uint32_t *v = c->tuning->dot_vec; /* all 0 when unset: fails v[0] >= 1 */
   uint32_t max_blocks = dt == NXVK_F64 ? 4 : 8; /* f64: the shader's literal expansion covers 4 x 4 */
   bool forced = false;
   if (v[0] >= 1 && v[0] <= max_blocks && v[1] >= 1 && v[1] <= max_blocks && v[2] >= q && v[2] <= 64 &&
@@ -278,10 +318,10 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
 }
 
 /* f64 vec: invocations along a 32-lane group's columns (dot_vec.comp, LW):
- * 2 (19.0 TFLOPS at 4096^2 on an H200 against 16.1 with 16, the f32
- * layout), unless NXVK_DOT_LANES (2, 4, 8 or 16) says otherwise; at most
- * the grid's width. */
-static uint32_t vec_lanes(const nxvk_ctx *c) { return c->dot_tuning.lanes ? c->dot_tuning.lanes : 2; }
+ * 2, so that a group shares one k row of A across the grid's 16 rows and
+ * its reads of B are near-broadcasts (18% faster than 16, the f32 layout;
+ * 4 and 8 gained nothing); at most the grid's width. */
+#define VEC_LANES_F64 2u
 
 /* One pass of a 1-D kernel (meta: 5 words) from src into a scratch of
  * `words` 4-byte words it creates, one invocation per word; the scratch
@@ -370,7 +410,7 @@ static enum split_form split_form(nxvk_ctx *c, nxvk_dtype dt, const uint32_t vcf
                                   uint32_t batch, bool pad_b) {
   uint32_t S = vcfg[3], KC = vcfg[4];
   uint64_t size = nxvk_dtype_size(dt), range = c->info.max_storage_buffer_range;
-  const char *forced = c->dot_tuning.split; /* "" = the rule */
+  const char *forced = c->tuning->dot_split; /* "" = the rule */
   enum split_form batch_form = chunks_in_place(dt, S, pad_b, forced) ? SPLIT_BATCH_IN_PLACE : SPLIT_BATCH_COPY;
   if (batch_form == SPLIT_BATCH_COPY && ((uint64_t)batch * S * M * KC * size > range ||
                                          (pad_b && (uint64_t)batch * S * KC * N * size > range)))
@@ -451,7 +491,7 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   if (vec && vec_fits) {
     /* vector loads need whole vectors: rows of A (K) and of B and C (N) */
     uint32_t S = vcfg[3];
-    uint32_t lanes = vec_lanes(c);
+    uint32_t lanes = VEC_LANES_F64;
     if (lanes > vtx) lanes = vtx; /* at most the grid's width */
     uint32_t vspec[4] = {vcfg[0], vcfg[1], vcfg[2], lanes}, nspec = dtype == NXVK_F64 ? 4 : 3;
     uint32_t meta[7] = {M, N, K, batch, (K % q == 0 ? 1u : 0u) | (N % q == 0 ? 2u : 0u), S, vcfg[4]};

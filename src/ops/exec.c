@@ -287,9 +287,9 @@ int nxvk_dispatch_1d(nxvk_rec *r, const char *kernel, const uint32_t *spec, int 
 
 uint32_t nxvk_ew_launch(nxvk_ctx *c, uint64_t n, uint32_t spec[NXVK_EW_SPEC]) {
   spec[0] = NXVK_WG;
-  spec[1] = c->ew_unroll;
-  spec[2] = c->ew_blocked;
-  return nxvk_groups_for(c, n, NXVK_WG * c->ew_unroll);
+  spec[1] = c->tuning->ew_unroll;
+  spec[2] = c->tuning->ew_blocked;
+  return nxvk_groups_for(c, n, NXVK_WG * c->tuning->ew_unroll);
 }
 
 int nxvk_strided_copy(nxvk_rec *r, nxvk_buffer *src, nxvk_dtype sd, int64_t src_base,

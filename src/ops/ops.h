@@ -174,4 +174,21 @@ int nxvk_strided_copy(nxvk_rec *r, nxvk_buffer *src, nxvk_dtype sd, int64_t src_
 #define NXVK_EW_SPEC 3
 uint32_t nxvk_ew_launch(nxvk_ctx *c, uint64_t n, uint32_t spec[NXVK_EW_SPEC]);
 
+/* The ops' tuning (tuning.c): each kernel's rule, or what a variable
+ * forced, read once when the context opens and checked then against the
+ * device and the kernel (c->tuning, never NULL once open).  0 or "" means
+ * the rule. */
+typedef struct nxvk_tuning {
+  uint32_t dot_tiles[5]; /* NXVK_DOT_TILES: BM, BN, BK, TM, TN of dot_tiled */
+  uint32_t dot_vec[4];   /* NXVK_DOT_VEC: RB, CB, BK, S of dot_vec */
+  uint32_t dot_nt;       /* NXVK_DOT_NT: 128 (f64's narrow grid) or 256 */
+  char dot_split[8];     /* NXVK_DOT_SPLIT: kernel, batch or copy */
+  uint32_t ew_unroll;    /* elements per invocation and round (codegen.c) */
+  uint32_t ew_blocked;   /* 1: a workgroup's round is one contiguous block */
+  bool reduce_fold;      /* a split reduction's last workgroup adds the partials */
+} nxvk_tuning;
+/* Whether forced dot tiles suit the kernels on this device: NXVK_OK, or
+ * NXVK_E_BAD_REQUEST with a message naming the variable (dot.c). */
+int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t);
+
 #endif

@@ -164,31 +164,11 @@ static void read_test_faults(nxvk_ctx *c) {
   }
 }
 
-/* Only the syntax is checked here: whether a tile fits the device and the
- * dtype is dot.c's to judge when it uses one. */
-static void read_dot_tuning(nxvk_dot_tuning *t) {
-  const char *env;
-  memset(t, 0, sizeof *t);
-  if ((env = getenv("NXVK_COOPMAT"))) snprintf(t->coopmat, sizeof t->coopmat, "%s", env);
-  unsigned v[5];
-  if ((env = getenv("NXVK_DOT_TILES")) &&
-      sscanf(env, "%u,%u,%u,%u,%u", &v[0], &v[1], &v[2], &v[3], &v[4]) == 5 && v[3] && v[4] &&
-      v[0] % v[3] == 0 && v[1] % v[4] == 0)
-    for (int i = 0; i < 5; i++) t->tiles[i] = v[i];
-  v[3] = 1;
-  if ((env = getenv("NXVK_DOT_VEC")) && sscanf(env, "%u,%u,%u,%u", &v[0], &v[1], &v[2], &v[3]) >= 3)
-    for (int i = 0; i < 4; i++) t->vec[i] = v[i];
-  if ((env = getenv("NXVK_DOT_NT"))) t->nt = strcmp(env, "128") == 0 ? 128 : 256;
-  if ((env = getenv("NXVK_DOT_LANES")) &&
-      (!strcmp(env, "2") || !strcmp(env, "4") || !strcmp(env, "8") || !strcmp(env, "16")))
-    t->lanes = (uint32_t)atoi(env);
-  if ((env = getenv("NXVK_DOT_SPLIT"))) snprintf(t->split, sizeof t->split, "%s", env);
-}
-
 bool nxvk_ctx_lost(nxvk_ctx *c) { return atomic_load(&c->lost); }
 void nxvk_ctx_mark_lost(nxvk_ctx *c) { atomic_store(&c->lost, true); }
 
-int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
+/* The device half of nxvk_ctx_open (src/ops/tuning.c adds the knobs). */
+int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   *out = NULL;
   const char *want = o && o->device ? o->device : getenv("NXVK_DEVICE");
   bool validate = o && o->validate;
@@ -216,12 +196,7 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   pthread_mutex_init(&c->rec_lock, NULL);
   pthread_mutex_init(&c->fusion_lock, NULL);
   pthread_mutex_init(&c->pool.lock, NULL);
-  /* NXVK_POOL_CAP=BYTES[K|M|G] (x1024): device memory the buffer pool may
-   * hold (default 1G) */
-  c->pool.cap = (uint64_t)1 << 30;
-  const char *pool_cap = getenv("NXVK_POOL_CAP");
-  uint64_t cap;
-  if (pool_cap && nxvk_parse_bytes(pool_cap, &cap) == 0) c->pool.cap = cap;
+  c->pool.cap = (uint64_t)1 << 30; /* NXVK_POOL_CAP (src/ops/tuning.c) */
 
   int rc = nxvk_instance_acquire(validate, &c->inst);
   if (rc) {
@@ -253,40 +228,9 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   if (rc == NXVK_OK) rc = find_compute_queue(c->physical, &c->queue_family);
   if (rc == NXVK_OK) {
     vkGetPhysicalDeviceMemoryProperties(c->physical, &c->mem_props);
-    /* CPU and integrated devices share host memory: map it directly. */
-    /* NXVK_STAGING=1 takes the discrete-GPU paths (staging copies, metadata
-     * by vkCmdUpdateBuffer) on any device, so CI on lavapipe covers them */
-    const char *staging = getenv("NXVK_STAGING");
-    c->host_visible_fast_path =
-        (strcmp(c->info.type, "cpu") == 0 || strcmp(c->info.type, "integrated") == 0) &&
-        !(staging && strcmp(staging, "1") == 0);
-    c->no_dedicated = getenv("NXVK_NO_DEDICATED") != NULL; /* set to anything (nxvk(1)) */
-    /* GPUs need several loads in flight per invocation of an elementwise
-     * kernel; CPU devices run workgroups as loops and gain nothing.  8 a
-     * workgroup apart (blocked) was the one form of four at >= 0.9 of
-     * PyTorch in all eight add/exp cells on an H200 (bench/NOTES.md,
-     * eighth round).  NXVK_EW_UNROLL=1..8 overrides it (tuning; CI covers
-     * both forms). */
-    bool cpu = strcmp(c->info.type, "cpu") == 0;
-    c->ew_unroll = cpu ? 1 : 8;
-    const char *unroll = getenv("NXVK_EW_UNROLL");
-    if (unroll && atoi(unroll) >= 1 && atoi(unroll) <= 8) c->ew_unroll = (uint32_t)atoi(unroll);
-    /* Whether the UNROLL elements of an invocation's round lie a workgroup
-     * apart (each workgroup's round one contiguous block) rather than a
-     * grid apart.  NXVK_EW_BLOCKED=0|1 (tuning; CI covers both). */
-    c->ew_blocked = nxvk_env_bool("NXVK_EW_BLOCKED", !cpu);
-    /* A reduction's partial pass finishing the job (FOLD in reduce.comp)
-     * saves a GPU a dispatch; lavapipe ran it 20-40% slower than two
-     * passes.  NXVK_REDUCE_FOLD=0|1 overrides it (tuning; CI covers both). */
-    c->reduce_fold = nxvk_env_bool("NXVK_REDUCE_FOLD", !cpu);
-    /* 1 024 rather than 2 048: sum f32 16M 3.6% faster on an H200, and
-     * with the fold 0.94 of PyTorch against 0.89 (bench/NOTES.md).
-     * NXVK_REDUCE_PARTIALS=2..16384 (tuning). */
-    const char *parts = getenv("NXVK_REDUCE_PARTIALS");
-    c->reduce_partials = parts && atoi(parts) >= 2 && atoi(parts) <= NXVK_REDUCE_MAX_PARTIALS
-                             ? (uint32_t)atoi(parts)
-                             : 1024;
-    read_dot_tuning(&c->dot_tuning);
+    /* CPU and integrated devices share host memory: map it directly
+     * (NXVK_STAGING, read with the other knobs, can turn it off) */
+    c->host_visible_fast_path = strcmp(c->info.type, "cpu") == 0 || strcmp(c->info.type, "integrated") == 0;
     rc = device_create(c);
   }
   if (rc) {
@@ -316,6 +260,7 @@ void nxvk_ctx_close(nxvk_ctx *c) {
   if (c->fusion_memo_free) c->fusion_memo_free(c->fusion_memo);
   pthread_mutex_destroy(&c->fusion_lock);
   free(c->cache_dir);
+  free(c->tuning);
   free(c);
 }
 

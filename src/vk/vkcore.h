@@ -22,6 +22,9 @@
 int nxvk_vk_fail(VkResult r, const char *call, const char *file, int line);
 /* NXVK_E_NO_DEVICE with what the loader was told (VK_DRIVER_FILES, ...) */
 int nxvk_no_driver_error(const char *what);
+/* nxvk_ctx_open without the ops' knobs (nxvk_ctx_open, src/ops/tuning.c,
+ * calls it and then reads them) */
+int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out);
 #define VK_CHECK(call)                                                   \
   do {                                                                   \
     VkResult vkr_ = (call);                                              \
@@ -110,20 +113,6 @@ typedef struct nxvk_pool {
 } nxvk_pool;
 void nxvk_pool_trim(nxvk_ctx *c);
 
-#define NXVK_REDUCE_MAX_PARTIALS 16384
-
-/* dot.c's tuning overrides, read from the environment once when the
- * context opens (not per product); dot.c checks each against the device
- * and the dtype, and one that is unset or malformed leaves its rule alone. */
-typedef struct nxvk_dot_tuning {
-  char coopmat[16];  /* NXVK_COOPMAT: a coopmat kernel's tag; "" = the default */
-  uint32_t tiles[5]; /* NXVK_DOT_TILES=BM,BN,BK,TM,TN; all 0 = unset */
-  uint32_t vec[4];   /* NXVK_DOT_VEC=RB,CB,BK[,S] (S = 1 if left out); all 0 = unset */
-  uint32_t nt;       /* NXVK_DOT_NT: 128 = f64's narrow grid, 256 (any other value) the wide, 0 the rule */
-  uint32_t lanes;    /* NXVK_DOT_LANES: 2, 4, 8 or 16; 0 = the rule */
-  char split[16];    /* NXVK_DOT_SPLIT: kernel, batch or copy; "" = the rule */
-} nxvk_dot_tuning;
-
 struct nxvk_ctx {
   nxvk_instance *inst;                 /* always owned (one reference) */
   VkPhysicalDevice physical;
@@ -135,12 +124,10 @@ struct nxvk_ctx {
   VkQueue queue;
   pthread_mutex_t queue_lock;          /* held around every vkQueueSubmit */
   bool host_visible_fast_path;         /* CPU / UMA devices: map device memory */
-  bool no_dedicated;                   /* NXVK_NO_DEDICATED: never a dedicated allocation (memory.c) */
-  uint32_t ew_unroll;                  /* elements per invocation and round (codegen.c) */
-  uint32_t ew_blocked;                 /* 1: a workgroup's round is contiguous (codegen.c) */
-  bool reduce_fold;                    /* one pass over partials (reduce.c) */
-  uint32_t reduce_partials;            /* most partials of a split reduction, 2..MAX */
-  nxvk_dot_tuning dot_tuning;          /* NXVK_DOT_* and NXVK_COOPMAT (dot.c) */
+  bool no_dedicated;                   /* never a dedicated allocation (memory.c) */
+  /* the ops' tuning: set and read by src/ops (tuning.c); plain memory this
+   * layer only frees, so that src/vk knows no op */
+  struct nxvk_tuning *tuning;          /* owned */
   bool kernel_stats;                   /* capture the driver's statistics per kernel */
   atomic_bool lost;                    /* VK_ERROR_DEVICE_LOST seen */
 

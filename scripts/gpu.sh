@@ -1,15 +1,31 @@
 #!/bin/sh
-# scripts/gpu-final.sh - the figures bench/RESULTS.md keeps, from one run on a
-# GPU machine (through scripts/bundle.sh's bundle).
-#   scripts/gpu-final.sh bench OUTDIR: device info, the add check, bench peak,
-#     the matmul ladder (every variant) with odd shapes, the op sweep, the
-#     PyTorch anchor for all of them in the same invocation (compare_torch.py),
-#     fusion and the port's latency;
-#   scripts/gpu-final.sh check OUTDIR: the full conformance suite (one
-#     process and report per op, JOBS at a time) and stress all.
-B=${B:-bundle/run.sh}
-what=${1:?bench or check}
-R=${2:?outdir}
+# scripts/gpu.sh - the GPU bench and check, end to end, in one run on a GPU
+# machine.  The figures bench/RESULTS.md keeps come from `bench`; a release
+# is checked with `check`.
+#
+#   scripts/gpu.sh bench OUTDIR   device info, an add --check, bench peak, the
+#       quick dot f32 conformance (coopmat included where the device has it),
+#       the matmul ladder (every variant) with odd shapes, the op sweep (add,
+#       exp, sum), PyTorch's figures for the same cases in the same run
+#       (bench/compare_torch.py, where torch is installed), fusion, and the
+#       port's latency; on NVIDIA the SM clock sampled beside them (smi.csv).
+#   scripts/gpu.sh check OUTDIR   the full conformance suite (one process and
+#       JSON report per op, JOBS at a time, each within CONF_TIMEOUT seconds)
+#       and stress all --quick; the summed verdict is OUTDIR/conformance/summary.txt.
+#
+# B is the nxvk to run: by default bundle/run.sh where scripts/bundle.sh made
+# one (a GPU machine with a driver but no compiler), else ./nxvk.  Every
+# output, the kernel caches included, goes under OUTDIR; keep the folders
+# outside the repository.  Exit status: 0 when every step ran, 2 on usage.
+if [ -z "${B:-}" ]; then
+  if [ -x bundle/run.sh ]; then B=bundle/run.sh; else B=./nxvk; fi
+fi
+what=${1:-}
+R=${2:-}
+case "$what" in
+bench|check) [ -n "$R" ] || { echo "usage: scripts/gpu.sh bench|check OUTDIR" >&2; exit 2; } ;;
+*) echo "usage: scripts/gpu.sh bench|check OUTDIR" >&2; exit 2 ;;
+esac
 mkdir -p "$R"
 export NXVK_CACHE_DIR="$R/cache"
 step() { echo "== $*"; date -u +%FT%TZ; }
@@ -24,7 +40,7 @@ if [ "$what" = bench ]; then
   step add; $B run --op add --check '{"dtype":"f32","shape":[2,3],"data":[1,2,3,4,5,"nan"]}' \
     '{"dtype":"f32","shape":[3],"data":[10,20,"inf"]}' > "$R/add.txt" 2>&1
   step bench peak; $B bench peak --min-time 0.3 --json "$R/peak.json" > "$R/peak.txt" 2>&1
-  step coopmat; $B conformance --quick --op dot --dtype f32 > "$R/conformance-dot-f32.tap" 2>&1
+  step conformance dot f32; $B conformance --quick --op dot --dtype f32 > "$R/conformance-dot-f32.tap" 2>&1
   tail -n 4 "$R/conformance-dot-f32.tap"
   step bench matmul
   mm() { $B bench matmul --shapes 4095x4095x4095,1000x3000x700,8x1024x1024x1024 --dtype f32,f64 \
@@ -40,7 +56,9 @@ if [ "$what" = bench ]; then
   python3 bench/compare_torch.py --nxvk-json "$R/matmul.json" --nxvk-json "$R/ops.json" --min-time 0.3 \
     --out "$R/compare.json" > "$R/compare.txt" 2>&1
   step fusion; $B bench fusion --min-time 0.3 > "$R/fusion.txt" 2>&1
-  step port; PYTHONUNBUFFERED=1 NXVK="$PWD/bundle/nxvk" LD_LIBRARY_PATH="$PWD/bundle/lib" timeout 60 \
+  step port
+  if [ "$B" = bundle/run.sh ]; then nx="$PWD/bundle/nxvk"; else nx=$(command -v "$B" || echo "$B"); fi
+  PYTHONUNBUFFERED=1 NXVK="$nx" LD_LIBRARY_PATH="$PWD/bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 60 \
     python3 tests/port/test_port.py --latency > "$R/port-latency.txt" 2>&1
   [ -n "${smi:-}" ] && kill "$smi"
 else

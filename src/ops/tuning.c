@@ -1,0 +1,117 @@
+/*
+ * tuning.c - nxvk_ctx_open: the device (src/vk), then every variable that
+ * changes how work runs but never what it computes, each read here once and
+ * checked against the device and the kernel it steers.  A malformed or
+ * unsuitable value is an error naming the variable (bad_request, exit 2),
+ * never a silent default: a tuning run must not measure the rule while
+ * believing it measured the override.
+ */
+#include "ops.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A variable's value, NULL when unset or empty. */
+static const char *knob(const char *name) {
+  const char *v = getenv(name);
+  return v && *v ? v : NULL;
+}
+
+static int bad(const char *name, const char *v, const char *want) {
+  return nxvk_seterr(NXVK_E_BAD_REQUEST, "%s=%.48s%s: %s", name, v, strlen(v) > 48 ? "..." : "", want);
+}
+
+/* NAME=a,b,...: from min_n to max_n whole numbers 0..65536 (larger values
+ * fit no kernel, and the bound keeps the checks' products in range).
+ * Returns how many, 0 when unset. */
+static int knob_list(const char *name, uint32_t *out, int min_n, int max_n, const char *want, int *rc) {
+  const char *v = knob(name);
+  if (!v) return 0;
+  int n = 0;
+  for (const char *p = v;; p++) {
+    if (n == max_n || *p < '0' || *p > '9') break;
+    uint32_t x = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+      if ((x = x * 10 + (uint32_t)(*p - '0')) > 65536) break;
+    if (x > 65536) break;
+    out[n++] = x;
+    if (*p == '\0') {
+      if (n >= min_n) return n;
+      break;
+    }
+    if (*p != ',') break;
+  }
+  *rc = bad(name, v, want);
+  return 0;
+}
+
+/* NAME=one of choices; returns its index, -1 when unset. */
+static int knob_choice(const char *name, const char *const *choices, int n, const char *want, int *rc) {
+  const char *v = knob(name);
+  if (!v) return -1;
+  for (int i = 0; i < n; i++)
+    if (strcmp(v, choices[i]) == 0) return i;
+  *rc = bad(name, v, want);
+  return -1;
+}
+
+static const char *const zero_one[] = {"0", "1"};
+
+static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
+  int rc = NXVK_OK, i;
+  bool gpu = strcmp(c->info.type, "cpu") != 0;
+  /* GPUs need several loads in flight per invocation of an elementwise
+   * kernel, a workgroup apart so that each round is one contiguous block:
+   * of the forms measured, 8 blocked was the one within 10% of PyTorch at
+   * every add and exp size (bench/NOTES.md).  CPU devices run workgroups
+   * as loops and gain nothing.  CI covers both forms. */
+  t->ew_unroll = gpu ? 8 : 1;
+  t->ew_blocked = gpu;
+  uint32_t u[5];
+  if (knob_list("NXVK_EW_UNROLL", u, 1, 1, "want one number from 1 to 8", &rc)) {
+    if (u[0] < 1 || u[0] > 8) return bad("NXVK_EW_UNROLL", knob("NXVK_EW_UNROLL"), "want one number from 1 to 8");
+    t->ew_unroll = u[0];
+  }
+  if ((i = knob_choice("NXVK_EW_BLOCKED", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->ew_blocked = (uint32_t)i;
+  /* the last workgroup of a split reduction adding the partials saves a
+   * GPU a dispatch; lavapipe ran it 20-40% slower than two passes */
+  t->reduce_fold = gpu;
+  if ((i = knob_choice("NXVK_REDUCE_FOLD", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->reduce_fold = i == 1;
+  if (rc) return rc;
+
+  knob_list("NXVK_DOT_TILES", t->dot_tiles, 5, 5, "want BM,BN,BK,TM,TN (five whole numbers)", &rc);
+  if (knob_list("NXVK_DOT_VEC", t->dot_vec, 3, 4, "want RB,CB,BK[,S] (three or four whole numbers)", &rc) == 3)
+    t->dot_vec[3] = 1;
+  static const char *const grids[] = {"128", "256"}, *const forms[] = {"kernel", "batch", "copy"};
+  if ((i = knob_choice("NXVK_DOT_NT", grids, 2, "want 128 or 256", &rc)) >= 0) t->dot_nt = i ? 256 : 128;
+  if ((i = knob_choice("NXVK_DOT_SPLIT", forms, 3, "want kernel, batch or copy", &rc)) >= 0)
+    snprintf(t->dot_split, sizeof t->dot_split, "%s", forms[i]);
+  if (rc) return rc;
+  rc = nxvk_dot_tuning_check(c, t);
+  if (rc) return rc;
+
+  /* memory (src/vk/memory.c): the pool's cap, the discrete-GPU transfer
+   * paths on any device (so CI on lavapipe covers them), no dedicated
+   * allocations (set to anything) */
+  const char *v = knob("NXVK_POOL_CAP");
+  if (v && nxvk_parse_bytes(v, &c->pool.cap) != 0) return bad("NXVK_POOL_CAP", v, "want a size (nxvk(1) SIZES)");
+  if (knob_choice("NXVK_STAGING", zero_one, 2, "want 0 or 1", &rc) == 1) c->host_visible_fast_path = false;
+  c->no_dedicated = getenv("NXVK_NO_DEDICATED") != NULL;
+  return rc;
+}
+
+int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
+  *out = NULL;
+  nxvk_ctx *c;
+  int rc = nxvk_vk_ctx_open(o, &c);
+  if (rc) return rc;
+  c->tuning = calloc(1, sizeof *c->tuning);
+  rc = c->tuning ? read_tuning(c, c->tuning) : nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  if (rc) {
+    nxvk_ctx_close(c);
+    return rc;
+  }
+  *out = c;
+  return NXVK_OK;
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# tests/hardening/test_tuning.sh - every tuning variable (nxvk(1)
+# ENVIRONMENT) is checked when the device opens: a malformed value, or one
+# that does not suit the device or the kernel, is one line `nxvk: error:
+# NAME=...` with exit status 2, never a crash, a corrupted heap or a wrong
+# result.  The cases run on ./nxvk and on ./nxvk-asan (built here with
+# `make asan`, as test_sanitizers.sh does), where any sanitizer report fails
+# them.  A value that suits is taken, and the product stays right.
+set -u
+cd "$(dirname "$0")/../.."
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+. tests/tap.sh
+export NXVK_CACHE_DIR=$T/cache
+
+A='{"dtype":"f32","shape":[5,3],"data":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}'
+B='{"dtype":"f32","shape":[3,4],"data":[1,-2,3,-4,5,-6,7,-8,9,-10,11,-12]}'
+
+sanitizer_report() { grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: .*Sanitizer' "$1"; }
+
+# refused BIN DESC VAR=VALUE: exit 2, exactly one line naming VAR
+refused() {
+  local bin=$1 desc=$2 setting=$3 var=${3%%=*}
+  env "$setting" timeout 120 "$bin" run --op dot --attrs '{"variant":"regtile"}' --check "$A" "$B" >"$T/out" 2>"$T/err"
+  local rc=$? lines; lines=$(grep -c '' "$T/err")
+  if [ "$rc" -eq 2 ] && [ "$lines" -eq 1 ] && grep -q "^nxvk: error: $var=" "$T/err" && ! sanitizer_report "$T/err"; then
+    ok "$desc: $(cat "$T/err")"
+  else
+    not_ok "$desc" "exit $rc (want 2), $lines stderr lines (want 1 naming $var)" "$(head -c 800 "$T/err")"
+  fi
+}
+
+# taken BIN DESC VAR=VALUE [OP ATTRS]: exit 0 and --check passes
+taken() {
+  local bin=$1 desc=$2 setting=$3 op=${4:-dot} attrs=${5:-'{"variant":"regtile"}'}
+  local args=("$A" "$B")
+  [ "$op" = dot ] || args=("$A")
+  env "$setting" timeout 120 "$bin" run --op "$op" --attrs "$attrs" --check "${args[@]}" >"$T/out" 2>"$T/err"
+  local rc=$?
+  if [ "$rc" -eq 0 ] && grep -q '^check result.*: ok' "$T/out" && ! sanitizer_report "$T/err"; then
+    ok "$desc"
+  else
+    not_ok "$desc" "exit $rc" "$(head -c 600 "$T/err")" "$(head -c 300 "$T/out")"
+  fi
+}
+
+cases() {
+  local bin=$1 tag=$2
+  # the three that used to die by SIGFPE, corrupt the heap, or return garbage with exit 0
+  refused "$bin" "$tag NXVK_DOT_TILES with BM = BN = 0 (was SIGFPE)" NXVK_DOT_TILES=0,0,16,4,4
+  refused "$bin" "$tag NXVK_DOT_TILES with BK = 0 and 65536-row tiles (was a corrupted heap)" NXVK_DOT_TILES=65536,65536,0,1,1
+  refused "$bin" "$tag NXVK_DOT_TILES with 64 x 64 sums an invocation (was garbage, exit 0)" NXVK_DOT_TILES=64,64,16,64,64
+  refused "$bin" "$tag NXVK_DOT_TILES past the device's workgroup size" NXVK_DOT_TILES=256,256,16,1,1
+  refused "$bin" "$tag NXVK_DOT_TILES past the device's shared memory" NXVK_DOT_TILES=256,256,64,8,8
+  refused "$bin" "$tag NXVK_DOT_TILES with four numbers" NXVK_DOT_TILES=64,64,16,4
+  refused "$bin" "$tag NXVK_DOT_TILES with a trailing comma" NXVK_DOT_TILES=64,64,16,4,4,
+  refused "$bin" "$tag NXVK_DOT_TILES with a number past 65536" NXVK_DOT_TILES=99999999999999999999,64,16,4,4
+  refused "$bin" "$tag NXVK_DOT_VEC with BK not a multiple of 4" NXVK_DOT_VEC=1,1,6
+  refused "$bin" "$tag NXVK_DOT_VEC with S = 0" NXVK_DOT_VEC=1,1,8,0
+  refused "$bin" "$tag NXVK_DOT_VEC past shared memory" NXVK_DOT_VEC=8,8,64
+  refused "$bin" "$tag NXVK_DOT_NT not 128 or 256" NXVK_DOT_NT=64
+  refused "$bin" "$tag NXVK_DOT_SPLIT not a form" NXVK_DOT_SPLIT=batches
+  refused "$bin" "$tag NXVK_EW_UNROLL past 8" NXVK_EW_UNROLL=9
+  refused "$bin" "$tag NXVK_EW_UNROLL with a suffix" NXVK_EW_UNROLL=4x
+  refused "$bin" "$tag NXVK_EW_BLOCKED not 0 or 1" NXVK_EW_BLOCKED=yes
+  refused "$bin" "$tag NXVK_REDUCE_FOLD not 0 or 1" NXVK_REDUCE_FOLD=2
+  refused "$bin" "$tag NXVK_POOL_CAP not a size" NXVK_POOL_CAP=lots
+  refused "$bin" "$tag NXVK_STAGING not 0 or 1" NXVK_STAGING=on
+  # values that suit are taken, and the result stays right
+  taken "$bin" "$tag NXVK_DOT_TILES=8,8,8,8,8 (one invocation a workgroup) is taken" NXVK_DOT_TILES=8,8,8,8,8
+  taken "$bin" "$tag NXVK_DOT_TILES=32,16,4,2,4 is taken" NXVK_DOT_TILES=32,16,4,2,4
+  taken "$bin" "$tag an empty NXVK_DOT_TILES is unset" NXVK_DOT_TILES=
+  taken "$bin" "$tag NXVK_DOT_VEC=1,1,4,2 is taken" NXVK_DOT_VEC=1,1,4,2 dot '{"variant":"vec"}'
+  taken "$bin" "$tag NXVK_EW_UNROLL=3 is taken" NXVK_EW_UNROLL=3 exp '{}'
+  taken "$bin" "$tag NXVK_POOL_CAP=1M is taken" NXVK_POOL_CAP=1M
+}
+
+cases ./nxvk plain
+
+if make -s -j2 asan >"$T/make.log" 2>&1 && [ -x ./nxvk-asan ]; then
+  ok "make asan builds ./nxvk-asan"
+  export ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:exitcode=86"
+  export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=88"
+  cases ./nxvk-asan asan
+else
+  not_ok "make asan builds ./nxvk-asan" "$(tail -20 "$T/make.log")"
+fi
+echo "1..$n"
