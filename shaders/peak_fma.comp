@@ -13,7 +13,7 @@
 // (x[i] = a + i/8 + (invocation % 16)/128, y[j] = c (j + 1)); after n
 // iterations c[i][j] = n x[i] y[j].  On an H100 the chains reached 30.6
 // TFLOPS in f64 and this form 33.2 (99% of 64 FMAs per SM per clock at
-// 1.98 GHz; bench/NOTES.md, seventh round), in f32 both ~98%: the rate is
+// 1.98 GHz; bench/NOTES.md, dot f64), in f32 both ~98%: the rate is
 // the best of the three.
 //
 // spec constants: 0 workgroup size, 1 loop iterations.

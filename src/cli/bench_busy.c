@@ -3,11 +3,10 @@
  *
  * Between two measurements the bench checks results against the CPU
  * reference, times that reference and makes inputs: seconds in which the
- * GPU idles.  An H200 drops its SM clock within 100 ms of idling (1980 ->
- * 345 MHz) and takes ~1.5 s to climb back, through a plateau near 1600 MHz,
- * longer than the warm-up; timed runs then straddled the climb and a sum
- * of 64M elements measured 75 to 258 us in one measurement (bench/NOTES.md,
- * eighth round).  PyTorch's timings in compare_torch.py run back to back
+ * GPU idles.  A GPU may drop its SM clock within 100 ms of idling and take
+ * over a second to climb back, longer than the warm-up, so timed runs
+ * straddle the climb and one measurement mixes fast and slow runs
+ * (bench/NOTES.md, measuring).  PyTorch's timings in compare_torch.py run back to back
  * and never see that.  So on a GPU a thread keeps one workgroup of the FMA
  * kernel running (~1 ms a dispatch) whenever no timing is under way: the
  * clock the timed runs start at is the clock of a loaded GPU.  One SM of

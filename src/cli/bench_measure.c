@@ -263,9 +263,8 @@ static int problem_upload(problem *p) {
 
 /* Kernel time per dispatch: p->dispatches copies of the op back to back in
  * one submission, timed together.  One short dispatch per submit + wait
- * leaves the GPU idle half the time, and an H200 then let its SM clock sink
- * to 510-810 MHz for whole measurements (sum f32 16M at 0.97 TB/s against
- * 2.2 in the next process; bench/NOTES.md, seventh round). */
+ * leaves the GPU idle half the time, and its governor may then keep the SM
+ * clock low for whole measurements (bench/NOTES.md, measuring). */
 enum { BENCH_MAX_DISPATCHES = 64 };
 #define BENCH_RUN_NS 500e3                     /* a timed run lasts about this long */
 #define BENCH_RUN_OUT_BYTES (512.0 * 1048576)  /* and holds at most this much output */

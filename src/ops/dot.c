@@ -214,21 +214,18 @@ int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t) {
  * is cut into S chunks of KC (at least 256, a multiple of BK) and the tile
  * and S are those whose workgroups fill one wave of the GPU best: all of
  * them resident at once (a second, partial wave costs as much as a full
- * one), the larger tile on a near tie (within 10%: 1000x3000x700 fills 240
- * of 264 slots with 128 x 128 tiles and S = 5, 384 of 396 with 64 x 128 and
- * S = 4; on an H100 the first took 24.9 TFLOPS in the split kernel and 27.4
- * in the batch form, the second 24.3 in the split kernel; sixth round).
- * Residency per unit is what the registers allow: on NVIDIA (65536 per SM;
- * the driver reports 123, 80 and 48 per invocation for the three split f32
- * kernels, NXVK_KERNEL_STATS) 2, 3 and 5 workgroups of 256 (f64's 64 x 32
- * split kernel, at 116, holds 2: the table is f32's); elsewhere 1 is
- * assumed.  Measured on an H200
- * (bench/NOTES.md, fourth round): 1024^2 takes 128 x 128 with S = 4
- * (28.2 TFLOPS; 25.3 with the earlier rule), 1000x3000x700 64 x 128 with
- * S = 4 (25.0; 19.3).  The scratch of S partial products must fit one
- * storage buffer.  The split form is its own kernel (dot_vec_split_<dtype>,
- * -DSPLITK): the unsplit one stays the SPIR-V measured at 41.9 TFLOPS; some
- * f32 products run the batch form instead (split_form).
+ * one), the larger tile on a near tie (within 10%: the larger tile's
+ * unsplit kernel runs the batch form, which the smaller one's registers
+ * make overflow the wave).  Residency per unit is what the registers allow:
+ * on NVIDIA (65536 per SM; the driver reports 123, 80 and 48 per invocation
+ * for the three split f32 kernels, NXVK_KERNEL_STATS) 2, 3 and 5 workgroups
+ * of 256 (f64's 64 x 32 split kernel, at 116, holds 2: the table is f32's);
+ * elsewhere 1 is assumed.  Sweeps of every tile and S agreed with this wave
+ * count cell for cell (bench/NOTES.md, split K).  The scratch of S partial
+ * products must fit one storage buffer.  The split form is its own kernel
+ * (dot_vec_split_<dtype>, -DSPLITK): built from one source with the unsplit
+ * kernel, the unsplit one ran 17% slower; some f32 products run the batch
+ * form instead (split_form).
  * NXVK_DOT_VEC="RB,CB,BK[,S]" overrides it for tuning runs. */
 static uint32_t round_up(uint32_t v, uint32_t q) { return (v + q - 1) / q * q; }
 
@@ -239,8 +236,9 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
   static const uint32_t tiles[][3] = {{2, 2, 1}, {1, 2, 2}, {1, 1, 1}}; /* RB, CB, units divisor */
   static const uint32_t nvidia_resident[] = {2, 3, 5};                 /* per tile, see above */
   uint32_t q = dt == NXVK_F64 ? 2 : 4, bk = 8;
-  /* f64 takes k steps of 16 where shared memory allows (H200, 4096^2:
-   * 16.1 TFLOPS against 12.4 with 8; f32 was slower with 16) */
+  /* f64 takes k steps of 16 where shared memory allows: half the barriers
+   * per DFMA, and its tiles leave room (f32's do not: twice the shared
+   * memory halves its residency) */
   const uint32_t f64_wide[3] = {2, 2, 16};
   if (dt == NXVK_F64 && vec_shared_bytes(f64_wide, dt, 16) <= c->info.max_shared_memory) bk = 16;
   uint32_t units = c->info.compute_units ? c->info.compute_units : 32;
@@ -273,10 +271,10 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
   cfg[2] = bk;
   /* f64 without split K runs on the 8 x 16 grid (dot_vec128_f64) with twice
    * the column blocks: the same tile, 4 x 8 doubles per invocation instead
-   * of 4 x 4, k steps of 8 (H100, 4096^2: 19.8 TFLOPS against 18.3 on the
-   * 16 x 16 grid; bench/NOTES.md, fifth round), when the product is large
-   * enough for the largest tile (at 128^2 and 256^2 the 16 x 16 grid's
-   * smaller tiles took 9.7 and 14.0 us, the narrow grid 13.2 and 20.5).
+   * of 4 x 4, k steps of 8: more DFMA per shared load, in workgroups small
+   * enough that three fit an SM.  Only when the product is large enough for
+   * the largest tile: small products need the 16 x 16 grid's smaller tiles
+   * to fill the GPU.
    * NXVK_DOT_NT=256 or 128 picks the grid for tuning runs. */
   uint32_t nt = c->tuning->dot_nt;
   bool narrow = dt == NXVK_F64 && (nt ? nt == 128 : split == 1 && i == 0);
@@ -375,13 +373,10 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_buffer *a, nxv
 
 /* The batch form reads A's k chunks in place (dot_vec_strided_f32: rows of
  * K = S * KC elements, S a specialization constant) instead of copying them
- * out, for f32 chunks that tile K exactly when S is a power of two.  H200
- * (bench/NOTES.md, ninth round), us in place / copied: 1024x2048x1024 (S =
- * 4) 121 / 132, 512x6144x1024 (S = 8) 169 / 183; but at S = 3 and 5 the
- * kernel runs slower than the copy saves (1000x3000x700, S = 5: 158 / 147),
- * with or without the division by S, so it is the row length K * S in the
- * address that NVIDIA's compiler takes badly.  NXVK_DOT_SPLIT=copy (forced)
- * always copies. */
+ * out, for f32 chunks that tile K exactly when S is a power of two: there
+ * it saves the copy's 8-10%, but at other S NVIDIA's compiler makes the
+ * row length K * S in the address cost more than the copy does
+ * (bench/NOTES.md, split K).  NXVK_DOT_SPLIT=copy (forced) always copies. */
 static bool chunks_in_place(nxvk_dtype dt, uint32_t S, bool pad_b, const char *forced) {
   if (strcmp(forced, "copy") == 0) return false;
   return dt == NXVK_F32 && !pad_b && (S & (S - 1)) == 0;
@@ -390,19 +385,14 @@ static bool chunks_in_place(nxvk_dtype dt, uint32_t S, bool pad_b, const char *f
 /* Which form split K takes: the split kernel, or the batch form: A's k
  * chunks as S matrices per batch (copied out by dot_kchunk, or read in
  * place: chunks_in_place), so that the S partial products run on the
- * unsplit kernel as one batch.  With the copy,
- * measured on an H100 against the split kernel (GFLOPS, f32; bench/NOTES.md,
- * sixth round): 1000x3000x700 27.4k / 24.9k, 512x6144x1024 34.0k / 30.6k,
- * 1024x2048x1024 31.1k / 29.6k; but 1024^2 (chunks of 256) 26.2k / 26.7k,
- * 768x4096x768 (7 chunks that overrun K, B copied too) 28.4k / 29.8k,
- * smaller tiles and f64 (512x4096x512: 13.7k / 15.4k) slower.  So with the
- * copy: f32, the 128 x 128 tile, chunks of at least 512 that tile K exactly.
- * In place it wins with short chunks too (H200, us, in place / split
- * kernel: 1024^2 69.5 / 76.0, 512x2048x512 48.2 / 52.4, 256x4096x256 44.1 /
- * 48.1, 512x1024x512 33.4 / 35.5; ninth round) on the square tiles, whose
- * unsplit kernels hold as many workgroups per SM as the split ones (128 x
- * 128: 2, 64 x 64: 5); the 64 x 128 one holds 2 against 3, and the wave the
- * split rule filled would overflow.  NXVK_DOT_SPLIT=kernel|batch|copy forces
+ * unsplit kernel as one batch, which runs faster than the split kernel on
+ * the same work.  The copy costs a pass over A (and B where the chunks
+ * overrun K), so with the copy: f32, the 128 x 128 tile, chunks of at least
+ * 512 that tile K exactly; shorter chunks, smaller tiles and f64 lost to the
+ * split kernel.  In place it wins with short chunks too, on the square
+ * tiles, whose unsplit kernels hold as many workgroups per SM as the split
+ * ones (128 x 128: 2, 64 x 64: 5); the 64 x 128 one holds 2 against 3, and
+ * the wave the split rule filled would overflow (bench/NOTES.md, split K).  NXVK_DOT_SPLIT=kernel|batch|copy forces
  * a form for tuning and tests.  The copies must fit one storage buffer (B is
  * copied only to pad it: pad_b, S chunks of KC overrun K). */
 enum split_form { SPLIT_KERNEL, SPLIT_BATCH_COPY, SPLIT_BATCH_IN_PLACE };
@@ -471,9 +461,9 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
    * kernel, whose inner loops are unrolled, was checked to K = 2^20 + 1:
    * every variant takes it there once K passes 32768. */
   bool loop_limited = strstr(c->info.driver_name, "llvmpipe") != NULL && K > 32768;
-  /* "tiled" on GPUs: vec (f64 too since its accumulators stay in
-   * registers: 16.1 TFLOPS at 4096 against vec1's 13.9 on an H200,
-   * bench/NOTES.md); on CPU devices the regtile kernel */
+  /* "tiled" on GPUs: vec (f64 too, since its accumulators stay in
+   * registers, where it passes vec1); on CPU devices the regtile kernel,
+   * whose small scalar tiles suit workgroups run as SIMD loops */
   bool gpu_tiled = strcmp(variant, "tiled") == 0 && strcmp(c->info.type, "cpu") != 0;
   bool vec1 = !loop_limited && strcmp(variant, "vec1") == 0;
   bool vec = !vec1 && (strcmp(variant, "vec") == 0 || loop_limited || gpu_tiled);

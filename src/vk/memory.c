@@ -238,8 +238,8 @@ void nxvk_buffer_unref(nxvk_ctx *c, nxvk_buffer *b) {
     if (keep) {
       /* room for it at the cost of the buffers that waited longest: a pool
        * full of sizes no longer used made every run of a new size allocate
-       * its memory afresh, and on an H200 those runs were up to 12% slower
-       * (bench/NOTES.md, eighth round) */
+       * its memory afresh, and runs on fresh memory are the slow ones
+       * (bench/NOTES.md, measuring) */
       while (c->pool.bytes + b->accounted > c->pool.cap) {
         nxvk_buffer *old = pool_oldest(&c->pool);
         pool_unlink(&c->pool, old);
