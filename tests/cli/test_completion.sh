@@ -3,8 +3,8 @@
 # (nxvk completion bash|zsh): the bash script completes commands, every
 # option each command's --help lists, its modes, op names, dtypes and files
 # where they belong (driven the way bash drives it: COMP_WORDS, COMP_CWORD,
-# then COMPREPLY); the zsh script parses, registers itself with compinit and
-# has a spec for every option; `make install DESTDIR=...` puts both in place
+# then COMPREPLY); the zsh script parses, registers itself with compinit, has
+# a spec for every option and offers the same words in an interactive zsh; `make install DESTDIR=...` puts both in place
 # with the binary and the man pages, and `make uninstall` removes them all.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -87,8 +87,31 @@ if command -v zsh >/dev/null 2>&1; then
   cp "$T/_nxvk" "$T/fpath/_nxvk"
   got=$(HOME="$T" zsh -f -c "fpath=('$T/fpath' \$fpath); autoload -Uz compinit; compinit -u -D; print -r -- \${_comps[nxvk]}" 2>&1)
   if [ "$got" = _nxvk ]; then ok "compinit registers _nxvk for nxvk"; else not_ok "compinit registers _nxvk for nxvk" "$got"; fi
+  # what zsh offers for a typed line, in an interactive zsh on a pty (zsh/zpty),
+  # compadd wrapped to record every candidate it is given
+  cat >"$T/zcomp.zsh" <<'EOF'
+zmodload zsh/zpty || exit 1
+zpty z zsh -f -i
+zpty -w z "PS1='> '; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D -d $3.zcd; path=($2 \$path)"
+zpty -w z "compadd() { builtin compadd \"\$@\"; local -a a; builtin compadd -O a \"\$@\"; print -l -- \"\${^a[@]}\" >> $3 }"
+: > $3
+zpty -w -n z "$4"$'\t'
+for i in {1..100}; do [[ -s $3 ]] && break; sleep 0.1; done
+sleep 0.5
+zpty -d z
+EOF
+  bindir=$(cd "$(dirname "$NXVK")" && pwd)
+  [ "$(basename "$NXVK")" = nxvk ] || { mkdir -p "$T/bin"; cp "$NXVK" "$T/bin/nxvk"; bindir="$T/bin"; }
+  zoffers() { timeout 30 zsh -f "$T/zcomp.zsh" "$T/fpath" "$bindir" "$T/zout" "$1" >/dev/null 2>&1; sort -u "$T/zout" | grep -v '^$' | tr '\n' ' '; }
+  for case in "nxvk run --op ex|exp expm1 " "nxvk bench --ops add,su|subtract sum " \
+              "nxvk bench |all compare fusion matmul ops peak " "nxvk info --|--device --help --json --validate --verbose " \
+              "nxvk conformance --dtype f|f32 f64 "; do
+    line=${case%%|*} want=${case#*|}
+    got=$(zoffers "$line")
+    if [ "$got" = "$want" ]; then ok "zsh: '$line<TAB>' offers $want"; else not_ok "zsh: '$line<TAB>'" "want: $want" "got:  $got"; fi
+  done
 else
-  echo "# zsh is not installed (scripts/setup.sh installs it): the zsh parse checks need it"
+  echo "# zsh is not installed (scripts/setup.sh installs it): the zsh checks need it"
 fi
 
 # ---- make install / uninstall into a DESTDIR
