@@ -15,6 +15,8 @@ defmodule Nxvk.MixProject do
       compilers: [:nxvk_nif] ++ Mix.compilers(),
       deps: deps(),
       test_paths: ["test"],
+      # Nx's own test support defines Nx.Container implementations at test time
+      consolidate_protocols: Mix.env() != :test,
       elixirc_paths: if(Mix.env() == :test, do: ["lib", "test/support"], else: ["lib"])
     ]
   end

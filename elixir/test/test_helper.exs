@@ -16,7 +16,7 @@ formatters =
   if nx?, do: [ExUnit.CLIFormatter, Nxvk.NativeCount], else: [ExUnit.CLIFormatter]
 
 # without Nx (NXVK_NO_NX=1) the Nx modules are left out, not passed
-exclude = if nx?, do: [], else: [:nx]
+exclude = if nx?, do: Nxvk.NxSuite.filters(), else: [:nx]
 ExUnit.start(timeout: 180_000, formatters: formatters, exclude: exclude)
 
 defmodule Nxvk.TestHelpers do

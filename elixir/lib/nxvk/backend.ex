@@ -191,8 +191,10 @@ if Code.ensure_loaded?(Nx) do
     defp host(out, bin, device),
       do: %{out | data: %__MODULE__{host: bin, device: device, server: nil}}
 
+    # scalars stay in the BEAM (they ride in the frame of the op that uses
+    # them, like small constants): no round trip to make one
     defp upload(%T{type: type, shape: shape} = out, bin, device) do
-      if G.native?(type) do
+      if G.native?(type) and Nx.size(out) > 1 do
         s = server(device)
         header = %{"cmd" => "put", "dtype" => G.dtype(type), "shape" => Tuple.to_list(shape)}
 
@@ -546,7 +548,7 @@ if Code.ensure_loaded?(Nx) do
     for name <- ~w(argmax argmin)a do
       @impl true
       def unquote(name)(out, t, opts) do
-        if nat?([t.type]) and Keyword.get(opts, :tie_break, :low) == :low and Nx.size(t) > 0 and
+        if nat?([t.type]) and Keyword.get(opts, :tie_break, :low) == :low and Nx.size(t) > 1 and
              out.type in [{:s, 32}, {:s, 64}] do
           attrs = %{"keep_axes" => Keyword.get(opts, :keep_axis, false)}
           attrs = if opts[:axis], do: Map.put(attrs, "axes", [opts[:axis]]), else: attrs
@@ -555,7 +557,7 @@ if Code.ensure_loaded?(Nx) do
           r =
             native(unquote(name), i32, [t], [out, t, opts], fn g ->
               {g, x} = G.input(g, t, t.type)
-              G.op(g, unquote(Atom.to_string(name)), [x], attrs)
+              G.arg_reduce(g, unquote(Atom.to_string(name)), x, t.type, attrs, t.shape, opts[:axis], out.shape)
             end)
 
           # indices always fit in 32 bits: widened on the host when Nx wants s64

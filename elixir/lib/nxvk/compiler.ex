@@ -355,11 +355,38 @@ if Code.ensure_loaded?(Nx) do
       op(st, "sum", [x], reduce_attrs(opts))
     end
 
-    defp lower_op(name, %T{data: %Expr{args: [a, opts]}, type: {:s, 32}}, st) when name in [:argmax, :argmin] do
+    defp lower_op(name, %T{data: %Expr{args: [a, opts]}, type: {:s, 32}} = t, st) when name in [:argmax, :argmin] do
       attrs = %{"keep_axes" => Keyword.get(opts, :keep_axis, false)}
       attrs = if opts[:axis], do: Map.put(attrs, "axes", [opts[:axis]]), else: attrs
       {x, st} = lower(a, st)
-      op(st, Atom.to_string(name), [x], attrs)
+
+      if match?({:f, _}, a.type) do
+        # NaN as Nx.BinaryBackend treats it (see Nxvk.Graph.arg_reduce/8)
+        fill = if name == :argmax, do: :neg_infinity, else: :infinity
+        {nan, st} = op(st, "not_equal", [x, x])
+        {f, st} = fresh(st)
+        st = emit(st, {:const, f, Nx.tensor(fill, type: a.type, backend: Nx.BinaryBackend)})
+        {y, st} = op(st, "select", [nan, f, x])
+        {r, st} = op(st, Atom.to_string(name), [y], attrs)
+        dims = Tuple.to_list(a.shape)
+
+        {first, st} =
+          case opts[:axis] do
+            nil ->
+              {flat, st} = op(st, "reshape", [nan], %{"shape" => [Enum.product(dims)]})
+              op(st, "slice", [flat], %{"start" => [0], "length" => [1]})
+
+            ax ->
+              op(st, "slice", [nan], %{"start" => List.duplicate(0, length(dims)), "length" => List.replace_at(dims, ax, 1)})
+          end
+
+        {first, st} = op(st, "reshape", [first], %{"shape" => Tuple.to_list(t.shape)})
+        {z, st} = fresh(st)
+        st = emit(st, {:const, z, Nx.tensor(0, type: :s32, backend: Nx.BinaryBackend)})
+        op(st, "select", [first, z, r])
+      else
+        op(st, Atom.to_string(name), [x], attrs)
+      end
     end
 
     defp lower_op(name, %T{data: %Expr{args: [a, opts]}} = t, st) when name in [:reduce_max, :reduce_min] do

@@ -65,6 +65,43 @@ if Code.ensure_loaded?(Nx) do
       {%{g | ops: [node | g.ops]}, v}
     end
 
+    @doc """
+    argmax/argmin as Nx.BinaryBackend defines them for floats: a scan that
+    keeps the first element and takes a later one only when it compares
+    greater (argmax) or less (argmin), so a NaN is never taken, except a NaN
+    in the first place, which stays.  The engine's kernel treats NaN
+    otherwise: here NaN becomes -inf (argmax) or +inf (argmin) and a NaN
+    first element gives index 0.  `shape` is the result's shape, `axis`
+    the reduced axis (nil: all, over the flattened tensor).
+    """
+    def arg_reduce(g, op, x, {:f, _} = type, attrs, in_shape, axis, shape) do
+      fill = if op == "argmax", do: :neg_infinity, else: :infinity
+      {g, nan} = op(g, "not_equal", [x, x])
+      {g, f} = scalar(g, fill, type)
+      {g, y} = op(g, "select", [nan, f, x])
+      {g, r} = op(g, op, [y], attrs)
+      dims = Tuple.to_list(in_shape)
+
+      {g, first} =
+        case axis do
+          nil ->
+            {g, flat} = op(g, "reshape", [nan], %{"shape" => [Enum.product(dims)]})
+            op(g, "slice", [flat], %{"start" => [0], "length" => [1]})
+
+          a ->
+            op(g, "slice", [nan], %{
+              "start" => List.duplicate(0, length(dims)),
+              "length" => List.replace_at(dims, a, 1)
+            })
+        end
+
+      {g, first} = op(g, "reshape", [first], %{"shape" => Tuple.to_list(shape)})
+      {g, zero} = scalar(g, 0, {:s, 32})
+      op(g, "select", [first, zero, r])
+    end
+
+    def arg_reduce(g, op, x, _type, attrs, _in_shape, _axis, _shape), do: op(g, op, [x], attrs)
+
     def header(g, outputs, fetch \\ false) do
       %{
         "cmd" => "run",
