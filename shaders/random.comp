@@ -58,9 +58,10 @@ void main() {
       uvec4 w = philox(i / 2u, k0, k1);
 #if defined(DT_f32)
       T u1 = unit(w.x), u2 = unit(w.y);
-      T r = sqrt(-2.0 * log(1.0 - u1));
+      // nxvk's own f32 log, sqrt, sin, cos (never the driver's built-ins)
+      T r = nxf_sqrt(-2.0 * nxf_log(1.0 - u1));
       T a = 6.2831853071795864769 * u2;
-      v = (i % 2u) == 0u ? r * cos(a) : r * sin(a);
+      v = (i % 2u) == 0u ? r * nxf_cos(a) : r * nxf_sin(a);
 #else
       T u1 = unit2(w.x, w.y), u2 = unit2(w.z, w.w);
       T r = sqrt(-2.0lf * nxd_log(1.0lf - u1));

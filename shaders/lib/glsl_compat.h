@@ -73,11 +73,23 @@ static inline uvec2 unpackDouble2x32(double d) {
   return (uvec2){ (uint)(b & 0xffffffffu), (uint)(b >> 32) };
 }
 
+/* GLSL's findMSB (highest set bit, -1 for 0) and umulExtended (32 x 32 -> 64
+ * bits; GLSL passes msb and lsb as out parameters, the macro assigns them). */
+static inline int findMSB(uint x) { return x ? 31 - __builtin_clz(x) : -1; }
+#define umulExtended(a, b, msb, lsb)                          \
+  do {                                                        \
+    uint64_t nx_p_ = (uint64_t)(uint)(a) * (uint64_t)(uint)(b); \
+    (msb) = (uint)(nx_p_ >> 32);                              \
+    (lsb) = (uint)nx_p_;                                      \
+  } while (0)
+
 /* struct tags of nxmath.glsl, usable without `struct` as in GLSL */
 typedef struct nxff nxff;
 typedef struct nxexpf nxexpf;
 typedef struct nxdd nxdd;
 typedef struct nxexpd nxexpd;
 typedef struct nxredd nxredd;
+typedef struct nxunpf nxunpf;
+typedef struct nxredf nxredf;
 
 #endif

@@ -1,30 +1,51 @@
 // nx.glsl - the overloaded nx_* names the op table's expressions use, for
-// float, double, int and uint (u8).  f32 transcendentals are the driver's
-// builtins (their precision is what conformance measures); f64 ones are ours
-// (nxmath.glsl, GLSL has none for double).
+// float, double, int and uint (u8).  Every f32 and f64 function is ours
+// (nxmath.glsl); the driver's built-ins only give estimates that our code
+// corrects.
 // glslang drops functions a shader does not call, so an f32 shader that
 // includes the double overloads still never asks the device for Float64.
 
 // ---- f32
+// Every f32 op is nxvk's own code (nxmath.glsl), never the driver's
+// transcendental built-ins, and correct on a driver that flushes denormals
+// (shaderDenormPreserveFloat32 = false): add, subtract, multiply, divide,
+// sqrt bit-identical to IEEE; comparisons, abs, negate, sign, max, min,
+// select, floor, ceil on the bits.
 // numpy's maximum/minimum: a NaN operand wins, ties give b (so the sign of
 // equal zeros comes from b); sign(±0) is +0 and sign(NaN) is NaN.
-float nx_max(float a, float b) { return isnan(a) ? a : (isnan(b) ? b : (a > b ? a : b)); }
-float nx_min(float a, float b) { return isnan(a) ? a : (isnan(b) ? b : (a < b ? a : b)); }
-float nx_sign(float a) { return a > 0.0 ? 1.0 : (a < 0.0 ? -1.0 : (isnan(a) ? a : 0.0)); }
-float nx_div(float a, float b) { return a / b; }
+float nx_add(float a, float b) { return nxf_add(a, b); }
+float nx_sub(float a, float b) { return nxf_sub(a, b); }
+float nx_mul(float a, float b) { return nxf_mul(a, b); }
+float nx_neg(float a) { return nx_negf(a); }
+bool nx_eq(float a, float b) { return nxf_eq(a, b); }
+bool nx_lt(float a, float b) { return nxf_lt(a, b); }
+bool nx_le(float a, float b) { return nxf_le(a, b); }
+float nx_sel(uint c, float a, float b) { return uintBitsToFloat(c != 0u ? floatBitsToUint(a) : floatBitsToUint(b)); }
+float nx_max(float a, float b) {
+  return nx_isnanf(a) ? a : (nx_isnanf(b) ? b : (nx_keyf(a) > nx_keyf(b) ? a : b));
+}
+float nx_min(float a, float b) {
+  return nx_isnanf(a) ? a : (nx_isnanf(b) ? b : (nx_keyf(a) < nx_keyf(b) ? a : b));
+}
+float nx_sign(float a) {
+  uint u = floatBitsToUint(a);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return a;
+  if ((u & 0x7fffffffu) == 0u) return 0.0;
+  return uintBitsToFloat((u & 0x80000000u) | 0x3f800000u);
+}
+float nx_div(float a, float b) { return nxf_div(a, b); }
 float nx_rem(float a, float b) { return nxf_rem(a, b); }
 float nx_pow(float a, float b) { return nxf_pow(a, b); }
 float nx_atan2(float a, float b) { return nxf_atan2(a, b); }
-float nx_exp(float a) { return exp(a); }
-// Denormal inputs are scaled into the normal range first: lavapipe's
-// built-in log returns about -88.03 for every denormal (conformance found it).
-float nx_log(float a) {
-  return (a > 0.0 && a < 1.17549435e-38) ? log(a * 16777216.0) - 16.6355323334 : log(a);
-}
-float nx_rsqrt(float a) { return inversesqrt(a); }
-float nx_sin(float a) { return sin(a); }
-float nx_cos(float a) { return cos(a); }
-float nx_abs(float a) { return abs(a); }
+float nx_exp(float a) { return nxf_exp(a); }
+float nx_log(float a) { return nxf_log(a); }
+float nx_sqrt(float a) { return nxf_sqrt(a); }
+float nx_rsqrt(float a) { return nxf_rsqrt(a); }
+float nx_sin(float a) { return nxf_sin(a); }
+float nx_cos(float a) { return nxf_cos(a); }
+float nx_abs(float a) { return nx_absf(a); }
+float nx_floor(float a) { return nxf_floor(a); }
+float nx_ceil(float a) { return nxf_ceil(a); }
 float nx_sigmoid(float a) { return nxf_sigmoid(a); }
 float nx_tanh(float a) { return nxf_tanh(a); }
 float nx_round(float a) { return nxf_round(a); }
@@ -32,7 +53,24 @@ float nx_expm1(float a) { return nxf_expm1(a); }
 float nx_log1p(float a) { return nxf_log1p(a); }
 float nx_erf(float a) { return nxf_erf(a); }
 
-// ---- f64
+// ---- f64 (abs, negate, select on the bits; the rest as the driver's f64
+// arithmetic or nxmath.glsl's nxd_*)
+double nx_add(double a, double b) { return a + b; }
+double nx_sub(double a, double b) { return a - b; }
+double nx_mul(double a, double b) { return a * b; }
+double nx_neg(double a) {
+  uvec2 w = unpackDouble2x32(a);
+  return packDouble2x32(uvec2(w.x, w.y ^ 0x80000000u));
+}
+bool nx_eq(double a, double b) { return a == b; }
+bool nx_lt(double a, double b) { return a < b; }
+bool nx_le(double a, double b) { return a <= b; }
+double nx_sel(uint c, double a, double b) {
+  return packDouble2x32(c != 0u ? unpackDouble2x32(a) : unpackDouble2x32(b));
+}
+double nx_sqrt(double a) { return sqrt(a); }
+double nx_floor(double a) { return floor(a); }
+double nx_ceil(double a) { return ceil(a); }
 double nx_max(double a, double b) { return isnan(a) ? a : (isnan(b) ? b : (a > b ? a : b)); }
 double nx_min(double a, double b) { return isnan(a) ? a : (isnan(b) ? b : (a < b ? a : b)); }
 double nx_sign(double a) { return a > 0.0lf ? 1.0lf : (a < 0.0lf ? -1.0lf : (isnan(a) ? a : 0.0lf)); }
@@ -45,7 +83,7 @@ double nx_log(double a) { return nxd_log(a); }
 double nx_rsqrt(double a) { return nxd_rsqrt(a); }
 double nx_sin(double a) { return nxd_sin(a); }
 double nx_cos(double a) { return nxd_cos(a); }
-double nx_abs(double a) { return abs(a); }
+double nx_abs(double a) { return nx_absd(a); }
 double nx_sigmoid(double a) { return nxd_sigmoid(a); }
 double nx_tanh(double a) { return nxd_tanh(a); }
 double nx_round(double a) { return nxd_round(a); }
@@ -66,6 +104,14 @@ int nx_rem(int a, int b) {
   uint r = uint(a < 0 ? -a : a) % uint(b < 0 ? -b : b);
   return a < 0 ? -int(r) : int(r);
 }
+int nx_add(int a, int b) { return a + b; }
+int nx_sub(int a, int b) { return a - b; }
+int nx_mul(int a, int b) { return a * b; }
+int nx_neg(int a) { return -a; }
+bool nx_eq(int a, int b) { return a == b; }
+bool nx_lt(int a, int b) { return a < b; }
+bool nx_le(int a, int b) { return a <= b; }
+int nx_sel(uint c, int a, int b) { return c != 0u ? a : b; }
 int nx_max(int a, int b) { return a > b ? a : b; }
 int nx_min(int a, int b) { return a < b ? a : b; }
 int nx_abs(int a) { return a < 0 ? -a : a; }
@@ -74,5 +120,12 @@ int nx_sign(int a) { return a > 0 ? 1 : (a < 0 ? -1 : 0); }
 // ---- u8
 uint nx_div(uint a, uint b) { return b == 0u ? 0u : a / b; }
 uint nx_rem(uint a, uint b) { return b == 0u ? 0u : a % b; }
+uint nx_add(uint a, uint b) { return a + b; }
+uint nx_sub(uint a, uint b) { return a - b; }
+uint nx_mul(uint a, uint b) { return a * b; }
+bool nx_eq(uint a, uint b) { return a == b; }
+bool nx_lt(uint a, uint b) { return a < b; }
+bool nx_le(uint a, uint b) { return a <= b; }
+uint nx_sel(uint c, uint a, uint b) { return c != 0u ? a : b; }
 uint nx_max(uint a, uint b) { return a > b ? a : b; }
 uint nx_min(uint a, uint b) { return a < b ? a : b; }

@@ -238,6 +238,237 @@ NXFN int nx_ilogbf(float x) {
   return e - 127;
 }
 
+/* --- f32 on the bits: correct on a device that flushes denormals ---
+ * A driver with shaderDenormPreserveFloat32 = false (NVIDIA) reads every
+ * denormal operand of a float instruction as zero and writes every denormal
+ * result as zero, abs and negate included.  So: classification, sign, abs,
+ * negate, comparisons, max/min and select work on the bits; a denormal
+ * operand is brought into the normal range with integer operations
+ * (nx_unpackf, nx_up64f); a result that may be denormal is built from its
+ * bits (nx_packf, nx_ldexp_fff, nx_down64f).  The normal case stays one
+ * instruction plus a test of exponent bits (nxf_add, nxf_mul). */
+struct nxunpf { uint m; int e; }; /* |x| = m 2^(e-23), m in [2^23, 2^24) */
+
+NXFN bool nx_iszerof(float x) { return (floatBitsToUint(x) & 0x7fffffffu) == 0u; }
+NXFN float nx_negf(float x) { return uintBitsToFloat(floatBitsToUint(x) ^ 0x80000000u); }
+/* |bits| of a finite nonzero float -> integer mantissa and exponent */
+NXFN nxunpf nx_unpackf(uint a) {
+  nxunpf r;
+  if (a >= 0x00800000u) {
+    r.m = (a & 0x007fffffu) | 0x00800000u;
+    r.e = NX_I(a >> 23) - 127;
+  } else {
+    int h = findMSB(a);
+    r.m = a << NX_U(23 - h);
+    r.e = h - 149;
+  }
+  return r;
+}
+/* the mantissa of a finite nonzero x as a float in [1, 2), denormals too */
+NXFN float nx_mantf(float x) {
+  nxunpf u = nx_unpackf(floatBitsToUint(x) & 0x7fffffffu);
+  return uintBitsToFloat((u.m & 0x007fffffu) | 0x3f800000u);
+}
+/* x 2^64 exactly, for |x| < 2^60 (denormals included) */
+NXFN float nx_up64f(float x) {
+  uint b = floatBitsToUint(x);
+  uint a = b & 0x7fffffffu;
+  if (a >= 0x00800000u) return uintBitsToFloat(b + 0x20000000u);
+  return uintBitsToFloat((b & 0x80000000u) | floatBitsToUint(NX_F(a) * NXF(0x15000000u))); /* a 2^-85 */
+}
+/* y 2^-64 for y = an exact result of nx_up64f operands (a multiple of 2^-85):
+ * exact, the denormals built from the bits */
+NXFN float nx_down64f(float y) {
+  uint b = floatBitsToUint(y);
+  uint a = b & 0x7fffffffu;
+  if (a >= 0x20800000u) return uintBitsToFloat(b - 0x20000000u);
+  return uintBitsToFloat((b & 0x80000000u) | NX_U(uintBitsToFloat(a) * NXF(0x6A000000u))); /* |y| 2^85 */
+}
+/* sign s | round(m 2^(e-31) + sticky): m has its top bit set, sticky says
+ * the exact value is a little above m 2^(e-31).  Rounds to nearest even at
+ * the normal or the denormal position, overflows to inf. */
+NXFN float nx_packf(uint s, int e, uint m, bool st) {
+  if (e > 127) return uintBitsToFloat(s | 0x7f800000u);
+  int d = (e >= -126) ? 8 : 8 - 126 - e; /* low bits dropped */
+  if (d > 32) return uintBitsToFloat(s);
+  uint q = (d == 32) ? 0u : (m >> NX_U(d));
+  uint rest = (d == 32) ? m : (m << NX_U(32 - d));
+  if (rest > 0x80000000u || (rest == 0x80000000u && (st || (q & 1u) != 0u))) q += 1u;
+  uint b = (e >= -126) ? (NX_U(e + 126) << 23) + q : q;
+  return uintBitsToFloat(s | b);
+}
+/* (hi + lo) 2^k rounded once, for hi = RN(hi + lo) normal (or 0, inf, NaN):
+ * a normal result by adding to the exponent bits, a denormal one rounded on
+ * the denormal grid (the tie broken by the sign of lo). */
+NXFN float nx_ldexp_fff(float hi, float lo, int k) {
+  uint hb = floatBitsToUint(hi);
+  uint ha = hb & 0x7fffffffu;
+  uint s = hb & 0x80000000u;
+  if (ha == 0u || ha >= 0x7f800000u) return hi;
+  int f = NX_I(ha >> 23) + k;
+  if (f >= 255) return uintBitsToFloat(s | 0x7f800000u);
+  if (f >= 1) return uintBitsToFloat(hb + (NX_U(k) << 23));
+  if (f + 149 < 1) return uintBitsToFloat(s);
+  float u = uintBitsToFloat(ha + (NX_U(k + 149) << 23)); /* |hi| 2^(k+149) < 2^23 */
+  NX_PRECISE float t = (u + 8388608.0f) - 8388608.0f;   /* rint(u) */
+  NX_PRECISE float d = u - t;
+  uint lb = floatBitsToUint(lo);
+  if ((d == 0.5f || d == -0.5f) && (lb & 0x7fffffffu) != 0u)
+    t = ((lb & 0x80000000u) == s) ? u + 0.5f : u - 0.5f;
+  return uintBitsToFloat(s | NX_U(t));
+}
+
+/* x + y, x - y, x * y: IEEE on every device.  The driver's result stands
+ * unless an operand is zero or denormal or the result is (a test of the
+ * exponent bits); then both operands are scaled by 2^64 (exact; the sum of
+ * two values below 2^-60 is exact when it is below 2^-126) or, for the
+ * product, the mantissas are multiplied as integers and rounded once. */
+NXFN float nx_addf_rare(float a, float b, float s) {
+  uint aa = floatBitsToUint(a) & 0x7fffffffu;
+  uint ab = floatBitsToUint(b) & 0x7fffffffu;
+  if (aa >= 0x21800000u || ab >= 0x21800000u) return s; /* an operand >= 2^-60: a denormal cannot change it */
+  return nx_down64f(nx_up64f(a) + nx_up64f(b));
+}
+NXFN float nxf_add(float a, float b) {
+  float s = a + b;
+  if ((floatBitsToUint(a) & 0x7f800000u) != 0u && (floatBitsToUint(b) & 0x7f800000u) != 0u &&
+      (floatBitsToUint(s) & 0x7f800000u) != 0u)
+    return s;
+  return nx_addf_rare(a, b, s);
+}
+NXFN float nxf_sub(float a, float b) { return nxf_add(a, nx_negf(b)); }
+NXFN float nx_mulf_rare(float a, float b) {
+  uint ua = floatBitsToUint(a);
+  uint ub = floatBitsToUint(b);
+  uint aa = ua & 0x7fffffffu;
+  uint ab = ub & 0x7fffffffu;
+  uint s = (ua ^ ub) & 0x80000000u;
+  if (aa > 0x7f800000u || ab > 0x7f800000u) return NX_NAN_F;
+  if (aa == 0x7f800000u || ab == 0x7f800000u)
+    return (aa == 0u || ab == 0u) ? NX_NAN_F : uintBitsToFloat(s | 0x7f800000u);
+  if (aa == 0u || ab == 0u) return uintBitsToFloat(s);
+  nxunpf pa = nx_unpackf(aa);
+  nxunpf pb = nx_unpackf(ab);
+  uint hi;
+  uint lo;
+  umulExtended(pa.m, pb.m, hi, lo); /* in [2^46, 2^48) */
+  int e = pa.e + pb.e;
+  if (hi >= 0x8000u) return nx_packf(s, e + 1, (hi << 16) | (lo >> 16), (lo & 0xffffu) != 0u);
+  return nx_packf(s, e, (hi << 17) | (lo >> 15), (lo & 0x7fffu) != 0u);
+}
+NXFN float nxf_mul(float a, float b) {
+  float p = a * b;
+  if ((floatBitsToUint(a) & 0x7f800000u) != 0u && (floatBitsToUint(b) & 0x7f800000u) != 0u &&
+      (floatBitsToUint(p) & 0x7f800000u) != 0u)
+    return p;
+  return nx_mulf_rare(a, b);
+}
+
+/* x / y correctly rounded (the driver's division may be 2.5 ULP off and
+ * flushes): the mantissas' quotient estimated by the driver, then the exact
+ * integer quotient Q (25 bits) and remainder R = A 2^sh - Q B (mod 2^32,
+ * exact because |R| < 2^31), then one rounding by nx_packf. */
+NXFN float nxf_div(float a, float b) {
+  uint ua = floatBitsToUint(a);
+  uint ub = floatBitsToUint(b);
+  uint aa = ua & 0x7fffffffu;
+  uint ab = ub & 0x7fffffffu;
+  uint s = (ua ^ ub) & 0x80000000u;
+  if (aa - 1u >= 0x7f7fffffu || ab - 1u >= 0x7f7fffffu) { /* a zero, inf or NaN */
+    if (aa > 0x7f800000u || ab > 0x7f800000u) return NX_NAN_F;
+    if (aa == ab && (aa == 0u || aa == 0x7f800000u)) return NX_NAN_F; /* 0/0, inf/inf */
+    if (aa == 0x7f800000u || ab == 0u) return uintBitsToFloat(s | 0x7f800000u);
+    return uintBitsToFloat(s); /* 0/y, x/inf */
+  }
+  nxunpf pa = nx_unpackf(aa);
+  nxunpf pb = nx_unpackf(ab);
+  uint sh = (pa.m >= pb.m) ? 24u : 25u;
+  float fb = NX_F(pb.m);
+  float q0 = NX_F(pa.m) / fb; /* in (1/2, 2), a few ULP */
+  uint q = NX_U(q0 * ((sh == 24u) ? 16777216.0f : 33554432.0f));
+  int r = NX_I((pa.m << sh) - q * pb.m);
+  int c = NX_I(floor(NX_F(r) / fb));
+  q = NX_U(NX_I(q) + c);
+  r -= c * NX_I(pb.m);
+  if (r < 0) { q -= 1u; r += NX_I(pb.m); }
+  if (r < 0) { q -= 1u; r += NX_I(pb.m); }
+  if (r >= NX_I(pb.m)) { q += 1u; r -= NX_I(pb.m); }
+  if (r >= NX_I(pb.m)) { q += 1u; r -= NX_I(pb.m); }
+  return nx_packf(s, pa.e - pb.e + 24 - NX_I(sh), q << 7, r != 0);
+}
+
+/* sqrt(x) correctly rounded: x = N 2^(2t) with N an integer in [2^46, 2^48),
+ * S = floor(sqrt(N)) from the driver's estimate and the exact remainder
+ * N - S^2 (mod 2^32), rounded up when the remainder exceeds S (no ties). */
+NXFN float nxf_sqrt(float x) {
+  uint u = floatBitsToUint(x);
+  uint a = u & 0x7fffffffu;
+  if (a == 0u) return x;
+  if (u > 0x7f800000u) return NX_NAN_F; /* negative or NaN */
+  if (a == 0x7f800000u) return x;
+  nxunpf p = nx_unpackf(a);
+  uint j = ((p.e & 1) == 0) ? 23u : 24u;
+  float fm = NX_F(p.m) * ((j == 23u) ? NXF(0x34000000u) : NXF(0x34800000u)); /* m 2^-23 or 2^-22: [1, 4) */
+  uint q = NX_U(sqrt(fm) * 8388608.0f);
+  int r = NX_I((p.m << j) - q * q);
+  int c = NX_I(floor(NX_F(r) / NX_F(2u * q)));
+  q = NX_U(NX_I(q) + c);
+  r = NX_I((p.m << j) - q * q);
+  if (r < 0) { q -= 1u; r += NX_I(2u * q + 1u); }
+  if (r < 0) { q -= 1u; r += NX_I(2u * q + 1u); }
+  if (r > NX_I(2u * q)) { r -= NX_I(2u * q + 1u); q += 1u; }
+  if (r > NX_I(2u * q)) { r -= NX_I(2u * q + 1u); q += 1u; }
+  if (r > NX_I(q)) q += 1u;
+  int e = (p.e - NX_I(j) + 23) / 2; /* even: sqrt(x) = (q 2^-23) 2^e */
+  return uintBitsToFloat((NX_U(e + 126) << 23) + q);
+}
+
+/* comparisons, max, min, sign, abs, floor, ceil on the bits */
+NXFN int nx_keyf(float x) { /* monotone in x, -0 == +0; not for NaN */
+  uint b = floatBitsToUint(x);
+  int m = NX_I(b & 0x7fffffffu);
+  return ((b & 0x80000000u) != 0u) ? -m : m;
+}
+NXFN bool nxf_eq(float a, float b) { return !nx_isnanf(a) && !nx_isnanf(b) && nx_keyf(a) == nx_keyf(b); }
+NXFN bool nxf_lt(float a, float b) { return !nx_isnanf(a) && !nx_isnanf(b) && nx_keyf(a) < nx_keyf(b); }
+NXFN bool nxf_le(float a, float b) { return !nx_isnanf(a) && !nx_isnanf(b) && nx_keyf(a) <= nx_keyf(b); }
+NXFN float nxf_floor(float x) {
+  uint b = floatBitsToUint(x);
+  if ((b & 0x7f800000u) != 0u) return floor(x);
+  if ((b & 0x7fffffffu) == 0u || b < 0x80000000u) return uintBitsToFloat(b & 0x80000000u);
+  return -1.0f;
+}
+NXFN float nxf_ceil(float x) {
+  uint b = floatBitsToUint(x);
+  if ((b & 0x7f800000u) != 0u) return ceil(x);
+  if ((b & 0x7fffffffu) == 0u || b >= 0x80000000u) return uintBitsToFloat(b & 0x80000000u);
+  return 1.0f;
+}
+/* f32 -> f64 and f64 -> f32 (round to nearest even) from the bits */
+#ifndef NXMATH_NO_F64
+NXFN double nx_f32_to_f64(float x) {
+  uint b = floatBitsToUint(x);
+  uint a = b & 0x7fffffffu;
+  uint s = b & 0x80000000u;
+  if (a == 0u) return packDouble2x32(uvec2(0u, s));
+  if (a >= 0x7f800000u) return packDouble2x32(uvec2(0u, s | 0x7ff00000u | (a & 0x007fffffu) >> 3 | ((a > 0x7f800000u) ? 0x00080000u : 0u)));
+  nxunpf p = nx_unpackf(a); /* mantissa bits 22..0 -> 51..29 */
+  uint m = p.m & 0x007fffffu;
+  return packDouble2x32(uvec2(m << 29, s | (NX_U(p.e + 1023) << 20) | (m >> 3)));
+}
+NXFN float nx_f64_to_f32(double x) {
+  uvec2 w = unpackDouble2x32(x);
+  uint s = w.y & 0x80000000u;
+  uint h = w.y & 0x7fffffffu;
+  if (h >= 0x7ff00000u) return (h == 0x7ff00000u && w.x == 0u) ? uintBitsToFloat(s | 0x7f800000u) : NX_NAN_F;
+  int e = NX_I(h >> 20) - 1023;
+  if (e < -1000) return uintBitsToFloat(s); /* zero, f64 denormals, far below 2^-150 */
+  /* the 53-bit mantissa's top 32 bits, the rest as sticky */
+  uint m = 0x80000000u | ((h & 0x000fffffu) << 11) | (w.x >> 21);
+  return nx_packf(s, e, m, (w.x & 0x001fffffu) != 0u);
+}
+#endif
+
 /* --- float-float arithmetic ---
  * No fma: Vulkan lets fma() round twice (lavapipe does), so exact products
  * come from Dekker's splitting; `precise` keeps the compiler from
@@ -311,7 +542,8 @@ NXFN nxexpf nx_expf_core(float xh, float xl) {
 /* 2^k (1 + u) rounded once (twice for subnormal results) */
 NXFN float nx_expf_fin(nxexpf e) {
   nxff v = nx_two_sumf(1.0f, e.hi);
-  return nx_ldexpf(v.hi + (v.lo + e.lo), e.k);
+  nxff w = nx_fast_two_sumf(v.hi, v.lo + e.lo);
+  return nx_ldexp_fff(w.hi, w.lo, e.k);
 }
 /* exp(xh + xl) as float-float, for results in the normal range */
 NXFN nxff nx_expf_ff(float xh, float xl) {
@@ -346,7 +578,8 @@ NXFN nxff nx_expm1f_ff(float x) {
  * the products in float-float, the tail in float. ~2^-38 relative. */
 NXFN nxff nx_logf_ff(float xh, float xl) {
   int e = 0;
-  if (xh < NXF(0x00800000u)) { xh = xh * 16777216.0f; xl = xl * 16777216.0f; e = -24; }
+  /* a denormal xh (xl is 0 then) from its bits: a flushing device reads it as 0 */
+  if ((floatBitsToUint(xh) & 0x7f800000u) == 0u) { xh = nx_up64f(xh); e = -64; }
   uint b = floatBitsToUint(xh);
   e += NX_I(b >> 23) - 127;
   uint mb = b & 0x007fffffu;
@@ -380,6 +613,218 @@ NXFN nxff nx_logf_ff(float xh, float xl) {
   nxff el = nx_two_prodf(ef, NXCF_LN2_HI);
   el.lo += ef * NXCF_LN2_LO;
   return nx_ff_addf(el, l);
+}
+
+/* exp(x) <= 1 ULP, denormal results included.  k = round(x/ln2),
+ * r = x - k ln2 as a float-float (Cody-Waite, k * hi exact), e^r - 1 - r by
+ * Taylor from r^2 to r^7 (truncation < 2^-27), 1 + r exact as two floats,
+ * one rounding; 2^k by adding to the exponent bits, or nx_ldexp_fff when the
+ * result is below 2^-125. */
+NXFN float nxf_exp(float x) {
+  if (nx_isnanf(x)) return x;
+  if (x > NXF(0x42B17217u)) return NX_INF_F; /* above, e^x rounds to inf */
+  if (x < -104.0f) return 0.0f;
+  float kf = floor(x * NXCF_INV_LN2 + 0.5f);
+  NX_PRECISE float r1 = x - kf * NXCF_LN2_CW_HI; /* exact */
+  NX_PRECISE float c = -(kf * NXCF_LN2_CW_LO);
+  nxff r = nx_two_sumf(r1, c);
+  float p = NXCF_FI7;
+  p = p * r.hi + NXCF_FI6;
+  p = p * r.hi + NXCF_FI5;
+  p = p * r.hi + NXCF_FI4;
+  p = p * r.hi + NXCF_FI3;
+  p = p * r.hi + NXCF_FI2;
+  NX_PRECISE float t = r.lo + r.hi * r.hi * p;
+  nxff v = nx_fast_two_sumf(1.0f, r.hi);
+  int k = NX_I(kf);
+  if (k >= -125) {
+    float y = v.hi + (v.lo + t); /* in [0.7, 1.42]: 2^k y is normal */
+    return uintBitsToFloat(floatBitsToUint(y) + (NX_U(k) << 23));
+  }
+  nxff w = nx_fast_two_sumf(v.hi, v.lo + t);
+  return nx_ldexp_fff(w.hi, w.lo, k);
+}
+
+/* log(x) <= 1 ULP: nx_logf_ff (about 2^-38 relative) rounded once */
+NXFN float nxf_log(float x) {
+  uint b = floatBitsToUint(x);
+  if ((b & 0x7fffffffu) > 0x7f800000u) return x;
+  if ((b & 0x7fffffffu) == 0u) return -NX_INF_F;
+  if (b > 0x80000000u) return NX_NAN_F;
+  if (b == 0x7f800000u) return x;
+  return nx_logf_ff(x, 0.0f).hi;
+}
+
+/* 1/sqrt(x) <= 1 ULP: x = xm 4^j, xm in [1, 4) from the bits; y0 from the
+ * driver, one Newton step on the exact residual 1 - xm y0^2. */
+NXFN float nxf_rsqrt(float x) {
+  uint b = floatBitsToUint(x);
+  uint a = b & 0x7fffffffu;
+  if (a > 0x7f800000u) return x;
+  if (a == 0u) return uintBitsToFloat((b & 0x80000000u) | 0x7f800000u);
+  if (b > 0x80000000u) return NX_NAN_F;
+  if (a == 0x7f800000u) return 0.0f;
+  nxunpf p = nx_unpackf(a);
+  int odd = p.e & 1;
+  int h = (p.e - odd) / 2; /* x = xm 2^(2h) */
+  float xm = uintBitsToFloat((p.m & 0x007fffffu) | 0x3f800000u) * NX_F(1 + odd);
+  float y0 = 1.0f / sqrt(xm);
+  nxff q = nx_two_prodf(y0, y0);
+  nxff xp = nx_two_prodf(xm, q.hi);
+  NX_PRECISE float e = ((1.0f - xp.hi) - xp.lo) - xm * q.lo;
+  float y = y0 + (0.5f * y0) * e; /* in [1/2, 1] */
+  return uintBitsToFloat(floatBitsToUint(y) - (NX_U(h) << 23));
+}
+
+/* 2/pi in 32-bit words: 2/pi = sum_j w(j) 2^(-32(j+1)) */
+NXFN uint nx_twoopi_w(int j) {
+  switch (j) {
+  case 0: return 0xA2F9836Eu;
+  case 1: return 0x4E441529u;
+  case 2: return 0xFC2757D1u;
+  case 3: return 0xF534DDC0u;
+  case 4: return 0xDB629599u;
+  case 5: return 0x3C439041u;
+  case 6: return 0xFE5163ABu;
+  default: return 0xDEBBC561u;
+  }
+  return 0u;
+}
+/* bits [p, p+31] of the 160-bit r4:r3:r2:r1:r0 (r0 least significant), 0 <= p < 160 */
+NXFN uint nx_bits160(uint r0, uint r1, uint r2, uint r3, uint r4, uint p) {
+  uint i = p >> 5u;
+  uint sh = p & 31u;
+  uint lo = r0;
+  uint hi = r1;
+  if (i == 1u) { lo = r1; hi = r2; }
+  if (i == 2u) { lo = r2; hi = r3; }
+  if (i == 3u) { lo = r3; hi = r4; }
+  if (i == 4u) { lo = r4; hi = 0u; }
+  if (sh == 0u) return lo;
+  return (lo >> sh) | (hi << (32u - sh));
+}
+
+#define NXCF_TWO_OVER_PI NXF(0x3F22F983u)
+#define NXCF_PIO2_1 NXF(0x3FC91000u) /* pi/2 in 12-bit parts: k * part exact for k < 2^12 */
+#define NXCF_PIO2_2 NXF(0xB6957000u)
+#define NXCF_PIO2_3 NXF(0xB06F5000u)
+#define NXCF_PIO2_4 NXF(0x298C234Cu)
+#define NXCF_FI9 NXF(0x3638EF1Du)
+#define NXCF_FI10 NXF(0x3493F27Eu)
+#define NXCF_FI11 NXF(0x32D7322Bu)
+struct nxredf { float hi; float lo; int q; }; /* x = q pi/2 + hi + lo (mod 2 pi) */
+
+/* Argument reduction for 2^-12 <= ax < inf: |r| <= pi/4.  ax < 4096:
+ * Cody-Waite with pi/2 in three 12-bit parts and a fourth float (k * part
+ * exact).  Larger: Payne-Hanek on integers: the 24-bit mantissa times the 128
+ * bits of 2/pi that matter (32 x 32 -> 64 products), the quadrant from the two
+ * bits above the binary point, 64 fraction bits below it. */
+NXFN nxredf nx_rem_pio2f_cw(float ax) {
+  nxredf res;
+  float k = floor(ax * NXCF_TWO_OVER_PI + 0.5f);
+  NX_PRECISE float r1 = ax - k * NXCF_PIO2_1;
+  nxff r = nx_two_sumf(r1, -(k * NXCF_PIO2_2));
+  nxff t = nx_two_sumf(r.hi, -(k * NXCF_PIO2_3));
+  NX_PRECISE float lo = t.lo + (r.lo - k * NXCF_PIO2_4);
+  nxff u = nx_fast_two_sumf(t.hi, lo);
+  res.hi = u.hi;
+  res.lo = u.lo;
+  res.q = NX_I(k) & 3;
+  return res;
+}
+/* the 64 fraction bits fh:fl as a float-float times pi/2 (no `precise`
+ * here: glslang 12 runs out of memory propagating it next to umulExtended) */
+NXFN nxff nx_frac64_pio2f(uint fh, uint fl) {
+  nxff f = nx_two_sumf(NX_F(fh >> 8) * NXF(0x33800000u),
+                       NX_F(((fh & 0xffu) << 16) | (fl >> 16)) * NXF(0x27800000u)); /* 2^-24, 2^-48 */
+  f.lo += NX_F(fl & 0xffffu) * NXF(0x1F800000u);                             /* 2^-64 */
+  nxff pr = nx_two_prodf(f.hi, NXCF_PIO2_HI);
+  pr.lo += f.hi * NXCF_PIO2_LO + f.lo * NXCF_PIO2_HI;
+  return nx_fast_two_sumf(pr.hi, pr.lo);
+}
+NXFN nxredf nx_rem_pio2f(float ax) {
+  if (ax < 4096.0f) return nx_rem_pio2f_cw(ax);
+  nxredf res;
+  nxunpf p = nx_unpackf(floatBitsToUint(ax));
+  int ex = p.e - 23; /* ax = m 2^ex, ex >= -11 */
+  int j0 = (ex >= 2) ? (ex - 2) / 32 : 0; /* earlier words add multiples of 4 */
+  uint h0, l0, h1, l1, h2, l2, h3, l3;
+  umulExtended(p.m, nx_twoopi_w(j0), h0, l0);
+  umulExtended(p.m, nx_twoopi_w(j0 + 1), h1, l1);
+  umulExtended(p.m, nx_twoopi_w(j0 + 2), h2, l2);
+  umulExtended(p.m, nx_twoopi_w(j0 + 3), h3, l3);
+  uint r0 = l3;
+  uint r1 = h3 + l2;
+  uint c = (r1 < h3) ? 1u : 0u;
+  uint r2 = h2 + l1;
+  uint c2 = (r2 < h2) ? 1u : 0u;
+  r2 += c;
+  c2 += (r2 < c) ? 1u : 0u;
+  uint r3 = h1 + l0;
+  uint c3 = (r3 < h1) ? 1u : 0u;
+  r3 += c2;
+  c3 += (r3 < c2) ? 1u : 0u;
+  uint r4 = h0 + c3;
+  uint bp = NX_U(32 * (j0 + 4) - ex); /* the binary point, in [95, 139] */
+  int q = NX_I(nx_bits160(r0, r1, r2, r3, r4, bp) & 3u);
+  uint fh = nx_bits160(r0, r1, r2, r3, r4, bp - 32u);
+  uint fl = nx_bits160(r0, r1, r2, r3, r4, bp - 64u);
+  bool neg = fh >= 0x80000000u;
+  if (neg) { /* fraction >= 1/2: take 1 - f, next quadrant */
+    fl = ~fl + 1u;
+    fh = ~fh + ((fl == 0u) ? 1u : 0u);
+    q += 1;
+  }
+  nxff r = nx_frac64_pio2f(fh, fl);
+  res.hi = neg ? -r.hi : r.hi;
+  res.lo = neg ? -r.lo : r.lo;
+  res.q = q & 3;
+  return res;
+}
+/* sin(rh + rl), |rh| <= pi/4: Taylor to r^11 */
+NXFN float nx_sin_kernelf(float rh, float rl) {
+  float z = rh * rh;
+  float p = -NXCF_FI11;
+  p = p * z + NXCF_FI9;
+  p = p * z - NXCF_FI7;
+  p = p * z + NXCF_FI5;
+  p = p * z - NXCF_FI3;
+  NX_PRECISE float t = rh * z * p + rl * (1.0f - 0.5f * z);
+  return rh + t;
+}
+/* cos(rh + rl), |rh| <= pi/4: 1 - r^2/2 exact as two floats, Taylor to r^10 */
+NXFN float nx_cos_kernelf(float rh, float rl) {
+  nxff z = nx_two_prodf(rh, rh);
+  float zh = z.hi;
+  float p = -NXCF_FI10;
+  p = p * zh + NXCF_FI8;
+  p = p * zh - NXCF_FI6;
+  p = p * zh + NXCF_FI4;
+  nxff w = nx_two_sumf(1.0f, -0.5f * zh);
+  NX_PRECISE float t = w.lo + ((zh * zh * p - 0.5f * z.lo) - rh * rl);
+  return w.hi + t;
+}
+/* sin(x), cos(x) <= 2 ULP (measured 1) for every finite x; inf, NaN -> NaN */
+NXFN float nxf_sin(float x) {
+  uint b = floatBitsToUint(x);
+  uint a = b & 0x7fffffffu;
+  if (a > 0x7f800000u) return x;
+  if (a == 0x7f800000u) return NX_NAN_F;
+  if (a < 0x39800000u) return x; /* |x| < 2^-12: sin x = x (denormals too) */
+  nxredf r = nx_rem_pio2f(uintBitsToFloat(a));
+  float v = ((r.q & 1) == 0) ? nx_sin_kernelf(r.hi, r.lo) : nx_cos_kernelf(r.hi, r.lo);
+  uint s = (((r.q & 2) != 0) ? 0x80000000u : 0u) ^ (b & 0x80000000u);
+  return uintBitsToFloat(floatBitsToUint(v) ^ s);
+}
+NXFN float nxf_cos(float x) {
+  uint b = floatBitsToUint(x);
+  uint a = b & 0x7fffffffu;
+  if (a > 0x7f800000u) return x;
+  if (a == 0x7f800000u) return NX_NAN_F;
+  if (a < 0x39800000u) return 1.0f;
+  nxredf r = nx_rem_pio2f(uintBitsToFloat(a));
+  float v = ((r.q & 1) == 0) ? nx_cos_kernelf(r.hi, r.lo) : nx_sin_kernelf(r.hi, r.lo);
+  return uintBitsToFloat(floatBitsToUint(v) ^ ((((r.q + 1) & 2) != 0) ? 0x80000000u : 0u));
 }
 
 /* expm1(x) */
@@ -428,8 +873,7 @@ NXFN float nxf_sigmoid(float x) {
     return nx_ff_divf(nx_ff(1.0f, 0.0f), d).hi;
   }
   if (x < -30.0f) {
-    if (x < -105.0f) return 0.0f;
-    return nx_expf_fin(nx_expf_core(x, 0.0f)); /* e^x (1 - e^x), e^x < 2^-43 */
+    return nxf_exp(x); /* e^x (1 - e^x), e^x < 2^-43 */
   }
   nxff t = nx_expf_ff(x, 0.0f);
   nxff d = nx_two_sumf(1.0f, t.hi);
@@ -444,14 +888,12 @@ NXFN float nxf_sigmoid(float x) {
 NXFN float nxf_erf(float x) {
   if (nx_isnanf(x)) return x;
   float ax = nx_absf(x);
-  /* a device that flushes denormals sees a denormal x as zero here and must
-   * return a zero of x's sign, not the denormal itself (made from the bits:
-   * compilers fold x * 0 to +0) */
-  if (ax == 0.0f) return uintBitsToFloat(floatBitsToUint(x) & 0x80000000u);
-  if (ax < nx_pow2f(-60)) { /* c0 x, scaled so the product's rounding is normal */
-    float xs = x * nx_pow2f(64);
+  if (nx_iszerof(x)) return x;
+  if ((floatBitsToUint(x) & 0x7fffffffu) < 0x21800000u) { /* |x| < 2^-60: c0 x, from x 2^64 (denormals too) */
+    float xs = nx_up64f(x);
     nxff p = nx_two_prodf(xs, NXCF_ERF_C0_HI);
-    return (p.hi + (p.lo + xs * NXCF_ERF_C0_LO)) * nx_pow2f(-64);
+    nxff q = nx_fast_two_sumf(p.hi, p.lo + xs * NXCF_ERF_C0_LO);
+    return nx_ldexp_fff(q.hi, q.lo, -64);
   }
   if (ax < 1.0f) {
     nxff z = nx_two_prodf(ax, ax);
@@ -521,34 +963,48 @@ NXFN float nxf_erf(float x) {
 }
 
 /* pow(x, y), C99 Annex F special cases; otherwise exp(y log|x|) with log in
- * float-float and the product y*log in float-float. */
+ * float-float and the product y*log in float-float.  Every test reads the
+ * bits (a flushing device compares a denormal y equal to 0), integer and odd
+ * y from the mantissa bits, signed zeros and infinities built from bits. */
 NXFN float nxf_pow(float x, float y) {
-  if (y == 0.0f) return 1.0f; /* y = +-0, even x NaN; a compare, so a flushed denormal y is 0 here as below */
-  if (x == 1.0f) return 1.0f;                                 /* even y NaN */
-  if (nx_isnanf(x) || nx_isnanf(y)) return x + y;
-  float ax = nx_absf(x);
-  float ay = nx_absf(y);
-  if (nx_isinff(y)) {
-    if (ax == 1.0f) return 1.0f; /* (-1)^+-inf */
-    return ((ax < 1.0f) == (y > 0.0f)) ? 0.0f : NX_INF_F;
+  uint ux = floatBitsToUint(x);
+  uint uy = floatBitsToUint(y);
+  uint ax = ux & 0x7fffffffu;
+  uint ay = uy & 0x7fffffffu;
+  if (ay == 0u) return 1.0f;          /* y = +-0, even x NaN */
+  if (ux == 0x3f800000u) return 1.0f; /* x = 1, even y NaN */
+  if (ax > 0x7f800000u || ay > 0x7f800000u) return NX_NAN_F;
+  bool ypos = uy < 0x80000000u;
+  if (ay == 0x7f800000u) {
+    if (ax == 0x3f800000u) return 1.0f; /* (-1)^+-inf */
+    return ((ax < 0x3f800000u) == ypos) ? 0.0f : NX_INF_F;
   }
-  bool yint = floor(y) == y;
-  bool yodd = yint && ay < 16777216.0f && floor(y * 0.5f) * 2.0f != y; /* |y| >= 2^24: even */
-  if (ax == 0.0f) {
-    if (y < 0.0f) return yodd ? nx_copysignf(NX_INF_F, x) : NX_INF_F;
-    return yodd ? x : 0.0f;
+  /* y integer / odd from its bits: the units bit sits at 150 - exponent */
+  int ey = NX_I(ay >> 23);
+  bool yint;
+  bool yodd;
+  if (ey < 127) {
+    yint = false;
+    yodd = false;
+  } else if (ey > 150) {
+    yint = true;
+    yodd = false;
+  } else {
+    uint mant = (ay & 0x007fffffu) | 0x00800000u;
+    uint sh = NX_U(150 - ey);
+    yint = (sh == 0u) || (mant << (32u - sh)) == 0u;
+    yodd = yint && ((mant >> sh) & 1u) != 0u;
   }
-  if (nx_isinff(x)) {
-    if (x > 0.0f) return (y < 0.0f) ? 0.0f : NX_INF_F;
-    if (y < 0.0f) return yodd ? NX_NZERO_F : 0.0f;
-    return yodd ? -NX_INF_F : NX_INF_F;
-  }
-  if (x < 0.0f && !yint) return NX_NAN_F;
-  bool neg = x < 0.0f && yodd;
-  if (ax == 1.0f) return neg ? -1.0f : 1.0f; /* x = -1, any integer y */
-  if (y == 1.0f) return x;
-  if (y == 2.0f) return x * x;
-  nxff l = nx_logf_ff(ax, 0.0f);
+  uint sx = ux & 0x80000000u;
+  uint sres = yodd ? sx : 0u; /* the sign of the result for x < 0 */
+  if (ax == 0u) return uintBitsToFloat(sres | (ypos ? 0u : 0x7f800000u));
+  if (ax == 0x7f800000u) return uintBitsToFloat(sres | (ypos ? 0x7f800000u : 0u));
+  if (sx != 0u && !yint) return NX_NAN_F;
+  if (ax == 0x3f800000u) return uintBitsToFloat(sres | 0x3f800000u); /* x = -1 */
+  if (uy == 0x3f800000u) return x;
+  float axf = uintBitsToFloat(ax);
+  if (uy == 0x40000000u) return nxf_mul(x, x);
+  nxff l = nx_logf_ff(axf, 0.0f);
   float th = y * l.hi;
   float r;
   if (th > 89.0f) {
@@ -559,38 +1015,43 @@ NXFN float nxf_pow(float x, float y) {
     nxff t = nx_two_prodf(y, l.hi);
     r = nx_expf_fin(nx_expf_core(t.hi, t.lo + y * l.lo));
   }
-  return neg ? -r : r;
+  return uintBitsToFloat(floatBitsToUint(r) | sres);
 }
 
 /* atan2(y, x), C99 Annex F special cases.  t = min/max(|x|,|y|) in
- * float-float, atan t = atan(j/4) + atan((t - j/4)/(1 + t j/4)), j = round(4t),
+ * float-float from the mantissas (so denormal operands are read from their
+ * bits), atan t = atan(j/4) + atan((t - j/4)/(1 + t j/4)), j = round(4t),
  * the reduced argument |u| <= 1/8 by its odd Taylor polynomial to u^11;
- * quadrant fixes in float-float. */
+ * quadrant fixes in float-float.  t < 2^-13: atan t = t, correctly rounded
+ * by nxf_div (denormal results too). */
 NXFN float nxf_atan2(float y, float x) {
-  if (nx_isnanf(x) || nx_isnanf(y)) return x + y;
-  float ay = nx_absf(y);
-  float ax = nx_absf(x);
+  if (nx_isnanf(x) || nx_isnanf(y)) return NX_NAN_F;
+  uint uy = floatBitsToUint(y) & 0x7fffffffu;
+  uint ux = floatBitsToUint(x) & 0x7fffffffu;
   bool xneg = nx_signbitf(x);
-  if (nx_isinff(y)) {
-    float v = nx_isinff(x) ? (xneg ? NXCF_3PIO4 : NXCF_PIO4_HI) : NXCF_PIO2_HI;
+  if (uy == 0x7f800000u) {
+    float v = (ux == 0x7f800000u) ? (xneg ? NXCF_3PIO4 : NXCF_PIO4_HI) : NXCF_PIO2_HI;
     return nx_copysignf(v, y);
   }
-  if (nx_isinff(x) || ay == 0.0f) return nx_copysignf(xneg ? NXCF_PI_HI : 0.0f, y);
-  if (ax == 0.0f) return nx_copysignf(NXCF_PIO2_HI, y);
-  bool sw = ay > ax;
-  float num = sw ? ax : ay;
-  float den = sw ? ay : ax;
-  /* den scaled to [1, 2): GPU division is only specified for |den| within
-   * [2^-126, 2^126] (NVIDIA's flushes 1/den past that), and the product
-   * below must not overflow or underflow */
-  int e = nx_ilogbf(den);
-  float ns = nx_ldexpf(num, -e);
-  float ds = nx_ldexpf(den, -e);
-  float th = ns / ds;
-  float tl = 0.0f; /* th + tl = num / den to ~2^-48; for th < 2^-100 th alone is enough */
-  if (th >= nx_pow2f(-100)) {
+  if (ux == 0x7f800000u || uy == 0u) return nx_copysignf(xneg ? NXCF_PI_HI : 0.0f, y);
+  if (ux == 0u) return nx_copysignf(NXCF_PIO2_HI, y);
+  bool sw = uy > ux;
+  uint num = sw ? ux : uy;
+  uint den = sw ? uy : ux;
+  nxunpf pn = nx_unpackf(num);
+  nxunpf pd = nx_unpackf(den);
+  int de = pn.e - pd.e; /* <= 0 */
+  float th;
+  float tl = 0.0f;
+  if (de < -14) {
+    th = nxf_div(uintBitsToFloat(num), uintBitsToFloat(den));
+    if (!sw && !xneg) return nx_copysignf(th, y);
+  } else {
+    float ds = uintBitsToFloat((pd.m & 0x007fffffu) | 0x3f800000u);
+    float ns = uintBitsToFloat(((pn.m & 0x007fffffu) | 0x3f800000u) + (NX_U(de) << 23));
+    th = ns / ds;
     nxff pt = nx_two_prodf(th, ds);
-    tl = ((ns - pt.hi) - pt.lo) / ds;
+    tl = ((ns - pt.hi) - pt.lo) / ds; /* th + tl = num / den to ~2^-48 */
   }
   float jf = floor(th * 4.0f + 0.5f);
   nxff a = nx_ff(0.0f, 0.0f);
@@ -632,62 +1093,49 @@ NXFN float nxf_round(float x) {
 
 /* sign: 1, -1, or x itself for +-0 and NaN */
 NXFN float nxf_sign(float x) {
-  if (x > 0.0f) return 1.0f;
-  if (x < 0.0f) return -1.0f;
-  return x;
+  uint b = floatBitsToUint(x);
+  if ((b & 0x7fffffffu) == 0u || (b & 0x7fffffffu) > 0x7f800000u) return x;
+  return uintBitsToFloat((b & 0x80000000u) | 0x3f800000u);
 }
 
-/* one +-s correction of the exact remainder r (float-float) toward [0, s) */
-NXFN nxff nx_rem_fixf(nxff r, float s) {
-  float d = 0.0f;
-  if (r.hi < 0.0f) d = s;
-  else if (r.hi > s || (r.hi == s && r.lo >= 0.0f)) d = -s;
-  nxff t = nx_two_sumf(r.hi, d);
-  return nx_two_sumf(t.hi, t.lo + r.lo);
-}
-/* ax mod s for s <= ax < 2^24 s: ax - q s with q = floor(ax / s) formed
- * exactly in float-float, then corrected by +-s; an inexact hardware
- * division (q off by a few units) does not matter. */
-NXFN float nx_rem_stepf(float ax, float s) {
-  /* keep q s and the splitting finite, and its partial products normal */
-  int sc = (ax >= nx_pow2f(100)) ? -32 : (s < nx_pow2f(-100)) ? 64 : 0;
-  ax = ax * nx_pow2f(sc);
-  s = s * nx_pow2f(sc);
-  float q = floor(ax / s);
-  nxff p = nx_two_prodf(q, s);
-  NX_PRECISE float h = ax - p.hi; /* exact (Sterbenz) */
-  nxff r = nx_two_sumf(h, -p.lo);
-  r = nx_rem_fixf(r, s);
-  r = nx_rem_fixf(r, s);
-  r = nx_rem_fixf(r, s);
-  return r.hi * nx_pow2f(-sc);
-}
-/* fmod(x, y): exact, sign of x.  Long division by y 2^d, 23 bits a step. */
+/* fmod(x, y): exact, sign of x.  On the integer mantissas: r = mx mod my,
+ * then 8 more bits of x a step (r << 8 < 2^32), at most 35 steps; the result
+ * r 2^(ey-23) is exact and built from the bits (denormals too). */
 NXFN float nxf_rem(float x, float y) {
-  if (nx_isnanf(x) || nx_isnanf(y)) return x + y;
-  if (nx_isinff(x) || y == 0.0f) return NX_NAN_F;
-  float ax = nx_absf(x);
-  float ay = nx_absf(y);
-  if (nx_isinff(y) || ax < ay) return x;
-  int ey = nx_ilogbf(ay);
-  for (int it = 0; it < 16; it++) {
-    if (ax < ay) break;
-    int d = nx_ilogbf(ax) - ey - 23;
-    ax = nx_rem_stepf(ax, (d > 0) ? nx_ldexpf(ay, d) : ay);
+  uint ux = floatBitsToUint(x);
+  uint ax = ux & 0x7fffffffu;
+  uint ay = floatBitsToUint(y) & 0x7fffffffu;
+  if (ax >= 0x7f800000u || ay > 0x7f800000u || ay == 0u) return NX_NAN_F;
+  if (ay == 0x7f800000u || ax < ay) return x;
+  nxunpf px = nx_unpackf(ax);
+  nxunpf py = nx_unpackf(ay);
+  uint r = px.m % py.m;
+  int d = px.e - py.e;
+  for (int it = 0; it < 40; it++) {
+    if (d <= 0 || r == 0u) break;
+    int st = (d < 8) ? d : 8;
+    r = (r << NX_U(st)) % py.m;
+    d -= st;
   }
-  return nx_copysignf(ax, x);
+  if (r == 0u) return uintBitsToFloat(ux & 0x80000000u);
+  return nx_ldexp_fff(uintBitsToFloat(floatBitsToUint(NX_F(r)) | (ux & 0x80000000u)), 0.0f, py.e - 23);
 }
 
-/* NaN-propagating max/min; max(-0, +0) = +0, min(-0, +0) = -0 */
+/* NaN-propagating max/min; max(-0, +0) = +0, min(-0, +0) = -0; an
+ * operand's bits, compared on the bits */
 NXFN float nxf_max(float a, float b) {
-  if (nx_isnanf(a) || nx_isnanf(b)) return a + b;
-  if (a == b) return nx_signbitf(a) ? b : a;
-  return a > b ? a : b;
+  if (nx_isnanf(a) || nx_isnanf(b)) return NX_NAN_F;
+  int ka = nx_keyf(a);
+  int kb = nx_keyf(b);
+  if (ka == kb) return nx_signbitf(a) ? b : a;
+  return ka > kb ? a : b;
 }
 NXFN float nxf_min(float a, float b) {
-  if (nx_isnanf(a) || nx_isnanf(b)) return a + b;
-  if (a == b) return nx_signbitf(a) ? a : b;
-  return a < b ? a : b;
+  if (nx_isnanf(a) || nx_isnanf(b)) return NX_NAN_F;
+  int ka = nx_keyf(a);
+  int kb = nx_keyf(b);
+  if (ka == kb) return nx_signbitf(a) ? a : b;
+  return ka < kb ? a : b;
 }
 
 #ifndef NXMATH_NO_F64

@@ -831,6 +831,70 @@ static void test_f32(void) {
   st_report(&s, "nxf_pow", LIM_F, 1);
 }
 
+/* ================================== f32 exp log rsqrt sin cos sqrt divide
+ * (our own since issue 24: exp, log, rsqrt <= 1 ULP, sin and cos <= 2 ULP
+ * over the whole range, sqrt and divide correctly rounded) */
+#define LIM_F1 1.0
+static long double ref_sqrtl(long double x) { return sqrtl(x); }
+static long double ref_divl(long double x, long double y) { return x / y; }
+/* a float near a multiple of pi/2 (the hard cases of the reduction) */
+static float near_pio2_multiple_f(void) {
+  double k = floor(unif(1.0, 2.0e6));
+  float x = (float)(k * 1.5707963267948966);
+  return bits2f(f2bits(x) + (uint32_t)(int)(rnd64() % 5) - 2u);
+}
+static void test_f32_own(void) {
+  stat_t s;
+  memset(&s, 0, sizeof s);
+  edges_f1(&s, nxf_exp, expl);
+  for (int i = 0; i < NR; i++) {
+    int k = i % 4;
+    float x = k == 0 ? (float)unif(-104.0, 89.0) : k == 1 ? (float)unif(-1.0, 1.0)
+            : k == 2 ? loguf(-149, 6, 1) : (float)unif(-104.0, -85.0);
+    acc_f1(&s, nxf_exp, expl, x);
+  }
+  st_report(&s, "nxf_exp (denormal results included)", LIM_F1, 0);
+  memset(&s, 0, sizeof s);
+  edges_f1(&s, nxf_log, logl);
+  for (int i = 0; i < NR; i++) {
+    int k = i % 4;
+    float x = k == 0 ? fabsf(rbits_f()) : k == 1 ? 1.0f + loguf(-24, -1, 1)
+            : k == 2 ? (float)unif(0.5, 2.0) : loguf(-149, -127, 0);
+    acc_f1(&s, nxf_log, logl, x);
+  }
+  st_report(&s, "nxf_log (near 1, denormal inputs)", LIM_F1, 0);
+  memset(&s, 0, sizeof s);
+  edges_f1(&s, nxf_rsqrt, ref_rsqrtl);
+  for (int i = 0; i < NR; i++) acc_f1(&s, nxf_rsqrt, ref_rsqrtl, i % 2 ? fabsf(rbits_f()) : loguf(-149, 127, 0));
+  st_report(&s, "nxf_rsqrt", LIM_F1, 0);
+  memset(&s, 0, sizeof s);
+  edges_f1(&s, nxf_sqrt, ref_sqrtl);
+  for (int i = 0; i < NR; i++) acc_f1(&s, nxf_sqrt, ref_sqrtl, i % 2 ? fabsf(rbits_f()) : loguf(-149, 127, 0));
+  st_report(&s, "nxf_sqrt correctly rounded", 0.0, 0);
+  memset(&s, 0, sizeof s);
+  edges_f2(&s, nxf_div, ref_divl);
+  for (int i = 0; i < NR; i++) {
+    int k = i % 3;
+    float x = k == 0 ? rbits_f() : loguf(-149, 127, 1);
+    float y = k == 1 ? rbits_f() : k == 2 ? loguf(-149, -100, 1) : loguf(-149, 127, 1);
+    acc_f2(&s, nxf_div, ref_divl, x, y);
+  }
+  st_report(&s, "nxf_div correctly rounded (denormal results included)", 0.0, 1);
+  for (int w = 0; w < 2; w++) {
+    ff1 f = w ? nxf_cos : nxf_sin;
+    rl1 r = w ? cosl : sinl;
+    memset(&s, 0, sizeof s);
+    edges_f1(&s, f, r);
+    for (int i = 0; i < NR; i++) {
+      int k = i % 5;
+      float x = k == 0 ? (float)unif(-3.2, 3.2) : k == 1 ? rbits_f() : k == 2 ? loguf(-149, 12, 1)
+              : k == 3 ? (float)unif(-2.0e6, 2.0e6) : near_pio2_multiple_f();
+      acc_f1(&s, f, r, x);
+    }
+    st_report(&s, w ? "nxf_cos (whole range, near multiples of pi/2)" : "nxf_sin (whole range, near multiples of pi/2)", LIM_F, 0);
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && atoi(argv[1]) > 0) NR *= atoi(argv[1]);
   if (argc > 2) rng_s = (uint64_t)strtoull(argv[2], NULL, 0);
@@ -849,5 +913,6 @@ int main(int argc, char **argv) {
   test_exact_d();
   test_f32();
   test_exact_f();
+  test_f32_own();
   return tap_done();
 }
