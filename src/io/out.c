@@ -47,6 +47,8 @@ struct nxvk_out {
   int fd;       /* OUT_FD: 1 or 2 (not ours to close) */
   bool have_mode;
   mode_t mode;  /* of the file replaced */
+  uid_t uid;    /* and its owner (kept where we may: root replacing a user's file) */
+  gid_t gid;
   FILE *f;
   bool finished;
   int err;      /* first write error (errno), 0 if none */
@@ -164,6 +166,8 @@ int nxvk_out_open(const char *path, unsigned flags, nxvk_out **out) {
     if (!(flags & NXVK_OUT_REPLACE) && stat(dest, &st) == 0 && S_ISREG(st.st_mode)) {
       o->have_mode = true;
       o->mode = st.st_mode & 07777;
+      o->uid = st.st_uid;
+      o->gid = st.st_gid;
     }
     const char *slash = strrchr(dest, '/');
     size_t dl = (size_t)(slash - dest); /* dest is absolute */
@@ -232,6 +236,8 @@ int nxvk_out_finish(nxvk_out *o) {
       umask(um);
       m = 0666 & ~um;
     }
+    if (o->have_mode && (o->uid != geteuid() || o->gid != getegid()))
+      (void)!fchown(fd, o->uid, o->gid); /* best effort: only root may give a file away */
     if (fchmod(fd, m) != 0 || fsync(fd) != 0) o->err = errno;
   }
   errno = 0;

@@ -22,6 +22,7 @@ bin=${FUZZ_BIN:-$root/build/fuzz/bin}/fuzz_$t
 [ -x "$bin" ] || { echo "fuzz.sh: $bin missing: tests/fuzz/build.sh fuzz $t" >&2; exit 1; }
 case $t in
   npy) dict=npy.dict; maxlen=4096 ;;
+  npz) dict=npy.dict; maxlen=8192 ;;
   csv) dict=csv.dict; maxlen=4096 ;;
   graph) dict=json.dict; maxlen=8192 ;;
   *) dict=json.dict; maxlen=4096 ;;

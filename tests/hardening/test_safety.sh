@@ -93,6 +93,12 @@ echo old >"$D/keep.npy"
 chmod 0640 "$D/keep.npy"
 "$NXVK" run --op abs "$A" -o "$D/keep.npy" 2>"$T/err"
 check "a regular file is replaced with its mode kept (0640)" "[ \"\$(stat -c %a '$D/keep.npy')\" = 640 ]"
+if [ "$(id -u)" -eq 0 ]; then
+  chown 1234:1234 "$D/keep.npy"
+  "$NXVK" run --op abs "$A" -o "$D/keep.npy" 2>"$T/err"
+  check "run as root, a user's file is replaced with its owner kept" "[ \"\$(stat -c %u:%g '$D/keep.npy')\" = 1234:1234 ]"
+  chown 0:0 "$D/keep.npy"
+fi
 check "no temporary is left beside the outputs" "[ -z \"\$(ls -A '$D' | grep -E 'nxvk-|\\.tmp\\.')\" ]"
 # a planted symlink at the old predictable temporary name is not followed
 echo precious >"$T/precious"
