@@ -70,7 +70,7 @@ int nxvk_npz_read_mem(const void *buf, size_t len, const char *name, nxvk_npz *o
   if ((count == 0xFFFF || cdsize == 0xFFFFFFFF || cdoff == 0xFFFFFFFF) && eocd >= 20 &&
       rd32(b + eocd - 20) == 0x07064b50) {
     uint64_t z64 = rd64(b + eocd - 20 + 8);
-    if (z64 > len - 56 || rd32(b + z64) != 0x06064b50) return bad(name, "bad zip64 end record");
+    if (len < 56 || z64 > len - 56 || rd32(b + z64) != 0x06064b50) return bad(name, "bad zip64 end record");
     count = rd64(b + z64 + 32);
     cdsize = rd64(b + z64 + 40);
     cdoff = rd64(b + z64 + 48);
