@@ -3,7 +3,8 @@
  *
  * The central directory is the index: every offset and size in it is checked
  * against the bytes present before it is used, inflated sizes are bounded by
- * the size the directory declares (and NXVK_MAX_FILE_BYTES), and each
+ * the size the directory declares, which must be within deflate's largest
+ * ratio of the compressed size (and NXVK_MAX_FILE_BYTES), and each
  * member's CRC-32 is checked.  Each member is then read as a .npy. */
 #define _POSIX_C_SOURCE 200809L
 
@@ -112,7 +113,11 @@ int nxvk_npz_read_mem(const void *buf, size_t len, const char *name, nxvk_npz *o
       x += 4 + sz;
     }
     char member[256];
-    snprintf(member, sizeof member, "%.*s", (int)(nl < 200 ? nl : 200), (const char *)c + 46);
+    if (nl > 200) {
+      rc = nxvk_seterr(NXVK_E_BAD_FILE, "%s: a member's name is over 200 bytes", name);
+      break;
+    }
+    snprintf(member, sizeof member, "%.*s", (int)nl, (const char *)c + 46);
     for (char *q = member; *q; q++)
       if ((unsigned char)*q < 0x20 || (unsigned char)*q >= 0x7f) *q = '?';
     c += 46 + nl + xl + kl;
@@ -134,7 +139,10 @@ int nxvk_npz_read_mem(const void *buf, size_t len, const char *name, nxvk_npz *o
       rc = nxvk_seterr(NXVK_E_BAD_FILE, "%s: member %s: data outside the file", name, member);
       break;
     }
-    if (usize > (uint64_t)NXVK_MAX_FILE_BYTES || (method == 0 && usize != csize)) {
+    /* deflate cannot expand past about 1032:1: a larger declared size is a
+     * lie, refused before it is allocated */
+    if (usize > (uint64_t)NXVK_MAX_FILE_BYTES || (method == 0 && usize != csize) ||
+        (method == 8 && usize > csize * 1040 + 64)) {
       rc = nxvk_seterr(NXVK_E_BAD_FILE, "%s: member %s: size %llu is not plausible", name, member,
                        (unsigned long long)usize);
       break;
@@ -162,7 +170,8 @@ int nxvk_npz_read_mem(const void *buf, size_t len, const char *name, nxvk_npz *o
     }
     /* the member's name without ".npy" is the tensor's */
     size_t ml = strlen(member);
-    if (ml > 4 && strcmp(member + ml - 4, ".npy") == 0) member[ml - 4] = '\0';
+    if (ml >= 4 && strcmp(member + ml - 4, ".npy") == 0) member[ml - 4] = '\0';
+    if (rc == NXVK_OK && !member[0]) rc = nxvk_seterr(NXVK_E_BAD_FILE, "%s: a member has no name", name);
     char label[600];
     snprintf(label, sizeof label, "%s[%s]", name, member);
     if (rc == NXVK_OK) rc = nxvk_npy_read_mem(bytes, (size_t)usize, label, &out->host[i]);

@@ -292,11 +292,27 @@ def attrs_seeds(out):
         write(out, "attrs", f"attrs_{i:02d}.json", a)
 
 
+def npz_seeds(out):
+    """numpy.savez and savez_compressed files: several members, dtypes, orders."""
+    arrays = {"x": np.arange(3, dtype=np.float32), "y": np.ones((2, 2), np.float64),
+              "b": np.array([True, False]), "f": np.arange(6, dtype=np.uint8).reshape(2, 3, order="F"),
+              "i": np.array([-1, 2], np.int32), "e": np.zeros((0, 2), np.float32)}
+    for name, save in (("stored", np.savez), ("deflated", np.savez_compressed)):
+        f = io.BytesIO()
+        save(f, **arrays)
+        write(out, "npz", f"{name}.npz", f.getvalue())
+        f = io.BytesIO()
+        save(f, np.float32(1.5))
+        write(out, "npz", f"{name}_scalar.npz", f.getvalue())
+    write(out, "npz", "empty.npz", b"PK\x05\x06" + b"\0" * 18)
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: make_seeds.py OUTDIR")
     out = sys.argv[1]
     npy_seeds(out)
+    npz_seeds(out)
     json_tensor_seeds(out)
     graph_seeds(out, op_names())
     csv_seeds(out)
