@@ -164,7 +164,8 @@ static int spawn_child(kill_ctx *k, child *ch, bool port) {
   posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
   char size_s[32], seed_s[32];
   snprintf(size_s, sizeof size_s, "%llu", (unsigned long long)k->size);
-  snprintf(seed_s, sizeof seed_s, "%llu", (unsigned long long)rng_next(&k->rng));
+  /* 63 bits: the worker's --seed is a long, and strict parsing refuses more */
+  snprintf(seed_s, sizeof seed_s, "%llu", (unsigned long long)(rng_next(&k->rng) >> 1));
   char *argv_worker[] = {(char *)k->o->exe, "stress", "--worker", "--size", size_s, "--seed", seed_s, NULL};
   char *argv_port[] = {(char *)k->o->exe, "port", NULL};
   char *argv_sh[] = {"/bin/sh", "-c", (char *)k->port_cmd, NULL};
