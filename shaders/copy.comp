@@ -7,6 +7,8 @@
 //       [12..19] src strides [20..27] dst strides (elements)
 #extension GL_EXT_shader_8bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int8 : require
+#extension GL_GOOGLE_include_directive : require
+#include "nxmath.glsl"
 
 #if defined(SRC_f32)
 #define S float
@@ -55,6 +57,10 @@ D convert(S x) {
   return uint(x);
 #elif defined(SRC_i32) && defined(DST_u8)
   return uint(x) & 255u;
+#elif defined(SRC_f32) && defined(DST_f64)
+  return nx_f32_to_f64(x); // from the bits: a flushing driver's conversion drops denormals
+#elif defined(SRC_f64) && defined(DST_f32)
+  return nx_f64_to_f32(x); // rounded on the bits, denormal results included
 #else
   return D(x);
 #endif
