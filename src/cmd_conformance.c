@@ -1015,6 +1015,7 @@ static int flushed_copy(const nxvk_host *in, const nxvk_device_info *info, nxvk_
 typedef struct {
   int cases, failed, skipped;
   double max_ulp;
+  double limit_ulp; /* the ULP limit (0: exact), -1 when the limit is not in ULPs */
   int64_t forgiven;
   char limit[96];
   char skip_reason[200];
@@ -1560,6 +1561,7 @@ static int run_op_dtype(runner *R, const nxvk_op_desc *op, nxvk_dtype dt, case_l
     return 0;
   }
   snprintf(T->limit, sizeof T->limit, "%s", lim.text);
+  T->limit_ulp = lim.exact ? 0 : (lim.sum_factor > 0 || lim.abs > 0 || lim.ulps_per_arg > 0) ? -1 : lim.ulps;
   bool acc = lim.sum_factor > 0 && !lim.exact;
   if (gen_cases(R->D, op, dt, L)) return -1;
   for (int c = 0; c < L->n && !R->lost; c++) {
@@ -1712,6 +1714,8 @@ static int run_device(runner *R, const selection *sel, cJSON *jrep) {
         cJSON_AddItemToObject(r, "max_ulp", json_num_or_inf(t->max_ulp));
         cJSON_AddNumberToObject(r, "forgiven", (double)t->forgiven);
         cJSON_AddStringToObject(r, "limit", t->limit);
+        if (t->cases && t->limit_ulp >= 0 && strcmp(t->limit, "none") != 0)
+          cJSON_AddNumberToObject(r, "limit_ulp", t->limit_ulp);
         cJSON_AddStringToObject(r, "verdict", t->failed ? "fail" : t->cases ? "ok" : "skip");
         if (t->skip_reason[0]) cJSON_AddStringToObject(r, "reason", t->skip_reason);
         cJSON_AddItemToArray(js, r);
