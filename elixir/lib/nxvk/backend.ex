@@ -35,10 +35,13 @@ if Code.ensure_loaded?(Nx) do
         `slice` with constant starts, `concatenate`, `iota`, `constant`,
         `from_binary`, `to_binary`, `backend_copy/transfer/deallocate`.
 
-    The engine stores f32, f64 (where the device has it), s32 and u8.  Every
-    other Nx type (s64, the default integer; u16..u64, s8, s16, f16, bf16,
-    c64, c128) is held without loss in the BEAM, as a binary, and its ops
-    fall back.  Results of native ops whose Nx type is s64 but whose values
+    The engine stores f32, f64 (where the device has it), s32 and u8.  Types
+    whose elements are whole 32-bit words (s64, the default integer; u64,
+    u32, c64, c128) are held on the device as their raw words (an s32
+    tensor with one more axis): exact, and `reshape squeeze transpose
+    broadcast slice concatenate select iota` run on them natively; their
+    other ops fall back.  The rest (s8, s16, u16, f16, bf16) are held in the
+    BEAM as binaries, and their ops fall back.  Results of native ops whose Nx type is s64 but whose values
     always fit (argmax, argmin) are computed natively and widened.
 
     The documented fallback list (every callback not named above, and a
@@ -62,7 +65,17 @@ if Code.ensure_loaded?(Nx) do
     """
     @behaviour Nx.Backend
 
-    defstruct [:server, :handle, :ref, :host, device: 0]
+    # words: for a type the engine lacks but whose elements are whole 32-bit
+    # words (u32: 1; s64, u64, c64: 2; c128: 4), the device holds the raw
+    # words as an i32 tensor of shape ++ [words]: exact, and ops that only
+    # move elements run on it natively; nil for the engine's own types
+    defstruct [:server, :handle, :ref, :host, :words, device: 0]
+
+    @doc false
+    def words({:u, 32}), do: 1
+    def words({k, 64}) when k in [:s, :u, :c], do: 2
+    def words({:c, 128}), do: 4
+    def words(_), do: nil
 
     alias Nx.Tensor, as: T
     alias Nxvk.Graph, as: G
@@ -194,14 +207,20 @@ if Code.ensure_loaded?(Nx) do
     # scalars stay in the BEAM (they ride in the frame of the op that uses
     # them, like small constants): no round trip to make one
     defp upload(%T{type: type, shape: shape} = out, bin, device) do
-      if G.native?(type) and Nx.size(out) > 1 do
+      w = words(type)
+
+      if (G.native?(type) or w != nil) and Nx.size(out) > 1 do
         s = server(device)
-        header = %{"cmd" => "put", "dtype" => G.dtype(type), "shape" => Tuple.to_list(shape)}
+
+        header =
+          if w,
+            do: %{"cmd" => "put", "dtype" => "i32", "shape" => Tuple.to_list(shape) ++ [w]},
+            else: %{"cmd" => "put", "dtype" => G.dtype(type), "shape" => Tuple.to_list(shape)}
 
         case Nxvk.Server.request(s, header, bin, gc: true) do
           {:ok, reply, _} ->
             h = reply["handle"]
-            %{out | data: %__MODULE__{server: s, handle: h, ref: reply[:gc][h], device: device}}
+            %{out | data: %__MODULE__{server: s, handle: h, ref: reply[:gc][h], device: device, words: w}}
 
           {:error, {code, _}} when code in [:unsupported_dtype, :too_large, :alloc_failed] ->
             host(out, bin, device)
@@ -326,6 +345,31 @@ if Code.ensure_loaded?(Nx) do
           raise RuntimeError, "nxvk: #{name}: #{code}: #{msg}"
       end
     end
+
+    # as native/5, for a result held as words (see words/1)
+    defp native_words(name, out, inputs, fallback_args, fun) do
+      device = device_of(inputs)
+      s = server(device)
+      w = words(out.type)
+      {g, v} = fun.(G.new(s, device), w)
+
+      case G.run(g, [v]) do
+        {:ok, [%{"handle" => h, "dtype" => "i32", "shape" => shape} = o]} ->
+          ^shape = Tuple.to_list(out.shape) ++ [w]
+          count(name, :native, device)
+          %{out | data: %__MODULE__{server: s, handle: h, ref: o[:ref], device: device, words: w}}
+
+        {:error, {code, _}} when code in [:unsupported_dtype, :unsupported, :too_large, :bad_attr] ->
+          fallback(name, fallback_args)
+
+        {:error, {code, msg}} ->
+          raise RuntimeError, "nxvk: #{name}: #{code}: #{msg}"
+      end
+    end
+
+    # every tensor of the same words-held type as out
+    defp words?(out, tensors),
+      do: words(out.type) != nil and Enum.all?(tensors, &(&1.type == out.type))
 
     defp fallback(name, args) do
       device = device_of(Enum.filter(args, &match?(%T{}, &1)))
@@ -473,6 +517,31 @@ if Code.ensure_loaded?(Nx) do
 
     @impl true
     def select(out, pred, on_true, on_false) do
+      if words?(out, [on_true, on_false]) and nat?([pred.type]) do
+        native_words(:select, out, [pred, on_true, on_false], [out, pred, on_true, on_false], fn g, w ->
+          {g, p} = G.input(g, pred, pred.type)
+
+          {g, p} =
+            if pred.type == {:u, 8} do
+              {g, p}
+            else
+              {g, z} = G.scalar(g, 0, pred.type)
+              G.op(g, "not_equal", [p, z])
+            end
+
+          # the mask gets a trailing axis of 1: numpy broadcasting over the words
+          {g, p} = G.op(g, "reshape", [p], %{"shape" => Tuple.to_list(pred.shape) ++ [1]})
+          {g, x} = G.word_input(g, on_true, w)
+          {g, y} = G.word_input(g, on_false, w)
+          {g, r} = G.op(g, "select", [p, x, y])
+          broadcast_to(g, r, %{out | shape: Tuple.append(out.shape, w)})
+        end)
+      else
+        select_native(out, pred, on_true, on_false)
+      end
+    end
+
+    defp select_native(out, pred, on_true, on_false) do
       if nat?([out.type, pred.type]) do
         native(:select, out, [pred, on_true, on_false], [out, pred, on_true, on_false], fn g ->
           {g, p} = G.input(g, pred, pred.type)
@@ -594,6 +663,20 @@ if Code.ensure_loaded?(Nx) do
     def squeeze(out, t, _axes), do: reshape_to(:squeeze, out, t)
 
     defp reshape_to(name, out, t) do
+      if words?(out, [t]) do
+        native_words(name, out, [t], fallback_args(name, out, t), fn g, w ->
+          {g, x} = G.word_input(g, t, w)
+          G.op(g, "reshape", [x], %{"shape" => Tuple.to_list(out.shape) ++ [w]})
+        end)
+      else
+        reshape_native(name, out, t)
+      end
+    end
+
+    defp fallback_args(:squeeze, out, t), do: [out, t, []]
+    defp fallback_args(_, out, t), do: [out, t]
+
+    defp reshape_native(name, out, t) do
       if nat?([t.type]) and t.type == out.type do
         native(name, out, [t], [out, t], fn g ->
           {g, x} = G.input(g, t, t.type)
@@ -606,6 +689,17 @@ if Code.ensure_loaded?(Nx) do
 
     @impl true
     def transpose(out, t, axes) do
+      if words?(out, [t]) do
+        native_words(:transpose, out, [t], [out, t, axes], fn g, w ->
+          {g, x} = G.word_input(g, t, w)
+          G.op(g, "transpose", [x], %{"perm" => axes ++ [length(axes)]})
+        end)
+      else
+        transpose_native(out, t, axes)
+      end
+    end
+
+    defp transpose_native(out, t, axes) do
       if nat?([t.type]) do
         native(:transpose, out, [t], [out, t, axes], fn g ->
           {g, x} = G.input(g, t, t.type)
@@ -618,6 +712,20 @@ if Code.ensure_loaded?(Nx) do
 
     @impl true
     def broadcast(out, t, shape, axes) do
+      if words?(out, [t]) and axes == Enum.sort(axes) do
+        native_words(:broadcast, out, [t], [out, t, shape, axes], fn g, w ->
+          {g, x} = G.word_input(g, t, w)
+          dims = Tuple.to_list(t.shape)
+          lifted = for i <- 0..(tuple_size(shape) - 1)//1, do: lift(i, axes, dims)
+          {g, r} = G.op(g, "reshape", [x], %{"shape" => lifted ++ [w]})
+          broadcast_to(g, r, %{out | shape: Tuple.append(out.shape, w)})
+        end)
+      else
+        broadcast_native(out, t, shape, axes)
+      end
+    end
+
+    defp broadcast_native(out, t, shape, axes) do
       if nat?([t.type]) and t.type == out.type and axes == Enum.sort(axes) do
         native(:broadcast, out, [t], [out, t, shape, axes], fn g ->
           {g, x} = G.input(g, t, t.type)
@@ -650,10 +758,26 @@ if Code.ensure_loaded?(Nx) do
 
     @impl true
     def slice(out, t, starts, lengths, strides) do
+      cond do
+        words?(out, [t]) and Enum.all?(starts, &is_integer/1) ->
+          native_words(:slice, out, [t], [out, t, starts, lengths, strides], fn g, w ->
+            {g, x} = G.word_input(g, t, w)
+            # the port's length counts output elements (Nx's spans the input)
+            attrs = %{"start" => starts ++ [0], "length" => Tuple.to_list(out.shape) ++ [w], "stride" => strides ++ [1]}
+            G.op(g, "slice", [x], attrs)
+          end)
+
+        true ->
+          slice_native(out, t, starts, lengths, strides)
+      end
+    end
+
+    defp slice_native(out, t, starts, lengths, strides) do
       if nat?([t.type]) and Enum.all?(starts, &is_integer/1) do
         native(:slice, out, [t], [out, t, starts, lengths, strides], fn g ->
           {g, x} = G.input(g, t, t.type)
-          G.op(g, "slice", [x], %{"start" => starts, "length" => lengths, "stride" => strides})
+          # the port's length counts output elements (Nx's spans the input)
+          G.op(g, "slice", [x], %{"start" => starts, "length" => Tuple.to_list(out.shape), "stride" => strides})
         end)
       else
         fallback(:slice, [out, t, starts, lengths, strides])
@@ -662,6 +786,22 @@ if Code.ensure_loaded?(Nx) do
 
     @impl true
     def concatenate(out, tensors, axis) do
+      if words?(out, tensors) and length(tensors) <= 64 do
+        native_words(:concatenate, out, tensors, [out, tensors, axis], fn g, w ->
+          {g, vs} =
+            Enum.reduce(tensors, {g, []}, fn t, {g, vs} ->
+              {g, v} = G.word_input(g, t, w)
+              {g, [v | vs]}
+            end)
+
+          G.op(g, "concatenate", Enum.reverse(vs), %{"axis" => axis})
+        end)
+      else
+        concatenate_native(out, tensors, axis)
+      end
+    end
+
+    defp concatenate_native(out, tensors, axis) do
       if nat?([out.type]) and length(tensors) <= 64 do
         native(:concatenate, out, tensors, [out, tensors, axis], fn g ->
           {g, vs} = Enum.reduce(tensors, {g, []}, fn t, {g, vs} ->
@@ -677,6 +817,27 @@ if Code.ensure_loaded?(Nx) do
     end
 
     @impl true
+    def iota(%T{type: {k, 64}} = out, axis, opts) when k in [:s, :u] do
+      # 0..n-1 < 2^31: the low words count, the high words are zero
+      if Nx.size(out) > 1 do
+        device = opts_device(opts)
+
+        native_words(:iota, out, [%T{out | data: %__MODULE__{device: device}}], [out, axis, []], fn g, 2 ->
+          shape = Tuple.to_list(out.shape)
+          attrs = %{"shape" => shape, "dtype" => "i32"}
+          attrs = if axis, do: Map.put(attrs, "axis", axis), else: attrs
+          {g, lo} = G.op(g, "iota", [], attrs)
+          {g, hi} = G.op(g, "subtract", [lo, lo])
+          {g, lo} = G.op(g, "reshape", [lo], %{"shape" => shape ++ [1]})
+          {g, hi} = G.op(g, "reshape", [hi], %{"shape" => shape ++ [1]})
+          G.op(g, "concatenate", [lo, hi], %{"axis" => length(shape)})
+        end)
+      else
+        count(:iota, :fallback, opts_device(opts))
+        from_host_deep(Nx.BinaryBackend.iota(out, axis, []), opts_device(opts))
+      end
+    end
+
     def iota(out, axis, opts) do
       if nat?([out.type]) and Nx.size(out) > 0 do
         device = opts_device(opts)

@@ -424,10 +424,11 @@ if Code.ensure_loaded?(Nx) do
       broadcast_to(st, r, shape)
     end
 
-    defp lower_op(:slice, %T{data: %Expr{args: [a, starts, lengths, strides]}}, st) do
+    defp lower_op(:slice, %T{data: %Expr{args: [a, starts, _lengths, strides]}} = t, st) do
       unless Enum.all?(starts, &is_integer/1), do: unsupported!("slice with tensor starts")
       {x, st} = lower(a, st)
-      op(st, "slice", [x], %{"start" => starts, "length" => lengths, "stride" => strides})
+      # the port's length counts output elements (Nx's spans the input)
+      op(st, "slice", [x], %{"start" => starts, "length" => Tuple.to_list(t.shape), "stride" => strides})
     end
 
     defp lower_op(:concatenate, %T{data: %Expr{args: [list, axis]}} = t, st) do

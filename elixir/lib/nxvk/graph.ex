@@ -34,7 +34,7 @@ if Code.ensure_loaded?(Nx) do
 
     # device tensors by handle (same server); anything else by bytes, converted
     # on the host first when its type is not native
-    defp raw_input(g, %T{data: %Nxvk.Backend{handle: h, server: s}, type: ty}, _want)
+    defp raw_input(g, %T{data: %Nxvk.Backend{handle: h, server: s, words: nil}, type: ty}, _want)
          when is_integer(h) and s == g.server do
       {g, v} = name(g)
       {%{g | inputs: [{v, %{"handle" => h}} | g.inputs]}, v, ty}
@@ -46,6 +46,23 @@ if Code.ensure_loaded?(Nx) do
       {g, v} = name(g)
       json = %{"dtype" => dtype(t.type), "shape" => Tuple.to_list(t.shape), "bytes" => true}
       {%{g | inputs: [{v, json} | g.inputs], bytes: [bin | g.bytes]}, v, t.type}
+    end
+
+    @doc """
+    A tensor of a type the engine lacks, as its raw 32-bit words (an i32
+    tensor of shape ++ [w]): for ops that only move elements.
+    """
+    def word_input(g, %T{data: %Nxvk.Backend{handle: h, server: s, words: w}}, w)
+        when is_integer(h) and s == g.server do
+      {g, v} = name(g)
+      {%{g | inputs: [{v, %{"handle" => h}} | g.inputs]}, v}
+    end
+
+    def word_input(g, %T{} = t, w) do
+      bin = Nxvk.Backend.host_binary(t)
+      {g, v} = name(g)
+      json = %{"dtype" => "i32", "shape" => Tuple.to_list(t.shape) ++ [w], "bytes" => true}
+      {%{g | inputs: [{v, json} | g.inputs], bytes: [bin | g.bytes]}, v}
     end
 
     @doc "A scalar constant of a native type, as bytes in the frame."

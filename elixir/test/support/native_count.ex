@@ -67,6 +67,8 @@ if Code.ensure_loaded?(Nx) do
             "#{native} entirely native, #{fb} with fallbacks (most common fallbacks, in tests: #{by_cb} ...)"
         end
 
+      # on lines of their own (the CLI formatter may have left a line of dots open)
+      IO.puts("")
       Enum.each(lines, &IO.puts/1)
       if path = System.get_env("NXVK_NATIVE_REPORT"), do: File.write!(path, Enum.join(lines, "\n") <> "\n")
       {:noreply, st}
