@@ -56,8 +56,13 @@ if Code.ensure_loaded?(Nx) do
       Nxvk.Backend.reset_stats()
       big = 9_007_199_254_740_993
       t = Nx.tensor([big, -big, 1], type: :s64)
+      # s64 held as 32-bit words on the device: add runs there, exactly
+      assert %Nxvk.Backend{words: 2} = t.data
       assert Nx.to_flat_list(Nx.add(t, 1)) == [big + 1, -big + 1, 2]
-      assert %{fallback: 1} = Nxvk.Backend.stats()[:add]
+      assert %{native: 1, fallback: 0} = Nxvk.Backend.stats()[:add]
+      # multiply does not: it falls back, and is counted
+      assert Nx.to_flat_list(Nx.multiply(t, 3)) == [3 * big, -3 * big, 3]
+      assert %{native: 0, fallback: 1} = Nxvk.Backend.stats()[:multiply]
 
       for type <- [:s8, :s16, :u16, :u32, :u64, :f16, :bf16, :c64] do
         x = Nx.tensor([1, 2, 3], type: type)

@@ -39,8 +39,9 @@ if Code.ensure_loaded?(Nx) do
     whose elements are whole 32-bit words (s64, the default integer; u64,
     u32, c64, c128) are held on the device as their raw words (an s32
     tensor with one more axis): exact, and `reshape squeeze transpose
-    broadcast slice concatenate select iota` run on them natively; their
-    other ops fall back.  The rest (s8, s16, u16, f16, bf16) are held in the
+    broadcast slice concatenate select iota` run on them natively, as do
+    s64/u64 `add subtract` (modulo 2^64, with the carry between the words)
+    and the comparisons; their other ops fall back.  The rest (s8, s16, u16, f16, bf16) are held in the
     BEAM as binaries, and their ops fall back.  Results of native ops whose Nx type is s64 but whose values
     always fit (argmax, argmin) are computed natively and widened.
 
@@ -425,10 +426,34 @@ if Code.ensure_loaded?(Nx) do
     for {name, op} <- @arith do
       @impl true
       def unquote(name)(out, a, b) do
-        if nat?([out.type]),
-          do: binary_native(unquote(name), unquote(op), out, a, b, out.type),
-          else: fallback(unquote(name), [out, a, b])
+        cond do
+          nat?([out.type]) ->
+            binary_native(unquote(name), unquote(op), out, a, b, out.type)
+
+          addsub?(unquote(name)) and int64?(out.type) and int64_operands?([a, b]) ->
+            native_words(unquote(name), out, [a, b], [out, a, b], fn g, 2 ->
+              {g, alo, ahi} = G.int64_words(g, a)
+              {g, blo, bhi} = G.int64_words(g, b)
+              {g, r} = G.int64_addsub(g, unquote(op), {alo, ahi}, {blo, bhi})
+              broadcast_to(g, r, %{out | shape: Tuple.append(out.shape, 2)})
+            end)
+
+          true ->
+            fallback(unquote(name), [out, a, b])
+        end
       end
+    end
+
+    defp addsub?(name), do: name in [:add, :subtract]
+
+    defp int64?({k, 64}) when k in [:s, :u], do: true
+    defp int64?(_), do: false
+
+    # 64-bit integer operands: s64/u64, or s32/u8 (extended); both of one
+    # signedness when both are 64-bit
+    defp int64_operands?(ts) do
+      Enum.all?(ts, &(int64?(&1.type) or &1.type in [{:s, 32}, {:u, 8}])) and
+        length(Enum.uniq(for %{type: {k, 64}} <- ts, do: k)) <= 1
     end
 
     for {name, op} <- @float_only do
@@ -445,10 +470,33 @@ if Code.ensure_loaded?(Nx) do
       def unquote(name)(out, a, b) do
         type = Nx.Type.merge(a.type, b.type)
 
-        if nat?([type]),
-          do: binary_native(unquote(name), unquote(Atom.to_string(name)), out, a, b, type),
-          else: fallback(unquote(name), [out, a, b])
+        cond do
+          nat?([type]) ->
+            binary_native(unquote(name), unquote(Atom.to_string(name)), out, a, b, type)
+
+          int64?(type) and int64_operands?([a, b]) and
+              not (type == {:u, 64} and Enum.any?([a, b], &(&1.type == {:s, 32}))) ->
+            native(unquote(name), out, [a, b], [out, a, b], fn g ->
+              {g, alo, ahi} = G.int64_words(g, a)
+              {g, blo, bhi} = G.int64_words(g, b)
+              unsigned = type == {:u, 64}
+              {g, r} = G.int64_compare(g, unquote(Atom.to_string(name)), unsigned, {alo, ahi}, {blo, bhi})
+              {g, r} = G.op(g, "reshape", [r], %{"shape" => broadcast_shape(a.shape, b.shape) ++ [1]})
+              {g, r} = broadcast_to(g, r, %{out | shape: Tuple.append(out.shape, 1)})
+              G.op(g, "reshape", [r], %{"shape" => Tuple.to_list(out.shape)})
+            end)
+
+          true ->
+            fallback(unquote(name), [out, a, b])
+        end
       end
+    end
+
+    defp broadcast_shape(sa, sb) do
+      {la, lb} = {Tuple.to_list(sa), Tuple.to_list(sb)}
+      n = max(length(la), length(lb))
+      pad = fn l -> List.duplicate(1, n - length(l)) ++ l end
+      Enum.zip_with(pad.(la), pad.(lb), &max/2)
     end
 
     defp binary_native(name, op, out, a, b, type) do

@@ -65,6 +65,98 @@ if Code.ensure_loaded?(Nx) do
       {%{g | inputs: [{v, json} | g.inputs], bytes: [bin | g.bytes]}, v}
     end
 
+    # ------------------------------------------- 64-bit integers as words
+
+    @doc """
+    The low and high 32-bit words of an integer tensor as two i32 values of
+    shape ++ [1]: s64/u64 held as words (see Nxvk.Backend), or s32/u8
+    (sign- or zero-extended).
+    """
+    def int64_words(g, %T{type: {k, 64}} = t) when k in [:s, :u] do
+      {g, v} = word_input(g, t, 2)
+      dims = Tuple.to_list(t.shape)
+      zeros = List.duplicate(0, length(dims))
+      {g, lo} = op(g, "slice", [v], %{"start" => zeros ++ [0], "length" => dims ++ [1]})
+      {g, hi} = op(g, "slice", [v], %{"start" => zeros ++ [1], "length" => dims ++ [1]})
+      {g, lo, hi}
+    end
+
+    def int64_words(g, %T{type: type} = t) when type in [{:s, 32}, {:u, 8}] do
+      {g, x} = input(g, t, {:s, 32})
+      {g, lo} = op(g, "reshape", [x], %{"shape" => Tuple.to_list(t.shape) ++ [1]})
+      {g, zero} = scalar(g, 0, {:s, 32})
+      {g, minus1} = scalar(g, -1, {:s, 32})
+      {g, neg} = op(g, "less", [lo, zero])
+      {g, hi} = op(g, "select", [neg, minus1, zero])
+      {g, lo, hi}
+    end
+
+    # x <u y on i32 words: flip the sign bits (adding INT_MIN wraps) and compare signed
+    defp ult(g, x, y) do
+      {g, m} = scalar(g, -2_147_483_648, {:s, 32})
+      {g, xf} = op(g, "add", [x, m])
+      {g, yf} = op(g, "add", [y, m])
+      op(g, "less", [xf, yf])
+    end
+
+    @doc "a + b or a - b modulo 2^64 on words; the result's words concatenated (shape ++ [2])."
+    def int64_addsub(g, op_name, {alo, ahi}, {blo, bhi}) do
+      {g, lo} = op(g, op_name, [alo, blo])
+      # carry out of the low words: lo <u alo (add); borrow: alo <u blo (subtract)
+      {g, c} = if op_name == "add", do: ult(g, lo, alo), else: ult(g, alo, blo)
+      {g, c} = op(g, "as_type", [c], %{"dtype" => "i32"})
+      {g, hi} = op(g, op_name, [ahi, bhi])
+      {g, hi} = op(g, op_name, [hi, c])
+      {g, lo} = broadcast_like(g, lo, hi)
+      {g, hi} = broadcast_like(g, hi, lo)
+      {g, r} = op(g, "concatenate", [lo, hi], %{"axis" => -1})
+      {g, r}
+    end
+
+    # lo and hi have the same broadcast shape already (both from a and b)
+    defp broadcast_like(g, v, _other), do: {g, v}
+
+    @doc "A comparison of 64-bit integers (signed unless `unsigned`) as u8 of shape ++ [1]."
+    def int64_compare(g, cmp, unsigned, {alo, ahi}, {blo, bhi}) do
+      {g, eq_hi} = op(g, "equal", [ahi, bhi])
+      {g, eq_lo} = op(g, "equal", [alo, blo])
+
+      case cmp do
+        "equal" ->
+          op(g, "min", [eq_hi, eq_lo])
+
+        "not_equal" ->
+          {g, e} = op(g, "min", [eq_hi, eq_lo])
+          {g, one} = scalar(g, 1, {:u, 8})
+          op(g, "subtract", [one, e])
+
+        _ ->
+          # a < b: hi_a < hi_b, or equal highs and lo_a <u lo_b
+          {x, y, strict} =
+            case cmp do
+              "less" -> {{alo, ahi}, {blo, bhi}, true}
+              "greater" -> {{blo, bhi}, {alo, ahi}, true}
+              "less_equal" -> {{blo, bhi}, {alo, ahi}, false}
+              "greater_equal" -> {{alo, ahi}, {blo, bhi}, false}
+            end
+
+          {xlo, xhi} = x
+          {ylo, yhi} = y
+          {g, lt_hi} = if unsigned, do: ult(g, xhi, yhi), else: op(g, "less", [xhi, yhi])
+          {g, lt_lo} = ult(g, xlo, ylo)
+          {g, both} = op(g, "min", [eq_hi, lt_lo])
+          {g, lt} = op(g, "max", [lt_hi, both])
+
+          if strict do
+            {g, lt}
+          else
+            # a <= b is not (b < a)
+            {g, one} = scalar(g, 1, {:u, 8})
+            op(g, "subtract", [one, lt])
+          end
+      end
+    end
+
     @doc "A scalar constant of a native type, as bytes in the frame."
     def scalar(g, number, type) do
       t = Nx.tensor(number, type: type, backend: Nx.BinaryBackend)
