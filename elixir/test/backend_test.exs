@@ -64,6 +64,17 @@ if Code.ensure_loaded?(Nx) do
       assert Nx.to_flat_list(Nx.multiply(t, 3)) == [3 * big, -3 * big, 3]
       assert %{native: 0, fallback: 1} = Nxvk.Backend.stats()[:multiply]
 
+      # as_type between s64 and s32/f32/f64 runs on the words, bit for bit as Nx's
+      vals = [0, -1, 2_147_483_648, -4_294_967_296, big, 9_223_372_036_854_775_807, 16_777_217]
+      s = Nx.tensor(vals, type: :s64)
+
+      for ty <- [:s32, :f32, :f64] do
+        assert Nx.to_binary(Nx.as_type(s, ty)) ==
+                 Nx.to_binary(Nx.as_type(Nx.backend_copy(s, Nx.BinaryBackend), ty))
+      end
+
+      assert %{fallback: 0} = Nxvk.Backend.stats()[:as_type]
+
       for type <- [:s8, :s16, :u16, :u32, :u64, :f16, :bf16, :c64] do
         x = Nx.tensor([1, 2, 3], type: type)
         assert Nx.to_flat_list(Nx.multiply(x, x)) == Nx.to_flat_list(Nx.multiply(bin(x), bin(x)))

@@ -40,8 +40,10 @@ if Code.ensure_loaded?(Nx) do
     u32, c64, c128) are held on the device as their raw words (an s32
     tensor with one more axis): exact, and `reshape squeeze transpose
     broadcast slice concatenate select iota` run on them natively, as do
-    s64/u64 `add subtract` (modulo 2^64, with the carry between the words)
-    and the comparisons; their other ops fall back.  The rest (s8, s16, u16, f16, bf16) are held in the
+    s64/u64 `add subtract` (modulo 2^64, with the carry between the words),
+    the comparisons, and `as_type` between them and s32, u8, f32, f64 (to
+    floats rounded as Erlang converts an integer); their other ops fall
+    back.  The rest (s8, s16, u16, f16, bf16) are held in the
     BEAM as binaries, and their ops fall back.  Results of native ops whose Nx type is s64 but whose values
     always fit (argmax, argmin) are computed natively and widened.
 
@@ -697,10 +699,55 @@ if Code.ensure_loaded?(Nx) do
 
     @impl true
     def as_type(out, t) do
-      if nat?([out.type, t.type]) do
-        native(:as_type, out, [t], [out, t], fn g -> G.input(g, t, out.type) end)
-      else
-        fallback(:as_type, [out, t])
+      cond do
+        nat?([out.type, t.type]) ->
+          native(:as_type, out, [t], [out, t], fn g -> G.input(g, t, out.type) end)
+
+        # 64-bit integers to s32: the low word (Nx wraps)
+        int64?(t.type) and out.type == {:s, 32} ->
+          native(:as_type, out, [t], [out, t], fn g ->
+            {g, lo, _hi} = G.int64_words(g, t)
+            G.op(g, "reshape", [lo], %{"shape" => Tuple.to_list(out.shape)})
+          end)
+
+        # s32/u8 to 64-bit integers: sign or zero extended
+        int64?(out.type) and t.type in [{:s, 32}, {:u, 8}] ->
+          native_words(:as_type, out, [t], [out, t], fn g, 2 ->
+            {g, lo, hi} = G.int64_words(g, t)
+            G.op(g, "concatenate", [lo, hi], %{"axis" => -1})
+          end)
+
+        # 64-bit integers to floats: hi * 2^32 + unsigned lo in f64 (rounded
+        # once to double, as Erlang converts an integer), then to f32
+        int64?(t.type) and float?(out.type) and nat?([out.type]) ->
+          native(:as_type, out, [t], [out, t], fn g ->
+            {g, lo, hi} = G.int64_words(g, t)
+            {g, lo} = G.op(g, "as_type", [lo], %{"dtype" => "f64"})
+            {g, hi} = G.op(g, "as_type", [hi], %{"dtype" => "f64"})
+            {g, zero} = G.scalar(g, 0, {:f, 64})
+            {g, two32} = G.scalar(g, 4_294_967_296.0, {:f, 64})
+            # the low word is unsigned: add 2^32 where it reads negative
+            {g, neg} = G.op(g, "less", [lo, zero])
+            {g, fix} = G.op(g, "select", [neg, two32, zero])
+            {g, ulo} = G.op(g, "add", [lo, fix])
+            # u64: the high word is unsigned too
+            {g, hi} =
+              if t.type == {:u, 64} do
+                {g, hneg} = G.op(g, "less", [hi, zero])
+                {g, hfix} = G.op(g, "select", [hneg, two32, zero])
+                G.op(g, "add", [hi, hfix])
+              else
+                {g, hi}
+              end
+
+            {g, high} = G.op(g, "multiply", [hi, two32])
+            {g, v} = G.op(g, "add", [high, ulo])
+            {g, v} = G.op(g, "reshape", [v], %{"shape" => Tuple.to_list(out.shape)})
+            G.cast(g, v, {:f, 64}, out.type)
+          end)
+
+        true ->
+          fallback(:as_type, [out, t])
       end
     end
 
