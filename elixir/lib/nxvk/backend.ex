@@ -41,6 +41,8 @@ if Code.ensure_loaded?(Nx) do
     tensor with one more axis): exact, and `reshape squeeze transpose
     broadcast slice concatenate select iota` run on them natively, as do
     s64/u64 `add subtract` (modulo 2^64, with the carry between the words),
+    `sum` (also of s32 and u8, which Nx sums to s64: 16-bit limbs summed
+    exactly in f64, then carried),
     the comparisons, and `as_type` between them and s32, u8, f32, f64 (to
     floats rounded as Erlang converts an integer); their other ops fall
     back.  The rest (s8, s16, u16, f16, bf16) are held in the
@@ -56,8 +58,8 @@ if Code.ensure_loaded?(Nx) do
     reduce window_* map sort argsort top_k cumulative_* fft ifft fft2 ifft2
     lu qr svd triangular_solve cholesky eigh solve determinant all_close
     to_batched bitcast`, `slice` with tensor starts, `argmax`/`argmin`
-    with `tie_break: :high`, and integer `sum`/`product` (Nx widens them
-    to 64 bits).
+    with `tie_break: :high`, integer `product`, and integer `sum` (Nx widens
+    to 64 bits) on a device without f64.
 
     ## Lifetime
 
@@ -634,6 +636,18 @@ if Code.ensure_loaded?(Nx) do
     defp reduce_attrs(opts) do
       attrs = %{"keep_axes" => Keyword.get(opts, :keep_axes, false)}
       if opts[:axes], do: Map.put(attrs, "axes", opts[:axes]), else: attrs
+    end
+
+    @impl true
+    def sum(%T{type: {k, 64}} = out, t, opts) when k in [:s, :u] do
+      if int64_operands?([t]) and Nx.size(t) < 137_438_953_472 do
+        native_words(:sum, out, [t], [out, t, opts], fn g, 2 ->
+          {g, lo, hi} = G.int64_words(g, t)
+          G.int64_sum(g, lo, hi, t.shape, reduce_attrs(opts), out.shape)
+        end)
+      else
+        fallback(:sum, [out, t, opts])
+      end
     end
 
     for name <- ~w(sum product)a do

@@ -116,6 +116,79 @@ if Code.ensure_loaded?(Nx) do
     # lo and hi have the same broadcast shape already (both from a and b)
     defp broadcast_like(g, v, _other), do: {g, v}
 
+    @doc """
+    The sum modulo 2^64 of 64-bit integer words (lo, hi of `shape` ++ [1])
+    over `attrs` (a reduction's axes and keep_axes), as words of `out_shape`
+    ++ [2].  Each value is cut into four 16-bit limbs held in f64; the sums
+    of limbs are exact in f64 below 2^37 elements, in any order; the carries
+    are then propagated limb by limb.  Needs f64 on the device.
+    """
+    def int64_sum(g, lo, hi, shape, attrs, out_shape) do
+      dims = Tuple.to_list(shape)
+      {g, zero} = scalar(g, 0.0, {:f, 64})
+      {g, two16} = scalar(g, 65_536.0, {:f, 64})
+      {g, two32} = scalar(g, 4_294_967_296.0, {:f, 64})
+      {g, lo} = op(g, "reshape", [lo], %{"shape" => dims})
+      {g, hi} = op(g, "reshape", [hi], %{"shape" => dims})
+      {g, lo} = op(g, "as_type", [lo], %{"dtype" => "f64"})
+      {g, hi} = op(g, "as_type", [hi], %{"dtype" => "f64"})
+      # the low word unsigned
+      {g, neg} = op(g, "less", [lo, zero])
+      {g, fix} = op(g, "select", [neg, two32, zero])
+      {g, ulo} = op(g, "add", [lo, fix])
+      {g, l1} = floor_div(g, ulo, two16)
+      {g, l0} = floor_mod(g, ulo, l1, two16)
+      {g, l3} = floor_div(g, hi, two16)
+      {g, l2} = floor_mod(g, hi, l3, two16)
+
+      {g, sums} =
+        Enum.reduce([l0, l1, l2, l3], {g, []}, fn l, {g, acc} ->
+          {g, s} = op(g, "sum", [l], attrs)
+          {g, [s | acc]}
+        end)
+
+      [s0, s1, s2, s3] = Enum.reverse(sums)
+      # carries, limb by limb
+      {g, c1} = floor_div(g, s0, two16)
+      {g, w0} = floor_mod(g, s0, c1, two16)
+      {g, t1} = op(g, "add", [s1, c1])
+      {g, c2} = floor_div(g, t1, two16)
+      {g, w1} = floor_mod(g, t1, c2, two16)
+      {g, t2} = op(g, "add", [s2, c2])
+      {g, c3} = floor_div(g, t2, two16)
+      {g, w2} = floor_mod(g, t2, c3, two16)
+      {g, t3} = op(g, "add", [s3, c3])
+      {g, c4} = floor_div(g, t3, two16)
+      {g, w3} = floor_mod(g, t3, c4, two16)
+      {g, lo} = word_of(g, w0, w1, two16, two32)
+      {g, hi} = word_of(g, w2, w3, two16, two32)
+      {g, lo} = op(g, "reshape", [lo], %{"shape" => Tuple.to_list(out_shape) ++ [1]})
+      {g, hi} = op(g, "reshape", [hi], %{"shape" => Tuple.to_list(out_shape) ++ [1]})
+      op(g, "concatenate", [lo, hi], %{"axis" => -1})
+    end
+
+    defp floor_div(g, x, d) do
+      {g, q} = op(g, "divide", [x, d])
+      op(g, "floor", [q])
+    end
+
+    defp floor_mod(g, x, q, d) do
+      {g, m} = op(g, "multiply", [q, d])
+      op(g, "subtract", [x, m])
+    end
+
+    # two 16-bit limbs (f64, each in [0, 2^16)) as one i32 word's bits
+    defp word_of(g, a, b, two16, two32) do
+      {g, hb} = op(g, "multiply", [b, two16])
+      {g, u} = op(g, "add", [a, hb])
+      {g, half} = scalar(g, 2_147_483_648.0, {:f, 64})
+      {g, zero} = scalar(g, 0.0, {:f, 64})
+      {g, big} = op(g, "greater_equal", [u, half])
+      {g, fix} = op(g, "select", [big, two32, zero])
+      {g, s} = op(g, "subtract", [u, fix])
+      op(g, "as_type", [s], %{"dtype" => "i32"})
+    end
+
     @doc "A comparison of 64-bit integers (signed unless `unsigned`) as u8 of shape ++ [1]."
     def int64_compare(g, cmp, unsigned, {alo, ahi}, {blo, bhi}) do
       {g, eq_hi} = op(g, "equal", [ahi, bhi])
