@@ -47,6 +47,7 @@ HAND_VARIANTS = \
   dot_vec_strided_f32:dot_vec:-DDT_f32@-DSTRIDED \
   dot_vec128_f64:dot_vec:-DDT_f64@-DNT_LAYOUT=128@-DNT=128u@-DNT_M1=127u@-DTXN=8u@-DTYN=16u \
   dot_coopmat_f32:dot_coopmat:-DDT_f32 f16_pack:f16_pack:-DDT_f32 \
+  $(foreach d,f32 f64,dot_skinny_n_$(d):dot_skinny:-DDT_$(d)@-DNSKINNY dot_skinny_m_$(d):dot_skinny:-DDT_$(d)@-DMSKINNY) \
   $(foreach d,$(DTYPES),iota_$(d):iota:-DDT_$(d)) \
   $(foreach d,f32 f64,random_$(d):random:-DDT_$(d)) \
   $(foreach d,f32 f64,peak_fma_$(d):peak_fma:-DDT_$(d) peak_fma_$(d)_vec4:peak_fma:-DDT_$(d)@-DVEC4 \

@@ -323,7 +323,7 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
         int nv = nxvk_op_variants(nxvk_op_at(k), &names);
         for (int v = 0; v < nv; v++) known |= strcmp(names[v], items[i]) == 0;
       }
-      if (!known) USAGE("--variant: '%s' is not a dot variant (tiled vec vec1 regtile naive coopmat)", items[i]);
+      if (!known) USAGE("--variant: '%s' is not a dot variant (tiled vec vec1 regtile naive coopmat skinny)", items[i]);
     }
   }
   if (bytes && !mode_is(&o, "peak") && !mode_is(&o, "all")) USAGE("--bytes goes with the peak and all modes");

@@ -5,7 +5,9 @@
  * dot_vec1.comp), "regtile" (scalar register tiles, dot_tiled.comp), "naive" (one
  * invocation per output, the baseline benchmarks compare with) and "coopmat"
  * (f32 only: inputs rounded to f16, products and sums in f32 on NV
- * cooperative matrices, where the device has them).
+ * cooperative matrices, where the device has them), "skinny" (dot_skinny.comp:
+ * matrix-vector and skinny products, m or n up to 16; "tiled" picks it there;
+ * other shapes run "tiled"'s kernel).
  */
 #include "ops.h"
 
@@ -16,7 +18,7 @@
 
 /* "tiled" picks the best kernel for the device; the others name one kernel
  * so each is checked and timed everywhere. */
-static const char *const dot_variants[] = {"tiled", "vec", "vec1", "regtile", "naive", "coopmat"};
+static const char *const dot_variants[] = {"tiled", "vec", "vec1", "regtile", "naive", "coopmat", "skinny"};
 
 static bool is_coopmat(const nxvk_attrs *a) {
   return (a->set & NXVK_ATTR_VARIANT) && strcmp(a->variant, "coopmat") == 0;
@@ -106,7 +108,7 @@ int nxvk_dot_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, 
     for (size_t i = 0; i < NXVK_ARRAY_LEN(dot_variants); i++)
       known |= strcmp(a->variant, dot_variants[i]) == 0;
     if (!known)
-      return nxvk_seterr(NXVK_E_BAD_ATTR, "dot: variant: unknown '%s' (tiled vec vec1 regtile naive coopmat)",
+      return nxvk_seterr(NXVK_E_BAD_ATTR, "dot: variant: unknown '%s' (tiled vec vec1 regtile naive coopmat skinny)",
                          a->variant);
   }
   if (!((x->rank == 2 && y->rank == 2) || (x->rank == 3 && y->rank == 3)))
@@ -421,6 +423,78 @@ static int chunk_copy(nxvk_rec *r, nxvk_buffer *src, uint64_t count, uint32_t ro
   return copy_pass(r, "dot_kchunk", src, meta, words, out);
 }
 
+/* Matrix-vector and skinny products (dot_skinny.comp): a pass over the
+ * large operand, which a tiled kernel's 128 x 128 tiles would mostly pad.
+ * N <= 16 ("rows", dot_skinny_n): a workgroup per row of A, NB = N sums per
+ * invocation.  Otherwise M <= 16 ("columns", dot_skinny_m): workgroups of 64
+ * columns of B, NB = M; K is cut into S chunks of KC (at least 256, whole
+ * k lanes) while the column blocks alone would leave the device's units
+ * with fewer than 4 workgroups each (units unreported: 32), the S partial
+ * blocks summed in chunk order by dot_ksum.  Returns 1 (nothing recorded)
+ * where the shape or the device does not suit it. */
+#define SKINNY_MAX 16u
+#define SKINNY_CW 64u
+#define SKINNY_MIN_KC 256u
+#define SKINNY_MAX_S 64u
+static int dot_skinny(nxvk_rec *r, nxvk_dtype dtype, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
+                      uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  const nxvk_device_info *d = &c->info;
+  uint32_t wg = dtype == NXVK_F64 ? 128 : 256; /* the shader's WG */
+  uint64_t shared = (uint64_t)SKINNY_MAX * wg * nxvk_dtype_size(dtype);
+  if ((dtype != NXVK_F32 && dtype != NXVK_F64) || M == 0 || N == 0 || (M > SKINNY_MAX && N > SKINNY_MAX) ||
+      d->max_workgroup_invocations < wg || d->max_workgroup_size[0] < wg || d->max_shared_memory < shared ||
+      batch > d->max_workgroup_count[2])
+    return 1;
+  const char *dt = nxvk_dtype_name(dtype);
+  char name[32];
+  nxvk_buffer *bufs[3] = {A, B, C};
+  bool rows = N <= SKINNY_MAX && (M > SKINNY_MAX || N <= M);
+  if (rows) {
+    uint32_t meta[5] = {M, N, K, batch, 0}, spec[1] = {N};
+    uint32_t gx = M < d->max_workgroup_count[0] ? M : d->max_workgroup_count[0];
+    snprintf(name, sizeof name, "dot_skinny_n_%s", dt);
+    return nxvk_dispatch_grid(r, name, spec, 1, meta, 5, bufs, 3, gx, 1, batch);
+  }
+  uint32_t gx = (N + SKINNY_CW - 1) / SKINNY_CW, lanes = wg / SKINNY_CW;
+  if (gx > d->max_workgroup_count[0]) return 1;
+  uint32_t units = d->compute_units ? d->compute_units : 32;
+  uint64_t groups = (uint64_t)gx * batch, want = 4ull * units;
+  uint32_t S = 1;
+  if (groups < want && K >= 2 * SKINNY_MIN_KC) {
+    uint64_t s = (want + groups - 1) / groups, smax = K / SKINNY_MIN_KC;
+    if (s > smax) s = smax;
+    if (s > SKINNY_MAX_S) s = SKINNY_MAX_S;
+    if (s > d->max_workgroup_count[1]) s = d->max_workgroup_count[1];
+    S = (uint32_t)s;
+  }
+  uint32_t KC = S > 1 ? (K + S - 1) / S : K;
+  if (S > 1) {
+    KC = (KC + lanes - 1) / lanes * lanes;
+    S = (K + KC - 1) / KC; /* every chunk nonempty */
+  }
+  /* lavapipe cuts shader loops short past 65535 iterations (see nxvk_dot_gpu) */
+  if (strstr(d->driver_name, "llvmpipe") && KC / lanes > 16384) return 1;
+  uint64_t mn = (uint64_t)M * N;
+  uint32_t meta[5] = {M, N, K, batch, KC}, spec[1] = {M};
+  snprintf(name, sizeof name, "dot_skinny_m_%s", dt);
+  if (S == 1) return nxvk_dispatch_grid(r, name, spec, 1, meta, 5, bufs, 3, gx, 1, batch);
+  nxvk_buffer *part = NULL;
+  int rc = nxvk_buffer_create(c, (uint64_t)S * batch * mn * nxvk_dtype_size(dtype), false, &part);
+  if (rc == NXVK_OK) {
+    nxvk_buffer *pbufs[3] = {A, B, part};
+    rc = nxvk_dispatch_grid(r, name, spec, 1, meta, 5, pbufs, 3, gx, S, batch);
+  }
+  if (rc == NXVK_OK) {
+    uint32_t smeta[3] = {(uint32_t)mn, batch, S}, sspec[1] = {NXVK_WG};
+    nxvk_buffer *sbufs[2] = {part, C};
+    snprintf(name, sizeof name, "dot_ksum_%s", dt);
+    rc = nxvk_dispatch_1d(r, name, sspec, 1, smeta, 3, sbufs, 2, batch * mn);
+  }
+  nxvk_buffer_unref(c, part);
+  return rc;
+}
+
 int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                  int nin, nxvk_tensor *out) {
   (void)op;
@@ -441,6 +515,12 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
     int rc = nxvk_dot_supported(c, op, a, metas, 2);
     if (rc) return rc;
     return dot_coopmat(r, coopmat_pick(c), in[0]->buf, in[1]->buf, out->buf, M, N, K, batch);
+  }
+  /* matrix-vector and skinny products: their own kernel ("tiled" and "skinny") */
+  if (strcmp(variant, "tiled") == 0 || strcmp(variant, "skinny") == 0) {
+    int rc = dot_skinny(r, dtype, in[0]->buf, in[1]->buf, out->buf, M, N, K, batch);
+    if (rc != 1) return rc;
+    variant = "tiled";
   }
   uint32_t cfg[5];
   tile_config(c, dtype, cfg);
