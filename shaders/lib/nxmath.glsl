@@ -8,9 +8,10 @@
  * NOTES
  *
  * Families and names.  nxf_* take and return float (f32), nxd_* double
- * (f64); C has no overloading, so the names differ.  f32: expm1 log1p tanh
- * sigmoid erf pow atan2 round sign rem max min (f32 exp/log/sin/cos/sqrt/
- * inversesqrt are the GLSL builtins, called directly by the shaders).  f64:
+ * (f64); C has no overloading, so the names differ.  f32: exp log expm1
+ * log1p sin cos tanh sigmoid erf pow atan2 rsqrt sqrt div add sub mul round
+ * sign rem max min floor ceil and the comparisons, all correct on a driver
+ * that flushes denormals (see "f32 on the bits" below).  f64:
  * exp log expm1 log1p sin cos tanh sigmoid erf atan2 pow sqrt rsqrt round
  * sign rem max min.  Semantics: DESIGN.md "Op semantics"; pow and atan2
  * follow C99 Annex F for every special case, rem is C fmod (exact, sign of
@@ -100,17 +101,18 @@
  * distance to the correctly rounded result; 2 x 10M random points (two seeds,
  * `test_nxmath 50 SEED`) + edge values per function):
  *   function   f64: ULP (fraction of an ULP of the exact value)  f32: same
- *   exp        1 (0.82, a subnormal result)                       builtin
- *   log        1 (0.50)                                          builtin
+ *   exp        1 (0.82, a subnormal result)                       1 (0.71)
+ *   log        1 (0.50)                                          1 (0.50)
  *   expm1      1 (0.95)                                          1 (0.92)
  *   log1p      1 (0.50)                                          1 (0.50)
- *   sin, cos   1 (0.79), whole double range incl. 2^1023          builtin
+ *   sin, cos   1 (0.79), whole double range incl. 2^1023          1 (0.77), whole range
  *   tanh       1 (0.79)                                          1 (0.78)
  *   sigmoid    1 (0.77)                                          1 (0.77)
  *   erf        1 (0.88)                                          1 (0.84)
  *   atan2      1 (0.51; 0.98 for subnormal results)              1 (0.51; 0.99)
  *   pow        1 (0.76), whole range incl. results near overflow  1 (0.77)
- *   rsqrt      1 (0.50)                                          builtin
+ *   rsqrt      1 (0.50)                                          1 (0.50)
+ *   sqrt, div  builtin                                           0 (correctly rounded)
  *  round, sign, rem, max, min: exact (0 ULP, bit for bit with C) in both
  *  families.  Results in the subnormal range take one extra rounding
  *  (still <= 1 ULP).  The unit test checks <= 2 ULP for every function.
@@ -119,10 +121,11 @@
  *    build.
  *  - NVIDIA H200 (driver 580): f64 all <= 1 ULP over all inputs, subnormals
  *    included; results differ from C by 1 ULP here and there where the
- *    driver contracts a * b + c.  f32 <= 1 ULP (atan2 2 ULP) for normal
- *    inputs and results; the device flushes f32 subnormals (FTZ) by
- *    default, so e.g. nxf_sign(-2^-149) returns -2^-149 and results below
- *    2^-126 become 0 there.
+ *    driver contracts a * b + c.  That device flushes f32 denormals
+ *    (shaderDenormPreserveFloat32 = false): the f32 family reads denormal
+ *    operands from their bits and builds denormal results from bits, so
+ *    its results do not depend on it; tests/unit/test_ieee.c runs the C
+ *    build under x86 FTZ|DAZ to check exactly that.
  */
 #ifndef NXMATH_GLSL
 #define NXMATH_GLSL
@@ -145,6 +148,70 @@
  * NXD(hi word, lo word) is an f64, NXF(bits) an f32. */
 #define NXD(hi, lo) packDouble2x32(uvec2(lo, hi))
 #define NXF(b) uintBitsToFloat(b)
+
+/* ------------------------------------------------------------------------
+ * One source for f32 and f64: NX_PAIR_ARITH expands, for a type T, the
+ * error-free transformations and pair ("float-float" / "double-double")
+ * arithmetic under the names it is given, so f32 and f64 get the same text
+ * and a fix lands in both.  SPLITTER is Veltkamp's 2^ceil(p/2) + 1 (4097 for
+ * f32, 2^27 + 1 for f64, given by its bits: a GLSL literal is single
+ * precision).  No fma: Vulkan lets fma() round twice (lavapipe
+ * does), so exact products come from Dekker's splitting; `precise` keeps the
+ * compiler from contracting or reassociating them.
+ *   MK(h, l)            the pair h + l
+ *   TWO_SUM(a, b)       a + b exactly (Knuth)
+ *   FAST_TWO_SUM(a, b)  a + b exactly for |a| >= |b| or a == 0 (Dekker)
+ *   SPLIT(a)            a = hi + lo, each with half the bits; |a| < 2^115
+ *                       (f32) or 2^996 (f64)
+ *   TWO_PROD(a, b)      a * b exactly, same range, no underflow
+ *   ADD, MUL(a, b)      pair sum and product (~2^-2p relative)
+ *   DIV(a, b)           pair quotient; an inexact hardware division is
+ *                       corrected by the exact residual
+ * ---------------------------------------------------------------------- */
+#define NX_PAIR_ARITH(T, PAIR, MK, TWO_SUM, FAST_TWO_SUM, SPLIT, TWO_PROD, ADD, MUL, DIV, SPLITTER) \
+  NXFN PAIR MK(T h, T l) { PAIR r; r.hi = h; r.lo = l; return r; }                                   \
+  NXFN PAIR TWO_SUM(T a, T b) {                                                                     \
+    NX_PRECISE T s = a + b;                                                                         \
+    NX_PRECISE T bb = s - a;                                                                        \
+    NX_PRECISE T e = (a - (s - bb)) + (b - bb);                                                     \
+    return MK(s, e);                                                                                \
+  }                                                                                                 \
+  NXFN PAIR FAST_TWO_SUM(T a, T b) {                                                                \
+    NX_PRECISE T s = a + b;                                                                         \
+    NX_PRECISE T e = b - (s - a);                                                                   \
+    return MK(s, e);                                                                                \
+  }                                                                                                 \
+  NXFN PAIR SPLIT(T a) {                                                                            \
+    NX_PRECISE T c = SPLITTER * a;                                                                  \
+    NX_PRECISE T h = c - (c - a);                                                                   \
+    NX_PRECISE T l = a - h;                                                                         \
+    return MK(h, l);                                                                                \
+  }                                                                                                 \
+  NXFN PAIR TWO_PROD(T a, T b) {                                                                    \
+    PAIR as = SPLIT(a);                                                                             \
+    PAIR bs = SPLIT(b);                                                                             \
+    NX_PRECISE T p = a * b;                                                                         \
+    NX_PRECISE T e = (((as.hi * bs.hi - p) + as.hi * bs.lo) + as.lo * bs.hi) + as.lo * bs.lo;       \
+    return MK(p, e);                                                                                \
+  }                                                                                                 \
+  NXFN PAIR ADD(PAIR a, PAIR b) {                                                                   \
+    PAIR s = TWO_SUM(a.hi, b.hi);                                                                   \
+    NX_PRECISE T e = s.lo + (a.lo + b.lo);                                                          \
+    return FAST_TWO_SUM(s.hi, e);                                                                   \
+  }                                                                                                 \
+  NXFN PAIR MUL(PAIR a, PAIR b) {                                                                   \
+    PAIR p = TWO_PROD(a.hi, b.hi);                                                                  \
+    NX_PRECISE T e = p.lo + (a.hi * b.lo + a.lo * b.hi);                                            \
+    return FAST_TWO_SUM(p.hi, e);                                                                   \
+  }                                                                                                 \
+  NXFN PAIR DIV(PAIR a, PAIR b) {                                                                   \
+    T q = a.hi / b.hi;                                                                              \
+    PAIR qb = TWO_PROD(q, b.hi);                                                                    \
+    NX_PRECISE T r = (a.hi - qb.hi) - qb.lo;                                                        \
+    NX_PRECISE T r2 = (r + a.lo) - q * b.lo;                                                        \
+    NX_PRECISE T ql = r2 / b.hi;                                                                    \
+    return FAST_TWO_SUM(q, ql);                                                                     \
+  }
 
 #define NX_INF_F NXF(0x7F800000u)
 #define NX_NAN_F NXF(0x7FC00000u)
@@ -469,51 +536,9 @@ NXFN float nx_f64_to_f32(double x) {
 }
 #endif
 
-/* --- float-float arithmetic ---
- * No fma: Vulkan lets fma() round twice (lavapipe does), so exact products
- * come from Dekker's splitting; `precise` keeps the compiler from
- * contracting or reassociating the error-free transformations. */
-NXFN nxff nx_ff(float h, float l) { nxff r; r.hi = h; r.lo = l; return r; }
-NXFN nxff nx_two_sumf(float a, float b) {
-  NX_PRECISE float s = a + b;
-  NX_PRECISE float bb = s - a;
-  NX_PRECISE float e = (a - (s - bb)) + (b - bb);
-  return nx_ff(s, e);
-}
-NXFN nxff nx_fast_two_sumf(float a, float b) { /* |a| >= |b| or a == 0 */
-  NX_PRECISE float s = a + b;
-  NX_PRECISE float e = b - (s - a);
-  return nx_ff(s, e);
-}
-/* a = hi + lo, each with at most 12 significant bits (Veltkamp); |a| < 2^115 */
-NXFN nxff nx_splitf(float a) {
-  NX_PRECISE float c = 4097.0f * a;
-  NX_PRECISE float h = c - (c - a);
-  NX_PRECISE float l = a - h;
-  return nx_ff(h, l);
-}
-/* a * b = hi + lo exactly (Dekker); |a|, |b| < 2^115, no underflow */
-NXFN nxff nx_two_prodf(float a, float b) {
-  nxff as = nx_splitf(a);
-  nxff bs = nx_splitf(b);
-  NX_PRECISE float p = a * b;
-  NX_PRECISE float e = (((as.hi * bs.hi - p) + as.hi * bs.lo) + as.lo * bs.hi) + as.lo * bs.lo;
-  return nx_ff(p, e);
-}
-NXFN nxff nx_ff_addf(nxff a, nxff b) {
-  nxff s = nx_two_sumf(a.hi, b.hi);
-  NX_PRECISE float e = s.lo + (a.lo + b.lo);
-  return nx_fast_two_sumf(s.hi, e);
-}
-/* a / b; tolerates an inexact hardware division (the residual corrects it) */
-NXFN nxff nx_ff_divf(nxff a, nxff b) {
-  float q = a.hi / b.hi;
-  nxff qb = nx_two_prodf(q, b.hi);
-  NX_PRECISE float r = (a.hi - qb.hi) - qb.lo; /* exact */
-  NX_PRECISE float r2 = (r + a.lo) - q * b.lo;
-  NX_PRECISE float ql = r2 / b.hi;
-  return nx_fast_two_sumf(q, ql);
-}
+/* --- float-float arithmetic: NX_PAIR_ARITH instantiated for float --- */
+NX_PAIR_ARITH(float, nxff, nx_ff, nx_two_sumf, nx_fast_two_sumf, nx_splitf, nx_two_prodf,
+              nx_ff_addf, nx_ff_mulf, nx_ff_divf, 4097.0f)
 
 /* exp(xh + xl) = 2^k (1 + u): k = round(xh/ln2), r = xh + xl - k ln2 with
  * ln2 in Cody-Waite parts (k * hi exact, xh - k hi exact), u = expm1(r) by
@@ -1275,53 +1300,9 @@ NXFN int nx_ilogbd(double x) {
   return e - 1023;
 }
 
-/* --- double-double arithmetic (no fma; see the float-float note) --- */
-NXFN nxdd nx_dd(double h, double l) { nxdd r; r.hi = h; r.lo = l; return r; }
-NXFN nxdd nx_two_sum(double a, double b) {
-  NX_PRECISE double s = a + b;
-  NX_PRECISE double bb = s - a;
-  NX_PRECISE double e = (a - (s - bb)) + (b - bb);
-  return nx_dd(s, e);
-}
-NXFN nxdd nx_fast_two_sum(double a, double b) { /* |a| >= |b| or a == 0 */
-  NX_PRECISE double s = a + b;
-  NX_PRECISE double e = b - (s - a);
-  return nx_dd(s, e);
-}
-/* a = hi + lo, each with at most 26 significant bits (Veltkamp); |a| < 2^996 */
-NXFN nxdd nx_split(double a) {
-  NX_PRECISE double c = 134217729.0 * a;
-  NX_PRECISE double h = c - (c - a);
-  NX_PRECISE double l = a - h;
-  return nx_dd(h, l);
-}
-/* a * b = hi + lo exactly (Dekker); |a|, |b| < 2^996, no underflow */
-NXFN nxdd nx_two_prod(double a, double b) {
-  nxdd as = nx_split(a);
-  nxdd bs = nx_split(b);
-  NX_PRECISE double p = a * b;
-  NX_PRECISE double e = (((as.hi * bs.hi - p) + as.hi * bs.lo) + as.lo * bs.hi) + as.lo * bs.lo;
-  return nx_dd(p, e);
-}
-NXFN nxdd nx_dd_add(nxdd a, nxdd b) {
-  nxdd s = nx_two_sum(a.hi, b.hi);
-  NX_PRECISE double e = s.lo + (a.lo + b.lo);
-  return nx_fast_two_sum(s.hi, e);
-}
-NXFN nxdd nx_dd_mul(nxdd a, nxdd b) {
-  nxdd p = nx_two_prod(a.hi, b.hi);
-  NX_PRECISE double e = p.lo + (a.hi * b.lo + a.lo * b.hi);
-  return nx_fast_two_sum(p.hi, e);
-}
-/* a / b; tolerates an inexact hardware division (the residual corrects it) */
-NXFN nxdd nx_dd_div(nxdd a, nxdd b) {
-  double q = a.hi / b.hi;
-  nxdd qb = nx_two_prod(q, b.hi);
-  NX_PRECISE double r = (a.hi - qb.hi) - qb.lo; /* exact */
-  NX_PRECISE double r2 = (r + a.lo) - q * b.lo;
-  NX_PRECISE double ql = r2 / b.hi;
-  return nx_fast_two_sum(q, ql);
-}
+/* --- double-double arithmetic: the same template (NX_PAIR_ARITH) --- */
+NX_PAIR_ARITH(double, nxdd, nx_dd, nx_two_sum, nx_fast_two_sum, nx_split, nx_two_prod,
+              nx_dd_add, nx_dd_mul, nx_dd_div, NXD(0x41A00000u, 0x02000000u)) /* 2^27 + 1 */
 
 /* exp(xh + xl) = 2^k (1 + u): k = round(xh/ln2), r = xh + xl - k ln2 with
  * ln2 in Cody-Waite parts (k * hi exact, xh - k hi exact), u = expm1(r) by
