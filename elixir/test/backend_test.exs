@@ -72,9 +72,11 @@ if Code.ensure_loaded?(Nx) do
       assert %Nxvk.Backend{words: 2} = t.data
       assert Nx.to_flat_list(Nx.add(t, 1)) == [big + 1, -big + 1, 2]
       assert %{native: 1, fallback: 0} = Nxvk.Backend.stats()[:add]
-      # multiply does not: it falls back, and is counted
       assert Nx.to_flat_list(Nx.multiply(t, 3)) == [3 * big, -3 * big, 3]
-      assert %{native: 0, fallback: 1} = Nxvk.Backend.stats()[:multiply]
+      assert %{native: 1, fallback: 0} = Nxvk.Backend.stats()[:multiply]
+      # quotient does not: it falls back, and is counted
+      assert Nx.to_flat_list(Nx.quotient(t, 3)) == [div(big, 3), -div(big, 3), 0]
+      assert %{native: 0, fallback: 1} = Nxvk.Backend.stats()[:quotient]
 
       # as_type between s64 and s32/f32/f64 runs on the words, bit for bit as Nx's
       vals = [0, -1, 2_147_483_648, -4_294_967_296, big, 9_223_372_036_854_775_807, 16_777_217]

@@ -40,7 +40,8 @@ if Code.ensure_loaded?(Nx) do
     u32, c64, c128) are held on the device as their raw words (an s32
     tensor with one more axis): exact, and `reshape squeeze transpose
     broadcast slice concatenate select iota` run on them natively, as do
-    s64/u64 `add subtract` (modulo 2^64, with the carry between the words),
+    s64/u64 `add subtract multiply` (modulo 2^64, with the carries between
+    the words),
     `sum` (also of s32 and u8, which Nx sums to s64: 16-bit limbs summed
     exactly in f64, then carried),
     the comparisons, and `as_type` between them and s32, u8, f32, f64 (to
@@ -434,6 +435,14 @@ if Code.ensure_loaded?(Nx) do
           nat?([out.type]) ->
             binary_native(unquote(name), unquote(op), out, a, b, out.type)
 
+          multiply?(unquote(name)) and int64?(out.type) and int64_operands?([a, b]) ->
+            native_words(:multiply, out, [a, b], [out, a, b], fn g, 2 ->
+              {g, alo, ahi} = G.int64_words(g, a)
+              {g, blo, bhi} = G.int64_words(g, b)
+              {g, r} = G.int64_multiply(g, {alo, ahi}, {blo, bhi})
+              broadcast_to(g, r, %{out | shape: Tuple.append(out.shape, 2)})
+            end)
+
           addsub?(unquote(name)) and int64?(out.type) and int64_operands?([a, b]) ->
             native_words(unquote(name), out, [a, b], [out, a, b], fn g, 2 ->
               {g, alo, ahi} = G.int64_words(g, a)
@@ -449,6 +458,7 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp addsub?(name), do: name in [:add, :subtract]
+    defp multiply?(name), do: name == :multiply
 
     defp int64?({k, 64}) when k in [:s, :u], do: true
     defp int64?(_), do: false

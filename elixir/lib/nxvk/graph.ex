@@ -167,6 +167,69 @@ if Code.ensure_loaded?(Nx) do
       op(g, "concatenate", [lo, hi], %{"axis" => -1})
     end
 
+    @doc """
+    a * b modulo 2^64 on 64-bit integer words (lo, hi of shape ++ [1] each,
+    broadcasting), as words (shape ++ [2]): 16-bit limbs in f64, the
+    products of limbs below 2^64 summed per position (each sum < 2^35,
+    exact), then carried.  Two's complement makes it right for s64 too.
+    """
+    def int64_multiply(g, {alo, ahi}, {blo, bhi}) do
+      {g, two16} = scalar(g, 65_536.0, {:f, 64})
+      {g, two32} = scalar(g, 4_294_967_296.0, {:f, 64})
+      {g, [a0, a1, a2, a3]} = limbs(g, alo, ahi, two16, two32)
+      {g, [b0, b1, b2, b3]} = limbs(g, blo, bhi, two16, two32)
+
+      terms = [[{a0, b0}], [{a0, b1}, {a1, b0}], [{a0, b2}, {a1, b1}, {a2, b0}], [{a0, b3}, {a1, b2}, {a2, b1}, {a3, b0}]]
+
+      {g, ps} =
+        Enum.reduce(terms, {g, []}, fn pairs, {g, acc} ->
+          {g, [first | rest]} =
+            Enum.reduce(pairs, {g, []}, fn {x, y}, {g, l} ->
+              {g, m} = op(g, "multiply", [x, y])
+              {g, [m | l]}
+            end)
+
+          {g, sum} = Enum.reduce(rest, {g, first}, fn m, {g, s} -> op(g, "add", [s, m]) end)
+          {g, [sum | acc]}
+        end)
+
+      [p0, p1, p2, p3] = Enum.reverse(ps)
+      {g, c1} = floor_div(g, p0, two16)
+      {g, w0} = floor_mod(g, p0, c1, two16)
+      {g, t1} = op(g, "add", [p1, c1])
+      {g, c2} = floor_div(g, t1, two16)
+      {g, w1} = floor_mod(g, t1, c2, two16)
+      {g, t2} = op(g, "add", [p2, c2])
+      {g, c3} = floor_div(g, t2, two16)
+      {g, w2} = floor_mod(g, t2, c3, two16)
+      {g, t3} = op(g, "add", [p3, c3])
+      {g, c4} = floor_div(g, t3, two16)
+      {g, w3} = floor_mod(g, t3, c4, two16)
+      {g, lo} = word_of(g, w0, w1, two16, two32)
+      {g, hi} = word_of(g, w2, w3, two16, two32)
+      op(g, "concatenate", [lo, hi], %{"axis" => -1})
+    end
+
+    # the four unsigned 16-bit limbs (f64) of words lo, hi
+    defp limbs(g, lo, hi, two16, two32) do
+      {g, zero} = scalar(g, 0.0, {:f, 64})
+
+      {g, [ulo, uhi]} =
+        Enum.reduce([lo, hi], {g, []}, fn w, {g, acc} ->
+          {g, f} = op(g, "as_type", [w], %{"dtype" => "f64"})
+          {g, neg} = op(g, "less", [f, zero])
+          {g, fix} = op(g, "select", [neg, two32, zero])
+          {g, u} = op(g, "add", [f, fix])
+          {g, acc ++ [u]}
+        end)
+
+      {g, l1} = floor_div(g, ulo, two16)
+      {g, l0} = floor_mod(g, ulo, l1, two16)
+      {g, l3} = floor_div(g, uhi, two16)
+      {g, l2} = floor_mod(g, uhi, l3, two16)
+      {g, [l0, l1, l2, l3]}
+    end
+
     defp floor_div(g, x, d) do
       {g, q} = op(g, "divide", [x, d])
       op(g, "floor", [q])
