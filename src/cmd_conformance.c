@@ -88,20 +88,7 @@ __attribute__((format(printf, 2, 3))) static void sb_printf(strbuf *b, const cha
   b->n += (size_t)need;
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* splitmix64: a small, well-mixed generator for inputs (ours, seeded per case) */
-static uint64_t rng_next(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-static double rng_unit(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1p-53; }
+static double now_s(void) { return nxvk_now_ns() * 1e-9; }
 
 static uint64_t fnv1a(uint64_t h, const char *s) {
   for (; *s; s++) h = (h ^ (unsigned char)*s) * 0x100000001B3ull;
@@ -918,7 +905,7 @@ static void fill_range(nxvk_host *h, const range_spec *r, uint64_t *rng) {
   int64_t n = nxvk_host_count(h);
   for (int64_t i = 0; i < n; i++) {
     if (r->dist == DIST_BITS) {
-      uint64_t b = rng_next(rng);
+      uint64_t b = nxvk_splitmix64(rng);
       switch (h->dtype) {
       case NXVK_F32: {
         uint32_t w = (uint32_t)(b & 0x807fffffu) | (uint32_t)((b >> 32) % 255u) << 23;
@@ -926,7 +913,7 @@ static void fill_range(nxvk_host *h, const range_spec *r, uint64_t *rng) {
         break;
       }
       case NXVK_F64: {
-        uint64_t w = (b & 0x800fffffffffffffull) | ((rng_next(rng) % 2047u) << 52);
+        uint64_t w = (b & 0x800fffffffffffffull) | ((nxvk_splitmix64(rng) % 2047u) << 52);
         memcpy((double *)h->data + i, &w, 8);
         break;
       }
@@ -935,13 +922,13 @@ static void fill_range(nxvk_host *h, const range_spec *r, uint64_t *rng) {
       }
       continue;
     }
-    double u = rng_unit(rng), v;
+    double u = nxvk_rand_unit(rng), v;
     if (!is_float(h->dtype)) {
       v = floor(r->lo + u * (r->hi - r->lo + 1));
       if (v > r->hi) v = r->hi;
     } else if (r->dist == DIST_LOGUNIFORM) {
       v = exp(log(r->lo) + u * (log(r->hi) - log(r->lo)));
-      if (r->sign && (rng_next(rng) & 1)) v = -v;
+      if (r->sign && (nxvk_splitmix64(rng) & 1)) v = -v;
     } else {
       v = r->lo + u * (r->hi - r->lo);
     }
@@ -961,7 +948,7 @@ static int fill_inputs(const conf_data *D, const nxvk_op_desc *op, const conf_ca
     int64_t n = nxvk_host_count(h);
     if (op->kind == NXVK_KIND_SELECT && i == 0) {
       for (int64_t j = 0; j < n; j++) {
-        uint64_t b = rng_next(&rng);
+        uint64_t b = nxvk_splitmix64(&rng);
         nxvk_host_set(h, j, b & 1 ? 0 : (double)(1 + (b >> 8) % 255));
       }
       continue;
@@ -988,26 +975,18 @@ static int fill_inputs(const conf_data *D, const nxvk_op_desc *op, const conf_ca
 }
 
 static bool preserves(const nxvk_device_info *info, nxvk_dtype d) {
-  return d == NXVK_F32 ? info->denorm_preserve_f32 : d == NXVK_F64 ? info->denorm_preserve_f64 : true;
+  return (nxvk_flush_dtypes(info) & NXVK_DT(d)) == 0;
 }
 
-/* A copy with denormals flushed to zero of the same sign, where the device
- * may flush them (as `run --check` does); *changed says whether any was. */
+/* A copy with denormals flushed to zero of the same sign where the device
+ * may flush them (nxvk_check's rule); *changed says whether any was. */
 static int flushed_copy(const nxvk_host *in, const nxvk_device_info *info, nxvk_host *out,
                         bool *changed) {
+  if (!preserves(info, in->dtype)) return nxvk_host_flush_denormals(in, out, changed);
+  *changed = false;
   int rc = nxvk_host_alloc(out, in->dtype, &in->shape);
-  if (rc) return rc;
-  if (nxvk_host_bytes(in)) memcpy(out->data, in->data, nxvk_host_bytes(in));
-  if (!is_float(in->dtype) || preserves(info, in->dtype)) return NXVK_OK;
-  double lim = in->dtype == NXVK_F32 ? FLT_MIN : DBL_MIN;
-  for (int64_t i = 0; i < nxvk_host_count(in); i++) {
-    double v = nxvk_host_get(in, i);
-    if (v != 0 && fabs(v) < lim) {
-      nxvk_host_set(out, i, copysign(0.0, v));
-      *changed = true;
-    }
-  }
-  return NXVK_OK;
+  if (rc == NXVK_OK && nxvk_host_bytes(in)) memcpy(out->data, in->data, nxvk_host_bytes(in));
+  return rc;
 }
 
 /* --------------------------------------------------------------- running */
@@ -1340,10 +1319,6 @@ static void describe_failure(runner *R, const nxvk_op_desc *op, const conf_case 
   nxvk_host_free(&fr);
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 /* Distribution checks on the GPU's output at a fixed seed: mean, variance
  * and the Kolmogorov-Smirnov distance to the CDF, each against z standard
@@ -1392,7 +1367,7 @@ static void run_stats(runner *R, const nxvk_op_desc *op, const conf_case *k, cas
   double mean = (double)(sum / n);
   for (int64_t i = 0; i < n; i++) sq += ((long double)v[i] - mean) * ((long double)v[i] - mean);
   double var = n > 1 ? (double)(sq / (n - 1)) : 0;
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  qsort(v, (size_t)n, sizeof *v, nxvk_cmp_double);
   double ks = 0;
   for (int64_t i = 0; i < n; i++) {
     double F = uniform ? (v[i] <= lo ? 0 : v[i] >= hi ? 1 : (v[i] - lo) / (hi - lo))

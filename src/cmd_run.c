@@ -48,13 +48,10 @@ static int pick_format(const char *what, const char *path, const char *forced, b
   return 0;
 }
 
-/* Dtypes whose denormals the device may flush (its float controls do not
- * promise to preserve them). */
 static unsigned may_flush(nxvk_ctx *ctx) {
   nxvk_device_info info;
   nxvk_ctx_device_info(ctx, &info);
-  return (info.denorm_preserve_f32 ? 0u : NXVK_DT(NXVK_F32)) |
-         (info.denorm_preserve_f64 ? 0u : NXVK_DT(NXVK_F64));
+  return nxvk_flush_dtypes(&info);
 }
 
 static void print_tensor(const char *name, const nxvk_host *h) {

@@ -74,6 +74,14 @@ bool nxvk_env_flag(const char *name);
  * result is whole) -> *out; -1 for anything else or an overflow.  The size
  * grammar of every option and environment variable. */
 int nxvk_parse_bytes(const char *text, uint64_t *out);
+/* Small helpers every layer and front end shares (util.c): the monotonic
+ * clock in nanoseconds; splitmix64, one step of the seeded stream every
+ * generator of test data draws from, and a double in [0, 1) from it (53
+ * bits); an ascending qsort comparator of doubles. */
+double nxvk_now_ns(void);
+uint64_t nxvk_splitmix64(uint64_t *state);
+double nxvk_rand_unit(uint64_t *state);
+int nxvk_cmp_double(const void *a, const void *b);
 const char *nxvk_errmsg(void);          /* detail of this thread's last error */
 
 /* ------------------------------------------------------------ dtypes/shapes */
@@ -541,6 +549,9 @@ int nxvk_op_limit(const nxvk_op_desc *op, nxvk_dtype d, nxvk_limit *out);
  * (0 when bit-equal or both NaN; INFINITY across classes: NaN vs number,
  * different infinities, or zeros of different sign). */
 double nxvk_ulp_diff(nxvk_dtype d, double got, double ref);
+/* Spacing of dtype d's values at x (denormal spacing below the normals;
+ * the spacing at the largest finite value for infinities and NaN). */
+double nxvk_ulp(nxvk_dtype d, double x);
 
 typedef struct nxvk_cmp {
   int64_t n;                     /* elements compared */
@@ -559,6 +570,14 @@ typedef struct nxvk_cmp {
 int nxvk_compare(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
                  const nxvk_host *got, const nxvk_host *ref, const nxvk_host *ref_flushed,
                  nxvk_cmp *out);
+
+/* The dtypes (NXVK_DT mask) whose denormals the device may flush: its float
+ * controls do not promise to preserve them.  The one statement of that
+ * rule; every check of a GPU result takes it from here. */
+unsigned nxvk_flush_dtypes(const nxvk_device_info *dev);
+/* A copy of h with its float denormals flushed to zeros of the same sign;
+ * *had says whether there were any. */
+int nxvk_host_flush_denormals(const nxvk_host *h, nxvk_host *out, bool *had);
 
 /* The whole check of a GPU result: computes the reference, and where the
  * device may flush denormals (its float controls do not promise to preserve

@@ -122,7 +122,6 @@ void bench_busy_stop(void);
 /* bench_measure.c: timing, inputs, checks and the ops/matmul modes.
  * bench_ops/bench_matmul/bench_peak return 0 or an exit status after
  * printing its error; bench_repeat returns an engine code (NXVK_E_*). */
-double bench_now_ns(void);
 typedef int (*bench_fn)(void *arg, double *ns);
 /* warmups calls (and, for gpu, --warmup seconds of them when warmups > 0),
  * then timed calls until --repeat or --min-time. */

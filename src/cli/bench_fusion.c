@@ -22,16 +22,7 @@
 #define CHECK_ELEMENTS 65536
 #define WARM_ELEMENTS 1024
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
+static double now_ms(void) { return nxvk_now_ns() * 1e-6; }
 
 typedef struct {
   double median, min, max;
@@ -39,7 +30,7 @@ typedef struct {
 } stat_t;
 
 static void stat_of(double *v, int n, stat_t *s) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  qsort(v, (size_t)n, sizeof *v, nxvk_cmp_double);
   s->repeats = n;
   s->min = n ? v[0] : 0;
   s->max = n ? v[n - 1] : 0;

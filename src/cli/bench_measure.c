@@ -14,37 +14,27 @@
 
 #include "bench.h"
 
-double bench_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 /* Returns an engine code (0 or NXVK_E_*), which the caller reports.  GPU
  * measurements warm up for --warmup seconds as well: a GPU raises its clocks
  * only after some time under load, and one run is far too short for that. */
 static int repeat_runs(const bench_opts *o, int warmups, bool gpu, bench_fn fn, void *arg, bench_stat *st) {
   memset(st, 0, sizeof *st);
-  double t0 = bench_now_ns(), ns;
+  double t0 = nxvk_now_ns(), ns;
   int done = 0;
-  while (done < warmups || (gpu && warmups > 0 && bench_now_ns() - t0 < o->warmup * 1e9)) {
+  while (done < warmups || (gpu && warmups > 0 && nxvk_now_ns() - t0 < o->warmup * 1e9)) {
     int rc = fn(arg, &ns);
     if (rc) return rc;
     done++;
   }
-  double warm_each = done ? (bench_now_ns() - t0) / done : 0;
+  double warm_each = done ? (nxvk_now_ns() - t0) / done : 0;
   int cap = o->repeat > 0 ? (int)o->repeat : 1000;
   /* three runs at least, unless one run already outlasts --min-time */
   int min_runs = o->repeat > 0 ? (int)o->repeat : (warm_each >= o->min_time * 1e9 ? 1 : 3);
   double *v = malloc((size_t)cap * sizeof *v);
   if (!v) return NXVK_E_NO_MEMORY;
   int n = 0;
-  double start = bench_now_ns();
+  double start = nxvk_now_ns();
   while (n < cap) {
     int rc = fn(arg, &v[n]);
     if (rc) {
@@ -52,9 +42,9 @@ static int repeat_runs(const bench_opts *o, int warmups, bool gpu, bench_fn fn, 
       return rc;
     }
     n++;
-    if (o->repeat == 0 && n >= min_runs && bench_now_ns() - start >= o->min_time * 1e9) break;
+    if (o->repeat == 0 && n >= min_runs && nxvk_now_ns() - start >= o->min_time * 1e9) break;
   }
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  qsort(v, (size_t)n, sizeof *v, nxvk_cmp_double);
   st->have = true;
   st->repeats = n;
   st->min = v[0];
@@ -75,12 +65,6 @@ int bench_repeat(const bench_opts *o, int warmups, bool gpu, bench_fn fn, void *
 
 /* ---- inputs ---- */
 
-static uint64_t next_random(uint64_t *s) { /* splitmix64 */
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 /* Floats uniform in [0.5, 1.5) on a grid every value of which the dtype
  * holds exactly; integers in [1, 100] (u8 [1, 255]); predicates 0 or 1.
@@ -90,15 +74,15 @@ void bench_fill_random(bench_ctx *b, nxvk_host *h, bool predicate) {
   switch (h->dtype) {
   case NXVK_F32:
     for (int64_t i = 0; i < n; i++)
-      ((float *)h->data)[i] = 0.5f + (float)(next_random(&b->rng) >> 41) * 0x1.0p-23f;
+      ((float *)h->data)[i] = 0.5f + (float)(nxvk_splitmix64(&b->rng) >> 41) * 0x1.0p-23f;
     break;
   case NXVK_F64:
     for (int64_t i = 0; i < n; i++)
-      ((double *)h->data)[i] = 0.5 + (double)(next_random(&b->rng) >> 12) * 0x1.0p-52;
+      ((double *)h->data)[i] = 0.5 + (double)(nxvk_splitmix64(&b->rng) >> 12) * 0x1.0p-52;
     break;
   default:
     for (int64_t i = 0; i < n; i++) {
-      uint64_t r = next_random(&b->rng);
+      uint64_t r = nxvk_splitmix64(&b->rng);
       double v = predicate ? (double)(r & 1) : h->dtype == NXVK_U8 ? (double)(1 + r % 255) : (double)(1 + r % 100);
       nxvk_host_set(h, i, v);
     }
@@ -280,9 +264,9 @@ static int kernel_once(void *arg, double *ns) {
   if (rc) {
     nxvk_batch_abort(bt);
   } else {
-    double t0 = bench_now_ns();
+    double t0 = nxvk_now_ns();
     rc = nxvk_batch_submit(bt, ns);
-    if (!p->timestamps) *ns = bench_now_ns() - t0; /* no timestamps: submit + wait */
+    if (!p->timestamps) *ns = nxvk_now_ns() - t0; /* no timestamps: submit + wait */
     *ns /= n;
   }
   for (int i = 0; i < n; i++) nxvk_tensor_free(out[i]);
@@ -311,9 +295,9 @@ static int pick_dispatches(problem *p) {
 static int e2e_once(void *arg, double *ns) {
   problem *p = arg;
   nxvk_host out = {0};
-  double t0 = bench_now_ns();
+  double t0 = nxvk_now_ns();
   int rc = nxvk_op_run_host(p->b->ctx, p->op, &p->attrs, p->in, p->nin, &out);
-  *ns = bench_now_ns() - t0;
+  *ns = nxvk_now_ns() - t0;
   nxvk_host_free(&out);
   return rc;
 }
@@ -321,9 +305,9 @@ static int e2e_once(void *arg, double *ns) {
 static int cpu_once(void *arg, double *ns) {
   problem *p = arg;
   nxvk_host ref = {0};
-  double t0 = bench_now_ns();
+  double t0 = nxvk_now_ns();
   int rc = nxvk_op_ref(p->op, &p->attrs, p->in, p->nin, &ref);
-  *ns = bench_now_ns() - t0;
+  *ns = nxvk_now_ns() - t0;
   nxvk_host_free(&ref);
   return rc;
 }
@@ -353,17 +337,18 @@ typedef struct check_result {
   bool full;                 /* the reference ran on the timed size itself */
 } check_result;
 
-/* Compare got with the reference on in; a result over the op's limit is the
+/* Judge got against the reference on in (nxvk_check: the op's limit, the
+ * device's freedom to flush denormals); a result over the limit is the
  * bench's failure (exit 1). */
 static int compare_or_fail(const problem *p, bench_row *row, const nxvk_host *in, int nin,
                            const nxvk_host *got, check_result *cr, double work) {
   nxvk_host ref = {0};
-  double t0 = bench_now_ns();
+  double t0 = nxvk_now_ns();
   int rc = nxvk_op_ref(p->op, &p->attrs, in, nin, &ref);
-  cr->ref_ns = bench_now_ns() - t0;
+  cr->ref_ns = nxvk_now_ns() - t0;
   cr->ref_work = work;
   nxvk_cmp cmp;
-  if (rc == NXVK_OK) rc = nxvk_compare(p->op, &p->attrs, in, nin, got, &ref, NULL, &cmp);
+  if (rc == NXVK_OK) rc = nxvk_check(&p->b->info, p->op, &p->attrs, in, nin, got, &ref, &cmp);
   nxvk_host_free(&ref);
   if (rc) return cli_engine_error(rc);
   row->max_abs = cmp.max_abs;

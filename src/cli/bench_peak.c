@@ -52,17 +52,17 @@ typedef struct xfer {
 
 static int upload_once(void *arg, double *ns) {
   xfer *x = arg;
-  double t0 = bench_now_ns();
+  double t0 = nxvk_now_ns();
   int rc = nxvk_tensor_upload(x->c, x->t, x->host, x->bytes);
-  *ns = bench_now_ns() - t0;
+  *ns = nxvk_now_ns() - t0;
   return rc;
 }
 
 static int download_once(void *arg, double *ns) {
   xfer *x = arg;
-  double t0 = bench_now_ns();
+  double t0 = nxvk_now_ns();
   int rc = nxvk_tensor_download(x->c, x->t, x->host, x->bytes);
-  *ns = bench_now_ns() - t0;
+  *ns = nxvk_now_ns() - t0;
   return rc;
 }
 
@@ -148,10 +148,10 @@ typedef struct fma_run {
 
 static int fma_once(void *arg, double *ns) {
   fma_run *f = arg;
-  double t0 = bench_now_ns();
+  double t0 = nxvk_now_ns();
   int rc = nxvk_bench_kernel(f->c, f->kernel, f->spec, 2, f->meta, 4, &f->out, 1, f->groups,
                              f->timestamps ? ns : NULL);
-  if (!f->timestamps) *ns = bench_now_ns() - t0;
+  if (!f->timestamps) *ns = nxvk_now_ns() - t0;
   return rc;
 }
 
@@ -290,9 +290,9 @@ typedef struct copy_run {
 
 static int copy_once(void *arg, double *ns) {
   copy_run *x = arg;
-  double t0 = bench_now_ns();
+  double t0 = nxvk_now_ns();
   int rc = nxvk_tensor_copy(x->c, x->dst, x->src, ns);
-  if (!x->timestamps) *ns = bench_now_ns() - t0;
+  if (!x->timestamps) *ns = nxvk_now_ns() - t0;
   return rc;
 }
 
@@ -405,9 +405,9 @@ typedef struct op_latency {
 static int op_latency_once(void *arg, double *ns) {
   op_latency *l = arg;
   nxvk_tensor *out = NULL;
-  double t0 = bench_now_ns();
+  double t0 = nxvk_now_ns();
   int rc = nxvk_op_run(l->c, l->op, NULL, &l->in, 1, &out);
-  *ns = bench_now_ns() - t0;
+  *ns = nxvk_now_ns() - t0;
   nxvk_tensor_free(out);
   return rc;
 }

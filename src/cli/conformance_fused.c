@@ -28,14 +28,8 @@ typedef struct {
   uint64_t s;
 } rng_t;
 
-static uint64_t rng_next(rng_t *r) { /* xorshift64* */
-  r->s ^= r->s >> 12;
-  r->s ^= r->s << 25;
-  r->s ^= r->s >> 27;
-  return r->s * 0x2545F4914F6CDD1DULL;
-}
-static int rng_below(rng_t *r, int n) { return (int)(rng_next(r) % (uint64_t)n); }
-static double rng_unit(rng_t *r) { return (double)(rng_next(r) >> 11) * (1.0 / 9007199254740992.0); }
+static int rng_below(rng_t *r, int n) { return (int)(nxvk_splitmix64(&r->s) % (uint64_t)n); }
+static double rng_unit(rng_t *r) { return nxvk_rand_unit(&r->s); }
 
 static double edge_value(rng_t *r, nxvk_dtype d) {
   bool f32 = d == NXVK_F32;
@@ -252,8 +246,7 @@ static int one_graph(nxvk_ctx *c, const char *text, unsigned flush, bool *ok, in
 int conformance_fused_class(nxvk_ctx *c, unsigned seed, int ngraphs, int *passed, int *failed) {
   nxvk_device_info info;
   nxvk_ctx_device_info(c, &info);
-  unsigned flush = (info.denorm_preserve_f32 ? 0u : NXVK_DT(NXVK_F32)) |
-                   (info.denorm_preserve_f64 ? 0u : NXVK_DT(NXVK_F64));
+  unsigned flush = nxvk_flush_dtypes(&info);
   nxvk_dtype dts[3] = {NXVK_F32, NXVK_F64, NXVK_I32};
   int ndts = 0, with_kernels = 0, total_kernels = 0;
   nxvk_dtype use[3];

@@ -123,25 +123,16 @@ void report_end_validation(stress_report *r, nxvk_ctx *c) {
 /* splitmix64: one multiply-xorshift stream per seed; enough for test data */
 void rng_seed(stress_rng *r, uint64_t seed) { r->s = seed ^ 0x6a09e667f3bcc909ull; }
 
-uint64_t rng_next(stress_rng *r) {
-  uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+uint64_t rng_next(stress_rng *r) { return nxvk_splitmix64(&r->s); }
 
-double rng_unit(stress_rng *r) { return (double)(rng_next(r) >> 11) * 0x1p-53; }
+double rng_unit(stress_rng *r) { return nxvk_rand_unit(&r->s); }
 
 int64_t rng_range(stress_rng *r, int64_t lo, int64_t hi) {
   if (hi <= lo) return lo;
   return lo + (int64_t)(rng_next(r) % (uint64_t)(hi - lo + 1));
 }
 
-double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+double now_seconds(void) { return nxvk_now_ns() * 1e-9; }
 
 /* ------------------------------------------------------------ sizes, bytes */
 
@@ -495,24 +486,19 @@ int case_build(stress_case *k, nxvk_ctx *c, const nxvk_op_desc *op, nxvk_dtype d
   return NXVK_OK;
 }
 
-/* Does the device promise to keep denormals of dtype d?  Asked once per
- * context (device info is not free) and kept. */
-static bool may_flush(nxvk_ctx *c, nxvk_dtype d) {
+/* The device's info, asked once per context (it is not free: it reads the
+ * memory budget) and kept for nxvk_check. */
+static void device_info(nxvk_ctx *c, nxvk_device_info *out) {
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   static nxvk_ctx *known;
-  static bool flush_f32, flush_f64;
-  if (d != NXVK_F32 && d != NXVK_F64) return false;
+  static nxvk_device_info info;
   pthread_mutex_lock(&lock);
   if (known != c) {
-    nxvk_device_info info;
     nxvk_ctx_device_info(c, &info);
-    flush_f32 = !info.denorm_preserve_f32;
-    flush_f64 = !info.denorm_preserve_f64;
     known = c;
   }
-  bool f = d == NXVK_F32 ? flush_f32 : flush_f64;
+  *out = info;
   pthread_mutex_unlock(&lock);
-  return f;
 }
 
 /* The result's detail line; longer ones are cut (through vsnprintf, so
@@ -564,13 +550,11 @@ void case_check(nxvk_ctx *c, stress_case *k, case_result *res) {
     res->code = rc;
     set_detail(res, "%s: %s: %s", k->label, nxvk_err_name(rc), nxvk_errmsg());
   } else {
-    /* Where the device may flush denormals (its float controls do not
-     * promise to preserve them), a flushed result is allowed: the inputs
-     * here hold no denormals, so the reference on flushed inputs is the
-     * reference itself, and nxvk_compare forgives flushed outputs. */
-    const nxvk_host *flushed = may_flush(c, got.dtype) ? &ref : NULL;
+    /* the one judge, with the device's freedom to flush denormals */
+    nxvk_device_info info;
+    device_info(c, &info);
     nxvk_cmp cmp;
-    int crc = nxvk_compare(k->op, &k->attrs, k->in, k->nin, &got, &ref, flushed, &cmp);
+    int crc = nxvk_check(&info, k->op, &k->attrs, k->in, k->nin, &got, &ref, &cmp);
     if (crc) {
       res->kind = RESULT_ERROR;
       res->code = crc;

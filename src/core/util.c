@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- errors: name, message and exit status from the one X-macro ---- */
 
@@ -257,4 +258,24 @@ void nxvk_host_set(nxvk_host *h, int64_t i, double v) {
   case NXVK_U8: ((uint8_t *)h->data)[i] = (uint8_t)(int64_t)v; break;
   default: break;
   }
+}
+
+double nxvk_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+uint64_t nxvk_splitmix64(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+double nxvk_rand_unit(uint64_t *state) { return (double)(nxvk_splitmix64(state) >> 11) * 0x1p-53; }
+
+int nxvk_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
 }

@@ -354,12 +354,6 @@ static int step_error(const nxvk_graph *g, const nxvk_plan_step *st, int rc) {
   return nxvk_seterr(rc, "%s", msg);
 }
 
-static double clock_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 int nxvk_graph_run(nxvk_ctx *c, const nxvk_graph *g, nxvk_tensor *const *inputs,
                    nxvk_tensor **values) {
   return nxvk_graph_run_opts(c, g, inputs, values, NULL);
@@ -370,7 +364,7 @@ int nxvk_graph_run_opts(nxvk_ctx *c, const nxvk_graph *g, nxvk_tensor *const *in
   static const nxvk_run_opts defaults = {0};
   if (!o) o = &defaults;
   if (o->plan) *o->plan = NULL;
-  double t0 = clock_ms();
+  double t0 = (nxvk_now_ns() * 1e-6);
   int total = g->ninputs + g->nnodes;
   memset(values, 0, (size_t)total * sizeof *values);
   /* every value's dtype and shape first: errors name the op before any work */
@@ -395,7 +389,7 @@ int nxvk_graph_run_opts(nxvk_ctx *c, const nxvk_graph *g, nxvk_tensor *const *in
   if (rc == NXVK_OK) rc = nxvk_fusion_plan(c, g, metas, !o->no_fusion, &plan);
   nxvk_rec *r = NULL;
   if (rc == NXVK_OK) rc = nxvk_rec_begin(c, (o->batch_flags & NXVK_BATCH_TIMESTAMPS) != 0, &r);
-  double t_rec = clock_ms();
+  double t_rec = (nxvk_now_ns() * 1e-6);
   for (int i = 0; i < g->ninputs && rc == NXVK_OK; i++)
     rc = nxvk_tensor_view(inputs[i], nxvk_tensor_shape(inputs[i]), &values[i]);
   const char *cache_dir = o->no_cache ? NULL : c->cache_dir;
@@ -415,7 +409,7 @@ int nxvk_graph_run_opts(nxvk_ctx *c, const nxvk_graph *g, nxvk_tensor *const *in
   }
   if (plan) {
     plan->disk_cache = cache_dir != NULL;
-    plan->record_ms = clock_ms() - t_rec;
+    plan->record_ms = (nxvk_now_ns() * 1e-6) - t_rec;
   }
   if (rc) {
     if (r) nxvk_rec_abort(r);
@@ -428,7 +422,7 @@ int nxvk_graph_run_opts(nxvk_ctx *c, const nxvk_graph *g, nxvk_tensor *const *in
       values[i] = NULL;
     }
   free(metas);
-  if (plan) plan->run_ms = clock_ms() - t0;
+  if (plan) plan->run_ms = (nxvk_now_ns() * 1e-6) - t0;
   if (rc == NXVK_OK && o->plan) *o->plan = plan;
   else nxvk_plan_free(plan);
   return rc;

@@ -75,10 +75,10 @@ int nxvk_op_limit(const nxvk_op_desc *op, nxvk_dtype d, nxvk_limit *out) {
   return NXVK_OK;
 }
 
-/* Spacing of dtype d's values at x (denormal spacing below the normals). */
-static double ulp_of(nxvk_dtype d, double x) {
+double nxvk_ulp(nxvk_dtype d, double x) {
   int e;
   x = fabs(x);
+  if (!isfinite(x)) x = d == NXVK_F32 ? FLT_MAX : DBL_MAX;
   if (d == NXVK_F32) {
     if (x < FLT_MIN) return ldexp(1.0, -149);
     frexp(x, &e);
@@ -95,7 +95,7 @@ double nxvk_ulp_diff(nxvk_dtype d, double got, double ref) {
   if (got == 0 && ref == 0 && signbit(got) != signbit(ref)) return INFINITY;
   if (got == ref) return 0;
   if (d != NXVK_F32 && d != NXVK_F64) return INFINITY; /* integers: exact only */
-  return fabs(got - ref) / ulp_of(d, ref);
+  return fabs(got - ref) / nxvk_ulp(d, ref);
 }
 
 static bool is_denormal(nxvk_dtype d, double x) {
@@ -214,7 +214,7 @@ static int compare_impl(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_
       double s = nxvk_host_get(&scale, i);
       double bound = lim.sum_factor * (double)(terms > 0 ? terms : 1) * eps * s;
       /* plus one ulp of the result for the final rounding */
-      ok = fabs(g - r) <= bound + ulp_of(d, r);
+      ok = fabs(g - r) <= bound + nxvk_ulp(d, r);
     } else {
       /* elementwise: the argument that scales the bound */
       double x = 0, y = 0;
@@ -267,9 +267,11 @@ int nxvk_compare(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_host *i
                       ref_flushed != NULL, c);
 }
 
-/* A copy of h with its float denormals flushed to signed zeros; *had tells
- * whether there were any. */
-static int flushed_copy(const nxvk_host *h, nxvk_host *out, bool *had) {
+unsigned nxvk_flush_dtypes(const nxvk_device_info *dev) {
+  return (dev->denorm_preserve_f32 ? 0u : NXVK_DT(NXVK_F32)) | (dev->denorm_preserve_f64 ? 0u : NXVK_DT(NXVK_F64));
+}
+
+int nxvk_host_flush_denormals(const nxvk_host *h, nxvk_host *out, bool *had) {
   *had = false;
   int rc = nxvk_host_alloc(out, h->dtype, &h->shape);
   if (rc) return rc;
@@ -293,12 +295,9 @@ int nxvk_check(const nxvk_device_info *dev, const nxvk_op_desc *op, const nxvk_a
   int rc = given_ref ? NXVK_OK : nxvk_op_ref(op, a, in, nin, &own);
   if (rc) return rc;
   const nxvk_host *ref = given_ref ? given_ref : &own;
-  bool may_flush = false;
-  for (int k = 0; k < nin; k++)
-    may_flush |= (in[k].dtype == NXVK_F32 && !dev->denorm_preserve_f32) ||
-                 (in[k].dtype == NXVK_F64 && !dev->denorm_preserve_f64);
-  may_flush |= (got->dtype == NXVK_F32 && !dev->denorm_preserve_f32) ||
-               (got->dtype == NXVK_F64 && !dev->denorm_preserve_f64);
+  unsigned flush = nxvk_flush_dtypes(dev);
+  bool may_flush = (flush & NXVK_DT(got->dtype)) != 0;
+  for (int k = 0; k < nin; k++) may_flush |= (flush & NXVK_DT(in[k].dtype)) != 0;
   /* every non-empty subset of the inputs that hold denormals, flushed: an
    * instruction may flush each operand on its own (at most 7 references;
    * ops with more than 3 inputs get the all-flushed one) */
@@ -306,7 +305,7 @@ int nxvk_check(const nxvk_device_info *dev, const nxvk_op_desc *op, const nxvk_a
   bool had[NXVK_MAX_INPUTS] = {false};
   int nflushed = 0, nalts = 0;
   for (; may_flush && rc == NXVK_OK && nflushed < nin; nflushed++)
-    rc = flushed_copy(&in[nflushed], &flushed[nflushed], &had[nflushed]);
+    rc = nxvk_host_flush_denormals(&in[nflushed], &flushed[nflushed], &had[nflushed]);
   unsigned with_denormals = 0;
   for (int k = 0; k < nflushed; k++)
     if (had[k]) with_denormals |= 1u << k;
