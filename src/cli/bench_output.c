@@ -81,7 +81,7 @@ void bench_progress(const bench_ctx *b, const char *fmt, ...) {
     fflush(stderr);
     return;
   }
-  double now = bench_now_ns();
+  double now = nxvk_now_ns();
   if (start_ns < 0) start_ns = now;
   if (last_ns >= 0 && now - last_ns < BENCH_PROGRESS_S * 1e9) return;
   last_ns = now;
