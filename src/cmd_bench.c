@@ -26,6 +26,7 @@ static const char *const synopsis[] = {
     "peak [--bytes SIZE] [OPTIONS]",
     "all [--sizes N,...] [--dtype D,...] [--bytes SIZE] [OPTIONS]",
     "fusion [--sizes N] [OPTIONS]",
+    "concurrency [OPTIONS]",
     "compare A.json B.json... [--plot FILE.svg]",
     NULL,
 };
@@ -38,6 +39,8 @@ static const nxvk_usage usage = {
     "the bench (exit 1).  Times are medians of repeated runs after a warm-up, with min\n"
     "and max.  Sizes take K, M, G, T (x1024); ops sizes count elements, matmul sizes are n\n"
     "of n x n matrices (in all, sizes count elements and the ladder takes n = sqrt(N)).\n"
+    "concurrency runs 1K-element adds end to end from 1, 16 and 100 threads sharing one\n"
+    "context, every result checked, and reports ops/s.\n"
     "compare reads --json reports of several hosts or runs and prints the same\n"
     "measurements side by side, each with its ratio to the first; --plot draws them."};
 
@@ -215,6 +218,10 @@ static int bench_device(const bench_opts *o, bench_report *rep, nxvk_ctx *ctx) {
     status = bench_ops(&b);
     bench_print_notes(rep, row0, skip0);
   }
+  if (mode_is(o, "concurrency")) {
+    status = bench_concurrency(&b);
+    bench_print_notes(rep, row0, skip0);
+  }
   if (status == EXIT_OK && (all || mode_is(o, "matmul"))) {
     row0 = rep->nrows, skip0 = rep->nskips;
     status = bench_matmul(&b);
@@ -285,7 +292,7 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
   bench_report rep = {.command = cmdline};
   int status = EXIT_OK;
 #define USAGE(...) do { status = cli_usage_error(&usage, __VA_ARGS__); goto out; } while (0)
-  if (npos == 0) USAGE("give a mode: ops, matmul, peak, all, fusion or compare");
+  if (npos == 0) USAGE("give a mode: ops, matmul, peak, all, fusion, concurrency or compare");
   if (strcmp(argv[0], "compare") == 0) {
     /* reports, not a device: only --plot goes with it */
     if (ops || sizes || dtypes || bytes || shapes || o.variants || json || csv || cli->device || cli->validate)
@@ -298,12 +305,14 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
   if (npos > 1) USAGE("one mode only ('%s' is extra)", argv[1]);
   o.mode = argv[0];
   if (!mode_is(&o, "ops") && !mode_is(&o, "matmul") && !mode_is(&o, "peak") && !mode_is(&o, "all") &&
-      !mode_is(&o, "fusion")) {
-    static const char *const modes[] = {"ops", "matmul", "peak", "all", "fusion", "compare"};
-    const char *near = cli_nearest(o.mode, modes, 6);
+      !mode_is(&o, "fusion") && !mode_is(&o, "concurrency")) {
+    static const char *const modes[] = {"ops", "matmul", "peak", "all", "fusion", "compare", "concurrency"};
+    const char *near = cli_nearest(o.mode, modes, 7);
     if (near) USAGE("unknown mode '%s'; did you mean '%s'?", o.mode, near);
-    USAGE("unknown mode '%s' (ops, matmul, peak, all, fusion or compare)", o.mode);
+    USAGE("unknown mode '%s' (ops, matmul, peak, all, fusion, concurrency or compare)", o.mode);
   }
+  if (mode_is(&o, "concurrency") && (ops || sizes || dtypes || bytes || shapes || plot))
+    USAGE("concurrency takes the timing options, --json and --csv only");
   if (mode_is(&o, "fusion") && (ops || dtypes || bytes || json || csv || plot))
     USAGE("fusion takes --sizes N (one size) and the timing options only");
   if (ops && !mode_is(&o, "ops") && !mode_is(&o, "all")) USAGE("--ops goes with the ops and all modes");

@@ -22,7 +22,7 @@ enum { BENCH_MAX_LIST = 64 };
 #define BENCH_CHECK_REF_OPS ((int64_t)1 << 27)   /* reference work per check: elements or multiply-adds */
 
 typedef struct bench_opts {
-  const char *mode;                     /* ops matmul peak all */
+  const char *mode;                     /* ops matmul peak all concurrency */
   bool sizes_given, dtypes_given;
   const nxvk_op_desc *ops[BENCH_MAX_LIST];
   int nops;
@@ -64,6 +64,7 @@ typedef struct bench_row {
   bench_stat cpu;                       /* the CPU reference */
   double gbps, gflops, gflops_min, gflops_max, speedup, speedup_e2e, pct_peak; /* NAN: none */
   double latency_us;                    /* latency row only */
+  double ops_per_s;                     /* concurrency rows: ops completed per second; else 0 */
   char check[64];                       /* how the result was checked */
   double max_abs, max_ulp;              /* NAN when the check has no such figure */
   char note[192];
@@ -134,6 +135,10 @@ int bench_matmul(bench_ctx *b);
 /* The problem `bench ops` builds for op at size n, without data: false with
  * why when bench cannot choose operands for it. */
 bool bench_ops_plan_ok(const nxvk_op_desc *op, nxvk_dtype d, char *why, size_t len);
+
+/* bench_concurrency.c: `bench concurrency`: 1K-element adds end to end
+ * from 1, 16 and 100 threads on one context, ops/s. */
+int bench_concurrency(bench_ctx *b);
 
 /* bench_peak.c: `bench peak`; fma_only for the matmul percentage. */
 int bench_peak(bench_ctx *b, bool fma_only);

@@ -137,6 +137,7 @@ static const char *fmt_stat(char *buf, size_t len, const bench_stat *s, int whic
 #define MATMUL_FMT "%-6s %-8s %-5s %6s %10s %9s %9s %9s %7s  %s\n"
 #define SHAPES_FMT "%-6s %-8s %-5s %18s %10s %9s %9s %9s %7s  %s\n"
 #define PEAK_FMT "%-8s %-12s %-5s %8s %10s %10s %10s %16s  %s\n"
+#define CONC_FMT "%-6s %-5s %6s %8s %12s %12s  %s\n"
 
 void bench_print_header(const char *mode) {
   if (strcmp(mode, "ops") == 0) {
@@ -154,6 +155,11 @@ void bench_print_header(const char *mode) {
     printf("\nmatmul: GFLOPS = 2*m*n*k / kernel time (GPU timestamps), median [min, max]; %%peak of this\n"
            "device's measured FMA peak for the dtype\n");
     printf(MATMUL_FMT, "op", "variant", "dtype", "n", "kernel", "GFLOPS", "min", "max", "%peak", "check");
+  } else if (strcmp(mode, "concurrency") == 0) {
+    printf("\nconcurrency: threads sharing one context, each running the op end to end (inputs in,\n"
+           "op, result back: one submission) on its own inputs and checking every result; ops/s =\n"
+           "all threads' ops / wall time; per op = the mean wall time of one op in a thread\n");
+    printf(CONC_FMT, "op", "dtype", "size", "threads", "per op", "ops/s", "check");
   } else {
     printf("\npeak: the roofline measured by nxvk on this device, median [min, max]\n");
     printf(PEAK_FMT, "measure", "variant", "dtype", "size", "time", "min", "max", "result", "check");
@@ -178,6 +184,10 @@ void bench_print_row(const bench_row *r) {
     printf(MATMUL_FMT, r->name, r->variant, r->dtype, a, fmt_stat(b, sizeof b, &r->gpu, 0),
            fmt_num(c, sizeof c, r->gflops, "%.2f"), fmt_num(d, sizeof d, r->gflops_min, "%.2f"),
            fmt_num(e, sizeof e, r->gflops_max, "%.2f"), fmt_num(f, sizeof f, r->pct_peak, "%.1f%%"), r->check);
+  } else if (strcmp(r->mode, "concurrency") == 0) {
+    bench_fmt_count(a, sizeof a, r->size);
+    printf(CONC_FMT, r->name, r->dtype, a, r->dims, fmt_stat(b, sizeof b, &r->e2e, 0),
+           fmt_num(c, sizeof c, r->ops_per_s, "%.0f"), r->check);
   } else {
     /* wall clock where there is one (transfers, latency), else timestamps */
     const bench_stat *s = r->e2e.have ? &r->e2e : &r->gpu;
@@ -269,6 +279,7 @@ static cJSON *row_json(const bench_row *r) {
   add_num(o, "speedup_e2e", r->speedup_e2e);
   add_num(o, "pct_peak", r->pct_peak);
   add_num(o, "latency_us", r->latency_us);
+  if (strcmp(r->mode, "concurrency") == 0) add_num(o, "ops_per_s", r->ops_per_s);
   cJSON *chk = cJSON_AddObjectToObject(o, "check");
   cJSON_AddStringToObject(chk, "on", r->check);
   add_num(chk, "max_abs", r->max_abs);
@@ -359,7 +370,7 @@ static const char *const csv_header[] = {
     "device", "device_name", "mode", "name", "variant", "dtype", "size", "shape", "bytes", "flops",
     "gpu_median_ns", "gpu_min_ns", "gpu_max_ns", "gpu_repeats", "e2e_median_ns", "e2e_min_ns",
     "e2e_max_ns", "e2e_repeats", "cpu_median_ns", "cpu_min_ns", "cpu_max_ns", "cpu_repeats", "gbps",
-    "gflops", "speedup", "speedup_e2e", "pct_peak", "latency_us", "check", "note"};
+    "gflops", "speedup", "speedup_e2e", "pct_peak", "latency_us", "check", "note", "ops_per_s"};
 enum { CSV_COLS = sizeof csv_header / sizeof csv_header[0] };
 
 static int csv_field(FILE *f, bool first, const char *s) {
@@ -410,6 +421,7 @@ static int csv_writer(FILE *f, const void *arg) {
     num_text(v[c++], 320, row->latency_us);
     snprintf(v[c++], 320, "%s", row->check);
     snprintf(v[c++], 320, "%s", row->note);
+    num_text(v[c++], 320, strcmp(row->mode, "concurrency") == 0 ? row->ops_per_s : NAN);
     for (int i = 0; i < c && rc == 0; i++) rc = csv_field(f, i == 0, v[i]);
     if (fputc('\n', f) == EOF) rc = -1;
   }

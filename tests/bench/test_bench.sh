@@ -287,6 +287,25 @@ check "fusion says what its ratio means, with no internal vocabulary (issue, tar
   bash -c "grep -qE '^  fused chain +[0-9.]+x the kernel time of one [a-z_]+; unfused [0-9.]+x \(1.00x: the 8-op chain costs what one op does\)' '$tmp/last.out' &&
            ! grep -qi 'issue\|target' '$tmp/last.out'"
 
+# ---- concurrency: 1K adds end to end from 1, 16 and 100 threads, ops/s ------------
+expect_status "bench concurrency runs (3 ops a thread)" 0 "$NXVK" bench concurrency --repeat 3 \
+  --json "$tmp/conc.json" --csv "$tmp/conc.csv"
+check "concurrency table has ops/s rows for 1, 16 and 100 threads, every op checked" \
+  bash -c "grep -qE '^op +dtype +size +threads +per op +ops/s +check' '$tmp/last.out' &&
+           grep -qE '^add +f32 +1K +1 .* [0-9]+ +all 3 exact' '$tmp/last.out' &&
+           grep -qE '^add +f32 +1K +16 .* [0-9]+ +all 48 exact' '$tmp/last.out' &&
+           grep -qE '^add +f32 +1K +100 .* [0-9]+ +all 300 exact' '$tmp/last.out'"
+check "concurrency JSON: ops_per_s per thread count, the port clients named as not measured" "$PY" -c "
+import json; d = json.load(open('$tmp/conc.json'))
+r = [x for x in d['results'] if x['mode'] == 'concurrency']
+assert [x['dims'] for x in r] == ['1', '16', '100'], r
+assert all(x['ops_per_s'] > 0 and x['e2e_ns']['repeats'] == 3 * int(x['dims']) for x in r), r
+assert any(s['mode'] == 'concurrency' and 'port' in s['reason'] for s in d['skipped']), d['skipped']"
+check "concurrency CSV ends with ops_per_s" "$PY" -c "
+import csv; rows = list(csv.DictReader(open('$tmp/conc.csv')))
+assert len(rows) == 3 and all(float(x['ops_per_s']) > 0 for x in rows), rows"
+expect_status "concurrency refuses --sizes" 2 "$NXVK" bench concurrency --sizes 1K
+
 # ---- usage ------------------------------------------------------------------
 expect_status "no mode is a usage error" 2 "$NXVK" bench
 expect_status "an unknown mode is a usage error" 2 "$NXVK" bench fast
