@@ -7,8 +7,9 @@
 #       quick dot f32 conformance (coopmat included where the device has it),
 #       the matmul ladder (every variant) with odd shapes, the op sweep (add,
 #       exp, sum), PyTorch's figures for the same cases in the same run
-#       (bench/compare_torch.py, where torch is installed), fusion, and the
-#       port's latency; on NVIDIA the SM clock sampled beside them (smi.csv).
+#       (bench/compare_torch.py, where torch is installed), fusion, small-op
+#       throughput from 1, 16 and 100 threads (concurrency), and the port's
+#       latency; on NVIDIA the SM clock sampled beside them (smi.csv).
 #   scripts/gpu.sh check OUTDIR   the full conformance suite (one process and
 #       JSON report per op, JOBS at a time, each within CONF_TIMEOUT seconds)
 #       and stress all --quick; the summed verdict is OUTDIR/conformance/summary.txt.
@@ -43,11 +44,12 @@ if [ "$what" = bench ]; then
   step conformance dot f32; $B conformance --quick --op dot --dtype f32 > "$R/conformance-dot-f32.tap" 2>&1
   tail -n 4 "$R/conformance-dot-f32.tap"
   step bench matmul
-  mm() { $B bench matmul --shapes 4095x4095x4095,1000x3000x700,8x1024x1024x1024 --dtype f32,f64 \
+  # the skinny shapes (matrix-vector, n = 16, m = 1 and 16) run dot_skinny.comp (bench/NOTES.md)
+  mm() { $B bench matmul --shapes 4095x4095x4095,1000x3000x700,8x1024x1024x1024,4096x4096x1,8192x8192x1,1x4096x4096,1000x3000x16,4096x4096x16,16x4096x4096 --dtype f32,f64 \
     --min-time 0.3 --warmup 0.3 --json "$R/matmul.json" --plot "$R/ladder.svg" "$@"; }
   if ! mm > "$R/matmul.txt" 2>&1; then   # a wrong variant fails the bench: keep its output, time the rest
     mv "$R/matmul.txt" "$R/matmul-failed.txt"; tail -n 3 "$R/matmul-failed.txt"
-    mm --variant tiled,vec,vec1,regtile,naive > "$R/matmul.txt" 2>&1
+    mm --variant tiled,vec,vec1,regtile,naive,skinny > "$R/matmul.txt" 2>&1
   fi
   step bench ops
   $B bench ops --ops add,exp,sum --dtype f32,f64 --min-time 0.3 --warmup 0.3 --cpu-limit 0.5 \
@@ -56,6 +58,7 @@ if [ "$what" = bench ]; then
   python3 bench/compare_torch.py --nxvk-json "$R/matmul.json" --nxvk-json "$R/ops.json" --min-time 0.3 \
     --out "$R/compare.json" > "$R/compare.txt" 2>&1
   step fusion; $B bench fusion --min-time 0.3 > "$R/fusion.txt" 2>&1
+  step concurrency; $B bench concurrency --min-time 1 --json "$R/concurrency.json" > "$R/concurrency.txt" 2>&1
   step port
   if [ "$B" = bundle/run.sh ]; then nx="$PWD/bundle/nxvk"; else nx=$(command -v "$B" || echo "$B"); fi
   PYTHONUNBUFFERED=1 NXVK="$nx" LD_LIBRARY_PATH="$PWD/bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 60 \
