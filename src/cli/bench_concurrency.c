@@ -50,7 +50,7 @@ static void *conc_main(void *arg) {
   pthread_mutex_unlock(&sh->lock);
   const float *a = t->in[0].data, *b = t->in[1].data;
   for (long i = 0;; i++) {
-    if (sh->ops_per_thread > 0 ? i >= sh->ops_per_thread : bench_now_ns() >= sh->deadline_ns) break;
+    if (sh->ops_per_thread > 0 ? i >= sh->ops_per_thread : nxvk_now_ns() >= sh->deadline_ns) break;
     nxvk_host out = {0};
     int rc = nxvk_op_run_host(sh->c, sh->op, &attrs, t->in, 2, &out);
     if (rc) {
@@ -66,7 +66,7 @@ static void *conc_main(void *arg) {
     atomic_fetch_add(&sh->ops, 1);
     if (!ok) atomic_fetch_add(&sh->wrong, 1);
   }
-  t->end_ns = bench_now_ns();
+  t->end_ns = nxvk_now_ns();
   return NULL;
 }
 
@@ -95,7 +95,7 @@ static int conc_run(bench_ctx *b, const nxvk_op_desc *op, int threads) {
   }
   pthread_attr_destroy(&attr);
   /* release them together (those started: on a failed start they run no op) */
-  double t0 = bench_now_ns();
+  double t0 = nxvk_now_ns();
   pthread_mutex_lock(&sh.lock);
   sh.deadline_ns = rc == NXVK_OK ? t0 + o->min_time * 1e9 : t0;
   sh.ops_per_thread = rc == NXVK_OK ? sh.ops_per_thread : 0;
