@@ -3,7 +3,7 @@
  * dtype the device computes, at every size class and input class (random
  * normal-range, wide exponent, IEEE edge values and their pairs), run on
  * the GPU through the public engine API and judged against the CPU
- * reference by nxvk_compare() under the op's limit (conformance/limits.json)
+ * reference by nxvk_check() under the op's limit (conformance/limits.json)
  * -- the same judgement as `nxvk run --check`.
  *
  * Nothing here names an op: cases are generated from the table row (kind,

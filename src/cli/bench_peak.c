@@ -437,7 +437,7 @@ static int bench_latency(bench_ctx *b) {
   if (rc == NXVK_OK) rc = nxvk_tensor_to_host(b->ctx, out, &got);
   if (rc == NXVK_OK) rc = nxvk_op_ref(l.op, NULL, &h, 1, &ref);
   nxvk_cmp cmp;
-  if (rc == NXVK_OK) rc = nxvk_compare(l.op, NULL, &h, 1, &got, &ref, NULL, &cmp);
+  if (rc == NXVK_OK) rc = nxvk_check(&b->info, l.op, NULL, &h, 1, &got, &ref, &cmp);
   if (rc == NXVK_OK && cmp.bad) {
     bench_progress_done(b);
     fprintf(stderr, "nxvk: error: bench: peak: latency op %s gave %.17g, want %.17g\n", l.op->name,

@@ -486,9 +486,8 @@ int case_build(stress_case *k, nxvk_ctx *c, const nxvk_op_desc *op, nxvk_dtype d
   return NXVK_OK;
 }
 
-/* The device's info, asked once per context (it is not free: it reads the
- * memory budget) and kept for nxvk_check. */
-static void device_info(nxvk_ctx *c, nxvk_device_info *out) {
+/* asked once per context: it is not free (it reads the memory budget) */
+void stress_device_info(nxvk_ctx *c, nxvk_device_info *out) {
   static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
   static nxvk_ctx *known;
   static nxvk_device_info info;
@@ -552,7 +551,7 @@ void case_check(nxvk_ctx *c, stress_case *k, case_result *res) {
   } else {
     /* the one judge, with the device's freedom to flush denormals */
     nxvk_device_info info;
-    device_info(c, &info);
+    stress_device_info(c, &info);
     nxvk_cmp cmp;
     int crc = nxvk_check(&info, k->op, &k->attrs, k->in, k->nin, &got, &ref, &cmp);
     if (crc) {

@@ -115,6 +115,8 @@ typedef struct case_result {
 
 /* Upload, run on the GPU, download, run the reference, compare. */
 void case_check(nxvk_ctx *c, stress_case *k, case_result *res);
+/* The device's info for nxvk_check, asked once per context and kept. */
+void stress_device_info(nxvk_ctx *c, nxvk_device_info *out);
 
 /* ---------------------------------------------------------- memory probes */
 

@@ -55,7 +55,9 @@ static int cycle(cycle_state *s, bool check, const nxvk_host *ref, case_result *
   if (rc == NXVK_OK) rc = nxvk_tensor_download(s->c, out, s->got.data, nxvk_host_bytes(&s->got));
   if (rc == NXVK_OK && check) {
     nxvk_cmp cmp;
-    rc = nxvk_compare(k->op, &k->attrs, k->in, k->nin, &s->got, ref, NULL, &cmp);
+    nxvk_device_info info;
+    stress_device_info(s->c, &info);
+    rc = nxvk_check(&info, k->op, &k->attrs, k->in, k->nin, &s->got, ref, &cmp);
     if (rc == NXVK_OK && cmp.bad) {
       res->kind = RESULT_WRONG;
       snprintf(res->detail, sizeof res->detail, "%s: %lld of %lld over the limit; first at [%lld]: got %.9g, want %.9g",
