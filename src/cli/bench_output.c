@@ -300,7 +300,7 @@ static cJSON *device_json(const bench_report *r, int i) {
     if (row->device != d->index || strcmp(row->mode, "peak") != 0) continue;
     if (strcmp(row->name, "fma") == 0 && strcmp(row->dtype, "f32") == 0 && !(row->gflops <= f32)) f32 = row->gflops;
     if (strcmp(row->name, "fma") == 0 && strcmp(row->dtype, "f64") == 0 && !(row->gflops <= f64)) f64 = row->gflops;
-    if (strcmp(row->name, "copy") == 0) copy = row->gbps;
+    if (strcmp(row->name, "copy") == 0 && !(row->gbps <= copy)) copy = row->gbps; /* the faster copy */
   }
   cJSON *peak = cJSON_AddObjectToObject(o, "peak");
   add_num(peak, "fma_gflops_f32", f32);
@@ -553,7 +553,7 @@ static void fill_plot(plot_buf *p, const bench_report *r, const char *mode) {
       snprintf(label, sizeof label, "%speak FMA %s (%s)", dev, row->dtype, row->variant);
       add_roof(p, label, row->gflops, x0, x1);
     } else if (!strcmp(mode, "ops") && !strcmp(row->name, "copy")) {
-      snprintf(label, sizeof label, "%speak device copy", dev);
+      snprintf(label, sizeof label, "%speak device copy (%s)", dev, row->variant);
       add_roof(p, label, row->gbps, x0, x1);
     }
   }

@@ -1,7 +1,9 @@
 /*
  * bench_peak.c - `nxvk bench peak`: the roofline as nxvk itself measures it.
  *   fma      f32/f64, scalar/vec4/outer: shaders/peak_fma.comp, GFLOPS from timestamps
- *   copy     device memory to device memory (vkCmdCopyBuffer), GB/s read + written
+ *   copy     device memory to device memory, GB/s read + written: vkCmdCopyBuffer
+ *            (variant device) and copy_vec4.comp (variant shader); the roofline
+ *            takes the faster
  *   h2d d2h  nxvk_tensor_upload / nxvk_tensor_download, wall clock
  *   latency  one empty dispatch: record, submit, wait, wall clock
  *
@@ -286,20 +288,39 @@ typedef struct copy_run {
   nxvk_ctx *c;
   nxvk_tensor *src, *dst;
   bool timestamps;
+  bool shader;          /* copy_vec4.comp instead of vkCmdCopyBuffer */
+  uint32_t words;       /* shader: 16-byte words */
+  uint32_t groups;
 } copy_run;
 
 static int copy_once(void *arg, double *ns) {
   copy_run *x = arg;
   double t0 = nxvk_now_ns();
-  int rc = nxvk_tensor_copy(x->c, x->dst, x->src, ns);
+  int rc;
+  if (x->shader) {
+    uint32_t spec[1] = {256}, meta[1] = {x->words};
+    nxvk_tensor *bufs[2] = {x->src, x->dst};
+    rc = nxvk_bench_kernel(x->c, "copy_vec4", spec, 1, meta, 1, bufs, 2, x->groups, x->timestamps ? ns : NULL);
+  } else {
+    rc = nxvk_tensor_copy(x->c, x->dst, x->src, ns);
+  }
   if (!x->timestamps) *ns = nxvk_now_ns() - t0;
   return rc;
 }
 
-static int bench_copy(bench_ctx *b, int64_t bytes) {
+static int bench_copy(bench_ctx *b, int64_t bytes, bool shader) {
   nxvk_shape s = {1, {bytes / 4}};
   nxvk_host h = {0}, back = {0};
-  copy_run x = {b->ctx, NULL, NULL, b->info.timestamps};
+  copy_run x = {b->ctx, NULL, NULL, b->info.timestamps, shader, 0, 0};
+  if (shader) {
+    uint64_t words = (uint64_t)bytes / 16, groups = (words + 1023) / 1024; /* 256 invocations x 4 words */
+    if (bytes % 16 || words > UINT32_MAX) {
+      bench_add_skip(b, "peak", "copy", "", bytes, "the copy shader moves whole 16-byte words");
+      return EXIT_OK;
+    }
+    x.words = (uint32_t)words;
+    x.groups = (uint32_t)(groups < 1 ? 1 : groups > b->info.max_workgroup_count[0] ? b->info.max_workgroup_count[0] : groups);
+  }
   bench_progress(b, "peak copy");
   int rc = nxvk_host_alloc(&h, NXVK_F32, &s);
   if (rc == NXVK_OK) rc = nxvk_host_alloc(&back, NXVK_F32, &s);
@@ -320,7 +341,7 @@ static int bench_copy(bench_ctx *b, int64_t bytes) {
     status = EXIT_FAIL;
   }
   if (rc == NXVK_OK && status == EXIT_OK) {
-    bench_row *row = peak_row(b, "copy", "device", "", bytes);
+    bench_row *row = peak_row(b, "copy", shader ? "shader" : "device", "", bytes);
     if (!row) rc = NXVK_E_NO_MEMORY;
     if (row) rc = bench_repeat(b->o, 1, true, copy_once, &x, &row->gpu);
     if (row && rc) b->rep->nrows--;
@@ -328,8 +349,10 @@ static int bench_copy(bench_ctx *b, int64_t bytes) {
       row->bytes = 2.0 * (double)nxvk_host_bytes(&h); /* read once, written once */
       row->gbps = row->bytes / row->gpu.median;
       snprintf(row->check, sizeof row->check, "bytes equal");
-      snprintf(row->note, sizeof row->note, "vkCmdCopyBuffer; GB/s counts bytes read + written");
-      b->peak_copy_gbps = row->gbps;
+      snprintf(row->note, sizeof row->note,
+               shader ? "copy_vec4.comp (16-byte loads, %u workgroups of 256); GB/s counts bytes read + written"
+                      : "vkCmdCopyBuffer; GB/s counts bytes read + written", x.groups);
+      if (row->gbps > b->peak_copy_gbps) b->peak_copy_gbps = row->gbps; /* the faster of the two */
       bench_progress_done(b);
       bench_print_row(row);
     }
@@ -390,8 +413,9 @@ static int bench_fma(bench_ctx *b) {
   return EXIT_OK;
 }
 
-static int bench_copy(bench_ctx *b, int64_t bytes) {
+static int bench_copy(bench_ctx *b, int64_t bytes, bool shader) {
   (void)bytes;
+  if (shader) return EXIT_OK;
   unavailable(b, "copy");
   return EXIT_OK;
 }
@@ -477,7 +501,8 @@ int bench_peak(bench_ctx *b, bool fma_only) {
   int status = bench_fma(b);
   if (status || fma_only) return status;
   int64_t bytes = transfer_bytes(b);
-  status = bench_copy(b, bytes);
+  status = bench_copy(b, bytes, false);
+  if (status == EXIT_OK) status = bench_copy(b, bytes, true);
   if (status == EXIT_OK) status = bench_transfers(b, bytes);
   if (status == EXIT_OK) status = bench_latency(b);
   return status;
