@@ -52,6 +52,7 @@ HAND_VARIANTS = \
   $(foreach d,f32 f64,random_$(d):random:-DDT_$(d)) \
   $(foreach d,f32 f64,peak_fma_$(d):peak_fma:-DDT_$(d) peak_fma_$(d)_vec4:peak_fma:-DDT_$(d)@-DVEC4 \
     peak_fma_$(d)_outer:peak_fma:-DDT_$(d)@-DOUTER) \
+  peak_fma_f16:peak_fma:-DDT_f32@-DFMA_F16 peak_fma_f16_vec4:peak_fma:-DDT_f32@-DFMA_F16@-DVEC4 \
   copy_vec4:copy_vec4: \
   $(foreach s,$(DTYPES),$(foreach d,$(DTYPES),copy_$(s)_$(d):copy:-DSRC_$(s)@-DDST_$(d)))
 

@@ -23,6 +23,13 @@
 // variants.
 #extension GL_GOOGLE_include_directive : require
 #include "dtype.glsl"
+// -DFMA_F16 (with -DDT_f32): the chains in f16 (shaderFloat16), the result
+// stored as f32; f16vec4 with -DVEC4
+#ifdef FMA_F16
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#undef T
+#define T float16_t
+#endif
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint ITERS = 1024u;
@@ -31,7 +38,9 @@ layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
 layout(std430, binding = 1) writeonly buffer Out { ST o[]; };
 
 #ifdef VEC4
-#if defined(DT_f64)
+#if defined(FMA_F16)
+#define V f16vec4
+#elif defined(DT_f64)
 #define V dvec4
 #else
 #define V vec4

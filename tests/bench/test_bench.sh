@@ -174,8 +174,23 @@ want = {'fma', 'copy', 'h2d', 'd2h', 'latency'}
 assert want <= got, want - got
 for r in d['results']:
     if r['name'] in ('h2d', 'd2h', 'copy'): assert r['gbps'] > 0, r
-    if r['name'] == 'fma': assert r['gflops'] > 0 and r['dtype'] in ('f32', 'f64'), r
+    if r['name'] == 'fma': assert r['gflops'] > 0 and r['dtype'] in ('f32', 'f64', 'f16'), r
     if r['name'] == 'latency': assert r['latency_us'] > 0, r"
+check "peak: copy both ways (vkCmdCopyBuffer, the shader); f16 FMA a rate or 'not supported'; coopmat f16/int8 notes, never 0" "$PY" -c "
+import json; d = json.load(open('$tmp/peak.json'))
+res, sk = d['results'], d['skipped']
+assert {r['variant'] for r in res if r['name'] == 'copy'} == {'device', 'shader'}, res
+copy = max(r['gbps'] for r in res if r['name'] == 'copy')
+assert abs(d['devices'][0]['peak']['copy_gbps'] - copy) < 1e-9 * copy, d['devices'][0]['peak']
+f16 = [r for r in res if r['name'] == 'fma' and r['dtype'] == 'f16']
+f16_skip = [s for s in sk if s['name'] == 'fma' and s['dtype'] == 'f16']
+assert (len(f16) == 2 and all(r['gflops'] > 0 for r in f16)) != bool(f16_skip), (f16, f16_skip)
+assert all(s['reason'].startswith('not supported') for s in f16_skip), f16_skip
+assert bool(f16) == d['devices'][0]['features']['f16'], 'a rate exactly where the device has shaderFloat16'
+for t in ('f16', 'int8'):
+    c = [s for s in sk if s['name'] == 'coopmat' and s['dtype'] == t]
+    assert len(c) == 1 and c[0]['reason'].startswith('not '), sk
+assert not any(r['name'] == 'coopmat' for r in res), res"
 
 # ---- all -------------------------------------------------------------------
 expect_status "bench all runs (one size, --device all)" 0 \
