@@ -105,7 +105,7 @@ static int parse_lists(bench_opts *o, const char *ops, const char *sizes, const 
       fprintf(stderr, "nxvk: error: --ops: unknown op '%s' (nxvk run --list-ops lists them)\n", items[i]);
       return EXIT_USAGE;
     }
-    /* operands come from the op's kind: say so when that is not enough */
+    /* operands come from the one case maker (cases.c): say so when it has no rule */
     char why[256] = "";
     bool ok = false;
     for (int d = 0; d < NXVK_NDTYPES && !ok; d++)

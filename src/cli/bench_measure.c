@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "cases.h"
 
 
 /* Returns an engine code (0 or NXVK_E_*), which the caller reports.  GPU
@@ -105,48 +106,33 @@ typedef struct problem {
   nxvk_tensor *t[MAX_OPERANDS];
   bool timestamps;
   int dispatches; /* per timed kernel run (kernel_once); 1 until measure() picks */
+  char why[240];  /* plan: the case maker's reason when it has no rule */
 } problem;
 
-/* Operands from the op's kind: elementwise and reductions (over all axes)
- * take 1-D tensors of `size`; dot takes square [n,n] with n = round(sqrt(size))
- * (matmul passes n itself with square_n); select a 0/1 predicate first;
- * sources make `size` elements through their shape attribute. */
+/* Operands from the one case maker (cases.c), in the form a benchmark times:
+ * elementwise and reductions (over all axes) take 1-D tensors of `size`; dot
+ * takes square [n,n] with n = round(sqrt(size)) (matmul passes n itself with
+ * square_n); select a 0/1 predicate first; sources make `size` elements
+ * through their shape attribute. */
 static int plan(problem *p, const nxvk_op_desc *op, nxvk_dtype d, int64_t size, bool square_n) {
   memset(p, 0, sizeof *p);
   p->op = op;
   p->dtype = d;
   p->size = size;
-  nxvk_shape vec = {1, {size}};
-  switch (op->kind) {
-  case NXVK_KIND_DOT: {
-    int64_t n = square_n ? size : llround(sqrt((double)size));
-    if (n < 1) n = 1;
-    nxvk_shape sq = {2, {n, n}};
-    p->nin = 2;
-    p->meta[0] = p->meta[1] = (nxvk_meta){d, sq};
-    break;
+  conf_case k;
+  int64_t n = square_n && op->kind == NXVK_KIND_DOT ? size * size : size;
+  int rc = cases_sized(op, d, n, CASES_PLAIN, op->dtypes, 0, &k);
+  if (rc == NXVK_OK && k.nin > MAX_OPERANDS) {
+    snprintf(k.where, sizeof k.where, "%s: %d operands, bench times at most %d", op->name, k.nin, MAX_OPERANDS);
+    rc = NXVK_E_UNSUPPORTED;
   }
-  case NXVK_KIND_SELECT:
-    p->nin = 3;
-    p->meta[0] = (nxvk_meta){NXVK_U8, vec};
-    p->meta[1] = p->meta[2] = (nxvk_meta){d, vec};
-    break;
-  case NXVK_KIND_SOURCE:
-    p->nin = 0;
-    if (op->attrs & NXVK_ATTR_SHAPE) {
-      p->attrs.set |= NXVK_ATTR_SHAPE;
-      p->attrs.shape = vec;
-    }
-    if (op->attrs & NXVK_ATTR_DTYPE) {
-      p->attrs.set |= NXVK_ATTR_DTYPE;
-      p->attrs.dtype = d;
-    }
-    break;
-  default:
-    p->nin = op->arity < 0 ? 2 : op->arity;
-    if (p->nin > MAX_OPERANDS) p->nin = MAX_OPERANDS;
-    for (int i = 0; i < p->nin; i++) p->meta[i] = (nxvk_meta){d, vec};
+  if (rc) {
+    snprintf(p->why, sizeof p->why, "%s", k.where);
+    return rc;
   }
+  p->attrs = k.attrs;
+  p->nin = k.nin;
+  for (int i = 0; i < k.nin; i++) p->meta[i] = (nxvk_meta){k.dt[i], k.shape[i]};
   return nxvk_op_infer(op, &p->attrs, p->meta, p->nin, &p->out);
 }
 
@@ -170,7 +156,7 @@ static int plan_dims(problem *p, const nxvk_op_desc *op, nxvk_dtype d, const int
 bool bench_ops_plan_ok(const nxvk_op_desc *op, nxvk_dtype d, char *why, size_t len) {
   problem p;
   if (plan(&p, op, d, 16, false) == NXVK_OK) return true;
-  snprintf(why, len, "%s", nxvk_errmsg());
+  snprintf(why, len, "%s", p.why[0] ? p.why : nxvk_errmsg());
   return false;
 }
 

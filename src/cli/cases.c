@@ -859,3 +859,226 @@ int cases_fill_inputs(const conf_data *D, const nxvk_op_desc *op, const conf_cas
   return 0;
 }
 
+
+/* ------------------------------------------------- cases at a given size */
+
+static nxvk_shape shape1(int64_t a) { return (nxvk_shape){1, {a}}; }
+static nxvk_shape shape2(int64_t a, int64_t b) { return (nxvk_shape){2, {a, b}}; }
+static nxvk_shape shape3(int64_t a, int64_t b, int64_t c) { return (nxvk_shape){3, {a, b, c}}; }
+
+/* n = a * b with the smallest factor a >= 2 that divides n (a = 1 for primes). */
+static void split2(int64_t n, int64_t *a, int64_t *b) {
+  *a = 1;
+  for (int64_t f = 2; f * f <= n; f++)
+    if (n % f == 0) {
+      *a = f;
+      break;
+    }
+  *b = *a ? n / *a : 0;
+  if (n == 0) *a = 2, *b = 0;
+}
+
+static int dot_variant_count(const nxvk_op_desc *op) {
+  const char *const *names;
+  int n = nxvk_op_variants(op, &names);
+  return n > 0 ? n : 1;
+}
+
+int cases_sized_layouts(const nxvk_op_desc *op) {
+  switch (op->kind) {
+  case NXVK_KIND_UNARY: return 1;
+  case NXVK_KIND_BINARY:
+  case NXVK_KIND_COMPARE: return 2;
+  case NXVK_KIND_SELECT: return 1;
+  case NXVK_KIND_REDUCE: return 3;
+  case NXVK_KIND_DOT: return 3 * dot_variant_count(op);
+  case NXVK_KIND_MOVEMENT:
+    if (op->attrs & NXVK_ATTR_PERM) return 2;
+    if (op->arity < 0) return 2;
+    if (op->attrs & NXVK_ATTR_DTYPE) return NXVK_NDTYPES - 1;
+    return 1;
+  case NXVK_KIND_SOURCE: return (op->attrs & NXVK_ATTR_AXIS) ? 2 : 1;
+  }
+  return 1;
+}
+
+static int sized_fail(conf_case *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int sized_fail(conf_case *k, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(k->where, sizeof k->where, fmt, ap);
+  va_end(ap);
+  k->nin = 0;
+  return NXVK_E_UNSUPPORTED;
+}
+
+static void sized_in(conf_case *k, nxvk_dtype dt, nxvk_shape s) {
+  k->dt[k->nin] = dt;
+  k->shape[k->nin++] = s;
+}
+
+int cases_sized(const nxvk_op_desc *op, nxvk_dtype dt, int64_t n, int layout, unsigned dtypes_ok,
+                uint64_t seed, conf_case *k) {
+  memset(k, 0, sizeof *k);
+  nxvk_attrs *a = &k->attrs;
+  int64_t p, q;
+  bool plain = layout == CASES_PLAIN;
+  if (plain) layout = 0;
+  layout %= cases_sized_layouts(op);
+  /* select's predicate: u8 where the op takes it */
+  nxvk_dtype pred = NXVK_U8;
+  switch (op->kind) {
+  case NXVK_KIND_UNARY: sized_in(k, dt, shape1(n)); break;
+  case NXVK_KIND_BINARY:
+  case NXVK_KIND_COMPARE:
+    sized_in(k, dt, shape1(n));
+    sized_in(k, dt, layout ? shape1(1) : shape1(n));
+    break;
+  case NXVK_KIND_SELECT:
+    sized_in(k, pred, shape1(n));
+    sized_in(k, dt, shape1(n));
+    sized_in(k, dt, shape1(n));
+    break;
+  case NXVK_KIND_REDUCE:
+    if (layout == 0) {
+      sized_in(k, dt, shape1(n)); /* all axes */
+    } else if (layout == 1) {
+      sized_in(k, dt, shape2(3, n));
+      a->set |= NXVK_ATTR_AXES;
+      a->naxes = 1;
+      a->axes[0] = 1;
+    } else {
+      sized_in(k, dt, shape2(n, 3));
+      a->set |= NXVK_ATTR_AXES | NXVK_ATTR_KEEP_AXES;
+      a->naxes = 1;
+      a->axes[0] = 0;
+      a->keep_axes = true;
+    }
+    if (!(op->attrs & NXVK_ATTR_AXES)) a->set &= ~(unsigned)(NXVK_ATTR_AXES | NXVK_ATTR_KEEP_AXES);
+    break;
+  case NXVK_KIND_DOT: {
+    if (plain) { /* square, about n elements, the op's own kernel choice */
+      int64_t s = llround(sqrt((double)n));
+      if (s < 1) s = 1;
+      sized_in(k, dt, shape2(s, s));
+      sized_in(k, dt, shape2(s, s));
+      break;
+    }
+    const char *const *names;
+    int nv = nxvk_op_variants(op, &names);
+    int shape = layout % 3, variant = layout / 3;
+    if (nv > 0 && (op->attrs & NXVK_ATTR_VARIANT)) {
+      a->set |= NXVK_ATTR_VARIANT;
+      snprintf(a->variant, sizeof a->variant, "%s", names[variant % nv]);
+    }
+    if (shape == 0) { /* the inner dimension at n */
+      sized_in(k, dt, shape2(1, n));
+      sized_in(k, dt, shape2(n, 2));
+    } else if (shape == 1) { /* rows at n */
+      sized_in(k, dt, shape2(n, 1));
+      sized_in(k, dt, shape2(1, 2));
+    } else { /* batched, n inner elements per batch */
+      sized_in(k, dt, shape3(2, 1, n));
+      sized_in(k, dt, shape3(2, n, 1));
+    }
+    break;
+  }
+  case NXVK_KIND_MOVEMENT:
+    if (op->attrs & NXVK_ATTR_SHAPE) { /* a new shape for the same elements */
+      sized_in(k, dt, shape1(n));
+      a->set |= NXVK_ATTR_SHAPE;
+      a->shape = (n % 2 == 0) ? shape2(2, -1) : shape2(n, 1);
+    } else if (op->attrs & NXVK_ATTR_PERM) {
+      split2(n, &p, &q);
+      if (layout == 0) {
+        sized_in(k, dt, shape2(p, q)); /* default: reversed axes */
+      } else {
+        sized_in(k, dt, shape3(1, p, q));
+        a->set |= NXVK_ATTR_PERM;
+        a->nperm = 3;
+        a->perm[0] = 2, a->perm[1] = 0, a->perm[2] = 1;
+      }
+    } else if (op->attrs & NXVK_ATTR_SLICE) {
+      sized_in(k, dt, shape1(n));
+      a->set |= NXVK_ATTR_SLICE;
+      a->nslice = 1;
+      a->start[0] = n > 2 ? 1 : 0;
+      a->stride[0] = n > 4 ? 2 : 1;
+      a->length[0] = n > a->start[0] ? (n - a->start[0] - 1) / a->stride[0] + 1 : 0;
+    } else if (op->arity < 0) { /* one or more inputs joined along an axis */
+      int64_t n1 = n / 3, n2 = n / 3, n3 = n - n1 - n2;
+      int64_t parts[3] = {n1, n2, n3};
+      for (int i = 0; i < 3; i++) sized_in(k, dt, layout == 0 ? shape1(parts[i]) : shape2(2, parts[i]));
+      if (layout == 1 && (op->attrs & NXVK_ATTR_AXIS)) {
+        a->set |= NXVK_ATTR_AXIS;
+        a->axis = -1;
+      }
+    } else if (op->attrs & NXVK_ATTR_DTYPE) { /* a conversion to another dtype */
+      sized_in(k, dt, shape1(n));
+      nxvk_dtype to = dt;
+      for (int step = 0, found = 0; step < 2 * NXVK_NDTYPES && found <= layout; step++) {
+        to = (nxvk_dtype)((to + 1) % NXVK_NDTYPES);
+        if (to != dt && (dtypes_ok & NXVK_DT(to))) found++;
+      }
+      a->set |= NXVK_ATTR_DTYPE;
+      a->dtype = to;
+    } else {
+      return sized_fail(k, "no input builder for movement op %s (attrs 0x%x)", op->name, op->attrs);
+    }
+    break;
+  case NXVK_KIND_SOURCE:
+    if (!(op->attrs & NXVK_ATTR_SHAPE))
+      return sized_fail(k, "no input builder for source op %s (no shape attribute)", op->name);
+    a->set |= NXVK_ATTR_SHAPE;
+    a->shape = shape1(n);
+    if (layout == 1 && (op->attrs & NXVK_ATTR_AXIS)) {
+      split2(n, &p, &q);
+      a->shape = shape2(p, q);
+      a->set |= NXVK_ATTR_AXIS;
+      a->axis = 1;
+    }
+    if (op->attrs & NXVK_ATTR_DTYPE) {
+      a->set |= NXVK_ATTR_DTYPE;
+      a->dtype = dt;
+    }
+    if (op->attrs & NXVK_ATTR_SEED) {
+      a->set |= NXVK_ATTR_SEED;
+      a->seed = seed;
+    }
+    break;
+  default: return sized_fail(k, "no input builder for op %s (kind %d)", op->name, (int)op->kind);
+  }
+  k->fill = FILL_NORMAL;
+  snprintf(k->cls, sizeof k->cls, "%s", fill_names[FILL_NORMAL]);
+  snprintf(k->where, sizeof k->where, "size=%lld layout=%d", (long long)n, layout);
+  return NXVK_OK;
+}
+
+/* Random values that keep every op in a range where the reference and
+ * the limits are meaningful.  Reduced floats are +-exp(u s) with u in
+ * [-1, 1]: ln|x| has mean 0 and the walk of a product of n of them stays
+ * within a few units of 0 when s = 2/sqrt(n) (a plain range near 1 drifts:
+ * E[ln x] < 0 made products of 2^17 values denormal).  Integer products do
+ * not overflow. */
+void cases_fill_sized(nxvk_host *h, nxvk_kind kind, bool predicate, uint64_t *rng) {
+  int64_t n = nxvk_host_count(h);
+  double spread = n > 1024 ? 2.0 / sqrt((double)n) : 0.0625;
+  for (int64_t i = 0; i < n; i++) {
+    double v;
+    if (predicate) {
+      v = (double)(nxvk_splitmix64(rng) & 1);
+    } else if (is_float(h->dtype)) {
+      double u = nxvk_rand_unit(rng);
+      if (kind == NXVK_KIND_REDUCE) v = (nxvk_splitmix64(rng) & 1 ? -1 : 1) * exp((2 * u - 1) * spread);
+      else if (kind == NXVK_KIND_DOT) v = u * 2 - 1;
+      else v = u * 8 - 4;
+    } else if (h->dtype == NXVK_I32) {
+      int64_t lo = kind == NXVK_KIND_REDUCE ? -3 : -1000, hi = -lo;
+      v = (double)(lo + (int64_t)(nxvk_splitmix64(rng) % (uint64_t)(hi - lo + 1)));
+    } else {
+      int64_t hi = kind == NXVK_KIND_REDUCE ? 3 : 255;
+      v = (double)(int64_t)(nxvk_splitmix64(rng) % (uint64_t)(hi + 1));
+    }
+    nxvk_host_set(h, i, v);
+  }
+}

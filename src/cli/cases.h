@@ -3,9 +3,11 @@
  * from its op-table row (kind, arity, dtypes, accepted attributes, kernel
  * variants) and from data (conformance/size_classes.json: size classes and
  * layouts; conformance/edge_values.json: input classes and edge values),
- * and their inputs, filled from one seeded RNG per case.  A new op kind is
- * one generator here (cases_generate dispatches on the kind); a new dtype
- * is one input rule (cases_fill_inputs) and its rows in the data.
+ * and their inputs, filled from one seeded RNG per case.  Stress and bench
+ * take their cases at a given size from the same rules (cases_sized).  A new
+ * op kind is one generator here (cases_generate and cases_sized dispatch on
+ * the kind); a new dtype is one input rule (cases_fill_inputs,
+ * cases_fill_sized) and its rows in the data.
  */
 #ifndef NXVK_CLI_CASES_H
 #define NXVK_CLI_CASES_H
@@ -51,6 +53,20 @@ int cases_fill_inputs(const conf_data *D, const nxvk_op_desc *op, const conf_cas
                       uint64_t seed, nxvk_host *in);
 int cases_generate(const conf_data *D, const nxvk_op_desc *op, nxvk_dtype dt, case_list *L);
 unsigned cases_op_dtypes(const nxvk_op_desc *op);
+/* One case of op x dt at about n elements, the rule stress and bench take:
+ * shapes, dtypes and attributes (no inputs) in one of cases_sized_layouts(op)
+ * layouts (shapes, kernel variants, target dtypes; `layout` is taken modulo
+ * it), or CASES_PLAIN, the form a benchmark times (layout 0; dot square with
+ * the op's own kernel choice).  dtypes_ok: the NXVK_DT mask a conversion may
+ * target; seed: a source op's seed attribute.  NXVK_E_UNSUPPORTED for an op
+ * kind or attribute set it has no rule for, k->where saying why. */
+#define CASES_PLAIN (-1)
+int cases_sized_layouts(const nxvk_op_desc *op);
+int cases_sized(const nxvk_op_desc *op, nxvk_dtype dt, int64_t n, int layout, unsigned dtypes_ok,
+                uint64_t seed, conf_case *k);
+/* Inputs of a sized case from one seeded RNG: values where the reference and
+ * the limits are meaningful for the op's kind (predicate: 0 or 1). */
+void cases_fill_sized(nxvk_host *h, nxvk_kind kind, bool predicate, uint64_t *rng);
 const cJSON *cases_jget(const cJSON *o, const char *key);
 bool cases_jdouble(const cJSON *v, double *out);
 

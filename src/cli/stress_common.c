@@ -8,6 +8,8 @@
  */
 #include "stress_common.h"
 
+#include "cases.h"
+
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -213,81 +215,7 @@ unsigned case_dtypes(nxvk_ctx *c, const nxvk_op_desc *op) {
   return m;
 }
 
-static int dot_variant_count(const nxvk_op_desc *op) {
-  const char *const *names;
-  int n = nxvk_op_variants(op, &names);
-  return n > 0 ? n : 1;
-}
-
-int case_layouts(const nxvk_op_desc *op) {
-  switch (op->kind) {
-  case NXVK_KIND_UNARY: return 1;
-  case NXVK_KIND_BINARY:
-  case NXVK_KIND_COMPARE: return 2;
-  case NXVK_KIND_SELECT: return 1;
-  case NXVK_KIND_REDUCE: return 3;
-  case NXVK_KIND_DOT: return 3 * dot_variant_count(op);
-  case NXVK_KIND_MOVEMENT:
-    if (op->attrs & NXVK_ATTR_PERM) return 2;
-    if (op->arity < 0) return 2;
-    if (op->attrs & NXVK_ATTR_DTYPE) return NXVK_NDTYPES - 1;
-    return 1;
-  case NXVK_KIND_SOURCE: return (op->attrs & NXVK_ATTR_AXIS) ? 2 : 1;
-  }
-  return 1;
-}
-
-/* Random values that keep every op in a range where the reference and
- * the limits are meaningful.  Reduced floats are +-exp(u s) with u in
- * [-1, 1]: ln|x| has mean 0 and the walk of a product of n of them stays
- * within a few units of 0 when s = 2/sqrt(n) (a plain range near 1 drifts:
- * E[ln x] < 0 made products of 2^17 values denormal).  Integer products do
- * not overflow. */
-static void fill(nxvk_host *h, nxvk_kind kind, bool predicate, stress_rng *rng) {
-  int64_t n = nxvk_host_count(h);
-  double spread = n > 1024 ? 2.0 / sqrt((double)n) : 0.0625;
-  for (int64_t i = 0; i < n; i++) {
-    double v;
-    if (predicate) {
-      v = (double)(rng_next(rng) & 1);
-    } else if (h->dtype == NXVK_F32 || h->dtype == NXVK_F64) {
-      double u = rng_unit(rng);
-      if (kind == NXVK_KIND_REDUCE) v = (rng_next(rng) & 1 ? -1 : 1) * exp((2 * u - 1) * spread);
-      else if (kind == NXVK_KIND_DOT) v = u * 2 - 1;
-      else v = u * 8 - 4;
-    } else if (h->dtype == NXVK_I32) {
-      v = kind == NXVK_KIND_REDUCE ? (double)rng_range(rng, -3, 3) : (double)rng_range(rng, -1000, 1000);
-    } else {
-      v = (double)rng_range(rng, 0, kind == NXVK_KIND_REDUCE ? 3 : 255);
-    }
-    nxvk_host_set(h, i, v);
-  }
-}
-
-static nxvk_shape shape1(int64_t a) { return (nxvk_shape){1, {a}}; }
-static nxvk_shape shape2(int64_t a, int64_t b) { return (nxvk_shape){2, {a, b}}; }
-static nxvk_shape shape3(int64_t a, int64_t b, int64_t c) { return (nxvk_shape){3, {a, b, c}}; }
-
-/* n = a * b with the smallest factor a >= 2 that divides n (a = 1 for primes). */
-static void split2(int64_t n, int64_t *a, int64_t *b) {
-  *a = 1;
-  for (int64_t f = 2; f * f <= n; f++)
-    if (n % f == 0) {
-      *a = f;
-      break;
-    }
-  *b = *a ? n / *a : 0;
-  if (n == 0) *a = 2, *b = 0;
-}
-
-static int add_input(stress_case *k, nxvk_dtype dt, nxvk_shape s, bool predicate, stress_rng *rng) {
-  nxvk_host *h = &k->in[k->nin];
-  int rc = nxvk_host_alloc(h, predicate ? NXVK_U8 : dt, &s);
-  if (rc) return rc;
-  k->nin++;
-  fill(h, k->op->kind, predicate, rng);
-  return NXVK_OK;
-}
+int case_layouts(const nxvk_op_desc *op) { return cases_sized_layouts(op); }
 
 static void append(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void append(char *buf, size_t len, const char *fmt, ...) {
@@ -326,16 +254,6 @@ static void make_label(stress_case *k, nxvk_dtype dt) {
   if (a->set & NXVK_ATTR_VARIANT) append(k->label, sizeof k->label, " variant=%s", a->variant);
 }
 
-/* A case the builder cannot make: the reason goes in the label. */
-static int unbuildable(stress_case *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int unbuildable(stress_case *k, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(k->label, sizeof k->label, fmt, ap);
-  va_end(ap);
-  return NXVK_E_UNSUPPORTED;
-}
-
 void case_free(stress_case *k) {
   for (int i = 0; i < k->nin; i++) nxvk_host_free(&k->in[i]);
   k->nin = 0;
@@ -345,127 +263,22 @@ int case_build(stress_case *k, nxvk_ctx *c, const nxvk_op_desc *op, nxvk_dtype d
                int layout, stress_rng *rng) {
   memset(k, 0, sizeof *k);
   k->op = op;
-  nxvk_attrs *a = &k->attrs;
-  int rc = NXVK_OK;
-  int64_t p, q;
-  layout %= case_layouts(op);
-  switch (op->kind) {
-  case NXVK_KIND_UNARY:
-    rc = add_input(k, dt, shape1(n), false, rng);
-    break;
-  case NXVK_KIND_BINARY:
-  case NXVK_KIND_COMPARE:
-    rc = add_input(k, dt, shape1(n), false, rng);
-    if (rc == NXVK_OK) rc = add_input(k, dt, layout ? shape1(1) : shape1(n), false, rng);
-    break;
-  case NXVK_KIND_SELECT:
-    for (int i = 0; i < 3 && rc == NXVK_OK; i++) rc = add_input(k, dt, shape1(n), i == 0, rng);
-    break;
-  case NXVK_KIND_REDUCE:
-    if (layout == 0) {
-      rc = add_input(k, dt, shape1(n), false, rng); /* all axes */
-    } else if (layout == 1) {
-      rc = add_input(k, dt, shape2(3, n), false, rng);
-      a->set |= NXVK_ATTR_AXES;
-      a->naxes = 1;
-      a->axes[0] = 1;
-    } else {
-      rc = add_input(k, dt, shape2(n, 3), false, rng);
-      a->set |= NXVK_ATTR_AXES | NXVK_ATTR_KEEP_AXES;
-      a->naxes = 1;
-      a->axes[0] = 0;
-      a->keep_axes = true;
-    }
-    if (!(op->attrs & NXVK_ATTR_AXES)) a->set &= ~(unsigned)(NXVK_ATTR_AXES | NXVK_ATTR_KEEP_AXES);
-    break;
-  case NXVK_KIND_DOT: {
-    const char *const *names;
-    int nv = nxvk_op_variants(op, &names);
-    int shape = layout % 3, variant = layout / 3;
-    if (nv > 0 && (op->attrs & NXVK_ATTR_VARIANT)) {
-      a->set |= NXVK_ATTR_VARIANT;
-      snprintf(a->variant, sizeof a->variant, "%s", names[variant % nv]);
-    }
-    if (shape == 0) { /* the inner dimension at n */
-      rc = add_input(k, dt, shape2(1, n), false, rng);
-      if (rc == NXVK_OK) rc = add_input(k, dt, shape2(n, 2), false, rng);
-    } else if (shape == 1) { /* rows at n */
-      rc = add_input(k, dt, shape2(n, 1), false, rng);
-      if (rc == NXVK_OK) rc = add_input(k, dt, shape2(1, 2), false, rng);
-    } else { /* batched, n inner elements per batch */
-      rc = add_input(k, dt, shape3(2, 1, n), false, rng);
-      if (rc == NXVK_OK) rc = add_input(k, dt, shape3(2, n, 1), false, rng);
-    }
-    break;
+  unsigned ok = 0;
+  for (int d = 0; d < NXVK_NDTYPES; d++)
+    if (dtype_ok(c, (nxvk_dtype)d)) ok |= NXVK_DT(d);
+  conf_case cc;
+  int rc = cases_sized(op, dt, n, layout, ok, rng_next(rng), &cc);
+  if (rc == NXVK_E_UNSUPPORTED) {
+    snprintf(k->label, sizeof k->label, "%.159s", cc.where);
+    return rc;
   }
-  case NXVK_KIND_MOVEMENT:
-    if (op->attrs & NXVK_ATTR_SHAPE) { /* a new shape for the same elements */
-      rc = add_input(k, dt, shape1(n), false, rng);
-      a->set |= NXVK_ATTR_SHAPE;
-      a->shape = (n % 2 == 0) ? shape2(2, -1) : shape2(n, 1);
-    } else if (op->attrs & NXVK_ATTR_PERM) {
-      split2(n, &p, &q);
-      if (layout == 0) {
-        rc = add_input(k, dt, shape2(p, q), false, rng); /* default: reversed axes */
-      } else {
-        rc = add_input(k, dt, shape3(1, p, q), false, rng);
-        a->set |= NXVK_ATTR_PERM;
-        a->nperm = 3;
-        a->perm[0] = 2, a->perm[1] = 0, a->perm[2] = 1;
-      }
-    } else if (op->attrs & NXVK_ATTR_SLICE) {
-      rc = add_input(k, dt, shape1(n), false, rng);
-      a->set |= NXVK_ATTR_SLICE;
-      a->nslice = 1;
-      a->start[0] = n > 2 ? 1 : 0;
-      a->stride[0] = n > 4 ? 2 : 1;
-      a->length[0] = n > a->start[0] ? (n - a->start[0] - 1) / a->stride[0] + 1 : 0;
-    } else if (op->arity < 0) { /* one or more inputs joined along an axis */
-      int64_t n1 = n / 3, n2 = n / 3, n3 = n - n1 - n2;
-      int64_t parts[3] = {n1, n2, n3};
-      for (int i = 0; i < 3 && rc == NXVK_OK; i++)
-        rc = add_input(k, dt, layout == 0 ? shape1(parts[i]) : shape2(2, parts[i]), false, rng);
-      if (layout == 1 && (op->attrs & NXVK_ATTR_AXIS)) {
-        a->set |= NXVK_ATTR_AXIS;
-        a->axis = -1;
-      }
-    } else if (op->attrs & NXVK_ATTR_DTYPE) { /* a conversion to another dtype */
-      rc = add_input(k, dt, shape1(n), false, rng);
-      nxvk_dtype to = dt;
-      for (int step = 0, found = 0; step < 2 * NXVK_NDTYPES && found <= layout; step++) {
-        to = (nxvk_dtype)((to + 1) % NXVK_NDTYPES);
-        if (to != dt && dtype_ok(c, to)) found++;
-      }
-      a->set |= NXVK_ATTR_DTYPE;
-      a->dtype = to;
-    } else {
-      rc = unbuildable(k, "no input builder for movement op %s (attrs 0x%x)", op->name, op->attrs);
-    }
-    break;
-  case NXVK_KIND_SOURCE:
-    if (!(op->attrs & NXVK_ATTR_SHAPE)) {
-      rc = unbuildable(k, "no input builder for source op %s (no shape attribute)", op->name);
-      break;
-    }
-    a->set |= NXVK_ATTR_SHAPE;
-    a->shape = shape1(n);
-    if (layout == 1 && (op->attrs & NXVK_ATTR_AXIS)) {
-      split2(n, &p, &q);
-      a->shape = shape2(p, q);
-      a->set |= NXVK_ATTR_AXIS;
-      a->axis = 1;
-    }
-    if (op->attrs & NXVK_ATTR_DTYPE) {
-      a->set |= NXVK_ATTR_DTYPE;
-      a->dtype = dt;
-    }
-    if (op->attrs & NXVK_ATTR_SEED) {
-      a->set |= NXVK_ATTR_SEED;
-      a->seed = rng_next(rng);
-    }
-    break;
-  default:
-    rc = unbuildable(k, "no input builder for op %s (kind %d)", op->name, (int)op->kind);
+  k->attrs = cc.attrs;
+  nxvk_attrs *a = &k->attrs;
+  for (int i = 0; i < cc.nin && rc == NXVK_OK; i++) {
+    rc = nxvk_host_alloc(&k->in[i], cc.dt[i], &cc.shape[i]);
+    if (rc) break;
+    k->nin++;
+    cases_fill_sized(&k->in[i], op->kind, op->kind == NXVK_KIND_SELECT && i == 0, &rng->s);
   }
   if (rc) {
     if (rc != NXVK_E_UNSUPPORTED) snprintf(k->label, sizeof k->label, "%s %s: %s", op->name, nxvk_dtype_name(dt), nxvk_errmsg());

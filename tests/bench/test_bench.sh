@@ -326,7 +326,11 @@ expect_status "no mode is a usage error" 2 "$NXVK" bench
 expect_status "an unknown mode is a usage error" 2 "$NXVK" bench fast
 expect_status "an unknown op exits 2" 2 "$NXVK" bench ops --ops no_such_op
 check "the unknown op is named" grep -q "no_such_op" "$tmp/last.err"
-expect_status "an op bench cannot feed exits 2" 2 "$NXVK" bench ops --ops reshape
+# operands come from the one case maker (cases.c): movement ops too
+expect_status "movement ops are benched (reshape, transpose, slice, concatenate)" 0 \
+  "$NXVK" bench ops --ops reshape,transpose,slice,concatenate --sizes 1K --repeat 3
+check "a checked row for each movement op" \
+  awk '$1 ~ /^(reshape|transpose|slice|concatenate)$/ && $NF == "full" { n++ } END { exit n == 4 ? 0 : 1 }' "$tmp/last.out"
 expect_status "a bad size exits 2" 2 "$NXVK" bench ops --sizes 1K,0
 # sizes take the one grammar of every size option (nxvk(1), SIZES)
 expect_status "a size that is not whole exits 2" 2 "$NXVK" bench ops --sizes 0.3
