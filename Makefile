@@ -26,14 +26,19 @@ B = build/obj$(FLAVOR)
 BIN = nxvk$(FLAVOR)
 SRC_CORE = $(wildcard src/core/*.c) $(wildcard src/vk/*.c) $(wildcard src/ops/*.c) $(wildcard src/io/*.c)
 SRC_CLI = src/main.c $(wildcard src/cmd_*.c) $(wildcard src/cli/*.c)
+# shader sources the run-time kernels are made from (src/ops/rtkernel.c)
+RT_SRC = copy reduce iota random dtype f16
 OBJ_CORE = $(SRC_CORE:%.c=$(B)/%.o) $(B)/gen/spirv_table.o $(B)/gen/glsl_lib.o $(B)/gen/limits_json.o \
-  $(B)/gen/edge_values_json.o $(B)/gen/size_classes_json.o
+  $(B)/gen/edge_values_json.o $(B)/gen/size_classes_json.o $(RT_SRC:%=$(B)/gen/src_%.o)
 OBJ_CLI = $(SRC_CLI:%.c=$(B)/%.o)
 
 # ---- shaders --------------------------------------------------------------
 # Elementwise shaders are generated from src/ops/elementwise.def; the others
 # are hand-written and compiled once per variant (-D defines).
-GLSL_LIB = shaders/lib/nxmath.glsl shaders/lib/nx.glsl
+GLSL_LIB = shaders/lib/nxmath.glsl shaders/lib/f16.glsl shaders/lib/nx.glsl
+# Embedded (compiled at build time) for these dtypes; every other dtype's
+# kernels are generated and compiled at run time through glslang on first use
+# and cached on disk (src/ops/rtkernel.c), which keeps the build at its size.
 DTYPES = f32 f64 i32 u8
 # names as genshaders makes them (ALL/FLOAT/SIGNED are the dtype sets of elementwise.def)
 EW_NAMES := $(shell awk -f tools/ew_names.awk src/ops/elementwise.def)
@@ -103,6 +108,14 @@ $(G)/gen/spirv_table.c: $(ALL_SPV) $(G)/tools/embed
 $(G)/gen/glsl_lib.c: $(GLSL_LIB) $(G)/tools/embed
 	@mkdir -p $(dir $@)
 	$(G)/tools/embed text $@ nxvk_glsl_lib $(GLSL_LIB)
+
+$(G)/gen/src_%.c: shaders/%.comp $(G)/tools/embed
+	@mkdir -p $(dir $@)
+	$(G)/tools/embed text $@ nxvk_src_$* $<
+
+$(G)/gen/src_%.c: shaders/lib/%.glsl $(G)/tools/embed
+	@mkdir -p $(dir $@)
+	$(G)/tools/embed text $@ nxvk_src_$* $<
 
 $(G)/gen/limits_json.c: conformance/limits.json $(G)/tools/embed
 	@mkdir -p $(dir $@)

@@ -15,6 +15,6 @@ void main() {
   uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < n; i += step) {
     uint v = use_axis != 0u ? (i / inner) % dim : i;
-    y[i] = ST(T(v));
+    y[i] = STV(T(v));
   }
 }

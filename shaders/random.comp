@@ -6,6 +6,7 @@
 //   normal: pair p from block p: u1, u2 as above (f32 from w0, w1; f64 from
 //           (w0,w1), (w2,w3)); r = sqrt(-2 log(1 - u1));
 //           element 2p = r cos(2 pi u2), 2p+1 = r sin(2 pi u2)
+//   f16 / bf16: the f32 stream; uniform takes the word's top 11 / 8 bits
 // The reference (src/ops/source.c) does the same bit for bit up to u.
 // meta: [0] n [1] key lo [2] key hi.  spec: 0 workgroup size, 1 op (0 uniform, 1 normal)
 #extension GL_GOOGLE_include_directive : require
@@ -31,9 +32,19 @@ uvec4 philox(uint block, uint k0, uint k1) {
   return c;
 }
 
-#if defined(DT_f32)
+#if defined(DT_f32) || defined(DT_f16) || defined(DT_bf16)
+#define F32_STREAM 1
 #define PER_BLOCK 4u
 T unit(uint w) { return T(w >> 8) * T(1.0 / 16777216.0); }
+// f16 / bf16 uniform: the word's top 11 / 8 bits, k * 2^-bits, exact in the
+// dtype and below 1 (an f32 value rounded could reach 1.0)
+#if defined(DT_f16)
+T unit_half(uint w) { return T(w >> 21) * T(1.0 / 2048.0); }
+#elif defined(DT_bf16)
+T unit_half(uint w) { return T(w >> 24) * T(1.0 / 256.0); }
+#else
+T unit_half(uint w) { return unit(w); }
+#endif
 #else
 #define PER_BLOCK 2u
 T unit2(uint lo, uint hi) {
@@ -49,14 +60,14 @@ void main() {
     T v;
     if (OP == 0u) {
       uvec4 w = philox(i / PER_BLOCK, k0, k1);
-#if defined(DT_f32)
-      v = unit(w[i % 4u]);
+#if defined(F32_STREAM)
+      v = unit_half(w[i % 4u]);
 #else
       v = (i % 2u) == 0u ? unit2(w.x, w.y) : unit2(w.z, w.w);
 #endif
     } else {
       uvec4 w = philox(i / 2u, k0, k1);
-#if defined(DT_f32)
+#if defined(F32_STREAM)
       T u1 = unit(w.x), u2 = unit(w.y);
       // nxvk's own f32 log, sqrt, sin, cos (never the driver's built-ins)
       T r = nxf_sqrt(-2.0 * nxf_log(1.0 - u1));
@@ -69,6 +80,6 @@ void main() {
       v = (i % 2u) == 0u ? r * nxd_cos(a) : r * nxd_sin(a);
 #endif
     }
-    y[i] = ST(v);
+    y[i] = STV(v);
   }
 }

@@ -103,9 +103,9 @@ uint elem_offset(uint m, uint base, uint j, bool partials) {
 
 T load(uint off, bool fold_partials) {
 #ifndef ARG
-  if (fold_partials) return T(y[off]);
+  if (fold_partials) return LD(y[off]);
 #endif
-  return T(x[off]);
+  return LD(x[off]);
 }
 
 // Takes element j (value v, at offset off) into the running result.
@@ -196,9 +196,9 @@ void main() {
     if (t == 0u) {
 #ifdef ARG
       y[g] = sidx[0];
-      if (MODE == 1u) pval[g] = ST(sval[0]);
+      if (MODE == 1u) pval[g] = STV(sval[0]);
 #else
-      y[g] = ST(MODE == 1u ? sval[0] : finish(sval[0], meta[m + (MODE == 2u ? 2u : 1u)]));
+      y[g] = STV(MODE == 1u ? sval[0] : finish(sval[0], meta[m + (MODE == 2u ? 2u : 1u)]));
       if (MODE == 1u && FOLD != 0u) {
         // the partial is out before the count says so; the group that
         // makes the count P sees every partial of o
@@ -212,7 +212,7 @@ void main() {
     if (MODE == 1u && FOLD != 0u && slast) {
       memoryBarrierBuffer();
       reduce_run(m, o * P, 0u, P, true);
-      if (t == 0u) yfinal[o] = ST(finish(sval[0], meta[m + 1u]));
+      if (t == 0u) yfinal[o] = STV(finish(sval[0], meta[m + 1u]));
       barrier();
     }
 #endif

@@ -86,15 +86,62 @@ const char *nxvk_errmsg(void);          /* detail of this thread's last error */
 
 /* ------------------------------------------------------------ dtypes/shapes */
 
-typedef enum { NXVK_F32, NXVK_F64, NXVK_I32, NXVK_U8, NXVK_NDTYPES } nxvk_dtype;
+/* The first four keep their values (f32 f64 i32 u8 were the first set). */
+typedef enum {
+  NXVK_F32, NXVK_F64, NXVK_I32, NXVK_U8,
+  NXVK_F16, NXVK_BF16, NXVK_I8, NXVK_I16, NXVK_I64, NXVK_U16, NXVK_U32, NXVK_U64, NXVK_BOOL,
+  NXVK_NDTYPES
+} nxvk_dtype;
 #define NXVK_DT(d) (1u << (d))
-#define NXVK_DT_FLOAT (NXVK_DT(NXVK_F32) | NXVK_DT(NXVK_F64))
-#define NXVK_DT_INT (NXVK_DT(NXVK_I32) | NXVK_DT(NXVK_U8))
-#define NXVK_DT_ALL (NXVK_DT_FLOAT | NXVK_DT_INT)
+#define NXVK_DT_FLOAT (NXVK_DT(NXVK_F16) | NXVK_DT(NXVK_BF16) | NXVK_DT(NXVK_F32) | NXVK_DT(NXVK_F64))
+#define NXVK_DT_SINT (NXVK_DT(NXVK_I8) | NXVK_DT(NXVK_I16) | NXVK_DT(NXVK_I32) | NXVK_DT(NXVK_I64))
+#define NXVK_DT_UINT (NXVK_DT(NXVK_U8) | NXVK_DT(NXVK_U16) | NXVK_DT(NXVK_U32) | NXVK_DT(NXVK_U64))
+#define NXVK_DT_INT (NXVK_DT_SINT | NXVK_DT_UINT)
+#define NXVK_DT_ALL (NXVK_DT_FLOAT | NXVK_DT_INT)           /* the numeric dtypes */
+#define NXVK_DT_ANY (NXVK_DT_ALL | NXVK_DT(NXVK_BOOL))      /* bool too (movement, compare) */
 
+typedef enum {
+  NXVK_CLASS_FLOAT, NXVK_CLASS_SIGNED, NXVK_CLASS_UNSIGNED, NXVK_CLASS_BOOL
+} nxvk_dtype_class;
+
+/* Device features a dtype needs (nxvk_ctx_supports checks them). */
+enum {
+  NXVK_NEEDS_F64 = 1u << 0,       /* shaderFloat64 */
+  NXVK_NEEDS_INT64 = 1u << 1,     /* shaderInt64 */
+  NXVK_NEEDS_16BIT = 1u << 2,     /* storageBuffer16BitAccess */
+  NXVK_NEEDS_8BIT = 1u << 3,      /* storageBuffer8BitAccess */
+};
+
+/* THE dtype table: one row per dtype, read by the parsers, the file formats,
+ * the port and the shader generators (nxvk-run(1), DTYPES). */
+typedef struct nxvk_dtype_info {
+  const char *name;       /* "bf16": our name (CLI, JSON, graphs, port) */
+  const char *alias;      /* "bfloat16": numpy's / ml_dtypes' name, also accepted */
+  size_t size;            /* bytes */
+  const char *npy;        /* .npy descr without byte order: "f2"; bf16: "V2" (see nxvk-run(1)) */
+  const char *nx;         /* Nx type: "{:bf, 16}"; bool: "{:u, 8}" (Nx has no bool) */
+  nxvk_dtype_class cls;
+  int bits;
+  unsigned needs;         /* NXVK_NEEDS_* */
+} nxvk_dtype_info;
+
+const nxvk_dtype_info *nxvk_dtype_info_of(nxvk_dtype d);  /* NULL when out of range */
 const char *nxvk_dtype_name(nxvk_dtype d);            /* "f32" */
-int nxvk_dtype_parse(const char *s, nxvk_dtype *out); /* "f32", "float32", ... */
+/* "f32", "float32", Nx's "f:32"/"bf:16"/"s:64", numpy's "<f4"/"i8"/"b1" ... */
+int nxvk_dtype_parse(const char *s, nxvk_dtype *out);
 size_t nxvk_dtype_size(nxvk_dtype d);
+bool nxvk_dtype_is_float(nxvk_dtype d);
+bool nxvk_dtype_is_int(nxvk_dtype d);                 /* signed or unsigned (not bool) */
+/* The names of every dtype, space separated ("f16 bf16 f32 ..."), for messages. */
+const char *nxvk_dtype_names(void);
+
+/* f16 / bf16 bits <-> f32: to f32 is exact; from f32 rounds to nearest,
+ * ties to even, overflow to inf, subnormals kept, NaN stays NaN with its
+ * sign and the payload bits that fit (quiet bit set). */
+float nxvk_f16_to_f32(uint16_t h);
+uint16_t nxvk_f32_to_f16(float f);
+float nxvk_bf16_to_f32(uint16_t h);
+uint16_t nxvk_f32_to_bf16(float f);
 
 typedef struct nxvk_shape {
   int rank;                       /* 0..NXVK_MAX_RANK */
@@ -125,9 +172,15 @@ int nxvk_host_alloc(nxvk_host *h, nxvk_dtype d, const nxvk_shape *s); /* zero-fi
 void nxvk_host_free(nxvk_host *h);                                     /* data freed, h zeroed */
 int64_t nxvk_host_count(const nxvk_host *h);
 size_t nxvk_host_bytes(const nxvk_host *h);
-/* Element i as double / written from double (ints convert, u8 wraps). */
+/* Element i as double / written from double (f16 and bf16 round to nearest
+ * even; integers convert as as_type does: NaN -> 0, saturating; bool is
+ * v != 0).  i64 and u64 above 2^53 lose bits here: use the _int forms. */
 double nxvk_host_get(const nxvk_host *h, int64_t i);
 void nxvk_host_set(nxvk_host *h, int64_t i, double v);
+/* Integer elements exactly: the value as int64 (u64 as its bit pattern);
+ * set wraps to the dtype (two's complement).  Floats convert. */
+int64_t nxvk_host_get_int(const nxvk_host *h, int64_t i);
+void nxvk_host_set_int(nxvk_host *h, int64_t i, int64_t v);
 
 /* ------------------------------------------------------------ tensor files */
 

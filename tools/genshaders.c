@@ -19,6 +19,10 @@ static const nxvk_op_desc ops[] = {
 #undef EW
 };
 
+/* The dtypes whose kernels are built in (the Makefile's DTYPES); the others
+ * are generated at run time (src/ops/rtkernel.c). */
+#define EMBEDDED (NXVK_DT(NXVK_F32) | NXVK_DT(NXVK_F64) | NXVK_DT(NXVK_I32) | NXVK_DT(NXVK_U8))
+
 static char *slurp(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
@@ -59,7 +63,7 @@ int main(int argc, char **argv) {
   }
   for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
     for (int d = 0; d < NXVK_NDTYPES; d++) {
-      if (!(ops[i].dtypes & NXVK_DT(d))) continue;
+      if (!(ops[i].dtypes & NXVK_DT(d) & EMBEDDED)) continue;
       char name[128];
       snprintf(name, sizeof name, "ew_%s_%s", ops[i].name, nxvk_dtype_name((nxvk_dtype)d));
       if (list) {

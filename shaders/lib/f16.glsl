@@ -1,4 +1,4 @@
-// f16.glsl - f32 -> f16 rounding on the bits, for dot's coopmat variant
+// f16.glsl - f16 and bf16 on the bits: rounding f32 to them, f16 to f32
 // (shaders/dot_coopmat.comp).  Written in the common subset of GLSL and C11
 // so tests/unit/test_f16.c compiles this very code (through glsl_compat.h)
 // and checks it against numpy's float16.  Vulkan leaves the rounding of
@@ -8,6 +8,9 @@
 #define NXVK_F16_GLSL
 #ifndef NXMATH_C
 #define NXFN
+#define NX_FLOAT_OF(x) float(x)
+#else
+#define NX_FLOAT_OF(x) ((float)(x))
 #endif
 
 // f32 bits -> f16 bits: |x| >= 65520 (the tie above 65504 goes to even) and
@@ -35,4 +38,26 @@ NXFN uint nx_f16_bits(uint x) {
   h += (rem > half_ulp || (rem == half_ulp && (h & 1u) != 0u)) ? 1u : 0u;
   return sign | h;                       // rounding up to 2^-14 gives its normal encoding
 }
+
+// f16 bits -> f32, exact (subnormals through an exact product, so a driver
+// that flushes f32 subnormals still gets them: they are normal f32 values).
+NXFN float nx_f16_to_f32(uint h) {
+  uint sign = (h & 0x8000u) << 16;
+  uint e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  if (e == 0x1fu) return uintBitsToFloat(sign | 0x7f800000u | (m << 13));
+  if (e != 0u) return uintBitsToFloat(sign | ((e + 112u) << 23) | (m << 13));
+  float v = NX_FLOAT_OF(m) * 5.9604644775390625e-8;   // m * 2^-24, exact
+  return uintBitsToFloat(floatBitsToUint(v) | sign);
+}
+
+// f32 bits -> bf16 bits: to nearest, ties to even (overflow carries into
+// inf); NaN keeps its sign and top payload bits, quiet bit set.
+NXFN uint nx_bf16_bits(uint x) {
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (x >> 16) | 0x40u;
+  return (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
+}
+
+// x rounded to the nearest f16 / bf16 value, as f32.
+NXFN float nx_f16_round(float x) { return nx_f16_to_f32(nx_f16_bits(floatBitsToUint(x))); }
+NXFN float nx_bf16_round(float x) { return uintBitsToFloat(nx_bf16_bits(floatBitsToUint(x)) << 16); }
 #endif

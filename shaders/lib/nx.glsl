@@ -129,3 +129,40 @@ bool nx_le(uint a, uint b) { return a <= b; }
 uint nx_sel(uint c, uint a, uint b) { return c != 0u ? a : b; }
 uint nx_max(uint a, uint b) { return a > b ? a : b; }
 uint nx_min(uint a, uint b) { return a < b ? a : b; }
+
+// ---- i64 / u64 (only where the shader enables 64-bit integer types)
+#ifdef NX_INT64
+int64_t nx_div(int64_t a, int64_t b) {
+  if (b == 0l) return 0l;
+  uint64_t q = uint64_t(a < 0l ? -a : a) / uint64_t(b < 0l ? -b : b);
+  return ((a < 0l) != (b < 0l)) ? -int64_t(q) : int64_t(q);
+}
+int64_t nx_rem(int64_t a, int64_t b) {
+  if (b == 0l) return 0l;
+  uint64_t r = uint64_t(a < 0l ? -a : a) % uint64_t(b < 0l ? -b : b);
+  return a < 0l ? -int64_t(r) : int64_t(r);
+}
+int64_t nx_max(int64_t a, int64_t b) { return a > b ? a : b; }
+int64_t nx_min(int64_t a, int64_t b) { return a < b ? a : b; }
+int64_t nx_abs(int64_t a) { return a < 0l ? -a : a; }
+int64_t nx_sign(int64_t a) { return a > 0l ? 1l : (a < 0l ? -1l : 0l); }
+uint64_t nx_div(uint64_t a, uint64_t b) { return b == 0ul ? 0ul : a / b; }
+uint64_t nx_rem(uint64_t a, uint64_t b) { return b == 0ul ? 0ul : a % b; }
+uint64_t nx_max(uint64_t a, uint64_t b) { return a > b ? a : b; }
+uint64_t nx_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
+int64_t nx_add(int64_t a, int64_t b) { return a + b; }
+int64_t nx_sub(int64_t a, int64_t b) { return a - b; }
+int64_t nx_mul(int64_t a, int64_t b) { return a * b; }
+int64_t nx_neg(int64_t a) { return -a; }
+bool nx_eq(int64_t a, int64_t b) { return a == b; }
+bool nx_lt(int64_t a, int64_t b) { return a < b; }
+bool nx_le(int64_t a, int64_t b) { return a <= b; }
+int64_t nx_sel(uint c, int64_t a, int64_t b) { return c != 0u ? a : b; }
+uint64_t nx_add(uint64_t a, uint64_t b) { return a + b; }
+uint64_t nx_sub(uint64_t a, uint64_t b) { return a - b; }
+uint64_t nx_mul(uint64_t a, uint64_t b) { return a * b; }
+bool nx_eq(uint64_t a, uint64_t b) { return a == b; }
+bool nx_lt(uint64_t a, uint64_t b) { return a < b; }
+bool nx_le(uint64_t a, uint64_t b) { return a <= b; }
+uint64_t nx_sel(uint c, uint64_t a, uint64_t b) { return c != 0u ? a : b; }
+#endif

@@ -124,24 +124,44 @@ static void on_field(void *fs, size_t len, void *data) {
     memcpy(dst, &v, sizeof v);
     break;
   }
+  case NXVK_F16:
+  case NXVK_BF16: {
+    double v = strtod(buf, &end); /* rounded once, from the decimal's double */
+    nxvk_host tmp = {.dtype = st->dtype, .shape = {1, {1}}, .data = dst};
+    nxvk_host_set(&tmp, 0, v);
+    break;
+  }
   default: {
-    long v = strtol(buf, &end, 10);
-    long lo = st->dtype == NXVK_I32 ? -2147483647L - 1 : 0;
-    long hi = st->dtype == NXVK_I32 ? 2147483647L : 255;
-    if (end != buf + len || end == buf) {
-      st->rc = field_err(st, s, len, st->dtype == NXVK_I32 ? "is not an i32 integer" : "is not a u8 integer");
-      return;
-    }
-    if (errno == ERANGE || v < lo || v > hi) {
-      st->rc = field_err(st, s, len, st->dtype == NXVK_I32 ? "is out of range for i32" : "is out of range for u8 (0..255)");
-      return;
-    }
-    if (st->dtype == NXVK_I32) {
-      int32_t w = (int32_t)v;
-      memcpy(dst, &w, sizeof w);
+    const nxvk_dtype_info *ti = nxvk_dtype_info_of(st->dtype);
+    bool sgn = ti->cls == NXVK_CLASS_SIGNED;
+    char what[48];
+    snprintf(what, sizeof what, "is not a%s %s integer", st->dtype == NXVK_I8 || st->dtype == NXVK_I16 ||
+             st->dtype == NXVK_I32 || st->dtype == NXVK_I64 ? "n" : "", ti->name);
+    int64_t v;
+    bool range;
+    if (sgn) {
+      long long x = strtoll(buf, &end, 10);
+      v = x;
+      range = ti->bits == 64 || (x >= -(1LL << (ti->bits - 1)) && x < (1LL << (ti->bits - 1)));
     } else {
-      *dst = (uint8_t)v;
+      /* strtoull takes "-1" as 2^64-1: refuse a sign before it does */
+      unsigned long long x = buf[0] == '-' ? (end = buf, 0) : strtoull(buf, &end, 10);
+      v = (int64_t)x;
+      range = ti->cls == NXVK_CLASS_BOOL ? x <= 1 : ti->bits == 64 || x < (1ULL << ti->bits);
+      if (buf[0] == '-' && len > 1) { end = buf + len; range = false; }
     }
+    if (end != buf + len || end == buf) {
+      st->rc = field_err(st, s, len, what);
+      return;
+    }
+    if (errno == ERANGE || !range) {
+      char msg[64];
+      snprintf(msg, sizeof msg, "is out of range for %s", ti->name);
+      st->rc = field_err(st, s, len, msg);
+      return;
+    }
+    nxvk_host tmp = {.dtype = st->dtype, .shape = {1, {1}}, .data = dst};
+    nxvk_host_set_int(&tmp, 0, v);
     break;
   }
   }

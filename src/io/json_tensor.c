@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,13 +57,40 @@ static bool special_value(const char *s, double *out) {
   return true;
 }
 
+/* "123" / "-9223372036854775808" for an integer dtype: 1 when the text is
+ * not a decimal integer, else stored (0) or an error code (out of range). */
+static int exact_int(const char *text, nxvk_dtype dt, fill_ctx *c) {
+  const char *p = text;
+  bool neg = *p == '-';
+  if (neg || *p == '+') p++;
+  if (*p < '0' || *p > '9') return 1;
+  for (const char *q = p; *q; q++)
+    if (*q < '0' || *q > '9') return 1;
+  char wb[160], sb[40];
+  snprintf(sb, sizeof sb, "%.32s", text);
+  errno = 0;
+  uint64_t mag = strtoull(p, NULL, 10);
+  const nxvk_dtype_info *ti = nxvk_dtype_info_of(dt);
+  uint64_t max = ti->cls == NXVK_CLASS_SIGNED ? (UINT64_C(1) << (ti->bits - 1)) - (neg ? 0 : 1)
+                 : ti->bits == 64 ? UINT64_MAX : (UINT64_C(1) << ti->bits) - 1;
+  if (errno == ERANGE || mag > max || (neg && ti->cls == NXVK_CLASS_UNSIGNED && mag != 0))
+    return nxvk_seterr(NXVK_E_BAD_FILE, "%s: %s: \"%s\" is out of range for %s", c->name,
+                       where(c, wb, sizeof wb), sb, nxvk_dtype_name(dt));
+  if (!c->check_only) nxvk_host_set_int(c->t, c->next++, neg ? (int64_t)(0 - mag) : (int64_t)mag);
+  return NXVK_OK;
+}
+
 static int put_value(fill_ctx *c, const cJSON *v) {
   char wb[160];
   double d;
   nxvk_dtype dt = c->t->dtype;
   bool is_bool = false;
+  int rc;
   if (cJSON_IsNumber(v)) {
     d = v->valuedouble;
+  } else if (cJSON_IsString(v) && v->valuestring && nxvk_dtype_is_int(dt) &&
+             (rc = exact_int(v->valuestring, dt, c)) != 1) {
+    return rc; /* an integer written as a decimal string: exact past 2^53 (i64, u64) */
   } else if (cJSON_IsString(v) && v->valuestring) {
     if (!special_value(v->valuestring, &d)) {
       char sb[40];
@@ -78,11 +106,24 @@ static int put_value(fill_ctx *c, const cJSON *v) {
     return nxvk_seterr(NXVK_E_BAD_FILE, "%s: %s: expected a number", c->name,
                        where(c, wb, sizeof wb));
   }
-  if (is_bool && dt != NXVK_U8)
-    return nxvk_seterr(NXVK_E_BAD_FILE, "%s: %s: true/false only allowed for u8, dtype is %s",
+  if (is_bool && dt != NXVK_U8 && dt != NXVK_BOOL)
+    return nxvk_seterr(NXVK_E_BAD_FILE, "%s: %s: true/false only allowed for bool and u8, dtype is %s",
                        c->name, where(c, wb, sizeof wb), nxvk_dtype_name(dt));
-  if (dt == NXVK_I32 || dt == NXVK_U8) {
-    double lo = dt == NXVK_I32 ? -2147483648.0 : 0, hi = dt == NXVK_I32 ? 2147483647.0 : 255;
+  if (!nxvk_dtype_is_float(dt)) {
+    const nxvk_dtype_info *ti = nxvk_dtype_info_of(dt);
+    double lo = 0, hi = 1;
+    if (ti->cls == NXVK_CLASS_SIGNED) {
+      lo = -ldexp(1, ti->bits - 1);
+      hi = ldexp(1, ti->bits - 1) - 1;
+    } else if (ti->cls == NXVK_CLASS_UNSIGNED) {
+      hi = ldexp(1, ti->bits) - 1;
+    }
+    /* a JSON number is a double: 64-bit integers past 2^53 only as strings */
+    if (ti->bits == 64 && isfinite(d) && fabs(d) > 9007199254740992.0)
+      return nxvk_seterr(NXVK_E_BAD_FILE,
+                         "%s: %s: %.17g is past 2^53, where a JSON number loses digits: "
+                         "write it as a string (\"9223372036854775807\")",
+                         c->name, where(c, wb, sizeof wb), d);
     if (!isfinite(d) || d != floor(d))
       return nxvk_seterr(NXVK_E_BAD_FILE, "%s: %s: %.17g is not an integer (dtype %s)", c->name,
                          where(c, wb, sizeof wb), d, nxvk_dtype_name(dt));
@@ -187,8 +228,8 @@ static int from_tree(const cJSON *root, const char *name, nxvk_host *out) {
   if (nxvk_dtype_parse(jd->valuestring, &dt) != NXVK_OK) {
     char db[40];
     snprintf(db, sizeof db, "%.32s", jd->valuestring);
-    return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s: dtype \"%s\" is not supported (f32 f64 i32 u8)",
-                       name, db);
+    return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s: dtype \"%s\" is not supported (%s)",
+                       name, db, nxvk_dtype_names());
   }
 
   bool is_list = cJSON_IsArray(jv);
@@ -318,8 +359,10 @@ static void sb_str(strbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
 static void put_number(strbuf *b, const nxvk_host *t, int64_t i) {
   char nb[40];
   double v = nxvk_host_get(t, i);
-  if (t->dtype == NXVK_I32 || t->dtype == NXVK_U8)
-    snprintf(nb, sizeof nb, "%lld", (long long)v);
+  if (t->dtype == NXVK_U64)
+    snprintf(nb, sizeof nb, "%llu", (unsigned long long)nxvk_host_get_int(t, i));
+  else if (!nxvk_dtype_is_float(t->dtype))
+    snprintf(nb, sizeof nb, "%lld", (long long)nxvk_host_get_int(t, i));
   else if (isnan(v))
     snprintf(nb, sizeof nb, "\"nan\"");
   else if (isinf(v))
@@ -327,7 +370,7 @@ static void put_number(strbuf *b, const nxvk_host *t, int64_t i) {
   else if (v == 0 && signbit(v))
     snprintf(nb, sizeof nb, "\"-0\"");
   else /* enough digits to round-trip the dtype */
-    snprintf(nb, sizeof nb, t->dtype == NXVK_F32 ? "%.9g" : "%.17g", v);
+    snprintf(nb, sizeof nb, t->dtype == NXVK_F64 ? "%.17g" : t->dtype == NXVK_F32 ? "%.9g" : "%.5g", v);
   sb_str(b, nb);
 }
 

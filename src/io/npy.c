@@ -19,7 +19,7 @@
 #define NPY_MAGIC "\x93NUMPY"
 #define NPY_MAGIC_LEN 6
 #define NPY_ALIGN 64 /* current numpy aligns the data to 64 bytes */
-#define NPY_SUPPORTED "(f4 f8 i4 u1 b1)"
+#define NPY_SUPPORTED "(f2 f4 f8 i1 i2 i4 i8 u1 u2 u4 u8 b1, and V2 as ml_dtypes' bfloat16)"
 
 /* Prefix the current error detail with the file name.  The detail is copied
  * first: nxvk_errmsg() points at the buffer nxvk_seterr() writes. */
@@ -111,33 +111,30 @@ static bool word_is(scan *s, const char *w) {
   return true;
 }
 
-/* What numpy calls a descr we refuse, and how to convert it: "(int64) is not
- * supported yet; convert with a.astype(np.int32)". */
+/* What numpy calls a descr we refuse, and a way around it: "(complex64) is
+ * not supported; instead: a.real and a.imag saved as two float arrays". */
 static const char *unsupported_hint(const char *code, size_t n, char *out, size_t len) {
   static const struct {
     const char *code, *numpy, *fix;
   } known[] = {
-      {"f2", "float16", "np.float32"},  {"f4", "float32", NULL},        {"f8", "float64", NULL},
-      {"f16", "longdouble", "np.float64"}, {"f12", "longdouble", "np.float64"},
-      {"i1", "int8", "np.int32"},       {"i2", "int16", "np.int32"},   {"i4", "int32", NULL},
-      {"i8", "int64", "np.int32"},      {"u1", "uint8", NULL},         {"u2", "uint16", "np.int32"},
-      {"u4", "uint32", "np.int32"},     {"u8", "uint64", "np.int32"},  {"b1", "bool", NULL},
-      {"c8", "complex64", NULL},        {"c16", "complex128", NULL},   {"O", "object", NULL},
+      /* every other numeric descr is read (the dtype table); these are not */
+      {"f16", "longdouble", "a.astype(np.float64)"}, {"f12", "longdouble", "a.astype(np.float64)"},
+      {"c8", "complex64", "a.real and a.imag saved as two float arrays"},
+      {"c16", "complex128", "a.real and a.imag saved as two float arrays"},
+      {"O", "object", "a.astype(a number type)"},
   };
   for (size_t i = 0; i < NXVK_ARRAY_LEN(known); i++) {
     if (strlen(known[i].code) != n || memcmp(code, known[i].code, n) != 0) continue;
-    if (known[i].fix)
-      snprintf(out, len, "(%s) is not supported yet; convert with a.astype(%s) " NPY_SUPPORTED,
-               known[i].numpy, known[i].fix);
-    else
-      snprintf(out, len, "(%s) is not supported (no conversion keeps its values) " NPY_SUPPORTED,
-               known[i].numpy);
+    snprintf(out, len, "(%s) is not supported; instead: %s " NPY_SUPPORTED, known[i].numpy,
+             known[i].fix);
     return out;
   }
   if (n && (code[0] == 'U' || code[0] == 'S' || code[0] == 'a'))
     snprintf(out, len, "(strings) is not a numeric type " NPY_SUPPORTED);
   else if (n && (code[0] == 'M' || code[0] == 'm'))
-    snprintf(out, len, "(datetime) is not supported; convert with a.astype(np.int32) " NPY_SUPPORTED);
+    snprintf(out, len, "(datetime) is not supported; convert with a.astype(np.int64) " NPY_SUPPORTED);
+  else if (n && code[0] == 'V')
+    snprintf(out, len, "(void) is not supported: only V2, as np.save writes ml_dtypes' bfloat16 " NPY_SUPPORTED);
   else
     snprintf(out, len, "is not supported " NPY_SUPPORTED);
   return out;
@@ -147,7 +144,8 @@ static int parse_descr(scan *s, npy_header *h) {
   skip_ws(s);
   if (s->p < s->end && *s->p == '[')
     return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE,
-                       "%s: descr is a structured dtype, which is not supported " NPY_SUPPORTED,
+                       "%s: descr is a structured dtype, which is not supported " NPY_SUPPORTED
+                       ": save each field as its own array",
                        s->name);
   const char *d;
   size_t n;
@@ -162,26 +160,22 @@ static int parse_descr(scan *s, npy_header *h) {
     code++;
     cn--;
   }
-  static const struct {
-    const char *code;
-    nxvk_dtype dtype;
-    bool is_bool;
-  } codes[] = {
-      {"f4", NXVK_F32, false}, {"f8", NXVK_F64, false}, {"i4", NXVK_I32, false},
-      {"u1", NXVK_U8, false},  {"b1", NXVK_U8, true},
-  };
-  for (size_t i = 0; i < NXVK_ARRAY_LEN(codes); i++) {
-    if (cn != 2 || memcmp(code, codes[i].code, 2) != 0) continue;
-    size_t size = nxvk_dtype_size(codes[i].dtype);
+  /* the codes come from the dtype table (nxvk.h); bf16 is "V2", the void
+   * descr numpy writes for ml_dtypes' bfloat16 (dtype.str is '<V2') */
+  for (int i = 0; i < NXVK_NDTYPES; i++) {
+    const nxvk_dtype_info *t = nxvk_dtype_info_of((nxvk_dtype)i);
+    if (cn != 2 || memcmp(code, t->npy, 2) != 0) continue;
+    size_t size = t->size;
     char buf[40];
-    /* '|' means "byte order not applicable": only right for 1-byte types */
-    if (order == '|' && size > 1)
+    /* '|' means "byte order not applicable": only right for 1-byte types
+     * (and void, which numpy marks either way) */
+    if (order == '|' && size > 1 && i != NXVK_BF16)
       return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE,
                          "%s: descr '%s' has no byte order ('|') for a %zu-byte type", s->name,
                          printable(d, n, buf), size);
-    bool file_le = order == '<' || (order != '>' && host_is_le());
-    h->dtype = codes[i].dtype;
-    h->is_bool = codes[i].is_bool;
+    bool file_le = order == '<' || order == '|' || (order != '>' && host_is_le());
+    h->dtype = (nxvk_dtype)i;
+    h->is_bool = i == NXVK_BOOL;
     h->swap = size > 1 && file_le != host_is_le();
     return NXVK_OK;
   }
@@ -518,12 +512,10 @@ static int build_header(const nxvk_host *t, uint8_t **out, size_t *outlen) {
   char dict[512];
   char bo = host_is_le() ? '<' : '>';
   char dbuf[8];
-  switch (t->dtype) {
-  case NXVK_F32: snprintf(dbuf, sizeof dbuf, "%cf4", bo); break;
-  case NXVK_F64: snprintf(dbuf, sizeof dbuf, "%cf8", bo); break;
-  case NXVK_I32: snprintf(dbuf, sizeof dbuf, "%ci4", bo); break;
-  default: snprintf(dbuf, sizeof dbuf, "|u1"); break;
-  }
+  /* numpy's own marks: '|' for one byte, '<' or '>' else (bf16: '<V2', as
+   * np.save writes ml_dtypes' bfloat16) */
+  const nxvk_dtype_info *ti = nxvk_dtype_info_of(t->dtype);
+  snprintf(dbuf, sizeof dbuf, "%c%s", ti->size == 1 ? '|' : bo, ti->npy);
   int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (", dbuf);
   for (int i = 0; i < t->shape.rank; i++)
     n += snprintf(dict + n, sizeof dict - (size_t)n, "%s%lld", i ? ", " : "",

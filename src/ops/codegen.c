@@ -49,19 +49,70 @@ static void sb_printf(sbuf *s, const char *fmt, ...) {
   }
 }
 
-static const char *glsl_compute(nxvk_dtype d) {
-  static const char *t[NXVK_NDTYPES] = {"float", "double", "int", "uint"};
-  return t[d];
+/* GLSL types per dtype: storage (what a buffer holds) and compute (what the
+ * op table's expressions work in: f16 and bf16 in float, narrow integers in
+ * int / uint, wrapped after every op). */
+static const char *const glsl_types[NXVK_NDTYPES][2] = {
+    [NXVK_F16] = {"uint16_t", "float"},   [NXVK_BF16] = {"uint16_t", "float"},
+    [NXVK_F32] = {"float", "float"},      [NXVK_F64] = {"double", "double"},
+    [NXVK_I8] = {"int8_t", "int"},        [NXVK_I16] = {"int16_t", "int"},
+    [NXVK_I32] = {"int", "int"},          [NXVK_I64] = {"int64_t", "int64_t"},
+    [NXVK_U8] = {"uint8_t", "uint"},      [NXVK_U16] = {"uint16_t", "uint"},
+    [NXVK_U32] = {"uint", "uint"},        [NXVK_U64] = {"uint64_t", "uint64_t"},
+    [NXVK_BOOL] = {"uint8_t", "uint"},
+};
+const char *nxvk_glsl_storage_type(nxvk_dtype d) { return glsl_types[d][0]; }
+const char *nxvk_glsl_compute_type(nxvk_dtype d) { return glsl_types[d][1]; }
+static const char *glsl_compute(nxvk_dtype d) { return glsl_types[d][1]; }
+static const char *glsl_storage(nxvk_dtype d) { return glsl_types[d][0]; }
+
+/* storage -> compute, as an expression around the loaded value X */
+static const char *glsl_load(nxvk_dtype d) {
+  switch (d) {
+  case NXVK_F16: return "nx_f16_to_f32(uint(%s))";
+  case NXVK_BF16: return "uintBitsToFloat(uint(%s) << 16)";
+  default: return NULL; /* the compute type's constructor */
+  }
 }
-static const char *glsl_storage(nxvk_dtype d) {
-  static const char *t[NXVK_NDTYPES] = {"float", "double", "int", "uint8_t"};
-  return t[d];
+
+/* compute -> storage (the value is already rounded or wrapped) */
+static const char *glsl_store(nxvk_dtype d) {
+  switch (d) {
+  case NXVK_F16: return "uint16_t(nx_f16_bits(floatBitsToUint(%s)))";
+  case NXVK_BF16: return "uint16_t(nx_bf16_bits(floatBitsToUint(%s)))";
+  default: return NULL;
+  }
+}
+
+/* After every op: the value the dtype would hold, so a fused consumer reads
+ * what a tensor of that dtype would have given it (f16 / bf16 rounded once
+ * from f32, narrow integers wrapped). */
+static const char *glsl_wrap(nxvk_dtype d) {
+  switch (d) {
+  case NXVK_F16: return "nx_f16_round(";
+  case NXVK_BF16: return "nx_bf16_round(";
+  case NXVK_I8: return "bitfieldExtract(int(";     /* sign-extends */
+  case NXVK_I16: return "bitfieldExtract(int(";
+  case NXVK_U8: return "(uint(";
+  case NXVK_U16: return "(uint(";
+  default: return NULL;
+  }
+}
+static const char *glsl_wrap_end(nxvk_dtype d) {
+  switch (d) {
+  case NXVK_F16: case NXVK_BF16: return ")";
+  case NXVK_I8: return "), 0, 8)";
+  case NXVK_I16: return "), 0, 16)";
+  case NXVK_U8: return ") & 255u)";
+  case NXVK_U16: return ") & 65535u)";
+  default: return "";
+  }
 }
 
 nxvk_dtype nxvk_cg_value_dtype(const nxvk_cg_program *p, int v) {
   if (v < p->ninputs) return p->in_dtype[v];
   const nxvk_cg_node *n = &p->node[v - p->ninputs];
-  return n->op->kind == NXVK_KIND_COMPARE ? NXVK_U8 : n->dtype;
+  return n->op->kind == NXVK_KIND_COMPARE ? NXVK_BOOL : n->dtype;
 }
 
 /* Operand names by kind: what the expressions in elementwise.def use. */
@@ -94,17 +145,26 @@ int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out) {
   if (p->ninputs < 0 || p->ninputs > NXVK_CG_MAX_INPUTS || p->nnodes < 1 ||
       p->nnodes > NXVK_CG_MAX_NODES || p->noutputs < 1 || p->noutputs > NXVK_CG_MAX_OUTPUTS)
     return nxvk_seterr(NXVK_E_BAD_REQUEST, "codegen: program out of bounds");
-  bool u8 = false, f64 = false;
+  bool u8 = false, f64 = false, b16 = false, b64 = false;
   for (int v = 0; v < p->ninputs + p->nnodes; v++) {
     nxvk_dtype d = nxvk_cg_value_dtype(p, v);
-    u8 |= d == NXVK_U8;
+    size_t sz = nxvk_dtype_size(d);
+    u8 |= sz == 1;
     f64 |= d == NXVK_F64;
+    b16 |= sz == 2;
+    b64 |= d == NXVK_I64 || d == NXVK_U64;
   }
   sbuf s = {0};
   sb_printf(&s, "#version 450\n");
   if (u8)
     sb_printf(&s, "#extension GL_EXT_shader_8bit_storage : require\n"
                   "#extension GL_EXT_shader_explicit_arithmetic_types_int8 : require\n");
+  if (b16)
+    sb_printf(&s, "#extension GL_EXT_shader_16bit_storage : require\n"
+                  "#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require\n");
+  if (b64) /* nx.glsl's 64-bit integer overloads exist only under NX_INT64 */
+    sb_printf(&s, "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n"
+                  "#define NX_INT64 1\n");
   sb_printf(&s, "#extension GL_EXT_control_flow_attributes : require\n"
                 "layout(local_size_x_id = 0) in;\n"
                 "layout(constant_id = 1) const uint UNROLL = 1u;\n"
@@ -168,7 +228,12 @@ int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out) {
   }
   for (int k = 0; k < p->ninputs; k++) {
     nxvk_dtype d = p->in_dtype[k];
-    sb_printf(&s, "      l%d[u] = %s(in%d.v[x%d]);\n", k, glsl_compute(d), k, k);
+    char ld[32];
+    snprintf(ld, sizeof ld, "in%d.v[x%d]", k, k);
+    sb_printf(&s, "      l%d[u] = ", k);
+    if (glsl_load(d)) sb_printf(&s, glsl_load(d), ld);
+    else sb_printf(&s, "%s(%s)", glsl_compute(d), ld);
+    sb_printf(&s, ";\n");
   }
   sb_printf(&s, "    }\n"
                 "    [[unroll]] for (uint u = 0u; u < UNROLL; u++) {\n"
@@ -181,7 +246,11 @@ int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out) {
     int v = p->ninputs + i;
     const char *names[3];
     int arity = operand_names(n->op->kind, names);
-    sb_printf(&s, "      %s v%d = op_%s_%s(", glsl_compute(nxvk_cg_value_dtype(p, v)), v,
+    nxvk_dtype vd = nxvk_cg_value_dtype(p, v);
+    /* wrap / round to the result's dtype (compare gives 0 or 1, select
+     * picks an operand that already holds a value of the dtype) */
+    bool wrap = glsl_wrap(vd) && n->op->kind != NXVK_KIND_COMPARE && n->op->kind != NXVK_KIND_SELECT;
+    sb_printf(&s, "      %s v%d = %sop_%s_%s(", glsl_compute(vd), v, wrap ? glsl_wrap(vd) : "",
               n->op->name, nxvk_dtype_name(n->dtype));
     for (int a = 0; a < arity; a++) {
       if (n->arg[a] < 0 || n->arg[a] >= v) {
@@ -190,15 +259,16 @@ int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out) {
       }
       sb_printf(&s, "%sv%d", a ? ", " : "", n->arg[a]);
     }
-    /* u8 arithmetic is done in uint: wrap it here, so a fused consumer
-     * reads the same value the u8 tensor would have held */
-    bool wrap = nxvk_cg_value_dtype(p, v) == NXVK_U8 && n->op->kind != NXVK_KIND_COMPARE &&
-                n->op->kind != NXVK_KIND_SELECT;
-    sb_printf(&s, ")%s;\n", wrap ? " & 255u" : "");
+    sb_printf(&s, ")%s;\n", wrap ? glsl_wrap_end(vd) : "");
   }
   for (int i = 0; i < p->noutputs; i++) {
     nxvk_dtype d = nxvk_cg_value_dtype(p, p->output[i]);
-    sb_printf(&s, "      out%d.v[i] = %s(v%d);\n", i, glsl_storage(d), p->output[i]);
+    char vv[16];
+    snprintf(vv, sizeof vv, "v%d", p->output[i]);
+    sb_printf(&s, "      out%d.v[i] = ", i);
+    if (glsl_store(d)) sb_printf(&s, glsl_store(d), vv);
+    else sb_printf(&s, "%s(%s)", glsl_storage(d), vv);
+    sb_printf(&s, ";\n");
   }
   sb_printf(&s, "    }\n");
   sb_printf(&s, "  }\n}\n");

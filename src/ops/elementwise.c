@@ -67,7 +67,7 @@ int nxvk_ew_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, i
     snprintf(msg, sizeof msg, "%s: %s", op->d.name, nxvk_errmsg());
     return nxvk_seterr(rc, "%s", msg);
   }
-  out->dtype = op->d.kind == NXVK_KIND_COMPARE ? NXVK_U8 : in[nin - 1].dtype;
+  out->dtype = op->d.kind == NXVK_KIND_COMPARE ? NXVK_BOOL : in[nin - 1].dtype;
   return NXVK_OK;
 }
 
@@ -97,22 +97,18 @@ int nxvk_ew_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor
 
 static nxvk_scalar load(const nxvk_host *h, int64_t i) {
   nxvk_scalar s;
-  switch (h->dtype) {
-  case NXVK_F32: s.f = ((const float *)h->data)[i]; break;
-  case NXVK_F64: s.f = ((const double *)h->data)[i]; break;
-  case NXVK_I32: s.i = ((const int32_t *)h->data)[i]; break;
-  default: s.i = ((const uint8_t *)h->data)[i]; break;
-  }
+  if (nxvk_dtype_is_float(h->dtype)) s.f = nxvk_host_get(h, i);
+  else s.i = nxvk_host_get_int(h, i);
   return s;
 }
 
-/* Round once to the output dtype; integers wrap (two's complement). */
+/* Round once to the output dtype (f16 and bf16: the f32 result rounded to
+ * nearest even, as numpy computes float16); integers wrap (two's complement). */
 static void store(nxvk_host *h, int64_t i, nxvk_scalar v) {
   switch (h->dtype) {
-  case NXVK_F32: ((float *)h->data)[i] = (float)v.f; break;
   case NXVK_F64: ((double *)h->data)[i] = (double)v.f; break;
-  case NXVK_I32: ((int32_t *)h->data)[i] = (int32_t)(uint32_t)(uint64_t)v.i; break;
-  default: ((uint8_t *)h->data)[i] = (uint8_t)(uint64_t)v.i; break;
+  case NXVK_F32: case NXVK_F16: case NXVK_BF16: nxvk_host_set(h, i, (double)(float)v.f); break;
+  default: nxvk_host_set_int(h, i, v.i); break;
   }
 }
 

@@ -16,7 +16,8 @@
 #define EW_ARITY_SELECT 3
 #define EW_DT_ALL NXVK_DT_ALL
 #define EW_DT_FLOAT NXVK_DT_FLOAT
-#define EW_DT_SIGNED (NXVK_DT_FLOAT | NXVK_DT(NXVK_I32))
+#define EW_DT_ANY NXVK_DT_ANY
+#define EW_DT_SIGNED (NXVK_DT_FLOAT | NXVK_DT_SINT)
 
 #define EW_DESC(name, kind, dtypes, glsl, summary) \
   {#name, EW_KIND_##kind, EW_ARITY_##kind, EW_DT_##dtypes, 0, glsl, summary}

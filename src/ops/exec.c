@@ -36,8 +36,8 @@ static int check_operands(const nxvk_op *op, const nxvk_attrs *a, const nxvk_met
     return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: attribute not accepted", d->name);
   int first = 0;
   if (d->kind == NXVK_KIND_SELECT) {
-    if (in[0].dtype != NXVK_U8)
-      return nxvk_seterr(NXVK_E_DTYPE_MISMATCH, "select: predicate (input 1) must be u8, not %s",
+    if (in[0].dtype != NXVK_BOOL && in[0].dtype != NXVK_U8)
+      return nxvk_seterr(NXVK_E_DTYPE_MISMATCH, "select: predicate (input 1) must be bool or u8, not %s",
                          nxvk_dtype_name(in[0].dtype));
     first = 1;
   }
@@ -268,7 +268,9 @@ int nxvk_dispatch_grid(nxvk_rec *r, const char *kernel, const uint32_t *spec, in
                        uint32_t gx, uint32_t gy, uint32_t gz) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
   nxvk_kernel *k;
-  int rc = nxvk_kernel_get(c, kernel, spec, nspec, nbufs, &k);
+  /* built in, else generated and compiled at run time (rtkernel.c) */
+  int rc = nxvk_spirv_find(kernel) ? nxvk_kernel_get(c, kernel, spec, nspec, nbufs, &k)
+                                   : nxvk_rt_kernel_get(c, kernel, spec, nspec, nbufs, &k);
   if (rc) return rc;
   uint32_t off = 0;
   rc = nxvk_rec_meta(r, meta, nmeta, &off);

@@ -31,6 +31,26 @@ int nxvk_op_limit(const nxvk_op_desc *op, nxvk_dtype d, nxvk_limit *out) {
   const cJSON *row = cJSON_GetObjectItemCaseSensitive(ops, op->name);
   const cJSON *e = cJSON_GetObjectItemCaseSensitive(row, nxvk_dtype_name(d));
   if (!e) e = cJSON_GetObjectItemCaseSensitive(row, "*");
+  if (!e && row && !nxvk_dtype_is_float(d)) {
+    /* integer and bool results are exact wherever an op takes them */
+    out->exact = true;
+    snprintf(out->text, sizeof out->text, "exact");
+    return NXVK_OK;
+  }
+  if (!e && row && (d == NXVK_F16 || d == NXVK_BF16)) {
+    /* computed in f32 and rounded once: an f32 result within its limit
+     * (a few f32 ulps, 2^-13 of an f16 ulp) rounds to within 1 ulp of the
+     * reference's, which is the exact result rounded to f32 then to d;
+     * exact f32 ops stay exact */
+    int rc = nxvk_op_limit(op, NXVK_F32, out);
+    if (rc || out->exact || out->sum_factor > 0) return rc;
+    double scale = ldexp(1, d == NXVK_F16 ? -13 : -16);
+    out->ulps = 1 + out->ulps * scale;
+    out->ulps_per_arg *= scale;
+    out->ulps_per_y *= scale;
+    snprintf(out->text, sizeof out->text, "1 ulp (f32's limit, rounded to %s)", nxvk_dtype_name(d));
+    return NXVK_OK;
+  }
   if (!e)
     return nxvk_seterr(NXVK_E_UNSUPPORTED, "no error limit recorded for %s %s", op->name,
                        nxvk_dtype_name(d));
@@ -75,14 +95,21 @@ int nxvk_op_limit(const nxvk_op_desc *op, nxvk_dtype d, nxvk_limit *out) {
   return NXVK_OK;
 }
 
+/* significant bits and the smallest normal exponent of a float dtype */
+static int mant_bits(nxvk_dtype d) {
+  return d == NXVK_F16 ? 11 : d == NXVK_BF16 ? 8 : d == NXVK_F32 ? 24 : 53;
+}
+static int min_exp(nxvk_dtype d) { return d == NXVK_F16 ? -14 : d == NXVK_F64 ? -1022 : -126; }
+
 double nxvk_ulp(nxvk_dtype d, double x) {
   int e;
   x = fabs(x);
-  if (!isfinite(x)) x = d == NXVK_F32 ? FLT_MAX : DBL_MAX;
-  if (d == NXVK_F32) {
-    if (x < FLT_MIN) return ldexp(1.0, -149);
+  if (!isfinite(x)) x = d == NXVK_F64 ? DBL_MAX : d == NXVK_F32 ? FLT_MAX : d == NXVK_F16 ? 65504.0 : ldexp(255.0, 120);
+  if (d != NXVK_F64) {
+    int p = mant_bits(d), emin = min_exp(d);
+    if (x < ldexp(1.0, emin)) return ldexp(1.0, emin - p + 1);
     frexp(x, &e);
-    return ldexp(1.0, e - 24);
+    return ldexp(1.0, e - p);
   }
   if (x < DBL_MIN) return ldexp(1.0, -1074);
   frexp(x, &e);
@@ -94,12 +121,12 @@ double nxvk_ulp_diff(nxvk_dtype d, double got, double ref) {
   if (isinf(got) || isinf(ref)) return got == ref ? 0 : INFINITY;
   if (got == 0 && ref == 0 && signbit(got) != signbit(ref)) return INFINITY;
   if (got == ref) return 0;
-  if (d != NXVK_F32 && d != NXVK_F64) return INFINITY; /* integers: exact only */
+  if (!nxvk_dtype_is_float(d)) return INFINITY; /* integers: exact only */
   return fabs(got - ref) / nxvk_ulp(d, ref);
 }
 
 static bool is_denormal(nxvk_dtype d, double x) {
-  double lim = d == NXVK_F32 ? FLT_MIN : DBL_MIN;
+  double lim = ldexp(1.0, min_exp(d));
   return x != 0 && fabs(x) < lim;
 }
 
@@ -158,10 +185,10 @@ static int compare_impl(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_
   nxvk_limit lim;
   int rc = nxvk_op_limit(op, limit_dt, &lim);
   if (rc) return rc;
-  bool fl = d == NXVK_F32 || d == NXVK_F64;
+  bool fl = nxvk_dtype_is_float(d);
   if (!fl) lim.exact = true;
   bool float_in = false;
-  for (int k = 0; k < nin; k++) float_in |= in[k].dtype == NXVK_F32 || in[k].dtype == NXVK_F64;
+  for (int k = 0; k < nin; k++) float_in |= nxvk_dtype_is_float(in[k].dtype);
 
   /* reductions and dot: the reference on |inputs| scales the bound */
   nxvk_host scale = {0};
@@ -190,7 +217,7 @@ static int compare_impl(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_
     if (rc) return rc;
     terms = terms_per_output(op, in, ref);
   }
-  double eps = d == NXVK_F32 ? FLT_EPSILON / 2 : DBL_EPSILON / 2;
+  double eps = fl ? ldexp(1.0, -mant_bits(d)) : 0;
   int64_t n = nxvk_host_count(ref);
   int64_t in_n = nin > 0 ? nxvk_host_count(&in[0]) : 0;
   bool elementwise = op->kind <= NXVK_KIND_SELECT;
@@ -200,9 +227,11 @@ static int compare_impl(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_
   for (int64_t i = 0; i < n; i++) {
     double g = nxvk_host_get(got, i), r = nxvk_host_get(ref, i);
     double u = nxvk_ulp_diff(d, g, r);
+    /* integers compare exactly (i64 / u64 beyond 2^53 included) */
+    if (!fl) u = nxvk_host_get_int(got, i) == nxvk_host_get_int(ref, i) ? 0 : INFINITY;
     bool ok;
     if (lim.exact || u == 0) {
-      ok = u == 0 || (!fl && g == r);
+      ok = u == 0;
     } else if (lim.y_abs_hi > 0 && elementwise && nin >= 2 && in_n > 0 &&
                !(fabs(operand_at(in, 1, &ref->shape, i)) >= lim.y_abs_lo &&
                  fabs(operand_at(in, 1, &ref->shape, i)) <= lim.y_abs_hi)) {
@@ -241,7 +270,7 @@ static int compare_impl(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_
        * arithmetic): accept what flushing gives, the inputs' (any subset) or
        * the result's, also before rounding.  Elementwise, movement and
        * source ops work around a flushing driver, so nothing is forgiven. */
-      double lim_norm = d == NXVK_F32 ? FLT_MIN : DBL_MIN;
+      double lim_norm = ldexp(1.0, min_exp(d));
       bool forgive = fl && g == 0 && (is_denormal(d, r) || fabs(r) == lim_norm);
       for (int k = 0; k < nalts && !forgive; k++) {
         double rf = nxvk_host_get(&alts[k], i);
@@ -268,7 +297,10 @@ int nxvk_compare(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_host *i
 }
 
 unsigned nxvk_flush_dtypes(const nxvk_device_info *dev) {
-  return (dev->denorm_preserve_f32 ? 0u : NXVK_DT(NXVK_F32)) | (dev->denorm_preserve_f64 ? 0u : NXVK_DT(NXVK_F64));
+  /* bf16 shares f32's exponent range (its subnormals are f32's); f16's are
+   * normal f32 values */
+  return (dev->denorm_preserve_f32 ? 0u : NXVK_DT(NXVK_F32) | NXVK_DT(NXVK_BF16)) |
+         (dev->denorm_preserve_f64 ? 0u : NXVK_DT(NXVK_F64));
 }
 
 int nxvk_host_flush_denormals(const nxvk_host *h, nxvk_host *out, bool *had) {
@@ -277,7 +309,7 @@ int nxvk_host_flush_denormals(const nxvk_host *h, nxvk_host *out, bool *had) {
   if (rc) return rc;
   size_t n = nxvk_host_bytes(h);
   if (n) memcpy(out->data, h->data, n);
-  if (h->dtype != NXVK_F32 && h->dtype != NXVK_F64) return NXVK_OK;
+  if (!nxvk_dtype_is_float(h->dtype)) return NXVK_OK;
   for (int64_t i = 0; i < nxvk_host_count(h); i++) {
     double v = nxvk_host_get(h, i);
     if (is_denormal(h->dtype, v)) {

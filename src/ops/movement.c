@@ -11,23 +11,69 @@
 
 /* ---- the reference's strided copy, with as_type's conversion ---- */
 
-double nxvk_convert(double v, nxvk_dtype from, nxvk_dtype to) {
-  bool ffloat = from == NXVK_F32 || from == NXVK_F64;
+double nxvk_bf16_round(double x) {
+  if (isnan(x) || isinf(x) || x == 0) return x;
+  double ax = fabs(x);
+  /* the tie above the largest finite bf16 (2 - 2^-7) * 2^127 goes to even: inf */
+  if (ax >= ldexp(2.0 - ldexp(1, -8), 127)) return copysign(INFINITY, x);
+  int e;
+  frexp(ax, &e);
+  int q = e - 8;                 /* bf16 carries 8 significant bits ... */
+  if (q < -133) q = -133;        /* ... down to the subnormal quantum 2^-133 */
+  return copysign(ldexp(rint(ldexp(ax, -q)), q), x);
+}
+
+/* A float value rounded to a float dtype, correctly (from f64 too). */
+static double round_to(double v, nxvk_dtype to) {
   switch (to) {
+  case NXVK_F16: return isnan(v) ? v : nxvk_f16_round(v);
+  case NXVK_BF16: return isnan(v) ? v : nxvk_bf16_round(v);
   case NXVK_F32: return (float)v;
-  case NXVK_F64: return v;
-  case NXVK_I32:
-    if (!ffloat) return v;
-    if (isnan(v)) return 0;
-    if (v >= 2147483648.0) return INT32_MAX;
-    if (v <= -2147483648.0) return INT32_MIN;
-    return trunc(v);
-  default:
+  default: return v;
+  }
+}
+
+void nxvk_convert_elem(const nxvk_host *src, int64_t si, nxvk_host *dst, int64_t di) {
+  nxvk_dtype from = src->dtype, to = dst->dtype;
+  bool ffloat = nxvk_dtype_is_float(from);
+  if (to == NXVK_BOOL) {
+    /* numpy: nonzero is true, NaN included */
+    if (ffloat) nxvk_host_set_int(dst, di, nxvk_host_get(src, si) != 0);
+    else nxvk_host_set_int(dst, di, nxvk_host_get_int(src, si) != 0);
+    return;
+  }
+  if (nxvk_dtype_is_float(to)) {
     if (ffloat) {
-      if (isnan(v) || v <= 0) return 0;
-      return v >= 255 ? 255 : trunc(v);
+      nxvk_host_set(dst, di, round_to(nxvk_host_get(src, si), to));
+      return;
     }
-    return (double)((uint32_t)(int64_t)v & 255u);
+    /* integers round to nearest even: to f64 directly, to f32 directly, to
+     * f16 and bf16 through f32 */
+    int64_t v = nxvk_host_get_int(src, si);
+    double f64 = from == NXVK_U64 ? (double)(uint64_t)v : (double)v;
+    float f32 = from == NXVK_U64 ? (float)(uint64_t)v : (float)v;
+    nxvk_host_set(dst, di, to == NXVK_F64 ? f64 : (double)f32);
+    return;
+  }
+  if (!ffloat) { /* integer -> integer wraps (bool is 0 / 1) */
+    nxvk_host_set_int(dst, di, nxvk_host_get_int(src, si));
+    return;
+  }
+  /* float -> integer: NaN -> 0, toward zero, saturating at the type's range */
+  double v = nxvk_host_get(src, si);
+  const nxvk_dtype_info *t = nxvk_dtype_info_of(to);
+  if (isnan(v)) {
+    nxvk_host_set_int(dst, di, 0);
+  } else if (t->cls == NXVK_CLASS_UNSIGNED) {
+    double top = ldexp(1, t->bits);
+    if (v <= 0) nxvk_host_set_int(dst, di, 0);
+    else if (v >= top) nxvk_host_set_int(dst, di, -1); /* all ones: the maximum */
+    else nxvk_host_set_int(dst, di, (int64_t)(uint64_t)trunc(v));
+  } else {
+    double top = ldexp(1, t->bits - 1);
+    if (v >= top) nxvk_host_set_int(dst, di, t->bits == 64 ? INT64_MAX : (int64_t)top - 1);
+    else if (v <= -top) nxvk_host_set_int(dst, di, t->bits == 64 ? INT64_MIN : -(int64_t)top);
+    else nxvk_host_set_int(dst, di, (int64_t)trunc(v));
   }
 }
 
@@ -47,7 +93,7 @@ static void host_copy(const nxvk_host *src, int64_t sbase, const int64_t *sst, n
     if (same) /* bit-exact, keeps NaN payloads and -0 */
       memcpy((char *)dst->data + dof * (int64_t)es, (const char *)src->data + so * (int64_t)es, es);
     else
-      nxvk_host_set(dst, dof, nxvk_convert(nxvk_host_get(src, so), src->dtype, dst->dtype));
+      nxvk_convert_elem(src, so, dst, dof);
     for (int d = dims->rank - 1; d >= 0; d--) {
       if (++idx[d] < dims->dim[d]) break;
       idx[d] = 0;

@@ -60,7 +60,6 @@ static inline const nxvk_op *nxvk_op_from_desc(const nxvk_op_desc *d) {
 extern const nxvk_op nxvk_op_table[];
 extern const int nxvk_op_table_len;
 
-bool nxvk_dtype_is_float(nxvk_dtype d);
 /* GLSL storage and compute types of a dtype. */
 const char *nxvk_glsl_storage_type(nxvk_dtype d);
 const char *nxvk_glsl_compute_type(nxvk_dtype d);
@@ -122,9 +121,13 @@ int nxvk_astype_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, in
 int nxvk_astype_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
                     nxvk_tensor *);
 int nxvk_astype_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
-/* The conversion as_type defines (NaN -> 0, saturating float -> int, int
- * wraps to u8), shared by the reference and documented in nxvk-run(1). */
-double nxvk_convert(double v, nxvk_dtype from, nxvk_dtype to);
+/* x rounded to the nearest bf16 value, ties to even (as nxvk_f16_round). */
+double nxvk_bf16_round(double x);
+/* The conversion as_type defines, one element src[si] -> dst[di] (nxvk-run(1),
+ * AS_TYPE): float -> float rounds to nearest even; int -> float rounds to
+ * nearest even (to f16 / bf16 through f32); float -> int: NaN -> 0, toward
+ * zero, saturating; int -> int wraps; anything -> bool is x != 0 (NaN: true). */
+void nxvk_convert_elem(const nxvk_host *src, int64_t si, nxvk_host *dst, int64_t di);
 
 /* source.c: iota, random_uniform, random_normal */
 int nxvk_source_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
@@ -165,6 +168,12 @@ int nxvk_dispatch_grid(nxvk_rec *r, const char *kernel, const uint32_t *spec, in
 int nxvk_strided_copy(nxvk_rec *r, nxvk_buffer *src, nxvk_dtype sd, int64_t src_base,
                       const int64_t *src_strides, nxvk_buffer *dst, nxvk_dtype dd,
                       int64_t dst_base, const int64_t *dst_strides, const nxvk_shape *dims);
+
+/* rtkernel.c: a kernel that is not built in (dtypes outside the Makefile's
+ * DTYPES), generated from the same sources, compiled through glslang on
+ * first use and cached on disk; NXVK_E_UNSUPPORTED for an unknown name. */
+int nxvk_rt_kernel_get(nxvk_ctx *c, const char *name, const uint32_t *spec, int nspec, int nbuffers,
+                       nxvk_kernel **k);
 
 #define NXVK_WG 256u     /* default workgroup size for 1-D kernels */
 

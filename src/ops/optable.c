@@ -15,53 +15,64 @@
  * correctly rounded result); the others in long double and rounded once by
  * the caller.  Integers: computed in int64, wrapped to t by the caller. */
 
-#define IS_F(t) ((t) == NXVK_F32 || (t) == NXVK_F64)
+#define IS_F(t) nxvk_dtype_is_float(t)
+#define U64(t) ((t) == NXVK_U64)
 #define F(x) ((nxvk_scalar){.f = (x)})
 #define I(x) ((nxvk_scalar){.i = (x)})
-/* a OP b evaluated in the dtype's own precision */
+/* a OP b evaluated in the dtype's own precision; f16 and bf16 compute in f32
+ * (the store rounds the f32 result once more, to the 16-bit format) */
 #define NATIVE2(t, a, b, OP) \
-  ((t) == NXVK_F32 ? (long double)((float)(a)OP(float)(b)) : (long double)((double)(a)OP(double)(b)))
+  ((t) != NXVK_F64 ? (long double)((float)(a)OP(float)(b)) : (long double)((double)(a)OP(double)(b)))
+/* integer arithmetic wraps: done in uint64, so no signed overflow */
+#define WRAP2(a, b, OP) ((int64_t)((uint64_t)(a)OP(uint64_t)(b)))
 
 typedef nxvk_scalar S;
 typedef nxvk_dtype T;
 
-static S r_add(S a, S b, S c, T t) { (void)c; return IS_F(t) ? F(NATIVE2(t, a.f, b.f, +)) : I(a.i + b.i); }
-static S r_subtract(S a, S b, S c, T t) { (void)c; return IS_F(t) ? F(NATIVE2(t, a.f, b.f, -)) : I(a.i - b.i); }
+static S r_add(S a, S b, S c, T t) { (void)c; return IS_F(t) ? F(NATIVE2(t, a.f, b.f, +)) : I(WRAP2(a.i, b.i, +)); }
+static S r_subtract(S a, S b, S c, T t) { (void)c; return IS_F(t) ? F(NATIVE2(t, a.f, b.f, -)) : I(WRAP2(a.i, b.i, -)); }
 static S r_multiply(S a, S b, S c, T t) {
   (void)c;
   if (IS_F(t)) return F(NATIVE2(t, a.f, b.f, *));
-  /* i32 * i32 fits int64; wrap happens in the caller */
-  return I((int64_t)((uint64_t)a.i * (uint64_t)b.i));
+  return I(WRAP2(a.i, b.i, *));   /* the low bits of the product, wrapped by the caller */
 }
 static S r_divide(S a, S b, S c, T t) {
   (void)c;
   if (IS_F(t)) return F(NATIVE2(t, a.f, b.f, /));
   if (b.i == 0) return I(0);
-  if (t == NXVK_I32 && a.i == INT32_MIN && b.i == -1) return I(INT32_MIN);
+  if (U64(t)) return I((int64_t)((uint64_t)a.i / (uint64_t)b.i));
+  /* INT_MIN / -1 = INT_MIN: narrower types wrap +2^(n-1) back in the caller */
+  if (a.i == INT64_MIN && b.i == -1) return I(INT64_MIN);
   return I(a.i / b.i);       /* C truncates toward zero */
 }
 static S r_pow(S a, S b, S c, T t) { (void)c; (void)t; return F(powl(a.f, b.f)); }
+static bool lt(S a, S b, T t) { return U64(t) ? (uint64_t)a.i < (uint64_t)b.i : a.i < b.i; }
 static S r_max(S a, S b, S c, T t) {
   (void)c;
   if (IS_F(t)) return isnan(a.f) ? a : isnan(b.f) ? b : (a.f > b.f ? a : b);
-  return a.i > b.i ? a : b;
+  return lt(b, a, t) ? a : b;
 }
 static S r_min(S a, S b, S c, T t) {
   (void)c;
   if (IS_F(t)) return isnan(a.f) ? a : isnan(b.f) ? b : (a.f < b.f ? a : b);
-  return a.i < b.i ? a : b;
+  return lt(a, b, t) ? a : b;
 }
 static S r_remainder(S a, S b, S c, T t) {
   (void)c;
   if (IS_F(t)) return F(fmodl(a.f, b.f));
-  return b.i == 0 ? I(0) : I(a.i % b.i);
+  if (b.i == 0) return I(0);
+  if (U64(t)) return I((int64_t)((uint64_t)a.i % (uint64_t)b.i));
+  if (b.i == -1) return I(0);      /* INT64_MIN % -1 is 0 (C leaves it undefined) */
+  return I(a.i % b.i);
 }
 static S r_atan2(S a, S b, S c, T t) { (void)c; (void)t; return F(atan2l(a.f, b.f)); }
 
 #define CMP(name, OP)                                        \
   static S r_##name(S a, S b, S c, T t) {                    \
     (void)c;                                                 \
-    return I(IS_F(t) ? (a.f OP b.f) : (a.i OP b.i));         \
+    if (IS_F(t)) return I(a.f OP b.f);                       \
+    if (U64(t)) return I((uint64_t)a.i OP(uint64_t)b.i);     \
+    return I(a.i OP b.i);                                    \
   }
 CMP(equal, ==)
 CMP(less, <)
@@ -92,10 +103,11 @@ UNARY_F(erf, erfl(x))
 static S r_sqrt(S a, S b, S c, T t) {
   (void)b; (void)c;
   /* correctly rounded in the dtype itself */
-  return F(t == NXVK_F32 ? (long double)sqrtf((float)a.f) : (long double)sqrt((double)a.f));
+  return F(t != NXVK_F64 ? (long double)sqrtf((float)a.f) : (long double)sqrt((double)a.f));
 }
-static S r_abs(S a, S b, S c, T t) { (void)b; (void)c; return IS_F(t) ? F(fabsl(a.f)) : I(a.i < 0 ? -a.i : a.i); }
-static S r_negate(S a, S b, S c, T t) { (void)b; (void)c; return IS_F(t) ? F(-a.f) : I(-a.i); }
+/* abs(INT_MIN) = INT_MIN and -INT_MIN = INT_MIN, as numpy wraps */
+static S r_abs(S a, S b, S c, T t) { (void)b; (void)c; return IS_F(t) ? F(fabsl(a.f)) : I(a.i < 0 ? WRAP2(0, a.i, -) : a.i); }
+static S r_negate(S a, S b, S c, T t) { (void)b; (void)c; return IS_F(t) ? F(-a.f) : I(WRAP2(0, a.i, -)); }
 static S r_sign(S a, S b, S c, T t) {
   (void)b; (void)c;
   if (IS_F(t)) return F(a.f > 0 ? 1.0L : a.f < 0 ? -1.0L : isnan(a.f) ? a.f : 0.0L);
@@ -110,7 +122,7 @@ static S r_select(S a, S b, S c, T t) {
 /* ---- the table ---- */
 
 #define RED_ATTRS (NXVK_ATTR_AXES | NXVK_ATTR_KEEP_AXES)
-#define NUMERIC (NXVK_DT_FLOAT | NXVK_DT(NXVK_I32))
+#define NUMERIC NXVK_DT_ALL
 
 const nxvk_op nxvk_op_table[] = {
 #define EW(name, kind, dtypes, glsl, summary)                                                     \
@@ -137,22 +149,22 @@ const nxvk_op nxvk_op_table[] = {
     {{"mean", NXVK_KIND_REDUCE, 1, NXVK_DT_FLOAT, RED_ATTRS, NULL, "mean over axes (empty: NaN)"},
      nxvk_reduce_infer, nxvk_reduce_gpu, nxvk_reduce_ref, NULL, NXVK_RED_MEAN, NULL},
     /* dot */
-    {{"dot", NXVK_KIND_DOT, 2, NXVK_DT_FLOAT, NXVK_ATTR_VARIANT, NULL, "[m,k]x[k,n] and batched [b,m,k]x[b,k,n]"},
+    {{"dot", NXVK_KIND_DOT, 2, NXVK_DT(NXVK_F32) | NXVK_DT(NXVK_F64), NXVK_ATTR_VARIANT, NULL, "[m,k]x[k,n] and batched [b,m,k]x[b,k,n]"},
      nxvk_dot_infer, nxvk_dot_gpu, nxvk_dot_ref, NULL, 0, nxvk_dot_supported},
     /* movement */
-    {{"reshape", NXVK_KIND_MOVEMENT, 1, NXVK_DT_ALL, NXVK_ATTR_SHAPE, NULL,
+    {{"reshape", NXVK_KIND_MOVEMENT, 1, NXVK_DT_ANY, NXVK_ATTR_SHAPE, NULL,
       "same data under a new shape (one -1 inferred); no copy"},
      nxvk_reshape_infer, NULL, nxvk_reshape_ref, NULL, 0, NULL},
-    {{"transpose", NXVK_KIND_MOVEMENT, 1, NXVK_DT_ALL, NXVK_ATTR_PERM, NULL,
+    {{"transpose", NXVK_KIND_MOVEMENT, 1, NXVK_DT_ANY, NXVK_ATTR_PERM, NULL,
       "permute axes (default: reverse)"},
      nxvk_transpose_infer, nxvk_transpose_gpu, nxvk_transpose_ref, NULL, 0, NULL},
-    {{"slice", NXVK_KIND_MOVEMENT, 1, NXVK_DT_ALL, NXVK_ATTR_SLICE, NULL,
+    {{"slice", NXVK_KIND_MOVEMENT, 1, NXVK_DT_ANY, NXVK_ATTR_SLICE, NULL,
       "start, length and stride per axis"},
      nxvk_slice_infer, nxvk_slice_gpu, nxvk_slice_ref, NULL, 0, NULL},
-    {{"concatenate", NXVK_KIND_MOVEMENT, -1, NXVK_DT_ALL, NXVK_ATTR_AXIS, NULL,
+    {{"concatenate", NXVK_KIND_MOVEMENT, -1, NXVK_DT_ANY, NXVK_ATTR_AXIS, NULL,
       "join along axis (default 0)"},
      nxvk_concat_infer, nxvk_concat_gpu, nxvk_concat_ref, NULL, 0, NULL},
-    {{"as_type", NXVK_KIND_MOVEMENT, 1, NXVK_DT_ALL, NXVK_ATTR_DTYPE, NULL,
+    {{"as_type", NXVK_KIND_MOVEMENT, 1, NXVK_DT_ANY, NXVK_ATTR_DTYPE, NULL,
       "convert dtype (NaN -> 0, float -> int saturates)"},
      nxvk_astype_infer, nxvk_astype_gpu, nxvk_astype_ref, NULL, 0, NULL},
     /* sources */
@@ -183,14 +195,3 @@ const nxvk_op_desc *nxvk_op_find(const char *name) {
   return NULL;
 }
 
-bool nxvk_dtype_is_float(nxvk_dtype d) { return d == NXVK_F32 || d == NXVK_F64; }
-
-const char *nxvk_glsl_storage_type(nxvk_dtype d) {
-  static const char *t[NXVK_NDTYPES] = {"float", "double", "int", "uint8_t"};
-  return t[d];
-}
-
-const char *nxvk_glsl_compute_type(nxvk_dtype d) {
-  static const char *t[NXVK_NDTYPES] = {"float", "double", "int", "uint"};
-  return t[d];
-}

@@ -114,9 +114,35 @@ static uint32_t partials_for(const nxvk_ctx *c, int64_t nout, int64_t nred) {
   return p < 2 ? 1 : (uint32_t)p;
 }
 
+/* f16 / bf16 sums, products and means: in f32 (converted on the way in and
+ * rounded once on the way out), so partial results are not rounded to 16
+ * bits (a product's partial could overflow where the whole does not). */
+static int reduce_wide(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *in,
+                       nxvk_tensor *out) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  nxvk_tensor *win = NULL, *wout = NULL;
+  int64_t sin[NXVK_MAX_RANK], sout[NXVK_MAX_RANK];
+  nxvk_contiguous_strides(&in->shape, sin);
+  nxvk_contiguous_strides(&out->shape, sout);
+  int rc = nxvk_tensor_new(c, NXVK_F32, &in->shape, &win);
+  if (rc == NXVK_OK) rc = nxvk_tensor_new(c, NXVK_F32, &out->shape, &wout);
+  if (rc == NXVK_OK)
+    rc = nxvk_strided_copy(r, in->buf, in->dtype, 0, sin, win->buf, NXVK_F32, 0, sin, &in->shape);
+  if (rc == NXVK_OK) rc = nxvk_reduce_gpu(r, op, a, &win, 1, wout);
+  if (rc == NXVK_OK)
+    rc = nxvk_strided_copy(r, wout->buf, NXVK_F32, 0, sout, out->buf, out->dtype, 0, sout, &out->shape);
+  /* the recording holds its own references until the work completes */
+  nxvk_tensor_free(win);
+  nxvk_tensor_free(wout);
+  return rc;
+}
+
 int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                     int nin, nxvk_tensor *out) {
   (void)nin;
+  if ((in[0]->dtype == NXVK_F16 || in[0]->dtype == NXVK_BF16) &&
+      (op->code == NXVK_RED_SUM || op->code == NXVK_RED_PRODUCT || op->code == NXVK_RED_MEAN))
+    return reduce_wide(r, op, a, in[0], out);
   red_plan p;
   int rc = plan(op, a, &in[0]->shape, &p);
   if (rc) return rc;
@@ -194,23 +220,71 @@ static int64_t offset_of(const red_plan *p, int64_t o, int64_t j) {
   return off;
 }
 
+/* The smallest and largest value of an integer dtype, as int64 bits (u64:
+ * 0 and all ones, compared unsigned). */
+static void int_range(nxvk_dtype d, int64_t *lo, int64_t *hi) {
+  const nxvk_dtype_info *t = nxvk_dtype_info_of(d);
+  if (t->cls == NXVK_CLASS_SIGNED) {
+    *hi = t->bits == 64 ? INT64_MAX : (int64_t)((UINT64_C(1) << (t->bits - 1)) - 1);
+    *lo = -*hi - 1;
+  } else {
+    *lo = 0;
+    *hi = t->bits == 64 ? -1 : (int64_t)((UINT64_C(1) << t->bits) - 1);
+  }
+}
+
+static bool int_less(nxvk_dtype d, int64_t a, int64_t b) {
+  return d == NXVK_U64 ? (uint64_t)a < (uint64_t)b : a < b;
+}
+
+/* Integers: exact in int64, sums and products wrapping like the GPU. */
+static void reduce_ref_int(const nxvk_op *op, const red_plan *p, const nxvk_host *in,
+                           nxvk_host *out) {
+  nxvk_dtype d = in->dtype;
+  int64_t lo, hi;
+  int_range(d, &lo, &hi);
+  for (int64_t o = 0; o < p->nout; o++) {
+    uint64_t acc = op->code == NXVK_RED_PRODUCT ? 1 : 0;
+    int64_t ext = op->code == NXVK_RED_MAX ? lo : hi, best = -1;
+    for (int64_t j = 0; j < p->nred; j++) {
+      int64_t v = nxvk_host_get_int(in, offset_of(p, o, j));
+      switch (op->code) {
+      case NXVK_RED_SUM: acc += (uint64_t)v; break;
+      case NXVK_RED_PRODUCT: acc *= (uint64_t)v; break;
+      case NXVK_RED_MAX: if (int_less(d, ext, v)) ext = v; break;
+      case NXVK_RED_MIN: if (int_less(d, v, ext)) ext = v; break;
+      default: /* argmax / argmin: the first extreme */
+        if (best < 0 || (op->code == NXVK_RED_ARGMAX ? int_less(d, ext, v) : int_less(d, v, ext))) {
+          ext = v;
+          best = j;
+        }
+        break;
+      }
+    }
+    if (is_arg(op)) ((int32_t *)out->data)[o] = (int32_t)best;
+    else if (op->code == NXVK_RED_SUM || op->code == NXVK_RED_PRODUCT) nxvk_host_set_int(out, o, (int64_t)acc);
+    else nxvk_host_set_int(out, o, ext);
+  }
+}
+
 int nxvk_reduce_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
                     nxvk_host *out) {
   (void)nin;
   red_plan p;
   int rc = plan(op, a, &in[0].shape, &p);
   if (rc) return rc;
-  bool fl = nxvk_dtype_is_float(in[0].dtype);
+  if (!nxvk_dtype_is_float(in[0].dtype)) {
+    reduce_ref_int(op, &p, &in[0], out);
+    return NXVK_OK;
+  }
   for (int64_t o = 0; o < p.nout; o++) {
     long double acc;
-    uint64_t iacc = 0;           /* integer sums/products wrap like the GPU */
     int64_t best = -1;
     switch (op->code) {
-    case NXVK_RED_SUM: case NXVK_RED_MEAN: acc = 0; iacc = 0; break;
-    case NXVK_RED_PRODUCT: acc = 1; iacc = 1; break;
-    /* long double on both sides: a float INFINITY would round INT32_MAX up */
-    case NXVK_RED_MAX: acc = fl ? -(long double)INFINITY : (in[0].dtype == NXVK_I32 ? (long double)INT32_MIN : 0.0L); break;
-    default: acc = fl ? (long double)INFINITY : (in[0].dtype == NXVK_I32 ? (long double)INT32_MAX : 255.0L); break;
+    case NXVK_RED_SUM: case NXVK_RED_MEAN: acc = 0; break;
+    case NXVK_RED_PRODUCT: acc = 1; break;
+    case NXVK_RED_MAX: acc = -(long double)INFINITY; break;
+    default: acc = (long double)INFINITY; break;
     }
     for (int64_t j = 0; j < p.nred; j++) {
       long double v = nxvk_host_get(&in[0], offset_of(&p, o, j));
@@ -218,11 +292,9 @@ int nxvk_reduce_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in,
       case NXVK_RED_SUM:
       case NXVK_RED_MEAN:
         acc += v;
-        if (!fl) iacc += (uint64_t)(int64_t)v; /* integers only: inf has no int64 */
         break;
       case NXVK_RED_PRODUCT:
         acc *= v;
-        if (!fl) iacc *= (uint64_t)(int64_t)v;
         break;
       case NXVK_RED_MAX:
       case NXVK_RED_MIN:
@@ -244,11 +316,10 @@ int nxvk_reduce_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in,
     }
     if (is_arg(op)) {
       ((int32_t *)out->data)[o] = (int32_t)best;
-    } else if (!fl && (op->code == NXVK_RED_SUM || op->code == NXVK_RED_PRODUCT)) {
-      nxvk_host_set(out, o, (double)(int32_t)(uint32_t)iacc);
     } else {
       if (op->code == NXVK_RED_MEAN) acc = acc / (long double)p.nred;
-      if (out->dtype == NXVK_F32) ((float *)out->data)[o] = (float)acc;
+      /* f16 / bf16 through f32, as their elementwise results */
+      if (out->dtype != NXVK_F64) nxvk_host_set(out, o, (double)(float)acc);
       else nxvk_host_set(out, o, (double)acc);
     }
   }

@@ -67,7 +67,8 @@ int nxvk_iota_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, i
   for (int64_t i = 0; i < n; i++) {
     int64_t v = use ? (i / inner) % dim : i;
     /* as the GPU does: through uint32, then the dtype's conversion */
-    nxvk_host_set(out, i, out->dtype == NXVK_U8 ? (double)(v & 255) : (double)(uint32_t)v);
+    if (nxvk_dtype_is_float(out->dtype)) nxvk_host_set(out, i, (double)(uint32_t)v);
+    else nxvk_host_set_int(out, i, (int64_t)(uint32_t)v);
   }
   return NXVK_OK;
 }
@@ -110,9 +111,18 @@ int nxvk_random_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in,
   (void)in; (void)nin;
   uint32_t k0 = (uint32_t)a->seed, k1 = (uint32_t)(a->seed >> 32);
   int64_t n = nxvk_host_count(out);
-  bool f32 = out->dtype == NXVK_F32;
+  bool f32 = out->dtype != NXVK_F64;    /* f16 and bf16 come from the f32 stream */
+  bool half = out->dtype == NXVK_F16 || out->dtype == NXVK_BF16;
   for (int64_t i = 0; i < n; i++) {
     uint32_t w[4];
+    if (op->code == NXVK_RANDOM_UNIFORM && half) {
+      /* the top 11 (f16) or 8 (bf16) bits of the f32 stream's word: k * 2^-bits,
+       * exact in the dtype and below 1 (rounding an f32 could reach 1.0) */
+      int bits = out->dtype == NXVK_F16 ? 11 : 8;
+      philox((uint32_t)(i / 4), k0, k1, w);
+      nxvk_host_set(out, i, ldexp((double)(w[i % 4] >> (32 - bits)), -bits));
+      continue;
+    }
     if (op->code == NXVK_RANDOM_UNIFORM) {
       philox((uint32_t)(i / (f32 ? 4 : 2)), k0, k1, w);
       if (f32)
@@ -127,7 +137,7 @@ int nxvk_random_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in,
     long double rr = sqrtl(-2.0L * logl(1.0L - u1));
     long double ang = 6.283185307179586476925286766559L * u2;
     long double v = i % 2 ? rr * sinl(ang) : rr * cosl(ang);
-    if (f32) ((float *)out->data)[i] = (float)v;
+    if (f32) nxvk_host_set(out, i, (double)(float)v);
     else ((double *)out->data)[i] = (double)v;
   }
   return NXVK_OK;

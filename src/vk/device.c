@@ -277,11 +277,13 @@ int nxvk_ctx_device_info(nxvk_ctx *c, nxvk_device_info *out) {
 }
 
 bool nxvk_ctx_supports(nxvk_ctx *c, nxvk_dtype d) {
-  switch (d) {
-  case NXVK_F64: return c->info.f64;
-  case NXVK_U8: return c->info.storage_8bit;
-  default: return true;
-  }
+  const nxvk_dtype_info *t = nxvk_dtype_info_of(d);
+  if (!t) return false;
+  if ((t->needs & NXVK_NEEDS_F64) && !c->info.f64) return false;
+  if ((t->needs & NXVK_NEEDS_INT64) && !c->info.int64) return false;
+  if ((t->needs & NXVK_NEEDS_16BIT) && !c->info.storage_16bit) return false;
+  if ((t->needs & NXVK_NEEDS_8BIT) && !c->info.storage_8bit) return false;
+  return true;
 }
 
 void nxvk_ctx_stats(nxvk_ctx *c, nxvk_stats *o) {

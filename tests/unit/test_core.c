@@ -87,9 +87,8 @@ static void fill(nxvk_host *h, nxvk_kind kind, uint64_t *s) {
   int64_t n = nxvk_host_count(h);
   for (int64_t i = 0; i < n; i++) {
     double v;
-    switch (h->dtype) {
-    case NXVK_F32:
-    case NXVK_F64:
+    switch (nxvk_dtype_info_of(h->dtype)->cls) {
+    case NXVK_CLASS_FLOAT:
       if (kind == NXVK_KIND_REDUCE) {
         double m = 1.0 + rnd_in(s, -0.125, 0.125);
         v = (rnd(s) & 1) ? m : -m;
@@ -100,19 +99,23 @@ static void fill(nxvk_host *h, nxvk_kind kind, uint64_t *s) {
         if (h->dtype == NXVK_F32) v = (float)v;
       }
       break;
-    case NXVK_I32:
+    case NXVK_CLASS_SIGNED:
       if (kind == NXVK_KIND_REDUCE)
         v = (double)((int64_t)(rnd(s) % 7) - 3);
       else if (rnd(s) % 4 == 0)
-        v = (double)(int32_t)(uint32_t)rnd(s); /* full range: wrapping paths */
+        v = (double)(int32_t)(uint32_t)rnd(s); /* full range: wrapping paths (set wraps to the type) */
       else
         v = (double)((int64_t)(rnd(s) % 2001) - 1000);
+      break;
+    case NXVK_CLASS_BOOL:
+      v = (double)(rnd(s) % 2);
       break;
     default:
       v = (double)(rnd(s) % 256);
       break;
     }
-    nxvk_host_set(h, i, v);
+    if (nxvk_dtype_is_int(h->dtype)) nxvk_host_set_int(h, i, (int64_t)v); /* wraps to the type */
+    else nxvk_host_set(h, i, v);
   }
 }
 

@@ -273,6 +273,12 @@ static void test_npy_descr(void) {
       {"=f4", NXVK_F32, false}, {"=f8", NXVK_F64, false}, {"=i4", NXVK_I32, false},
       {"f4", NXVK_F32, false},  {"|u1", NXVK_U8, false},  {"u1", NXVK_U8, false},
       {"<u1", NXVK_U8, false},  {">u1", NXVK_U8, false},  {"=u1", NXVK_U8, false},
+      {"<f2", NXVK_F16, false}, {">f2", NXVK_F16, true},  {"|i1", NXVK_I8, false},
+      {"<i2", NXVK_I16, false}, {">i2", NXVK_I16, true},  {"<i8", NXVK_I64, false},
+      {">i8", NXVK_I64, true},  {"<u2", NXVK_U16, false}, {">u2", NXVK_U16, true},
+      {"<u4", NXVK_U32, false}, {">u4", NXVK_U32, true},  {"<u8", NXVK_U64, false},
+      {">u8", NXVK_U64, true},  {"<V2", NXVK_BF16, false}, {"|V2", NXVK_BF16, false},
+      {">V2", NXVK_BF16, true},
   };
   for (size_t k = 0; k < LEN(rows); k++) {
     nxvk_host t = make(rows[k].d, shp(2, 3, 7)), r;
@@ -298,9 +304,9 @@ static void test_npy_descr(void) {
                         : "{'descr': '|b1', 'fortran_order': False, 'shape': (2, 3), }";
     int rc = read_hand(1, hdr, bools, 6, &r);
     const uint8_t *v = r.data;
-    CHECK(rc == 0 && r.dtype == NXVK_U8 && v && v[0] == 0 && v[1] == 1 && v[2] == 1 && v[3] == 1 &&
+    CHECK(rc == 0 && r.dtype == NXVK_BOOL && v && v[0] == 0 && v[1] == 1 && v[2] == 1 && v[3] == 1 &&
               v[4] == 0 && v[5] == 1,
-          "descr '%s' reads as u8 0/1", k ? "b1" : "|b1");
+          "descr '%s' reads as bool 0/1", k ? "b1" : "|b1");
     nxvk_host_free(&r);
   }
 }
@@ -308,7 +314,6 @@ static void test_npy_descr(void) {
 /* Fortran order, every dtype and both byte orders, ranks 2 and 3. */
 static void test_npy_fortran(void) {
   const nxvk_shape shapes[] = {shp(2, 3, 4), shp(3, 2, 3, 4), shp(3, 4, 1, 5), shp(2, 0, 3)};
-  const char *codes[] = {"f4", "f8", "i4", "u1"};
   for (int d = 0; d < NXVK_NDTYPES; d++)
     for (int big = 0; big < 2; big++)
       for (size_t k = 0; k < LEN(shapes); k++) {
@@ -330,12 +335,12 @@ static void test_npy_fortran(void) {
         if (big) swap_each(f, n, size);
         char hdr[200], sb[64];
         int o = snprintf(hdr, sizeof hdr, "{'fortran_order': True, 'descr': '%c%s', 'shape': (",
-                         size == 1 ? '|' : big ? '>' : '<', codes[d]);
+                         size == 1 ? '|' : big ? '>' : '<', nxvk_dtype_info_of((nxvk_dtype)d)->npy);
         for (int a = 0; a < s->rank; a++) o += snprintf(hdr + o, sizeof hdr - (size_t)o, "%lld, ", (long long)s->dim[a]);
         snprintf(hdr + o, sizeof hdr - (size_t)o, ")}");
         int rc = read_hand(1, hdr, f, n * size, &r);
         CHECK(rc == 0 && same(&t, &r), "fortran_order %s%s %s transposed to C order (rc %d)",
-              big && size > 1 ? ">" : "", codes[d], nxvk_shape_str(s, sb, sizeof sb), rc);
+              big && size > 1 ? ">" : "", nxvk_dtype_info_of((nxvk_dtype)d)->npy, nxvk_shape_str(s, sb, sizeof sb), rc);
         nxvk_host_free(&r);
         nxvk_host_free(&t);
         free(f);
@@ -422,11 +427,14 @@ static void test_npy_bad(void) {
   } bad[] = {
       {1, "{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '<c8' (complex64) is not supported"},
       {1, "{'descr': '|O', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '|O'"},
-      {1, "{'descr': '<i8', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '<i8'"},
-      {1, "{'descr': '<f2', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '<f2'"},
+      {1, "{'descr': '<c16', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "two float arrays"},
+      {1, "{'descr': '<f16', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "astype('f8')"},
+      {1, "{'descr': '<M8[s]', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '<M8[s]'"},
+      {1, "{'descr': '|V4', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "bfloat16"},
+      {1, "{'descr': '|O', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "astype"},
       {1, "{'descr': '|S4', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '|S4'"},
       {1, "{'descr': '<U1', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '<U1'"},
-      {1, "{'descr': '|i1', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '|i1'"},
+      {1, "{'descr': '|i2', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '|i2'"},
       {1, "{'descr': '|f4', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '|f4'"},
       {1, "{'descr': '', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr ''"},
       {1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "structured"},

@@ -1,0 +1,214 @@
+/*
+ * rtkernel.c - kernels for the dtypes that are not built in.
+ *
+ * The build compiles f32 f64 i32 u8 kernels only (the Makefile's DTYPES):
+ * 13 dtypes would multiply the embedded SPIR-V (and the build) by ten, for
+ * kernels most runs never use.  Any other kernel an op asks for by name
+ * ("ew_add_bf16", "copy_f16_i64", "reduce_u16", "iota_bool", "random_f16")
+ * is generated here from the same sources (elementwise.def through the code
+ * generator; shaders/copy.comp, reduce.comp, iota.comp, random.comp with the
+ * variant's -D defines and their #includes inserted), compiled once through
+ * glslang and kept: in the context, and on disk under the SHA-256 of its GLSL
+ * in the same cache as fused kernels.
+ */
+#include "ops.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/sha256.h"
+#include "codegen.h"
+
+extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_random[],
+    nxvk_src_dtype[], nxvk_src_f16[];
+
+/* name -> content key, for the process (the GLSL of a name never changes) */
+typedef struct rt_name {
+  char name[48];
+  char key[65];
+  char *glsl;               /* kept until its first compile in a context */
+  struct rt_name *next;
+} rt_name;
+static pthread_mutex_t rt_lock = PTHREAD_MUTEX_INITIALIZER;
+static rt_name *rt_names;
+
+static bool parse_dtype(const char *s, size_t n, nxvk_dtype *d) {
+  char buf[16];
+  if (n == 0 || n >= sizeof buf) return false;
+  memcpy(buf, s, n);
+  buf[n] = 0;
+  for (int i = 0; i < NXVK_NDTYPES; i++)
+    if (strcmp(buf, nxvk_dtype_name((nxvk_dtype)i)) == 0) {
+      *d = (nxvk_dtype)i;
+      return true;
+    }
+  return false;
+}
+
+/* Append text with `#include "X"` lines replaced by the embedded X. */
+static int append_resolved(char **buf, size_t *len, const char *text) {
+  const char *p = text;
+  while (*p) {
+    const char *eol = strchr(p, '\n');
+    size_t n = eol ? (size_t)(eol - p) + 1 : strlen(p);
+    const char *ins = NULL;
+    if (strncmp(p, "#include \"", 10) == 0) {
+      if (strncmp(p + 10, "dtype.glsl\"", 11) == 0) ins = nxvk_src_dtype;
+      else if (strncmp(p + 10, "f16.glsl\"", 9) == 0) ins = nxvk_src_f16;
+      else if (strncmp(p + 10, "nxmath.glsl\"", 12) == 0) ins = nxvk_glsl_lib;
+      else return nxvk_seterr(NXVK_E_BAD_REQUEST, "run-time kernel: unknown include %.40s", p);
+    }
+    if (ins) {
+      int rc = append_resolved(buf, len, ins);
+      if (rc) return rc;
+    } else {
+      char *nb = realloc(*buf, *len + n + 1);
+      if (!nb) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+      memcpy(nb + *len, p, n);
+      *len += n;
+      nb[*len] = 0;
+      *buf = nb;
+    }
+    p += n;
+  }
+  return NXVK_OK;
+}
+
+/* A hand-written shader with defines after its #version line. */
+static int hand_glsl(const char *src, const char *defines, char **out) {
+  const char *body = strchr(src, '\n');
+  if (!body) return nxvk_seterr(NXVK_E_BAD_REQUEST, "run-time kernel: empty source");
+  body++;
+  size_t len = 0;
+  char *buf = NULL;
+  char head[256];
+  snprintf(head, sizeof head, "#version 450\n%s", defines);
+  int rc = append_resolved(&buf, &len, head);
+  if (rc == NXVK_OK) rc = append_resolved(&buf, &len, body);
+  if (rc) {
+    free(buf);
+    return rc;
+  }
+  *out = buf;
+  return NXVK_OK;
+}
+
+/* GLSL for a kernel name, or NXVK_E_UNSUPPORTED when the name means nothing. */
+static int glsl_for(const char *name, char **out) {
+  *out = NULL;
+  nxvk_dtype d, d2;
+  char defs[128];
+  const char *us = strrchr(name, '_');
+  if (!us) goto unknown;
+  if (strncmp(name, "ew_", 3) == 0 && parse_dtype(us + 1, strlen(us + 1), &d)) {
+    char opname[40];
+    size_t n = (size_t)(us - (name + 3));
+    if (n >= sizeof opname) goto unknown;
+    memcpy(opname, name + 3, n);
+    opname[n] = 0;
+    const nxvk_op_desc *op = nxvk_op_find(opname);
+    if (!op || op->kind > NXVK_KIND_SELECT || !(op->dtypes & NXVK_DT(d))) goto unknown;
+    nxvk_cg_program p = {0};
+    p.ninputs = op->arity;
+    for (int k = 0; k < p.ninputs; k++) p.in_dtype[k] = d;
+    if (op->kind == NXVK_KIND_SELECT) p.in_dtype[0] = NXVK_U8; /* bool has the same bytes */
+    p.nnodes = 1;
+    p.node[0].op = op;
+    p.node[0].dtype = d;
+    for (int k = 0; k < p.ninputs; k++) p.node[0].arg[k] = k;
+    p.noutputs = 1;
+    p.output[0] = p.ninputs;
+    return nxvk_cg_glsl(&p, nxvk_glsl_lib, out);
+  }
+  if (strncmp(name, "copy_", 5) == 0) {
+    const char *a = name + 5, *mid = strchr(a, '_');
+    if (!mid || !parse_dtype(a, (size_t)(mid - a), &d) || !parse_dtype(mid + 1, strlen(mid + 1), &d2))
+      goto unknown;
+    snprintf(defs, sizeof defs, "#define SRC_%s 1\n#define DST_%s 1\n", nxvk_dtype_name(d),
+             nxvk_dtype_name(d2));
+    return hand_glsl(nxvk_src_copy, defs, out);
+  }
+  if (!parse_dtype(us + 1, strlen(us + 1), &d)) goto unknown;
+  size_t stem = (size_t)(us - name);
+  if ((stem == 6 && strncmp(name, "reduce", 6) == 0) || (stem == 9 && strncmp(name, "argreduce", 9) == 0)) {
+    snprintf(defs, sizeof defs, "#define DT_%s 1\n%s", nxvk_dtype_name(d), stem == 9 ? "#define ARG 1\n" : "");
+    return hand_glsl(nxvk_src_reduce, defs, out);
+  }
+  if (stem == 4 && strncmp(name, "iota", 4) == 0) {
+    snprintf(defs, sizeof defs, "#define DT_%s 1\n", nxvk_dtype_name(d));
+    return hand_glsl(nxvk_src_iota, defs, out);
+  }
+  if (stem == 6 && strncmp(name, "random", 6) == 0 && nxvk_dtype_is_float(d)) {
+    snprintf(defs, sizeof defs, "#define DT_%s 1\n", nxvk_dtype_name(d));
+    return hand_glsl(nxvk_src_random, defs, out);
+  }
+unknown:
+  return nxvk_seterr(NXVK_E_UNSUPPORTED, "no kernel named '%s'", name);
+}
+
+/* The name's entry (GLSL and key made on first use). */
+static int lookup(const char *name, rt_name **out) {
+  pthread_mutex_lock(&rt_lock);
+  for (rt_name *e = rt_names; e; e = e->next)
+    if (strcmp(e->name, name) == 0) {
+      pthread_mutex_unlock(&rt_lock);
+      *out = e;
+      return NXVK_OK;
+    }
+  pthread_mutex_unlock(&rt_lock);
+  if (strlen(name) >= sizeof rt_names->name)
+    return nxvk_seterr(NXVK_E_UNSUPPORTED, "no kernel named '%.60s'", name);
+  char *glsl;
+  int rc = glsl_for(name, &glsl);
+  if (rc) return rc;
+  rt_name *e = calloc(1, sizeof *e);
+  if (!e) {
+    free(glsl);
+    return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  }
+  snprintf(e->name, sizeof e->name, "%s", name);
+  uint8_t dg[NXVK_SHA256_BYTES];
+  nxvk_sha256(glsl, strlen(glsl), dg);
+  nxvk_sha256_hex(dg, e->key);
+  e->glsl = glsl;
+  pthread_mutex_lock(&rt_lock);
+  for (rt_name *o = rt_names; o; o = o->next)
+    if (strcmp(o->name, name) == 0) { /* another thread made it meanwhile */
+      pthread_mutex_unlock(&rt_lock);
+      free(e->glsl);
+      free(e);
+      *out = o;
+      return NXVK_OK;
+    }
+  e->next = rt_names;
+  rt_names = e;
+  pthread_mutex_unlock(&rt_lock);
+  *out = e;
+  return NXVK_OK;
+}
+
+int nxvk_rt_kernel_get(nxvk_ctx *c, const char *name, const uint32_t *spec, int nspec, int nbuffers,
+                       nxvk_kernel **k) {
+  rt_name *e = NULL;
+  int rc = lookup(name, &e);
+  if (rc) return rc;
+  rc = nxvk_kernel_get_spirv(c, e->key, NULL, 0, spec, nspec, nbuffers, k);
+  if (rc || *k) return rc;
+  uint32_t *words = NULL;
+  size_t bytes = 0;
+  if (c->cache_dir) {
+    char why[160];
+    nxvk_cache_spirv_load(c->cache_dir, e->key, &words, &bytes, why, sizeof why);
+  }
+  if (!words) {
+    rc = nxvk_glsl_compile(e->glsl, name, &words, &bytes);
+    if (rc) return rc;
+    /* a cache that cannot be written costs time, not results */
+    if (c->cache_dir) (void)nxvk_cache_spirv_store(c->cache_dir, e->key, words, bytes);
+  }
+  rc = nxvk_kernel_get_spirv(c, e->key, words, bytes, spec, nspec, nbuffers, k);
+  free(words);
+  return rc;
+}
