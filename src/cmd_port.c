@@ -263,10 +263,10 @@ static int lookup(port_server *s, const cJSON *v, const char *where, nxvk_tensor
 static int parse_meta(port_server *s, const cJSON *o, const char *where, nxvk_meta *m) {
   const cJSON *dt = field(o, "dtype"), *sh = field(o, "shape");
   if (!cJSON_IsString(dt))
-    return fail(s, NXVK_E_BAD_REQUEST, "%s: \"dtype\" must be a string (f32 f64 i32 u8)", where);
+    return fail(s, NXVK_E_BAD_REQUEST, "%s: \"dtype\" must be a string (%s)", where, nxvk_dtype_names());
   if (nxvk_dtype_parse(dt->valuestring, &m->dtype))
-    return fail(s, NXVK_E_UNSUPPORTED_DTYPE, "%s: unknown dtype '%s' (f32 f64 i32 u8)", where,
-                dt->valuestring);
+    return fail(s, NXVK_E_UNSUPPORTED_DTYPE, "%s: unknown dtype '%s' (%s)", where,
+                dt->valuestring, nxvk_dtype_names());
   if (!cJSON_IsArray(sh))
     return fail(s, NXVK_E_BAD_REQUEST, "%s: \"shape\" must be a list of dimensions", where);
   int rank = cJSON_GetArraySize(sh);
@@ -367,7 +367,25 @@ static int cmd_info_(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
   cJSON_AddStringToObject(dev, "driver_version", d.driver_version);
   cJSON_AddStringToObject(dev, "api_version", d.api_version);
   cJSON_AddNumberToObject(dev, "max_storage_buffer_range", (double)d.max_storage_buffer_range);
-  cJSON_AddItemToObject(o, "dtypes", dtype_list(s, NXVK_DT_ALL));
+  cJSON_AddItemToObject(o, "dtypes", dtype_list(s, NXVK_DT_ANY));
+  /* the dtype table, so a client maps names without a copy of its own:
+   * {"name": "bf16", "nx": "bf:16", "numpy": "<V2", "bytes": 2, "supported": true} */
+  cJSON *tab = cJSON_AddArrayToObject(o, "dtype_table");
+  for (int i = 0; i < NXVK_NDTYPES; i++) {
+    const nxvk_dtype_info *t = nxvk_dtype_info_of((nxvk_dtype)i);
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "name", t->name);
+    char nx[16], npy[8];
+    /* "{:bf, 16}" -> "bf:16" */
+    snprintf(nx, sizeof nx, "%.*s:%d", (int)(strchr(t->nx, ',') - t->nx - 2), t->nx + 2,
+             t->cls == NXVK_CLASS_BOOL ? 8 : t->bits);
+    snprintf(npy, sizeof npy, "%c%s", t->size == 1 ? '|' : '<', t->npy);
+    cJSON_AddStringToObject(e, "nx", nx);
+    cJSON_AddStringToObject(e, "numpy", npy);
+    cJSON_AddNumberToObject(e, "bytes", (double)t->size);
+    cJSON_AddBoolToObject(e, "supported", nxvk_ctx_supports(s->ctx, (nxvk_dtype)i));
+    cJSON_AddItemToArray(tab, e);
+  }
   cJSON *lim = cJSON_AddObjectToObject(o, "limits");
   cJSON_AddNumberToObject(lim, "max_frame", (double)s->max_frame);
   cJSON_AddNumberToObject(lim, "max_header", (double)PORT_MAX_HEADER);

@@ -405,6 +405,9 @@ void nxvk_ctx_cache_info(nxvk_ctx *c, nxvk_cache_info *out);
 /* Device info, with memory budget/usage read now. */
 int nxvk_ctx_device_info(nxvk_ctx *c, nxvk_device_info *out);
 bool nxvk_ctx_supports(nxvk_ctx *c, nxvk_dtype d);
+/* The device feature dtype d needs and dev lacks ("shaderInt64"); NULL when
+ * dev computes d. */
+const char *nxvk_dtype_missing(const nxvk_device_info *dev, nxvk_dtype d);
 
 typedef struct nxvk_stats {
   uint64_t live_tensors;                 /* nxvk_tensor objects not yet freed */

@@ -88,8 +88,9 @@ int nxvk_op_supported(nxvk_ctx *c, const nxvk_op_desc *desc, const nxvk_attrs *a
   if (!a) a = &none;
   for (int i = 0; i < nin; i++)
     if (!nxvk_ctx_supports(c, in[i].dtype))
-      return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s: %s cannot compute %s", desc->name,
-                         c->info.name, nxvk_dtype_name(in[i].dtype));
+      return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s: %s is unsupported on this device (%s has no %s)",
+                         desc->name, nxvk_dtype_name(in[i].dtype), c->info.name,
+                         nxvk_dtype_missing(&c->info, in[i].dtype));
   return op->supported ? op->supported(c, op, a, in, nin) : NXVK_OK;
 }
 
@@ -152,8 +153,9 @@ int nxvk_rec_op(nxvk_rec *r, const nxvk_op_desc *desc, const nxvk_attrs *a,
   int rc = nxvk_op_infer(desc, a, metas, nin, &om);
   if (rc) return rc;
   if (!nxvk_ctx_supports(c, om.dtype))
-    return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s: %s cannot compute %s", desc->name,
-                       c->info.name, nxvk_dtype_name(om.dtype));
+    return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s: %s is unsupported on this device (%s has no %s)",
+                       desc->name, nxvk_dtype_name(om.dtype), c->info.name,
+                       nxvk_dtype_missing(&c->info, om.dtype));
   if (op->supported && (rc = op->supported(c, op, a, metas, nin)) != NXVK_OK) return rc;
   if (!op->gpu) return nxvk_tensor_view(in[0], &om.shape, out); /* reshape */
   nxvk_tensor *t;

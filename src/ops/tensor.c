@@ -19,8 +19,8 @@ int nxvk_tensor_new(nxvk_ctx *c, nxvk_dtype d, const nxvk_shape *s, nxvk_tensor 
   int rc = tensor_bytes(d, s, &count, &bytes);
   if (rc) return rc;
   if (!nxvk_ctx_supports(c, d))
-    return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s: this device cannot store %s tensors",
-                       c->info.name, nxvk_dtype_name(d));
+    return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s is unsupported on this device (%s has no %s)",
+                       nxvk_dtype_name(d), c->info.name, nxvk_dtype_missing(&c->info, d));
   nxvk_tensor *t = calloc(1, sizeof *t);
   if (!t) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
   /* whole 32-bit words, so u8 kernels never touch bytes past the end */

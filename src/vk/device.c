@@ -225,6 +225,10 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   }
   free(pds);
   free(infos);
+  /* test-only (NXVK_TEST_INJECT=no_int64): the device as if it had no
+   * shaderInt64, so i64 / u64 are refused, never computed */
+  const char *inj = getenv("NXVK_TEST_INJECT");
+  if (rc == NXVK_OK && inj && strstr(inj, "no_int64")) c->info.int64 = false;
   if (rc == NXVK_OK) rc = find_compute_queue(c->physical, &c->queue_family);
   if (rc == NXVK_OK) {
     vkGetPhysicalDeviceMemoryProperties(c->physical, &c->mem_props);
@@ -276,15 +280,17 @@ int nxvk_ctx_device_info(nxvk_ctx *c, nxvk_device_info *out) {
   return NXVK_OK;
 }
 
-bool nxvk_ctx_supports(nxvk_ctx *c, nxvk_dtype d) {
+const char *nxvk_dtype_missing(const nxvk_device_info *dev, nxvk_dtype d) {
   const nxvk_dtype_info *t = nxvk_dtype_info_of(d);
-  if (!t) return false;
-  if ((t->needs & NXVK_NEEDS_F64) && !c->info.f64) return false;
-  if ((t->needs & NXVK_NEEDS_INT64) && !c->info.int64) return false;
-  if ((t->needs & NXVK_NEEDS_16BIT) && !c->info.storage_16bit) return false;
-  if ((t->needs & NXVK_NEEDS_8BIT) && !c->info.storage_8bit) return false;
-  return true;
+  if (!t) return "no such dtype";
+  if ((t->needs & NXVK_NEEDS_F64) && !dev->f64) return "shaderFloat64";
+  if ((t->needs & NXVK_NEEDS_INT64) && !dev->int64) return "shaderInt64";
+  if ((t->needs & NXVK_NEEDS_16BIT) && !dev->storage_16bit) return "storageBuffer16BitAccess";
+  if ((t->needs & NXVK_NEEDS_8BIT) && !dev->storage_8bit) return "storageBuffer8BitAccess";
+  return NULL;
 }
+
+bool nxvk_ctx_supports(nxvk_ctx *c, nxvk_dtype d) { return nxvk_dtype_missing(&c->info, d) == NULL; }
 
 void nxvk_ctx_stats(nxvk_ctx *c, nxvk_stats *o) {
   memset(o, 0, sizeof *o);
