@@ -2,7 +2,8 @@
 // copy.comp - strided copy with dtype conversion: transpose, slice,
 // concatenate and as_type are all this kernel.  Compiled per (source,
 // destination) dtype with -DSRC_<d> -DDST_<d> (f32 f64 i32 u8 at build time,
-// every other pair at run time by src/ops/rtkernel.c).
+// every other pair at run time by src/ops/rtkernel.c, which adds
+// -DSAME_DTYPE for a bit copy where they are one dtype).
 //
 // meta: [0] n [1] rank [2] src base [3] dst base [4..11] dims
 //       [12..19] src strides [20..27] dst strides (elements)
@@ -204,6 +205,10 @@ void main() {
       di += c * meta[m + 20u + uint(k)];
       r = q;
     }
+#if defined(SAME_DTYPE)
+    d[di] = s[si];          // movement keeps the bits (NaN payloads, -0)
+#else
     d[di] = DSTV(convert(SLD(s[si])));
+#endif
   }
 }

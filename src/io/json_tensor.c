@@ -119,9 +119,9 @@ static int put_value(fill_ctx *c, const cJSON *v) {
       hi = ldexp(1, ti->bits) - 1;
     }
     /* a JSON number is a double: 64-bit integers past 2^53 only as strings */
-    if (ti->bits == 64 && isfinite(d) && fabs(d) > 9007199254740992.0)
+    if (ti->bits == 64 && isfinite(d) && fabs(d) >= 9007199254740992.0)
       return nxvk_seterr(NXVK_E_BAD_FILE,
-                         "%s: %s: %.17g is past 2^53, where a JSON number loses digits: "
+                         "%s: %s: %.17g is 2^53 or more, where a JSON number may have lost digits: "
                          "write it as a string (\"9223372036854775807\")",
                          c->name, where(c, wb, sizeof wb), d);
     if (!isfinite(d) || d != floor(d))

@@ -126,8 +126,8 @@ static int glsl_for(const char *name, char **out) {
     const char *a = name + 5, *mid = strchr(a, '_');
     if (!mid || !parse_dtype(a, (size_t)(mid - a), &d) || !parse_dtype(mid + 1, strlen(mid + 1), &d2))
       goto unknown;
-    snprintf(defs, sizeof defs, "#define SRC_%s 1\n#define DST_%s 1\n", nxvk_dtype_name(d),
-             nxvk_dtype_name(d2));
+    snprintf(defs, sizeof defs, "#define SRC_%s 1\n#define DST_%s 1\n%s", nxvk_dtype_name(d),
+             nxvk_dtype_name(d2), d == d2 ? "#define SAME_DTYPE 1\n" : "");
     return hand_glsl(nxvk_src_copy, defs, out);
   }
   if (!parse_dtype(us + 1, strlen(us + 1), &d)) goto unknown;

@@ -39,6 +39,8 @@ NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
 LD = np.longdouble
 NP = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "u8": np.uint8}
 FLOATS = ("f32", "f64")
+# the dtypes [dtypes] added; their numpy oracle is test_dtypes_numpy.py
+NEW_DTYPES = ("f16", "bf16", "i8", "i16", "i64", "u16", "u32", "u64", "bool")
 TMP = tempfile.mkdtemp(prefix="nxvk_numpy_")
 # a private copy: the suite runs for minutes and a rebuild must not swap the
 # binary under it (the engine embeds its shaders, so the copy is complete)
@@ -1038,6 +1040,8 @@ def main():
             continue
         bad_dts = [d for d in ("f32", "f64", "i32", "u8") if d not in dts]
         for dt in dts:
+            if dt in NEW_DTYPES:
+                continue  # tests/ops/test_dtypes_numpy.py is their oracle (and fails where it has none)
             if dt not in NP:
                 tap(False, "op %s: unknown dtype %s in --list-ops" % (name, dt))
                 continue
