@@ -26,7 +26,10 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
-DTYPES = {"f32": np.dtype("<f4"), "f64": np.dtype("<f8"), "i32": np.dtype("<i4"), "u8": np.dtype("u1")}
+DTYPES = {"f32": np.dtype("<f4"), "f64": np.dtype("<f8"), "i32": np.dtype("<i4"), "u8": np.dtype("u1"),
+          "f16": np.dtype("<f2"), "bf16": np.dtype("<u2"),  # bf16: its bits
+          "i8": np.dtype("i1"), "i16": np.dtype("<i2"), "i64": np.dtype("<i8"), "u16": np.dtype("<u2"),
+          "u32": np.dtype("<u4"), "u64": np.dtype("<u8"), "bool": np.dtype("?")}
 
 
 class PortError(Exception):
@@ -168,6 +171,11 @@ def t_ping_info(tap):
                                   "max_storage_buffer_range"))
            and dev["type"] in ("discrete", "integrated", "virtual", "cpu", "other"), "info: device fields", dev)
     tap.ok(set(info["dtypes"]) <= set(DTYPES) and "f32" in info["dtypes"], "info: dtypes", info["dtypes"])
+    tab = {e["name"]: e for e in info.get("dtype_table", [])}
+    tap.ok(set(tab) == set(DTYPES) and tab["bf16"]["nx"] == "bf:16" and tab["i64"]["numpy"] == "<i8" and
+           tab["bool"]["numpy"] == "|b1" and tab["u8"]["nx"] == "u:8" and tab["f16"]["bytes"] == 2 and
+           all(e["supported"] == (n in info["dtypes"]) for n, e in tab.items()),
+           "info: dtype_table maps every dtype to Nx and numpy", info.get("dtype_table"))
     lim = info["limits"]
     tap.eq((lim["max_frame"], lim["max_header"], lim["max_rank"], lim["max_inputs"], lim["max_elements"],
             lim["max_graph_nodes"]), (2 << 20, 268435456, 8, 64, 2**31 - 1, 4096), "info: limits (max_frame from --max-frame)")
@@ -237,8 +245,29 @@ def t_op(tap):
     p.ok({"cmd": "free", "handle": ha})
     tap.ok(np.array_equal(p.get(r["handle"]), a.reshape(3, 2)), "a reshape shares memory; freeing the source keeps it")
     r, data = p.ok({"cmd": "op", "op": "equal", "in": [hb, hb], "fetch": True, "keep": False})
-    tap.eq((r["dtype"], data), ("u8", b"\x01\x01\x01"), "comparisons give u8")
+    tap.eq((r["dtype"], data), ("bool", b"\x01\x01\x01"), "comparisons give bool")
+    # the new dtypes through the port: i64 wraps, u64 above 2^63, f16 rounds once
+    big = np.array([2 ** 63 - 1, -5], "<i8")
+    hx, _ = p.ok({"cmd": "put", "dtype": "i64", "shape": [2]}, big.tobytes())
+    hy, _ = p.ok({"cmd": "put", "dtype": "s:64", "shape": [2]}, np.array([1, 2], "<i8").tobytes())
+    r, data = p.ok({"cmd": "op", "op": "add", "in": [hx["handle"], hy["handle"]], "fetch": True, "keep": False})
+    tap.eq((r["dtype"], list(np.frombuffer(data, "<i8"))), ("i64", [-2 ** 63, -3]),
+           "i64 add through the port wraps INT64_MAX + 1 (Nx name s:64 accepted)")
+    u = np.array([2 ** 64 - 1, 2 ** 63 + 1], "<u8")
+    hu, _ = p.ok({"cmd": "put", "dtype": "u64", "shape": [2]}, u.tobytes())
+    r, data = p.ok({"cmd": "op", "op": "divide", "in": [hu["handle"], hu["handle"]], "fetch": True, "keep": False})
+    tap.eq(list(np.frombuffer(data, "<u8")), [1, 1], "u64 above 2^63 divides unsigned")
+    h = np.array([65504, 1, 2.0 ** -24], "<f2")
+    hh, _ = p.ok({"cmd": "put", "dtype": "f16", "shape": [3]}, h.tobytes())
+    r, data = p.ok({"cmd": "op", "op": "add", "in": [hh["handle"], hh["handle"]], "fetch": True, "keep": False})
+    tap.eq(np.frombuffer(data, "<f2").tobytes(), (h + h).tobytes(), "f16 add through the port is numpy's (65504 + 65504 = inf, subnormal kept)")
     p.close()
+    # a device without shaderInt64: i64 is refused with an error code, never computed
+    q = Port(env={"NXVK_TEST_INJECT": "no_int64"})
+    code = q.error({"cmd": "put", "dtype": "i64", "shape": [1]}, b"\0" * 8)
+    tap.eq(code, "unsupported_dtype", "i64 put on a device without shaderInt64: unsupported_dtype")
+    tap.ok(q.alive(), "the server keeps serving after it")
+    q.close()
 
 
 def t_run(tap):
