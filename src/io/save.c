@@ -43,10 +43,15 @@ nxvk_format nxvk_format_of_path(const char *path) {
 
 static int csv_value(nxvk_out *o, const nxvk_host *t, int64_t i, const char *sep) {
   double v = nxvk_host_get(t, i);
-  if (!(NXVK_DT(t->dtype) & NXVK_DT_FLOAT)) return nxvk_out_printf(o, "%s%lld", sep, (long long)v);
+  if (t->dtype == NXVK_U64)  /* integers exactly, u64 unsigned */
+    return nxvk_out_printf(o, "%s%llu", sep, (unsigned long long)nxvk_host_get_int(t, i));
+  if (!(NXVK_DT(t->dtype) & NXVK_DT_FLOAT))
+    return nxvk_out_printf(o, "%s%lld", sep, (long long)nxvk_host_get_int(t, i));
   if (isnan(v)) return nxvk_out_printf(o, "%snan", sep);
   if (isinf(v)) return nxvk_out_printf(o, "%s%s", sep, v < 0 ? "-inf" : "inf");
-  return nxvk_out_printf(o, t->dtype == NXVK_F32 ? "%s%.9g" : "%s%.17g", sep, v);
+  /* enough digits to read back the same value of the dtype */
+  return nxvk_out_printf(o, t->dtype == NXVK_F32 ? "%s%.9g" : t->dtype == NXVK_F64 ? "%s%.17g" : "%s%.5g",
+                         sep, v);
 }
 
 /* numpy.savetxt's layout: a 2-D tensor one row a line, a 1-D one a value a

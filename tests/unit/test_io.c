@@ -428,7 +428,7 @@ static void test_npy_bad(void) {
       {1, "{'descr': '<c8', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '<c8' (complex64) is not supported"},
       {1, "{'descr': '|O', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '|O'"},
       {1, "{'descr': '<c16', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "two float arrays"},
-      {1, "{'descr': '<f16', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "astype('f8')"},
+      {1, "{'descr': '<f16', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "a.astype(np.float64)"},
       {1, "{'descr': '<M8[s]', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "descr '<M8[s]'"},
       {1, "{'descr': '|V4', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "bfloat16"},
       {1, "{'descr': '|O', 'fortran_order': False, 'shape': (3,), }", 12, NXVK_E_UNSUPPORTED_DTYPE, "astype"},
