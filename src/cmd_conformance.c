@@ -81,7 +81,7 @@ static uint64_t fnv1a(uint64_t h, const char *s) {
   return h;
 }
 
-static bool is_float(nxvk_dtype d) { return d == NXVK_F32 || d == NXVK_F64; }
+static bool is_float(nxvk_dtype d) { return nxvk_dtype_is_float(d); }
 
 /* "0x7f800000 (inf)": the bit pattern and the value of element i */
 static void elem_text(const nxvk_host *h, int64_t i, char *buf, size_t len) {
@@ -100,14 +100,20 @@ static void elem_text(const nxvk_host *h, int64_t i, char *buf, size_t len) {
     snprintf(buf, len, "0x%016llx (%.17g)", (unsigned long long)b, v);
     break;
   }
-  case NXVK_I32: {
-    int32_t v = ((const int32_t *)h->data)[i];
-    snprintf(buf, len, "0x%08x (%d)", (uint32_t)v, v);
+  case NXVK_F16:
+  case NXVK_BF16: {
+    uint16_t b = ((const uint16_t *)h->data)[i];
+    snprintf(buf, len, "0x%04x (%.5g)", b, nxvk_host_get(h, i));
     break;
   }
-  default: {
-    uint8_t v = ((const uint8_t *)h->data)[i];
-    snprintf(buf, len, "0x%02x (%u)", v, v);
+  default: { /* integers and bool: the bits of their width, the value */
+    int64_t v = nxvk_host_get_int(h, i);
+    int digits = (int)nxvk_dtype_size(h->dtype) * 2;
+    uint64_t mask = digits == 16 ? ~0ull : (1ull << (4 * digits)) - 1;
+    if (h->dtype == NXVK_U64)
+      snprintf(buf, len, "0x%0*llx (%llu)", digits, (unsigned long long)v, (unsigned long long)v);
+    else
+      snprintf(buf, len, "0x%0*llx (%lld)", digits, (unsigned long long)((uint64_t)v & mask), (long long)v);
     break;
   }
   }
@@ -162,8 +168,9 @@ typedef struct {
 
 static const char *unsupported_reason(const nxvk_device_info *info, nxvk_dtype d) {
   static char buf[96];
-  if (d == NXVK_F64 && !info->f64) return "device has no shaderFloat64";
-  snprintf(buf, sizeof buf, "device cannot compute %s", nxvk_dtype_name(d));
+  const char *missing = nxvk_dtype_missing(info, d);
+  if (missing) snprintf(buf, sizeof buf, "device has no %s", missing);
+  else snprintf(buf, sizeof buf, "device cannot compute %s", nxvk_dtype_name(d));
   return buf;
 }
 
@@ -913,7 +920,7 @@ static int parse_selection(const char **op_args, int nop, const char *dtype_arg,
     }
     if (!op_args[i][0]) return cli_usage_error(&usage, "--op: empty op name");
   }
-  *dtypes = NXVK_DT_ALL;
+  *dtypes = NXVK_DT_ANY;
   if (dtype_arg) {
     char buf[128];
     *dtypes = 0;
@@ -1038,7 +1045,7 @@ int cmd_conformance(int argc, char **argv, nxvk_cli *cli) {
   const nxvk_option opts[] = {
       {"quick", 0, OPT_FLAG, &quick, NULL, "CI-sized run: fewer sizes (under 2 minutes on lavapipe)"},
       {"op", 0, OPT_STRING, &op_last, "NAME", "only these ops (repeatable, or a comma list)"},
-      {"dtype", 0, OPT_STRING, &dtype_arg, "D", "only these dtypes (f32 f64 i32 u8, comma list)"},
+      {"dtype", 0, OPT_STRING, &dtype_arg, "D", "only these dtypes (f16 bf16 f32 f64 i8..i64 u8..u64 bool, comma list)"},
       {"json", 0, OPT_STRING, &json_path, "FILE", "write the full report (every case) as JSON"},
       {"junit", 0, OPT_STRING, &junit_path, "FILE", "write every case as JUnit XML (CI test reports)"},
       {"list", 0, OPT_FLAG, &list, NULL, "list the op x dtype x case x class cases and exit"},

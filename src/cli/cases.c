@@ -29,7 +29,7 @@ extern const char nxvk_size_classes_json[] EMBED_WEAK;
 #define MAX_SIZES 64
 #define MAX_VARIANTS 64
 
-static bool is_float(nxvk_dtype d) { return d == NXVK_F32 || d == NXVK_F64; }
+static bool is_float(nxvk_dtype d) { return nxvk_dtype_is_float(d); }
 
 static void shape_list_text(const nxvk_shape *s, int n, char *buf, size_t len) {
   size_t off = 0;
@@ -162,11 +162,18 @@ static int parse_values(const cJSON *arr, nxvk_dtype d, const char *where, value
     double v;
     bool exact;
     if (!cases_jdouble(e, &v)) return cases_fail("%s: %s: entry %d is not a number", EDGE_FILE, where, out->n + 1);
-    switch (d) {
-    case NXVK_F32: exact = isnan(v) || (double)(float)v == v; break;
-    case NXVK_F64: exact = true; break;
-    case NXVK_I32: exact = v == floor(v) && v >= INT32_MIN && v <= INT32_MAX; break;
-    default: exact = v == floor(v) && v >= 0 && v <= 255; break;
+    if (is_float(d)) { /* the value survives a round trip through the dtype */
+      uint64_t cell = 0;
+      nxvk_host one = {.dtype = d, .shape = {1, {1}}, .data = &cell};
+      nxvk_host_set(&one, 0, v);
+      double back = nxvk_host_get(&one, 0);
+      exact = isnan(v) || (back == v && signbit(back) == signbit(v));
+    } else { /* an integer inside the dtype's range */
+      const nxvk_dtype_info *t = nxvk_dtype_info_of(d);
+      double lo = t->cls == NXVK_CLASS_SIGNED ? -ldexp(1, t->bits - 1) : 0;
+      double hi = t->cls == NXVK_CLASS_BOOL ? 1 : t->cls == NXVK_CLASS_SIGNED ? ldexp(1, t->bits - 1) - 1
+                                                                             : ldexp(1, t->bits) - 1;
+      exact = v == floor(v) && v >= lo && v <= hi;
     }
     if (!exact)
       return cases_fail("%s: %s: entry %d (%s) is not exact in %s", EDGE_FILE, where, out->n + 1,
@@ -802,8 +809,17 @@ static void fill_range(nxvk_host *h, const range_spec *r, uint64_t *rng) {
         memcpy((double *)h->data + i, &w, 8);
         break;
       }
-      case NXVK_I32: ((uint32_t *)h->data)[i] = (uint32_t)b; break;
-      default: ((uint8_t *)h->data)[i] = (uint8_t)b; break;
+      case NXVK_F16: { /* any sign and mantissa, a finite exponent */
+        uint16_t w = (uint16_t)((b & 0x83ffu) | ((b >> 32) % 31u) << 10);
+        ((uint16_t *)h->data)[i] = w;
+        break;
+      }
+      case NXVK_BF16: {
+        uint16_t w = (uint16_t)((b & 0x807fu) | ((b >> 32) % 255u) << 7);
+        ((uint16_t *)h->data)[i] = w;
+        break;
+      }
+      default: nxvk_host_set_int(h, i, (int64_t)b); break; /* every value of the type (bool: nonzero) */
       }
       continue;
     }
