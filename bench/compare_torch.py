@@ -126,12 +126,15 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
     # f16 products summed in f32, as nxvk's coopmat variant does
     torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction = False
     dev = torch.device("cuda")
-    tdt = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16}
+    tdt = {"f32": torch.float32, "f64": torch.float64, "f16": torch.float16, "bf16": torch.bfloat16,
+           "i32": torch.int32, "i64": torch.int64}
     results = []
     gen = torch.Generator(device=dev)
     gen.manual_seed(1)
 
-    def rand(shape, dt):  # uniform in [0.5, 1.5), as nxvk bench uses
+    def rand(shape, dt):  # uniform in [0.5, 1.5), integers in [1, 100], as nxvk bench uses
+        if dt in ("i32", "i64"):
+            return torch.randint(1, 101, shape, generator=gen, device=dev, dtype=tdt[dt])
         return torch.rand(shape, generator=gen, device=dev, dtype=tdt[dt]) + 0.5
 
     for dt in dtypes:
@@ -162,6 +165,8 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
                             "gpu_ns": st, "flops": flops, "gflops": flops / st["median"]})
             del a, b, c
         for op in SWEEP_OPS:
+            if op == "exp" and dt in ("i32", "i64"):
+                continue  # exp takes floats (nxvk's and PyTorch's integer exp would differ in dtype)
             for n in sizes:
                 x, y = rand((n,), dt), rand((n,), dt)
                 out = torch.empty((n,), device=dev, dtype=tdt[dt])
@@ -173,7 +178,8 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
                     fn = lambda: torch.exp(x, out=out)  # noqa: E731
                     nbytes = 2 * n * esz
                 else:
-                    fn = lambda: torch.sum(x)  # noqa: E731
+                    # the sum in the input's dtype, as nxvk's (PyTorch widens integer sums to int64)
+                    fn = lambda: torch.sum(x, dtype=x.dtype)  # noqa: E731
                     nbytes = (n + 1) * esz
                 st = time_cuda(torch, fn, args.min_time, args.repeat, args.warmup)
                 results.append({"mode": "ops", "name": op, "dtype": dt, "size": n, "gpu_ns": st,
@@ -323,7 +329,7 @@ def main():
     ap.add_argument("--matmul-sizes", help="ladder sizes n of n x n matrices (default %s)" % DEFAULT_MATMUL)
     ap.add_argument("--shapes", help="matmul shapes MxKxN or BxMxKxN, comma-separated (default: none, or "
                     "those of --nxvk-json)")
-    ap.add_argument("--dtype", help="f32, f64 or both (default f32,f64)")
+    ap.add_argument("--dtype", help="comma list of f32 f64 f16 bf16 i32 i64 (default f32,f64)")
     ap.add_argument("--warmup", type=float, default=0.2, help="seconds of untimed runs before each measurement")
     ap.add_argument("--min-time", type=float, default=0.5, help="seconds per PyTorch measurement")
     ap.add_argument("--repeat", type=int, default=0, help="exactly N timed PyTorch runs")

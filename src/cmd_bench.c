@@ -85,11 +85,11 @@ static int parse_lists(bench_opts *o, const char *ops, const char *sizes, const 
   if (dtypes) {
     snprintf(buf, sizeof buf, "%s", dtypes);
     int n = split_list(buf, items);
-    if (n <= 0) return cli_usage_error(&usage, "--dtype: give one or more of f32 f64 i32 u8");
+    if (n <= 0) return cli_usage_error(&usage, "--dtype: give one or more of %s", nxvk_dtype_names());
     for (int i = 0; i < n; i++) {
       nxvk_dtype d;
       if (nxvk_dtype_parse(items[i], &d))
-        return cli_usage_error(&usage, "--dtype: '%s' is not a dtype (f32 f64 i32 u8)", items[i]);
+        return cli_usage_error(&usage, "--dtype: '%s' is not a dtype (%s)", items[i], nxvk_dtype_names());
       bool seen = false;
       for (int k = 0; k < o->ndtypes; k++) seen |= o->dtypes[k] == d;
       if (!seen) o->dtypes[o->ndtypes++] = d;

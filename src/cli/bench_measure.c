@@ -81,6 +81,12 @@ void bench_fill_random(bench_ctx *b, nxvk_host *h, bool predicate) {
     for (int64_t i = 0; i < n; i++)
       ((double *)h->data)[i] = 0.5 + (double)(nxvk_splitmix64(&b->rng) >> 12) * 0x1.0p-52;
     break;
+  case NXVK_F16:
+  case NXVK_BF16: /* [0.5, 1.5) on the 2^-10 grid, rounded to the dtype */
+    for (int64_t i = 0; i < n; i++)
+      nxvk_host_set(h, i, predicate ? (double)(nxvk_splitmix64(&b->rng) & 1)
+                                    : 0.5 + (double)(nxvk_splitmix64(&b->rng) >> 54) * 0x1.0p-10);
+    break;
   default:
     for (int64_t i = 0; i < n; i++) {
       uint64_t r = nxvk_splitmix64(&b->rng);

@@ -64,17 +64,46 @@ static bool tle(double a, double b) {
   return !(a == 0 && signbit(b) && !signbit(a));
 }
 
-static bool is_float(nxvk_dtype d) { return d == NXVK_F32 || d == NXVK_F64; }
+static bool is_float(nxvk_dtype d) { return nxvk_dtype_is_float(d); }
 
-/* Round outward to dtype d: lo down, hi up (f32; the others are exact). */
+/* f16 / bf16: x to nearest in the dtype, and the dtype's neighbours (on the bits) */
+static double half_of(nxvk_dtype d, double x) {
+  uint16_t b = 0;
+  nxvk_host one = {.dtype = d, .shape = {1, {1}}, .data = &b};
+  nxvk_host_set(&one, 0, x);
+  return nxvk_host_get(&one, 0);
+}
+static double half_step(nxvk_dtype d, double x, bool up) {
+  uint16_t b = 0;
+  nxvk_host one = {.dtype = d, .shape = {1, {1}}, .data = &b};
+  nxvk_host_set(&one, 0, x);
+  uint16_t inf = d == NXVK_F16 ? 0x7c00u : 0x7f80u;
+  if ((b & 0x7fffu) == inf && (bool)(b & 0x8000u) == !up) return x; /* already the end */
+  if (x == 0) b = up ? 1u : 0x8001u;
+  else if ((x > 0) == up) b++;
+  else b--;
+  return nxvk_host_get(&one, 0);
+}
+
+/* Round outward to dtype d: lo down, hi up (f64 and integers are exact). */
 static double round_down(nxvk_dtype d, double x) {
-  if (d != NXVK_F32 || isnan(x)) return x;
+  if (isnan(x)) return x;
+  if (d == NXVK_F16 || d == NXVK_BF16) {
+    double r = half_of(d, x);
+    return r > x ? half_step(d, r, false) : r;
+  }
+  if (d != NXVK_F32) return x;
   float f = (float)x;
   if ((double)f > x) f = nextafterf(f, -INFINITY);
   return f;
 }
 static double round_up(nxvk_dtype d, double x) {
-  if (d != NXVK_F32 || isnan(x)) return x;
+  if (isnan(x)) return x;
+  if (d == NXVK_F16 || d == NXVK_BF16) {
+    double r = half_of(d, x);
+    return r < x ? half_step(d, r, true) : r;
+  }
+  if (d != NXVK_F32) return x;
   float f = (float)x;
   if ((double)f < x) f = nextafterf(f, INFINITY);
   return f;
@@ -83,7 +112,7 @@ static double round_up(nxvk_dtype d, double x) {
 /* Where the device may flush denormals, a value near zero may be zero. */
 static void iv_flush(interval *iv, unsigned flush) {
   if (!is_float(iv->dtype) || !(flush & NXVK_DT(iv->dtype))) return;
-  double min = iv->dtype == NXVK_F32 ? FLT_MIN : DBL_MIN;
+  double min = iv->dtype == NXVK_F64 ? DBL_MIN : iv->dtype == NXVK_F16 ? ldexp(1.0, -14) : FLT_MIN;
   for (int64_t e = 0; e < iv->n; e++) {
     if (!(iv->flags[e] & IV_NUM) || !(iv->lo[e] < min && iv->hi[e] > -min)) continue;
     if (iv->lo[e] == 0 && iv->hi[e] == 0) continue; /* a zero stays itself */

@@ -48,7 +48,11 @@ int nxvk_op_limit(const nxvk_op_desc *op, nxvk_dtype d, nxvk_limit *out) {
     out->ulps = 1 + out->ulps * scale;
     out->ulps_per_arg *= scale;
     out->ulps_per_y *= scale;
-    snprintf(out->text, sizeof out->text, "1 ulp (f32's limit, rounded to %s)", nxvk_dtype_name(d));
+    if (out->abs > 0)
+      snprintf(out->text, sizeof out->text, "abs %g in [%g,%g] + 1 ulp (f32's, rounded to %s)", out->abs,
+               out->lo, out->hi, nxvk_dtype_name(d));
+    else
+      snprintf(out->text, sizeof out->text, "1 ulp (f32's limit, rounded to %s)", nxvk_dtype_name(d));
     return NXVK_OK;
   }
   if (!e)
@@ -251,10 +255,12 @@ static int compare_impl(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_
         x = operand_at(in, 0, &ref->shape, i);
         if (nin >= 2) y = operand_at(in, 1, &ref->shape, i);
       }
+      /* f16 / bf16 take f32's absolute bound plus their own rounding (1 ulp) */
+      double abs_lim = lim.abs + ((d == NXVK_F16 || d == NXVK_BF16) ? nxvk_ulp(d, r) : 0);
       if (lim.abs > 0 && x >= lim.lo && x <= lim.hi) {
-        ok = fabs(g - r) <= lim.abs;
+        ok = fabs(g - r) <= abs_lim;
       } else if (lim.abs > 0 && !isfinite(lim.lo)) {
-        ok = fabs(g - r) <= lim.abs;
+        ok = fabs(g - r) <= abs_lim;
       } else if (lim.outside_unbounded) {
         ok = fabs(g) <= 1.0;
       } else {

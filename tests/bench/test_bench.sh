@@ -335,7 +335,7 @@ expect_status "a bad size exits 2" 2 "$NXVK" bench ops --sizes 1K,0
 # sizes take the one grammar of every size option (nxvk(1), SIZES)
 expect_status "a size that is not whole exits 2" 2 "$NXVK" bench ops --sizes 0.3
 expect_status "sizes 1KiB, 1.5K and 2kB are taken" 0 "$NXVK" bench ops --ops add --sizes 1KiB,1.5K,2kB --repeat 1
-expect_status "a bad dtype exits 2" 2 "$NXVK" bench matmul --dtype f16
+expect_status "a bad dtype exits 2" 2 "$NXVK" bench matmul --dtype c64
 expect_status "a negative --repeat exits 2" 2 "$NXVK" bench ops --repeat -1
 expect_status "--plot with peak exits 2" 2 "$NXVK" bench peak --plot "$tmp/p.svg"
 expect_status "--ops with matmul exits 2" 2 "$NXVK" bench matmul --ops add

@@ -65,7 +65,7 @@ usage_case() { # description, expected text, args...
 }
 usage_case "unknown op" "unknown op 'nosuchop'" --quick --op nosuchop
 usage_case "unknown op in a list" "unknown op 'bogus'" --quick --op add,bogus
-usage_case "unknown dtype" "dtype" --quick --dtype f16
+usage_case "unknown dtype" "dtype" --quick --dtype c64
 usage_case "unknown option" "unknown option" --quick --frobnicate
 usage_case "a stray argument" "unexpected argument" --quick extra
 usage_case "--json with --list" "do not go with --list" --list --json "$tmp/x.json"
