@@ -1,6 +1,7 @@
 #version 450
 // dot_naive.comp - one invocation per output element: the reference point
-// for the tiled kernel.  meta: [0] M [1] N [2] K [3] batch
+// for the tiled kernel, and dot's kernel for f16 bf16 (f32 sums) and i32
+// i64 (exact, wrapping).  meta: [0] M [1] N [2] K [3] batch
 #extension GL_GOOGLE_include_directive : require
 #include "dtype.glsl"
 
@@ -21,7 +22,13 @@ void main() {
     uint row = rem / N, col = rem - row * N;
     uint ao = bi * M * K + row * K, bo = bi * K * N + col;
     T acc = T(0);
-    for (uint k = 0u; k < K; k++) acc = fma(T(a[ao + k]), T(b[bo + k * N]), acc);
-    c[i] = ST(acc);
+#ifdef IS_FLOAT
+    // f16 / bf16 load into f32 and sum there, rounded once at the store
+    for (uint k = 0u; k < K; k++) acc = fma(LD(a[ao + k]), LD(b[bo + k * N]), acc);
+#else
+    // integers: exact, wrapping (two's complement)
+    for (uint k = 0u; k < K; k++) acc += LD(a[ao + k]) * LD(b[bo + k * N]);
+#endif
+    c[i] = STV(acc);
   }
 }

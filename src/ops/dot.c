@@ -63,6 +63,14 @@ static uint32_t coopmat_shared(const coopmat_kernel *k) {
 int nxvk_dot_supported(nxvk_ctx *c, const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in,
                        int nin) {
   (void)op;
+  /* f16 bf16 i32 i64 have one kernel (naive: f32 sums / exact integer sums);
+   * the tuned variants are f32 and f64 kernels */
+  bool tuned_dtype = in[0].dtype == NXVK_F32 || in[0].dtype == NXVK_F64;
+  if (!tuned_dtype && (a->set & NXVK_ATTR_VARIANT) && strcmp(a->variant, "naive") != 0 &&
+      strcmp(a->variant, "tiled") != 0)
+    return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE,
+                       "dot: variant %s computes f32 and f64; %s takes the default (tiled, here naive) kernel",
+                       a->variant, nxvk_dtype_name(in[0].dtype));
   if (!is_coopmat(a)) return NXVK_OK;
   for (int i = 0; i < nin; i++)
     if (in[i].dtype != NXVK_F32)
@@ -508,8 +516,14 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   const char *dt = nxvk_dtype_name(dtype);
   char name[32];
   const char *variant = (a->set & NXVK_ATTR_VARIANT) ? a->variant : "tiled";
-  bool naive = strcmp(variant, "naive") == 0;
+  /* f16 bf16 i32 i64: one kernel, the naive one (nxvk_dot_supported) */
+  bool naive = strcmp(variant, "naive") == 0 || (dtype != NXVK_F32 && dtype != NXVK_F64);
   nxvk_ctx *c = nxvk_rec_ctx(r);
+  if (naive) {
+    uint32_t meta[4] = {M, N, K, batch}, spec[1] = {NXVK_WG};
+    snprintf(name, sizeof name, "dot_naive_%s", dt);
+    return nxvk_dispatch_1d(r, name, spec, 1, meta, 4, bufs, 3, (uint64_t)out->count);
+  }
   if (strcmp(variant, "coopmat") == 0) {
     nxvk_meta metas[2] = {{in[0]->dtype, *x}, {in[1]->dtype, *y}};
     int rc = nxvk_dot_supported(c, op, a, metas, 2);
@@ -693,6 +707,18 @@ int nxvk_dot_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, in
   int64_t M = x->dim[rk - 2], K = x->dim[rk - 1], N = y->dim[rk - 1];
   bool f16 = is_coopmat(a);
   const nxvk_host *A = &in[0], *B = &in[1];
+  if (!nxvk_dtype_is_float(A->dtype)) { /* integers: exact, wrapping as the kernel */
+    for (int64_t b = 0; b < batch; b++)
+      for (int64_t i = 0; i < M; i++)
+        for (int64_t j = 0; j < N; j++) {
+          uint64_t acc = 0;
+          for (int64_t k = 0; k < K; k++)
+            acc += (uint64_t)nxvk_host_get_int(A, b * M * K + i * K + k) *
+                   (uint64_t)nxvk_host_get_int(B, b * K * N + k * N + j);
+          nxvk_host_set_int(out, b * M * N + i * N + j, (int64_t)acc);
+        }
+    return NXVK_OK;
+  }
   dot_elem *ra = malloc(sizeof *ra * (size_t)(DOT_REF_ROWS * K + 1));
   dot_elem *cb = malloc(sizeof *cb * (size_t)(K + 1));
   bool row_special[DOT_REF_ROWS];
@@ -716,8 +742,8 @@ int nxvk_dot_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, in
         for (int64_t r = 0; r < rows; r++) {
           long double acc = dot_elems(&ra[r * K], cb, K, row_special[r] || col_special);
           int64_t o = b * M * N + (i0 + r) * N + j;
-          if (out->dtype == NXVK_F32) ((float *)out->data)[o] = (float)acc;
-          else ((double *)out->data)[o] = (double)acc;
+          if (out->dtype == NXVK_F64) ((double *)out->data)[o] = (double)acc;
+          else nxvk_host_set(out, o, (double)(float)acc); /* f16 / bf16: the f32 sum rounded */
         }
       }
     }

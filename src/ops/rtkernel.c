@@ -4,9 +4,10 @@
  * The build compiles f32 f64 i32 u8 kernels only (the Makefile's DTYPES):
  * 13 dtypes would multiply the embedded SPIR-V (and the build) by ten, for
  * kernels most runs never use.  Any other kernel an op asks for by name
- * ("ew_add_bf16", "copy_f16_i64", "reduce_u16", "iota_bool", "random_f16")
+ * ("ew_add_bf16", "copy_f16_i64", "reduce_u16", "iota_bool", "random_f16",
+ * "dot_naive_i64")
  * is generated here from the same sources (elementwise.def through the code
- * generator; shaders/copy.comp, reduce.comp, iota.comp, random.comp with the
+ * generator; shaders/copy.comp, reduce.comp, iota.comp, random.comp, dot_naive.comp with the
  * variant's -D defines and their #includes inserted), compiled once through
  * glslang and kept: in the context, and on disk under the SHA-256 of its GLSL
  * in the same cache as fused kernels.
@@ -22,7 +23,7 @@
 #include "codegen.h"
 
 extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_random[],
-    nxvk_src_dtype[], nxvk_src_f16[];
+    nxvk_src_dot_naive[], nxvk_src_dtype[], nxvk_src_f16[];
 
 /* name -> content key, for the process (the GLSL of a name never changes) */
 typedef struct rt_name {
@@ -135,6 +136,10 @@ static int glsl_for(const char *name, char **out) {
   if ((stem == 6 && strncmp(name, "reduce", 6) == 0) || (stem == 9 && strncmp(name, "argreduce", 9) == 0)) {
     snprintf(defs, sizeof defs, "#define DT_%s 1\n%s", nxvk_dtype_name(d), stem == 9 ? "#define ARG 1\n" : "");
     return hand_glsl(nxvk_src_reduce, defs, out);
+  }
+  if (stem == 9 && strncmp(name, "dot_naive", 9) == 0) {
+    snprintf(defs, sizeof defs, "#define DT_%s 1\n", nxvk_dtype_name(d));
+    return hand_glsl(nxvk_src_dot_naive, defs, out);
   }
   if (stem == 4 && strncmp(name, "iota", 4) == 0) {
     snprintf(defs, sizeof defs, "#define DT_%s 1\n", nxvk_dtype_name(d));
