@@ -138,7 +138,7 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
         return torch.rand(shape, generator=gen, device=dev, dtype=tdt[dt]) + 0.5
 
     for dt in dtypes:
-        for n in msizes:
+        for n in (msizes if dt in ("f32", "f64") else []):  # the ladder is f32/f64's
             a, b = rand((n, n), dt), rand((n, n), dt)
             c = torch.empty((n, n), device=dev, dtype=tdt[dt])
             # a check before timing: a few rows against an f64 product
@@ -154,7 +154,7 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
                             "flops": flops, "gflops": flops / st["median"],
                             "gflops_min": flops / st["max"], "gflops_max": flops / st["min"]})
             del a, b, c
-        for text in shapes:
+        for text in (shapes if dt in ("f32", "f64") else []):
             bt, m, k, n = parse_dims(text)
             lead = (bt,) if bt else ()
             a, b = rand(lead + (m, k), dt), rand(lead + (k, n), dt)
@@ -366,15 +366,19 @@ def main():
     except ValueError as e:
         ap.error("bad size: %s" % e)
     dtypes = [d.strip() for d in args.dtype.split(",")]
-    if not dtypes or any(d not in ("f32", "f64") for d in dtypes):
-        ap.error("--dtype takes f32, f64 or f32,f64")
+    if not dtypes or any(d not in ("f32", "f64", "f16", "bf16", "i32", "i64") for d in dtypes):
+        ap.error("--dtype takes a comma list of f32 f64 f16 bf16 i32 i64")
+    mm_dtypes = [d for d in dtypes if d in ("f32", "f64")]
 
     if args.nxvk:
         ops = run_nxvk(args, "ops", ["--ops", ",".join(SWEEP_OPS), "--sizes", args.sizes, "--dtype", args.dtype])
-        mm = run_nxvk(args, "matmul", ["--sizes", args.matmul_sizes, "--dtype", args.dtype] +
-                      (["--shapes", ",".join(shapes)] if shapes else []))
-        nx_runs = [ops, mm]
-        nx_results = ops["results"] + [r for r in mm["results"] if r["mode"] in ("matmul", "shapes")]
+        nx_runs = [ops]
+        nx_results = list(ops["results"])
+        if mm_dtypes:
+            mm = run_nxvk(args, "matmul", ["--sizes", args.matmul_sizes, "--dtype", ",".join(mm_dtypes)] +
+                          (["--shapes", ",".join(shapes)] if shapes else []))
+            nx_runs.append(mm)
+            nx_results += [r for r in mm["results"] if r["mode"] in ("matmul", "shapes")]
 
     torch, why = load_torch()
     if torch is None:
