@@ -384,6 +384,8 @@ def test_dtype(dt, ops, rng):
     np.save(os.path.join(gdir, "p.npy"), pred)
     xr = x.reshape(3, 100)
     save(os.path.join(gdir, "xr.npy"), dt, xr)
+    yd = y[:200].reshape(100, 2)
+    save(os.path.join(gdir, "yd.npy"), dt, yd)
     nodes, outs, expect = [], {}, []
     mine = [name for name, dts in ops.items() if dt in dts]
     for name in mine:
@@ -414,6 +416,9 @@ def test_dtype(dt, ops, rng):
                 outs[o2] = "out/%s.npy" % o2
                 expect.append(("as_type to " + to, o2, astype_oracle(dt, to, x), True, to))
             continue
+        elif name == "dot":
+            nodes.append({"op": "dot", "in": ["xr", "yd"], "out": out})
+            expect.append(("dot", out, None, False, dt))
         elif name == "iota":
             nodes.append({"op": "iota", "attrs": {"shape": [N], "dtype": dt}, "out": out})
             if dt == "bool":
@@ -430,7 +435,8 @@ def test_dtype(dt, ops, rng):
             tap(False, "%s %s: no oracle here" % (name, dt))
             continue
         outs[out] = "out/%s.npy" % out
-    graph = {"inputs": {"x": "x.npy", "y": "y.npy", "p": "p.npy", "xr": "xr.npy"}, "ops": nodes, "outputs": outs}
+    graph = {"inputs": {"x": "x.npy", "y": "y.npy", "p": "p.npy", "xr": "xr.npy", "yd": "yd.npy"},
+             "ops": nodes, "outputs": outs}
     results = {}
     for fusion in (False, True):
         rc, so, err = run_graph(gdir, graph, fusion)
@@ -444,6 +450,8 @@ def test_dtype(dt, ops, rng):
         got = results[False][out]
         if name in REDUCE:
             ok, d = judge_reduce(name, dt, xr, got)
+        elif name == "dot":
+            ok, d = judge_dot(dt, xr, yd, got)
         elif name.startswith("random_"):
             v = as_f32(dt, got)
             if name == "random_uniform":
@@ -464,6 +472,30 @@ def test_dtype(dt, ops, rng):
         same = results[True][out].tobytes() == got.tobytes()
         if name.startswith("o_as") or not name.startswith("random_"):
             tap(same, "%s %s: fused result bit-identical to op by op" % (dt, name))
+
+
+def judge_dot(dt, a, b, got):
+    """[3,100] x [100,2]: integers exact and wrapping; f16/bf16 within n*eps*sum|a*b| of the f64
+    product (summed in f32, rounded once), non-finite results by class."""
+    if dt in INTS:
+        A = [[int(v) for v in r] for r in a]
+        B = [[int(v) for v in r] for r in b]
+        want = [[wrap(sum(A[i][k] * B[k][j] for k in range(len(B))), dt) for j in range(2)] for i in range(3)]
+        g = [[int(v) for v in r] for r in got]
+        return g == want, "got %s want %s" % (g, want)
+    A, B = as_f32(dt, a).astype(np.float64), as_f32(dt, b).astype(np.float64)
+    g = as_f32(dt, got).astype(np.float64)
+    want = A @ B
+    scale = np.abs(A) @ np.abs(B)
+    eps = 2.0 ** (-11 if dt == "f16" else -8)
+    top = 65504 if dt == "f16" else 3.3e38
+    ok = True
+    for w, s_, v in zip(want.ravel(), scale.ravel(), g.ravel()):
+        if not np.isfinite(w) or not np.isfinite(s_) or abs(w) > top:
+            ok &= bool((np.isnan(v) and (np.isnan(w) or not np.isfinite(s_))) or np.isinf(v) or np.isnan(w))
+        else:
+            ok &= bool(abs(v - w) <= 100 * eps * s_ + 2 * eps * abs(w))
+    return ok, "got %s want %s" % (g.ravel(), want.ravel())
 
 
 def judge_reduce(name, dt, xr, got):
