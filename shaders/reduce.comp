@@ -45,6 +45,28 @@ layout(std430, binding = 3) coherent buffer Count { uint count[]; };
 layout(std430, binding = 4) writeonly buffer Final { ST yfinal[]; };
 #endif
 
+// Partial results (MODE 1 out, MODE 2 and FOLD in): in the dtype itself,
+// except f16 and bf16, whose partials stay f32 (the same bindings seen as
+// float), so they are rounded once, at the end, not per partial.
+#if defined(DT_f16) || defined(DT_bf16)
+#define PT float
+layout(std430, binding = 1) readonly buffer InP { float xp[]; };
+#ifdef ARG
+layout(std430, binding = 3) writeonly buffer PartValP { float pvalp[]; };
+#define PART_STORE_PVAL(g, v) pvalp[g] = (v)
+#else
+layout(std430, binding = 2) coherent buffer OutP { float yp[]; };
+#define PART_LOAD_Y(off) yp[off]
+#define PART_STORE_Y(g, v) yp[g] = (v)
+#endif
+#define PART_LOAD_X(off) xp[off]
+#else
+#define PART_STORE_PVAL(g, v) pval[g] = STV(v)
+#define PART_LOAD_Y(off) LD(y[off])
+#define PART_STORE_Y(g, v) y[g] = STV(v)
+#define PART_LOAD_X(off) LD(x[off])
+#endif
+
 shared T sval[gl_WorkGroupSize.x];
 shared int sidx[gl_WorkGroupSize.x];
 shared bool slast;
@@ -103,9 +125,9 @@ uint elem_offset(uint m, uint base, uint j, bool partials) {
 
 T load(uint off, bool fold_partials) {
 #ifndef ARG
-  if (fold_partials) return LD(y[off]);
+  if (fold_partials) return PART_LOAD_Y(off);
 #endif
-  return LD(x[off]);
+  return MODE == 2u ? PART_LOAD_X(off) : LD(x[off]);
 }
 
 // Takes element j (value v, at offset off) into the running result.
@@ -196,9 +218,10 @@ void main() {
     if (t == 0u) {
 #ifdef ARG
       y[g] = sidx[0];
-      if (MODE == 1u) pval[g] = STV(sval[0]);
+      if (MODE == 1u) PART_STORE_PVAL(g, sval[0]);
 #else
-      y[g] = STV(MODE == 1u ? sval[0] : finish(sval[0], meta[m + (MODE == 2u ? 2u : 1u)]));
+      if (MODE == 1u) PART_STORE_Y(g, sval[0]);
+      else y[g] = STV(finish(sval[0], meta[m + (MODE == 2u ? 2u : 1u)]));
       if (MODE == 1u && FOLD != 0u) {
         // the partial is out before the count says so; the group that
         // makes the count P sees every partial of o

@@ -114,35 +114,9 @@ static uint32_t partials_for(const nxvk_ctx *c, int64_t nout, int64_t nred) {
   return p < 2 ? 1 : (uint32_t)p;
 }
 
-/* f16 / bf16 sums, products and means: in f32 (converted on the way in and
- * rounded once on the way out), so partial results are not rounded to 16
- * bits (a product's partial could overflow where the whole does not). */
-static int reduce_wide(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *in,
-                       nxvk_tensor *out) {
-  nxvk_ctx *c = nxvk_rec_ctx(r);
-  nxvk_tensor *win = NULL, *wout = NULL;
-  int64_t sin[NXVK_MAX_RANK], sout[NXVK_MAX_RANK];
-  nxvk_contiguous_strides(&in->shape, sin);
-  nxvk_contiguous_strides(&out->shape, sout);
-  int rc = nxvk_tensor_new(c, NXVK_F32, &in->shape, &win);
-  if (rc == NXVK_OK) rc = nxvk_tensor_new(c, NXVK_F32, &out->shape, &wout);
-  if (rc == NXVK_OK)
-    rc = nxvk_strided_copy(r, in->buf, in->dtype, 0, sin, win->buf, NXVK_F32, 0, sin, &in->shape);
-  if (rc == NXVK_OK) rc = nxvk_reduce_gpu(r, op, a, &win, 1, wout);
-  if (rc == NXVK_OK)
-    rc = nxvk_strided_copy(r, wout->buf, NXVK_F32, 0, sout, out->buf, out->dtype, 0, sout, &out->shape);
-  /* the recording holds its own references until the work completes */
-  nxvk_tensor_free(win);
-  nxvk_tensor_free(wout);
-  return rc;
-}
-
 int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                     int nin, nxvk_tensor *out) {
   (void)nin;
-  if ((in[0]->dtype == NXVK_F16 || in[0]->dtype == NXVK_BF16) &&
-      (op->code == NXVK_RED_SUM || op->code == NXVK_RED_PRODUCT || op->code == NXVK_RED_MEAN))
-    return reduce_wide(r, op, a, in[0], out);
   red_plan p;
   int rc = plan(op, a, &in[0]->shape, &p);
   if (rc) return rc;
@@ -172,7 +146,8 @@ int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_te
    * (not for argmax/argmin) the partial pass finishes the job itself, one
    * dispatch fewer, and its counters follow the partials (4-byte aligned:
    * esz is 4 or 8, u8 pads). */
-  size_t esz = nxvk_dtype_size(in[0]->dtype);
+  /* f16 / bf16 partials are f32 (reduce.comp), rounded once at the end */
+  size_t esz = (in[0]->dtype == NXVK_F16 || in[0]->dtype == NXVK_BF16) ? 4 : nxvk_dtype_size(in[0]->dtype);
   uint64_t np = (uint64_t)p.nout * P;
   bool fold = !arg && c->tuning->reduce_fold;
   uint64_t count_at = (np * esz + 3) / 4;

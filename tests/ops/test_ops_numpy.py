@@ -133,6 +133,7 @@ DEV = device_info()
 MAY_FLUSH = {
     "f32": not (DEV or {}).get("float_controls", {}).get("denorm_preserve_f32", False),
     "f64": not (DEV or {}).get("float_controls", {}).get("denorm_preserve_f64", False),
+    "i32": False, "u8": False,
 }
 HAS_F64 = bool((DEV or {}).get("features", {}).get("f64", False))
 
@@ -990,7 +991,7 @@ def make_cases(name, dt, rng):
     if name in BINARY:
         cases += cases_binary(name, dt, BINARY[name], rng)
     elif name in COMPARE:
-        fn = (lambda f: lambda a, b: f(a, b).astype(np.uint8))(COMPARE[name])
+        fn = (lambda f: lambda a, b: f(a, b).astype(np.bool_))(COMPARE[name])  # comparisons give bool
         cases += cases_binary(name, dt, fn, rng)
     elif name in UNARY:
         cases += cases_unary(name, dt, UNARY[name], rng)
