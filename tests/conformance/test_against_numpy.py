@@ -128,9 +128,9 @@ def numpy_result(op, dt, ins, attrs):
         elif op == "max":
             r = np.maximum(wide[0], wide[1])
         elif op == "less":
-            return (wide[0] < wide[1]).astype(np.uint8)
+            return wide[0] < wide[1]  # comparisons give bool
         elif op == "equal":
-            return (wide[0] == wide[1]).astype(np.uint8)
+            return wide[0] == wide[1]
         elif op == "sqrt":
             r = np.sqrt(wide[0])
         elif op == "exp":
