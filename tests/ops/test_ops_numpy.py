@@ -703,6 +703,31 @@ def dot_judge(dt, a, b):
     return judge
 
 
+def cases_dot_int(dt, rng):
+    """i32 dot: exact and wrapping (the products summed modulo 2^32)."""
+    cs = []
+
+    def judge_for(a, b):
+        def judge(rc, got, err):
+            e = expect_ok(rc, err)
+            if e:
+                return False, e
+            w = np.matmul(a.astype(object), b.astype(object))
+            want = np.vectorize(lambda v: ((int(v) + 2 ** 31) % 2 ** 32) - 2 ** 31)(w).astype(np.int32)
+            ok = got is not None and got.dtype == np.int32 and got.shape == want.shape and np.array_equal(got, want)
+            return ok, "got %s want %s" % (None if got is None else got.ravel()[:6], want.ravel()[:6])
+        return judge
+
+    for m, k, n in ((3, 1, 5), (3, 257, 5), (33, 70, 65)):
+        a = random_values(dt, m * k, rng).reshape(m, k)
+        b = random_values(dt, k * n, rng).reshape(k, n)
+        cs.append(Case("dot %s [%d,%d]x[%d,%d] exact, wrapping" % (dt, m, k, k, n), "dot", [a, b], None, judge_for(a, b)))
+    a = random_values(dt, 2 * 3 * 9, rng).reshape(2, 3, 9)
+    b = random_values(dt, 2 * 9 * 4, rng).reshape(2, 9, 4)
+    cs.append(Case("dot %s batched [2,3,9]x[2,9,4] exact, wrapping" % dt, "dot", [a, b], None, judge_for(a, b)))
+    return cs
+
+
 def cases_dot(dt, rng):
     cs = []
 
@@ -1001,6 +1026,8 @@ def make_cases(name, dt, rng):
         cases += cases_reduce(name, dt, rng)
         if name in ("argmax", "argmin"):
             cases += cases_arg_empty(name, dt)
+    elif name == "dot" and dt == "i32":
+        cases += cases_dot_int(dt, rng)
     elif name == "dot":
         cases += cases_dot(dt, rng)
     elif name in MOVEMENT:
