@@ -20,6 +20,8 @@ if Code.ensure_loaded?(Nx) do
     def type_of("f64"), do: {:f, 64}
     def type_of("i32"), do: {:s, 32}
     def type_of("u8"), do: {:u, 8}
+    # Nx has no bool: its comparisons give {:u, 8} 0 or 1, the same bytes
+    def type_of("bool"), do: {:u, 8}
     def type_of(other), do: raise(ArgumentError, "nxvk: unknown dtype #{inspect(other)}")
 
     def new(server, device), do: %__MODULE__{server: server, device: device}
@@ -303,7 +305,22 @@ if Code.ensure_loaded?(Nx) do
     def cast(g, v, same, same), do: {g, v}
     def cast(g, v, _from, to), do: op(g, "as_type", [v], %{"dtype" => dtype(to)})
 
-    def op(g, name, ins, attrs \\ %{}) do
+    @comparisons ~w(equal not_equal less less_equal greater greater_equal)
+
+    # the engine's comparisons give bool and its ops take no mixed dtypes:
+    # each comparison is followed by an as_type to u8 (Nx's comparison
+    # type) in the same graph, so no bool value reaches another op or a
+    # kept output
+    def op(g, name, ins, attrs \\ %{})
+
+    def op(g, name, ins, attrs) when name in @comparisons do
+      {g, v} = node(g, name, ins, attrs)
+      node(g, "as_type", [v], %{"dtype" => "u8"})
+    end
+
+    def op(g, name, ins, attrs), do: node(g, name, ins, attrs)
+
+    defp node(g, name, ins, attrs) do
       {g, v} = name(g)
       node = %{"op" => name, "in" => ins, "out" => v}
       node = if attrs == %{}, do: node, else: Map.put(node, "attrs", attrs)

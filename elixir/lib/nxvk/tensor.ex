@@ -53,6 +53,9 @@ defmodule Nxvk.Tensor do
   def normalize_dtype(s) when s in ["f64", "float64"], do: {:ok, :f64}
   def normalize_dtype(s) when s in ["i32", "int32"], do: {:ok, :i32}
   def normalize_dtype(s) when s in ["u8", "uint8"], do: {:ok, :u8}
+  # the engine's comparisons give bool: one byte 0 or 1, read as u8 (Nx's
+  # comparison type)
+  def normalize_dtype("bool"), do: {:ok, :u8}
   def normalize_dtype(_), do: :error
 
   # ------------------------------------------------------- element codecs
