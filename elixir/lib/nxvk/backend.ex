@@ -35,20 +35,21 @@ if Code.ensure_loaded?(Nx) do
         `slice` with constant starts, `concatenate`, `iota`, `constant`,
         `from_binary`, `to_binary`, `backend_copy/transfer/deallocate`.
 
-    The engine stores f32, f64 (where the device has it), s32 and u8.  Types
-    whose elements are whole 32-bit words (s64, the default integer; u64,
-    u32, c64, c128) are held on the device as their raw words (an s32
-    tensor with one more axis): exact, and `reshape squeeze transpose
-    broadcast slice concatenate select iota` run on them natively, as do
-    s64/u64 `add subtract multiply` (modulo 2^64, with the carries between
-    the words),
-    `sum` (also of s32 and u8, which Nx sums to s64: 16-bit limbs summed
-    exactly in f64, then carried),
-    the comparisons, and `as_type` between them and s32, u8, f32, f64 (to
-    floats rounded as Erlang converts an integer); their other ops fall
-    back.  The rest (s8, s16, u16, f16, bf16) are held in the
-    BEAM as binaries, and their ops fall back.  Results of native ops whose Nx type is s64 but whose values
-    always fit (argmax, argmin) are computed natively and widened.
+    The engine stores f16, bf16, f32, f64, s8, s16, s32, u8, u16 and u32
+    (its f16 bf16 f32 f64 i8 i16 i32 u8 u16 u32; a device without 16-bit
+    storage or f64 refuses those and the call falls back); its comparisons
+    give bool, read as u8.  Types whose elements are whole 32-bit words
+    (s64, the default integer; u64, c64, c128) are held on the device as
+    their raw words (an s32 tensor with one more axis; the engine's i64/u64
+    are not used yet): exact, and `reshape squeeze transpose broadcast slice
+    concatenate select iota` run on them natively, as do s64/u64 `add
+    subtract multiply` (modulo 2^64, with the carries between the words),
+    `sum` (also of the narrower integers, which Nx sums to s64: 16-bit limbs
+    summed exactly in f64, then carried), the comparisons, and `as_type`
+    between them and s32, u8, f32, f64 (to floats rounded as Erlang converts
+    an integer); their other ops fall back.  Results of native ops whose Nx
+    type is s64 but whose values always fit (argmax, argmin) are computed
+    natively and widened.
 
     The documented fallback list (every callback not named above, and a
     named one when its types are not native): `quotient remainder bitwise_*
@@ -72,13 +73,12 @@ if Code.ensure_loaded?(Nx) do
     @behaviour Nx.Backend
 
     # words: for a type the engine lacks but whose elements are whole 32-bit
-    # words (u32: 1; s64, u64, c64: 2; c128: 4), the device holds the raw
+    # words (s64, u64, c64: 2; c128: 4), the device holds the raw
     # words as an i32 tensor of shape ++ [words]: exact, and ops that only
     # move elements run on it natively; nil for the engine's own types
     defstruct [:server, :handle, :ref, :host, :words, device: 0]
 
     @doc false
-    def words({:u, 32}), do: 1
     def words({k, 64}) when k in [:s, :u, :c], do: 2
     def words({:c, 128}), do: 4
     def words(_), do: nil

@@ -10,16 +10,26 @@ if Code.ensure_loaded?(Nx) do
 
     defstruct inputs: [], bytes: [], ops: [], n: 0, keep: [], server: nil, device: 0
 
-    @native %{{:f, 32} => "f32", {:f, 64} => "f64", {:s, 32} => "i32", {:u, 8} => "u8"}
+    # one to one (man nxvk-port(7), DTYPES); s64/u64 are still held as words
+    # (see Nxvk.Backend)
+    @native %{
+      {:f, 16} => "f16",
+      {:bf, 16} => "bf16",
+      {:f, 32} => "f32",
+      {:f, 64} => "f64",
+      {:s, 8} => "i8",
+      {:s, 16} => "i16",
+      {:s, 32} => "i32",
+      {:u, 8} => "u8",
+      {:u, 16} => "u16",
+      {:u, 32} => "u32"
+    }
 
     def native_types, do: Map.keys(@native)
     def dtype(type), do: Map.fetch!(@native, type)
     def native?(type), do: Map.has_key?(@native, type)
 
-    def type_of("f32"), do: {:f, 32}
-    def type_of("f64"), do: {:f, 64}
-    def type_of("i32"), do: {:s, 32}
-    def type_of("u8"), do: {:u, 8}
+    for {type, name} <- @native, do: def(type_of(unquote(name)), do: unquote(type))
     # Nx has no bool: its comparisons give {:u, 8} 0 or 1, the same bytes
     def type_of("bool"), do: {:u, 8}
     def type_of(other), do: raise(ArgumentError, "nxvk: unknown dtype #{inspect(other)}")
