@@ -201,6 +201,15 @@ void mem_probe_take(nxvk_ctx *c, mem_probe *p) {
   }
 }
 
+void mem_probe_settle(nxvk_ctx *c, const mem_probe *base, mem_probe *p) {
+  mem_probe_take(c, p);
+  for (int i = 0; i < 20 && p->has_budget && p->heap_usage > base->heap_usage; i++) {
+    struct timespec ts = {0, 100 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+    mem_probe_take(c, p);
+  }
+}
+
 /* ------------------------------------------------------------- op cases */
 
 static bool dtype_ok(nxvk_ctx *c, nxvk_dtype d) { return nxvk_ctx_supports(c, d); }
@@ -297,6 +306,23 @@ int case_build(stress_case *k, nxvk_ctx *c, const nxvk_op_desc *op, nxvk_dtype d
   }
   make_label(k, dt);
   return NXVK_OK;
+}
+
+bool case_run_checked(nxvk_ctx *c, const nxvk_op_desc *op, unsigned m, int64_t n, stress_rng *rng,
+                      char *why, size_t len) {
+  nxvk_dtype dt = NXVK_F32;
+  for (int d = 0; d < NXVK_NDTYPES && !(m & NXVK_DT(dt)); d++)
+    if (m & NXVK_DT(d)) dt = (nxvk_dtype)d;
+  stress_case k;
+  if (case_build(&k, c, op, dt, op->kind == NXVK_KIND_DOT ? 64 : n, 0, rng)) {
+    snprintf(why, len, "%s", k.label);
+    return false;
+  }
+  case_result res;
+  case_check(c, &k, &res);
+  case_free(&k);
+  snprintf(why, len, "%s", res.kind == RESULT_OK ? k.label : res.detail);
+  return res.kind == RESULT_OK;
 }
 
 /* asked once per context: it is not free (it reads the memory budget) */

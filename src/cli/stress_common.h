@@ -115,6 +115,11 @@ typedef struct case_result {
 
 /* Upload, run on the GPU, download, run the reference, compare. */
 void case_check(nxvk_ctx *c, stress_case *k, case_result *res);
+/* One case of op at n elements (dot: 64) in the first dtype of mask m (f32
+ * where m has it), built, run and checked.  False when it cannot be built or
+ * is not correct, why saying so; true with why = its label. */
+bool case_run_checked(nxvk_ctx *c, const nxvk_op_desc *op, unsigned m, int64_t n, stress_rng *rng,
+                      char *why, size_t len);
 /* The device's info for nxvk_check, asked once per context and kept. */
 void stress_device_info(nxvk_ctx *c, nxvk_device_info *out);
 
@@ -132,6 +137,9 @@ typedef struct mem_probe {
 } mem_probe;
 
 void mem_probe_take(nxvk_ctx *c, mem_probe *p);
+/* mem_probe_take, again for up to 2 s while the heap usage is over base's
+ * (drivers may return heap memory lazily) */
+void mem_probe_settle(nxvk_ctx *c, const mem_probe *base, mem_probe *p);
 /* "1.5 MiB", signed variants for growth. */
 char *fmt_bytes(double b, char *buf, size_t len);
 char *fmt_delta(double b, char *buf, size_t len);

@@ -528,23 +528,13 @@ static bool checked_ops(nxvk_ctx *c, const stress_opts *o, stress_rng *rng, char
   snprintf(why, len, "no op to run");
   for (int i = 0; i < 4 && n; i++) {
     const nxvk_op_desc *op = i == 0 && unary_f32_op() ? unary_f32_op() : pool[rng_next(rng) % (uint64_t)n];
-    unsigned m = case_dtypes(c, op);
-    nxvk_dtype dt = NXVK_F32;
-    for (int d = 0; d < NXVK_NDTYPES && !(m & NXVK_DT(dt)); d++)
-      if (m & NXVK_DT(d)) dt = (nxvk_dtype)d;
-    stress_case kc;
-    if (case_build(&kc, c, op, dt, op->kind == NXVK_KIND_DOT ? 64 : 65537, 0, rng)) {
-      snprintf(why, len, "%s", kc.label);
+    char last[400];
+    bool ok = case_run_checked(c, op, case_dtypes(c, op), 65537, rng, last, sizeof last);
+    if (!ok) {
+      snprintf(why, len, "%s", last);
       return false;
     }
-    case_result res;
-    case_check(c, &kc, &res);
-    case_free(&kc);
-    if (res.kind != RESULT_OK) {
-      snprintf(why, len, "%s", res.detail);
-      return false;
-    }
-    snprintf(why, len, "4 checked ops correct after the kills (last: %s)", kc.label);
+    snprintf(why, len, "4 checked ops correct after the kills (last: %.300s)", last);
   }
   return n > 0;
 }

@@ -147,13 +147,7 @@ int stress_leak(nxvk_ctx *c, const stress_opts *o, stress_report *r) {
     }
   }
   double secs = now_seconds() - t0;
-  mem_probe_take(c, &end);
-  /* drivers may return heap memory lazily: give usage a moment to settle */
-  for (int i = 0; i < 20 && end.has_budget && end.heap_usage > base.heap_usage; i++) {
-    struct timespec ts = {0, 100 * 1000 * 1000};
-    nanosleep(&ts, NULL);
-    mem_probe_take(c, &end);
-  }
+  mem_probe_settle(c, &base, &end);
 
   double live_growth = (double)end.stats.live_bytes - (double)base.stats.live_bytes;
   double buf_growth = (double)end.stats.live_buffers - (double)base.stats.live_buffers;

@@ -31,22 +31,12 @@ static bool checked_op(nxvk_ctx *c, const stress_opts *o, stress_rng *rng, char 
     const nxvk_op_desc *op = pool[rng_next(rng) % (uint64_t)n];
     unsigned m = case_dtypes(c, op);
     if (o->only_dtype >= 0) m &= NXVK_DT(o->only_dtype);
-    nxvk_dtype dt = NXVK_F32;
-    for (int d = 0; d < NXVK_NDTYPES && !(m & NXVK_DT(dt)); d++)
-      if (m & NXVK_DT(d)) dt = (nxvk_dtype)d;
-    stress_case k;
-    if (case_build(&k, c, op, dt, op->kind == NXVK_KIND_DOT ? 64 : 4099, 0, rng)) {
-      snprintf(why, len, "%s", k.label);
+    char last[400];
+    if (!case_run_checked(c, op, m, 4099, rng, last, sizeof last)) {
+      snprintf(why, len, "%s", last);
       return false;
     }
-    case_result res;
-    case_check(c, &k, &res);
-    case_free(&k);
-    if (res.kind != RESULT_OK) {
-      snprintf(why, len, "%s", res.detail);
-      return false;
-    }
-    if (tries == 2) snprintf(why, len, "3 checked ops correct, last %s", k.label);
+    if (tries == 2) snprintf(why, len, "3 checked ops correct, last %s", last);
   }
   return true;
 }
@@ -210,12 +200,7 @@ int stress_oom(nxvk_ctx *c, const stress_opts *o, stress_report *r) {
   for (size_t i = 0; i < count; i++) nxvk_tensor_free(held[i]);
   free(held);
   mem_probe after;
-  mem_probe_take(c, &after);
-  for (int i = 0; i < 20 && after.has_budget && after.heap_usage > base.heap_usage; i++) {
-    struct timespec ts = {0, 100 * 1000 * 1000};
-    nanosleep(&ts, NULL);
-    mem_probe_take(c, &after);
-  }
+  mem_probe_settle(c, &base, &after);
   double g = (double)after.stats.live_bytes - (double)base.stats.live_bytes;
   report_num(r, "live_bytes_before", (double)base.stats.live_bytes);
   report_num(r, "live_bytes_full", (double)full.stats.live_bytes);
