@@ -105,7 +105,7 @@ EOF
   zoffers() { timeout 30 zsh -f "$T/zcomp.zsh" "$T/fpath" "$bindir" "$T/zout" "$1" >/dev/null 2>&1; sort -u "$T/zout" | grep -v '^$' | tr '\n' ' '; }
   for case in "nxvk run --op ex|exp expm1 " "nxvk bench --ops add,su|subtract sum " \
               "nxvk bench |all compare concurrency fusion matmul ops peak " "nxvk info --|--device --help --json --validate --verbose " \
-              "nxvk conformance --dtype f|f32 f64 "; do
+              "nxvk conformance --dtype f|f16 f32 f64 "; do
     line=${case%%|*} want=${case#*|}
     got=$(zoffers "$line")
     if [ "$got" = "$want" ]; then ok "zsh: '$line<TAB>' offers $want"; else not_ok "zsh: '$line<TAB>'" "want: $want" "got:  $got"; fi
