@@ -225,12 +225,7 @@ int stress_oom(nxvk_ctx *c, const stress_opts *o, stress_report *r) {
        * again; a leak does. */
       mem_probe again;
       size_t refilled = refill_and_free(c, chunk_elems, peak_count);
-      mem_probe_take(c, &again);
-      for (int i = 0; i < 20 && again.heap_usage > after.heap_usage; i++) {
-        struct timespec ts = {0, 100 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-        mem_probe_take(c, &again);
-      }
+      mem_probe_settle(c, &after, &again);
       double g2 = (double)again.heap_usage - (double)after.heap_usage;
       report_num(r, "heap_usage_after_second_round", (double)again.heap_usage);
       report_num(r, "second_round_chunks", (double)refilled);
