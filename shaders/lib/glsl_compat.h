@@ -91,5 +91,6 @@ typedef struct nxexpd nxexpd;
 typedef struct nxredd nxredd;
 typedef struct nxunpf nxunpf;
 typedef struct nxredf nxredf;
+typedef struct nxunpd nxunpd;
 
 #endif

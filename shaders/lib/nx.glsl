@@ -53,28 +53,28 @@ float nx_expm1(float a) { return nxf_expm1(a); }
 float nx_log1p(float a) { return nxf_log1p(a); }
 float nx_erf(float a) { return nxf_erf(a); }
 
-// ---- f64 (abs, negate, select on the bits; the rest as the driver's f64
-// arithmetic or nxmath.glsl's nxd_*)
-double nx_add(double a, double b) { return a + b; }
-double nx_sub(double a, double b) { return a - b; }
-double nx_mul(double a, double b) { return a * b; }
-double nx_neg(double a) {
-  uvec2 w = unpackDouble2x32(a);
-  return packDouble2x32(uvec2(w.x, w.y ^ 0x80000000u));
-}
-bool nx_eq(double a, double b) { return a == b; }
-bool nx_lt(double a, double b) { return a < b; }
-bool nx_le(double a, double b) { return a <= b; }
+// ---- f64: the same guarantees as f32 on a driver that flushes f64
+// denormals (shaderDenormPreserveFloat64 = false): add, subtract, multiply,
+// divide, sqrt bit-identical to IEEE (divide and sqrt correctly rounded on
+// every driver); comparisons, abs, negate, sign, max, min, select, floor,
+// ceil on the bits (nxmath.glsl's nxd_*).
+double nx_add(double a, double b) { return nxd_add(a, b); }
+double nx_sub(double a, double b) { return nxd_sub(a, b); }
+double nx_mul(double a, double b) { return nxd_mul(a, b); }
+double nx_neg(double a) { return nx_negd(a); }
+bool nx_eq(double a, double b) { return nxd_eq(a, b); }
+bool nx_lt(double a, double b) { return nxd_lt(a, b); }
+bool nx_le(double a, double b) { return nxd_le(a, b); }
 double nx_sel(uint c, double a, double b) {
   return packDouble2x32(c != 0u ? unpackDouble2x32(a) : unpackDouble2x32(b));
 }
-double nx_sqrt(double a) { return sqrt(a); }
-double nx_floor(double a) { return floor(a); }
-double nx_ceil(double a) { return ceil(a); }
-double nx_max(double a, double b) { return isnan(a) ? a : (isnan(b) ? b : (a > b ? a : b)); }
-double nx_min(double a, double b) { return isnan(a) ? a : (isnan(b) ? b : (a < b ? a : b)); }
-double nx_sign(double a) { return a > 0.0lf ? 1.0lf : (a < 0.0lf ? -1.0lf : (isnan(a) ? a : 0.0lf)); }
-double nx_div(double a, double b) { return a / b; }
+double nx_sqrt(double a) { return nxd_sqrt(a); }
+double nx_floor(double a) { return nxd_floor(a); }
+double nx_ceil(double a) { return nxd_ceil(a); }
+double nx_max(double a, double b) { return nx_isnand(a) ? a : (nx_isnand(b) ? b : (nxd_lt(b, a) ? a : b)); }
+double nx_min(double a, double b) { return nx_isnand(a) ? a : (nx_isnand(b) ? b : (nxd_lt(a, b) ? a : b)); }
+double nx_sign(double a) { return nx_iszerod(a) ? 0.0lf : nxd_sign(a); }
+double nx_div(double a, double b) { return nxd_div(a, b); }
 double nx_rem(double a, double b) { return nxd_rem(a, b); }
 double nx_pow(double a, double b) { return nxd_pow(a, b); }
 double nx_atan2(double a, double b) { return nxd_atan2(a, b); }

@@ -1293,16 +1293,258 @@ NXFN double nx_ldexpd(double x, int n) {
   r = r * nx_pow2d(b);
   return r * nx_pow2d(c);
 }
-/* exponent of a finite nonzero x (subnormals included) */
-NXFN int nx_ilogbd(double x) {
-  int e = NX_I((unpackDouble2x32(x).y >> 20) & 0x7ffu);
-  if (e == 0) return NX_I((unpackDouble2x32(x * nx_pow2d(54)).y >> 20) & 0x7ffu) - 1023 - 54;
-  return e - 1023;
+/* --- f64 on the bits: correct on a device that flushes f64 denormals ---
+ * The same design as the f32 side (shaderDenormPreserveFloat64 = false
+ * reads denormal operands as zero and writes denormal results as zero):
+ * classification, comparisons, max/min, sign, floor/ceil on the bits; a
+ * denormal operand is unpacked with integer operations (nx_unpackd); a
+ * result that may be denormal is built from its bits (nx_ldexp_ddd).  add
+ * and mul keep the driver's result unless an exponent field is 0; divide
+ * and sqrt are always the exact (correctly rounded) path.  No int64: the
+ * 64-bit words are uint pairs. */
+struct nxunpd { double m; int e; }; /* |x| = m 2^e, m in [1, 2) */
+
+NXFN uint nx_expfieldd(double x) { return (unpackDouble2x32(x).y >> 20) & 0x7ffu; }
+NXFN bool nx_iszerod(double x) {
+  uvec2 w = unpackDouble2x32(x);
+  return ((w.y & 0x7fffffffu) | w.x) == 0u;
 }
+NXFN double nx_negd(double x) {
+  uvec2 w = unpackDouble2x32(x);
+  return packDouble2x32(uvec2(w.x, w.y ^ 0x80000000u));
+}
+/* |x| of a finite nonzero x (denormals included) -> m in [1, 2), e */
+NXFN nxunpd nx_unpackd(double x) {
+  uvec2 w = unpackDouble2x32(x);
+  uint h = w.y & 0x7fffffffu;
+  nxunpd r;
+  if (h >= 0x00100000u) {
+    r.e = NX_I(h >> 20) - 1023;
+    r.m = packDouble2x32(uvec2(w.x, (h & 0x000fffffu) | 0x3ff00000u));
+    return r;
+  }
+  int msb = (h != 0u) ? findMSB(h) + 32 : findMSB(w.x); /* the leading bit, 0..51 */
+  int sh = 52 - msb;                                     /* 1..52 */
+  uint mh = (sh >= 32) ? (w.x << NX_U(sh - 32))
+                       : ((h << NX_U(sh)) | (w.x >> NX_U(32 - sh)));
+  uint ml = (sh >= 32) ? 0u : (w.x << NX_U(sh));
+  r.m = packDouble2x32(uvec2(ml, (mh & 0x000fffffu) | 0x3ff00000u));
+  r.e = msb - 1074;
+  return r;
+}
+/* exponent of a finite nonzero x (subnormals included), from the bits */
+NXFN int nx_ilogbd(double x) { return nx_unpackd(x).e; }
 
 /* --- double-double arithmetic: the same template (NX_PAIR_ARITH) --- */
 NX_PAIR_ARITH(double, nxdd, nx_dd, nx_two_sum, nx_fast_two_sum, nx_split, nx_two_prod,
               nx_dd_add, nx_dd_mul, nx_dd_div, NXD(0x41A00000u, 0x02000000u)) /* 2^27 + 1 */
+
+/* (hi + lo) 2^k rounded once, for hi = RN(hi + lo) normal (or 0, inf, NaN):
+ * a normal result by adding to the exponent bits, a denormal one rounded on
+ * the denormal grid (the tie broken by the sign of lo) and built from the
+ * bits.  The f64 twin of nx_ldexp_fff. */
+NXFN double nx_ldexp_ddd(double hi, double lo, int k) {
+  uvec2 w = unpackDouble2x32(hi);
+  uint ha = w.y & 0x7fffffffu;
+  uint s = w.y & 0x80000000u;
+  if ((ha | w.x) == 0u || ha >= 0x7ff00000u) return hi;
+  int f = NX_I(ha >> 20) + k;
+  if (f >= 2047) return packDouble2x32(uvec2(0u, s | 0x7ff00000u));
+  if (f >= 1) return packDouble2x32(uvec2(w.x, w.y + (NX_U(k) << 20)));
+  if (f + 1074 < 1) return packDouble2x32(uvec2(0u, s));
+  double u = packDouble2x32(uvec2(w.x, ha + (NX_U(k + 1074) << 20))); /* |hi| 2^(k+1074) < 2^52 */
+  NX_PRECISE double t = (u + nx_pow2d(52)) - nx_pow2d(52);              /* rint(u) */
+  NX_PRECISE double d = u - t;
+  uvec2 lw = unpackDouble2x32(lo);
+  if ((d == 0.5 || d == -0.5) && ((lw.y & 0x7fffffffu) | lw.x) != 0u)
+    t = ((lw.y & 0x80000000u) == s) ? u + 0.5 : u - 0.5;
+  double th = floor(t * nx_pow2d(-32)); /* t <= 2^52: its two words */
+  uint tl = NX_U(t - th * nx_pow2d(32));
+  return packDouble2x32(uvec2(tl, s | NX_U(th)));
+}
+/* x 2^n exactly (rounded once if it leaves the range), any finite x,
+ * denormals in and out included */
+NXFN double nx_scalbd(double x, int n) {
+  uvec2 w = unpackDouble2x32(x);
+  if (nx_iszerod(x) || (w.y & 0x7fffffffu) >= 0x7ff00000u) return x;
+  nxunpd p = nx_unpackd(x);
+  uvec2 r = unpackDouble2x32(nx_ldexp_ddd(p.m, 0.0, p.e + n));
+  return packDouble2x32(uvec2(r.x, r.y | (w.y & 0x80000000u)));
+}
+
+/* x + y, x - y, x * y: IEEE on every device.  The driver's result stands
+ * unless an exponent field (an operand's or the result's) is 0.  Then: a
+ * sum with an operand >= 2^-960 was right (a denormal is below its half
+ * ULP, and a denormal sum of normals is exact, Sterbenz); otherwise both
+ * operands are scaled by 2^128 (exact), added (exact if the result is
+ * denormal) and scaled back from the bits.  A product: the mantissas'
+ * exact product (Dekker) rounded once by nx_ldexp_ddd. */
+NXFN double nx_addd_rare(double a, double b, double s) {
+  if (nx_expfieldd(a) >= 63u || nx_expfieldd(b) >= 63u) return s;
+  return nx_scalbd(nx_scalbd(a, 128) + nx_scalbd(b, 128), -128);
+}
+NXFN double nxd_add(double a, double b) {
+  double s = a + b;
+  if (nx_expfieldd(a) != 0u && nx_expfieldd(b) != 0u && nx_expfieldd(s) != 0u) return s;
+  return nx_addd_rare(a, b, s);
+}
+NXFN double nxd_sub(double a, double b) { return nxd_add(a, nx_negd(b)); }
+NXFN double nx_muld_rare(double a, double b) {
+  uvec2 wa = unpackDouble2x32(a);
+  uvec2 wb = unpackDouble2x32(b);
+  uint s = (wa.y ^ wb.y) & 0x80000000u;
+  if (nx_isnand(a) || nx_isnand(b)) return NX_NAN_D;
+  bool za = nx_iszerod(a);
+  bool zb = nx_iszerod(b);
+  if (nx_isinfd(a) || nx_isinfd(b))
+    return (za || zb) ? NX_NAN_D : packDouble2x32(uvec2(0u, s | 0x7ff00000u));
+  if (za || zb) return packDouble2x32(uvec2(0u, s));
+  nxunpd pa = nx_unpackd(a);
+  nxunpd pb = nx_unpackd(b);
+  nxdd p = nx_two_prod(pa.m, pb.m); /* exact, in [1, 4) */
+  uvec2 r = unpackDouble2x32(nx_ldexp_ddd(p.hi, p.lo, pa.e + pb.e));
+  return packDouble2x32(uvec2(r.x, r.y | s));
+}
+NXFN double nxd_mul(double a, double b) {
+  double p = a * b;
+  if (nx_expfieldd(a) != 0u && nx_expfieldd(b) != 0u && nx_expfieldd(p) != 0u) return p;
+  return nx_muld_rare(a, b);
+}
+
+/* x / y correctly rounded (Vulkan lets a driver's f64 division be 2.5 ULP
+ * off, and a flushing one drops denormals).  The mantissas A in [B, 2B),
+ * B in [1, 2): t = floor(A/B) on the grid u = 2^-52, found from the
+ * driver's estimate (one Newton step, then +-u steps) with the residual
+ * A - tB formed exactly (Dekker) as a pair; the round bit and the tie from
+ * comparing it with uB/2, one rounding by nx_ldexp_ddd (so denormal
+ * results are rounded once).  All of A, t, B, tB, uB are multiples of
+ * 2^-104, so the comparisons of a two_sum pair with a double are exact
+ * (lexicographic on hi, then the sign of lo). */
+NXFN nxdd nx_div_resid(double a, double b, double t) { /* a - t b as a pair */
+  nxdd p = nx_two_prod(t, b);
+  NX_PRECISE double h = a - p.hi; /* exact (Sterbenz) */
+  return nx_two_sum(h, -p.lo);
+}
+NXFN int nx_cmp_pair(nxdd r, double c) { /* sign of r.hi + r.lo - c, r a two_sum pair */
+  if (r.hi > c) return 1;
+  if (r.hi < c) return -1;
+  return (r.lo > 0.0) ? 1 : ((r.lo < 0.0) ? -1 : 0);
+}
+NXFN double nx_div_step(double a, double b, double t) { /* t one u closer to floor_u(a/b) */
+  double u = nx_pow2d(-52);
+  nxdd r = nx_div_resid(a, b, t);
+  if (r.hi < 0.0) return t - u;
+  if (nx_cmp_pair(r, u * b) >= 0) return t + u;
+  return t;
+}
+NXFN double nxd_div(double a, double b) {
+  uvec2 wa = unpackDouble2x32(a);
+  uvec2 wb = unpackDouble2x32(b);
+  uint s = (wa.y ^ wb.y) & 0x80000000u;
+  if (nx_isnand(a) || nx_isnand(b)) return NX_NAN_D;
+  bool za = nx_iszerod(a);
+  bool zb = nx_iszerod(b);
+  bool ia = nx_isinfd(a);
+  bool ib = nx_isinfd(b);
+  if ((za && zb) || (ia && ib)) return NX_NAN_D;
+  if (ia || zb) return packDouble2x32(uvec2(0u, s | 0x7ff00000u));
+  if (za || ib) return packDouble2x32(uvec2(0u, s));
+  nxunpd pa = nx_unpackd(a);
+  nxunpd pb = nx_unpackd(b);
+  double A = pa.m;
+  double B = pb.m;
+  int k = pa.e - pb.e;
+  if (A < B) { A = A * 2.0; k -= 1; }
+  double u = nx_pow2d(-52);
+  double t = A / B; /* in [1, 2], a few ULP */
+  nxdd r0 = nx_div_resid(A, B, t);
+  t = t + r0.hi / B; /* Newton: within an ULP */
+  t = (t < 1.0) ? 1.0 : ((t > 2.0 - u) ? 2.0 - u : t);
+  t = nx_div_step(A, B, t);
+  t = nx_div_step(A, B, t);
+  t = nx_div_step(A, B, t);
+  nxdd r = nx_div_resid(A, B, t); /* 0 <= r < uB */
+  int c = nx_cmp_pair(r, 0.5 * u * B);
+  double hi = t;
+  double lo = (r.hi != 0.0) ? 0.25 * u : 0.0; /* only the sign of lo is used */
+  if (c > 0) { hi = t + u; lo = -0.25 * u; }
+  else if (c == 0) { /* a tie at 53 bits: to even */
+    bool odd = (unpackDouble2x32(t).x & 1u) != 0u;
+    hi = odd ? t + u : t;
+    lo = odd ? -0.5 * u : 0.5 * u;
+  }
+  uvec2 q = unpackDouble2x32(nx_ldexp_ddd(hi, lo, k));
+  return packDouble2x32(uvec2(q.x, q.y | s));
+}
+
+/* sqrt(x) correctly rounded: x = X 2^(2e), X in [1, 4); t = floor(sqrt X) on
+ * the grid u = 2^-52 from the driver's estimate, the residual X - t^2 exact
+ * as a pair; rounded up when it exceeds t u (no ties: every quantity is a
+ * multiple of 2^-104, t u + u^2/4 is not).  The result is normal. */
+NXFN double nx_sqrt_step(double x, double t) {
+  double u = nx_pow2d(-52);
+  nxdd r = nx_div_resid(x, t, t);
+  if (r.hi < 0.0) return t - u;
+  if (nx_cmp_pair(r, 2.0 * u * t) > 0) return t + u;
+  return t;
+}
+NXFN double nxd_sqrt(double x) {
+  uvec2 w = unpackDouble2x32(x);
+  if (nx_iszerod(x)) return x;
+  if (nx_isnand(x) || (w.y & 0x80000000u) != 0u) return NX_NAN_D;
+  if (nx_isinfd(x)) return x;
+  nxunpd p = nx_unpackd(x);
+  double X = p.m;
+  int e = p.e;
+  if ((e & 1) != 0) { X = X * 2.0; e -= 1; }
+  double u = nx_pow2d(-52);
+  double t = sqrt(X); /* in [1, 2], a few ULP */
+  nxdd r0 = nx_div_resid(X, t, t);
+  t = t + r0.hi / (2.0 * t);
+  t = (t < 1.0) ? 1.0 : ((t > 2.0 - u) ? 2.0 - u : t);
+  t = nx_sqrt_step(X, t);
+  t = nx_sqrt_step(X, t);
+  t = nx_sqrt_step(X, t);
+  nxdd r = nx_div_resid(X, t, t);
+  if (nx_cmp_pair(r, u * t) > 0) t = t + u;
+  uvec2 q = unpackDouble2x32(t);
+  return packDouble2x32(uvec2(q.x, q.y + (NX_U(e / 2) << 20)));
+}
+
+/* comparisons, floor, ceil on the bits */
+NXFN bool nxd_eq(double a, double b) {
+  if (nx_isnand(a) || nx_isnand(b)) return false;
+  uvec2 wa = unpackDouble2x32(a);
+  uvec2 wb = unpackDouble2x32(b);
+  return (nx_iszerod(a) && nx_iszerod(b)) || (wa.x == wb.x && wa.y == wb.y);
+}
+NXFN bool nxd_lt(double a, double b) {
+  if (nx_isnand(a) || nx_isnand(b)) return false;
+  if (nx_iszerod(a) && nx_iszerod(b)) return false;
+  uvec2 wa = unpackDouble2x32(a);
+  uvec2 wb = unpackDouble2x32(b);
+  bool sa = (wa.y & 0x80000000u) != 0u;
+  bool sb = (wb.y & 0x80000000u) != 0u;
+  if (sa != sb) return sa;
+  uint ha = wa.y & 0x7fffffffu;
+  uint hb = wb.y & 0x7fffffffu;
+  bool less = ha < hb || (ha == hb && wa.x < wb.x);
+  bool more = ha > hb || (ha == hb && wa.x > wb.x);
+  return sa ? more : less;
+}
+NXFN bool nxd_le(double a, double b) { return nxd_lt(a, b) || nxd_eq(a, b); }
+NXFN double nxd_floor(double x) {
+  uvec2 w = unpackDouble2x32(x);
+  if (((w.y >> 20) & 0x7ffu) != 0u) return floor(x);
+  if (nx_iszerod(x) || (w.y & 0x80000000u) == 0u) return packDouble2x32(uvec2(0u, w.y & 0x80000000u));
+  return -1.0;
+}
+NXFN double nxd_ceil(double x) {
+  uvec2 w = unpackDouble2x32(x);
+  if (((w.y >> 20) & 0x7ffu) != 0u) return ceil(x);
+  if (nx_iszerod(x) || (w.y & 0x80000000u) != 0u) return packDouble2x32(uvec2(0u, w.y & 0x80000000u));
+  return 1.0;
+}
 
 /* exp(xh + xl) = 2^k (1 + u): k = round(xh/ln2), r = xh + xl - k ln2 with
  * ln2 in Cody-Waite parts (k * hi exact, xh - k hi exact), u = expm1(r) by
@@ -1930,9 +2172,6 @@ NXFN double nxd_atan2(double y, double x) {
   return nx_copysignd(r.hi, y);
 }
 
-/* sqrt: the GLSL builtin (correctly rounded for double) */
-NXFN double nxd_sqrt(double x) { return sqrt(x); }
-
 /* 1/sqrt(x): y0 = 1/sqrt(x), one Newton step with the residual 1 - x y0^2
  * formed exactly (so an inexact hardware sqrt or division is corrected); rsqrt(+-0) = +-inf, rsqrt(+inf) = +0, x < 0 -> NaN. */
 NXFN double nxd_rsqrt(double x) {
@@ -1961,9 +2200,8 @@ NXFN double nxd_round(double x) {
 
 /* sign: 1, -1, or x itself for +-0 and NaN */
 NXFN double nxd_sign(double x) {
-  if (x > 0.0) return 1.0;
-  if (x < 0.0) return -1.0;
-  return x;
+  if (nx_isnand(x) || nx_iszerod(x)) return x;
+  return nx_signbitd(x) ? -1.0 : 1.0;
 }
 
 /* see nx_rem_fixf / nx_rem_stepf */
@@ -1976,9 +2214,9 @@ NXFN nxdd nx_rem_fix(nxdd r, double s) {
 }
 NXFN double nx_rem_step(double ax, double s) {
   /* keep q s and the splitting finite, and its partial products normal */
-  int sc = (ax >= nx_pow2d(960)) ? -128 : (s < nx_pow2d(-900)) ? 600 : 0;
-  ax = ax * nx_pow2d(sc);
-  s = s * nx_pow2d(sc);
+  int sc = (nx_expfieldd(ax) >= 1983u) ? -128 : (nx_expfieldd(s) < 123u) ? 600 : 0;
+  ax = nx_scalbd(ax, sc); /* exact, from the bits: s may be denormal */
+  s = nx_scalbd(s, sc);
   double q = floor(ax / s);
   nxdd p = nx_two_prod(q, s);
   NX_PRECISE double h = ax - p.hi; /* exact (Sterbenz) */
@@ -1986,35 +2224,35 @@ NXFN double nx_rem_step(double ax, double s) {
   r = nx_rem_fix(r, s);
   r = nx_rem_fix(r, s);
   r = nx_rem_fix(r, s);
-  return r.hi * nx_pow2d(-sc);
+  return nx_scalbd(r.hi, -sc);
 }
 /* fmod(x, y): exact, sign of x.  Long division by y 2^d, 52 bits a step
  * (at most 41 steps). */
 NXFN double nxd_rem(double x, double y) {
   if (nx_isnand(x) || nx_isnand(y)) return x + y;
-  if (nx_isinfd(x) || y == 0.0) return NX_NAN_D;
+  if (nx_isinfd(x) || nx_iszerod(y)) return NX_NAN_D;
   double ax = nx_absd(x);
   double ay = nx_absd(y);
-  if (nx_isinfd(y) || ax < ay) return x;
+  if (nx_isinfd(y) || nxd_lt(ax, ay) || nx_iszerod(x)) return x;
   int ey = nx_ilogbd(ay);
   for (int it = 0; it < 48; it++) {
-    if (ax < ay) break;
+    if (nxd_lt(ax, ay)) break;
     int d = nx_ilogbd(ax) - ey - 52;
-    ax = nx_rem_step(ax, (d > 0) ? nx_ldexpd(ay, d) : ay);
+    ax = nx_rem_step(ax, (d > 0) ? nx_scalbd(ay, d) : ay);
   }
   return nx_copysignd(ax, x);
 }
 
 /* NaN-propagating max/min; max(-0, +0) = +0, min(-0, +0) = -0 */
 NXFN double nxd_max(double a, double b) {
-  if (nx_isnand(a) || nx_isnand(b)) return a + b;
-  if (a == b) return nx_signbitd(a) ? b : a;
-  return a > b ? a : b;
+  if (nx_isnand(a) || nx_isnand(b)) return NX_NAN_D;
+  if (nxd_eq(a, b)) return nx_signbitd(a) ? b : a;
+  return nxd_lt(b, a) ? a : b;
 }
 NXFN double nxd_min(double a, double b) {
-  if (nx_isnand(a) || nx_isnand(b)) return a + b;
-  if (a == b) return nx_signbitd(a) ? a : b;
-  return a < b ? a : b;
+  if (nx_isnand(a) || nx_isnand(b)) return NX_NAN_D;
+  if (nxd_eq(a, b)) return nx_signbitd(a) ? a : b;
+  return nxd_lt(a, b) ? a : b;
 }
 
 #endif /* NXMATH_NO_F64 */

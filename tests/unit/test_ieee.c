@@ -11,7 +11,12 @@
  *     conversions are bit-identical to IEEE (computed with FTZ|DAZ off);
  *   - exp, log, rsqrt within 1 ULP, sin, cos, tanh, sigmoid, pow, atan2,
  *     expm1, log1p, erf within 2 ULP of long double libm (x87: unaffected by
- *     MXCSR), denormal inputs and results included.
+ *     MXCSR), denormal inputs and results included;
+ *   - the f64 family likewise (shaderDenormPreserveFloat64 = false; SSE2
+ *     FTZ|DAZ flushes double too): add, subtract, multiply, divide, sqrt,
+ *     max, min, fmod, the comparisons, abs, negate, sign, floor, ceil
+ *     bit-identical to IEEE; divide and sqrt also checked correctly rounded
+ *     on uniform random bits.
  * First it checks that the emulation flushes at all (a plain C sum of two
  * denormals is 0 under FTZ), so the rest cannot pass vacuously.
  * Build: cc -std=c11 -O2 -ffp-contract=off -Ishaders/lib -Itests/unit
@@ -234,6 +239,167 @@ static void fill_scaled(float lo, float hi, int with_denormals) {
   }
 }
 
+
+/* ---- f64: the same on an emulated driver that flushes f64 denormals
+ * (shaderDenormPreserveFloat64 = false; SSE2's FTZ|DAZ flushes double too) */
+static double bits2d(uint64_t b) {
+  double d;
+  memcpy(&d, &b, 8);
+  return d;
+}
+static const uint64_t EDGE_D[] = {
+  0x0000000000000000ull, 0x8000000000000000ull, 0x7ff0000000000000ull, 0xfff0000000000000ull,
+  0x7ff8000000000000ull, 0x0000000000000001ull, 0x8000000000000001ull, 0x0000000000000002ull,
+  0x000fffffffffffffull, 0x800fffffffffffffull, 0x0008000000000000ull, 0x0010000000000000ull,
+  0x8010000000000000ull, 0x0010000000000001ull, 0x001fffffffffffffull, 0x0020000000000000ull,
+  0x7fefffffffffffffull, 0xffefffffffffffffull, 0x3ff0000000000000ull, 0xbff0000000000000ull,
+  0x3ff0000000000001ull, 0x3fefffffffffffffull, 0x3cb0000000000000ull, 0x3ca0000000000000ull,
+  0x43300000000000ffull, 0x03f0000000000000ull, 0x0400000000000000ull, 0x7fe0000000000000ull,
+  0x00000000ffffffffull, 0x0000000100000000ull, 0x3fe0000000000000ull, 0x4000000000000000ull,
+};
+#define NEDGE_D (sizeof EDGE_D / sizeof EDGE_D[0])
+static double rnd_d(void) {
+  uint64_t r = rnd64();
+  uint64_t sign = (r >> 63) << 63, mant = rnd64() & 0x000fffffffffffffull;
+  switch ((r >> 32) % 7) {
+  case 0: return bits2d(sign | mant);                                                   /* denormal */
+  case 1: return bits2d(sign | (mant >> ((r >> 40) % 52)));                             /* small denormal */
+  case 2: return bits2d(sign | ((uint64_t)(1 + (r >> 40) % 70) << 52) | mant);          /* near DBL_MIN */
+  case 3: return bits2d(EDGE_D[(r >> 40) % NEDGE_D] ^ sign);
+  case 4: return bits2d(sign | ((uint64_t)(1023 - 40 + (r >> 40) % 80) << 52) | mant); /* near 1 */
+  default: return bits2d(sign | ((uint64_t)((r >> 40) % 2047) << 52) | mant);
+  }
+}
+static double *xd, *yd, *od;
+static int same_d(double a, double b) { return (isnan(a) && isnan(b)) || d2bits(a) == d2bits(b); }
+typedef double (*dd1)(double);
+typedef double (*dd2)(double, double);
+static __attribute__((noinline)) void run1d(dd1 f) {
+  ftz_on();
+  for (int i = 0; i < N; i++) od[i] = f(xd[i]);
+  ftz_off();
+}
+static __attribute__((noinline)) void run2d(dd2 f) {
+  ftz_on();
+  for (int i = 0; i < N; i++) od[i] = f(xd[i], yd[i]);
+  ftz_off();
+}
+static void exact1d(const char *name, dd1 f, dd1 ref) {
+  run1d(f);
+  long bad = 0, first = -1;
+  for (int i = 0; i < N; i++)
+    if (!same_d(od[i], ref(xd[i]))) {
+      if (first < 0) first = i;
+      bad++;
+    }
+  if (first < 0)
+    CHECK(1, "f64 %s bit-identical to IEEE under FTZ|DAZ on %d inputs", name, N);
+  else
+    CHECK(0, "f64 %s under FTZ|DAZ: %ld of %d differ, e.g. x=%a got %a want %a", name, bad, N, xd[first],
+          od[first], ref(xd[first]));
+}
+static void exact2d(const char *name, dd2 f, dd2 ref) {
+  run2d(f);
+  long bad = 0, first = -1;
+  for (int i = 0; i < N; i++)
+    if (!same_d(od[i], ref(xd[i], yd[i]))) {
+      if (first < 0) first = i;
+      bad++;
+    }
+  if (first < 0)
+    CHECK(1, "f64 %s bit-identical to IEEE under FTZ|DAZ on %d pairs", name, N);
+  else
+    CHECK(0, "f64 %s under FTZ|DAZ: %ld of %d differ, e.g. (%a, %a) got %a want %a", name, bad, N,
+          xd[first], yd[first], od[first], ref(xd[first], yd[first]));
+}
+static double rd_add(double a, double b) { return a + b; }
+static double rd_sub(double a, double b) { return a - b; }
+static double rd_mul(double a, double b) { return a * b; }
+static double rd_div(double a, double b) { return a / b; }
+static double rd_sqrt(double a) { return sqrt(a); }
+static double rd_floor(double a) { return floor(a); }
+static double rd_ceil(double a) { return ceil(a); }
+static double rd_abs(double a) { return fabs(a); }
+static double rd_neg(double a) { return -a; }
+static double rd_sign(double a) { return a > 0 ? 1.0 : a < 0 ? -1.0 : a; }
+static double rd_fmod(double a, double b) { return fmod(a, b); }
+static double rd_max(double a, double b) {
+  if (isnan(a) || isnan(b)) return NAN;
+  if (a == b) return signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+static double rd_min(double a, double b) {
+  if (isnan(a) || isnan(b)) return NAN;
+  if (a == b) return signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+static double cd_eq(double a, double b) { return nxd_eq(a, b) ? 1.0 : 0.0; }
+static double cd_lt(double a, double b) { return nxd_lt(a, b) ? 1.0 : 0.0; }
+static double cd_le(double a, double b) { return nxd_le(a, b) ? 1.0 : 0.0; }
+static double rd_eq(double a, double b) { return a == b ? 1.0 : 0.0; }
+static double rd_lt(double a, double b) { return a < b ? 1.0 : 0.0; }
+static double rd_le(double a, double b) { return a <= b ? 1.0 : 0.0; }
+static volatile double vdden = 0x1p-1070;
+static __attribute__((noinline)) double plain_add_d(double a, double b) { return a + b; }
+
+static void f64_checks(void) {
+  xd = malloc(sizeof(double) * (size_t)N);
+  yd = malloc(sizeof(double) * (size_t)N);
+  od = malloc(sizeof(double) * (size_t)N);
+  if (!xd || !yd || !od) exit(1);
+  ftz_on();
+  double flushed = plain_add_d(vdden, vdden);
+  ftz_off();
+  CHECK(flushed == 0.0 && plain_add_d(vdden, vdden) != 0.0,
+        "the emulation flushes f64: 2^-1070 + 2^-1070 = %a under FTZ|DAZ, %a without", flushed,
+        plain_add_d(vdden, vdden));
+  int k = 0;
+  for (size_t i = 0; i < NEDGE_D && k < N; i++)
+    for (size_t j = 0; j < NEDGE_D && k < N; j++, k++) {
+      xd[k] = bits2d(EDGE_D[i]);
+      yd[k] = bits2d(EDGE_D[j]);
+    }
+  for (; k < N; k++) {
+    xd[k] = rnd_d();
+    yd[k] = rnd_d();
+    if (k % 8 == 0) yd[k] = bits2d(d2bits(xd[k]) ^ 0x8000000000000000ull); /* exact cancellation */
+    if (k % 8 == 1) yd[k] = bits2d(d2bits(xd[k]) + rnd64() % 5); /* near ties */
+    if (k % 8 == 2) { /* products and quotients near the denormal boundary */
+      uint64_t ex = (uint64_t)((rnd64() % 120) + 1023 - 60) << 52;
+      yd[k] = bits2d((d2bits(yd[k]) & 0x800fffffffffffffull) | ex);
+      xd[k] = bits2d((d2bits(xd[k]) & 0x800fffffffffffffull) | ((uint64_t)(1 + rnd64() % 60) << 52));
+    }
+  }
+  exact2d("add", nxd_add, rd_add);
+  exact2d("subtract", nxd_sub, rd_sub);
+  exact2d("multiply", nxd_mul, rd_mul);
+  exact2d("divide", nxd_div, rd_div);
+  exact2d("max", nxd_max, rd_max);
+  exact2d("min", nxd_min, rd_min);
+  exact2d("fmod", nxd_rem, rd_fmod);
+  exact2d("equal", cd_eq, rd_eq);
+  exact2d("less", cd_lt, rd_lt);
+  exact2d("less_equal", cd_le, rd_le);
+  exact1d("sqrt", nxd_sqrt, rd_sqrt);
+  exact1d("abs", nx_absd, rd_abs);
+  exact1d("negate", nx_negd, rd_neg);
+  exact1d("sign", nxd_sign, rd_sign);
+  exact1d("floor", nxd_floor, rd_floor);
+  exact1d("ceil", nxd_ceil, rd_ceil);
+  /* divide and sqrt correctly rounded on uniform random bits (every exponent) without FTZ too */
+  for (int i = 0; i < N; i++) {
+    xd[i] = bits2d(rnd64());
+    yd[i] = bits2d(rnd64());
+  }
+  long bad = 0;
+  for (int i = 0; i < N; i++)
+    if (!same_d(nxd_div(xd[i], yd[i]), xd[i] / yd[i]) || !same_d(nxd_sqrt(xd[i]), sqrt(xd[i]))) bad++;
+  CHECK(bad == 0, "f64 divide and sqrt correctly rounded (no FTZ) on %d random bit patterns (%ld differ)", N, bad);
+  free(xd);
+  free(yd);
+  free(od);
+}
+
 static volatile float vden = 0x1p-140f;
 static __attribute__((noinline)) float plain_add(float a, float b) { return a + b; }
 
@@ -317,6 +483,7 @@ int main(int argc, char **argv) {
   ulp1("rsqrt (denormal inputs)", nxf_rsqrt, l_rsqrt, 1);
   for (int i = 0; i < N; i++) xa[i] = (i % 2) ? rnd_f() : (float)((double)(rnd64() >> 11) * 0x1p-53 * 2.0 - 1.0);
   ulp1("log1p", nxf_log1p, log1pl, 2);
+  f64_checks();
   free(xa);
   free(ya);
   free(out);
