@@ -445,7 +445,10 @@ COMPARE = {
     "less_equal": np.less_equal, "greater": np.greater, "greater_equal": np.greater_equal,
 }
 UNARY = {
-    "exp": fl_ref(np.exp), "log": fl_ref(np.log), "sqrt": fl_ref(np.sqrt),
+    "exp": fl_ref(np.exp), "log": fl_ref(np.log),
+    # sqrt is exact (correctly rounded): numpy's own, in the dtype (long double
+    # rounded to f64 rounds twice: sqrt(DBL_MAX) came out one ULP high)
+    "sqrt": lambda x: np.sqrt(x).astype(x.dtype),
     "rsqrt": fl_ref(lambda x: LD(1) / np.sqrt(x)),
     "abs": lambda x: np.abs(x).astype(x.dtype), "negate": lambda x: (-x).astype(x.dtype),
     "sigmoid": fl_ref(lambda x: LD(1) / (LD(1) + np.exp(-x))),
