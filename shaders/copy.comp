@@ -159,8 +159,13 @@ float to_f32_odd(double x) {
 #endif
 
 D convert(S x) {
-#if defined(D_BOOL)
-  return x != S(0) || (x != x) ? 1u : 0u;
+#if defined(D_BOOL) && defined(S_F64)
+  uvec2 w = unpackDouble2x32(x);  // on the bits: a flushing driver reads a denormal as 0
+  return ((w.y & 0x7fffffffu) | w.x) != 0u ? 1u : 0u;
+#elif defined(D_BOOL) && defined(S_FLOAT)
+  return (floatBitsToUint(x) & 0x7fffffffu) != 0u ? 1u : 0u;  // likewise; NaN is true
+#elif defined(D_BOOL)
+  return x != S(0) ? 1u : 0u;
 #elif defined(D_FLOAT) && defined(S_F64) && defined(D_HALF)
   return to_f32_odd(x);
 #elif defined(DST_f64) && defined(S_FLOAT) && !defined(S_F64)
