@@ -13,7 +13,10 @@
  * sign rem max min floor ceil and the comparisons, all correct on a driver
  * that flushes denormals (see "f32 on the bits" below).  f64:
  * exp log expm1 log1p sin cos tanh sigmoid erf atan2 pow sqrt rsqrt round
- * sign rem max min.  Semantics: DESIGN.md "Op semantics"; pow and atan2
+ * sign rem max min div add sub mul floor ceil and the comparisons; add, sub,
+ * mul, div, sqrt, rem, sign, max, min, floor, ceil and the comparisons are
+ * bit-identical to IEEE also where the driver flushes f64 denormals (see
+ * "f64 on the bits").  Semantics: DESIGN.md "Op semantics"; pow and atan2
  * follow C99 Annex F for every special case, rem is C fmod (exact, sign of
  * x), round is half away from zero (exact), sign(+-0) = +-0, sign(NaN) = NaN,
  * max/min propagate NaN with max(-0, +0) = +0, min(-0, +0) = -0.
@@ -112,7 +115,7 @@
  *   atan2      1 (0.51; 0.98 for subnormal results)              1 (0.51; 0.99)
  *   pow        1 (0.76), whole range incl. results near overflow  1 (0.77)
  *   rsqrt      1 (0.50)                                          1 (0.50)
- *   sqrt, div  builtin                                           0 (correctly rounded)
+ *   sqrt, div  0 (corr. rounded)                                  0 (correctly rounded)
  *  round, sign, rem, max, min: exact (0 ULP, bit for bit with C) in both
  *  families.  Results in the subnormal range take one extra rounding
  *  (still <= 1 ULP).  The unit test checks <= 2 ULP for every function.
