@@ -30,6 +30,8 @@
 #include "glsl_compat.h"
 #include "nxmath.glsl"
 #include "tap.h"
+#define BITS_SEED 0x2545f4914f6cdd1dull
+#include "bits.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <xmmintrin.h>
@@ -52,28 +54,6 @@ static void ftz_on(void) {}
 static void ftz_off(void) {}
 #endif
 
-static uint64_t rng_s = 0x2545f4914f6cdd1dull;
-static uint64_t rnd64(void) {
-  uint64_t z = (rng_s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-static float bits2f(uint32_t b) {
-  float f;
-  memcpy(&f, &b, 4);
-  return f;
-}
-static uint32_t f2bits(float f) {
-  uint32_t b;
-  memcpy(&b, &f, 4);
-  return b;
-}
-static uint64_t d2bits(double d) {
-  uint64_t b;
-  memcpy(&b, &d, 8);
-  return b;
-}
 static const uint32_t EDGE[] = {
   0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0x00000001u, 0x80000001u,
   0x00000002u, 0x007fffffu, 0x807fffffu, 0x00400000u, 0x00800000u, 0x80800000u, 0x00800001u,
@@ -242,11 +222,6 @@ static void fill_scaled(float lo, float hi, int with_denormals) {
 
 /* ---- f64: the same on an emulated driver that flushes f64 denormals
  * (shaderDenormPreserveFloat64 = false; SSE2's FTZ|DAZ flushes double too) */
-static double bits2d(uint64_t b) {
-  double d;
-  memcpy(&d, &b, 8);
-  return d;
-}
 static const uint64_t EDGE_D[] = {
   0x0000000000000000ull, 0x8000000000000000ull, 0x7ff0000000000000ull, 0xfff0000000000000ull,
   0x7ff8000000000000ull, 0x0000000000000001ull, 0x8000000000000001ull, 0x0000000000000002ull,

@@ -24,6 +24,8 @@
 #include "glsl_compat.h"
 #include "nxmath.glsl"
 #include "tap.h"
+#define BITS_SEED 0x9e3779b97f4a7c15ull
+#include "bits.h"
 
 /* ---------------------------------------------------------------- limits */
 /* f64: every function <= 2 ULP over the whole double range, as DESIGN.md asks
@@ -39,35 +41,8 @@
 #define LIM_F 2.0
 
 /* ------------------------------------------------------------------ rng */
-static uint64_t rng_s = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd64(void) {
-  uint64_t z = (rng_s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 static double unif(double a, double b) { /* [a, b) */
   return a + (b - a) * ((double)(rnd64() >> 11) * 0x1p-53);
-}
-static double bits2d(uint64_t b) {
-  double d;
-  memcpy(&d, &b, 8);
-  return d;
-}
-static uint64_t d2bits(double d) {
-  uint64_t b;
-  memcpy(&b, &d, 8);
-  return b;
-}
-static float bits2f(uint32_t b) {
-  float f;
-  memcpy(&f, &b, 4);
-  return f;
-}
-static uint32_t f2bits(float f) {
-  uint32_t b;
-  memcpy(&b, &f, 4);
-  return b;
 }
 /* |x| = 2^e * (1 + random mantissa), e uniform in [emin, emax], random sign
  * if sgn; exponents below -1022 give denormals */
