@@ -45,14 +45,20 @@ GLSLANG_LIBS="-lglslang -lSPIRV -lglslang-default-resource-limits -lMachineIndep
   -lOSDependent -lGenericCodeGen -lOGLCompiler -lSPIRV-Tools-opt -lSPIRV-Tools -lstdc++"
 LIBS="-lcjson -lcsv -lz $GLSLANG_LIBS -lpthread -ldl -lm"
 # the generated sources the Makefile links into the engine ($(B)/gen/*.o of OBJ_CORE)
-GEN=$(sed -n '/^OBJ_CORE *=/,/[^\\]$/p' Makefile | grep -oE '\$\(B\)/gen/[A-Za-z0-9_]+\.o' |
-  sed -E 's|\$\(B\)/gen/(.*)\.o|build/gen/\1.c|' | tr '\n' ' ')
+# (asked of make itself, so names built from variables, such as the run-time
+# kernels' src_*.o, are expanded)
+GEN=$(printf 'print-gen-objs:\n\t@echo $(filter $(B)/gen/%%,$(OBJ_CORE))\n' |
+  make -s --no-print-directory -f Makefile -f - print-gen-objs | tr ' ' '\n' |
+  sed -nE 's|^build/obj/gen/(.*)\.o$|build/gen/\1.c|p' | tr '\n' ' ')
 [ -n "$GEN" ] || { echo "build.sh: cannot find OBJ_CORE's generated sources in the Makefile" >&2; exit 1; }
 engine_sources() {
   ls src/core/*.c src/vk/*.c src/ops/*.c src/io/*.c
   echo src/cli/port_frame.c
 }
 
+# make deletes the run-time kernels' src_*.c as intermediates: have it make them again
+# shellcheck disable=SC2086
+make -s $GEN >/dev/null 2>&1 || true
 for g in $GEN; do
   [ -f "$g" ] || { echo "build.sh: $g is missing: run make first" >&2; exit 1; }
 done

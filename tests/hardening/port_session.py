@@ -76,7 +76,7 @@ def main():
     req({"id": 18, "cmd": "run", "graph": {"inputs": {"x": "x.npy"}, "ops": [], "outputs": {"x": True}}},
         want="bad_request")
     req({"id": 19, "cmd": "put", "dtype": "f32", "shape": [2]}, f32(1), want="size_mismatch")
-    req({"id": 20, "cmd": "put", "dtype": "f16", "shape": [1]}, b"\0\0", want="unsupported_dtype")
+    req({"id": 20, "cmd": "put", "dtype": "c64", "shape": [1]}, b"\0" * 8, want="unsupported_dtype")
     req({"id": 21, "cmd": "get", "handle": 99}, want="unknown_handle")
     req({"id": 22, "cmd": "frobnicate"}, want="bad_request")
     req({"id": 23, "cmd": "info", "extra": 1}, want="bad_request")
