@@ -1,9 +1,10 @@
 /*
  * bench_peak.c - `nxvk bench peak`: the roofline as nxvk itself measures it.
  *   fma      f32/f64, scalar/vec4/outer: shaders/peak_fma.comp, GFLOPS from timestamps
- *   copy     device memory to device memory, GB/s read + written: vkCmdCopyBuffer
- *            (variant device) and copy_vec4.comp (variant shader); the roofline
- *            takes the faster
+ *   copy     device memory to device memory, GB/s read + written: the engine's
+ *            copy, nxvk_tensor_copy (variant device: copy_vec4.comp on a
+ *            discrete GPU, vkCmdCopyBuffer on CPU and integrated devices), and
+ *            copy_vec4.comp alone (variant shader); the roofline takes the faster
  *   h2d d2h  nxvk_tensor_upload / nxvk_tensor_download, wall clock
  *   latency  one empty dispatch: record, submit, wait, wall clock
  *
@@ -107,7 +108,7 @@ static int bench_transfers(bench_ctx *b, int64_t bytes) {
     row->bytes = (double)x.bytes;
     row->gbps = row->bytes / row->e2e.median;
     snprintf(row->check, sizeof row->check, "round trip");
-    snprintf(row->note, sizeof row->note, "%s (through a staging buffer where the device needs one), wall clock",
+    snprintf(row->note, sizeof row->note, "%s (through staging where the device needs it; 32 MiB and more on several threads), wall clock",
              dir == 0 ? "nxvk_tensor_upload" : "nxvk_tensor_download");
     bench_progress_done(b);
     bench_print_row(row);
@@ -318,7 +319,7 @@ typedef struct copy_run {
   nxvk_ctx *c;
   nxvk_tensor *src, *dst;
   bool timestamps;
-  bool shader;          /* copy_vec4.comp instead of vkCmdCopyBuffer */
+  bool shader;          /* copy_vec4.comp alone instead of nxvk_tensor_copy */
   uint32_t words;       /* shader: 16-byte words */
   uint32_t groups;
 } copy_run;
@@ -381,7 +382,7 @@ static int bench_copy(bench_ctx *b, int64_t bytes, bool shader) {
       snprintf(row->check, sizeof row->check, "bytes equal");
       snprintf(row->note, sizeof row->note,
                shader ? "copy_vec4.comp (16-byte loads, %u workgroups of 256); GB/s counts bytes read + written"
-                      : "vkCmdCopyBuffer; GB/s counts bytes read + written", x.groups);
+                      : "nxvk_tensor_copy (copy_vec4.comp on a discrete GPU, else vkCmdCopyBuffer); GB/s counts bytes read + written", x.groups);
       if (row->gbps > b->peak_copy_gbps) b->peak_copy_gbps = row->gbps; /* the faster of the two */
       bench_progress_done(b);
       bench_print_row(row);

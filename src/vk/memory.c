@@ -3,12 +3,17 @@
  *
  * Device-local buffers are filled and read through a temporary host-visible
  * staging buffer; on CPU and integrated devices (host_visible_fast_path) the
- * buffer itself is host-visible and mapped, so transfers are memcpy.
+ * buffer itself is host-visible and mapped, so transfers are memcpy.  Large
+ * transfers run on several threads (transfer_parallel): one memcpy into
+ * staging runs at a fraction of the PCIe rate, so each thread moves its own
+ * pieces and one thread's memcpy overlaps another's DMA copy.
  */
 #include "vkcore.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int find_memory_type(nxvk_ctx *c, uint32_t type_bits, VkMemoryPropertyFlags need,
                             VkMemoryPropertyFlags prefer, uint32_t *out) {
@@ -259,6 +264,107 @@ void nxvk_buffer_unref(nxvk_ctx *c, nxvk_buffer *b) {
   buffer_destroy(c, b);
 }
 
+/* One staged copy of n bytes between host memory and b at off, through the
+ * host-visible buffer `staging` (at least n bytes): host -> staging -> b when
+ * writing, b -> staging -> host when reading. */
+static int staged_copy(nxvk_ctx *c, nxvk_buffer *staging, nxvk_buffer *b, VkDeviceSize off, char *host,
+                       size_t n, bool write) {
+  if (write) memcpy(staging->mapped, host, n);
+  nxvk_rec *r;
+  int rc = nxvk_rec_begin(c, false, &r);
+  if (rc) return rc;
+  rc = write ? nxvk_rec_copy(r, staging, 0, b, off, n) : nxvk_rec_copy(r, b, off, staging, 0, n);
+  if (rc) {
+    nxvk_rec_abort(r);
+    return rc;
+  }
+  rc = nxvk_rec_submit(r, NULL);
+  /* we asked for coherent memory, so a plain read of the staging copy is enough */
+  if (rc == NXVK_OK && !write) memcpy(host, staging->mapped, n);
+  return rc;
+}
+
+/* ---- large transfers on several threads ---- */
+
+#define XFER_PIECE ((size_t)8 << 20)    /* bytes per staged copy; one pooled staging buffer each */
+#define XFER_MAX_THREADS 8
+
+typedef struct xfer {
+  nxvk_ctx *c;
+  nxvk_buffer *b;
+  VkDeviceSize off;
+  char *host;
+  size_t n;
+  bool write;
+  int nthreads;
+  atomic_int first_rc;
+  pthread_mutex_t lock;
+  char err[512];                         /* the first failure's message (errors are per thread) */
+} xfer;
+
+typedef struct xfer_worker {
+  xfer *x;
+  int index;
+  pthread_t tid;
+} xfer_worker;
+
+/* Worker t moves pieces t, t + T, t + 2T, ... so the threads finish together. */
+static void *xfer_main(void *arg) {
+  xfer_worker *w = arg;
+  xfer *x = w->x;
+  nxvk_buffer *staging = NULL;
+  int rc = nxvk_buffer_create(x->c, XFER_PIECE, true, &staging);
+  size_t npieces = (x->n + XFER_PIECE - 1) / XFER_PIECE;
+  for (size_t p = (size_t)w->index; rc == NXVK_OK && p < npieces; p += (size_t)x->nthreads) {
+    if (atomic_load(&x->first_rc)) break;
+    size_t at = p * XFER_PIECE, len = x->n - at < XFER_PIECE ? x->n - at : XFER_PIECE;
+    rc = staged_copy(x->c, staging, x->b, x->off + at, x->host + at, len, x->write);
+  }
+  nxvk_buffer_unref(x->c, staging);
+  if (rc) {
+    int zero = 0;
+    pthread_mutex_lock(&x->lock);
+    if (atomic_compare_exchange_strong(&x->first_rc, &zero, rc))
+      snprintf(x->err, sizeof x->err, "%s", nxvk_errmsg());
+    pthread_mutex_unlock(&x->lock);
+  }
+  return NULL;
+}
+
+static int transfer_parallel(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, char *host, size_t n,
+                             bool write) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t npieces = (n + XFER_PIECE - 1) / XFER_PIECE;
+  int t = cpus < 2 ? 2 : cpus > XFER_MAX_THREADS ? XFER_MAX_THREADS : (int)cpus;
+  if ((size_t)t > npieces) t = (int)npieces;
+  xfer x = {.c = c, .b = b, .off = off, .host = host, .n = n, .write = write, .nthreads = t};
+  atomic_init(&x.first_rc, 0);
+  pthread_mutex_init(&x.lock, NULL);
+  xfer_worker w[XFER_MAX_THREADS];
+  int started = 0;
+  for (; started < t; started++) {
+    w[started] = (xfer_worker){.x = &x, .index = started};
+    if (pthread_create(&w[started].tid, NULL, xfer_main, &w[started]) != 0) break;
+  }
+  if (started == 0) {         /* no thread to be had: this one does it all */
+    x.nthreads = 1;
+    w[0] = (xfer_worker){.x = &x, .index = 0};
+    xfer_main(&w[0]);
+  } else {
+    /* a thread that failed to start leaves its pieces: the others cannot
+     * take them over, so the transfer fails as a whole */
+    if (started < t) {
+      int zero = 0;
+      if (atomic_compare_exchange_strong(&x.first_rc, &zero, NXVK_E_NO_MEMORY))
+        snprintf(x.err, sizeof x.err, "could not start transfer thread %d of %d", started + 1, t);
+    }
+    for (int i = 0; i < started; i++) pthread_join(w[i].tid, NULL);
+  }
+  pthread_mutex_destroy(&x.lock);
+  int rc = atomic_load(&x.first_rc);
+  return rc ? nxvk_seterr(rc, "%s", x.err) : NXVK_OK;
+}
+
 int nxvk_buffer_write(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, const void *src, size_t n) {
   if (n == 0) return NXVK_OK;
   if (off + n > b->size) return nxvk_seterr(NXVK_E_SIZE_MISMATCH, "write past end of buffer");
@@ -266,25 +372,21 @@ int nxvk_buffer_write(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, const void 
     memcpy((char *)b->mapped + off, src, n);
     return NXVK_OK;
   }
-  nxvk_rec *r;
-  int rc;
   if (n <= 65536 && n % 4 == 0 && off % 4 == 0) {
     /* small and aligned: vkCmdUpdateBuffer carries it, no staging buffer */
-    rc = nxvk_rec_begin(c, false, &r);
+    nxvk_rec *r;
+    int rc = nxvk_rec_begin(c, false, &r);
     if (rc) return rc;
     rc = nxvk_rec_update(r, b, off, src, n);
     if (rc == NXVK_OK) return nxvk_rec_submit(r, NULL);
     nxvk_rec_abort(r);
     return rc;
   }
+  if (n >= NXVK_XFER_MIN) return transfer_parallel(c, b, off, (char *)src, n, true);
   nxvk_buffer *staging;
-  rc = nxvk_buffer_create(c, n, true, &staging);
+  int rc = nxvk_buffer_create(c, n, true, &staging);
   if (rc) return rc;
-  memcpy(staging->mapped, src, n);
-  rc = nxvk_rec_begin(c, false, &r);
-  if (rc == NXVK_OK) rc = nxvk_rec_copy(r, staging, 0, b, off, n);
-  if (rc == NXVK_OK) rc = nxvk_rec_submit(r, NULL);
-  else nxvk_rec_abort(r);
+  rc = staged_copy(c, staging, b, off, (char *)src, n, true);
   nxvk_buffer_unref(c, staging);
   return rc;
 }
@@ -296,19 +398,11 @@ int nxvk_buffer_read(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, void *dst, s
     memcpy(dst, (const char *)b->mapped + off, n);
     return NXVK_OK;
   }
+  if (n >= NXVK_XFER_MIN) return transfer_parallel(c, b, off, dst, n, false);
   nxvk_buffer *staging;
   int rc = nxvk_buffer_create(c, n, true, &staging);
   if (rc) return rc;
-  nxvk_rec *r;
-  rc = nxvk_rec_begin(c, false, &r);
-  if (rc == NXVK_OK) rc = nxvk_rec_copy(r, b, off, staging, 0, n);
-  if (rc == NXVK_OK) rc = nxvk_rec_submit(r, NULL);
-  else nxvk_rec_abort(r);
-  if (rc == NXVK_OK) {
-    /* HOST_CACHED memory may be non-coherent on some drivers: we asked for
-     * coherent, so a plain read is enough. */
-    memcpy(dst, staging->mapped, n);
-  }
+  rc = staged_copy(c, staging, b, off, dst, n, false);
   nxvk_buffer_unref(c, staging);
   return rc;
 }

@@ -167,6 +167,8 @@ struct nxvk_ctx {
 int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_buffer **out);
 void nxvk_buffer_ref(nxvk_buffer *b);
 void nxvk_buffer_unref(nxvk_ctx *c, nxvk_buffer *b);
+/* Transfers of NXVK_XFER_MIN bytes or more run on several threads. */
+#define NXVK_XFER_MIN ((size_t)32 << 20)
 int nxvk_buffer_write(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, const void *src, size_t n);
 int nxvk_buffer_read(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, void *dst, size_t n);
 

@@ -192,6 +192,16 @@ for t in ('f16', 'int8'):
     assert len(c) == 1 and c[0]['reason'].startswith('not '), sk
 assert not any(r['name'] == 'coopmat' for r in res), res"
 
+# the staged path a discrete GPU takes (NXVK_STAGING=1): the device copy through
+# copy_vec4.comp with a tail of 4 bytes, the transfers through staging; each
+# checks its bytes (a copy that differs fails the bench)
+expect_status "peak under NXVK_STAGING=1 (the discrete-GPU paths) runs, every copy checked" 0 \
+  env NXVK_STAGING=1 "$NXVK" bench peak --repeat 1 --bytes 1048580 --json "$tmp/peak-staged.json"
+check "peak under NXVK_STAGING=1: the device copy (shader and tail), h2d and d2h measured" "$PY" -c "
+import json; d = json.load(open('$tmp/peak-staged.json'))
+got = {(r['name'], r['variant']) for r in d['results'] if (r.get('gbps') or 0) > 0}
+assert {('copy', 'device'), ('h2d', 'upload'), ('d2h', 'download')} <= got, got"
+
 # ---- all -------------------------------------------------------------------
 expect_status "bench all runs (one size, --device all)" 0 \
   "$NXVK" bench all --ops add --sizes 1K --dtype f32 --repeat 1 --bytes 256K --device all \
