@@ -64,33 +64,119 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
-    test "types the engine lacks are held without loss and their ops fall back, counted" do
-      Nxvk.Backend.reset_stats()
+    # s64 (Nx's default integer) and u64 ops with two's complement
+    # wrapping, comparisons, reductions, dot, as_type, movement, iota: each
+    # the same bytes as Nx.BinaryBackend gives, run natively
+    defp int64_checks(backend) do
+      max = 9_223_372_036_854_775_807
       big = 9_007_199_254_740_993
-      t = Nx.tensor([big, -big, 1], type: :s64)
-      # s64 held as 32-bit words on the device: add runs there, exactly
-      assert %Nxvk.Backend{words: 2} = t.data
-      assert Nx.to_flat_list(Nx.add(t, 1)) == [big + 1, -big + 1, 2]
-      assert %{native: 1, fallback: 0} = Nxvk.Backend.stats()[:add]
-      assert Nx.to_flat_list(Nx.multiply(t, 3)) == [3 * big, -3 * big, 3]
-      assert %{native: 1, fallback: 0} = Nxvk.Backend.stats()[:multiply]
-      # quotient does not: it falls back, and is counted
-      assert Nx.to_flat_list(Nx.quotient(t, 3)) == [div(big, 3), -div(big, 3), 0]
+      s = Nx.tensor([[max, -max - 1, big], [-big, 16_777_217, -1]], type: :s64, backend: backend)
+      u = Nx.tensor([18_446_744_073_709_551_615, big, 3], type: :u64, backend: backend)
+      n = Nx.tensor([[3, -2, 7], [1, 0, -5]], type: :s64, backend: backend)
+      i8 = Nx.tensor([[100, -100, 27], [1, 2, 3]], type: :s8, backend: backend)
+      # finite floats beyond the integer's range are left out: Nx does not
+      # define them (its BinaryBackend wraps, the engine saturates)
+      f = Nx.tensor([1.5, -2.5, -4.0e18, 3.0e9, :infinity, :neg_infinity, :nan], type: :f64, backend: backend)
+
+      [
+        add: &Nx.add(&1, 1), add2: fn _ -> Nx.add(s, n) end, subtract: &Nx.subtract(&1, n),
+        multiply: &Nx.multiply(&1, 3), max: &Nx.max(&1, n), min: &Nx.min(&1, n),
+        negate: &Nx.negate/1, abs: &Nx.abs/1, sign: &Nx.sign/1,
+        equal: &Nx.equal(&1, n), less: &Nx.less(&1, n), greater_equal: &Nx.greater_equal(&1, 0),
+        sum: &Nx.sum/1, sum_axis: &Nx.sum(&1, axes: [0]), product: &Nx.product(&1, axes: [1]),
+        reduce_max: &Nx.reduce_max(&1, axes: [1]), reduce_min: &Nx.reduce_min/1,
+        argmax: &Nx.argmax(&1, axis: 1), argmin: &Nx.argmin/1,
+        dot: &Nx.dot(&1, Nx.transpose(n)), select: &Nx.select(Nx.greater(&1, 0), &1, n),
+        clip: &Nx.clip(&1, -5, 5), transpose: &Nx.transpose/1, reshape: &Nx.reshape(&1, {3, 2}),
+        slice: &Nx.slice(&1, [0, 1], [2, 2]), concatenate: &Nx.concatenate([&1, n]),
+        broadcast: &Nx.broadcast(Nx.slice(&1, [0, 0], [1, 3]), {4, 3}),
+        iota: fn _ -> Nx.iota({2, 3}, axis: 1, backend: backend) end,
+        sum_s8: fn _ -> Nx.sum(i8, axes: [1]) end, dot_s8: fn _ -> Nx.dot(i8, Nx.transpose(i8)) end,
+        argmax_f: fn _ -> Nx.argmax(f) end
+      ]
+      |> Enum.map(fn {name, fun} -> {name, fun.(s)} end)
+      |> Kernel.++(
+        for ty <- [:s8, :s16, :s32, :u8, :u16, :u32, :u64, :f16, :bf16, :f32, :f64] do
+          {:"as_type_#{ty}", Nx.as_type(s, ty)}
+        end
+      )
+      |> Kernel.++(for ty <- [:s64, :u64], do: {:"as_type_f64_#{ty}", Nx.as_type(f, ty)})
+      |> Kernel.++(
+        u_add: Nx.add(u, 5), u_multiply: Nx.multiply(u, u), u_less: Nx.less(u, 4), u_greater: Nx.greater(Nx.tensor([-1, 5, 7], backend: backend), u),
+        u_max: Nx.max(u, Nx.tensor(-1, backend: backend)), u_sum: Nx.sum(u),
+        u_argmax: Nx.argmax(u), u_as_type_s64: Nx.as_type(u, :s64), u_as_type_f32: Nx.as_type(u, :f32)
+      )
+    end
+
+    # the same checks on Nx.BinaryBackend
+    defp int64_want do
+      Nx.default_backend(Nx.BinaryBackend)
+      try do: int64_checks(Nx.BinaryBackend), after: Nx.default_backend(Nxvk.Backend)
+    end
+
+    defp assert_int64_checks(got, want) do
+      assert length(got) == length(want)
+
+      for {{name, g}, {name, w}} <- Enum.zip(got, want) do
+        assert %Nxvk.Backend{} = g.data
+        assert %Nx.BinaryBackend{} = w.data
+        assert {g.type, g.shape} == {w.type, w.shape}, "#{name}: #{inspect(g)} vs #{inspect(w)}"
+        assert Nx.to_binary(g) == Nx.to_binary(w), "#{name}: #{inspect(g)} vs #{inspect(w)}"
+      end
+    end
+
+    test "s64 and u64 are the engine's i64 and u64: every op native, bit for bit as Nx's" do
+      assert Nxvk.Backend.int64?(0), "lavapipe has shaderInt64"
+      t = Nx.tensor([1, 2, 3])
+      assert %Nxvk.Backend{words: nil, handle: h} = t.data
+      assert is_integer(h)
+      Nxvk.Backend.reset_stats()
+      got = int64_checks({Nxvk.Backend, device: 0})
+      assert_int64_checks(got, int64_want())
+      stats = Nxvk.Backend.stats()
+      # all but the max of a u64 and a signed value (exact in Nx)
+      assert [:max] == for({cb, %{fallback: f}} <- stats, f > 0, do: cb), inspect(stats)
+      assert %{max: %{fallback: 1}} = stats
+      # quotient is not an engine op here: it falls back, and is counted
+      assert Nx.to_flat_list(Nx.quotient(t, 2)) == [0, 1, 1]
       assert %{native: 0, fallback: 1} = Nxvk.Backend.stats()[:quotient]
+    end
 
-      # as_type between s64 and s32/f32/f64 runs on the words, bit for bit as Nx's
-      vals = [0, -1, 2_147_483_648, -4_294_967_296, big, 9_223_372_036_854_775_807, 16_777_217]
-      s = Nx.tensor(vals, type: :s64)
+    test "without shaderInt64 (a port with NXVK_TEST_INJECT=no_int64) s64/u64 are held as words, exactly" do
+      Application.put_env(:nxvk, :device_map, %{3 => 0})
+      Application.put_env(:nxvk, :device_env, %{3 => [{"NXVK_TEST_INJECT", "no_int64"}]})
 
-      for ty <- [:s32, :f32, :f64] do
-        assert Nx.to_binary(Nx.as_type(s, ty)) ==
-                 Nx.to_binary(Nx.as_type(Nx.backend_copy(s, Nx.BinaryBackend), ty))
+      on_exit(fn ->
+        Application.delete_env(:nxvk, :device_map)
+        Application.delete_env(:nxvk, :device_env)
+      end)
+
+      refute Nxvk.Backend.int64?(3)
+      assert {:ok, %{"dtypes" => dtypes}} = Nxvk.Server.info(Nxvk.Backend.server(3))
+      refute "i64" in dtypes
+      Nxvk.Backend.reset_stats()
+      got = int64_checks({Nxvk.Backend, device: 3})
+      assert_int64_checks(got, int64_want())
+      big = 9_007_199_254_740_993
+      t = Nx.tensor([big, -big, 1], type: :s64, backend: {Nxvk.Backend, device: 3})
+      assert %Nxvk.Backend{words: 2, device: 3} = t.data
+      stats = Nxvk.Backend.stats()
+      # what the words path runs natively
+      for cb <- [:add, :subtract, :multiply, :equal, :less, :greater_equal, :sum, :select, :transpose,
+                 :reshape, :slice, :concatenate, :broadcast, :iota] do
+        assert %{native: n} = stats[cb], "#{cb}: #{inspect(stats[cb])}"
+        assert n >= 1, "#{cb}: #{inspect(stats[cb])}"
       end
 
-      assert %{fallback: 0} = Nxvk.Backend.stats()[:as_type]
+      # the argmax of a device type is widened to s64 words on the device
+      assert %{argmax: %{native: n}} = stats
+      assert n >= 1
+      # ops the words lack fall back, counted
+      assert %{fallback: f} = stats[:dot]
+      assert f >= 1
 
-      for type <- [:s8, :s16, :u16, :u32, :u64, :f16, :bf16, :c64] do
-        x = Nx.tensor([1, 2, 3], type: type)
+      for type <- [:s8, :s16, :u16, :u32, :f16, :bf16, :c64] do
+        x = Nx.tensor([1, 2, 3], type: type, backend: {Nxvk.Backend, device: 3})
         assert Nx.to_flat_list(Nx.multiply(x, x)) == Nx.to_flat_list(Nx.multiply(bin(x), bin(x)))
       end
 

@@ -11,7 +11,9 @@ if Code.ensure_loaded?(Nx) do
     Options: `device: N` (default 0) picks the port, one `nxvk port` per
     device, started on first use (`Nx.default_backend({Nxvk.Backend, device: 1})`).
     The physical device a port opens is N, unless the application setting
-    `:device_map` (a map N => index) says otherwise.
+    `:device_map` (a map N => index) says otherwise; `:device_env` (a map
+    N => [{"NAME", "value"}]) adds environment variables to that port
+    (the tests start a port with `NXVK_TEST_INJECT=no_int64` this way).
 
     ## What runs where
 
@@ -72,16 +74,23 @@ if Code.ensure_loaded?(Nx) do
     """
     @behaviour Nx.Backend
 
-    # words: for a type the engine lacks but whose elements are whole 32-bit
-    # words (s64, u64, c64: 2; c128: 4), the device holds the raw
-    # words as an i32 tensor of shape ++ [words]: exact, and ops that only
-    # move elements run on it natively; nil for the engine's own types
+    # words: for a type the device lacks but whose elements are whole 32-bit
+    # words (c64: 2; c128: 4; s64 and u64 on a device without shaderInt64:
+    # 2), the device holds the raw words as an i32 tensor of shape ++
+    # [words]: exact, and ops that only move elements run on it natively;
+    # nil for the device's own types
     defstruct [:server, :handle, :ref, :host, :words, device: 0]
 
     @doc false
-    def words({k, 64}) when k in [:s, :u, :c], do: 2
-    def words({:c, 128}), do: 4
-    def words(_), do: nil
+    # the words a type is held as on device n (nil: held as itself)
+    def words(type, device) do
+      case type do
+        {:c, 64} -> 2
+        {:c, 128} -> 4
+        {k, 64} when k in [:s, :u] -> if int64?(device), do: nil, else: 2
+        _ -> nil
+      end
+    end
 
     alias Nx.Tensor, as: T
     alias Nxvk.Graph, as: G
@@ -103,11 +112,8 @@ if Code.ensure_loaded?(Nx) do
       case GenServer.whereis(name) do
         nil ->
           physical = Map.get(Application.get_env(:nxvk, :device_map, %{}), n, n)
-
-          spec = %{
-            id: name,
-            start: {Nxvk.Server, :start_link, [[name: name, env: [{"NXVK_DEVICE", "#{physical}"}]]]}
-          }
+          env = [{"NXVK_DEVICE", "#{physical}"} | Map.get(Application.get_env(:nxvk, :device_env, %{}), n, [])]
+          spec = %{id: name, start: {Nxvk.Server, :start_link, [[name: name, env: env]]}}
 
           case Supervisor.start_child(Nxvk.Supervisor, spec) do
             {:ok, pid} -> pid
@@ -120,6 +126,36 @@ if Code.ensure_loaded?(Nx) do
           pid
       end
     end
+
+    @doc """
+    Whether device `n` stores s64 and u64 as themselves (the engine's i64
+    and u64: the device has shaderInt64, as the port's `info` says in
+    `dtypes`).  Without it they are held as 32-bit words (see "What runs
+    where").  Asked once per port.
+    """
+    def int64?(n \\ 0) do
+      s = server(n)
+      key = {__MODULE__, :int64, s}
+
+      case :persistent_term.get(key, nil) do
+        nil ->
+          case Nxvk.Server.info(s) do
+            {:ok, %{"dtypes" => dtypes}} ->
+              v = "i64" in dtypes and "u64" in dtypes
+              :persistent_term.put(key, v)
+              v
+
+            # no binary yet: nothing can be uploaded either; ask again later
+            _ ->
+              false
+          end
+
+        v ->
+          v
+      end
+    end
+
+    defp new_graph(s, device), do: G.new(s, device, int64?(device))
 
     # --------------------------------------------------------------- stats
 
@@ -213,7 +249,7 @@ if Code.ensure_loaded?(Nx) do
     # scalars stay in the BEAM (they ride in the frame of the op that uses
     # them, like small constants): no round trip to make one
     defp upload(%T{type: type, shape: shape} = out, bin, device) do
-      w = words(type)
+      w = words(type, device)
 
       if (G.native?(type) or w != nil) and Nx.size(out) > 1 do
         s = server(device)
@@ -336,7 +372,7 @@ if Code.ensure_loaded?(Nx) do
     defp native(name, out, inputs, fallback_args, fun) do
       device = device_of(inputs)
       s = server(device)
-      {g, v} = fun.(G.new(s, device))
+      {g, v} = fun.(new_graph(s, device))
 
       case G.run(g, [v]) do
         {:ok, [%{"handle" => h, "dtype" => dt} = o]} ->
@@ -356,8 +392,8 @@ if Code.ensure_loaded?(Nx) do
     defp native_words(name, out, inputs, fallback_args, fun) do
       device = device_of(inputs)
       s = server(device)
-      w = words(out.type)
-      {g, v} = fun.(G.new(s, device), w)
+      w = words(out.type, device)
+      {g, v} = fun.(new_graph(s, device), w)
 
       case G.run(g, [v]) do
         {:ok, [%{"handle" => h, "dtype" => "i32", "shape" => shape} = o]} ->
@@ -373,9 +409,11 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
-    # every tensor of the same words-held type as out
-    defp words?(out, tensors),
-      do: words(out.type) != nil and Enum.all?(tensors, &(&1.type == out.type))
+    # every tensor of the same words-held type as out (on their device)
+    defp words?(out, tensors) do
+      d = device_of(tensors)
+      words(out.type, d) != nil and Enum.all?(tensors, &(&1.type == out.type))
+    end
 
     defp fallback(name, args) do
       device = device_of(Enum.filter(args, &match?(%T{}, &1)))
@@ -420,7 +458,11 @@ if Code.ensure_loaded?(Nx) do
     defp float?({:f, _}), do: true
     defp float?(_), do: false
 
-    defp nat?(types), do: Enum.all?(types, &G.native?/1)
+    # every type stored as itself on device d
+    defp nat?(types, d) do
+      int64 = Enum.any?(types, &int64_type?/1) and int64?(d)
+      Enum.all?(types, &G.native?(&1, int64))
+    end
 
     # ----------------------------------------------------- element-wise
 
@@ -432,10 +474,14 @@ if Code.ensure_loaded?(Nx) do
       @impl true
       def unquote(name)(out, a, b) do
         cond do
-          nat?([out.type]) ->
+          # max/min of a u64 and a signed value compare exactly in Nx
+          exact_compare?(unquote(name)) and u64_vs_signed?(a, b) ->
+            fallback(unquote(name), [out, a, b])
+
+          nat?([out.type], device_of([a, b])) ->
             binary_native(unquote(name), unquote(op), out, a, b, out.type)
 
-          multiply?(unquote(name)) and int64?(out.type) and int64_operands?([a, b]) ->
+          multiply?(unquote(name)) and int64_type?(out.type) and int64_operands?([a, b]) ->
             native_words(:multiply, out, [a, b], [out, a, b], fn g, 2 ->
               {g, alo, ahi} = G.int64_words(g, a)
               {g, blo, bhi} = G.int64_words(g, b)
@@ -443,7 +489,7 @@ if Code.ensure_loaded?(Nx) do
               broadcast_to(g, r, %{out | shape: Tuple.append(out.shape, 2)})
             end)
 
-          addsub?(unquote(name)) and int64?(out.type) and int64_operands?([a, b]) ->
+          addsub?(unquote(name)) and int64_type?(out.type) and int64_operands?([a, b]) ->
             native_words(unquote(name), out, [a, b], [out, a, b], fn g, 2 ->
               {g, alo, ahi} = G.int64_words(g, a)
               {g, blo, bhi} = G.int64_words(g, b)
@@ -458,22 +504,23 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp addsub?(name), do: name in [:add, :subtract]
+    defp exact_compare?(name), do: name in [:max, :min]
     defp multiply?(name), do: name == :multiply
 
-    defp int64?({k, 64}) when k in [:s, :u], do: true
-    defp int64?(_), do: false
+    defp int64_type?({k, 64}) when k in [:s, :u], do: true
+    defp int64_type?(_), do: false
 
     # 64-bit integer operands: s64/u64, or s32/u8 (extended); both of one
     # signedness when both are 64-bit
     defp int64_operands?(ts) do
-      Enum.all?(ts, &(int64?(&1.type) or &1.type in [{:s, 32}, {:u, 8}])) and
+      Enum.all?(ts, &(int64_type?(&1.type) or &1.type in [{:s, 32}, {:u, 8}])) and
         length(Enum.uniq(for %{type: {k, 64}} <- ts, do: k)) <= 1
     end
 
     for {name, op} <- @float_only do
       @impl true
       def unquote(name)(out, a, b) do
-        if nat?([out.type]) and float?(out.type),
+        if nat?([out.type], device_of([a, b])) and float?(out.type),
           do: binary_native(unquote(name), unquote(op), out, a, b, out.type),
           else: fallback(unquote(name), [out, a, b])
       end
@@ -485,10 +532,15 @@ if Code.ensure_loaded?(Nx) do
         type = Nx.Type.merge(a.type, b.type)
 
         cond do
-          nat?([type]) ->
+          # Nx compares the values exactly; in the merged type (s64) a u64
+          # above 2^63 would read negative
+          u64_vs_signed?(a, b) and nat?([type], device_of([a, b])) ->
+            u64_vs_signed(unquote(name), out, a, b)
+
+          nat?([type], device_of([a, b])) ->
             binary_native(unquote(name), unquote(Atom.to_string(name)), out, a, b, type)
 
-          int64?(type) and int64_operands?([a, b]) and
+          int64_type?(type) and int64_operands?([a, b]) and
               not (type == {:u, 64} and Enum.any?([a, b], &(&1.type == {:s, 32}))) ->
             native(unquote(name), out, [a, b], [out, a, b], fn g ->
               {g, alo, ahi} = G.int64_words(g, a)
@@ -504,6 +556,30 @@ if Code.ensure_loaded?(Nx) do
             fallback(unquote(name), [out, a, b])
         end
       end
+    end
+
+    defp u64_vs_signed?(a, b) do
+      signed? = &match?({:s, _}, &1.type)
+      (a.type == {:u, 64} and signed?.(b)) or (b.type == {:u, 64} and signed?.(a))
+    end
+
+    # compares as u64 where the signed side is not negative; where it is,
+    # the u64 side is the greater
+    defp u64_vs_signed(name, out, a, b) do
+      native(name, out, [a, b], [out, a, b], fn g ->
+        {u, s, swapped} = if a.type == {:u, 64}, do: {a, b, false}, else: {b, a, true}
+        {g, uv} = G.input(g, u, {:u, 64})
+        {g, sv} = G.input(g, s, {:s, 64})
+        {g, su} = G.cast(g, sv, {:s, 64}, {:u, 64})
+        {g, zero} = G.scalar(g, 0, {:s, 64})
+        {g, neg} = G.op(g, "less", [sv, zero])
+        {g, r} = G.op(g, Atom.to_string(name), if(swapped, do: [su, uv], else: [uv, su]))
+        # a negative signed side: u > s
+        greater = if swapped, do: [:less, :less_equal, :not_equal], else: [:greater, :greater_equal, :not_equal]
+        {g, k} = G.scalar(g, if(name in greater, do: 1, else: 0), {:u, 8})
+        {g, r} = G.op(g, "select", [neg, k, r])
+        broadcast_to(g, r, out)
+      end)
     end
 
     defp broadcast_shape(sa, sb) do
@@ -525,7 +601,7 @@ if Code.ensure_loaded?(Nx) do
     for name <- @float_unary do
       @impl true
       def unquote(name)(out, t) do
-        if nat?([out.type]) and float?(out.type),
+        if nat?([out.type], device_of([t])) and float?(out.type),
           do: unary_native(unquote(name), unquote(Atom.to_string(name)), out, t),
           else: fallback(unquote(name), [out, t])
       end
@@ -534,7 +610,8 @@ if Code.ensure_loaded?(Nx) do
     for name <- ~w(abs negate sign)a do
       @impl true
       def unquote(name)(out, t) do
-        if out.type in [{:f, 32}, {:f, 64}, {:s, 32}] and t.type == out.type,
+        if out.type in [{:f, 32}, {:f, 64}, {:s, 32}, {:s, 64}] and t.type == out.type and
+             nat?([out.type], device_of([t])),
           do: unary_native(unquote(name), unquote(Atom.to_string(name)), out, t),
           else: fallback(unquote(name), [out, t])
       end
@@ -544,7 +621,7 @@ if Code.ensure_loaded?(Nx) do
       @impl true
       def unquote(name)(out, t) do
         cond do
-          nat?([out.type]) and float?(out.type) and t.type == out.type ->
+          nat?([out.type], device_of([t])) and float?(out.type) and t.type == out.type ->
             unary_native(unquote(name), unquote(Atom.to_string(name)), out, t)
 
           # integers are whole already
@@ -567,7 +644,7 @@ if Code.ensure_loaded?(Nx) do
 
     @impl true
     def is_nan(out, t) do
-      if float?(t.type) and nat?([t.type]) do
+      if float?(t.type) and nat?([t.type], device_of([t])) do
         native(:is_nan, out, [t], [out, t], fn g ->
           {g, x} = G.input(g, t, t.type)
           G.op(g, "not_equal", [x, x])
@@ -579,7 +656,7 @@ if Code.ensure_loaded?(Nx) do
 
     @impl true
     def select(out, pred, on_true, on_false) do
-      if words?(out, [on_true, on_false]) and nat?([pred.type]) do
+      if words?(out, [on_true, on_false]) and nat?([pred.type], device_of([pred, on_true, on_false])) do
         native_words(:select, out, [pred, on_true, on_false], [out, pred, on_true, on_false], fn g, w ->
           {g, p} = G.input(g, pred, pred.type)
 
@@ -604,7 +681,7 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp select_native(out, pred, on_true, on_false) do
-      if nat?([out.type, pred.type]) do
+      if nat?([out.type, pred.type], device_of([pred, on_true, on_false])) do
         native(:select, out, [pred, on_true, on_false], [out, pred, on_true, on_false], fn g ->
           {g, p} = G.input(g, pred, pred.type)
 
@@ -628,7 +705,7 @@ if Code.ensure_loaded?(Nx) do
 
     @impl true
     def clip(out, t, lo, hi) do
-      if nat?([out.type]) do
+      if nat?([out.type], device_of([t, lo, hi])) do
         native(:clip, out, [t, lo, hi], [out, t, lo, hi], fn g ->
           {g, x} = G.input(g, t, out.type)
           {g, l} = G.input(g, lo, out.type)
@@ -648,36 +725,42 @@ if Code.ensure_loaded?(Nx) do
       if opts[:axes], do: Map.put(attrs, "axes", opts[:axes]), else: attrs
     end
 
-    @impl true
-    def sum(%T{type: {k, 64}} = out, t, opts) when k in [:s, :u] do
-      if int64_operands?([t]) and Nx.size(t) < 137_438_953_472 do
-        native_words(:sum, out, [t], [out, t, opts], fn g, 2 ->
-          {g, lo, hi} = G.int64_words(g, t)
-          G.int64_sum(g, lo, hi, t.shape, reduce_attrs(opts), out.shape)
-        end)
-      else
-        fallback(:sum, [out, t, opts])
-      end
-    end
-
+    # sum and product: floats in their own type; integers as Nx aggregates
+    # them (to s64 or u64, wrapping), natively on a device with shaderInt64
     for name <- ~w(sum product)a do
       @impl true
       def unquote(name)(out, t, opts) do
-        if nat?([out.type]) and float?(out.type) do
-          native(unquote(name), out, [t], [out, t, opts], fn g ->
-            {g, x} = G.input(g, t, out.type)
-            G.op(g, unquote(Atom.to_string(name)), [x], reduce_attrs(opts))
-          end)
-        else
-          fallback(unquote(name), [out, t, opts])
+        d = device_of([t])
+
+        cond do
+          nat?([out.type], d) and (float?(out.type) or int64_type?(out.type)) ->
+            native(unquote(name), out, [t], [out, t, opts], fn g ->
+              {g, x} = G.input(g, t, out.type)
+              G.op(g, unquote(Atom.to_string(name)), [x], reduce_attrs(opts))
+            end)
+
+          # without shaderInt64: the sum on the words (16-bit limbs in f64)
+          sum_words?(unquote(name), out, t) ->
+            native_words(:sum, out, [t], [out, t, opts], fn g, 2 ->
+              {g, lo, hi} = G.int64_words(g, t)
+              G.int64_sum(g, lo, hi, t.shape, reduce_attrs(opts), out.shape)
+            end)
+
+          true ->
+            fallback(unquote(name), [out, t, opts])
         end
       end
     end
+
+    defp sum_words?(:sum, out, t),
+      do: int64_type?(out.type) and int64_operands?([t]) and Nx.size(t) < 137_438_953_472
+
+    defp sum_words?(_, _, _), do: false
 
     for name <- ~w(reduce_max reduce_min)a do
       @impl true
       def unquote(name)(out, t, opts) do
-        if nat?([out.type]) and t.type == out.type and Nx.size(t) > 0 do
+        if nat?([out.type], device_of([t])) and t.type == out.type and Nx.size(t) > 0 do
           native(unquote(name), out, [t], [out, t, opts], fn g ->
             {g, x} = G.input(g, t, out.type)
             G.op(g, unquote(Atom.to_string(name)), [x], reduce_attrs(opts))
@@ -688,54 +771,64 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
+    # the engine's index is i32 (the element count is below 2^31): cast in
+    # the same graph to Nx's type (s64 by default), or, where s64 is held as
+    # words, given a zero high word
     for name <- ~w(argmax argmin)a do
       @impl true
       def unquote(name)(out, t, opts) do
-        if nat?([t.type]) and Keyword.get(opts, :tie_break, :low) == :low and Nx.size(t) > 1 and
-             out.type in [{:s, 32}, {:s, 64}] do
+        d = device_of([t])
+
+        if nat?([t.type], d) and Keyword.get(opts, :tie_break, :low) == :low and Nx.size(t) > 1 and
+             match?({k, _} when k in [:s, :u], out.type) and
+             (nat?([out.type], d) or words(out.type, d) == 2) do
           attrs = %{"keep_axes" => Keyword.get(opts, :keep_axis, false)}
           attrs = if opts[:axis], do: Map.put(attrs, "axes", [opts[:axis]]), else: attrs
-          i32 = %{out | type: {:s, 32}}
+          op = unquote(Atom.to_string(name))
 
-          r =
-            native(unquote(name), i32, [t], [out, t, opts], fn g ->
+          if nat?([out.type], d) do
+            native(unquote(name), out, [t], [out, t, opts], fn g ->
               {g, x} = G.input(g, t, t.type)
-              G.arg_reduce(g, unquote(Atom.to_string(name)), x, t.type, attrs, t.shape, opts[:axis], out.shape)
+              {g, r} = G.arg_reduce(g, op, x, t.type, attrs, t.shape, opts[:axis], out.shape)
+              G.cast(g, r, {:s, 32}, out.type)
             end)
-
-          # indices always fit in 32 bits: widened on the host when Nx wants s64
-          if r.type == out.type, do: r, else: widen(r, out)
+          else
+            native_words(unquote(name), out, [t], [out, t, opts], fn g, 2 ->
+              {g, x} = G.input(g, t, t.type)
+              {g, r} = G.arg_reduce(g, op, x, t.type, attrs, t.shape, opts[:axis], out.shape)
+              {g, lo} = G.op(g, "reshape", [r], %{"shape" => Tuple.to_list(out.shape) ++ [1]})
+              {g, hi} = G.op(g, "subtract", [lo, lo])
+              G.op(g, "concatenate", [lo, hi], %{"axis" => -1})
+            end)
+          end
         else
           fallback(unquote(name), [out, t, opts])
         end
       end
     end
-
-    defp widen(%T{type: {:s, 32}} = r, out) do
-      bin = for <<x::signed-32-native <- host_binary(r)>>, into: <<>>, do: <<x::signed-64-native>>
-      release(r)
-      host(out, bin, device_of([r]))
-    end
-
-    defp widen(r, _out), do: r
 
     # ----------------------------------------------------------- movement
 
     @impl true
     def as_type(out, t) do
+      d = device_of([t])
+
       cond do
-        nat?([out.type, t.type]) ->
+        # as Nx converts (Nxvk.Graph.convert/7)
+        nat?([out.type, t.type], d) ->
           native(:as_type, out, [t], [out, t], fn g -> G.input(g, t, out.type) end)
 
+        # the rest are for a device without shaderInt64, s64/u64 held as words
+
         # 64-bit integers to s32: the low word (Nx wraps)
-        int64?(t.type) and out.type == {:s, 32} ->
+        int64_type?(t.type) and out.type == {:s, 32} and words(t.type, d) == 2 ->
           native(:as_type, out, [t], [out, t], fn g ->
             {g, lo, _hi} = G.int64_words(g, t)
             G.op(g, "reshape", [lo], %{"shape" => Tuple.to_list(out.shape)})
           end)
 
         # s32/u8 to 64-bit integers: sign or zero extended
-        int64?(out.type) and t.type in [{:s, 32}, {:u, 8}] ->
+        int64_type?(out.type) and t.type in [{:s, 32}, {:u, 8}] and words(out.type, d) == 2 ->
           native_words(:as_type, out, [t], [out, t], fn g, 2 ->
             {g, lo, hi} = G.int64_words(g, t)
             G.op(g, "concatenate", [lo, hi], %{"axis" => -1})
@@ -743,7 +836,7 @@ if Code.ensure_loaded?(Nx) do
 
         # 64-bit integers to floats: hi * 2^32 + unsigned lo in f64 (rounded
         # once to double, as Erlang converts an integer), then to f32
-        int64?(t.type) and float?(out.type) and nat?([out.type]) ->
+        int64_type?(t.type) and float?(out.type) and nat?([out.type], d) and words(t.type, d) == 2 ->
           native(:as_type, out, [t], [out, t], fn g ->
             {g, lo, hi} = G.int64_words(g, t)
             {g, lo} = G.op(g, "as_type", [lo], %{"dtype" => "f64"})
@@ -796,7 +889,7 @@ if Code.ensure_loaded?(Nx) do
     defp fallback_args(_, out, t), do: [out, t]
 
     defp reshape_native(name, out, t) do
-      if nat?([t.type]) and t.type == out.type do
+      if nat?([t.type], device_of([t])) and t.type == out.type do
         native(name, out, [t], [out, t], fn g ->
           {g, x} = G.input(g, t, t.type)
           G.op(g, "reshape", [x], %{"shape" => Tuple.to_list(out.shape)})
@@ -819,7 +912,7 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp transpose_native(out, t, axes) do
-      if nat?([t.type]) do
+      if nat?([t.type], device_of([t])) do
         native(:transpose, out, [t], [out, t, axes], fn g ->
           {g, x} = G.input(g, t, t.type)
           G.op(g, "transpose", [x], %{"perm" => axes})
@@ -845,7 +938,7 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp broadcast_native(out, t, shape, axes) do
-      if nat?([t.type]) and t.type == out.type and axes == Enum.sort(axes) do
+      if nat?([t.type], device_of([t])) and t.type == out.type and axes == Enum.sort(axes) do
         native(:broadcast, out, [t], [out, t, shape, axes], fn g ->
           {g, x} = G.input(g, t, t.type)
           # t's dims at their axes, 1 elsewhere: then numpy broadcasting
@@ -892,7 +985,7 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp slice_native(out, t, starts, lengths, strides) do
-      if nat?([t.type]) and Enum.all?(starts, &is_integer/1) do
+      if nat?([t.type], device_of([t])) and Enum.all?(starts, &is_integer/1) do
         native(:slice, out, [t], [out, t, starts, lengths, strides], fn g ->
           {g, x} = G.input(g, t, t.type)
           # the port's length counts output elements (Nx's spans the input)
@@ -921,7 +1014,7 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp concatenate_native(out, tensors, axis) do
-      if nat?([out.type]) and length(tensors) <= 64 do
+      if nat?([out.type], device_of(tensors)) and length(tensors) <= 64 do
         native(:concatenate, out, tensors, [out, tensors, axis], fn g ->
           {g, vs} = Enum.reduce(tensors, {g, []}, fn t, {g, vs} ->
             {g, v} = G.input(g, t, out.type)
@@ -936,47 +1029,42 @@ if Code.ensure_loaded?(Nx) do
     end
 
     @impl true
-    def iota(%T{type: {k, 64}} = out, axis, opts) when k in [:s, :u] do
-      # 0..n-1 < 2^31: the low words count, the high words are zero
-      if Nx.size(out) > 1 do
-        device = opts_device(opts)
-
-        native_words(:iota, out, [%T{out | data: %__MODULE__{device: device}}], [out, axis, []], fn g, 2 ->
-          shape = Tuple.to_list(out.shape)
-          attrs = %{"shape" => shape, "dtype" => "i32"}
-          attrs = if axis, do: Map.put(attrs, "axis", axis), else: attrs
-          {g, lo} = G.op(g, "iota", [], attrs)
-          {g, hi} = G.op(g, "subtract", [lo, lo])
-          {g, lo} = G.op(g, "reshape", [lo], %{"shape" => shape ++ [1]})
-          {g, hi} = G.op(g, "reshape", [hi], %{"shape" => shape ++ [1]})
-          G.op(g, "concatenate", [lo, hi], %{"axis" => length(shape)})
-        end)
-      else
-        count(:iota, :fallback, opts_device(opts))
-        from_host_deep(Nx.BinaryBackend.iota(out, axis, []), opts_device(opts))
-      end
-    end
-
     def iota(out, axis, opts) do
-      if nat?([out.type]) and Nx.size(out) > 0 do
-        device = opts_device(opts)
-        s = server(device)
-        attrs = %{"shape" => Tuple.to_list(out.shape), "dtype" => G.dtype(out.type)}
-        attrs = if axis, do: Map.put(attrs, "axis", axis), else: attrs
-        g = G.new(s, device)
-        {g, v} = G.op(g, "iota", [], attrs)
+      device = opts_device(opts)
 
-        case G.run(g, [v]) do
-          {:ok, [%{"handle" => h} = o]} ->
-            count(:iota, :native, device)
-            %{out | data: %__MODULE__{server: s, handle: h, ref: o[:ref], device: device}}
+      cond do
+        nat?([out.type], device) and Nx.size(out) > 0 ->
+          s = server(device)
+          attrs = %{"shape" => Tuple.to_list(out.shape), "dtype" => G.dtype(out.type)}
+          attrs = if axis, do: Map.put(attrs, "axis", axis), else: attrs
+          {g, v} = G.op(new_graph(s, device), "iota", [], attrs)
 
-          _ ->
-            fallback(:iota, [out, axis, []])
-        end
-      else
-        count(:iota, :fallback, opts_device(opts))
-        from_host_deep(Nx.BinaryBackend.iota(out, axis, []), opts_device(opts))
+          case G.run(g, [v]) do
+            {:ok, [%{"handle" => h} = o]} ->
+              count(:iota, :native, device)
+              %{out | data: %__MODULE__{server: s, handle: h, ref: o[:ref], device: device}}
+
+            _ ->
+              fallback(:iota, [out, axis, []])
+          end
+
+        # s64/u64 held as words: 0..n-1 < 2^31, the low words count, the
+        # high words are zero
+        int64_type?(out.type) and words(out.type, device) == 2 and Nx.size(out) > 1 ->
+          native_words(:iota, out, [%T{out | data: %__MODULE__{device: device}}], [out, axis, []], fn g, 2 ->
+            shape = Tuple.to_list(out.shape)
+            attrs = %{"shape" => shape, "dtype" => "i32"}
+            attrs = if axis, do: Map.put(attrs, "axis", axis), else: attrs
+            {g, lo} = G.op(g, "iota", [], attrs)
+            {g, hi} = G.op(g, "subtract", [lo, lo])
+            {g, lo} = G.op(g, "reshape", [lo], %{"shape" => shape ++ [1]})
+            {g, hi} = G.op(g, "reshape", [hi], %{"shape" => shape ++ [1]})
+            G.op(g, "concatenate", [lo, hi], %{"axis" => length(shape)})
+          end)
+
+        true ->
+          count(:iota, :fallback, device)
+          from_host_deep(Nx.BinaryBackend.iota(out, axis, []), device)
       end
     end
 
@@ -990,18 +1078,32 @@ if Code.ensure_loaded?(Nx) do
 
     @impl true
     def dot(out, a, ca, ba, b, cb, bb) do
-      if nat?([out.type]) and float?(out.type) and Nx.size(a) > 0 and Nx.size(b) > 0 do
-        native(:dot, out, [a, b], [out, a, ca, ba, b, cb, bb], fn g -> dot_graph(g, out, a, ca, ba, b, cb, bb) end)
+      # floats in their own type; integers in i32 (results of 8 to 32 bits)
+      # or i64 (64 bits), wrapping, then cast: the same low bits as Nx's
+      # exact sum written into the result type
+      ct =
+        case out.type do
+          {:f, _} -> out.type
+          {k, 64} when k in [:s, :u] -> {:s, 64}
+          {k, _} when k in [:s, :u] -> {:s, 32}
+          _ -> nil
+        end
+
+      if ct != nil and nat?([out.type, ct], device_of([a, b])) and Nx.size(a) > 0 and Nx.size(b) > 0 do
+        native(:dot, out, [a, b], [out, a, ca, ba, b, cb, bb], fn g ->
+          {g, r} = dot_graph(g, out, ct, a, ca, ba, b, cb, bb)
+          G.cast(g, r, ct, out.type)
+        end)
       else
         fallback(:dot, [out, a, ca, ba, b, cb, bb])
       end
     end
 
     # a to [B, M, K], b to [B, K, N] (transposes and reshapes), one batched
-    # product, then out's shape
-    defp dot_graph(g, out, a, ca, ba, b, cb, bb) do
-      {g, x} = G.input(g, a, out.type)
-      {g, y} = G.input(g, b, out.type)
+    # product in type ct, then out's shape
+    defp dot_graph(g, out, ct, a, ca, ba, b, cb, bb) do
+      {g, x} = G.input(g, a, ct)
+      {g, y} = G.input(g, b, ct)
       ra = Nx.rank(a)
       rb = Nx.rank(b)
       fa = Enum.to_list(0..(ra - 1)//1) -- (ca ++ ba)

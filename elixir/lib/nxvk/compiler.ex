@@ -15,7 +15,7 @@ if Code.ensure_loaded?(Nx) do
     done once per function and input types and shapes, then cached.
 
     When the expression has a node the graph cannot express (an op the port
-    lacks, a type the engine does not store such as s64, control flow:
+    lacks, a type the device does not store (s64 without shaderInt64, c64), control flow:
     `while`, `cond`, tokens and hooks, optional callbacks), the function runs
     through `Nx.Defn.Evaluator` on `Nxvk.Backend` instead (each op then goes
     native or falls back one by one, as `Nxvk.Backend` says), and
@@ -61,7 +61,7 @@ if Code.ensure_loaded?(Nx) do
             plan
 
           :error ->
-            plan = plan(vars, fun, opts)
+            plan = plan(vars, fun, Nxvk.Backend.int64?(device))
             store(cache_key, plan)
             plan
         end
@@ -148,17 +148,18 @@ if Code.ensure_loaded?(Nx) do
 
     # --------------------------------------------------------- lowering
 
-    defp plan(vars, fun, _opts) do
+    # int64: whether the device stores s64/u64 as themselves
+    defp plan(vars, fun, int64) do
       expr = fun.(vars)
 
       try do
         {outputs, st} =
-          Composite.traverse(expr, %{nodes: [], n: 0, memo: %{}, params: %{}}, fn
+          Composite.traverse(expr, %{nodes: [], n: 0, memo: %{}, params: %{}, int64: int64}, fn
             %T{vectorized_axes: [_ | _]}, _st ->
               unsupported!("vectorized output")
 
             %T{} = t, st ->
-              unless G.native?(t.type), do: unsupported!("output type #{inspect(t.type)}")
+              unless G.native?(t.type, st.int64), do: unsupported!("output type #{inspect(t.type)}")
               {v, st} = lower(t, st)
               {%T{t | data: {:nxvk_output, v}}, st}
 
@@ -201,9 +202,9 @@ if Code.ensure_loaded?(Nx) do
 
           {v, st} =
             cond do
-              G.native?(t.type) -> lower_op(t.data.op, t, st)
+              G.native?(t.type, st.int64) -> lower_op(t.data.op, t, st)
               # a count or an index typed s64/u64 by Nx, exact in 32 bits
-              narrow?(t) -> lower_op(t.data.op, %{t | type: {:s, 32}}, st)
+              narrow?(t, st) -> lower_op(t.data.op, %{t | type: {:s, 32}}, st)
               true -> unsupported!("type #{inspect(t.type)} (#{t.data.op})")
             end
 
@@ -219,17 +220,32 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp input_as(st, %T{} = t, type) do
-      unless G.native?(type), do: unsupported!("type #{inspect(type)}")
+      unless G.native?(type, st.int64), do: unsupported!("type #{inspect(type)}")
       {v, st} = lower(t, st)
-      if held_type(t) == type, do: {v, st}, else: op(st, "as_type", [v], %{"dtype" => G.dtype(type)})
+      have = held_type(t, st)
+
+      if have == type do
+        {v, st}
+      else
+        # as Nx converts (Nxvk.Graph.convert/7)
+        node = fn st, name, ins, attrs -> (fn {v, st} -> {st, v} end).(op(st, name, ins, attrs)) end
+
+        const = fn st, number, t ->
+          {z, st} = fresh(st)
+          {emit(st, {:const, z, Nx.tensor(number, type: t, backend: Nx.BinaryBackend)}), z}
+        end
+
+        {st, v} = G.convert(st, v, have, type, st.int64, node, const)
+        {v, st}
+      end
     end
 
     # the type a node's value has in the graph: its own, or s32 for the
-    # 64-bit counts and indices narrow?/1 admits
-    defp held_type(%T{type: type} = t) do
+    # 64-bit counts and indices narrow?/2 admits (without shaderInt64)
+    defp held_type(%T{type: type} = t, st) do
       cond do
-        G.native?(type) -> type
-        narrow?(t) -> {:s, 32}
+        G.native?(type, st.int64) -> type
+        narrow?(t, st) -> {:s, 32}
         true -> type
       end
     end
@@ -238,20 +254,20 @@ if Code.ensure_loaded?(Nx) do
     # them 64-bit; their values fit 32 bits exactly while the input has
     # fewer than 2^31 elements
     @masks [:equal, :not_equal, :less, :less_equal, :greater, :greater_equal, :is_nan]
-    defp narrow?(%T{type: {k, 64}, data: %Expr{op: :sum, args: [%T{data: %Expr{op: m}} = a, _]}})
+    defp narrow?(%T{type: {k, 64}, data: %Expr{op: :sum, args: [%T{data: %Expr{op: m}} = a, _]}}, _st)
          when k in [:s, :u] and m in @masks,
          do: Nx.size(a) < 2_147_483_648
 
-    defp narrow?(%T{type: {k, 64}, data: %Expr{op: op, args: [a, opts]}})
+    defp narrow?(%T{type: {k, 64}, data: %Expr{op: op, args: [a, opts]}}, st)
          when k in [:s, :u] and op in [:argmax, :argmin],
-         do: G.native?(a.type) and Keyword.get(opts, :tie_break, :low) == :low and Nx.size(a) > 0
+         do: G.native?(a.type, st.int64) and Keyword.get(opts, :tie_break, :low) == :low and Nx.size(a) > 0
 
     # an integer constant in s32's range
-    defp narrow?(%T{type: {k, _}, data: %Expr{op: :constant, args: [c]}})
+    defp narrow?(%T{type: {k, _}, data: %Expr{op: :constant, args: [c]}}, _st)
          when k in [:s, :u] and is_integer(c),
          do: c >= -2_147_483_648 and c <= 2_147_483_647
 
-    defp narrow?(_), do: false
+    defp narrow?(_, _st), do: false
 
     defp lower_op(:parameter, %T{data: %Expr{args: [i]}} = t, st) do
       {v, st} = fresh(st)
@@ -302,7 +318,7 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp lower_op(name, %T{data: %Expr{args: [a]}} = t, st) when name in [:abs, :negate, :sign] do
-      unless t.type in [{:f, 32}, {:f, 64}, {:s, 32}] and a.type == t.type, do: unsupported!("#{name} of #{inspect(a.type)}")
+      unless t.type in [{:f, 32}, {:f, 64}, {:s, 32}, {:s, 64}] and a.type == t.type, do: unsupported!("#{name} of #{inspect(a.type)}")
       {x, st} = lower(a, st)
       op(st, Atom.to_string(name), [x])
     end
@@ -322,11 +338,11 @@ if Code.ensure_loaded?(Nx) do
       {pv, st} = lower(p, st)
 
       {pv, st} =
-        if held_type(p) == {:u, 8} do
+        if held_type(p, st) == {:u, 8} do
           {pv, st}
         else
           {z, st} = fresh(st)
-          st = emit(st, {:const, z, Nx.tensor(0, type: held_type(p), backend: Nx.BinaryBackend)})
+          st = emit(st, {:const, z, Nx.tensor(0, type: held_type(p, st), backend: Nx.BinaryBackend)})
           op(st, "not_equal", [pv, z])
         end
 
@@ -349,44 +365,27 @@ if Code.ensure_loaded?(Nx) do
       op(st, Atom.to_string(name), [x], reduce_attrs(opts))
     end
 
-    # a narrowed mask count (see narrow?/1)
+    # integers as Nx aggregates them (to s64 or u64), wrapping
+    defp lower_op(name, %T{data: %Expr{args: [a, opts]}, type: {k, 64}} = t, st)
+         when name in [:sum, :product] and k in [:s, :u] do
+      {x, st} = input_as(st, a, t.type)
+      op(st, Atom.to_string(name), [x], reduce_attrs(opts))
+    end
+
+    # a narrowed mask count (see narrow?/2)
     defp lower_op(:sum, %T{data: %Expr{args: [a, opts]}, type: {:s, 32}}, st) do
       {x, st} = input_as(st, a, {:s, 32})
       op(st, "sum", [x], reduce_attrs(opts))
     end
 
-    defp lower_op(name, %T{data: %Expr{args: [a, opts]}, type: {:s, 32}} = t, st) when name in [:argmax, :argmin] do
-      attrs = %{"keep_axes" => Keyword.get(opts, :keep_axis, false)}
-      attrs = if opts[:axis], do: Map.put(attrs, "axes", [opts[:axis]]), else: attrs
-      {x, st} = lower(a, st)
+    # the engine's index is i32: cast to Nx's type (s64 by default)
+    defp lower_op(name, %T{data: %Expr{args: [a, opts]}, type: {k, _}} = t, st)
+         when name in [:argmax, :argmin] and k in [:s, :u] do
+      if Keyword.get(opts, :tie_break, :low) != :low or Nx.size(a) == 0,
+        do: unsupported!("#{name} with tie_break high or of an empty tensor")
 
-      if match?({:f, _}, a.type) do
-        # NaN as Nx.BinaryBackend treats it (see Nxvk.Graph.arg_reduce/8)
-        fill = if name == :argmax, do: :neg_infinity, else: :infinity
-        {nan, st} = op(st, "not_equal", [x, x])
-        {f, st} = fresh(st)
-        st = emit(st, {:const, f, Nx.tensor(fill, type: a.type, backend: Nx.BinaryBackend)})
-        {y, st} = op(st, "select", [nan, f, x])
-        {r, st} = op(st, Atom.to_string(name), [y], attrs)
-        dims = Tuple.to_list(a.shape)
-
-        {first, st} =
-          case opts[:axis] do
-            nil ->
-              {flat, st} = op(st, "reshape", [nan], %{"shape" => [Enum.product(dims)]})
-              op(st, "slice", [flat], %{"start" => [0], "length" => [1]})
-
-            ax ->
-              op(st, "slice", [nan], %{"start" => List.duplicate(0, length(dims)), "length" => List.replace_at(dims, ax, 1)})
-          end
-
-        {first, st} = op(st, "reshape", [first], %{"shape" => Tuple.to_list(t.shape)})
-        {z, st} = fresh(st)
-        st = emit(st, {:const, z, Nx.tensor(0, type: :s32, backend: Nx.BinaryBackend)})
-        op(st, "select", [first, z, r])
-      else
-        op(st, Atom.to_string(name), [x], attrs)
-      end
+      {r, st} = arg_reduce(name, a, opts, %{t | type: {:s, 32}}, st)
+      if t.type == {:s, 32}, do: {r, st}, else: op(st, "as_type", [r], %{"dtype" => G.dtype(t.type)})
     end
 
     defp lower_op(name, %T{data: %Expr{args: [a, opts]}} = t, st) when name in [:reduce_max, :reduce_min] do
@@ -447,7 +446,56 @@ if Code.ensure_loaded?(Nx) do
       op(st, "iota", [], if(axis, do: Map.put(attrs, "axis", axis), else: attrs))
     end
 
-    defp lower_op(:dot, %T{data: %Expr{args: [a, ca, ba, b, cb, bb]}, type: {:f, _}} = t, st) do
+    defp lower_op(:dot, %T{data: %Expr{args: [a, ca, ba, b, cb, bb]}, type: {k, bits}} = t, st) when k in [:s, :u] do
+      # i32 (results of 8 to 32 bits) or i64, wrapping, then cast: the same
+      # low bits as Nx's exact sum written into the result type
+      ct = if bits == 64, do: {:s, 64}, else: {:s, 32}
+      unless G.native?(ct, st.int64), do: unsupported!("integer dot without shaderInt64")
+      {r, st} = dot(a, ca, ba, b, cb, bb, %{t | type: ct}, st)
+      if ct == t.type, do: {r, st}, else: op(st, "as_type", [r], %{"dtype" => G.dtype(t.type)})
+    end
+
+    defp lower_op(:dot, %T{data: %Expr{args: [a, ca, ba, b, cb, bb]}, type: {:f, _}} = t, st),
+      do: dot(a, ca, ba, b, cb, bb, t, st)
+
+    defp lower_op(name, _t, _st), do: unsupported!("op #{name}")
+
+    defp arg_reduce(name, a, opts, t, st) do
+      attrs = %{"keep_axes" => Keyword.get(opts, :keep_axis, false)}
+      attrs = if opts[:axis], do: Map.put(attrs, "axes", [opts[:axis]]), else: attrs
+      {x, st} = lower(a, st)
+
+      if match?({:f, _}, a.type) do
+        # NaN as Nx.BinaryBackend treats it (see Nxvk.Graph.arg_reduce/8)
+        fill = if name == :argmax, do: :neg_infinity, else: :infinity
+        {nan, st} = op(st, "not_equal", [x, x])
+        {f, st} = fresh(st)
+        st = emit(st, {:const, f, Nx.tensor(fill, type: a.type, backend: Nx.BinaryBackend)})
+        {y, st} = op(st, "select", [nan, f, x])
+        {r, st} = op(st, Atom.to_string(name), [y], attrs)
+        dims = Tuple.to_list(a.shape)
+
+        {first, st} =
+          case opts[:axis] do
+            nil ->
+              {flat, st} = op(st, "reshape", [nan], %{"shape" => [Enum.product(dims)]})
+              op(st, "slice", [flat], %{"start" => [0], "length" => [1]})
+
+            ax ->
+              op(st, "slice", [nan], %{"start" => List.duplicate(0, length(dims)), "length" => List.replace_at(dims, ax, 1)})
+          end
+
+        {first, st} = op(st, "reshape", [first], %{"shape" => Tuple.to_list(t.shape)})
+        {z, st} = fresh(st)
+        st = emit(st, {:const, z, Nx.tensor(0, type: :s32, backend: Nx.BinaryBackend)})
+        op(st, "select", [first, z, r])
+      else
+        op(st, Atom.to_string(name), [x], attrs)
+      end
+    end
+
+    # a to [B, M, K], b to [B, K, N], one batched product in t's type
+    defp dot(a, ca, ba, b, cb, bb, t, st) do
       if Nx.size(a) == 0 or Nx.size(b) == 0, do: unsupported!("empty dot")
       {x, st} = input_as(st, a, t.type)
       {y, st} = input_as(st, b, t.type)
@@ -464,8 +512,6 @@ if Code.ensure_loaded?(Nx) do
       {r, st} = op(st, "dot", [x, y])
       op(st, "reshape", [r], %{"shape" => Tuple.to_list(t.shape)})
     end
-
-    defp lower_op(name, _t, _st), do: unsupported!("op #{name}")
 
     defp permute(st, v, perm, rank) do
       if perm == Enum.to_list(0..(rank - 1)//1), do: {v, st}, else: op(st, "transpose", [v], %{"perm" => perm})
@@ -492,7 +538,7 @@ if Code.ensure_loaded?(Nx) do
 
     defp run(plan, params, device) do
       server = Nxvk.Backend.server(device)
-      g = G.new(server, device)
+      g = G.new(server, device, Nxvk.Backend.int64?(device))
 
       {g, names} =
         Enum.reduce(plan.nodes, {g, %{}}, fn

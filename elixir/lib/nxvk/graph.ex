@@ -8,10 +8,11 @@ if Code.ensure_loaded?(Nx) do
 
     alias Nx.Tensor, as: T
 
-    defstruct inputs: [], bytes: [], ops: [], n: 0, keep: [], server: nil, device: 0
+    # int64: whether the device stores i64/u64 (shaderInt64); without it
+    # s64/u64 are held as words (see Nxvk.Backend)
+    defstruct inputs: [], bytes: [], ops: [], n: 0, keep: [], server: nil, device: 0, int64: true
 
-    # one to one (man nxvk-port(7), DTYPES); s64/u64 are still held as words
-    # (see Nxvk.Backend)
+    # one to one (man nxvk-port(7), DTYPES)
     @native %{
       {:f, 16} => "f16",
       {:bf, 16} => "bf16",
@@ -20,21 +21,29 @@ if Code.ensure_loaded?(Nx) do
       {:s, 8} => "i8",
       {:s, 16} => "i16",
       {:s, 32} => "i32",
+      {:s, 64} => "i64",
       {:u, 8} => "u8",
       {:u, 16} => "u16",
-      {:u, 32} => "u32"
+      {:u, 32} => "u32",
+      {:u, 64} => "u64"
     }
 
     def native_types, do: Map.keys(@native)
     def dtype(type), do: Map.fetch!(@native, type)
+
+    @doc "An engine dtype (s64/u64 included: see native?/2 for a device)."
     def native?(type), do: Map.has_key?(@native, type)
+
+    @doc "An engine dtype that a device with (`int64` true) or without shaderInt64 stores."
+    def native?({k, 64}, false) when k in [:s, :u], do: false
+    def native?(type, _int64), do: native?(type)
 
     for {type, name} <- @native, do: def(type_of(unquote(name)), do: unquote(type))
     # Nx has no bool: its comparisons give {:u, 8} 0 or 1, the same bytes
     def type_of("bool"), do: {:u, 8}
     def type_of(other), do: raise(ArgumentError, "nxvk: unknown dtype #{inspect(other)}")
 
-    def new(server, device), do: %__MODULE__{server: server, device: device}
+    def new(server, device, int64 \\ true), do: %__MODULE__{server: server, device: device, int64: int64}
 
     defp name(g), do: {%{g | n: g.n + 1}, "v#{g.n}"}
 
@@ -53,7 +62,7 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp raw_input(g, %T{type: ty} = t, want) do
-      t = if native?(ty), do: t, else: t |> Nxvk.Backend.to_host() |> Nx.as_type(want)
+      t = if native?(ty, g.int64), do: t, else: t |> Nxvk.Backend.to_host() |> Nx.as_type(want)
       bin = Nxvk.Backend.host_binary(t)
       {g, v} = name(g)
       json = %{"dtype" => dtype(t.type), "shape" => Tuple.to_list(t.shape), "bytes" => true}
@@ -313,7 +322,46 @@ if Code.ensure_loaded?(Nx) do
     end
 
     def cast(g, v, same, same), do: {g, v}
-    def cast(g, v, _from, to), do: op(g, "as_type", [v], %{"dtype" => dtype(to)})
+
+    def cast(g, v, from, to) do
+      convert(g, v, from, to, g.int64, &op/4, &scalar/3)
+    end
+
+    @doc """
+    The conversion of value `v` from type `from` to `to` (both native) as
+    Nx.BinaryBackend does it, where the engine's as_type alone differs, with
+    `op.(acc, name, ins, attrs)` and `const.(acc, number, type)` (each
+    giving `{acc, value}`) to build it (Nxvk.Compiler builds its own nodes):
+
+      * a 64-bit integer to a float narrower than f64 goes through f64, as
+        Erlang converts an integer (rounded to double first);
+      * a float to an integer narrower than s64 or to u64: Nx truncates and
+        wraps (-1.0 to u8 is 255), the engine saturates; with i64 on the
+        device, finite values below 2^63 in magnitude go through i64 and
+        wrap, the rest (NaN to 0, infinities to the extremes, as Nx) stay
+        with the engine's conversion.
+    """
+    def convert(acc, v, from, to, int64, op, const) do
+      as = fn acc, v, t -> op.(acc, "as_type", [v], %{"dtype" => dtype(t)}) end
+
+      case {from, to} do
+        {{k, 64}, {f, bits}} when k in [:s, :u] and f in [:f, :bf] and bits < 64 ->
+          {acc, w} = as.(acc, v, {:f, 64})
+          as.(acc, w, to)
+
+        {{f, _}, {k, _}} when f in [:f, :bf] and k in [:s, :u] and to != {:s, 64} and int64 ->
+          {acc, direct} = as.(acc, v, to)
+          {acc, i} = as.(acc, v, {:s, 64})
+          {acc, wrapped} = as.(acc, i, to)
+          {acc, a} = op.(acc, "abs", [v], %{})
+          {acc, lim} = const.(acc, 9.223372036854775807e18, from)
+          {acc, small} = op.(acc, "less", [a, lim], %{})
+          op.(acc, "select", [small, wrapped, direct], %{})
+
+        _ ->
+          as.(acc, v, to)
+      end
+    end
 
     @comparisons ~w(equal not_equal less less_equal greater greater_equal)
 
