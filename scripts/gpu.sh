@@ -13,6 +13,15 @@
 #   scripts/gpu.sh check OUTDIR   the full conformance suite (one process and
 #       JSON report per op, JOBS at a time, each within CONF_TIMEOUT seconds)
 #       and stress all --quick; the summed verdict is OUTDIR/conformance/summary.txt.
+#   scripts/gpu.sh nx OUTDIR   the Elixir benches through Nxvk.Backend: Nx ops
+#       against Nx.BinaryBackend and `nxvk bench` (1K, 1M, 16M: nx_ops.md),
+#       the defn MLP step (mlp.md), and Nx.Serving over NX_DEVICES (default:
+#       0,1 where nvidia-smi lists two GPUs or more, else 0; serving.txt).  On
+#       a machine without Erlang/Elixir it runs on the runtime that
+#       `scripts/bundle.sh --nx` put in bundle/nx (carry bundle/), as:
+#         cd bundle/nx/nxvk/elixir && ../../with-env mix run bench/nx_ops.exs --sizes 1K,1M,16M
+#         ../../with-env mix run bench/serving.exs --devices 0,1 --requests 20000 --width 1024
+#       else on the system's mix in elixir/.  versions.txt says which erl ran.
 #
 # B is the nxvk to run: by default bundle/run.sh where scripts/bundle.sh made
 # one (a GPU machine with a driver but no compiler), else ./nxvk.  Every
@@ -24,13 +33,35 @@ fi
 what=${1:-}
 R=${2:-}
 case "$what" in
-bench|check) [ -n "$R" ] || { echo "usage: scripts/gpu.sh bench|check OUTDIR" >&2; exit 2; } ;;
-*) echo "usage: scripts/gpu.sh bench|check OUTDIR" >&2; exit 2 ;;
+bench|check|nx) [ -n "$R" ] || { echo "usage: scripts/gpu.sh bench|check|nx OUTDIR" >&2; exit 2; } ;;
+*) echo "usage: scripts/gpu.sh bench|check|nx OUTDIR" >&2; exit 2 ;;
 esac
 mkdir -p "$R"
+R=$(cd "$R" && pwd)
 export NXVK_CACHE_DIR="$R/cache"
 step() { echo "== $*"; date -u +%FT%TZ; }
-if [ "$what" = bench ]; then
+if [ "$what" = nx ]; then
+  if [ -x bundle/nx/with-env ]; then
+    cd bundle/nx/nxvk/elixir; W=../../with-env
+  else
+    cd elixir; W=; export NXVK_BIN="${NXVK_BIN:-$(cd .. && pwd)/nxvk}"
+  fi
+  if [ -z "${NX_DEVICES:-}" ]; then
+    NX_DEVICES=0
+    if command -v nvidia-smi > /dev/null && [ "$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')" -ge 2 ]; then NX_DEVICES=0,1; fi
+  fi
+  step versions
+  $W sh -c 'echo "erl: $(command -v erl), elixir: $(command -v elixir), mix: $(command -v mix), NXVK_BIN: $NXVK_BIN"; erl -version 2>&1' \
+    > "$R/versions.txt" 2>&1
+  $W mix run -e 'IO.puts("root_dir #{:code.root_dir()}, Elixir #{System.version()}, OTP #{System.otp_release()}")' \
+    >> "$R/versions.txt" 2>&1
+  cat "$R/versions.txt"
+  step nx_ops; $W mix run bench/nx_ops.exs --sizes 1K,1M,16M > "$R/nx_ops.md" 2>&1; tail -n 3 "$R/nx_ops.md"
+  step mlp; $W mix run bench/mlp.exs > "$R/mlp.md" 2>&1; tail -n 3 "$R/mlp.md"
+  step serving "($NX_DEVICES)"
+  $W mix run bench/serving.exs --devices "$NX_DEVICES" --requests 20000 --width 1024 > "$R/serving.txt" 2>&1
+  tail -n 3 "$R/serving.txt"
+elif [ "$what" = bench ]; then
   # the SM clock beside the figures (bench_busy.c says why it matters)
   if command -v nvidia-smi > /dev/null; then
     nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_throttle_reasons.active \

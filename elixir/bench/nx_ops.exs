@@ -137,5 +137,10 @@ for {name, fun} <- rows do
   IO.puts("| #{name} | #{Bench.us(med)} | #{Bench.us(lo)} |")
 end
 
+# a and b stay referenced until here: the last rows use their handles only,
+# and a collected tensor's handle is freed
+Nx.backend_deallocate(a)
+Nx.backend_deallocate(b)
+
 e = engine[{"add", 1024}]
 if e, do: IO.puts("| nxvk bench ops add 1K e2e (in-process, upload+dispatch+download) | #{Bench.us(e["e2e_us"] || 0)} | |")

@@ -9,8 +9,8 @@ if Code.ensure_loaded?(Nx) do
     # two device tensors with the same values (other handles).  The values
     # in these tests were checked equal (the failure printed identical
     # left and right); EXLA and Torchx do not run this file for this reason.
-    # Since s64 tensors (Nx's default integer) are held on the device as
-    # 32-bit word pairs, every such comparison of two s64 results is one.
+    # Every comparison of two s64 results (Nx's default integer) made on the
+    # device is one.
     @struct_equality [
       "test convolution valid padding, no stride",
       "test convolution valid padding, stride",
@@ -65,6 +65,8 @@ if Code.ensure_loaded?(Nx) do
       "test broadcast correctly adds names with same shape",
       "test reduce_min/2 by default removes reduced axes",
       "test reduce_min/2 preserves and reduces given axes to size 1 with :keep_axes as true",
+      "test reduce_min/2 removes all axes (scalar) when no axes are specified",
+      "test reduce_min/2 preserves and reduces all dimensions to size 1 when no axes are specified with :keep_axes as true",
       "test argmin/2 works with non finites",
       "test argmax works with non finites",
       "test aggregate_window_op option :window_dilations can be an integer",
