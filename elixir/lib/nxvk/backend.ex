@@ -28,30 +28,37 @@ if Code.ensure_loaded?(Nx) do
     Native, when the types allow (inputs are converted to the result type
     inside the same request, as Nx does):
 
-      * element-wise: `add subtract multiply divide pow max min atan2`, the
-        comparisons, `exp log sqrt rsqrt sigmoid tanh sin cos expm1 log1p
-        erf abs negate sign floor ceil round is_nan`, `select`, `clip`;
-      * reductions `sum product reduce_max reduce_min argmax argmin`;
+      * element-wise: `add subtract multiply max min` and the comparisons
+        (every type), `divide pow atan2 exp log sqrt rsqrt sigmoid tanh sin
+        cos expm1 log1p erf` (floats), `abs negate sign` (f32 f64 s32 s64),
+        `floor ceil round`, `is_nan`, `select`, `clip`;
+      * reductions `sum product reduce_max reduce_min argmax argmin`
+        (integer sums and products aggregated to s64/u64 as Nx does,
+        wrapping; the i32 index of argmax/argmin cast to Nx's type, s64 by
+        default, on the device);
       * `dot` (any contraction and batch axes: transposes and a batched
-        product), `as_type`, `reshape`, `squeeze`, `broadcast`, `transpose`,
-        `slice` with constant starts, `concatenate`, `iota`, `constant`,
-        `from_binary`, `to_binary`, `backend_copy/transfer/deallocate`.
+        product; integers in i32 or i64, wrapping, then cast, the same low
+        bits as Nx's exact sum), `as_type` (between every pair, converting
+        as Nx: a 64-bit integer to f32, f16 or bf16 through f64, as Erlang
+        rounds an integer to double first; a float to an integer below
+        2^63 in magnitude truncated and wrapped, -1.0 to u8 is 255),
+        `reshape`, `squeeze`, `broadcast`, `transpose`, `slice` with
+        constant starts, `concatenate`, `iota`, `constant`, `from_binary`,
+        `to_binary`, `backend_copy/transfer/deallocate`.
 
-    The engine stores f16, bf16, f32, f64, s8, s16, s32, u8, u16 and u32
-    (its f16 bf16 f32 f64 i8 i16 i32 u8 u16 u32; a device without 16-bit
-    storage or f64 refuses those and the call falls back); its comparisons
-    give bool, read as u8.  Types whose elements are whole 32-bit words
-    (s64, the default integer; u64, c64, c128) are held on the device as
-    their raw words (an s32 tensor with one more axis; the engine's i64/u64
-    are not used yet): exact, and `reshape squeeze transpose broadcast slice
-    concatenate select iota` run on them natively, as do s64/u64 `add
-    subtract multiply` (modulo 2^64, with the carries between the words),
-    `sum` (also of the narrower integers, which Nx sums to s64: 16-bit limbs
-    summed exactly in f64, then carried), the comparisons, and `as_type`
-    between them and s32, u8, f32, f64 (to floats rounded as Erlang converts
-    an integer); their other ops fall back.  Results of native ops whose Nx
-    type is s64 but whose values always fit (argmax, argmin) are computed
-    natively and widened.
+    The engine stores f16, bf16, f32, f64, s8, s16, s32, s64, u8, u16, u32
+    and u64 (its f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64); its
+    comparisons give bool, read as u8.  A device without 16-bit storage or
+    f64 refuses those and the call falls back.  A device without
+    shaderInt64 (`int64?/1`, from the port's `info`) refuses i64 and u64:
+    there s64 and u64, like c64 and c128 on every device, are held as their
+    raw 32-bit words (an s32 tensor with one more axis): exact, and `reshape
+    squeeze transpose broadcast slice concatenate select iota` run on them
+    natively, as do s64/u64 `add subtract multiply` (modulo 2^64, with the
+    carries between the words), `sum` of s64, u64, s32 and u8 (16-bit limbs
+    summed exactly in f64, then carried), the comparisons, `argmax` and
+    `argmin` of the device's types (a zero high word), and `as_type`
+    between them and s32, u8, f32, f64; their other ops fall back.
 
     The documented fallback list (every callback not named above, and a
     named one when its types are not native): `quotient remainder bitwise_*
@@ -62,8 +69,10 @@ if Code.ensure_loaded?(Nx) do
     reduce window_* map sort argsort top_k cumulative_* fft ifft fft2 ifft2
     lu qr svd triangular_solve cholesky eigh solve determinant all_close
     to_batched bitcast`, `slice` with tensor starts, `argmax`/`argmin`
-    with `tie_break: :high`, integer `product`, and integer `sum` (Nx widens
-    to 64 bits) on a device without f64.
+    with `tie_break: :high`, `max`/`min` of a u64 and a signed integer (Nx
+    compares them exactly), and, on a device without shaderInt64, 64-bit
+    `dot`, integer `product`, and the integer `sum` of other types (or
+    without f64).
 
     ## Lifetime
 
