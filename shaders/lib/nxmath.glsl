@@ -52,6 +52,12 @@
  *    that Vulkan allows for division (and inexact sqrt) do not show.
  *  - NaN/inf/sign tests read the bits (nx_isnand etc.): they survive
  *    drivers that assume no NaNs in plain comparisons.
+ *  - f32 and f64 share one source where they share the algorithm: the
+ *    NX_T_* templates ("One source for f32 and f64, the functions" below),
+ *    instantiated by each family with its vocabulary, polynomials and
+ *    thresholds.  GLSL's `precise` does not reach from a callee back into
+ *    its caller: a value a template's exact steps consume, computed in the
+ *    caller, is declared NX_PRECISE there (nxf_atan2's th, tl).
  *  - define NXMATH_NO_F64 before including to leave out the f64 family
  *    (glslang drops uncalled functions anyway, so f32-only shaders do not
  *    declare the Float64 capability either way).
@@ -216,6 +222,298 @@
     return FAST_TWO_SUM(q, ql);                                                                     \
   }
 
+
+/* ------------------------------------------------------------------------
+ * One source for f32 and f64, the functions: the templates below are the
+ * algorithms both families share, written once over a vocabulary that each
+ * family defines before it instantiates them (and undefines after):
+ *   NXT                the float type; NXL(v) v converted to it (a bare
+ *                      literal would be f64 in C, f32 in GLSL)
+ *   NXK(NAME)          the family's constant NXCF_NAME / NXC_NAME
+ *   NXT_PAIR, NXT_EXPC the pair and exp-core structs (nxff/nxdd, nxexpf/nxexpd)
+ *   NXT_MK, NXT_TWO_SUM, NXT_FAST_TWO_SUM, NXT_TWO_PROD, NXT_PADD, NXT_PDIV
+ *                      NX_PAIR_ARITH's names for the type
+ *   NXT_ISNAN NXT_ISINF NXT_ABS NXT_COPYSIGN NXT_POW2 NXT_INF NXT_NAN
+ *   NXT_EXP_CORE NXT_EXP_FIN NXT_EXP_PAIR NXT_EXPM1_PAIR NXT_LOG_PAIR
+ * A POLY argument is a function-like macro giving a Horner polynomial: the
+ * degrees (and so the coefficients) are what genuinely differs between the
+ * families, and they stay with each family's constants.  Thresholds are
+ * arguments.  What stays written twice differs in method, not in type: the
+ * f32 family reads classifications, signs and denormals from the bits (a
+ * driver that flushes f32 denormals must not see them), the f64 side keeps
+ * plain comparisons where that is exact; the sin/cos argument reductions
+ * (integer Payne-Hanek on 32-bit words for f32, 24-bit chunks in double
+ * arithmetic for f64), rem (integer mantissas vs double long division),
+ * the bit-level helpers (one word vs two) and the erfc fits (intervals and
+ * degrees per precision).
+ * ---------------------------------------------------------------------- */
+
+/* x * 2^n for |n| up to three steps of STEP: exact unless the result leaves
+ * the normal range (then one rounding when x is normal and near 1).
+ * Straight-line on purpose: NVIDIA's compiler (driver 580, H200) got the
+ * branchy version with reassigned parameters wrong.  EMAX, EMIN: the normal
+ * exponents; EDEN: the least denormal one. */
+#define NX_T_LDEXP(NAME, EMAX, EMIN, EDEN, STEP)                                                   \
+  NXFN NXT NAME(NXT x, int n) {                                                                     \
+    int a = (n > EMAX) ? STEP : ((n < EMIN) ? -STEP : 0);                                           \
+    int m = n - a;                                                                                  \
+    int b = (m > EMAX) ? STEP : ((m < EMIN) ? -STEP : 0);                                           \
+    int c = m - b;                                                                                  \
+    c = (c > EMAX) ? EMAX : ((c < EDEN) ? EDEN : c);                                                \
+    NXT r = x * NXT_POW2(a);                                                                        \
+    r = r * NXT_POW2(b);                                                                            \
+    return r * NXT_POW2(c);                                                                         \
+  }
+
+/* exp(xh + xl) = 2^k (1 + u): k = round(xh/ln2), r = xh + xl - k ln2 with
+ * ln2 in Cody-Waite parts (k * hi exact, xh - k hi exact), u = expm1(r) =
+ * r + r^2 POLY(r) (POLY: the Taylor tail from 1/2!). */
+#define NX_T_EXP_CORE(NAME, POLY)                                                                  \
+  NXFN NXT_EXPC NAME(NXT xh, NXT xl) {                                                              \
+    NXT kd = floor(xh * NXK(INV_LN2) + NXL(0.5));                                                   \
+    NX_PRECISE NXT r1 = xh - kd * NXK(LN2_CW_HI);                                                   \
+    NX_PRECISE NXT c = xl - kd * NXK(LN2_CW_LO);                                                    \
+    NXT_PAIR r = NXT_TWO_SUM(r1, c);                                                                \
+    NXT x = r.hi;                                                                                   \
+    NXT p = POLY(x);                                                                                \
+    NX_PRECISE NXT t = x * x * p + (r.lo + x * r.lo);                                               \
+    NXT_PAIR u = NXT_FAST_TWO_SUM(x, t);                                                            \
+    NXT_EXPC e;                                                                                     \
+    e.hi = u.hi;                                                                                    \
+    e.lo = u.lo;                                                                                    \
+    e.k = NX_I(kd);                                                                                 \
+    return e;                                                                                       \
+  }
+
+/* exp(xh + xl) as a pair, for results in the normal range */
+#define NX_T_EXP_PAIR(NAME)                                                                        \
+  NXFN NXT_PAIR NAME(NXT xh, NXT xl) {                                                              \
+    NXT_EXPC e = NXT_EXP_CORE(xh, xl);                                                              \
+    NXT_PAIR v = NXT_TWO_SUM(NXL(1.0), e.hi);                                                       \
+    NXT_PAIR r = NXT_FAST_TWO_SUM(v.hi, v.lo + e.lo);                                               \
+    NXT s = NXT_POW2(e.k);                                                                          \
+    return NXT_MK(r.hi * s, r.lo * s);                                                              \
+  }
+
+/* expm1(x) as a pair: k = 0: u itself; k > 0: 2^k (u + (1 - 2^-k));
+ * k < 0: (2^k - 1) + 2^k u, the constant parts exact */
+#define NX_T_EXPM1_PAIR(NAME)                                                                      \
+  NXFN NXT_PAIR NAME(NXT x) {                                                                       \
+    NXT_EXPC e = NXT_EXP_CORE(x, NXL(0.0));                                                         \
+    if (e.k == 0) return NXT_MK(e.hi, e.lo);                                                        \
+    NXT s = NXT_POW2(e.k);                                                                          \
+    if (e.k > 0) {                                                                                  \
+      NXT_PAIR w = NXT_TWO_SUM(NXL(1.0), -NXT_POW2(-e.k));                                          \
+      NXT_PAIR v = NXT_TWO_SUM(w.hi, e.hi);                                                         \
+      NX_PRECISE NXT vl = (v.lo + w.lo) + e.lo;                                                     \
+      NXT_PAIR r = NXT_FAST_TWO_SUM(v.hi, vl);                                                      \
+      return NXT_MK(r.hi * s, r.lo * s);                                                            \
+    }                                                                                               \
+    NXT_PAIR w = NXT_TWO_SUM(NXL(-1.0), s);                                                         \
+    NXT_PAIR v = NXT_TWO_SUM(w.hi, s * e.hi);                                                       \
+    NX_PRECISE NXT vl = (v.lo + w.lo) + s * e.lo;                                                   \
+    return NXT_FAST_TWO_SUM(v.hi, vl);                                                              \
+  }
+
+/* log(2^e (m + ml)) as a pair, m in [sqrt(1/2), sqrt(2)), |ml| tiny:
+ * log m = 2 atanh(s), s = (m-1)/(m+1), |s| <= 0.1716: 2s (1 + z/3 + z^2
+ * POLY(z)), z = s^2, with s, z, z/3 and the products in pair arithmetic,
+ * the tail in plain arithmetic; e ln2 as a pair. */
+#define NX_T_LOG_M(NAME, POLY)                                                                     \
+  NXFN NXT_PAIR NAME(NXT m, NXT ml, int e) {                                                        \
+    NXT_PAIR f = NXT_TWO_SUM(m - NXL(1.0), ml);                                                     \
+    NXT_PAIR d = NXT_TWO_SUM(NXL(2.0), f.hi);                                                       \
+    d.lo += f.lo;                                                                                   \
+    NXT_PAIR s = NXT_PDIV(f, d);                                                                    \
+    NXT_PAIR z = NXT_TWO_PROD(s.hi, s.hi);                                                          \
+    z.lo += NXL(2.0) * s.hi * s.lo;                                                                 \
+    NXT zh = z.hi;                                                                                  \
+    NXT tp = POLY(zh);                                                                              \
+    tp = tp * zh * zh;                                                                              \
+    NXT_PAIR q = NXT_TWO_PROD(zh, NXK(THIRD_HI));                                                   \
+    q.lo += zh * NXK(THIRD_LO) + z.lo * NXK(THIRD_HI);                                              \
+    NXT_PAIR q2 = NXT_TWO_SUM(q.hi, tp);                                                            \
+    q2.lo += q.lo;                                                                                  \
+    NXT_PAIR sq = NXT_TWO_PROD(s.hi, q2.hi);                                                        \
+    sq.lo += s.hi * q2.lo + s.lo * q2.hi;                                                           \
+    NXT_PAIR l = NXT_TWO_SUM(s.hi, sq.hi);                                                          \
+    l.lo += s.lo + sq.lo;                                                                           \
+    l.hi *= NXL(2.0);                                                                               \
+    l.lo *= NXL(2.0);                                                                               \
+    NXT ef = NXL(e);                                                                                \
+    NXT_PAIR el = NXT_TWO_PROD(ef, NXK(LN2_HI));                                                    \
+    el.lo += ef * NXK(LN2_LO);                                                                      \
+    return NXT_PADD(el, l);                                                                         \
+  }
+
+/* sin(rh + rl), |rh| <= pi/4: rh + rh z POLY(z) + rl (1 - z/2), z = rh^2 */
+#define NX_T_SIN_KERNEL(NAME, POLY)                                                                \
+  NXFN NXT NAME(NXT rh, NXT rl) {                                                                   \
+    NXT z = rh * rh;                                                                                \
+    NXT p = POLY(z);                                                                                \
+    NX_PRECISE NXT t = rh * z * p + rl * (NXL(1.0) - NXL(0.5) * z);                                 \
+    return rh + t;                                                                                  \
+  }
+/* cos(rh + rl), |rh| <= pi/4: 1 - r^2/2 exact as a pair, + r^4 POLY(r^2) */
+#define NX_T_COS_KERNEL(NAME, POLY)                                                                \
+  NXFN NXT NAME(NXT rh, NXT rl) {                                                                   \
+    NXT_PAIR z = NXT_TWO_PROD(rh, rh);                                                              \
+    NXT zh = z.hi;                                                                                  \
+    NXT p = POLY(zh);                                                                               \
+    NXT_PAIR w = NXT_TWO_SUM(NXL(1.0), NXL(-0.5) * zh);                                             \
+    NX_PRECISE NXT t = w.lo + ((zh * zh * p - NXL(0.5) * z.lo) - rh * rl);                          \
+    return w.hi + t;                                                                                \
+  }
+
+/* expm1(x): x > BIG: exp (inf above OVF); x < LOW: -1; |x| < TINY: x */
+#define NX_T_EXPM1(NAME, BIG, OVF, LOW, TINY)                                                      \
+  NXFN NXT NAME(NXT x) {                                                                            \
+    if (NXT_ISNAN(x)) return x;                                                                     \
+    if (x > BIG) {                                                                                  \
+      if (x > OVF) return NXT_INF;                                                                  \
+      return NXT_EXP_FIN(NXT_EXP_CORE(x, NXL(0.0)));                                                \
+    }                                                                                               \
+    if (x < LOW) return NXL(-1.0);                                                                  \
+    if (NXT_ABS(x) < TINY) return x;                                                                \
+    return NXT_EXPM1_PAIR(x).hi;                                                                    \
+  }
+
+/* log1p(x): log of the exact pair 1 + x; |x| < TINY: x */
+#define NX_T_LOG1P(NAME, TINY)                                                                     \
+  NXFN NXT NAME(NXT x) {                                                                            \
+    if (NXT_ISNAN(x)) return x;                                                                     \
+    if (x < NXL(-1.0)) return NXT_NAN;                                                              \
+    if (x == NXL(-1.0)) return -NXT_INF;                                                            \
+    if (NXT_ISINF(x)) return x;                                                                     \
+    if (NXT_ABS(x) < TINY) return x;                                                                \
+    NXT_PAIR u = NXT_TWO_SUM(NXL(1.0), x);                                                          \
+    return NXT_LOG_PAIR(u.hi, u.lo).hi;                                                             \
+  }
+
+/* tanh(x) = expm1(2|x|) / (expm1(2|x|) + 2) in pair arithmetic, sign
+ * restored; |x| < TINY: x; |x| > BIG: +-1 */
+#define NX_T_TANH(NAME, TINY, BIG)                                                                 \
+  NXFN NXT NAME(NXT x) {                                                                            \
+    if (NXT_ISNAN(x)) return x;                                                                     \
+    NXT ax = NXT_ABS(x);                                                                            \
+    if (ax < TINY) return x;                                                                        \
+    if (ax > BIG) return NXT_COPYSIGN(NXL(1.0), x);                                                 \
+    NXT_PAIR e = NXT_EXPM1_PAIR(NXL(2.0) * ax);                                                     \
+    NXT_PAIR d = NXT_TWO_SUM(NXL(2.0), e.hi);                                                       \
+    d.lo += e.lo;                                                                                   \
+    return NXT_COPYSIGN(NXT_PDIV(e, d).hi, x);                                                      \
+  }
+
+/* sigmoid(x): x >= 0: 1 / (1 + e^-x) (1 above ONE); x < 0: e^x / (1 + e^x)
+ * in pair arithmetic, TAIL(x) = e^x below LOW (e^x (1 - e^x) rounds to e^x) */
+#define NX_T_SIGMOID(NAME, ONE, LOW, TAIL)                                                         \
+  NXFN NXT NAME(NXT x) {                                                                            \
+    if (NXT_ISNAN(x)) return x;                                                                     \
+    if (x >= NXL(0.0)) {                                                                            \
+      if (x > ONE) return NXL(1.0);                                                                 \
+      NXT_PAIR t = NXT_EXP_PAIR(-x, NXL(0.0));                                                      \
+      NXT_PAIR d = NXT_TWO_SUM(NXL(1.0), t.hi);                                                     \
+      d.lo += t.lo;                                                                                 \
+      return NXT_PDIV(NXT_MK(NXL(1.0), NXL(0.0)), d).hi;                                            \
+    }                                                                                               \
+    if (x < LOW) return TAIL(x);                                                                    \
+    NXT_PAIR t = NXT_EXP_PAIR(x, NXL(0.0));                                                         \
+    NXT_PAIR d = NXT_TWO_SUM(NXL(1.0), t.hi);                                                       \
+    d.lo += t.lo;                                                                                   \
+    return NXT_PDIV(t, d).hi;                                                                       \
+  }
+
+/* erf(x) for |x| < 1: x (c0 + c1 z + z^2 POLY(z)), z = x^2, the first two
+ * terms and the final product in pair arithmetic */
+#define NX_T_ERF_SMALL(NAME, POLY)                                                                 \
+  NXFN NXT NAME(NXT x, NXT ax) {                                                                    \
+    NXT_PAIR z = NXT_TWO_PROD(ax, ax);                                                              \
+    NXT zh = z.hi;                                                                                  \
+    NXT rp = POLY(zh);                                                                              \
+    NXT_PAIR c1z = NXT_TWO_PROD(NXK(ERF_C1_HI), zh);                                                \
+    c1z.lo += NXK(ERF_C1_HI) * z.lo + NXK(ERF_C1_LO) * zh;                                          \
+    NXT_PAIR s = NXT_TWO_SUM(NXK(ERF_C0_HI), c1z.hi);                                               \
+    s.lo += NXK(ERF_C0_LO) + c1z.lo;                                                                \
+    NXT_PAIR s2 = NXT_TWO_SUM(s.hi, zh * zh * rp);                                                  \
+    s2.lo += s.lo;                                                                                  \
+    NXT_PAIR p = NXT_TWO_PROD(x, s2.hi);                                                            \
+    return p.hi + (p.lo + x * s2.lo);                                                               \
+  }
+/* erf(x) = 1 - exp(-x^2) g for |x| >= 1, g = erfcx(|x|), exp(-x^2) from
+ * the exact x^2 */
+#define NX_T_ERF_FROM_ERFCX(NAME)                                                                  \
+  NXFN NXT NAME(NXT x, NXT ax, NXT g) {                                                             \
+    NXT_PAIR z = NXT_TWO_PROD(ax, ax);                                                              \
+    NXT erfc = NXT_EXP_FIN(NXT_EXP_CORE(-z.hi, -z.lo)) * g;                                         \
+    return NXT_COPYSIGN(NXL(1.0) - erfc, x);                                                        \
+  }
+
+/* |x|^y for finite ax = |x| > 0, y finite, not a special case: exp(y log ax)
+ * with log ax as a pair and y times its head exact; inf when y log ax > OVF,
+ * 0 below UNF */
+#define NX_T_POW_ABS(NAME, OVF, UNF)                                                               \
+  NXFN NXT NAME(NXT ax, NXT y) {                                                                    \
+    NXT_PAIR l = NXT_LOG_PAIR(ax, NXL(0.0));                                                        \
+    NXT th = y * l.hi;                                                                              \
+    if (th > OVF) return NXT_INF;                                                                   \
+    if (th < UNF) return NXL(0.0);                                                                  \
+    NXT_PAIR t = NXT_TWO_PROD(y, l.hi);                                                             \
+    return NXT_EXP_FIN(NXT_EXP_CORE(t.hi, t.lo + y * l.lo));                                        \
+  }
+
+/* atan2's core: t = th + tl = min/max(|x|,|y|) (sw: |y| > |x|, xneg: x < 0).
+ * atan t = atan(j/4) + atan((t - j/4)/(1 + t j/4)), j = round(4t), the
+ * reduced |u| <= 1/8 by u + u^3 POLY(u^2), then pi/2 - and pi - as pairs;
+ * the sign of y. */
+#define NX_T_ATAN2_CORE(NAME, POLY)                                                                \
+  NXFN NXT NAME(NXT th, NXT tl, bool sw, bool xneg, NXT y) {                                        \
+    NXT jf = floor(th * NXL(4.0) + NXL(0.5));                                                       \
+    NXT_PAIR a = NXT_MK(NXL(0.0), NXL(0.0));                                                        \
+    NXT_PAIR u = NXT_MK(th, tl);                                                                    \
+    if (jf > NXL(0.0)) {                                                                            \
+      NXT c = jf * NXL(0.25);                                                                       \
+      NXT_PAIR n = NXT_TWO_SUM(th, -c);                                                             \
+      n.lo += tl;                                                                                   \
+      NXT_PAIR pr = NXT_TWO_PROD(th, c);                                                            \
+      NXT_PAIR d = NXT_TWO_SUM(NXL(1.0), pr.hi);                                                    \
+      d.lo += pr.lo + tl * c;                                                                       \
+      u = NXT_PDIV(n, d);                                                                           \
+      if (jf == NXL(1.0)) a = NXT_MK(NXK(ATAN_Q1_HI), NXK(ATAN_Q1_LO));                             \
+      else if (jf == NXL(2.0)) a = NXT_MK(NXK(ATAN_Q2_HI), NXK(ATAN_Q2_LO));                        \
+      else if (jf == NXL(3.0)) a = NXT_MK(NXK(ATAN_Q3_HI), NXK(ATAN_Q3_LO));                        \
+      else a = NXT_MK(NXK(PIO4_HI), NXK(PIO4_LO));                                                  \
+    }                                                                                               \
+    NXT z = u.hi * u.hi;                                                                            \
+    NXT pz = POLY(z);                                                                               \
+    NX_PRECISE NXT corr = u.hi * z * pz + u.lo * (NXL(1.0) - z);                                    \
+    NXT_PAIR r = NXT_PADD(a, NXT_FAST_TWO_SUM(u.hi, corr));                                         \
+    if (sw) r = NXT_PADD(NXT_MK(NXK(PIO2_HI), NXK(PIO2_LO)), NXT_MK(-r.hi, -r.lo));                 \
+    if (xneg) r = NXT_PADD(NXT_MK(NXK(PI_HI), NXK(PI_LO)), NXT_MK(-r.hi, -r.lo));                   \
+    return NXT_COPYSIGN(r.hi, y);                                                                   \
+  }
+
+/* 1/sqrt(x) near 1: y0 = 1/sqrt(x) from the driver, one Newton step on the
+ * exact residual 1 - x y0^2 (so an inexact sqrt or division is corrected) */
+#define NX_T_RSQRT_NEWTON(NAME)                                                                    \
+  NXFN NXT NAME(NXT x) {                                                                            \
+    NXT y0 = NXL(1.0) / sqrt(x);                                                                    \
+    NXT_PAIR q = NXT_TWO_PROD(y0, y0);                                                              \
+    NXT_PAIR xp = NXT_TWO_PROD(x, q.hi);                                                            \
+    NX_PRECISE NXT e = ((NXL(1.0) - xp.hi) - xp.lo) - x * q.lo;                                     \
+    return y0 + (NXL(0.5) * y0) * e;                                                                \
+  }
+
+/* round half away from zero, exact; |x| >= BIG is already integral.  floor,
+ * not trunc: lavapipe's f64 trunc is wrong */
+#define NX_T_ROUND(NAME, BIG)                                                                      \
+  NXFN NXT NAME(NXT x) {                                                                            \
+    NXT a = NXT_ABS(x);                                                                             \
+    if (NXT_ISNAN(x) || a >= BIG) return x;                                                         \
+    NXT t = floor(a);                                                                               \
+    if (a - t >= NXL(0.5)) t += NXL(1.0);                                                           \
+    return NXT_COPYSIGN(t, x);                                                                      \
+  }
+
 #define NX_INF_F NXF(0x7F800000u)
 #define NX_NAN_F NXF(0x7FC00000u)
 #define NX_NZERO_F NXF(0x80000000u)
@@ -275,6 +573,37 @@
 struct nxff { float hi; float lo; };          /* unevaluated sum hi + lo */
 struct nxexpf { float hi; float lo; int k; }; /* exp(x) = 2^k (1 + hi + lo) */
 
+/* the vocabulary of the templates (see "One source for f32 and f64") */
+#define NXT float
+#define NXL(v) NX_F(v)
+#define NXK(NAME) NXCF_##NAME
+#define NXT_PAIR nxff
+#define NXT_EXPC nxexpf
+#define NXT_MK nx_ff
+#define NXT_TWO_SUM nx_two_sumf
+#define NXT_FAST_TWO_SUM nx_fast_two_sumf
+#define NXT_TWO_PROD nx_two_prodf
+#define NXT_PADD nx_ff_addf
+#define NXT_PDIV nx_ff_divf
+#define NXT_ISNAN nx_isnanf
+#define NXT_ISINF nx_isinff
+#define NXT_ABS nx_absf
+#define NXT_COPYSIGN nx_copysignf
+#define NXT_POW2 nx_pow2f
+#define NXT_INF NX_INF_F
+#define NXT_NAN NX_NAN_F
+#define NXT_EXP_CORE nx_expf_core
+#define NXT_EXP_FIN nx_expf_fin
+#define NXT_EXP_PAIR nx_expf_ff
+#define NXT_EXPM1_PAIR nx_expm1f_ff
+#define NXT_LOG_PAIR nx_logf_ff
+
+/* the f32 polynomials (Horner; degrees chosen for 24 bits) */
+#define NXF_EXPM1_POLY(x) ((((((NXCF_FI8 * (x) + NXCF_FI7) * (x) + NXCF_FI6) * (x) + NXCF_FI5) * (x) + NXCF_FI4) * (x) + NXCF_FI3) * (x) + NXCF_FI2) /* expm1 r = r + r^2 P, to r^8 */
+#define NXF_LOG_POLY(z) ((((NXCF_INV13 * (z) + NXCF_INV11) * (z) + NXCF_INV9) * (z) + NXCF_INV7) * (z) + NXCF_INV5) /* atanh tail, to s^13 */
+#define NXF_ERF_POLY(z) (((((((((NXCF_ERF_T11 * (z) + NXCF_ERF_T10) * (z) + NXCF_ERF_T9) * (z) + NXCF_ERF_T8) * (z) + NXCF_ERF_T7) * (z) + NXCF_ERF_T6) * (z) + NXCF_ERF_T5) * (z) + NXCF_ERF_T4) * (z) + NXCF_ERF_T3) * (z) + NXCF_ERF_T2) /* erf, to x^23 */
+#define NXF_ATAN_POLY(z) ((((-NXCF_INV11 * (z) + NXCF_INV9) * (z) - NXCF_INV7) * (z) + NXCF_INV5) * (z) - NXCF_THIRD_HI) /* atan, to u^11 */
+
 NXFN bool nx_isnanf(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
 NXFN bool nx_isinff(float x) { return (floatBitsToUint(x) & 0x7fffffffu) == 0x7f800000u; }
 NXFN bool nx_signbitf(float x) { return (floatBitsToUint(x) & 0x80000000u) != 0u; }
@@ -287,20 +616,8 @@ NXFN float nx_pow2f(int k) {
   if (k >= -126) return uintBitsToFloat(NX_U(k + 127) << 23);
   return uintBitsToFloat(1u << NX_U(k + 149));
 }
-/* x * 2^n for n in [-300, 300]: exact unless the result leaves the normal
- * range (then one rounding when x is normal and near 1).  Straight-line on
- * purpose: NVIDIA's compiler (driver 580, H200) got the branchy version with
- * reassigned parameters wrong. */
-NXFN float nx_ldexpf(float x, int n) {
-  int a = (n > 127) ? 100 : ((n < -126) ? -100 : 0);
-  int m = n - a;
-  int b = (m > 127) ? 100 : ((m < -126) ? -100 : 0);
-  int c = m - b;
-  c = (c > 127) ? 127 : ((c < -149) ? -149 : c);
-  float r = x * nx_pow2f(a);
-  r = r * nx_pow2f(b);
-  return r * nx_pow2f(c);
-}
+/* x * 2^n for n in [-300, 300] */
+NX_T_LDEXP(nx_ldexpf, 127, -126, -149, 100)
 /* exponent of a finite nonzero x (subnormals included) */
 NXFN int nx_ilogbf(float x) {
   int e = NX_I((floatBitsToUint(x) >> 23) & 0xffu);
@@ -543,70 +860,25 @@ NXFN float nx_f64_to_f32(double x) {
 NX_PAIR_ARITH(float, nxff, nx_ff, nx_two_sumf, nx_fast_two_sumf, nx_splitf, nx_two_prodf,
               nx_ff_addf, nx_ff_mulf, nx_ff_divf, 4097.0f)
 
-/* exp(xh + xl) = 2^k (1 + u): k = round(xh/ln2), r = xh + xl - k ln2 with
- * ln2 in Cody-Waite parts (k * hi exact, xh - k hi exact), u = expm1(r) by
- * its Taylor polynomial to r^8.  Valid for |xh| <= 105, |xl| <= 2^-20 |xh|. */
-NXFN nxexpf nx_expf_core(float xh, float xl) {
-  float kf = floor(xh * NXCF_INV_LN2 + 0.5f);
-  NX_PRECISE float r1 = xh - kf * NXCF_LN2_CW_HI;
-  NX_PRECISE float c = xl - kf * NXCF_LN2_CW_LO;
-  nxff r = nx_two_sumf(r1, c);
-  float x = r.hi;
-  float p = NXCF_FI8;
-  p = p * x + NXCF_FI7;
-  p = p * x + NXCF_FI6;
-  p = p * x + NXCF_FI5;
-  p = p * x + NXCF_FI4;
-  p = p * x + NXCF_FI3;
-  p = p * x + NXCF_FI2;
-  NX_PRECISE float t = x * x * p + (r.lo + x * r.lo);
-  nxff u = nx_fast_two_sumf(x, t);
-  nxexpf e;
-  e.hi = u.hi;
-  e.lo = u.lo;
-  e.k = NX_I(kf);
-  return e;
-}
+/* exp(xh + xl) = 2^k (1 + u), u = expm1(r) to r^8.  Valid for |xh| <= 105,
+ * |xl| <= 2^-20 |xh|. */
+NX_T_EXP_CORE(nx_expf_core, NXF_EXPM1_POLY)
 /* 2^k (1 + u) rounded once (twice for subnormal results) */
 NXFN float nx_expf_fin(nxexpf e) {
   nxff v = nx_two_sumf(1.0f, e.hi);
   nxff w = nx_fast_two_sumf(v.hi, v.lo + e.lo);
   return nx_ldexp_fff(w.hi, w.lo, e.k);
 }
-/* exp(xh + xl) as float-float, for results in the normal range */
-NXFN nxff nx_expf_ff(float xh, float xl) {
-  nxexpf e = nx_expf_core(xh, xl);
-  nxff v = nx_two_sumf(1.0f, e.hi);
-  nxff r = nx_fast_two_sumf(v.hi, v.lo + e.lo);
-  float s = nx_pow2f(e.k);
-  return nx_ff(r.hi * s, r.lo * s);
-}
+NX_T_EXP_PAIR(nx_expf_ff)
 /* expm1(x) as float-float for x in [-20, 40] */
-NXFN nxff nx_expm1f_ff(float x) {
-  nxexpf e = nx_expf_core(x, 0.0f);
-  if (e.k == 0) return nx_ff(e.hi, e.lo);
-  float s = nx_pow2f(e.k);
-  if (e.k > 0) { /* 2^k (u + (1 - 2^-k)) */
-    nxff w = nx_two_sumf(1.0f, -nx_pow2f(-e.k));
-    nxff v = nx_two_sumf(w.hi, e.hi);
-    NX_PRECISE float vl = (v.lo + w.lo) + e.lo;
-    nxff r = nx_fast_two_sumf(v.hi, vl);
-    return nx_ff(r.hi * s, r.lo * s);
-  }
-  /* (2^k - 1) + 2^k u */
-  nxff w = nx_two_sumf(-1.0f, s);
-  nxff v = nx_two_sumf(w.hi, s * e.hi);
-  NX_PRECISE float vl = (v.lo + w.lo) + s * e.lo;
-  return nx_fast_two_sumf(v.hi, vl);
-}
+NX_T_EXPM1_PAIR(nx_expm1f_ff)
 
-/* log(xh + xl) as float-float; xh > 0 finite, |xl| <= ulp(xh).
- * x = 2^e m, m in [sqrt(1/2), sqrt(2)); log m = 2 atanh(s), s = (m-1)/(m+1),
- * |s| <= 0.1716: 2s (1 + z/3 + z^2/5 + ...), z = s^2, with s, z, z/3 and
- * the products in float-float, the tail in float. ~2^-38 relative. */
+/* log(xh + xl) as float-float; xh > 0 finite, |xl| <= ulp(xh).  x = 2^e m,
+ * m in [sqrt(1/2), sqrt(2)) from the bits (a denormal xh too: a flushing
+ * device reads it as 0), then nx_log_mf, series to s^13: ~2^-38 relative. */
+NX_T_LOG_M(nx_log_mf, NXF_LOG_POLY)
 NXFN nxff nx_logf_ff(float xh, float xl) {
   int e = 0;
-  /* a denormal xh (xl is 0 then) from its bits: a flushing device reads it as 0 */
   if ((floatBitsToUint(xh) & 0x7f800000u) == 0u) { xh = nx_up64f(xh); e = -64; }
   uint b = floatBitsToUint(xh);
   e += NX_I(b >> 23) - 127;
@@ -614,33 +886,7 @@ NXFN nxff nx_logf_ff(float xh, float xl) {
   if (mb >= 0x003504f3u) { mb = mb | 0x3f000000u; e += 1; } else { mb = mb | 0x3f800000u; }
   float m = uintBitsToFloat(mb);
   float ml = (xl == 0.0f) ? 0.0f : nx_ldexpf(xl, -e);
-  nxff f = nx_two_sumf(m - 1.0f, ml);
-  nxff d = nx_two_sumf(2.0f, f.hi);
-  d.lo += f.lo;
-  nxff s = nx_ff_divf(f, d);
-  nxff z = nx_two_prodf(s.hi, s.hi);
-  z.lo += 2.0f * s.hi * s.lo;
-  float zh = z.hi;
-  float tp = NXCF_INV13;
-  tp = tp * zh + NXCF_INV11;
-  tp = tp * zh + NXCF_INV9;
-  tp = tp * zh + NXCF_INV7;
-  tp = tp * zh + NXCF_INV5;
-  tp = tp * zh * zh;
-  nxff q = nx_two_prodf(zh, NXCF_THIRD_HI);
-  q.lo += zh * NXCF_THIRD_LO + z.lo * NXCF_THIRD_HI;
-  nxff q2 = nx_two_sumf(q.hi, tp);
-  q2.lo += q.lo;
-  nxff sq = nx_two_prodf(s.hi, q2.hi);
-  sq.lo += s.hi * q2.lo + s.lo * q2.hi;
-  nxff l = nx_two_sumf(s.hi, sq.hi);
-  l.lo += s.lo + sq.lo;
-  l.hi *= 2.0f;
-  l.lo *= 2.0f;
-  float ef = NX_F(e);
-  nxff el = nx_two_prodf(ef, NXCF_LN2_HI);
-  el.lo += ef * NXCF_LN2_LO;
-  return nx_ff_addf(el, l);
+  return nx_log_mf(m, ml, e);
 }
 
 /* exp(x) <= 1 ULP, denormal results included.  k = round(x/ln2),
@@ -683,8 +929,9 @@ NXFN float nxf_log(float x) {
   return nx_logf_ff(x, 0.0f).hi;
 }
 
-/* 1/sqrt(x) <= 1 ULP: x = xm 4^j, xm in [1, 4) from the bits; y0 from the
- * driver, one Newton step on the exact residual 1 - xm y0^2. */
+/* 1/sqrt(x) <= 1 ULP: x = xm 4^j, xm in [1, 4) from the bits, then one
+ * Newton step (nx_rsqrt_newtonf), the result in [1/2, 1] scaled by bits. */
+NX_T_RSQRT_NEWTON(nx_rsqrt_newtonf)
 NXFN float nxf_rsqrt(float x) {
   uint b = floatBitsToUint(x);
   uint a = b & 0x7fffffffu;
@@ -696,11 +943,7 @@ NXFN float nxf_rsqrt(float x) {
   int odd = p.e & 1;
   int h = (p.e - odd) / 2; /* x = xm 2^(2h) */
   float xm = uintBitsToFloat((p.m & 0x007fffffu) | 0x3f800000u) * NX_F(1 + odd);
-  float y0 = 1.0f / sqrt(xm);
-  nxff q = nx_two_prodf(y0, y0);
-  nxff xp = nx_two_prodf(xm, q.hi);
-  NX_PRECISE float e = ((1.0f - xp.hi) - xp.lo) - xm * q.lo;
-  float y = y0 + (0.5f * y0) * e; /* in [1/2, 1] */
+  float y = nx_rsqrt_newtonf(xm); /* in [1/2, 1] */
   return uintBitsToFloat(floatBitsToUint(y) - (NX_U(h) << 23));
 }
 
@@ -740,6 +983,8 @@ NXFN uint nx_bits160(uint r0, uint r1, uint r2, uint r3, uint r4, uint p) {
 #define NXCF_FI9 NXF(0x3638EF1Du)
 #define NXCF_FI10 NXF(0x3493F27Eu)
 #define NXCF_FI11 NXF(0x32D7322Bu)
+#define NXF_SIN_POLY(z) ((((-NXCF_FI11 * (z) + NXCF_FI9) * (z) - NXCF_FI7) * (z) + NXCF_FI5) * (z) - NXCF_FI3) /* sin, to r^11 */
+#define NXF_COS_POLY(z) (((-NXCF_FI10 * (z) + NXCF_FI8) * (z) - NXCF_FI6) * (z) + NXCF_FI4) /* cos, to r^10 */
 struct nxredf { float hi; float lo; int q; }; /* x = q pi/2 + hi + lo (mod 2 pi) */
 
 /* Argument reduction for 2^-12 <= ax < inf: |r| <= pi/4.  ax < 4096:
@@ -809,29 +1054,9 @@ NXFN nxredf nx_rem_pio2f(float ax) {
   res.q = q & 3;
   return res;
 }
-/* sin(rh + rl), |rh| <= pi/4: Taylor to r^11 */
-NXFN float nx_sin_kernelf(float rh, float rl) {
-  float z = rh * rh;
-  float p = -NXCF_FI11;
-  p = p * z + NXCF_FI9;
-  p = p * z - NXCF_FI7;
-  p = p * z + NXCF_FI5;
-  p = p * z - NXCF_FI3;
-  NX_PRECISE float t = rh * z * p + rl * (1.0f - 0.5f * z);
-  return rh + t;
-}
-/* cos(rh + rl), |rh| <= pi/4: 1 - r^2/2 exact as two floats, Taylor to r^10 */
-NXFN float nx_cos_kernelf(float rh, float rl) {
-  nxff z = nx_two_prodf(rh, rh);
-  float zh = z.hi;
-  float p = -NXCF_FI10;
-  p = p * zh + NXCF_FI8;
-  p = p * zh - NXCF_FI6;
-  p = p * zh + NXCF_FI4;
-  nxff w = nx_two_sumf(1.0f, -0.5f * zh);
-  NX_PRECISE float t = w.lo + ((zh * zh * p - 0.5f * z.lo) - rh * rl);
-  return w.hi + t;
-}
+/* sin, cos of rh + rl, |rh| <= pi/4: Taylor to r^11, r^10 */
+NX_T_SIN_KERNEL(nx_sin_kernelf, NXF_SIN_POLY)
+NX_T_COS_KERNEL(nx_cos_kernelf, NXF_COS_POLY)
 /* sin(x), cos(x) <= 2 ULP (measured 1) for every finite x; inf, NaN -> NaN */
 NXFN float nxf_sin(float x) {
   uint b = floatBitsToUint(x);
@@ -855,64 +1080,20 @@ NXFN float nxf_cos(float x) {
   return uintBitsToFloat(floatBitsToUint(v) ^ ((((r.q + 1) & 2) != 0) ? 0x80000000u : 0u));
 }
 
-/* expm1(x) */
-NXFN float nxf_expm1(float x) {
-  if (nx_isnanf(x)) return x;
-  if (x > 40.0f) {
-    if (x > 89.0f) return NX_INF_F;
-    return nx_expf_fin(nx_expf_core(x, 0.0f));
-  }
-  if (x < -20.0f) return -1.0f;
-  if (nx_absf(x) < nx_pow2f(-25)) return x;
-  return nx_expm1f_ff(x).hi;
-}
+NX_T_EXPM1(nxf_expm1, 40.0f, 89.0f, -20.0f, nx_pow2f(-25))
 
-/* log1p(x) */
-NXFN float nxf_log1p(float x) {
-  if (nx_isnanf(x)) return x;
-  if (x < -1.0f) return NX_NAN_F;
-  if (x == -1.0f) return -NX_INF_F;
-  if (nx_isinff(x)) return x;
-  if (nx_absf(x) < nx_pow2f(-25)) return x;
-  nxff u = nx_two_sumf(1.0f, x);
-  return nx_logf_ff(u.hi, u.lo).hi;
-}
+NX_T_LOG1P(nxf_log1p, nx_pow2f(-25))
 
-/* tanh(x) = expm1(2|x|) / (expm1(2|x|) + 2), sign restored */
-NXFN float nxf_tanh(float x) {
-  if (nx_isnanf(x)) return x;
-  float ax = nx_absf(x);
-  if (ax < nx_pow2f(-12)) return x;
-  if (ax > 10.0f) return nx_copysignf(1.0f, x);
-  nxff e = nx_expm1f_ff(2.0f * ax);
-  nxff d = nx_two_sumf(2.0f, e.hi);
-  d.lo += e.lo;
-  return nx_copysignf(nx_ff_divf(e, d).hi, x);
-}
+NX_T_TANH(nxf_tanh, nx_pow2f(-12), 10.0f)
 
-/* sigmoid(x) = 1 / (1 + exp(-x)) */
-NXFN float nxf_sigmoid(float x) {
-  if (nx_isnanf(x)) return x;
-  if (x >= 0.0f) {
-    if (x > 20.0f) return 1.0f;
-    nxff t = nx_expf_ff(-x, 0.0f);
-    nxff d = nx_two_sumf(1.0f, t.hi);
-    d.lo += t.lo;
-    return nx_ff_divf(nx_ff(1.0f, 0.0f), d).hi;
-  }
-  if (x < -30.0f) {
-    return nxf_exp(x); /* e^x (1 - e^x), e^x < 2^-43 */
-  }
-  nxff t = nx_expf_ff(x, 0.0f);
-  nxff d = nx_two_sumf(1.0f, t.hi);
-  d.lo += t.lo;
-  return nx_ff_divf(t, d).hi;
-}
+/* sigmoid: e^x below -30 (nxf_exp: denormal results too) */
+NX_T_SIGMOID(nxf_sigmoid, 20.0f, -30.0f, nxf_exp)
 
-/* erf(x).  |x| < 1: x (c0 + c1 z + z^2 R(z)), z = x^2, Taylor to x^23, the
- * first two terms in float-float.  1 <= |x| < 4: 1 - exp(-x^2) g(x) with
- * g = erfcx fitted (Chebyshev, mpmath) on [1,2), [2,3), [3,4) and exp(-x^2)
- * from the exact x^2.  |x| >= 4: +-1 (erfc(3.92) < 2^-25). */
+NX_T_ERF_SMALL(nx_erf_smallf, NXF_ERF_POLY)
+NX_T_ERF_FROM_ERFCX(nx_erf_erfcxf)
+/* erf(x): |x| < 2^-60 c0 x from the bits; |x| < 1 to x^23; 1 <= |x| < 4
+ * from erfcx fitted (Chebyshev, mpmath) on [1,2), [2,3), [3,4); beyond +-1
+ * (erfc(3.92) < 2^-25). */
 NXFN float nxf_erf(float x) {
   if (nx_isnanf(x)) return x;
   float ax = nx_absf(x);
@@ -923,28 +1104,7 @@ NXFN float nxf_erf(float x) {
     nxff q = nx_fast_two_sumf(p.hi, p.lo + xs * NXCF_ERF_C0_LO);
     return nx_ldexp_fff(q.hi, q.lo, -64);
   }
-  if (ax < 1.0f) {
-    nxff z = nx_two_prodf(ax, ax);
-    float zh = z.hi;
-    float rp = NXCF_ERF_T11;
-    rp = rp * zh + NXCF_ERF_T10;
-    rp = rp * zh + NXCF_ERF_T9;
-    rp = rp * zh + NXCF_ERF_T8;
-    rp = rp * zh + NXCF_ERF_T7;
-    rp = rp * zh + NXCF_ERF_T6;
-    rp = rp * zh + NXCF_ERF_T5;
-    rp = rp * zh + NXCF_ERF_T4;
-    rp = rp * zh + NXCF_ERF_T3;
-    rp = rp * zh + NXCF_ERF_T2;
-    nxff c1z = nx_two_prodf(NXCF_ERF_C1_HI, zh);
-    c1z.lo += NXCF_ERF_C1_HI * z.lo + NXCF_ERF_C1_LO * zh;
-    nxff s = nx_two_sumf(NXCF_ERF_C0_HI, c1z.hi);
-    s.lo += NXCF_ERF_C0_LO + c1z.lo;
-    nxff s2 = nx_two_sumf(s.hi, zh * zh * rp);
-    s2.lo += s.lo;
-    nxff p = nx_two_prodf(x, s2.hi);
-    return p.hi + (p.lo + x * s2.lo);
-  }
+  if (ax < 1.0f) return nx_erf_smallf(x, ax);
   if (ax < 4.0f) {
     float p;
     float t;
@@ -983,9 +1143,7 @@ NXFN float nxf_erf(float x) {
       p = p * t + NXF(0xBD2942E9u); /* -0.0413235761 */
       p = p * t + NXF(0x3E1F054Du); /* 0.155293658 */
     }
-    nxff z = nx_two_prodf(ax, ax);
-    float erfc = nx_expf_fin(nx_expf_core(-z.hi, -z.lo)) * p;
-    return nx_copysignf(1.0f - erfc, x);
+    return nx_erf_erfcxf(x, ax, p);
   }
   return nx_copysignf(1.0f, x);
 }
@@ -994,6 +1152,7 @@ NXFN float nxf_erf(float x) {
  * float-float and the product y*log in float-float.  Every test reads the
  * bits (a flushing device compares a denormal y equal to 0), integer and odd
  * y from the mantissa bits, signed zeros and infinities built from bits. */
+NX_T_POW_ABS(nx_pow_absf, 89.0f, -105.0f)
 NXFN float nxf_pow(float x, float y) {
   uint ux = floatBitsToUint(x);
   uint uy = floatBitsToUint(y);
@@ -1032,17 +1191,7 @@ NXFN float nxf_pow(float x, float y) {
   if (uy == 0x3f800000u) return x;
   float axf = uintBitsToFloat(ax);
   if (uy == 0x40000000u) return nxf_mul(x, x);
-  nxff l = nx_logf_ff(axf, 0.0f);
-  float th = y * l.hi;
-  float r;
-  if (th > 89.0f) {
-    r = NX_INF_F;
-  } else if (th < -105.0f) {
-    r = 0.0f;
-  } else { /* |y| < 2^31 here */
-    nxff t = nx_two_prodf(y, l.hi);
-    r = nx_expf_fin(nx_expf_core(t.hi, t.lo + y * l.lo));
-  }
+  float r = nx_pow_absf(axf, y); /* |y| < 2^31 where it reaches exp */
   return uintBitsToFloat(floatBitsToUint(r) | sres);
 }
 
@@ -1052,6 +1201,7 @@ NXFN float nxf_pow(float x, float y) {
  * the reduced argument |u| <= 1/8 by its odd Taylor polynomial to u^11;
  * quadrant fixes in float-float.  t < 2^-13: atan t = t, correctly rounded
  * by nxf_div (denormal results too). */
+NX_T_ATAN2_CORE(nx_atan2_coref, NXF_ATAN_POLY)
 NXFN float nxf_atan2(float y, float x) {
   if (nx_isnanf(x) || nx_isnanf(y)) return NX_NAN_F;
   uint uy = floatBitsToUint(y) & 0x7fffffffu;
@@ -1069,8 +1219,10 @@ NXFN float nxf_atan2(float y, float x) {
   nxunpf pn = nx_unpackf(num);
   nxunpf pd = nx_unpackf(den);
   int de = pn.e - pd.e; /* <= 0 */
-  float th;
-  float tl = 0.0f;
+  /* precise: the core's exact steps reach back to th and tl (GLSL's precise
+   * follows a value's operations, but not into a caller) */
+  NX_PRECISE float th;
+  NX_PRECISE float tl = 0.0f;
   if (de < -14) {
     th = nxf_div(uintBitsToFloat(num), uintBitsToFloat(den));
     if (!sw && !xneg) return nx_copysignf(th, y);
@@ -1081,43 +1233,11 @@ NXFN float nxf_atan2(float y, float x) {
     nxff pt = nx_two_prodf(th, ds);
     tl = ((ns - pt.hi) - pt.lo) / ds; /* th + tl = num / den to ~2^-48 */
   }
-  float jf = floor(th * 4.0f + 0.5f);
-  nxff a = nx_ff(0.0f, 0.0f);
-  nxff u = nx_ff(th, tl);
-  if (jf > 0.0f) {
-    float c = jf * 0.25f;
-    nxff n = nx_two_sumf(th, -c);
-    n.lo += tl;
-    nxff pr = nx_two_prodf(th, c);
-    nxff d = nx_two_sumf(1.0f, pr.hi);
-    d.lo += pr.lo + tl * c;
-    u = nx_ff_divf(n, d);
-    if (jf == 1.0f) a = nx_ff(NXCF_ATAN_Q1_HI, NXCF_ATAN_Q1_LO);
-    else if (jf == 2.0f) a = nx_ff(NXCF_ATAN_Q2_HI, NXCF_ATAN_Q2_LO);
-    else if (jf == 3.0f) a = nx_ff(NXCF_ATAN_Q3_HI, NXCF_ATAN_Q3_LO);
-    else a = nx_ff(NXCF_PIO4_HI, NXCF_PIO4_LO);
-  }
-  float z = u.hi * u.hi;
-  float pz = -NXCF_INV11;
-  pz = pz * z + NXCF_INV9;
-  pz = pz * z - NXCF_INV7;
-  pz = pz * z + NXCF_INV5;
-  pz = pz * z - NXCF_THIRD_HI;
-  NX_PRECISE float corr = u.hi * z * pz + u.lo * (1.0f - z);
-  nxff r = nx_ff_addf(a, nx_fast_two_sumf(u.hi, corr));
-  if (sw) r = nx_ff_addf(nx_ff(NXCF_PIO2_HI, NXCF_PIO2_LO), nx_ff(-r.hi, -r.lo));
-  if (xneg) r = nx_ff_addf(nx_ff(NXCF_PI_HI, NXCF_PI_LO), nx_ff(-r.hi, -r.lo));
-  return nx_copysignf(r.hi, y);
+  return nx_atan2_coref(th, tl, sw, xneg, y);
 }
 
 /* round half away from zero, exact */
-NXFN float nxf_round(float x) {
-  float a = nx_absf(x);
-  if (nx_isnanf(x) || a >= 8388608.0f) return x; /* 2^23: already integral */
-  float t = floor(a); /* a >= 0; floor, not trunc: lavapipe's f64 trunc is wrong */
-  if (a - t >= 0.5f) t += 1.0f;
-  return nx_copysignf(t, x);
-}
+NX_T_ROUND(nxf_round, 8388608.0f)
 
 /* sign: 1, -1, or x itself for +-0 and NaN */
 NXFN float nxf_sign(float x) {
@@ -1165,6 +1285,30 @@ NXFN float nxf_min(float a, float b) {
   if (ka == kb) return nx_signbitf(a) ? a : b;
   return ka < kb ? a : b;
 }
+
+#undef NXT
+#undef NXL
+#undef NXK
+#undef NXT_PAIR
+#undef NXT_EXPC
+#undef NXT_MK
+#undef NXT_TWO_SUM
+#undef NXT_FAST_TWO_SUM
+#undef NXT_TWO_PROD
+#undef NXT_PADD
+#undef NXT_PDIV
+#undef NXT_ISNAN
+#undef NXT_ISINF
+#undef NXT_ABS
+#undef NXT_COPYSIGN
+#undef NXT_POW2
+#undef NXT_INF
+#undef NXT_NAN
+#undef NXT_EXP_CORE
+#undef NXT_EXP_FIN
+#undef NXT_EXP_PAIR
+#undef NXT_EXPM1_PAIR
+#undef NXT_LOG_PAIR
 
 #ifndef NXMATH_NO_F64
 /* ========================================================================
@@ -1257,6 +1401,39 @@ struct nxdd { double hi; double lo; };           /* unevaluated sum hi + lo */
 struct nxexpd { double hi; double lo; int k; };  /* exp(x) = 2^k (1 + hi + lo) */
 struct nxredd { double hi; double lo; int q; };  /* x = q pi/2 + hi + lo (mod 2 pi) */
 
+/* the vocabulary of the templates (see "One source for f32 and f64") */
+#define NXT double
+#define NXL(v) NX_D(v)
+#define NXK(NAME) NXC_##NAME
+#define NXT_PAIR nxdd
+#define NXT_EXPC nxexpd
+#define NXT_MK nx_dd
+#define NXT_TWO_SUM nx_two_sum
+#define NXT_FAST_TWO_SUM nx_fast_two_sum
+#define NXT_TWO_PROD nx_two_prod
+#define NXT_PADD nx_dd_add
+#define NXT_PDIV nx_dd_div
+#define NXT_ISNAN nx_isnand
+#define NXT_ISINF nx_isinfd
+#define NXT_ABS nx_absd
+#define NXT_COPYSIGN nx_copysignd
+#define NXT_POW2 nx_pow2d
+#define NXT_INF NX_INF_D
+#define NXT_NAN NX_NAN_D
+#define NXT_EXP_CORE nx_exp_core
+#define NXT_EXP_FIN nx_exp_fin
+#define NXT_EXP_PAIR nx_exp_dd
+#define NXT_EXPM1_PAIR nx_expm1_dd
+#define NXT_LOG_PAIR nx_log_dd
+
+/* the f64 polynomials (Horner; degrees chosen for 53 bits) */
+#define NXD_EXPM1_POLY(x) ((((((((((((NXC_FI14 * (x) + NXC_FI13) * (x) + NXC_FI12) * (x) + NXC_FI11) * (x) + NXC_FI10) * (x) + NXC_FI9) * (x) + NXC_FI8) * (x) + NXC_FI7) * (x) + NXC_FI6) * (x) + NXC_FI5) * (x) + NXC_FI4) * (x) + NXC_FI3) * (x) + NXC_FI2) /* expm1 r = r + r^2 P, to r^14 */
+#define NXD_LOG_POLY(z) ((((((((((NXC_INV25 * (z) + NXC_INV23) * (z) + NXC_INV21) * (z) + NXC_INV19) * (z) + NXC_INV17) * (z) + NXC_INV15) * (z) + NXC_INV13) * (z) + NXC_INV11) * (z) + NXC_INV9) * (z) + NXC_INV7) * (z) + NXC_INV5) /* atanh tail, to s^25 */
+#define NXD_ERF_POLY(z) ((((((((((((((((NXC_ERF_T18 * (z) + NXC_ERF_T17) * (z) + NXC_ERF_T16) * (z) + NXC_ERF_T15) * (z) + NXC_ERF_T14) * (z) + NXC_ERF_T13) * (z) + NXC_ERF_T12) * (z) + NXC_ERF_T11) * (z) + NXC_ERF_T10) * (z) + NXC_ERF_T9) * (z) + NXC_ERF_T8) * (z) + NXC_ERF_T7) * (z) + NXC_ERF_T6) * (z) + NXC_ERF_T5) * (z) + NXC_ERF_T4) * (z) + NXC_ERF_T3) * (z) + NXC_ERF_T2) /* erf, to x^37 */
+#define NXD_ATAN_POLY(z) (((((((((NXC_INV21 * (z) - NXC_INV19) * (z) + NXC_INV17) * (z) - NXC_INV15) * (z) + NXC_INV13) * (z) - NXC_INV11) * (z) + NXC_INV9) * (z) - NXC_INV7) * (z) + NXC_INV5) * (z) - NXC_THIRD_HI) /* atan, to u^21 */
+#define NXD_SIN_POLY(z) (((((((NXC_FI17 * (z) - NXC_FI15) * (z) + NXC_FI13) * (z) - NXC_FI11) * (z) + NXC_FI9) * (z) - NXC_FI7) * (z) + NXC_FI5) * (z) - NXC_FI3) /* sin, to r^17 */
+#define NXD_COS_POLY(z) (((((((-NXC_FI18 * (z) + NXC_FI16) * (z) - NXC_FI14) * (z) + NXC_FI12) * (z) - NXC_FI10) * (z) + NXC_FI8) * (z) - NXC_FI6) * (z) + NXC_FI4) /* cos, to r^18 */
+
 NXFN bool nx_isnand(double x) {
   uvec2 w = unpackDouble2x32(x);
   uint h = w.y & 0x7fffffffu;
@@ -1283,19 +1460,8 @@ NXFN double nx_pow2d(int k) {
   if (s >= 32) return packDouble2x32(uvec2(0u, 1u << NX_U(s - 32)));
   return packDouble2x32(uvec2(1u << NX_U(s), 0u));
 }
-/* x * 2^n for n in [-2200, 2200]: exact unless the result leaves the normal
- * range (then one rounding when x is normal and near 1).  Straight-line on
- * purpose (see nx_ldexpf). */
-NXFN double nx_ldexpd(double x, int n) {
-  int a = (n > 1023) ? 600 : ((n < -1022) ? -600 : 0);
-  int m = n - a;
-  int b = (m > 1023) ? 600 : ((m < -1022) ? -600 : 0);
-  int c = m - b;
-  c = (c > 1023) ? 1023 : ((c < -1074) ? -1074 : c);
-  double r = x * nx_pow2d(a);
-  r = r * nx_pow2d(b);
-  return r * nx_pow2d(c);
-}
+/* x * 2^n for n in [-2200, 2200] */
+NX_T_LDEXP(nx_ldexpd, 1023, -1022, -1074, 600)
 /* --- f64 on the bits: correct on a device that flushes f64 denormals ---
  * The same design as the f32 side (shaderDenormPreserveFloat64 = false
  * reads denormal operands as zero and writes denormal results as zero):
@@ -1549,74 +1715,23 @@ NXFN double nxd_ceil(double x) {
   return 1.0;
 }
 
-/* exp(xh + xl) = 2^k (1 + u): k = round(xh/ln2), r = xh + xl - k ln2 with
- * ln2 in Cody-Waite parts (k * hi exact, xh - k hi exact), u = expm1(r) by
- * its Taylor polynomial to r^14 (|r| <= 0.3466, truncation < 2^-62).
- * Valid for |xh| <= 750, |xl| <= 2^-40. */
-NXFN nxexpd nx_exp_core(double xh, double xl) {
-  double kd = floor(xh * NXC_INV_LN2 + 0.5);
-  NX_PRECISE double r1 = xh - kd * NXC_LN2_CW_HI;
-  NX_PRECISE double c = xl - kd * NXC_LN2_CW_LO;
-  nxdd r = nx_two_sum(r1, c);
-  double x = r.hi;
-  double p = NXC_FI14;
-  p = p * x + NXC_FI13;
-  p = p * x + NXC_FI12;
-  p = p * x + NXC_FI11;
-  p = p * x + NXC_FI10;
-  p = p * x + NXC_FI9;
-  p = p * x + NXC_FI8;
-  p = p * x + NXC_FI7;
-  p = p * x + NXC_FI6;
-  p = p * x + NXC_FI5;
-  p = p * x + NXC_FI4;
-  p = p * x + NXC_FI3;
-  p = p * x + NXC_FI2;
-  NX_PRECISE double t = x * x * p + (r.lo + x * r.lo);
-  nxdd u = nx_fast_two_sum(x, t);
-  nxexpd e;
-  e.hi = u.hi;
-  e.lo = u.lo;
-  e.k = NX_I(kd);
-  return e;
-}
+/* exp(xh + xl) = 2^k (1 + u), u = expm1(r) to r^14 (|r| <= 0.3466,
+ * truncation < 2^-62).  Valid for |xh| <= 750, |xl| <= 2^-40. */
+NX_T_EXP_CORE(nx_exp_core, NXD_EXPM1_POLY)
 /* 2^k (1 + u) rounded once (twice for subnormal results) */
 NXFN double nx_exp_fin(nxexpd e) {
   nxdd v = nx_two_sum(1.0, e.hi);
   return nx_ldexpd(v.hi + (v.lo + e.lo), e.k);
 }
-/* exp(xh + xl) as double-double, for results in the normal range */
-NXFN nxdd nx_exp_dd(double xh, double xl) {
-  nxexpd e = nx_exp_core(xh, xl);
-  nxdd v = nx_two_sum(1.0, e.hi);
-  nxdd r = nx_fast_two_sum(v.hi, v.lo + e.lo);
-  double s = nx_pow2d(e.k);
-  return nx_dd(r.hi * s, r.lo * s);
-}
+NX_T_EXP_PAIR(nx_exp_dd)
 /* expm1(x) as double-double for x in [-40, 45] */
-NXFN nxdd nx_expm1_dd(double x) {
-  nxexpd e = nx_exp_core(x, 0.0);
-  if (e.k == 0) return nx_dd(e.hi, e.lo);
-  double s = nx_pow2d(e.k);
-  if (e.k > 0) { /* 2^k (u + (1 - 2^-k)) */
-    nxdd w = nx_two_sum(1.0, -nx_pow2d(-e.k));
-    nxdd v = nx_two_sum(w.hi, e.hi);
-    NX_PRECISE double vl = (v.lo + w.lo) + e.lo;
-    nxdd r = nx_fast_two_sum(v.hi, vl);
-    return nx_dd(r.hi * s, r.lo * s);
-  }
-  /* (2^k - 1) + 2^k u */
-  nxdd w = nx_two_sum(-1.0, s);
-  nxdd v = nx_two_sum(w.hi, s * e.hi);
-  NX_PRECISE double vl = (v.lo + w.lo) + s * e.lo;
-  return nx_fast_two_sum(v.hi, vl);
-}
+NX_T_EXPM1_PAIR(nx_expm1_dd)
 
-/* log(xh + xl) as double-double; xh > 0 finite, |xl| <= ulp(xh).
- * x = 2^e m, m in [sqrt(1/2), sqrt(2)); log m = 2 atanh(s), s = (m-1)/(m+1),
- * |s| <= 0.1716: 2s (1 + z/3 + z^2/5 + ... + z^12/25), z = s^2, with s, z,
- * z/3 and the products in double-double and the tail in double; e ln2 in
- * double-double.  About 2^-66 relative: enough for pow. */
+/* log(xh + xl) as double-double; xh > 0 finite, |xl| <= ulp(xh).  x = 2^e m,
+ * m in [sqrt(1/2), sqrt(2)), then nx_log_md, series to s^25: about 2^-66
+ * relative, enough for pow.  (The f32 side unpacks a denormal from its
+ * bits; here a plain scaling, as the f64 transcendentals do.) */
+NX_T_LOG_M(nx_log_md, NXD_LOG_POLY)
 NXFN nxdd nx_log_dd(double xh, double xl) {
   int e = 0;
   if (xh < NXD(0x00100000u, 0x00000000u)) {
@@ -1630,39 +1745,7 @@ NXFN nxdd nx_log_dd(double xh, double xl) {
   if (mh >= 0x0006a09eu) { mh = mh | 0x3fe00000u; e += 1; } else { mh = mh | 0x3ff00000u; }
   double m = packDouble2x32(uvec2(w.x, mh));
   double ml = (xl == 0.0) ? 0.0 : nx_ldexpd(xl, -e);
-  nxdd f = nx_two_sum(m - 1.0, ml);
-  nxdd d = nx_two_sum(2.0, f.hi);
-  d.lo += f.lo;
-  nxdd s = nx_dd_div(f, d);
-  nxdd z = nx_two_prod(s.hi, s.hi);
-  z.lo += 2.0 * s.hi * s.lo;
-  double zh = z.hi;
-  double tp = NXC_INV25;
-  tp = tp * zh + NXC_INV23;
-  tp = tp * zh + NXC_INV21;
-  tp = tp * zh + NXC_INV19;
-  tp = tp * zh + NXC_INV17;
-  tp = tp * zh + NXC_INV15;
-  tp = tp * zh + NXC_INV13;
-  tp = tp * zh + NXC_INV11;
-  tp = tp * zh + NXC_INV9;
-  tp = tp * zh + NXC_INV7;
-  tp = tp * zh + NXC_INV5;
-  tp = tp * zh * zh;
-  nxdd q = nx_two_prod(zh, NXC_THIRD_HI);
-  q.lo += zh * NXC_THIRD_LO + z.lo * NXC_THIRD_HI;
-  nxdd q2 = nx_two_sum(q.hi, tp);
-  q2.lo += q.lo;
-  nxdd sq = nx_two_prod(s.hi, q2.hi);
-  sq.lo += s.hi * q2.lo + s.lo * q2.hi;
-  nxdd l = nx_two_sum(s.hi, sq.hi);
-  l.lo += s.lo + sq.lo;
-  l.hi *= 2.0;
-  l.lo *= 2.0;
-  double ed = NX_D(e);
-  nxdd el = nx_two_prod(ed, NXC_LN2_HI);
-  el.lo += ed * NXC_LN2_LO;
-  return nx_dd_add(el, l);
+  return nx_log_md(m, ml, e);
 }
 
 /* exp(x) on its own, in plain double: the core's reduction with r rounded
@@ -1710,65 +1793,24 @@ NXFN double nxd_log(double x) {
   return nx_log_dd(x, 0.0).hi;
 }
 
-/* expm1(x) */
-NXFN double nxd_expm1(double x) {
-  if (nx_isnand(x)) return x;
-  if (x > 40.0) {
-    if (x > 710.0) return NX_INF_D;
-    return nx_exp_fin(nx_exp_core(x, 0.0));
-  }
-  if (x < -40.0) return -1.0;
-  if (nx_absd(x) < nx_pow2d(-54)) return x;
-  return nx_expm1_dd(x).hi;
-}
+NX_T_EXPM1(nxd_expm1, 40.0, 710.0, -40.0, nx_pow2d(-54))
 
-/* log1p(x): log of the exact double-double 1 + x */
-NXFN double nxd_log1p(double x) {
-  if (nx_isnand(x)) return x;
-  if (x < -1.0) return NX_NAN_D;
-  if (x == -1.0) return -NX_INF_D;
-  if (nx_isinfd(x)) return x;
-  if (nx_absd(x) < nx_pow2d(-54)) return x;
-  nxdd u = nx_two_sum(1.0, x);
-  return nx_log_dd(u.hi, u.lo).hi;
-}
+NX_T_LOG1P(nxd_log1p, nx_pow2d(-54))
 
-/* tanh(x) = expm1(2|x|) / (expm1(2|x|) + 2) in double-double */
-NXFN double nxd_tanh(double x) {
-  if (nx_isnand(x)) return x;
-  double ax = nx_absd(x);
-  if (ax < nx_pow2d(-27)) return x;
-  if (ax > 22.0) return nx_copysignd(1.0, x);
-  nxdd e = nx_expm1_dd(2.0 * ax);
-  nxdd d = nx_two_sum(2.0, e.hi);
-  d.lo += e.lo;
-  return nx_copysignd(nx_dd_div(e, d).hi, x);
-}
+NX_T_TANH(nxd_tanh, nx_pow2d(-27), 22.0)
 
-/* sigmoid(x) = 1 / (1 + exp(-x)) in double-double */
-NXFN double nxd_sigmoid(double x) {
-  if (nx_isnand(x)) return x;
-  if (x >= 0.0) {
-    if (x > 40.0) return 1.0;
-    nxdd t = nx_exp_dd(-x, 0.0);
-    nxdd d = nx_two_sum(1.0, t.hi);
-    d.lo += t.lo;
-    return nx_dd_div(nx_dd(1.0, 0.0), d).hi;
-  }
-  if (x < -40.0) {
-    if (x < -750.0) return 0.0;
-    return nx_exp_fin(nx_exp_core(x, 0.0)); /* e^x (1 - e^x), e^x < 2^-57 */
-  }
-  nxdd t = nx_exp_dd(x, 0.0);
-  nxdd d = nx_two_sum(1.0, t.hi);
-  d.lo += t.lo;
-  return nx_dd_div(t, d).hi;
+/* sigmoid's tail below -40: e^x (1 - e^x), e^x < 2^-57 */
+NXFN double nx_sigmoid_taild(double x) {
+  if (x < -750.0) return 0.0;
+  return nx_exp_fin(nx_exp_core(x, 0.0));
 }
+NX_T_SIGMOID(nxd_sigmoid, 40.0, -40.0, nx_sigmoid_taild)
 
-/* erf(x).  |x| < 1: x (c0 + c1 z + z^2 R(z)), z = x^2, Taylor to x^37, the
- * first two terms and the final product in double-double.  1 <= |x| < 6:
- * 1 - exp(-x^2) g(x), g = erfcx fitted (Chebyshev, mpmath) on [1,2), [2,3),
- * [3,4.5), [4.5,6); exp(-x^2) from the exact x^2.  |x| >= 6: +-1. */
+NX_T_ERF_SMALL(nx_erf_smalld, NXD_ERF_POLY)
+NX_T_ERF_FROM_ERFCX(nx_erf_erfcxd)
+/* erf(x): |x| < 1 to x^37; 1 <= |x| < 6 from erfcx fitted on [1,2), [2,3),
+ * [3,4.5), [4.5,6) (more pieces and degrees than f32 for 53 bits); beyond
+ * +-1. */
 NXFN double nxd_erf(double x) {
   if (nx_isnand(x)) return x;
   double ax = nx_absd(x);
@@ -1778,35 +1820,7 @@ NXFN double nxd_erf(double x) {
     nxdd p = nx_two_prod(xs, NXC_ERF_C0_HI);
     return (p.hi + (p.lo + xs * NXC_ERF_C0_LO)) * nx_pow2d(-600);
   }
-  if (ax < 1.0) {
-    nxdd z = nx_two_prod(ax, ax);
-    double zh = z.hi;
-    double rp = NXC_ERF_T18;
-    rp = rp * zh + NXC_ERF_T17;
-    rp = rp * zh + NXC_ERF_T16;
-    rp = rp * zh + NXC_ERF_T15;
-    rp = rp * zh + NXC_ERF_T14;
-    rp = rp * zh + NXC_ERF_T13;
-    rp = rp * zh + NXC_ERF_T12;
-    rp = rp * zh + NXC_ERF_T11;
-    rp = rp * zh + NXC_ERF_T10;
-    rp = rp * zh + NXC_ERF_T9;
-    rp = rp * zh + NXC_ERF_T8;
-    rp = rp * zh + NXC_ERF_T7;
-    rp = rp * zh + NXC_ERF_T6;
-    rp = rp * zh + NXC_ERF_T5;
-    rp = rp * zh + NXC_ERF_T4;
-    rp = rp * zh + NXC_ERF_T3;
-    rp = rp * zh + NXC_ERF_T2;
-    nxdd c1z = nx_two_prod(NXC_ERF_C1_HI, zh);
-    c1z.lo += NXC_ERF_C1_HI * z.lo + NXC_ERF_C1_LO * zh;
-    nxdd s = nx_two_sum(NXC_ERF_C0_HI, c1z.hi);
-    s.lo += NXC_ERF_C0_LO + c1z.lo;
-    nxdd s2 = nx_two_sum(s.hi, zh * zh * rp);
-    s2.lo += s.lo;
-    nxdd p = nx_two_prod(x, s2.hi);
-    return p.hi + (p.lo + x * s2.lo);
-  }
+  if (ax < 1.0) return nx_erf_smalld(x, ax);
   if (ax < 6.0) {
     double p;
     double t;
@@ -1888,9 +1902,7 @@ NXFN double nxd_erf(double x) {
       p = p * t + NXD(0xBF93E981u, 0xB3B13591u); /* -0.019445444672148652 */
       p = p * t + NXD(0x3FBB096Fu, 0xACE146FEu); /* 0.1056127354688918 */
     }
-    nxdd z = nx_two_prod(ax, ax);
-    double erfc = nx_exp_fin(nx_exp_core(-z.hi, -z.lo)) * p;
-    return nx_copysignd(1.0 - erfc, x);
+    return nx_erf_erfcxd(x, ax, p);
   }
   return nx_copysignd(1.0, x);
 }
@@ -1898,6 +1910,7 @@ NXFN double nxd_erf(double x) {
 /* pow(x, y), C99 Annex F special cases; otherwise exp(y log|x|) with log|x|
  * in double-double (~2^-66) and y*log as an exact product plus the low part,
  * so large results keep their accuracy. */
+NX_T_POW_ABS(nx_pow_absd, 710.0, -746.0)
 NXFN double nxd_pow(double x, double y) {
   if ((unpackDouble2x32(y).y & 0x7fffffffu) == 0u && unpackDouble2x32(y).x == 0u) return 1.0;
   if (x == 1.0) return 1.0;
@@ -1924,17 +1937,7 @@ NXFN double nxd_pow(double x, double y) {
   if (ax == 1.0) return neg ? -1.0 : 1.0; /* x = -1, any integer y */
   if (y == 1.0) return x;
   if (y == 2.0) return x * x;
-  nxdd l = nx_log_dd(ax, 0.0);
-  double th = y * l.hi;
-  double r;
-  if (th > 710.0) {
-    r = NX_INF_D;
-  } else if (th < -746.0) {
-    r = 0.0;
-  } else { /* |y| < 2^63 here */
-    nxdd t = nx_two_prod(y, l.hi);
-    r = nx_exp_fin(nx_exp_core(t.hi, t.lo + y * l.lo));
-  }
+  double r = nx_pow_absd(ax, y); /* |y| < 2^63 where it reaches exp */
   return neg ? -r : r;
 }
 
@@ -2062,36 +2065,9 @@ NXFN nxredd nx_rem_pio2(double ax) {
   return res;
 }
 
-/* sin(rh + rl), |rh| <= pi/4: Taylor to r^17 */
-NXFN double nx_sin_kernel(double rh, double rl) {
-  double z = rh * rh;
-  double p = NXC_FI17;
-  p = p * z - NXC_FI15;
-  p = p * z + NXC_FI13;
-  p = p * z - NXC_FI11;
-  p = p * z + NXC_FI9;
-  p = p * z - NXC_FI7;
-  p = p * z + NXC_FI5;
-  p = p * z - NXC_FI3;
-  NX_PRECISE double t = rh * z * p + rl * (1.0 - 0.5 * z);
-  return rh + t;
-}
-/* cos(rh + rl), |rh| <= pi/4: 1 - r^2/2 exact in double-double, Taylor to r^18 */
-NXFN double nx_cos_kernel(double rh, double rl) {
-  nxdd z = nx_two_prod(rh, rh);
-  double zh = z.hi;
-  double p = -NXC_FI18;
-  p = p * zh + NXC_FI16;
-  p = p * zh - NXC_FI14;
-  p = p * zh + NXC_FI12;
-  p = p * zh - NXC_FI10;
-  p = p * zh + NXC_FI8;
-  p = p * zh - NXC_FI6;
-  p = p * zh + NXC_FI4;
-  nxdd w = nx_two_sum(1.0, -0.5 * zh);
-  NX_PRECISE double t = w.lo + ((zh * zh * p - 0.5 * z.lo) - rh * rl);
-  return w.hi + t;
-}
+/* sin, cos of rh + rl, |rh| <= pi/4: Taylor to r^17, r^18 */
+NX_T_SIN_KERNEL(nx_sin_kernel, NXD_SIN_POLY)
+NX_T_COS_KERNEL(nx_cos_kernel, NXD_COS_POLY)
 
 /* sin(x), cos(x): any finite x (Payne-Hanek past 2^30); +-inf, NaN -> NaN */
 NXFN double nxd_sin(double x) {
@@ -2117,6 +2093,7 @@ NXFN double nxd_cos(double x) {
 
 /* atan2(y, x), C99 Annex F special cases; as nxf_atan2 in double-double with
  * the reduced |u| <= 1/8 by its odd Taylor polynomial to u^21. */
+NX_T_ATAN2_CORE(nx_atan2_cored, NXD_ATAN_POLY)
 NXFN double nxd_atan2(double y, double x) {
   if (nx_isnand(x) || nx_isnand(y)) return x + y;
   double ay = nx_absd(y);
@@ -2135,48 +2112,18 @@ NXFN double nxd_atan2(double y, double x) {
   int e = nx_ilogbd(den);
   double ns = nx_ldexpd(num, -e);
   double ds = nx_ldexpd(den, -e);
-  double th = ns / ds;
-  double tl = 0.0; /* th + tl = num / den to ~2^-104; for th < 2^-900 th alone is enough */
+  NX_PRECISE double th = ns / ds; /* precise: see nxf_atan2 */
+  NX_PRECISE double tl = 0.0; /* th + tl = num / den to ~2^-104; for th < 2^-900 th alone is enough */
   if (th >= nx_pow2d(-900)) {
     nxdd pt = nx_two_prod(th, ds);
     tl = ((ns - pt.hi) - pt.lo) / ds;
   }
-  double jd = floor(th * 4.0 + 0.5);
-  nxdd a = nx_dd(0.0, 0.0);
-  nxdd u = nx_dd(th, tl);
-  if (jd > 0.0) {
-    double c = jd * 0.25;
-    nxdd n = nx_two_sum(th, -c);
-    n.lo += tl;
-    nxdd pr = nx_two_prod(th, c);
-    nxdd d = nx_two_sum(1.0, pr.hi);
-    d.lo += pr.lo + tl * c;
-    u = nx_dd_div(n, d);
-    if (jd == 1.0) a = nx_dd(NXC_ATAN_Q1_HI, NXC_ATAN_Q1_LO);
-    else if (jd == 2.0) a = nx_dd(NXC_ATAN_Q2_HI, NXC_ATAN_Q2_LO);
-    else if (jd == 3.0) a = nx_dd(NXC_ATAN_Q3_HI, NXC_ATAN_Q3_LO);
-    else a = nx_dd(NXC_PIO4_HI, NXC_PIO4_LO);
-  }
-  double z = u.hi * u.hi;
-  double pz = NXC_INV21;
-  pz = pz * z - NXC_INV19;
-  pz = pz * z + NXC_INV17;
-  pz = pz * z - NXC_INV15;
-  pz = pz * z + NXC_INV13;
-  pz = pz * z - NXC_INV11;
-  pz = pz * z + NXC_INV9;
-  pz = pz * z - NXC_INV7;
-  pz = pz * z + NXC_INV5;
-  pz = pz * z - NXC_THIRD_HI;
-  NX_PRECISE double corr = u.hi * z * pz + u.lo * (1.0 - z);
-  nxdd r = nx_dd_add(a, nx_fast_two_sum(u.hi, corr));
-  if (sw) r = nx_dd_add(nx_dd(NXC_PIO2_HI, NXC_PIO2_LO), nx_dd(-r.hi, -r.lo));
-  if (xneg) r = nx_dd_add(nx_dd(NXC_PI_HI, NXC_PI_LO), nx_dd(-r.hi, -r.lo));
-  return nx_copysignd(r.hi, y);
+  return nx_atan2_cored(th, tl, sw, xneg, y);
 }
 
-/* 1/sqrt(x): y0 = 1/sqrt(x), one Newton step with the residual 1 - x y0^2
- * formed exactly (so an inexact hardware sqrt or division is corrected); rsqrt(+-0) = +-inf, rsqrt(+inf) = +0, x < 0 -> NaN. */
+NX_T_RSQRT_NEWTON(nx_rsqrt_newtond)
+/* 1/sqrt(x): x scaled into [2^-900, 2^900], nx_rsqrt_newtond; rsqrt(+-0) =
+ * +-inf, rsqrt(+inf) = +0, x < 0 -> NaN. */
 NXFN double nxd_rsqrt(double x) {
   if (nx_isnand(x)) return x;
   if (x == 0.0) return nx_copysignd(NX_INF_D, x);
@@ -2185,21 +2132,11 @@ NXFN double nxd_rsqrt(double x) {
   double sc = 1.0;
   if (x > nx_pow2d(900)) { x = x * nx_pow2d(-200); sc = nx_pow2d(-100); }
   else if (x < nx_pow2d(-900)) { x = x * nx_pow2d(200); sc = nx_pow2d(100); }
-  double y0 = 1.0 / sqrt(x);
-  nxdd p = nx_two_prod(y0, y0);
-  nxdd xp = nx_two_prod(x, p.hi);
-  NX_PRECISE double e = ((1.0 - xp.hi) - xp.lo) - x * p.lo; /* 1 - x y0^2 */
-  return (y0 + (0.5 * y0) * e) * sc;
+  return nx_rsqrt_newtond(x) * sc;
 }
 
 /* round half away from zero, exact */
-NXFN double nxd_round(double x) {
-  double a = nx_absd(x);
-  if (nx_isnand(x) || a >= nx_pow2d(52)) return x; /* already integral */
-  double t = floor(a); /* a >= 0; floor, not trunc: lavapipe's f64 trunc is wrong */
-  if (a - t >= 0.5) t += 1.0;
-  return nx_copysignd(t, x);
-}
+NX_T_ROUND(nxd_round, nx_pow2d(52))
 
 /* sign: 1, -1, or x itself for +-0 and NaN */
 NXFN double nxd_sign(double x) {
