@@ -16,7 +16,8 @@
 #   scripts/gpu.sh nx OUTDIR   the Elixir benches through Nxvk.Backend: Nx ops
 #       against Nx.BinaryBackend and `nxvk bench` (1K, 1M, 16M: nx_ops.md),
 #       the defn MLP step (mlp.md), and Nx.Serving over NX_DEVICES (default:
-#       0,1 where nvidia-smi lists two GPUs or more, else 0; serving.txt).  On
+#       0,1 where nvidia-smi lists two GPUs or more, else 0; serving.txt);
+#       NX_SIZES, NX_REQUESTS and NX_WIDTH change 1K,1M,16M, 20000 and 1024.  On
 #       a machine without Erlang/Elixir it runs on the runtime that
 #       `scripts/bundle.sh --nx` put in bundle/nx (carry bundle/), as:
 #         cd bundle/nx/nxvk/elixir && ../../with-env mix run bench/nx_ops.exs --sizes 1K,1M,16M
@@ -56,10 +57,11 @@ if [ "$what" = nx ]; then
   $W mix run -e 'IO.puts("root_dir #{:code.root_dir()}, Elixir #{System.version()}, OTP #{System.otp_release()}")' \
     >> "$R/versions.txt" 2>&1
   cat "$R/versions.txt"
-  step nx_ops; $W mix run bench/nx_ops.exs --sizes 1K,1M,16M > "$R/nx_ops.md" 2>&1; tail -n 3 "$R/nx_ops.md"
+  step nx_ops; $W mix run bench/nx_ops.exs --sizes "${NX_SIZES:-1K,1M,16M}" > "$R/nx_ops.md" 2>&1; tail -n 3 "$R/nx_ops.md"
   step mlp; $W mix run bench/mlp.exs > "$R/mlp.md" 2>&1; tail -n 3 "$R/mlp.md"
   step serving "($NX_DEVICES)"
-  $W mix run bench/serving.exs --devices "$NX_DEVICES" --requests 20000 --width 1024 > "$R/serving.txt" 2>&1
+  $W mix run bench/serving.exs --devices "$NX_DEVICES" --requests "${NX_REQUESTS:-20000}" --width "${NX_WIDTH:-1024}" \
+    > "$R/serving.txt" 2>&1
   tail -n 3 "$R/serving.txt"
 elif [ "$what" = bench ]; then
   # the SM clock beside the figures (bench_busy.c says why it matters)
