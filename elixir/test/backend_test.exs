@@ -104,7 +104,9 @@ if Code.ensure_loaded?(Nx) do
       |> Kernel.++(
         u_add: Nx.add(u, 5), u_multiply: Nx.multiply(u, u), u_less: Nx.less(u, 4), u_greater: Nx.greater(Nx.tensor([-1, 5, 7], backend: backend), u),
         u_max: Nx.max(u, Nx.tensor(-1, backend: backend)), u_sum: Nx.sum(u),
-        u_argmax: Nx.argmax(u), u_as_type_s64: Nx.as_type(u, :s64), u_as_type_f32: Nx.as_type(u, :f32)
+        u_argmax: Nx.argmax(u), u_negate: Nx.negate(u),
+        u8_negate: Nx.negate(Nx.tensor([5, 0, 200], type: :u8, backend: backend)),
+        argmax_scalar: Nx.argmax(Nx.tensor(7, backend: backend)), u_as_type_s64: Nx.as_type(u, :s64), u_as_type_f32: Nx.as_type(u, :f32)
       )
     end
 

@@ -30,7 +30,8 @@ if Code.ensure_loaded?(Nx) do
 
       * element-wise: `add subtract multiply max min` and the comparisons
         (every type), `divide pow atan2 exp log sqrt rsqrt sigmoid tanh sin
-        cos expm1 log1p erf` (floats), `abs negate sign` (f32 f64 s32 s64),
+        cos expm1 log1p erf` (floats), `abs negate sign` (f32 f64 s32 s64;
+        `negate` of the unsigned types too, wrapping as Nx),
         `floor ceil round`, `is_nan`, `select`, `clip`;
       * reductions `sum product reduce_max reduce_min argmax argmin`
         (integer sums and products aggregated to s64/u64 as Nx does,
@@ -619,12 +620,27 @@ if Code.ensure_loaded?(Nx) do
     for name <- ~w(abs negate sign)a do
       @impl true
       def unquote(name)(out, t) do
-        if out.type in [{:f, 32}, {:f, 64}, {:s, 32}, {:s, 64}] and t.type == out.type and
-             nat?([out.type], device_of([t])),
-          do: unary_native(unquote(name), unquote(Atom.to_string(name)), out, t),
-          else: fallback(unquote(name), [out, t])
+        cond do
+          out.type in [{:f, 32}, {:f, 64}, {:s, 32}, {:s, 64}] and t.type == out.type and
+              nat?([out.type], device_of([t])) ->
+            unary_native(unquote(name), unquote(Atom.to_string(name)), out, t)
+
+          # unsigned: Nx wraps, 0 - x
+          negate?(unquote(name)) and match?({:u, _}, out.type) and t.type == out.type and
+              nat?([out.type], device_of([t])) ->
+            native(:negate, out, [t], [out, t], fn g ->
+              {g, x} = G.input(g, t, out.type)
+              {g, z} = G.scalar(g, 0, out.type)
+              G.op(g, "subtract", [z, x])
+            end)
+
+          true ->
+            fallback(unquote(name), [out, t])
+        end
       end
     end
+
+    defp negate?(name), do: name == :negate
 
     for name <- ~w(floor ceil round)a do
       @impl true
@@ -788,30 +804,38 @@ if Code.ensure_loaded?(Nx) do
       def unquote(name)(out, t, opts) do
         d = device_of([t])
 
-        if nat?([t.type], d) and Keyword.get(opts, :tie_break, :low) == :low and Nx.size(t) > 1 and
-             match?({k, _} when k in [:s, :u], out.type) and
-             (nat?([out.type], d) or words(out.type, d) == 2) do
-          attrs = %{"keep_axes" => Keyword.get(opts, :keep_axis, false)}
-          attrs = if opts[:axis], do: Map.put(attrs, "axes", [opts[:axis]]), else: attrs
-          op = unquote(Atom.to_string(name))
+        cond do
+          # one element (a scalar, held in the BEAM): its index is 0
+          Nx.size(t) == 1 and match?({k, _} when k in [:s, :u], out.type) ->
+            count(unquote(name), :native, d)
+            {_, bits} = out.type
+            host(out, <<0::size(bits)>>, d)
 
-          if nat?([out.type], d) do
-            native(unquote(name), out, [t], [out, t, opts], fn g ->
-              {g, x} = G.input(g, t, t.type)
-              {g, r} = G.arg_reduce(g, op, x, t.type, attrs, t.shape, opts[:axis], out.shape)
-              G.cast(g, r, {:s, 32}, out.type)
-            end)
-          else
-            native_words(unquote(name), out, [t], [out, t, opts], fn g, 2 ->
-              {g, x} = G.input(g, t, t.type)
-              {g, r} = G.arg_reduce(g, op, x, t.type, attrs, t.shape, opts[:axis], out.shape)
-              {g, lo} = G.op(g, "reshape", [r], %{"shape" => Tuple.to_list(out.shape) ++ [1]})
-              {g, hi} = G.op(g, "subtract", [lo, lo])
-              G.op(g, "concatenate", [lo, hi], %{"axis" => -1})
-            end)
-          end
-        else
-          fallback(unquote(name), [out, t, opts])
+          nat?([t.type], d) and Keyword.get(opts, :tie_break, :low) == :low and Nx.size(t) > 1 and
+              match?({k, _} when k in [:s, :u], out.type) and
+              (nat?([out.type], d) or words(out.type, d) == 2) ->
+            attrs = %{"keep_axes" => Keyword.get(opts, :keep_axis, false)}
+            attrs = if opts[:axis], do: Map.put(attrs, "axes", [opts[:axis]]), else: attrs
+            op = unquote(Atom.to_string(name))
+
+            if nat?([out.type], d) do
+              native(unquote(name), out, [t], [out, t, opts], fn g ->
+                {g, x} = G.input(g, t, t.type)
+                {g, r} = G.arg_reduce(g, op, x, t.type, attrs, t.shape, opts[:axis], out.shape)
+                G.cast(g, r, {:s, 32}, out.type)
+              end)
+            else
+              native_words(unquote(name), out, [t], [out, t, opts], fn g, 2 ->
+                {g, x} = G.input(g, t, t.type)
+                {g, r} = G.arg_reduce(g, op, x, t.type, attrs, t.shape, opts[:axis], out.shape)
+                {g, lo} = G.op(g, "reshape", [r], %{"shape" => Tuple.to_list(out.shape) ++ [1]})
+                {g, hi} = G.op(g, "subtract", [lo, lo])
+                G.op(g, "concatenate", [lo, hi], %{"axis" => -1})
+              end)
+            end
+
+          true ->
+            fallback(unquote(name), [out, t, opts])
         end
       end
     end
