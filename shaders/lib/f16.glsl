@@ -41,13 +41,15 @@ NXFN uint nx_f16_bits(uint x) {
 
 // f16 bits -> f32, exact (subnormals through an exact product, so a driver
 // that flushes f32 subnormals still gets them: they are normal f32 values).
+// Selects, no branches: every element of an f16 kernel goes through here.
 NXFN float nx_f16_to_f32(uint h) {
   uint sign = (h & 0x8000u) << 16;
-  uint e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
-  if (e == 0x1fu) return uintBitsToFloat(sign | 0x7f800000u | (m << 13));
-  if (e != 0u) return uintBitsToFloat(sign | ((e + 112u) << 23) | (m << 13));
-  float v = NX_FLOAT_OF(m) * 5.9604644775390625e-8;   // m * 2^-24, exact
-  return uintBitsToFloat(floatBitsToUint(v) | sign);
+  uint em = h & 0x7fffu;
+  // normal: exponent and mantissa up 13 bits, rebiased (+112); inf and NaN
+  // (payload kept): exponent 255
+  uint bits = (em << 13) + (em >= 0x7c00u ? 0x70000000u : 0x38000000u);
+  float sub = NX_FLOAT_OF(em) * 5.9604644775390625e-8;   // em * 2^-24, exact
+  return uintBitsToFloat((em < 0x400u ? floatBitsToUint(sub) : bits) | sign);
 }
 
 // f32 bits -> bf16 bits: to nearest, ties to even (overflow carries into

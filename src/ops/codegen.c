@@ -115,6 +115,32 @@ nxvk_dtype nxvk_cg_value_dtype(const nxvk_cg_program *p, int v) {
   return n->op->kind == NXVK_KIND_COMPARE ? NXVK_BOOL : n->dtype;
 }
 
+bool nxvk_cg_paired(const nxvk_cg_program *p) {
+  for (int k = 0; k < p->ninputs; k++)
+    if (nxvk_dtype_size(p->in_dtype[k]) != 2) return false;
+  for (int k = 0; k < p->noutputs; k++)
+    if (nxvk_dtype_size(nxvk_cg_value_dtype(p, p->output[k])) != 2) return false;
+  return true;
+}
+
+/* Paired kernels: the 16 bits of an element (low half of a uint) ->
+ * compute type, and compute type -> the 16 bits. */
+static const char *pair_load(nxvk_dtype d) {
+  switch (d) {
+  case NXVK_F16: return "nx_f16_to_f32(%s)";
+  case NXVK_BF16: return "uintBitsToFloat((%s) << 16)";
+  case NXVK_I16: return "bitfieldExtract(int(%s), 0, 16)";
+  default: return "(%s)";
+  }
+}
+static const char *pair_store(nxvk_dtype d) {
+  switch (d) {
+  case NXVK_F16: return "nx_f16_bits(floatBitsToUint(%s))";
+  case NXVK_BF16: return "nx_bf16_bits(floatBitsToUint(%s))";
+  default: return "(uint(%s) & 65535u)";
+  }
+}
+
 /* Operand names by kind: what the expressions in elementwise.def use. */
 static int operand_names(nxvk_kind k, const char **names) {
   switch (k) {
@@ -122,6 +148,17 @@ static int operand_names(nxvk_kind k, const char **names) {
   case NXVK_KIND_SELECT: names[0] = "c"; names[1] = "a"; names[2] = "b"; return 3;
   default: names[0] = "a"; names[1] = "b"; return 2;
   }
+}
+
+/* Does a later node read value v? */
+static bool value_read(const nxvk_cg_program *p, int v) {
+  for (int i = v < p->ninputs ? 0 : v - p->ninputs + 1; i < p->nnodes; i++) {
+    const char *names[3];
+    int arity = operand_names(p->node[i].op->kind, names);
+    for (int a = 0; a < arity; a++)
+      if (p->node[i].arg[a] == v) return true;
+  }
+  return false;
 }
 
 static void emit_op_function(sbuf *s, const nxvk_cg_node *n) {
@@ -140,20 +177,141 @@ static void emit_op_function(sbuf *s, const nxvk_cg_node *n) {
     sb_printf(s, ") { return %s; }\n", n->op->expr);
 }
 
+/* The nodes in order, into locals v<ninputs>...; an f16 / bf16 value no
+ * later node reads is left unrounded: its store rounds it, once (rounding
+ * twice gives the same bits, at twice the cost). */
+static int emit_nodes(sbuf *s, const nxvk_cg_program *p, const char *ind) {
+  for (int i = 0; i < p->nnodes; i++) {
+    const nxvk_cg_node *n = &p->node[i];
+    int v = p->ninputs + i;
+    const char *names[3];
+    int arity = operand_names(n->op->kind, names);
+    nxvk_dtype vd = nxvk_cg_value_dtype(p, v);
+    /* wrap / round to the result's dtype (compare gives 0 or 1, select
+     * picks an operand that already holds a value of the dtype) */
+    bool wrap = glsl_wrap(vd) && n->op->kind != NXVK_KIND_COMPARE && n->op->kind != NXVK_KIND_SELECT;
+    if ((vd == NXVK_F16 || vd == NXVK_BF16) && !value_read(p, v)) wrap = false;
+    sb_printf(s, "%s%s v%d = %sop_%s_%s(", ind, glsl_compute(vd), v, wrap ? glsl_wrap(vd) : "",
+              n->op->name, nxvk_dtype_name(n->dtype));
+    for (int a = 0; a < arity; a++) {
+      if (n->arg[a] < 0 || n->arg[a] >= v)
+        return nxvk_seterr(NXVK_E_BAD_REQUEST, "codegen: node %d reads a later value", i);
+      sb_printf(s, "%sv%d", a ? ", " : "", n->arg[a]);
+    }
+    sb_printf(s, ")%s;\n", wrap ? glsl_wrap_end(vd) : "");
+  }
+  return NXVK_OK;
+}
+
+/* main() of a paired kernel (every input and output 16 bits wide): each
+ * invocation takes two elements per 32-bit word, so a warp's load or store
+ * moves 128 bytes as the f32 kernels' do (one 16-bit element at a time
+ * left f16 / bf16 add at 0.22-0.47 of PyTorch's bandwidth on an H100), and
+ * no 16-bit storage or arithmetic is needed.  Word i holds elements 2i and
+ * 2i+1; the last word of an odd count gets 0 in its upper half (buffers
+ * are whole words).  Broadcast inputs read each element's half of its word. */
+static int emit_paired_main(sbuf *s, const nxvk_cg_program *p) {
+  int ni = p->ninputs;
+  /* evaluation of one element: compute-type inputs in, stored bits out */
+  sb_printf(s, "void ew_eval(");
+  for (int k = 0; k < ni; k++) sb_printf(s, "%s%s v%d", k ? ", " : "", glsl_compute(p->in_dtype[k]), k);
+  for (int o = 0; o < p->noutputs; o++) sb_printf(s, "%sout uint r%d", ni + o ? ", " : "", o);
+  sb_printf(s, ") {\n");
+  int rc = emit_nodes(s, p, "  ");
+  if (rc) return rc;
+  for (int o = 0; o < p->noutputs; o++) {
+    char vv[16];
+    snprintf(vv, sizeof vv, "v%d", p->output[o]);
+    sb_printf(s, "  r%d = ", o);
+    sb_printf(s, pair_store(nxvk_cg_value_dtype(p, p->output[o])), vv);
+    sb_printf(s, ";\n");
+  }
+  sb_printf(s, "}\n");
+  if (ni > 0) { /* element e's index in each input (broadcast) */
+    sb_printf(s, "void ew_index(uint m, uint rank, uint contig, uint e");
+    for (int k = 0; k < ni; k++) sb_printf(s, ", out uint x%d", k);
+    sb_printf(s, ") {\n");
+    for (int k = 0; k < ni; k++) sb_printf(s, "  x%d = (contig & %uu) != 0u ? e : 0u;\n", k, 1u << k);
+    sb_printf(s, "  uint r = e;\n"
+                 "  for (int d = int(rank) - 1; d >= 0; d--) {\n"
+                 "    uint dim = meta[m + 3u + uint(d)];\n"
+                 "    uint q = r / dim, c = r - q * dim;\n"
+                 "    r = q;\n");
+    for (int k = 0; k < ni; k++)
+      sb_printf(s, "    if ((contig & %uu) == 0u) x%d += c * meta[m + %uu + uint(d)];\n", 1u << k, k,
+                11u + 8u * (unsigned)k);
+    sb_printf(s, "  }\n}\n");
+  }
+  sb_printf(s,
+            "void main() {\n"
+            "  uint m = pc.meta_off;\n"
+            "  uint n = meta[m], rank = meta[m + 1u], contig = meta[m + 2u];\n"
+            "  uint np = n / 2u + (n & 1u);\n"
+            "  uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;\n"
+            "  uint ustep = BLOCKED != 0u ? gl_WorkGroupSize.x : step;\n"
+            "  uint first = BLOCKED != 0u ? gl_WorkGroupID.x * gl_WorkGroupSize.x * UNROLL +\n"
+            "                                   gl_LocalInvocationID.x\n"
+            "                             : gl_GlobalInvocationID.x;\n"
+            "  for (uint i0 = first; i0 < np; i0 += step * UNROLL) {\n");
+  for (int k = 0; k < ni; k++) sb_printf(s, "    uint l%d[UNROLL];\n", k);
+  sb_printf(s, "    [[unroll]] for (uint u = 0u; u < UNROLL; u++) {\n"
+               "      if (u * ustep >= np - i0) break;\n"
+               "      uint i = i0 + u * ustep;\n");
+  if (ni > 0) {
+    sb_printf(s, "      if (contig == %uu) {\n", (1u << ni) - 1u);
+    for (int k = 0; k < ni; k++) sb_printf(s, "        l%d[u] = in%d.v[i];\n", k, k);
+    sb_printf(s, "      } else {\n        uint ");
+    for (int k = 0; k < ni; k++) sb_printf(s, "%sa%d, b%d", k ? ", " : "", k, k);
+    sb_printf(s, ";\n        ew_index(m, rank, contig, 2u * i");
+    for (int k = 0; k < ni; k++) sb_printf(s, ", a%d", k);
+    sb_printf(s, ");\n        ew_index(m, rank, contig, min(2u * i + 1u, n - 1u)");
+    for (int k = 0; k < ni; k++) sb_printf(s, ", b%d", k);
+    sb_printf(s, ");\n");
+    for (int k = 0; k < ni; k++)
+      sb_printf(s, "        l%d[u] = ((in%d.v[a%d >> 1u] >> ((a%d & 1u) << 4u)) & 65535u) |\n"
+                   "                ((in%d.v[b%d >> 1u] >> ((b%d & 1u) << 4u)) << 16u);\n",
+                k, k, k, k, k, k, k);
+    sb_printf(s, "      }\n");
+  }
+  sb_printf(s, "    }\n"
+               "    [[unroll]] for (uint u = 0u; u < UNROLL; u++) {\n"
+               "      if (u * ustep >= np - i0) break;\n"
+               "      uint i = i0 + u * ustep;\n"
+               "      uint ");
+  for (int o = 0; o < p->noutputs; o++) sb_printf(s, "%slo%d, hi%d", o ? ", " : "", o, o);
+  sb_printf(s, ";\n");
+  for (int h = 0; h < 2; h++) {
+    sb_printf(s, "      ew_eval(");
+    for (int k = 0; k < ni; k++) {
+      char w[48];
+      snprintf(w, sizeof w, h ? "l%d[u] >> 16u" : "l%d[u] & 65535u", k);
+      if (k) sb_printf(s, ", ");
+      sb_printf(s, pair_load(p->in_dtype[k]), w);
+    }
+    for (int o = 0; o < p->noutputs; o++) sb_printf(s, "%s%s%d", ni + o ? ", " : "", h ? "hi" : "lo", o);
+    sb_printf(s, ");\n");
+  }
+  for (int o = 0; o < p->noutputs; o++)
+    sb_printf(s, "      out%d.v[i] = lo%d | ((2u * i + 1u < n ? hi%d : 0u) << 16u);\n", o, o, o);
+  sb_printf(s, "    }\n  }\n}\n");
+  return NXVK_OK;
+}
+
 int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out) {
   *out = NULL;
   if (p->ninputs < 0 || p->ninputs > NXVK_CG_MAX_INPUTS || p->nnodes < 1 ||
       p->nnodes > NXVK_CG_MAX_NODES || p->noutputs < 1 || p->noutputs > NXVK_CG_MAX_OUTPUTS)
     return nxvk_seterr(NXVK_E_BAD_REQUEST, "codegen: program out of bounds");
-  bool u8 = false, f64 = false, b16 = false, b64 = false;
+  bool paired = nxvk_cg_paired(p);
+  bool u8 = false, b16 = false, b64 = false;
   for (int v = 0; v < p->ninputs + p->nnodes; v++) {
     nxvk_dtype d = nxvk_cg_value_dtype(p, v);
     size_t sz = nxvk_dtype_size(d);
     u8 |= sz == 1;
-    f64 |= d == NXVK_F64;
     b16 |= sz == 2;
     b64 |= d == NXVK_I64 || d == NXVK_U64;
   }
+  if (paired) u8 = b16 = false; /* every value in memory is a whole uint */
   sbuf s = {0};
   sb_printf(&s, "#version 450\n");
   if (u8)
@@ -174,12 +332,11 @@ int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out) {
   int binding = 1;
   for (int i = 0; i < p->ninputs; i++)
     sb_printf(&s, "layout(std430, binding = %d) readonly buffer In%d { %s v[]; } in%d;\n",
-              binding++, i, glsl_storage(p->in_dtype[i]), i);
+              binding++, i, paired ? "uint" : glsl_storage(p->in_dtype[i]), i);
   for (int i = 0; i < p->noutputs; i++)
     sb_printf(&s, "layout(std430, binding = %d) writeonly buffer Out%d { %s v[]; } out%d;\n",
-              binding++, i, glsl_storage(nxvk_cg_value_dtype(p, p->output[i])), i);
+              binding++, i, paired ? "uint" : glsl_storage(nxvk_cg_value_dtype(p, p->output[i])), i);
   if (lib) sb_printf(&s, "%s\n", lib);
-  (void)f64;
 
   /* one function per distinct (op, dtype) */
   for (int i = 0; i < p->nnodes; i++) {
@@ -187,6 +344,16 @@ int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out) {
     for (int j = 0; j < i && !seen; j++)
       seen = p->node[j].op == p->node[i].op && p->node[j].dtype == p->node[i].dtype;
     if (!seen) emit_op_function(&s, &p->node[i]);
+  }
+
+  if (paired) {
+    int rc = emit_paired_main(&s, p);
+    if (rc || s.oom) {
+      free(s.buf);
+      return rc ? rc : nxvk_seterr(NXVK_E_NO_MEMORY, "codegen: out of memory");
+    }
+    *out = s.buf;
+    return NXVK_OK;
   }
 
   /* UNROLL elements per invocation and round, every load issued before any
@@ -241,25 +408,10 @@ int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out) {
                 "      uint i = i0 + u * ustep;\n");
   for (int k = 0; k < p->ninputs; k++)
     sb_printf(&s, "      %s v%d = l%d[u];\n", glsl_compute(p->in_dtype[k]), k, k);
-  for (int i = 0; i < p->nnodes; i++) {
-    const nxvk_cg_node *n = &p->node[i];
-    int v = p->ninputs + i;
-    const char *names[3];
-    int arity = operand_names(n->op->kind, names);
-    nxvk_dtype vd = nxvk_cg_value_dtype(p, v);
-    /* wrap / round to the result's dtype (compare gives 0 or 1, select
-     * picks an operand that already holds a value of the dtype) */
-    bool wrap = glsl_wrap(vd) && n->op->kind != NXVK_KIND_COMPARE && n->op->kind != NXVK_KIND_SELECT;
-    sb_printf(&s, "      %s v%d = %sop_%s_%s(", glsl_compute(vd), v, wrap ? glsl_wrap(vd) : "",
-              n->op->name, nxvk_dtype_name(n->dtype));
-    for (int a = 0; a < arity; a++) {
-      if (n->arg[a] < 0 || n->arg[a] >= v) {
-        free(s.buf);
-        return nxvk_seterr(NXVK_E_BAD_REQUEST, "codegen: node %d reads a later value", i);
-      }
-      sb_printf(&s, "%sv%d", a ? ", " : "", n->arg[a]);
-    }
-    sb_printf(&s, ")%s;\n", wrap ? glsl_wrap_end(vd) : "");
+  int rc = emit_nodes(&s, p, "      ");
+  if (rc) {
+    free(s.buf);
+    return rc;
   }
   for (int i = 0; i < p->noutputs; i++) {
     nxvk_dtype d = nxvk_cg_value_dtype(p, p->output[i]);

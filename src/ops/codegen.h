@@ -36,6 +36,10 @@ nxvk_dtype nxvk_cg_value_dtype(const nxvk_cg_program *p, int value);
  *   [11 + 8*k .. 18 + 8*k] element strides of input k */
 #define NXVK_EW_META_WORDS(ninputs) (11u + 8u * (uint32_t)(ninputs))
 
+/* Every input and output 16 bits wide: the kernel takes two elements per
+ * 32-bit word, so it runs over (count + 1) / 2 words (nxvk_ew_launch's n). */
+bool nxvk_cg_paired(const nxvk_cg_program *p);
+
 /* GLSL source (malloc'd) for the program; lib is the shader math library. */
 int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out);
 

@@ -87,7 +87,12 @@ int nxvk_ew_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor
   char name[64];
   snprintf(name, sizeof name, "ew_%s_%s", op->d.name, nxvk_dtype_name(in[nin - 1]->dtype));
   uint32_t spec[NXVK_EW_SPEC];
-  uint32_t groups = nxvk_ew_launch(nxvk_rec_ctx(r), (uint64_t)out->count, spec);
+  /* the generated kernel takes two 16-bit elements per word when every
+   * input and the output are 16 bits wide (codegen.c, nxvk_cg_paired) */
+  bool paired = nxvk_dtype_size(out->dtype) == 2;
+  for (int k = 0; k < nin; k++) paired &= nxvk_dtype_size(in[k]->dtype) == 2;
+  uint64_t units = paired ? ((uint64_t)out->count + 1) / 2 : (uint64_t)out->count;
+  uint32_t groups = nxvk_ew_launch(nxvk_rec_ctx(r), units, spec);
   nxvk_buffer *bufs[4];
   for (int k = 0; k < nin; k++) bufs[k] = in[k]->buf;
   bufs[nin] = out->buf;

@@ -580,7 +580,8 @@ int nxvk_fusion_record(nxvk_rec *r, const nxvk_graph *g, const nxvk_meta *metas,
   rc = nxvk_shape_count(&metas[st->outputs[0]].shape, &count);
   if (rc) return rc;
   uint32_t spec[NXVK_EW_SPEC];
-  uint32_t groups = nxvk_ew_launch(c, (uint64_t)count, spec);
+  uint32_t groups =
+      nxvk_ew_launch(c, nxvk_cg_paired(&prog) ? ((uint64_t)count + 1) / 2 : (uint64_t)count, spec);
   if (memo_find(c, &prog, st->key)) /* built in this process: no GLSL needed */
     rc = nxvk_kernel_get_spirv(c, st->key, NULL, 0, spec, NXVK_EW_SPEC, st->ninputs + st->noutputs, &k);
   if (rc) return rc;

@@ -110,6 +110,23 @@ static void test_kernel_vs_reference(void) {
         (unsigned long long)n, (unsigned long long)bad, first);
 }
 
+/* f16 -> f32 (every kernel's load of an f16): all 65 536 patterns, the
+ * value exact, the sign of zero kept, a NaN's payload kept in the top
+ * mantissa bits, and rounding back gives the same bits */
+static void test_to_f32_all(void) {
+  uint32_t bad = 0, first = 0;
+  for (uint32_t h = 0; h < 65536u; h++) {
+    float f = nx_f16_to_f32(h);
+    uint32_t fb;
+    memcpy(&fb, &f, 4);
+    bool ok = same((double)f, f16_value(h)) && nx_f16_bits(fb) == h;
+    if (isnan(f16_value(h))) ok = ok && (fb >> 31) == (h >> 15) && ((fb >> 13) & 0x3ffu) == (h & 0x3ffu);
+    if (!ok && !bad++) first = h;
+  }
+  CHECK(bad == 0, "f16 -> f32 exact and round-trips on all 65536 patterns (%u differ, first 0x%04x)", bad,
+        first);
+}
+
 /* the reference also takes f64 (conformance scales its bound with it) */
 static void test_reference_f64(void) {
   CHECK(same(nxvk_f16_round(65519.999999), 65504.0), "f64 65519.999999 -> 65504");
@@ -138,6 +155,7 @@ int main(int argc, char **argv) {
   }
   test_numpy_table();
   test_kernel_vs_reference();
+  test_to_f32_all();
   test_reference_f64();
   return tap_done();
 }
