@@ -355,7 +355,8 @@ def main():
     if args.shapes is None:
         args.shapes = ",".join(sorted(set(r["dims"] for r in nx_results if r["mode"] == "shapes")))
     if args.dtype is None:
-        d = sorted(set(r["dtype"] for r in nx_results if r["dtype"] in ("f32", "f64")))
+        # every dtype the nxvk runs hold (f16 bf16 i64 too: issue 28's bandwidth rows)
+        d = sorted(set(r["dtype"] for r in nx_results if r["dtype"] in ("f32", "f64", "f16", "bf16", "i32", "i64")))
         args.dtype = ",".join(d) if d else "f32,f64"
     try:
         sizes = [parse_size(s) for s in args.sizes.split(",")]

@@ -96,7 +96,9 @@ int nxvk_attrs_from_cjson(const nxvk_op_desc *op, const cJSON *obj, nxvk_attrs *
       out->axis = (int)x;
     } else if (strcmp(key, "dtype") == 0) {
       if (!cJSON_IsString(v) || nxvk_dtype_parse(v->valuestring, &out->dtype))
-        return bad(op, key, "must be one of \"f32\" \"f64\" \"i32\" \"u8\"");
+        return bad(op, key,
+                   "must be a dtype name: \"f16\" \"bf16\" \"f32\" \"f64\" \"i8\" \"i16\" \"i32\" \"i64\" "
+                   "\"u8\" \"u16\" \"u32\" \"u64\" \"bool\"");
     } else if (strcmp(key, "variant") == 0) {
       if (!cJSON_IsString(v) || strlen(v->valuestring) >= sizeof out->variant)
         return bad(op, key, "must be a variant name");

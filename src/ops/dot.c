@@ -132,6 +132,15 @@ int nxvk_dot_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, 
     return nxvk_seterr(NXVK_E_SHAPE_MISMATCH, "dot: batch sizes differ: %s x %s",
                        nxvk_shape_str(x, b1, sizeof b1), nxvk_shape_str(y, b2, sizeof b2));
   out->dtype = in[0].dtype;
+  if (a->set & NXVK_ATTR_DTYPE) { /* f16 / bf16 sums in f32, kept in f32 on request */
+    bool half = in[0].dtype == NXVK_F16 || in[0].dtype == NXVK_BF16;
+    if (a->dtype != in[0].dtype && !(half && a->dtype == NXVK_F32))
+      return nxvk_seterr(NXVK_E_BAD_ATTR,
+                         "dot: attribute \"dtype\": %s inputs give %s%s, not %s (as_type the result instead)",
+                         nxvk_dtype_name(in[0].dtype), nxvk_dtype_name(in[0].dtype), half ? " or f32" : "",
+                         nxvk_dtype_name(a->dtype));
+    out->dtype = a->dtype;
+  }
   out->shape.rank = r;
   if (r == 3) out->shape.dim[0] = x->dim[0];
   out->shape.dim[r - 2] = x->dim[r - 2];
@@ -521,7 +530,8 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   nxvk_ctx *c = nxvk_rec_ctx(r);
   if (naive) {
     uint32_t meta[4] = {M, N, K, batch}, spec[1] = {NXVK_WG};
-    snprintf(name, sizeof name, "dot_naive_%s", dt);
+    /* dot_naive32_f16: the f32 sums stored as they are ("dtype": "f32") */
+    snprintf(name, sizeof name, out->dtype != dtype ? "dot_naive32_%s" : "dot_naive_%s", dt);
     return nxvk_dispatch_1d(r, name, spec, 1, meta, 4, bufs, 3, (uint64_t)out->count);
   }
   if (strcmp(variant, "coopmat") == 0) {

@@ -149,8 +149,10 @@ const nxvk_op nxvk_op_table[] = {
     {{"mean", NXVK_KIND_REDUCE, 1, NXVK_DT_FLOAT, RED_ATTRS, NULL, "mean over axes (empty: NaN)"},
      nxvk_reduce_infer, nxvk_reduce_gpu, nxvk_reduce_ref, NULL, NXVK_RED_MEAN, NULL},
     /* dot */
-    {{"dot", NXVK_KIND_DOT, 2, NXVK_DT_FLOAT | NXVK_DT(NXVK_I32) | NXVK_DT(NXVK_I64), NXVK_ATTR_VARIANT, NULL,
-      "[m,k]x[k,n] and batched [b,m,k]x[b,k,n] (f16/bf16 summed in f32; integers exact, wrapping)"},
+    {{"dot", NXVK_KIND_DOT, 2, NXVK_DT_FLOAT | NXVK_DT(NXVK_I32) | NXVK_DT(NXVK_I64),
+      NXVK_ATTR_VARIANT | NXVK_ATTR_DTYPE, NULL,
+      "[m,k]x[k,n] and batched [b,m,k]x[b,k,n] (f16/bf16 summed in f32, result f16/bf16 or \"dtype\": \"f32\"; "
+      "integers exact, wrapping)"},
      nxvk_dot_infer, nxvk_dot_gpu, nxvk_dot_ref, NULL, 0, nxvk_dot_supported},
     /* movement */
     {{"reshape", NXVK_KIND_MOVEMENT, 1, NXVK_DT_ANY, NXVK_ATTR_SHAPE, NULL,

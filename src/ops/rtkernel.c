@@ -137,8 +137,9 @@ static int glsl_for(const char *name, char **out) {
     snprintf(defs, sizeof defs, "#define DT_%s 1\n%s", nxvk_dtype_name(d), stem == 9 ? "#define ARG 1\n" : "");
     return hand_glsl(nxvk_src_reduce, defs, out);
   }
-  if (stem == 9 && strncmp(name, "dot_naive", 9) == 0) {
-    snprintf(defs, sizeof defs, "#define DT_%s 1\n", nxvk_dtype_name(d));
+  if ((stem == 9 && strncmp(name, "dot_naive", 9) == 0) ||
+      (stem == 11 && strncmp(name, "dot_naive32", 11) == 0 && (d == NXVK_F16 || d == NXVK_BF16))) {
+    snprintf(defs, sizeof defs, "#define DT_%s 1\n%s", nxvk_dtype_name(d), stem == 11 ? "#define OUT_F32 1\n" : "");
     return hand_glsl(nxvk_src_dot_naive, defs, out);
   }
   if (stem == 4 && strncmp(name, "iota", 4) == 0) {

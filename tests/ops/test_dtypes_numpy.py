@@ -419,6 +419,10 @@ def test_dtype(dt, ops, rng):
         elif name == "dot":
             nodes.append({"op": "dot", "in": ["xr", "yd"], "out": out})
             expect.append(("dot", out, None, False, dt))
+            if dt in ("f16", "bf16"):  # the f32 sums kept: "dtype": "f32"
+                nodes.append({"op": "dot", "in": ["xr", "yd"], "attrs": {"dtype": "f32"}, "out": "o_dot32"})
+                outs["o_dot32"] = "out/o_dot32.npy"
+                expect.append(("dot32", "o_dot32", None, False, "f32"))
         elif name == "iota":
             nodes.append({"op": "iota", "attrs": {"shape": [N], "dtype": dt}, "out": out})
             if dt == "bool":
@@ -452,6 +456,8 @@ def test_dtype(dt, ops, rng):
             ok, d = judge_reduce(name, dt, xr, got)
         elif name == "dot":
             ok, d = judge_dot(dt, xr, yd, got)
+        elif name == "dot32":
+            ok, d = judge_dot32(dt, xr, yd, got, results[False]["o_dot"])
         elif name.startswith("random_"):
             v = as_f32(dt, got)
             if name == "random_uniform":
@@ -496,6 +502,24 @@ def judge_dot(dt, a, b, got):
         else:
             ok &= bool(abs(v - w) <= 100 * eps * s_ + 2 * eps * abs(w))
     return ok, "got %s want %s" % (g.ravel(), want.ravel())
+
+
+def judge_dot32(dt, a, b, got, narrow):
+    """dot with "dtype": "f32" on f16/bf16: an f32 result within K * 2^-24 * sum|a*b| of numpy's
+    f64 product (non-finite by class), and rounding it to dt gives the plain dot's bits (the
+    same f32 sums, rounded once)."""
+    if got.dtype != np.float32:
+        return False, "result dtype %s, want float32" % got.dtype
+    A, B = as_f32(dt, a).astype(np.float64), as_f32(dt, b).astype(np.float64)
+    want, scale = A @ B, np.abs(A) @ np.abs(B)
+    ok = True
+    for w, s_, v in zip(want.ravel(), scale.ravel(), got.astype(np.float64).ravel()):
+        if not np.isfinite(w) or not np.isfinite(s_) or abs(w) > 3.4e38:
+            ok &= bool(np.isnan(v) or np.isinf(v) or np.isnan(w))
+        else:
+            ok &= bool(abs(v - w) <= A.shape[1] * 2.0 ** -24 * s_ + 2.0 ** -24 * abs(w))
+    same = round_to(dt, got).tobytes() == np.asarray(narrow).tobytes()
+    return ok and same, "got %s want %s; rounded to %s equal to dot's: %s" % (got.ravel(), want.ravel(), dt, same)
 
 
 def judge_reduce(name, dt, xr, got):
@@ -617,6 +641,56 @@ def test_sizes(rng):
             tap(ok and rc2 == 0, "%s add and sum at %d elements against numpy" % (dt, n), err + err2)
 
 
+def test_broadcast16(rng):
+    """The 16-bit kernels take two elements per 32-bit word: broadcast shapes and odd counts,
+    each element bit-identical to numpy (f16) or f32-then-round (bf16), wrapping (i16, u16)."""
+    for dt in ("f16", "bf16", "i16", "u16"):
+        for sa, sb in (((7, 1), (1, 5)), ((3, 5), (5,)), ((1,), (9,)), ((5, 3), (5, 3)), ((2, 1, 3), (1, 7, 1))):
+            d = tempfile.mkdtemp(prefix="bc_", dir=TMP)
+            if dt in ("f16", "bf16"):
+                a = round_to(dt, rng.standard_normal(sa).astype(np.float32) * 100)
+                b = round_to(dt, rng.standard_normal(sb).astype(np.float32) * 100)
+            else:
+                lo, hi = int_range(dt)
+                a = rng.integers(lo, hi + 1, sa).astype(NPT[dt])
+                b = rng.integers(lo, hi + 1, sb).astype(NPT[dt])
+            pa, pb, o = os.path.join(d, "a.npy"), os.path.join(d, "b.npy"), os.path.join(d, "o.npy")
+            save(pa, dt, a)
+            save(pb, dt, b)
+            for op, f in (("add", np.add), ("multiply", np.multiply)):
+                rc, _, err = nxvk(["run", "--op", op, pa, pb, "-o", o])
+                ok = rc == 0
+                if ok:
+                    got = load(dt, o)
+                    if dt in ("f16", "bf16"):
+                        want = round_to(dt, f(as_f32(dt, a), as_f32(dt, b)))
+                    else:
+                        A, B = np.broadcast_arrays(a.astype(object), b.astype(object))
+                        want = np.array([wrap(int(u) * int(v) if op == "multiply" else int(u) + int(v), dt)
+                                         for u, v in zip(A.ravel(), B.ravel())], NPT[dt]).reshape(A.shape)
+                    ok = got.shape == want.shape and got.tobytes() == np.asarray(want).tobytes()
+                    err = "got %s want %s" % (got.ravel()[:8], np.asarray(want).ravel()[:8])
+                tap(ok, "%s %s %s x %s (broadcast, %d elements) bit-identical to numpy" % (
+                    dt, op, sa, sb, int(np.prod(np.broadcast_shapes(sa, sb)))), err)
+
+
+def test_dot_dtype():
+    """dot's "dtype": f32 only for f16/bf16 inputs; everything else refused naming the attribute."""
+    for dt, to in (("i32", "f32"), ("f32", "f64"), ("f16", "f64"), ("bf16", "f16"), ("i64", "i32")):
+        a = '{"dtype":"%s","shape":[1,1],"data":[1]}' % dt
+        rc, out, err = nxvk(["run", "--op", "dot", "--attrs", '{"dtype":"%s"}' % to, "--print", a, a])
+        tap(rc == 2 and '"dtype"' in err and to in err and dt in err,
+            "dot %s with \"dtype\": \"%s\" refused naming the attribute" % (dt, to), err)
+    for dt in ("f16", "bf16"):
+        a = '{"dtype":"%s","shape":[1,2],"data":[2049,1]}' % dt
+        b = '{"dtype":"%s","shape":[2,1],"data":[1,1]}' % dt
+        rc, out, err = nxvk(["run", "--op", "dot", "--attrs", '{"dtype":"f32"}', "--print", a, b])
+        # 2049 is 2048 in f16 and bf16; 2048 * 1 + 1 * 1 = 2049 in f32, which rounds back to 2048
+        first = float(as_f32(dt, round_to(dt, np.array([2049], np.float32)))[0]) + 1
+        tap(rc == 0 and "f32" in out and ("%g" % first) in out,
+            "dot %s -> f32 keeps the f32 sum (%g, not rounded to %s)" % (dt, first, dt), out + err)
+
+
 def test_unsupported():
     for dt in ("i64", "u64"):
         rc, out, err = nxvk(["run", "--op", "add", '{"dtype":"%s","shape":[1],"data":[1]}' % dt,
@@ -639,6 +713,8 @@ def main():
         test_dtype(dt, ops, rng)
     test_files(rng)
     test_sizes(rng)
+    test_broadcast16(rng)
+    test_dot_dtype()
     test_unsupported()
 
 
