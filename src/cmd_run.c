@@ -454,7 +454,7 @@ int cmd_run(int argc, char **argv, nxvk_cli *cli) {
   const nxvk_option opts[] = {
       {"op", 0, OPT_STRING, &op, "NAME", "run this op on the IN tensors"},
       {"attrs", 0, OPT_STRING, &attrs, "JSON", "op attributes, e.g. '{\"axes\":[0]}'"},
-      {"dtype", 0, OPT_STRING, &dtype, "D", "dtype of .csv inputs (f32 f64 i32 u8; default f32)"},
+      {"dtype", 0, OPT_STRING, &dtype, "D", "dtype of .csv inputs (any dtype; default f32)"},
       {"csv-header", 0, OPT_FLAG, &ro.csv_header, NULL, "the first row of .csv inputs is a header (default: detected)"},
       {"output", 'o', OPT_STRING, &ro.out_path, "OUT", "write the result: .npy .csv .json .npz by extension; - is stdout"},
       {"format", 0, OPT_STRING, &ro.format, "F", "format of -o: npy csv json npz (default: the extension)"},
