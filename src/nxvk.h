@@ -326,6 +326,7 @@ typedef struct nxvk_device_info {
   bool storage_8bit, storage_16bit;
   bool timestamps;
   bool push_descriptor;
+  bool timeline_semaphore;         /* Vulkan 1.2 timelineSemaphore: submissions batched */
 
   /* float controls (VkPhysicalDeviceFloatControlsProperties) */
   bool float_controls;

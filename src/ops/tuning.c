@@ -93,11 +93,13 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
 
   /* memory (src/vk/memory.c): the pool's cap, the discrete-GPU transfer
    * paths on any device (so CI on lavapipe covers them), no dedicated
-   * allocations (set to anything) */
+   * allocations (set to anything); submissions (src/vk/submit.c): one
+   * vkQueueSubmit and fence each instead of groups */
   const char *v = knob("NXVK_POOL_CAP");
   if (v && nxvk_parse_bytes(v, &c->pool.cap) != 0) return bad("NXVK_POOL_CAP", v, "want a size (nxvk(1) SIZES)");
   if (knob_choice("NXVK_STAGING", zero_one, 2, "want 0 or 1", &rc) == 1) c->host_visible_fast_path = false;
   c->no_dedicated = getenv("NXVK_NO_DEDICATED") != NULL;
+  if (knob_choice("NXVK_GROUP_SUBMIT", zero_one, 2, "want 0 or 1", &rc) == 0) c->group_submit = false;
   return rc;
 }
 

@@ -112,6 +112,10 @@ static int device_create(nxvk_ctx *c) {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV,
       .cooperativeMatrix = VK_TRUE,
   };
+  VkPhysicalDeviceTimelineSemaphoreFeatures tl = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES,
+      .timelineSemaphore = VK_TRUE,
+  };
   VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR pexec = {
       .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR,
       .pNext = NULL,
@@ -126,6 +130,10 @@ static int device_create(nxvk_ctx *c) {
   if (c->kernel_stats) {
     pexec.pNext = s8.pNext;
     s8.pNext = &pexec;
+  }
+  if (d->timeline_semaphore) {
+    tl.pNext = s8.pNext;
+    s8.pNext = &tl;
   }
   float prio = 1.0f;
   VkDeviceQueueCreateInfo qci = {
@@ -146,6 +154,13 @@ static int device_create(nxvk_ctx *c) {
   VK_CHECK(vkCreateDevice(c->physical, &ci, NULL, &c->device));
   volkLoadDeviceTable(&c->vk, c->device);
   c->vk.vkGetDeviceQueue(c->device, c->queue_family, 0, &c->queue);
+  if (d->timeline_semaphore) {
+    VkSemaphoreTypeCreateInfo sti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
+                                     .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
+    VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &sti};
+    VK_CHECK(c->vk.vkCreateSemaphore(c->device, &sci, NULL, &c->timeline));
+    c->group_submit = true;
+  }
 
   return nxvk_pipeline_cache_open(c); /* from the on-disk cache when it fits this driver */
 }
@@ -192,6 +207,8 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
     }
   }
   pthread_mutex_init(&c->queue_lock, NULL);
+  pthread_mutex_init(&c->submit_lock, NULL);
+  pthread_cond_init(&c->submit_cond, NULL);
   pthread_mutex_init(&c->kernel_lock, NULL);
   pthread_mutex_init(&c->rec_lock, NULL);
   pthread_mutex_init(&c->fusion_lock, NULL);
@@ -254,10 +271,14 @@ void nxvk_ctx_close(nxvk_ctx *c) {
     nxvk_pool_trim(c);
     nxvk_pipeline_cache_save(c);
     if (c->pipeline_cache) c->vk.vkDestroyPipelineCache(c->device, c->pipeline_cache, NULL);
+    if (c->timeline) c->vk.vkDestroySemaphore(c->device, c->timeline, NULL);
     c->vk.vkDestroyDevice(c->device, NULL);
   }
   nxvk_instance_release(c->inst);
   pthread_mutex_destroy(&c->queue_lock);
+  pthread_mutex_destroy(&c->submit_lock);
+  pthread_cond_destroy(&c->submit_cond);
+  free(c->queued);
   pthread_mutex_destroy(&c->kernel_lock);
   pthread_mutex_destroy(&c->rec_lock);
   pthread_mutex_destroy(&c->pool.lock);

@@ -488,6 +488,8 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
     VkPhysicalDeviceCooperativeMatrixFeaturesNV cmf = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+    VkPhysicalDeviceTimelineSemaphoreFeatures tl = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
     f2.pNext = &s16;
     bool has8 = v12 || device_ext_present(pd, "VK_KHR_8bit_storage");
     bool hasf16 = v12 || device_ext_present(pd, "VK_KHR_shader_float16_int8");
@@ -498,7 +500,9 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
     if (hasf16) { *tail = &f16; tail = &f16.pNext; }
     if (hasvmm) { *tail = &vmm; tail = &vmm.pNext; }
     if (hascm) { *tail = &cmf; tail = &cmf.pNext; }
+    if (v12) { *tail = &tl; tail = &tl.pNext; }
     vkGetPhysicalDeviceFeatures2(pd, &f2);
+    o->timeline_semaphore = v12 && tl.timelineSemaphore;
     o->storage_16bit = s16.storageBuffer16BitAccess;
     o->storage_8bit = has8 && s8.storageBuffer8BitAccess;
     o->f16 = hasf16 && f16.shaderFloat16;

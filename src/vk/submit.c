@@ -4,7 +4,9 @@
  *
  * One thread owns a recording from begin to submit, so each thread works in
  * its own command pool.  Submission holds the queue lock only around
- * vkQueueSubmit; the fence is waited on after it is released.
+ * vkQueueSubmit; the fence (or timeline value) is waited on after it is
+ * released.  With timeline semaphores, threads that submit together share
+ * one vkQueueSubmit (group_submit).
  */
 #include "vkcore.h"
 
@@ -361,6 +363,95 @@ static VkResult wait_fence(nxvk_ctx *c, VkFence fence) {
   return c->vk.vkWaitForFences(c->device, 1, &fence, VK_TRUE, UINT64_MAX);
 }
 
+/* Group commit: queue cmd for the timeline value *value; the thread that
+ * finds nobody in vkQueueSubmit submits everything queued so far (its own
+ * included) in one call.  Each thread then waits for its own value.  A
+ * vkQueueSubmit that fails fails every command buffer it carried. */
+static VkResult group_submit(nxvk_ctx *c, VkCommandBuffer cmd, uint64_t *value) {
+  pthread_mutex_lock(&c->submit_lock);
+  if (c->nqueued == c->capqueued) {
+    int cap = c->capqueued ? 2 * c->capqueued : 16;
+    VkCommandBuffer *q = realloc(c->queued, (size_t)cap * sizeof *q);
+    if (!q) {
+      pthread_mutex_unlock(&c->submit_lock);
+      return VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    c->queued = q;
+    c->capqueued = cap;
+  }
+  uint64_t v = ++c->timeline_assigned;
+  c->queued[c->nqueued++] = cmd;
+  *value = v;
+  while (c->submitting && c->timeline_submitted < v) pthread_cond_wait(&c->submit_cond, &c->submit_lock);
+  if (c->timeline_submitted < v) {
+    /* nobody is submitting and ours is still queued: submit the group */
+    c->submitting = true;
+    int n = c->nqueued;
+    VkCommandBuffer *group = c->queued;
+    uint64_t from = c->timeline_submitted + 1, to = c->timeline_assigned;
+    c->queued = NULL;
+    c->nqueued = c->capqueued = 0;
+    pthread_mutex_unlock(&c->submit_lock);
+    VkTimelineSemaphoreSubmitInfo tsi = {
+        .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
+        .signalSemaphoreValueCount = 1,
+        .pSignalSemaphoreValues = &to,
+    };
+    VkSubmitInfo si = {
+        .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
+        .pNext = &tsi,
+        .commandBufferCount = (uint32_t)n,
+        .pCommandBuffers = group,
+        .signalSemaphoreCount = 1,
+        .pSignalSemaphores = &c->timeline,
+    };
+    pthread_mutex_lock(&c->queue_lock);
+    VkResult vr = c->vk.vkQueueSubmit(c->queue, 1, &si, VK_NULL_HANDLE);
+    pthread_mutex_unlock(&c->queue_lock);
+    atomic_fetch_add(&c->submits, 1);
+    pthread_mutex_lock(&c->submit_lock);
+    if (!c->queued) {           /* keep the larger array for the next group */
+      c->queued = group;
+      c->capqueued = n;
+    } else {
+      free(group);
+    }
+    if (vr != VK_SUCCESS) {
+      c->failed_from = from;
+      c->failed_to = to;
+      c->failed_vr = vr;
+    }
+    c->timeline_submitted = to;
+    c->submitting = false;
+    pthread_cond_broadcast(&c->submit_cond);
+  }
+  VkResult vr = v >= c->failed_from && v <= c->failed_to ? c->failed_vr : VK_SUCCESS;
+  pthread_mutex_unlock(&c->submit_lock);
+  return vr;
+}
+
+/* As wait_fence, for value v of the timeline. */
+static VkResult wait_timeline(nxvk_ctx *c, uint64_t v) {
+  if (strcmp(c->info.type, "cpu") != 0) {
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (;;) {
+      uint64_t now = 0;
+      VkResult vr = c->vk.vkGetSemaphoreCounterValue(c->device, c->timeline, &now);
+      if (vr != VK_SUCCESS || now >= v) return vr;
+      clock_gettime(CLOCK_MONOTONIC, &t);
+      if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > 200000L) break;
+    }
+  }
+  VkSemaphoreWaitInfo wi = {
+      .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
+      .semaphoreCount = 1,
+      .pSemaphores = &c->timeline,
+      .pValues = &v,
+  };
+  return c->vk.vkWaitSemaphores(c->device, &wi, UINT64_MAX);
+}
+
 int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns) {
   nxvk_ctx *c = r->c;
   int rc = NXVK_OK;
@@ -379,19 +470,33 @@ int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns) {
       .commandBufferCount = 1,
       .pCommandBuffers = &r->cmd,
   };
-  bool lock = !c->inject_unlocked_submit;
-  if (lock) pthread_mutex_lock(&c->queue_lock);
-  vr = c->vk.vkQueueSubmit(c->queue, 1, &si, r->fence);
-  if (lock) pthread_mutex_unlock(&c->queue_lock);
-  atomic_fetch_add(&c->submits, 1);
-  if (vr != VK_SUCCESS) {
-    rc = note_lost(c, nxvk_vk_fail(vr, "vkQueueSubmit", __FILE__, __LINE__));
-    goto out;
-  }
-  vr = wait_fence(c, r->fence);
-  if (vr != VK_SUCCESS) {
-    rc = note_lost(c, nxvk_vk_fail(vr, "vkWaitForFences", __FILE__, __LINE__));
-    goto out;
+  if (c->group_submit && !c->inject_unlocked_submit) {
+    uint64_t v = 0;
+    vr = group_submit(c, r->cmd, &v);
+    if (vr != VK_SUCCESS) {
+      rc = note_lost(c, nxvk_vk_fail(vr, "vkQueueSubmit", __FILE__, __LINE__));
+      goto out;
+    }
+    vr = wait_timeline(c, v);
+    if (vr != VK_SUCCESS) {
+      rc = note_lost(c, nxvk_vk_fail(vr, "vkWaitSemaphores", __FILE__, __LINE__));
+      goto out;
+    }
+  } else {
+    bool lock = !c->inject_unlocked_submit;
+    if (lock) pthread_mutex_lock(&c->queue_lock);
+    vr = c->vk.vkQueueSubmit(c->queue, 1, &si, r->fence);
+    if (lock) pthread_mutex_unlock(&c->queue_lock);
+    atomic_fetch_add(&c->submits, 1);
+    if (vr != VK_SUCCESS) {
+      rc = note_lost(c, nxvk_vk_fail(vr, "vkQueueSubmit", __FILE__, __LINE__));
+      goto out;
+    }
+    vr = wait_fence(c, r->fence);
+    if (vr != VK_SUCCESS) {
+      rc = note_lost(c, nxvk_vk_fail(vr, "vkWaitForFences", __FILE__, __LINE__));
+      goto out;
+    }
   }
   if (r->timestamps && gpu_ns) {
     uint64_t ts[2];

@@ -123,6 +123,21 @@ struct nxvk_ctx {
   uint32_t queue_family;
   VkQueue queue;
   pthread_mutex_t queue_lock;          /* held around every vkQueueSubmit */
+  /* Group commit (submit.c): where the device has timeline semaphores, a
+   * thread that submits while another is in vkQueueSubmit queues its
+   * command buffer, and the next submitter takes every queued one in one
+   * vkQueueSubmit; each waits for its own value of `timeline`. */
+  VkSemaphore timeline;                /* VK_NULL_HANDLE: one submission and fence each */
+  bool group_submit;                   /* use it (NXVK_GROUP_SUBMIT, src/ops/tuning.c) */
+  pthread_mutex_t submit_lock;
+  pthread_cond_t submit_cond;
+  bool submitting;                     /* a thread is in vkQueueSubmit for the group */
+  uint64_t timeline_assigned;          /* the last value given to a command buffer */
+  uint64_t timeline_submitted;         /* every value up to it is submitted (or failed) */
+  uint64_t failed_from, failed_to;     /* the last group whose vkQueueSubmit failed */
+  VkResult failed_vr;
+  VkCommandBuffer *queued;             /* owned; values timeline_submitted + 1 ... in order */
+  int nqueued, capqueued;
   bool host_visible_fast_path;         /* CPU / UMA devices: map device memory */
   bool no_dedicated;                   /* never a dedicated allocation (memory.c) */
   /* the ops' tuning: set and read by src/ops (tuning.c); plain memory this

@@ -66,6 +66,7 @@ cases() {
   refused "$bin" "$tag NXVK_REDUCE_FOLD not 0 or 1" NXVK_REDUCE_FOLD=2
   refused "$bin" "$tag NXVK_POOL_CAP not a size" NXVK_POOL_CAP=lots
   refused "$bin" "$tag NXVK_STAGING not 0 or 1" NXVK_STAGING=on
+  refused "$bin" "$tag NXVK_GROUP_SUBMIT not 0 or 1" NXVK_GROUP_SUBMIT=yes
   # values that suit are taken, and the result stays right
   taken "$bin" "$tag NXVK_DOT_TILES=8,8,8,8,8 (one invocation a workgroup) is taken" NXVK_DOT_TILES=8,8,8,8,8
   taken "$bin" "$tag NXVK_DOT_TILES=32,16,4,2,4 is taken" NXVK_DOT_TILES=32,16,4,2,4
@@ -73,6 +74,7 @@ cases() {
   taken "$bin" "$tag NXVK_DOT_VEC=1,1,4,2 is taken" NXVK_DOT_VEC=1,1,4,2 dot '{"variant":"vec"}'
   taken "$bin" "$tag NXVK_EW_UNROLL=3 is taken" NXVK_EW_UNROLL=3 exp '{}'
   taken "$bin" "$tag NXVK_POOL_CAP=1M is taken" NXVK_POOL_CAP=1M
+  taken "$bin" "$tag NXVK_GROUP_SUBMIT=0 is taken" NXVK_GROUP_SUBMIT=0
 }
 
 cases ./nxvk plain
