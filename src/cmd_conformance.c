@@ -104,9 +104,9 @@ static int list_cases(const conf_data *D, const selection *sel) {
     unsigned dts = cases_op_dtypes(op) & sel->dtypes;
     for (int d = 0; d < NXVK_NDTYPES; d++) {
       if (!(dts & NXVK_DT(d))) continue;
-      if (cases_generate(D, op, (nxvk_dtype)d, &L)) {
+      if (cases_make(&(case_req){.D = D, .op = op, .dt = (nxvk_dtype)d}, &L)) {
+        fprintf(stderr, "nxvk: error: %s\n", L.why);
         free(L.v);
-        fprintf(stderr, "nxvk: error: %s\n", cases_err);
         return EXIT_FAIL;
       }
       for (int c = 0; c < L.n; c++)

@@ -127,7 +127,7 @@ typedef int (*bench_fn)(void *arg, double *ns);
 /* warmups calls (and, for gpu, --warmup seconds of them when warmups > 0),
  * then timed calls until --repeat or --min-time. */
 int bench_repeat(const bench_opts *o, int warmups, bool gpu, bench_fn fn, void *arg, bench_stat *st);
-void bench_fill_random(bench_ctx *b, nxvk_host *h, bool predicate);
+void bench_fill_random(bench_ctx *b, nxvk_host *h);
 void bench_progress(const bench_ctx *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void bench_progress_done(const bench_ctx *b);
 int bench_ops(bench_ctx *b);

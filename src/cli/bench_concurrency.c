@@ -83,7 +83,7 @@ static int conc_run(bench_ctx *b, const nxvk_op_desc *op, int threads) {
     th[i].sh = &sh;
     for (int k = 0; k < 2 && rc == NXVK_OK; k++) {
       rc = nxvk_host_alloc(&th[i].in[k], NXVK_F32, &s);
-      if (rc == NXVK_OK) bench_fill_random(b, &th[i].in[k], false);
+      if (rc == NXVK_OK) bench_fill_random(b, &th[i].in[k]);
     }
   }
   pthread_attr_t attr;

@@ -67,34 +67,9 @@ int bench_repeat(const bench_opts *o, int warmups, bool gpu, bench_fn fn, void *
 /* ---- inputs ---- */
 
 
-/* Floats uniform in [0.5, 1.5) on a grid every value of which the dtype
- * holds exactly; integers in [1, 100] (u8 [1, 255]); predicates 0 or 1.
- * Never zeros, positive, so log-like ops stay in their domain. */
-void bench_fill_random(bench_ctx *b, nxvk_host *h, bool predicate) {
-  int64_t n = nxvk_host_count(h);
-  switch (h->dtype) {
-  case NXVK_F32:
-    for (int64_t i = 0; i < n; i++)
-      ((float *)h->data)[i] = 0.5f + (float)(nxvk_splitmix64(&b->rng) >> 41) * 0x1.0p-23f;
-    break;
-  case NXVK_F64:
-    for (int64_t i = 0; i < n; i++)
-      ((double *)h->data)[i] = 0.5 + (double)(nxvk_splitmix64(&b->rng) >> 12) * 0x1.0p-52;
-    break;
-  case NXVK_F16:
-  case NXVK_BF16: /* [0.5, 1.5) on the 2^-10 grid, rounded to the dtype */
-    for (int64_t i = 0; i < n; i++)
-      nxvk_host_set(h, i, predicate ? (double)(nxvk_splitmix64(&b->rng) & 1)
-                                    : 0.5 + (double)(nxvk_splitmix64(&b->rng) >> 54) * 0x1.0p-10);
-    break;
-  default:
-    for (int64_t i = 0; i < n; i++) {
-      uint64_t r = nxvk_splitmix64(&b->rng);
-      double v = predicate ? (double)(r & 1) : h->dtype == NXVK_U8 ? (double)(1 + r % 255) : (double)(1 + r % 100);
-      nxvk_host_set(h, i, v);
-    }
-  }
-}
+/* The case maker's timing values (cases.h: FILL_TIMING) for a buffer that
+ * is no op case's input, from the bench's RNG. */
+void bench_fill_random(bench_ctx *b, nxvk_host *h) { cases_fill_timing(h, &b->rng); }
 
 /* ---- problems: an op, its operands and attributes at one size ---- */
 
@@ -127,7 +102,8 @@ static int plan(problem *p, const nxvk_op_desc *op, nxvk_dtype d, int64_t size, 
   p->size = size;
   conf_case k;
   int64_t n = square_n && op->kind == NXVK_KIND_DOT ? size * size : size;
-  int rc = cases_sized(op, d, n, CASES_PLAIN, op->dtypes, 0, &k);
+  case_req req = {.op = op, .dt = d, .n = n, .layout = CASES_PLAIN, .fill = FILL_TIMING, .dtypes_ok = op->dtypes};
+  int rc = cases_one(&req, &k);
   if (rc == NXVK_OK && k.nin > MAX_OPERANDS) {
     snprintf(k.where, sizeof k.where, "%s: %d operands, bench times at most %d", op->name, k.nin, MAX_OPERANDS);
     rc = NXVK_E_UNSUPPORTED;
@@ -228,8 +204,14 @@ static int problem_upload(problem *p) {
   for (int i = 0; i < p->nin; i++) {
     int rc = nxvk_host_alloc(&p->in[i], p->meta[i].dtype, &p->meta[i].shape);
     if (rc) return rc;
-    bench_fill_random(p->b, &p->in[i], p->op->kind == NXVK_KIND_SELECT && i == 0);
-    rc = nxvk_tensor_from_host(p->b->ctx, &p->in[i], &p->t[i]);
+  }
+  /* the case maker's inputs for the op, timing class (select's predicate from its rule) */
+  conf_case k = {.nin = p->nin, .fill = FILL_TIMING};
+  for (int i = 0; i < p->nin; i++) k.dt[i] = p->meta[i].dtype, k.shape[i] = p->meta[i].shape;
+  if (cases_fill(NULL, p->op, &k, false, nxvk_splitmix64(&p->b->rng), p->in))
+    return NXVK_E_UNSUPPORTED; /* no rule for the op's kind: plan would have said so first */
+  for (int i = 0; i < p->nin; i++) {
+    int rc = nxvk_tensor_from_host(p->b->ctx, &p->in[i], &p->t[i]);
     if (rc) return rc;
   }
   return nxvk_host_alloc(&p->down, p->out.dtype, &p->out.shape);

@@ -77,7 +77,7 @@ static int bench_transfers(bench_ctx *b, int64_t bytes) {
   if (rc == NXVK_OK) rc = nxvk_host_alloc(&back, NXVK_F32, &s);
   if (rc == NXVK_OK) rc = nxvk_tensor_new(b->ctx, NXVK_F32, &s, &x.t);
   if (rc) goto out;
-  bench_fill_random(b, &h, false);
+  bench_fill_random(b, &h);
   /* the check: what goes up comes back unchanged */
   rc = nxvk_tensor_upload(b->ctx, x.t, h.data, x.bytes);
   if (rc == NXVK_OK) rc = nxvk_tensor_download(b->ctx, x.t, back.data, x.bytes);
@@ -358,7 +358,7 @@ static int bench_copy(bench_ctx *b, int64_t bytes, bool shader) {
   if (rc == NXVK_OK) rc = nxvk_tensor_new(b->ctx, NXVK_F32, &s, &x.src);
   if (rc == NXVK_OK) rc = nxvk_tensor_new(b->ctx, NXVK_F32, &s, &x.dst);
   if (rc == NXVK_OK) {
-    bench_fill_random(b, &h, false);
+    bench_fill_random(b, &h);
     rc = nxvk_tensor_upload(b->ctx, x.src, h.data, nxvk_host_bytes(&h));
   }
   double ns;
@@ -486,7 +486,7 @@ static int bench_latency(bench_ctx *b) {
   nxvk_tensor *out = NULL;
   int status = EXIT_OK, rc = nxvk_host_alloc(&h, NXVK_F32, &s);
   if (rc == NXVK_OK) {
-    bench_fill_random(b, &h, false);
+    bench_fill_random(b, &h);
     rc = nxvk_tensor_from_host(b->ctx, &h, &l.in);
   }
   if (rc == NXVK_OK) rc = nxvk_op_run(b->ctx, l.op, NULL, &l.in, 1, &out);

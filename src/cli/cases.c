@@ -1,6 +1,7 @@
 /*
- * cases.c - conformance's case maker (cases.h): the data files, the cases
- * each op kind generates from its table row, and their inputs.
+ * cases.c - the one case maker (cases.h): the data files, a case rule per
+ * op kind (its conformance cases from the data, its sized cases for stress
+ * and bench), the rule table, and the inputs.
  */
 #include "cases.h"
 
@@ -84,7 +85,7 @@ static void attrs_text(const nxvk_op_desc *op, const nxvk_attrs *a, char *buf, s
 #undef ADD
 }
 
-const char *const fill_names[] = {"normal", "wide", "edge", "positive", "generated", "stats"};
+const char *const fill_names[] = {"normal", "wide", "edge", "positive", "generated", "stats", "sized", "timing"};
 
 /* ------------------------------------------------------------------- data */
 
@@ -295,23 +296,16 @@ void cases_unload(conf_data *D) {
 
 /* -------------------------------------------------------------- the cases */
 
-
-
-
-typedef struct {
-  const conf_data *D;
-  const nxvk_op_desc *op;
-  nxvk_dtype dt;  /* the dtype under test: inputs, or the output of a source op */
-  case_list *L;
-} gen_ctx;
-
-static int add_case(gen_ctx *g, int nin, const nxvk_shape *shapes, const nxvk_dtype *dts,
+/* Add a case to g's list: nin inputs (dtypes and shapes), the attributes
+ * (NULL: none), the input class, and `where` for the text.  Every rule's
+ * cases go through here, data and sized alike. */
+static int case_add(case_gen *g, int nin, const nxvk_shape *shapes, const nxvk_dtype *dts,
                     const nxvk_attrs *a, int fill, const char *where) {
   case_list *L = g->L;
   if (L->n == L->cap) {
     int cap = L->cap ? L->cap * 2 : 64;
     conf_case *v = realloc(L->v, (size_t)cap * sizeof *v);
-    if (!v) return cases_fail("out of memory");
+    if (!v) return g->D ? cases_fail("out of memory") : NXVK_E_NO_MEMORY;
     L->v = v;
     L->cap = cap;
   }
@@ -329,7 +323,7 @@ static int add_case(gen_ctx *g, int nin, const nxvk_shape *shapes, const nxvk_dt
   bool same = true;
   int64_t n0 = -1;
   for (int i = 0; i < nin; i++) {
-    if (g->op->kind == NXVK_KIND_SELECT && i == 0) continue;
+    if ((g->rule->special >> i) & 1) continue;
     int64_t n;
     if (nxvk_shape_count(&shapes[i], &n)) n = -2;
     if (n0 == -1) n0 = n;
@@ -343,6 +337,39 @@ static int add_case(gen_ctx *g, int nin, const nxvk_shape *shapes, const nxvk_dt
   snprintf(c->where, sizeof c->where, "%s%s", where, at);
   return 0;
 }
+
+/* A sized request the rule has no case for: the reason in L->why. */
+static int rule_refuse(case_gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int rule_refuse(case_gen *g, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(g->L->why, sizeof g->L->why, fmt, ap);
+  va_end(ap);
+  return NXVK_E_UNSUPPORTED;
+}
+
+/* Input k->nin of a sized case. */
+static void sized_in(conf_case *k, nxvk_dtype dt, nxvk_shape s) {
+  k->dt[k->nin] = dt;
+  k->shape[k->nin++] = s;
+}
+
+static nxvk_shape shape1(int64_t a) { return (nxvk_shape){1, {a}}; }
+static nxvk_shape shape2(int64_t a, int64_t b) { return (nxvk_shape){2, {a, b}}; }
+static nxvk_shape shape3(int64_t a, int64_t b, int64_t c) { return (nxvk_shape){3, {a, b, c}}; }
+
+/* n = a * b with the smallest factor a >= 2 that divides n (a = 1 for primes). */
+static void split2(int64_t n, int64_t *a, int64_t *b) {
+  *a = 1;
+  for (int64_t f = 2; f * f <= n; f++)
+    if (n % f == 0) {
+      *a = f;
+      break;
+    }
+  *b = *a ? n / *a : 0;
+  if (n == 0) *a = 2, *b = 0;
+}
+
 
 static int classes_of(const cJSON *arr, const char *where, int *fills, int *n) {
   *n = 0;
@@ -358,7 +385,7 @@ static int classes_of(const cJSON *arr, const char *where, int *fills, int *n) {
 }
 
 /* The 1-D sizes a kind runs at: its own "sizes" or the common ones. */
-static int sizes_of(const gen_ctx *g, const cJSON *section, int64_t *out, int *n) {
+static int sizes_of(const case_gen *g, const cJSON *section, int64_t *out, int *n) {
   const cJSON *arr = cases_jget(section, "sizes");
   if (!arr) arr = cases_jget(g->D->sizes, "sizes");
   arr = jmode(g->D, arr);
@@ -370,14 +397,16 @@ static int sizes_of(const gen_ctx *g, const cJSON *section, int64_t *out, int *n
   return 0;
 }
 
-static int gen_elementwise(gen_ctx *g) {
+/* ---------------------- elementwise: unary, binary, compare, select */
+
+static int data_elementwise(case_gen *g) {
   const cJSON *E = cases_jget(g->D->sizes, "elementwise");
   int nin = g->op->arity, fills[8], nf, nsf, sfills[8], ns;
   int64_t sizes[MAX_SIZES];
   if (nin < 1 || nin > CASE_MAX_IN) return cases_fail("%s: elementwise arity %d", g->op->name, nin);
   nxvk_dtype dts[CASE_MAX_IN];
   nxvk_shape shapes[CASE_MAX_IN];
-  for (int i = 0; i < nin; i++) dts[i] = g->op->kind == NXVK_KIND_SELECT && i == 0 ? NXVK_U8 : g->dt;
+  for (int i = 0; i < nin; i++) dts[i] = (g->rule->special >> i) & 1 ? NXVK_U8 : g->dt; /* select's predicate */
   if (sizes_of(g, E, sizes, &ns) || classes_of(cases_jget(E, "classes"), "elementwise.classes", fills, &nf) ||
       classes_of(cases_jget(E, "shape_classes"), "elementwise.shape_classes", sfills, &nsf))
     return -1;
@@ -386,7 +415,7 @@ static int gen_elementwise(gen_ctx *g) {
     snprintf(where, sizeof where, "size=%lld", (long long)sizes[s]);
     for (int i = 0; i < nin; i++) shapes[i] = (nxvk_shape){1, {sizes[s]}};
     for (int c = 0; c < nf; c++)
-      if (add_case(g, nin, shapes, dts, NULL, fills[c], where)) return -1;
+      if (case_add(g, nin, shapes, dts, NULL, fills[c], where)) return -1;
   }
   char key[8];
   snprintf(key, sizeof key, "%d", nin);
@@ -401,12 +430,23 @@ static int gen_elementwise(gen_ctx *g) {
     shape_list_text(shapes, nin, sh, sizeof sh);
     snprintf(where, sizeof where, "shape=%s", sh);
     for (int c = 0; c < nsf; c++)
-      if (add_case(g, nin, shapes, dts, NULL, sfills[c], where)) return -1;
+      if (case_add(g, nin, shapes, dts, NULL, sfills[c], where)) return -1;
   }
   return 0;
 }
 
-static int gen_reduce(gen_ctx *g) {
+/* Sized: every input [n]; binary layout 1 broadcasts a [1] second input. */
+static int layouts_elementwise(const nxvk_op_desc *op) { return op->arity == 2 ? 2 : 1; }
+
+static int sized_elementwise(case_gen *g, int layout, conf_case *k) {
+  for (int i = 0; i < g->op->arity && i < CASE_MAX_IN; i++)
+    sized_in(k, (g->rule->special >> i) & 1 ? NXVK_U8 : g->dt, layout && i == 1 ? shape1(1) : shape1(g->r->n));
+  return 0;
+}
+
+/* ------------------------------------------------------- reductions */
+
+static int data_reduce(case_gen *g) {
   const cJSON *R = cases_jget(g->D->sizes, "reduce");
   int fills[8], nf, sfills[8], nsf, ns;
   int64_t sizes[MAX_SIZES];
@@ -418,7 +458,7 @@ static int gen_reduce(gen_ctx *g) {
     nxvk_shape sh = {1, {sizes[s]}};
     snprintf(where, sizeof where, "size=%lld", (long long)sizes[s]);
     for (int c = 0; c < nf; c++)
-      if (add_case(g, 1, &sh, &g->dt, NULL, fills[c], where)) return -1;
+      if (case_add(g, 1, &sh, &g->dt, NULL, fills[c], where)) return -1;
   }
   const cJSON *list = cases_jget(R, "shapes");
   for (const cJSON *e = cJSON_IsArray(list) ? list->child : NULL; e; e = e->next) {
@@ -451,14 +491,43 @@ static int gen_reduce(gen_ctx *g) {
           a.keep_axes = true;
         }
         for (int c = 0; c < nsf; c++)
-          if (add_case(g, 1, &sh, &g->dt, &a, sfills[c], where)) return -1;
+          if (case_add(g, 1, &sh, &g->dt, &a, sfills[c], where)) return -1;
       }
     }
   }
   return 0;
 }
 
-static int gen_dot(gen_ctx *g) {
+/* Sized: all axes of [n]; axis 1 of [3,n]; axis 0 of [n,3] kept. */
+static int layouts_reduce(const nxvk_op_desc *op) {
+  (void)op;
+  return 3;
+}
+
+static int sized_reduce(case_gen *g, int layout, conf_case *k) {
+  nxvk_attrs *a = &k->attrs;
+  int64_t n = g->r->n;
+  if (layout == 0) {
+    sized_in(k, g->dt, shape1(n)); /* all axes */
+  } else if (layout == 1) {
+    sized_in(k, g->dt, shape2(3, n));
+    a->set |= NXVK_ATTR_AXES;
+    a->naxes = 1;
+    a->axes[0] = 1;
+  } else {
+    sized_in(k, g->dt, shape2(n, 3));
+    a->set |= NXVK_ATTR_AXES | NXVK_ATTR_KEEP_AXES;
+    a->naxes = 1;
+    a->axes[0] = 0;
+    a->keep_axes = true;
+  }
+  if (!(g->op->attrs & NXVK_ATTR_AXES)) a->set &= ~(unsigned)(NXVK_ATTR_AXES | NXVK_ATTR_KEEP_AXES);
+  return 0;
+}
+
+/* -------------------------------------------------------------- dot */
+
+static int data_dot(case_gen *g) {
   const cJSON *Dt = cases_jget(g->D->sizes, "dot");
   const char *const *names = NULL;
   int nv = nxvk_op_variants(g->op, &names), fills[8], nf;
@@ -482,11 +551,54 @@ static int gen_dot(gen_ctx *g) {
       shape_list_text(sh, 2, t, sizeof t);
       snprintf(where, sizeof where, "shape=%s", t);
       for (int c = 0; c < nf; c++)
-        if (add_case(g, g->op->arity == 2 ? 2 : 1, sh, dts, &a, fills[c], where)) return -1;
+        if (case_add(g, g->op->arity == 2 ? 2 : 1, sh, dts, &a, fills[c], where)) return -1;
     }
   }
   return 0;
 }
+
+/* Sized: three shapes (the inner dimension, the rows, a batch at n) times
+ * the op's kernel variants; CASES_PLAIN: square, the op's own choice. */
+static int dot_variant_count(const nxvk_op_desc *op) {
+  const char *const *names;
+  int n = nxvk_op_variants(op, &names);
+  return n > 0 ? n : 1;
+}
+
+static int layouts_dot(const nxvk_op_desc *op) { return 3 * dot_variant_count(op); }
+
+static int sized_dot(case_gen *g, int layout, conf_case *k) {
+  nxvk_attrs *a = &k->attrs;
+  nxvk_dtype dt = g->dt;
+  int64_t n = g->r->n;
+  if (g->r->layout == CASES_PLAIN) { /* square, about n elements, the op's own kernel choice */
+    int64_t s = llround(sqrt((double)n));
+    if (s < 1) s = 1;
+    sized_in(k, dt, shape2(s, s));
+    sized_in(k, dt, shape2(s, s));
+    return 0;
+  }
+  const char *const *names;
+  int nv = nxvk_op_variants(g->op, &names);
+  int shape = layout % 3, variant = layout / 3;
+  if (nv > 0 && (g->op->attrs & NXVK_ATTR_VARIANT)) {
+    a->set |= NXVK_ATTR_VARIANT;
+    snprintf(a->variant, sizeof a->variant, "%s", names[variant % nv]);
+  }
+  if (shape == 0) { /* the inner dimension at n */
+    sized_in(k, dt, shape2(1, n));
+    sized_in(k, dt, shape2(n, 2));
+  } else if (shape == 1) { /* rows at n */
+    sized_in(k, dt, shape2(n, 1));
+    sized_in(k, dt, shape2(1, 2));
+  } else { /* batched, n inner elements per batch */
+    sized_in(k, dt, shape3(2, 1, n));
+    sized_in(k, dt, shape3(2, n, 1));
+  }
+  return 0;
+}
+
+/* --------------------------------------------------------- movement */
 
 /* Movement attribute variants, from the attributes the op accepts. */
 typedef struct {
@@ -625,7 +737,7 @@ static void mv_variants(const nxvk_op_desc *op, const nxvk_shape *s, mv_variant 
   }
 }
 
-static int gen_movement(gen_ctx *g) {
+static int data_movement(case_gen *g) {
   const cJSON *M = cases_jget(g->D->sizes, "movement");
   int64_t sizes[MAX_SIZES];
   int ns, fills[8], nf, sfills[8], nsf;
@@ -661,12 +773,73 @@ static int gen_movement(gen_ctx *g) {
         snprintf(w, sizeof w, "shape=%s", t);
       }
       for (int c = 0; c < (sized ? nsf : nf) && rc == 0; c++)
-        rc = add_case(g, v[j].nin, v[j].sh, dts, &v[j].a, sized ? sfills[c] : fills[c], w);
+        rc = case_add(g, v[j].nin, v[j].sh, dts, &v[j].a, sized ? sfills[c] : fills[c], w);
     }
   }
   free(v);
   return rc;
 }
+
+/* Sized: by the attribute the op takes -- a new shape, a permutation
+ * (default or rotated), a strided slice, a join of three pieces (1-D, or
+ * [2,m] along the last axis), a conversion to each other dtype allowed. */
+static int layouts_movement(const nxvk_op_desc *op) {
+  if (op->attrs & NXVK_ATTR_PERM) return 2;
+  if (op->arity < 0) return 2;
+  if (op->attrs & NXVK_ATTR_DTYPE) return NXVK_NDTYPES - 1;
+  return 1;
+}
+
+static int sized_movement(case_gen *g, int layout, conf_case *k) {
+  const nxvk_op_desc *op = g->op;
+  nxvk_attrs *a = &k->attrs;
+  nxvk_dtype dt = g->dt;
+  int64_t n = g->r->n, p, q;
+  if (op->attrs & NXVK_ATTR_SHAPE) { /* a new shape for the same elements */
+    sized_in(k, dt, shape1(n));
+    a->set |= NXVK_ATTR_SHAPE;
+    a->shape = (n % 2 == 0) ? shape2(2, -1) : shape2(n, 1);
+  } else if (op->attrs & NXVK_ATTR_PERM) {
+    split2(n, &p, &q);
+    if (layout == 0) {
+      sized_in(k, dt, shape2(p, q)); /* default: reversed axes */
+    } else {
+      sized_in(k, dt, shape3(1, p, q));
+      a->set |= NXVK_ATTR_PERM;
+      a->nperm = 3;
+      a->perm[0] = 2, a->perm[1] = 0, a->perm[2] = 1;
+    }
+  } else if (op->attrs & NXVK_ATTR_SLICE) {
+    sized_in(k, dt, shape1(n));
+    a->set |= NXVK_ATTR_SLICE;
+    a->nslice = 1;
+    a->start[0] = n > 2 ? 1 : 0;
+    a->stride[0] = n > 4 ? 2 : 1;
+    a->length[0] = n > a->start[0] ? (n - a->start[0] - 1) / a->stride[0] + 1 : 0;
+  } else if (op->arity < 0) { /* one or more inputs joined along an axis */
+    int64_t n1 = n / 3, n2 = n / 3, n3 = n - n1 - n2;
+    int64_t parts[3] = {n1, n2, n3};
+    for (int i = 0; i < 3; i++) sized_in(k, dt, layout == 0 ? shape1(parts[i]) : shape2(2, parts[i]));
+    if (layout == 1 && (op->attrs & NXVK_ATTR_AXIS)) {
+      a->set |= NXVK_ATTR_AXIS;
+      a->axis = -1;
+    }
+  } else if (op->attrs & NXVK_ATTR_DTYPE) { /* a conversion to another dtype */
+    sized_in(k, dt, shape1(n));
+    nxvk_dtype to = dt;
+    for (int step = 0, found = 0; step < 2 * NXVK_NDTYPES && found <= layout; step++) {
+      to = (nxvk_dtype)((to + 1) % NXVK_NDTYPES);
+      if (to != dt && (g->r->dtypes_ok & NXVK_DT(to))) found++;
+    }
+    a->set |= NXVK_ATTR_DTYPE;
+    a->dtype = to;
+  } else {
+    return rule_refuse(g, "no input builder for movement op %s (attrs 0x%x)", op->name, op->attrs);
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------- sources */
 
 static bool parse_seed(const cJSON *e, uint64_t *out) {
   int64_t v;
@@ -682,7 +855,7 @@ static bool parse_seed(const cJSON *e, uint64_t *out) {
   return !*end && !errno;
 }
 
-static int gen_source(gen_ctx *g) {
+static int data_source(case_gen *g) {
   const cJSON *S = cases_jget(g->D->sizes, "source"), *ST = cases_jget(g->D->sizes, "statistics");
   const nxvk_op_desc *op = g->op;
   int64_t sizes[MAX_SIZES];
@@ -738,7 +911,7 @@ static int gen_source(gen_ctx *g) {
           a.set |= NXVK_ATTR_SEED;
           a.seed = seeds[si];
         }
-        if (add_case(g, 0, NULL, NULL, &a, FILL_NONE, where)) return -1;
+        if (case_add(g, 0, NULL, NULL, &a, FILL_NONE, where)) return -1;
       }
     }
   }
@@ -757,30 +930,138 @@ static int gen_source(gen_ctx *g) {
       if (!parse_seed(e, &a.seed)) return cases_fail("%s: statistics.seeds: integers", SIZE_FILE);
       char where[64];
       snprintf(where, sizeof where, "size=%lld", (long long)n);
-      if (add_case(g, 0, NULL, NULL, &a, FILL_STATS, where)) return -1;
+      if (case_add(g, 0, NULL, NULL, &a, FILL_STATS, where)) return -1;
     }
   }
   return 0;
 }
 
-int cases_generate(const conf_data *D, const nxvk_op_desc *op, nxvk_dtype dt, case_list *L) {
-  gen_ctx g = {D, op, dt, L};
-  L->n = 0;
-  switch (op->kind) {
-  case NXVK_KIND_UNARY:
-  case NXVK_KIND_BINARY:
-  case NXVK_KIND_COMPARE:
-  case NXVK_KIND_SELECT: return gen_elementwise(&g);
-  case NXVK_KIND_REDUCE: return gen_reduce(&g);
-  case NXVK_KIND_DOT: return gen_dot(&g);
-  case NXVK_KIND_MOVEMENT: return gen_movement(&g);
-  case NXVK_KIND_SOURCE: return gen_source(&g);
+/* Sized: n elements through the shape attribute ([p,q] along axis 1 in
+ * layout 1 for ops that take an axis), the request's seed. */
+static int layouts_source(const nxvk_op_desc *op) { return (op->attrs & NXVK_ATTR_AXIS) ? 2 : 1; }
+
+static int sized_source(case_gen *g, int layout, conf_case *k) {
+  const nxvk_op_desc *op = g->op;
+  nxvk_attrs *a = &k->attrs;
+  int64_t p, q;
+  if (!(op->attrs & NXVK_ATTR_SHAPE))
+    return rule_refuse(g, "no input builder for source op %s (no shape attribute)", op->name);
+  a->set |= NXVK_ATTR_SHAPE;
+  a->shape = shape1(g->r->n);
+  if (layout == 1 && (op->attrs & NXVK_ATTR_AXIS)) {
+    split2(g->r->n, &p, &q);
+    a->shape = shape2(p, q);
+    a->set |= NXVK_ATTR_AXIS;
+    a->axis = 1;
   }
-  return cases_fail("%s: unknown op kind %d", op->name, (int)op->kind);
+  if (op->attrs & NXVK_ATTR_DTYPE) {
+    a->set |= NXVK_ATTR_DTYPE;
+    a->dtype = g->dt;
+  }
+  if (op->attrs & NXVK_ATTR_SEED) {
+    a->set |= NXVK_ATTR_SEED;
+    a->seed = g->r->seed;
+  }
+  return 0;
 }
 
-/* The dtypes an op is checked in: its input dtypes, or for ops without
- * inputs the dtypes it makes (its default alone when it takes no dtype). */
+/* ------------------------------------------------------------ the rules */
+
+/* select's predicate: 0 half the time, else any nonzero byte */
+static void input_predicate(const case_fill *f, int i, nxvk_host *h, uint64_t *rng) {
+  (void)f, (void)i;
+  int64_t n = nxvk_host_count(h);
+  for (int64_t j = 0; j < n; j++) {
+    uint64_t b = nxvk_splitmix64(rng);
+    nxvk_host_set(h, j, b & 1 ? 0 : (double)(1 + (b >> 8) % 255));
+  }
+}
+
+/* One rule per op kind (cases.h says what each field does). */
+static const case_rule kind_rules[] = {
+    [NXVK_KIND_UNARY] = {NULL, data_elementwise, sized_elementwise, layouts_elementwise, 0, NULL, SIZED_PLAIN},
+    [NXVK_KIND_BINARY] = {NULL, data_elementwise, sized_elementwise, layouts_elementwise, 0, NULL, SIZED_PLAIN},
+    [NXVK_KIND_COMPARE] = {NULL, data_elementwise, sized_elementwise, layouts_elementwise, 0, NULL, SIZED_PLAIN},
+    [NXVK_KIND_SELECT] = {NULL, data_elementwise, sized_elementwise, layouts_elementwise, 1u << 0,
+                          input_predicate, SIZED_PLAIN},
+    [NXVK_KIND_REDUCE] = {NULL, data_reduce, sized_reduce, layouts_reduce, 0, NULL, SIZED_PRODUCT},
+    [NXVK_KIND_DOT] = {NULL, data_dot, sized_dot, layouts_dot, 0, NULL, SIZED_UNIT},
+    [NXVK_KIND_MOVEMENT] = {NULL, data_movement, sized_movement, layouts_movement, 0, NULL, SIZED_PLAIN},
+    [NXVK_KIND_SOURCE] = {NULL, data_source, sized_source, layouts_source, 0, NULL, SIZED_PLAIN},
+};
+
+/* Rules of single ops, by name, over their kind's: the fields set here
+ * replace the kind's (an op whose inputs need a hook, or whose cases are
+ * not its kind's).  The list ends with {NULL}. */
+static const case_rule op_rules[] = {
+    {NULL},
+};
+
+/* The op's rule: its kind's, with its own row's fields over it. */
+static bool rule_of(const nxvk_op_desc *op, case_rule *out) {
+  if ((unsigned)op->kind >= sizeof kind_rules / sizeof kind_rules[0] || !kind_rules[op->kind].data) return false;
+  *out = kind_rules[op->kind];
+  for (const case_rule *o = op_rules; o->op; o++) {
+    if (strcmp(o->op, op->name) != 0) continue;
+    out->op = o->op;
+    if (o->data) out->data = o->data;
+    if (o->sized) out->sized = o->sized;
+    if (o->layouts) out->layouts = o->layouts;
+    if (o->special) out->special = o->special;
+    if (o->input) out->input = o->input;
+    if (o->sized_values) out->sized_values = o->sized_values;
+  }
+  return true;
+}
+
+int cases_layouts(const nxvk_op_desc *op) {
+  case_rule rule;
+  int n = rule_of(op, &rule) ? rule.layouts(op) : 1;
+  return n > 0 ? n : 1;
+}
+
+int cases_make(const case_req *r, case_list *L) {
+  case_rule rule;
+  case_gen g = {r, r->D, r->op, r->dt, &rule, L};
+  L->n = 0;
+  L->why[0] = 0;
+  if (!rule_of(r->op, &rule)) {
+    snprintf(L->why, sizeof L->why, "%s: no case rule for op kind %d", r->op->name, (int)r->op->kind);
+    return r->D ? cases_fail("%s", L->why) : NXVK_E_UNSUPPORTED;
+  }
+  if (r->D) { /* conformance: every case the data names */
+    int rc = rule.data(&g);
+    if (rc) snprintf(L->why, sizeof L->why, "%s", cases_err);
+    return rc;
+  }
+  /* one case at about n elements */
+  if (r->fill != FILL_SIZED && r->fill != FILL_TIMING)
+    return rule_refuse(&g, "%s: a sized case's inputs are of class sized or timing", r->op->name);
+  int nl = cases_layouts(r->op), layout = r->layout == CASES_PLAIN ? 0 : ((r->layout % nl) + nl) % nl;
+  conf_case k;
+  memset(&k, 0, sizeof k);
+  int rc = rule.sized(&g, layout, &k);
+  if (rc) return rc;
+  char where[64];
+  snprintf(where, sizeof where, "size=%lld layout=%d", (long long)r->n, layout);
+  rc = case_add(&g, k.nin, k.shape, k.dt, &k.attrs, r->fill, where);
+  if (rc) snprintf(L->why, sizeof L->why, "out of memory");
+  return rc;
+}
+
+int cases_one(const case_req *r, conf_case *k) {
+  case_list L = {0};
+  int rc = cases_make(r, &L);
+  if (rc == NXVK_OK) {
+    *k = L.v[0];
+  } else {
+    memset(k, 0, sizeof *k);
+    snprintf(k->where, sizeof k->where, "%.*s", (int)sizeof k->where - 1, L.why);
+  }
+  free(L.v);
+  return rc;
+}
+
 unsigned cases_op_dtypes(const nxvk_op_desc *op) {
   if (op->kind != NXVK_KIND_SOURCE || (op->attrs & NXVK_ATTR_DTYPE)) return op->dtypes;
   nxvk_attrs a;
@@ -837,24 +1118,89 @@ static void fill_range(nxvk_host *h, const range_spec *r, uint64_t *rng) {
   }
 }
 
-/* Inputs of a case: select's predicate is 0 half the time, else any byte;
- * value inputs follow the case's class. */
-int cases_fill_inputs(const conf_data *D, const nxvk_op_desc *op, const conf_case *k, bool acc,
-                       uint64_t seed, nxvk_host *in) {
+/* FILL_SIZED: random values that keep every op in a range where the
+ * reference and the limits are meaningful.  SIZED_PRODUCT (reductions):
+ * floats +-exp(u s) with u in [-1, 1]: ln|x| has mean 0 and the walk of a
+ * product of n of them stays within a few units of 0 when s = 2/sqrt(n) (a
+ * plain range near 1 drifts: E[ln x] < 0 made products of 2^17 values
+ * denormal); integers small enough that products do not overflow.
+ * SIZED_UNIT (dot): floats in [-1, 1).  SIZED_PLAIN: floats in [-4, 4),
+ * i32 in [-1000, 1000], other integers in [0, 255]. */
+static void fill_sized(nxvk_host *h, int values, uint64_t *rng) {
+  int64_t n = nxvk_host_count(h);
+  double spread = n > 1024 ? 2.0 / sqrt((double)n) : 0.0625;
+  bool product = values == SIZED_PRODUCT;
+  for (int64_t i = 0; i < n; i++) {
+    double v;
+    if (is_float(h->dtype)) {
+      double u = nxvk_rand_unit(rng);
+      if (product) v = (nxvk_splitmix64(rng) & 1 ? -1 : 1) * exp((2 * u - 1) * spread);
+      else if (values == SIZED_UNIT) v = u * 2 - 1;
+      else v = u * 8 - 4;
+    } else if (h->dtype == NXVK_I32) {
+      int64_t lo = product ? -3 : -1000, hi = -lo;
+      v = (double)(lo + (int64_t)(nxvk_splitmix64(rng) % (uint64_t)(hi - lo + 1)));
+    } else {
+      int64_t hi = product ? 3 : 255;
+      v = (double)(int64_t)(nxvk_splitmix64(rng) % (uint64_t)(hi + 1));
+    }
+    nxvk_host_set(h, i, v);
+  }
+}
+
+/* FILL_TIMING: floats in [0.5, 1.5) (f16 and bf16 on the 2^-10 grid), u8 in
+ * [1, 255], other integers in [1, 100]: no denormals, NaN or zeros to send
+ * a kernel down a slow path, and quick to make for large buffers. */
+static void fill_timing(nxvk_host *h, uint64_t *rng) {
+  int64_t n = nxvk_host_count(h);
+  switch (h->dtype) {
+  case NXVK_F32:
+    for (int64_t i = 0; i < n; i++) ((float *)h->data)[i] = 0.5f + (float)(nxvk_splitmix64(rng) >> 41) * 0x1.0p-23f;
+    break;
+  case NXVK_F64:
+    for (int64_t i = 0; i < n; i++) ((double *)h->data)[i] = 0.5 + (double)(nxvk_splitmix64(rng) >> 12) * 0x1.0p-52;
+    break;
+  case NXVK_F16:
+  case NXVK_BF16:
+    for (int64_t i = 0; i < n; i++) nxvk_host_set(h, i, 0.5 + (double)(nxvk_splitmix64(rng) >> 54) * 0x1.0p-10);
+    break;
+  default:
+    for (int64_t i = 0; i < n; i++) {
+      uint64_t r = nxvk_splitmix64(rng);
+      nxvk_host_set(h, i, h->dtype == NXVK_U8 ? (double)(1 + r % 255) : (double)(1 + r % 100));
+    }
+  }
+}
+
+void cases_fill_timing(nxvk_host *h, uint64_t *rng) { fill_timing(h, rng); }
+
+/* Inputs of a case: the rule's special inputs from its hook, the others
+ * from the case's class. */
+int cases_fill(const conf_data *D, const nxvk_op_desc *op, const conf_case *k, bool acc, uint64_t seed,
+               nxvk_host *in) {
+  case_rule rule;
+  if (!rule_of(op, &rule)) return cases_fail("%s: no case rule for op kind %d", op->name, (int)op->kind);
+  case_fill f = {D, op, k, acc};
   uint64_t rng = seed;
   int value_inputs = 0;
   bool pairs = strstr(k->cls, "-pairs") != NULL;
   for (int i = 0; i < k->nin; i++) {
     nxvk_host *h = &in[i];
     int64_t n = nxvk_host_count(h);
-    if (op->kind == NXVK_KIND_SELECT && i == 0) {
-      for (int64_t j = 0; j < n; j++) {
-        uint64_t b = nxvk_splitmix64(&rng);
-        nxvk_host_set(h, j, b & 1 ? 0 : (double)(1 + (b >> 8) % 255));
-      }
+    if (((rule.special >> i) & 1) && rule.input) {
+      rule.input(&f, i, h, &rng);
       continue;
     }
     int vi = value_inputs++;
+    if (k->fill == FILL_SIZED) {
+      fill_sized(h, rule.sized_values, &rng);
+      continue;
+    }
+    if (k->fill == FILL_TIMING) {
+      fill_timing(h, &rng);
+      continue;
+    }
+    if (!D) return cases_fail("%s: input class %s needs the conformance data", op->name, fill_names[k->fill]);
     if (k->fill == FILL_EDGE) {
       value_set E;
       if (edge_set(D, op->name, acc, h->dtype, &E)) return -1;
@@ -873,228 +1219,4 @@ int cases_fill_inputs(const conf_data *D, const nxvk_op_desc *op, const conf_cas
     fill_range(h, &r, &rng);
   }
   return 0;
-}
-
-
-/* ------------------------------------------------- cases at a given size */
-
-static nxvk_shape shape1(int64_t a) { return (nxvk_shape){1, {a}}; }
-static nxvk_shape shape2(int64_t a, int64_t b) { return (nxvk_shape){2, {a, b}}; }
-static nxvk_shape shape3(int64_t a, int64_t b, int64_t c) { return (nxvk_shape){3, {a, b, c}}; }
-
-/* n = a * b with the smallest factor a >= 2 that divides n (a = 1 for primes). */
-static void split2(int64_t n, int64_t *a, int64_t *b) {
-  *a = 1;
-  for (int64_t f = 2; f * f <= n; f++)
-    if (n % f == 0) {
-      *a = f;
-      break;
-    }
-  *b = *a ? n / *a : 0;
-  if (n == 0) *a = 2, *b = 0;
-}
-
-static int dot_variant_count(const nxvk_op_desc *op) {
-  const char *const *names;
-  int n = nxvk_op_variants(op, &names);
-  return n > 0 ? n : 1;
-}
-
-int cases_sized_layouts(const nxvk_op_desc *op) {
-  switch (op->kind) {
-  case NXVK_KIND_UNARY: return 1;
-  case NXVK_KIND_BINARY:
-  case NXVK_KIND_COMPARE: return 2;
-  case NXVK_KIND_SELECT: return 1;
-  case NXVK_KIND_REDUCE: return 3;
-  case NXVK_KIND_DOT: return 3 * dot_variant_count(op);
-  case NXVK_KIND_MOVEMENT:
-    if (op->attrs & NXVK_ATTR_PERM) return 2;
-    if (op->arity < 0) return 2;
-    if (op->attrs & NXVK_ATTR_DTYPE) return NXVK_NDTYPES - 1;
-    return 1;
-  case NXVK_KIND_SOURCE: return (op->attrs & NXVK_ATTR_AXIS) ? 2 : 1;
-  }
-  return 1;
-}
-
-static int sized_fail(conf_case *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int sized_fail(conf_case *k, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(k->where, sizeof k->where, fmt, ap);
-  va_end(ap);
-  k->nin = 0;
-  return NXVK_E_UNSUPPORTED;
-}
-
-static void sized_in(conf_case *k, nxvk_dtype dt, nxvk_shape s) {
-  k->dt[k->nin] = dt;
-  k->shape[k->nin++] = s;
-}
-
-int cases_sized(const nxvk_op_desc *op, nxvk_dtype dt, int64_t n, int layout, unsigned dtypes_ok,
-                uint64_t seed, conf_case *k) {
-  memset(k, 0, sizeof *k);
-  nxvk_attrs *a = &k->attrs;
-  int64_t p, q;
-  bool plain = layout == CASES_PLAIN;
-  if (plain) layout = 0;
-  layout %= cases_sized_layouts(op);
-  /* select's predicate: u8 where the op takes it */
-  nxvk_dtype pred = NXVK_U8;
-  switch (op->kind) {
-  case NXVK_KIND_UNARY: sized_in(k, dt, shape1(n)); break;
-  case NXVK_KIND_BINARY:
-  case NXVK_KIND_COMPARE:
-    sized_in(k, dt, shape1(n));
-    sized_in(k, dt, layout ? shape1(1) : shape1(n));
-    break;
-  case NXVK_KIND_SELECT:
-    sized_in(k, pred, shape1(n));
-    sized_in(k, dt, shape1(n));
-    sized_in(k, dt, shape1(n));
-    break;
-  case NXVK_KIND_REDUCE:
-    if (layout == 0) {
-      sized_in(k, dt, shape1(n)); /* all axes */
-    } else if (layout == 1) {
-      sized_in(k, dt, shape2(3, n));
-      a->set |= NXVK_ATTR_AXES;
-      a->naxes = 1;
-      a->axes[0] = 1;
-    } else {
-      sized_in(k, dt, shape2(n, 3));
-      a->set |= NXVK_ATTR_AXES | NXVK_ATTR_KEEP_AXES;
-      a->naxes = 1;
-      a->axes[0] = 0;
-      a->keep_axes = true;
-    }
-    if (!(op->attrs & NXVK_ATTR_AXES)) a->set &= ~(unsigned)(NXVK_ATTR_AXES | NXVK_ATTR_KEEP_AXES);
-    break;
-  case NXVK_KIND_DOT: {
-    if (plain) { /* square, about n elements, the op's own kernel choice */
-      int64_t s = llround(sqrt((double)n));
-      if (s < 1) s = 1;
-      sized_in(k, dt, shape2(s, s));
-      sized_in(k, dt, shape2(s, s));
-      break;
-    }
-    const char *const *names;
-    int nv = nxvk_op_variants(op, &names);
-    int shape = layout % 3, variant = layout / 3;
-    if (nv > 0 && (op->attrs & NXVK_ATTR_VARIANT)) {
-      a->set |= NXVK_ATTR_VARIANT;
-      snprintf(a->variant, sizeof a->variant, "%s", names[variant % nv]);
-    }
-    if (shape == 0) { /* the inner dimension at n */
-      sized_in(k, dt, shape2(1, n));
-      sized_in(k, dt, shape2(n, 2));
-    } else if (shape == 1) { /* rows at n */
-      sized_in(k, dt, shape2(n, 1));
-      sized_in(k, dt, shape2(1, 2));
-    } else { /* batched, n inner elements per batch */
-      sized_in(k, dt, shape3(2, 1, n));
-      sized_in(k, dt, shape3(2, n, 1));
-    }
-    break;
-  }
-  case NXVK_KIND_MOVEMENT:
-    if (op->attrs & NXVK_ATTR_SHAPE) { /* a new shape for the same elements */
-      sized_in(k, dt, shape1(n));
-      a->set |= NXVK_ATTR_SHAPE;
-      a->shape = (n % 2 == 0) ? shape2(2, -1) : shape2(n, 1);
-    } else if (op->attrs & NXVK_ATTR_PERM) {
-      split2(n, &p, &q);
-      if (layout == 0) {
-        sized_in(k, dt, shape2(p, q)); /* default: reversed axes */
-      } else {
-        sized_in(k, dt, shape3(1, p, q));
-        a->set |= NXVK_ATTR_PERM;
-        a->nperm = 3;
-        a->perm[0] = 2, a->perm[1] = 0, a->perm[2] = 1;
-      }
-    } else if (op->attrs & NXVK_ATTR_SLICE) {
-      sized_in(k, dt, shape1(n));
-      a->set |= NXVK_ATTR_SLICE;
-      a->nslice = 1;
-      a->start[0] = n > 2 ? 1 : 0;
-      a->stride[0] = n > 4 ? 2 : 1;
-      a->length[0] = n > a->start[0] ? (n - a->start[0] - 1) / a->stride[0] + 1 : 0;
-    } else if (op->arity < 0) { /* one or more inputs joined along an axis */
-      int64_t n1 = n / 3, n2 = n / 3, n3 = n - n1 - n2;
-      int64_t parts[3] = {n1, n2, n3};
-      for (int i = 0; i < 3; i++) sized_in(k, dt, layout == 0 ? shape1(parts[i]) : shape2(2, parts[i]));
-      if (layout == 1 && (op->attrs & NXVK_ATTR_AXIS)) {
-        a->set |= NXVK_ATTR_AXIS;
-        a->axis = -1;
-      }
-    } else if (op->attrs & NXVK_ATTR_DTYPE) { /* a conversion to another dtype */
-      sized_in(k, dt, shape1(n));
-      nxvk_dtype to = dt;
-      for (int step = 0, found = 0; step < 2 * NXVK_NDTYPES && found <= layout; step++) {
-        to = (nxvk_dtype)((to + 1) % NXVK_NDTYPES);
-        if (to != dt && (dtypes_ok & NXVK_DT(to))) found++;
-      }
-      a->set |= NXVK_ATTR_DTYPE;
-      a->dtype = to;
-    } else {
-      return sized_fail(k, "no input builder for movement op %s (attrs 0x%x)", op->name, op->attrs);
-    }
-    break;
-  case NXVK_KIND_SOURCE:
-    if (!(op->attrs & NXVK_ATTR_SHAPE))
-      return sized_fail(k, "no input builder for source op %s (no shape attribute)", op->name);
-    a->set |= NXVK_ATTR_SHAPE;
-    a->shape = shape1(n);
-    if (layout == 1 && (op->attrs & NXVK_ATTR_AXIS)) {
-      split2(n, &p, &q);
-      a->shape = shape2(p, q);
-      a->set |= NXVK_ATTR_AXIS;
-      a->axis = 1;
-    }
-    if (op->attrs & NXVK_ATTR_DTYPE) {
-      a->set |= NXVK_ATTR_DTYPE;
-      a->dtype = dt;
-    }
-    if (op->attrs & NXVK_ATTR_SEED) {
-      a->set |= NXVK_ATTR_SEED;
-      a->seed = seed;
-    }
-    break;
-  default: return sized_fail(k, "no input builder for op %s (kind %d)", op->name, (int)op->kind);
-  }
-  k->fill = FILL_NORMAL;
-  snprintf(k->cls, sizeof k->cls, "%s", fill_names[FILL_NORMAL]);
-  snprintf(k->where, sizeof k->where, "size=%lld layout=%d", (long long)n, layout);
-  return NXVK_OK;
-}
-
-/* Random values that keep every op in a range where the reference and
- * the limits are meaningful.  Reduced floats are +-exp(u s) with u in
- * [-1, 1]: ln|x| has mean 0 and the walk of a product of n of them stays
- * within a few units of 0 when s = 2/sqrt(n) (a plain range near 1 drifts:
- * E[ln x] < 0 made products of 2^17 values denormal).  Integer products do
- * not overflow. */
-void cases_fill_sized(nxvk_host *h, nxvk_kind kind, bool predicate, uint64_t *rng) {
-  int64_t n = nxvk_host_count(h);
-  double spread = n > 1024 ? 2.0 / sqrt((double)n) : 0.0625;
-  for (int64_t i = 0; i < n; i++) {
-    double v;
-    if (predicate) {
-      v = (double)(nxvk_splitmix64(rng) & 1);
-    } else if (is_float(h->dtype)) {
-      double u = nxvk_rand_unit(rng);
-      if (kind == NXVK_KIND_REDUCE) v = (nxvk_splitmix64(rng) & 1 ? -1 : 1) * exp((2 * u - 1) * spread);
-      else if (kind == NXVK_KIND_DOT) v = u * 2 - 1;
-      else v = u * 8 - 4;
-    } else if (h->dtype == NXVK_I32) {
-      int64_t lo = kind == NXVK_KIND_REDUCE ? -3 : -1000, hi = -lo;
-      v = (double)(lo + (int64_t)(nxvk_splitmix64(rng) % (uint64_t)(hi - lo + 1)));
-    } else {
-      int64_t hi = kind == NXVK_KIND_REDUCE ? 3 : 255;
-      v = (double)(int64_t)(nxvk_splitmix64(rng) % (uint64_t)(hi + 1));
-    }
-    nxvk_host_set(h, i, v);
-  }
 }

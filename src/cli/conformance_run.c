@@ -129,7 +129,7 @@ static void run_checked(runner *R, const nxvk_op_desc *op, const conf_case *k, b
     snprintf(res->why, sizeof res->why, "host: %s", nxvk_errmsg());
     return;
   }
-  if (cases_fill_inputs(R->D, op, k, acc, seed, in)) {
+  if (cases_fill(R->D, op, k, acc, seed, in)) {
     snprintf(res->why, sizeof res->why, "%s", cases_err);
     return;
   }
@@ -263,7 +263,7 @@ static int run_op_dtype(runner *R, const nxvk_op_desc *op, nxvk_dtype dt, case_l
   snprintf(T->limit, sizeof T->limit, "%s", lim.text);
   T->limit_ulp = lim.exact ? 0 : (lim.sum_factor > 0 || lim.abs > 0 || lim.ulps_per_arg > 0) ? -1 : lim.ulps;
   bool acc = lim.sum_factor > 0 && !lim.exact;
-  if (cases_generate(R->D, op, dt, L)) return -1;
+  if (cases_make(&(case_req){.D = R->D, .op = op, .dt = dt}, L)) return -1;
   for (int c = 0; c < L->n && !R->lost; c++) {
     const conf_case *k = &L->v[c];
     uint64_t seed = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ull, op->name), dn), k->where);

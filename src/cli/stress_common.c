@@ -224,7 +224,7 @@ unsigned case_dtypes(nxvk_ctx *c, const nxvk_op_desc *op) {
   return m;
 }
 
-int case_layouts(const nxvk_op_desc *op) { return cases_sized_layouts(op); }
+int case_layouts(const nxvk_op_desc *op) { return cases_layouts(op); }
 
 static void append(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void append(char *buf, size_t len, const char *fmt, ...) {
@@ -276,7 +276,8 @@ int case_build(stress_case *k, nxvk_ctx *c, const nxvk_op_desc *op, nxvk_dtype d
   for (int d = 0; d < NXVK_NDTYPES; d++)
     if (dtype_ok(c, (nxvk_dtype)d)) ok |= NXVK_DT(d);
   conf_case cc;
-  int rc = cases_sized(op, dt, n, layout, ok, rng_next(rng), &cc);
+  case_req req = {.op = op, .dt = dt, .n = n, .layout = layout, .fill = FILL_SIZED, .dtypes_ok = ok, .seed = rng_next(rng)};
+  int rc = cases_one(&req, &cc);
   if (rc == NXVK_E_UNSUPPORTED) {
     snprintf(k->label, sizeof k->label, "%.159s", cc.where);
     return rc;
@@ -287,7 +288,10 @@ int case_build(stress_case *k, nxvk_ctx *c, const nxvk_op_desc *op, nxvk_dtype d
     rc = nxvk_host_alloc(&k->in[i], cc.dt[i], &cc.shape[i]);
     if (rc) break;
     k->nin++;
-    cases_fill_sized(&k->in[i], op->kind, op->kind == NXVK_KIND_SELECT && i == 0, &rng->s);
+  }
+  if (rc == NXVK_OK && cases_fill(NULL, op, &cc, false, rng_next(rng), k->in)) {
+    snprintf(k->label, sizeof k->label, "%.159s", cases_err);
+    rc = NXVK_E_UNSUPPORTED;
   }
   if (rc) {
     if (rc != NXVK_E_UNSUPPORTED) snprintf(k->label, sizeof k->label, "%s %s: %s", op->name, nxvk_dtype_name(dt), nxvk_errmsg());

@@ -6,7 +6,10 @@
  *
  * Adding an op: one row (elementwise.def for elementwise ops, optable.c for
  * the others), its GLSL, its reference, and its limit in
- * conformance/limits.json.  Nothing else names ops.
+ * conformance/limits.json.  Conformance, stress and bench then make its
+ * cases from the rule of its kind (src/cli/cases.h); an op whose cases or
+ * inputs differ from its kind's (index tensors, sorted data, a new kind)
+ * adds one case rule there.  Nothing else names ops.
  */
 #ifndef NXVK_OPS_H
 #define NXVK_OPS_H
