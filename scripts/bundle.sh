@@ -4,8 +4,11 @@
 # packages.  The Vulkan loader is not bundled: volk opens libvulkan.so.1 from
 # the system at run time.  Run there as: bundle/run.sh info
 #
-# --nx also puts in bundle/nx/ what the Elixir benches need on a machine with
-# no Erlang or Elixir (about 19 MiB; the device tool carries 64 MiB in all):
+# --nx also packs in bundle/nx.tar.gz (18 MiB; 28 MiB unpacked: the device
+# tool carries 64 MiB in all, and a tarball keeps the modification times mix
+# compares and the one symbolic link) what the Elixir benches need on a
+# machine with no Erlang or Elixir; unpacked (tar xzf bundle/nx.tar.gz -C
+# bundle) it is:
 #   bundle/nx/erlang, bundle/nx/elixir   Debian 12's erlang-base and elixir
 #       packages (the release the project is built with here), fetched with
 #       `apt-get download` into .debs/ (ignored) and unpacked with dpkg -x;
@@ -17,7 +20,7 @@
 #   bundle/nx/with-env CMD...  runs CMD with PATH (the bundle's erl, elixir
 #       and mix first), LD_LIBRARY_PATH, NXVK_BIN (bundle/nxvk), MIX_HOME
 # There, from the repository root (scripts/gpu.sh nx OUTDIR does all this):
-#   cd bundle/nx/nxvk/elixir
+#   tar xzf bundle/nx.tar.gz -C bundle && cd bundle/nx/nxvk/elixir
 #   ../../with-env mix run bench/nx_ops.exs --sizes 1K,1M,16M
 #   ../../with-env mix run bench/serving.exs --devices 0,1 --requests 20000 --width 1024
 set -eu
@@ -126,4 +129,6 @@ for l in "$app"/_build/dev/lib/*/priv; do
   t=$(readlink -f "$l"); rm "$l"; cp -a "$t" "$l"
 done
 rm -rf "$B/mix_home" "$B/compile.log"
-echo "bundle/nx/: $(du -sh "$B" | cut -f1) (erlang $(cat "$B/erlang/releases/"*/OTP_VERSION 2>/dev/null | head -1), $(ls "$B/elixir/lib/elixir/ebin/elixir.app" > /dev/null && grep -o '{vsn,"[^"]*"}' "$B/elixir/lib/elixir/ebin/elixir.app"))"
+tar czf bundle/nx.tar.gz -C bundle nx
+echo "bundle/nx.tar.gz: $(du -sh bundle/nx.tar.gz | cut -f1), unpacked $(du -sh "$B" | cut -f1) (erlang $(cat "$B/erlang/releases/"*/OTP_VERSION 2>/dev/null | head -1), $(ls "$B/elixir/lib/elixir/ebin/elixir.app" > /dev/null && grep -o '{vsn,"[^"]*"}' "$B/elixir/lib/elixir/ebin/elixir.app"))"
+rm -rf "$B"

@@ -19,7 +19,9 @@
 #       0,1 where nvidia-smi lists two GPUs or more, else 0; serving.txt);
 #       NX_SIZES, NX_REQUESTS and NX_WIDTH change 1K,1M,16M, 20000 and 1024.  On
 #       a machine without Erlang/Elixir it runs on the runtime that
-#       `scripts/bundle.sh --nx` put in bundle/nx (carry bundle/), as:
+#       `scripts/bundle.sh --nx` packed in bundle/nx.tar.gz (carry bundle/),
+#       unpacked in bundle/nx, as:
+#         tar xzf bundle/nx.tar.gz -C bundle
 #         cd bundle/nx/nxvk/elixir && ../../with-env mix run bench/nx_ops.exs --sizes 1K,1M,16M
 #         ../../with-env mix run bench/serving.exs --devices 0,1 --requests 20000 --width 1024
 #       else on the system's mix in elixir/.  versions.txt says which erl ran.
@@ -42,6 +44,7 @@ R=$(cd "$R" && pwd)
 export NXVK_CACHE_DIR="$R/cache"
 step() { echo "== $*"; date -u +%FT%TZ; }
 if [ "$what" = nx ]; then
+  if [ -f bundle/nx.tar.gz ] && [ ! -x bundle/nx/with-env ]; then tar xzf bundle/nx.tar.gz -C bundle; fi
   if [ -x bundle/nx/with-env ]; then
     cd bundle/nx/nxvk/elixir; W=../../with-env
   else
