@@ -67,6 +67,18 @@ layout(std430, binding = 2) coherent buffer OutP { float yp[]; };
 #define PART_LOAD_X(off) LD(x[off])
 #endif
 
+// 16-bit dtypes: the input also seen as uint words, two elements each
+// (reduce_run's contiguous path: a warp's load is 128 bytes, not 64)
+#if (defined(DT_f16) || defined(DT_bf16) || defined(DT_i16) || defined(DT_u16)) && !defined(ARG)
+#define WORDS16 1
+layout(std430, binding = 1) readonly buffer InW { uint xw[]; };
+#ifdef DT_i16
+#define LDW(v) bitfieldExtract(int(v), 0, 16)
+#else
+#define LDW(v) LD(v)
+#endif
+#endif
+
 shared T sval[gl_WorkGroupSize.x];
 shared int sidx[gl_WorkGroupSize.x];
 shared bool slast;
@@ -153,6 +165,29 @@ void reduce_run(uint m, uint base, uint lo, uint hi, bool fold_partials) {
   // results do not change
   uint j = lo + t;
   const uint W = gl_WorkGroupSize.x;
+#ifdef WORDS16
+  // a contiguous run starting on a word: invocation t takes words t, t + W,
+  // ... (elements 2w and 2w + 1, in that order), four words per round; an
+  // odd last element goes to invocation 0
+  if (!partials && meta[m + 3u] == 1u && meta[m + 28u] == 1u && ((base + lo) & 1u) == 0u) {
+    uint w0 = (base + lo) >> 1u, nw = (hi - lo) >> 1u, q = t;
+    for (; q + 3u * W < nw; q += 4u * W) {
+      uint v[4];
+      [[unroll]] for (uint u = 0u; u < 4u; u++) v[u] = xw[w0 + q + u * W];
+      [[unroll]] for (uint u = 0u; u < 4u; u++) {
+        acc = combine(acc, LDW(v[u] & 65535u));
+        acc = combine(acc, LDW(v[u] >> 16u));
+      }
+    }
+    for (; q < nw; q += W) {
+      uint v = xw[w0 + q];
+      acc = combine(acc, LDW(v & 65535u));
+      acc = combine(acc, LDW(v >> 16u));
+    }
+    if (t == 0u && ((hi - lo) & 1u) != 0u) acc = combine(acc, LD(x[base + hi - 1u]));
+    j = hi; // done: the loops below run no round
+  }
+#endif
   for (; j + 3u * W < hi; j += 4u * W) {
     uint off[4];
     T v[4];
