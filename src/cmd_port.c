@@ -330,6 +330,7 @@ static const char *const kind_names[] = {
     [NXVK_KIND_UNARY] = "unary",   [NXVK_KIND_BINARY] = "binary", [NXVK_KIND_COMPARE] = "compare",
     [NXVK_KIND_SELECT] = "select", [NXVK_KIND_REDUCE] = "reduce", [NXVK_KIND_DOT] = "dot",
     [NXVK_KIND_MOVEMENT] = "movement", [NXVK_KIND_SOURCE] = "source",
+    [NXVK_KIND_SORT] = "sort", [NXVK_KIND_SCAN] = "scan", [NXVK_KIND_WINDOW] = "window",
 };
 
 static const struct {
@@ -341,6 +342,8 @@ static const struct {
     {NXVK_ATTR_AXIS, "axis"},   {NXVK_ATTR_SHAPE, "shape"},
     {NXVK_ATTR_DTYPE, "dtype"}, {NXVK_ATTR_SEED, "seed"},
     {NXVK_ATTR_VARIANT, "variant"},
+    {NXVK_ATTR_REVERSE, "reverse"}, {NXVK_ATTR_DIRECTION, "direction"}, {NXVK_ATTR_K, "k"},
+    {NXVK_ATTR_WINDOW, "window_dimensions strides padding window_dilations"},
 };
 
 static cJSON *dtype_list(port_server *s, unsigned mask) {

@@ -474,6 +474,9 @@ typedef enum {
   NXVK_KIND_DOT,
   NXVK_KIND_MOVEMENT,   /* reshape transpose slice concatenate as_type */
   NXVK_KIND_SOURCE,     /* no inputs: iota random_* */
+  NXVK_KIND_SORT,       /* sort argsort top_k top_k_indices along one axis */
+  NXVK_KIND_SCAN,       /* cumulative_* along one axis */
+  NXVK_KIND_WINDOW,     /* window_* and window_scatter_* */
 } nxvk_kind;
 
 /* Attributes an op may accept. */
@@ -487,6 +490,10 @@ enum {
   NXVK_ATTR_DTYPE = 1u << 6,     /* "dtype": "f32" */
   NXVK_ATTR_SEED = 1u << 7,      /* "seed": int (0..2^53, or decimal string up to 2^64-1) */
   NXVK_ATTR_VARIANT = 1u << 8,   /* "variant": kernel variant name (dot) */
+  NXVK_ATTR_REVERSE = 1u << 16,  /* "reverse": bool (scans) */
+  NXVK_ATTR_DIRECTION = 1u << 17, /* "direction": "asc" | "desc" (sort argsort) */
+  NXVK_ATTR_K = 1u << 18,        /* "k": int >= 1 (top_k) */
+  NXVK_ATTR_WINDOW = 1u << 19,   /* "window_dimensions" "strides" "padding" "window_dilations" */
 };
 
 typedef struct nxvk_op_desc {
@@ -520,6 +527,15 @@ typedef struct nxvk_attrs {
   nxvk_dtype dtype;
   uint64_t seed;
   char variant[16];                /* "" = the op's default */
+  bool reverse;                    /* scans: from the end of the axis */
+  bool descending;                 /* sort argsort: "direction": "desc" */
+  int64_t k;                       /* top_k (0: absent, 1) */
+  /* windows (Nx's window_* options); absent strides and dilations are 1s,
+   * absent padding "valid"; nwin is the rank the dimensions were given for */
+  int nwin, nwstrides, nwdil, npad;
+  int64_t window[NXVK_MAX_RANK], wstrides[NXVK_MAX_RANK], wdil[NXVK_MAX_RANK];
+  int wpad_mode;                   /* 0 valid, 1 same, 2 explicit pairs */
+  int64_t wpad_lo[NXVK_MAX_RANK], wpad_hi[NXVK_MAX_RANK];
 } nxvk_attrs;
 
 /* Parse a JSON object of attributes for op (NULL/empty text = none).  Unknown

@@ -965,6 +965,94 @@ static int sized_source(case_gen *g, int layout, conf_case *k) {
   return 0;
 }
 
+/* ------------------------------------- sort, scan and window ops */
+
+static int order_attrs(const nxvk_op_desc *op, const cJSON *o, nxvk_attrs *a) {
+  char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+  int rc = nxvk_attrs_parse(op, text ? text : "", a);
+  free(text);
+  return rc;
+}
+
+/* The common 1-D sizes with the section's "size_attrs", then its shapes,
+ * each with attribute sets (JSON objects; a set naming an attribute the op
+ * does not take, top_k's "k" for sort, is skipped for that op).  Sections
+ * "sort", "scan", "window" of size_classes.json. */
+static int data_order(case_gen *g) {
+  const char *kn = g->op->kind == NXVK_KIND_SORT ? "sort" : g->op->kind == NXVK_KIND_SCAN ? "scan" : "window";
+  const cJSON *S = cases_jget(g->D->sizes, kn);
+  int fills[8], nf, sfills[8], nsf, ns;
+  int64_t sizes[MAX_SIZES];
+  if (sizes_of(g, S, sizes, &ns) || classes_of(cases_jget(S, "classes"), kn, fills, &nf) ||
+      classes_of(cases_jget(S, "shape_classes"), kn, sfills, &nsf))
+    return -1;
+  const cJSON *dflt = cases_jget(S, "size_attrs");
+  for (int s = 0; s < ns; s++) {
+    char where[64];
+    nxvk_shape sh = {1, {sizes[s]}};
+    snprintf(where, sizeof where, "size=%lld", (long long)sizes[s]);
+    nxvk_attrs a;
+    if (order_attrs(g->op, dflt, &a)) return cases_fail("%s: %s.size_attrs: %s", SIZE_FILE, kn, nxvk_errmsg());
+    nxvk_meta m = {g->dt, sh}, om;
+    if (nxvk_op_infer(g->op, &a, &m, 1, &om)) continue; /* top_k's k over the size */
+    for (int c = 0; c < nf; c++)
+      if (case_add(g, 1, &sh, &g->dt, &a, fills[c], where)) return -1;
+  }
+  const cJSON *list = cases_jget(S, "shapes");
+  for (const cJSON *e = cJSON_IsArray(list) ? list->child : NULL; e; e = e->next) {
+    nxvk_shape sh;
+    const cJSON *sets = cases_jget(e, "attrs");
+    if (!jshape(cases_jget(e, "shape"), &sh) || !cJSON_IsArray(sets))
+      return cases_fail("%s: %s.shapes: entries need a shape and a list of attrs", SIZE_FILE, kn);
+    char where[200];
+    snprintf(where, sizeof where, "shape=");
+    nxvk_shape_str(&sh, where + 6, sizeof where - 6);
+    for (const cJSON *o = sets->child; o; o = o->next) {
+      nxvk_attrs a;
+      bool foreign = false;
+      for (const cJSON *kv = cJSON_IsObject(o) ? o->child : NULL; kv; kv = kv->next)
+        foreign |= (strcmp(kv->string, "k") == 0) != ((g->op->attrs & NXVK_ATTR_K) != 0) ||
+                   (strcmp(kv->string, "axis") == 0 && !(g->op->attrs & NXVK_ATTR_AXIS)) ||
+                   (strcmp(kv->string, "direction") == 0 && !(g->op->attrs & NXVK_ATTR_DIRECTION));
+      if (foreign) continue;
+      if (order_attrs(g->op, o, &a)) return cases_fail("%s: %s.shapes: %s", SIZE_FILE, kn, nxvk_errmsg());
+      for (int c = 0; c < nsf; c++)
+        if (case_add(g, 1, &sh, &g->dt, &a, sfills[c], where)) return -1;
+    }
+  }
+  return 0;
+}
+
+static int layouts_order(const nxvk_op_desc *op) {
+  (void)op;
+  return 1;
+}
+
+/* Sized: sort and scans one row of n along axis 0 (top_k: k = 16); windows
+ * max pooling, 2x2 windows with strides 2 on [p, n/p], p the largest power
+ * of two <= sqrt(n) dividing n (16M: 4096 x 4096). */
+static int sized_order(case_gen *g, int layout, conf_case *k) {
+  (void)layout;
+  nxvk_attrs *a = &k->attrs;
+  int64_t n = g->r->n, p;
+  if (g->op->kind != NXVK_KIND_WINDOW) {
+    sized_in(k, g->dt, shape1(n));
+    if (g->op->attrs & NXVK_ATTR_K) {
+      a->set |= NXVK_ATTR_K;
+      a->k = n < 16 ? (n > 0 ? n : 1) : 16;
+    }
+    return 0;
+  }
+  if (g->op->arity != 1) return rule_refuse(g, "no sized case for window op %s", g->op->name);
+  for (p = 1; (p * 2) * (p * 2) <= n; p *= 2) {}
+  while (p > 1 && n % p) p /= 2;
+  sized_in(k, g->dt, shape2(p, n / p));
+  a->set |= NXVK_ATTR_WINDOW;
+  a->nwin = a->nwstrides = 2;
+  a->window[0] = a->window[1] = a->wstrides[0] = a->wstrides[1] = 2;
+  return 0;
+}
+
 /* ------------------------------------------------------------ the rules */
 
 /* select's predicate: 0 half the time, else any nonzero byte */
@@ -988,6 +1076,9 @@ static const case_rule kind_rules[] = {
     [NXVK_KIND_DOT] = {NULL, data_dot, sized_dot, layouts_dot, 0, NULL, SIZED_UNIT},
     [NXVK_KIND_MOVEMENT] = {NULL, data_movement, sized_movement, layouts_movement, 0, NULL, SIZED_PLAIN},
     [NXVK_KIND_SOURCE] = {NULL, data_source, sized_source, layouts_source, 0, NULL, SIZED_PLAIN},
+    [NXVK_KIND_SORT] = {NULL, data_order, sized_order, layouts_order, 0, NULL, SIZED_PLAIN},
+    [NXVK_KIND_SCAN] = {NULL, data_order, sized_order, layouts_order, 0, NULL, SIZED_PRODUCT},
+    [NXVK_KIND_WINDOW] = {NULL, data_order, sized_order, layouts_order, 0, NULL, SIZED_PLAIN},
 };
 
 /* Rules of single ops, by name, over their kind's: the fields set here

@@ -18,6 +18,9 @@ static const struct {
     {"start", NXVK_ATTR_SLICE},   {"length", NXVK_ATTR_SLICE},        {"stride", NXVK_ATTR_SLICE},
     {"axis", NXVK_ATTR_AXIS},     {"shape", NXVK_ATTR_SHAPE},         {"dtype", NXVK_ATTR_DTYPE},
     {"seed", NXVK_ATTR_SEED},     {"variant", NXVK_ATTR_VARIANT},
+    {"reverse", NXVK_ATTR_REVERSE}, {"direction", NXVK_ATTR_DIRECTION}, {"k", NXVK_ATTR_K},
+    {"window_dimensions", NXVK_ATTR_WINDOW}, {"strides", NXVK_ATTR_WINDOW},
+    {"padding", NXVK_ATTR_WINDOW}, {"window_dilations", NXVK_ATTR_WINDOW},
 };
 
 static int bad(const nxvk_op_desc *op, const char *key, const char *why) {
@@ -44,6 +47,47 @@ static int int_list(const nxvk_op_desc *op, const cJSON *v, const char *key, int
   return NXVK_OK;
 }
 
+/* The ordering ops' attributes (sort, scans, windows). */
+static int order_attr(const nxvk_op_desc *op, const char *key, const cJSON *v, nxvk_attrs *out) {
+  int64_t x;
+  if (strcmp(key, "reverse") == 0) {
+    if (!cJSON_IsBool(v)) return bad(op, key, "must be true or false");
+    out->reverse = cJSON_IsTrue(v);
+  } else if (strcmp(key, "direction") == 0) {
+    if (!cJSON_IsString(v) || (strcmp(v->valuestring, "asc") && strcmp(v->valuestring, "desc")))
+      return bad(op, key, "must be \"asc\" or \"desc\"");
+    out->descending = strcmp(v->valuestring, "desc") == 0;
+  } else if (strcmp(key, "k") == 0) {
+    if (get_int(v, 1, INT32_MAX, &x)) return bad(op, key, "must be an integer 1..2^31-1");
+    out->k = x;
+  } else if (strcmp(key, "window_dimensions") == 0) {
+    return int_list(op, v, key, 1, INT32_MAX, out->window, &out->nwin);
+  } else if (strcmp(key, "strides") == 0) {
+    return int_list(op, v, key, 1, INT32_MAX, out->wstrides, &out->nwstrides);
+  } else if (strcmp(key, "window_dilations") == 0) {
+    return int_list(op, v, key, 1, INT32_MAX, out->wdil, &out->nwdil);
+  } else { /* padding: "valid", "same" or [[lo, hi], ...] (negative allowed) */
+    if (cJSON_IsString(v)) {
+      if (strcmp(v->valuestring, "valid") == 0) out->wpad_mode = 0;
+      else if (strcmp(v->valuestring, "same") == 0) out->wpad_mode = 1;
+      else return bad(op, key, "must be \"valid\", \"same\" or a list of [low, high] pairs");
+      return NXVK_OK;
+    }
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) > NXVK_MAX_RANK)
+      return bad(op, key, "must be \"valid\", \"same\" or a list of [low, high] pairs");
+    int i = 0;
+    for (const cJSON *e = v->child; e; e = e->next, i++) {
+      if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 ||
+          get_int(e->child, -INT32_MAX, INT32_MAX, &out->wpad_lo[i]) ||
+          get_int(e->child->next, -INT32_MAX, INT32_MAX, &out->wpad_hi[i]))
+        return bad(op, key, "each entry must be a pair [low, high] of integers");
+    }
+    out->npad = i;
+    out->wpad_mode = 2;
+  }
+  return NXVK_OK;
+}
+
 int nxvk_attrs_from_cjson(const nxvk_op_desc *op, const cJSON *obj, nxvk_attrs *out) {
   memset(out, 0, sizeof *out);
   if (!obj || cJSON_IsNull(obj)) return NXVK_OK;
@@ -54,8 +98,10 @@ int nxvk_attrs_from_cjson(const nxvk_op_desc *op, const cJSON *obj, nxvk_attrs *
   for (const cJSON *v = obj->child; v; v = v->next) {
     const char *key = v->string;
     unsigned bit = 0;
+    /* a key two groups share (conv's and the windows' "strides") means the
+     * group this op accepts */
     for (size_t i = 0; i < NXVK_ARRAY_LEN(keys); i++)
-      if (strcmp(key, keys[i].key) == 0) bit = keys[i].bit;
+      if (strcmp(key, keys[i].key) == 0 && (!bit || (op->attrs & keys[i].bit))) bit = keys[i].bit;
     if (!bit || !(op->attrs & bit)) {
       char accepted[256] = "";
       for (size_t i = 0; i < NXVK_ARRAY_LEN(keys); i++)
@@ -69,7 +115,10 @@ int nxvk_attrs_from_cjson(const nxvk_op_desc *op, const cJSON *obj, nxvk_attrs *
     int64_t vals[NXVK_MAX_RANK], x;
     int n = 0, rc = NXVK_OK;
     out->set |= bit;
-    if (strcmp(key, "axes") == 0) {
+    if (bit == NXVK_ATTR_WINDOW || bit == NXVK_ATTR_REVERSE || bit == NXVK_ATTR_DIRECTION ||
+        bit == NXVK_ATTR_K) {
+      rc = order_attr(op, key, v, out);
+    } else if (strcmp(key, "axes") == 0) {
       rc = int_list(op, v, key, -NXVK_MAX_RANK, NXVK_MAX_RANK - 1, vals, &n);
       out->naxes = n;
       for (int i = 0; i < n; i++) out->axes[i] = (int)vals[i];

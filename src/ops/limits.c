@@ -135,8 +135,21 @@ static bool is_denormal(nxvk_dtype d, double x) {
 }
 
 /* Number of terms each output sums: what n*eps*sum|x| multiplies. */
-static int64_t terms_per_output(const nxvk_op_desc *op, const nxvk_host *in, const nxvk_host *out) {
+static int64_t terms_per_output(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_host *in,
+                                const nxvk_host *out) {
   if (op->kind == NXVK_KIND_DOT) return in[0].shape.dim[in[0].shape.rank - 1];
+  /* a scan's prefix sums up to the whole axis; a window its elements */
+  nxvk_attrs none = {0};
+  if (!a) a = &none;
+  if (op->kind == NXVK_KIND_SCAN) {
+    int ax = a->axis < 0 ? a->axis + in[0].shape.rank : a->axis;
+    return ax >= 0 && ax < in[0].shape.rank ? in[0].shape.dim[ax] : 1;
+  }
+  if (op->kind == NXVK_KIND_WINDOW) {
+    int64_t w = 1;
+    for (int d = 0; d < a->nwin; d++) w *= a->window[d];
+    return w;
+  }
   int64_t no = nxvk_host_count(out), ni = nxvk_host_count(&in[0]);
   return no ? ni / no : 0;
 }
@@ -219,13 +232,14 @@ static int compare_impl(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_
     }
     for (int j = 0; j < k; j++) nxvk_host_free(&absin[j]);
     if (rc) return rc;
-    terms = terms_per_output(op, in, ref);
+    terms = terms_per_output(op, a, in, ref);
   }
   double eps = fl ? ldexp(1.0, -mant_bits(d)) : 0;
   int64_t n = nxvk_host_count(ref);
   int64_t in_n = nin > 0 ? nxvk_host_count(&in[0]) : 0;
   bool elementwise = op->kind <= NXVK_KIND_SELECT;
-  bool flush_tolerated = op->kind == NXVK_KIND_REDUCE || op->kind == NXVK_KIND_DOT;
+  bool flush_tolerated = op->kind == NXVK_KIND_REDUCE || op->kind == NXVK_KIND_DOT ||
+                         op->kind == NXVK_KIND_SCAN || op->kind == NXVK_KIND_WINDOW;
   c->n = n;
   double worst_u = -1;
   for (int64_t i = 0; i < n; i++) {

@@ -142,6 +142,21 @@ int nxvk_random_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor
 int nxvk_random_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
 enum { NXVK_RANDOM_UNIFORM, NXVK_RANDOM_NORMAL };
 
+/* One axis of a shape seen as lines: element k of line (o, i) is at
+ * (o * n + k) * inner + i.  Refuses rank 0 and an axis out of range. */
+typedef struct nxvk_lines {
+  int axis;
+  int64_t outer, n, inner;
+} nxvk_lines;
+int nxvk_axis_lines(const nxvk_op *op, int axis, const nxvk_shape *s, nxvk_lines *l);
+
+/* scan.c: cumulative_* */
+int nxvk_scan_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
+int nxvk_scan_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
+                  nxvk_tensor *);
+int nxvk_scan_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
+enum { NXVK_SCAN_SUM, NXVK_SCAN_PRODUCT, NXVK_SCAN_MAX, NXVK_SCAN_MIN };
+
 /* limits.c: one compared element into the tally (max abs/ulp over finite
  * pairs; the first failure, else the largest ulp, as the worst). */
 void nxvk_cmp_note(nxvk_cmp *c, int64_t i, double got, double ref, double ulp, bool ok,

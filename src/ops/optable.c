@@ -182,6 +182,20 @@ const nxvk_op nxvk_op_table[] = {
       NXVK_ATTR_SHAPE | NXVK_ATTR_SEED | NXVK_ATTR_DTYPE, NULL,
       "Philox4x32-10 + Box-Muller standard normal (default dtype f32)"},
      nxvk_source_infer, nxvk_random_gpu, nxvk_random_ref, NULL, NXVK_RANDOM_NORMAL, NULL},
+    /* scans (scan.c) */
+#define SCAN_ATTRS (NXVK_ATTR_AXIS | NXVK_ATTR_REVERSE)
+    {{"cumulative_sum", NXVK_KIND_SCAN, 1, NXVK_DT_ALL, SCAN_ATTRS, NULL,
+      "running sum along axis (default 0), reverse: from the end"},
+     nxvk_scan_infer, nxvk_scan_gpu, nxvk_scan_ref, NULL, NXVK_SCAN_SUM, NULL},
+    {{"cumulative_product", NXVK_KIND_SCAN, 1, NXVK_DT_ALL, SCAN_ATTRS, NULL,
+      "running product along axis (default 0), reverse: from the end"},
+     nxvk_scan_infer, nxvk_scan_gpu, nxvk_scan_ref, NULL, NXVK_SCAN_PRODUCT, NULL},
+    {{"cumulative_max", NXVK_KIND_SCAN, 1, NXVK_DT_ALL, SCAN_ATTRS, NULL,
+      "running maximum along axis (NaN propagates), reverse: from the end"},
+     nxvk_scan_infer, nxvk_scan_gpu, nxvk_scan_ref, NULL, NXVK_SCAN_MAX, NULL},
+    {{"cumulative_min", NXVK_KIND_SCAN, 1, NXVK_DT_ALL, SCAN_ATTRS, NULL,
+      "running minimum along axis (NaN propagates), reverse: from the end"},
+     nxvk_scan_infer, nxvk_scan_gpu, nxvk_scan_ref, NULL, NXVK_SCAN_MIN, NULL},
 };
 
 const int nxvk_op_table_len = (int)NXVK_ARRAY_LEN(nxvk_op_table);

@@ -23,7 +23,7 @@
 #include "codegen.h"
 
 extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_random[],
-    nxvk_src_dot_naive[], nxvk_src_dtype[], nxvk_src_f16[];
+    nxvk_src_dot_naive[], nxvk_src_dtype[], nxvk_src_f16[], nxvk_src_scan[];
 
 /* name -> content key, for the process (the GLSL of a name never changes) */
 typedef struct rt_name {
@@ -141,6 +141,10 @@ static int glsl_for(const char *name, char **out) {
       (stem == 11 && strncmp(name, "dot_naive32", 11) == 0 && (d == NXVK_F16 || d == NXVK_BF16))) {
     snprintf(defs, sizeof defs, "#define DT_%s 1\n%s", nxvk_dtype_name(d), stem == 11 ? "#define OUT_F32 1\n" : "");
     return hand_glsl(nxvk_src_dot_naive, defs, out);
+  }
+  if (stem == 4 && strncmp(name, "scan", 4) == 0) {
+    snprintf(defs, sizeof defs, "#define DT_%s 1\n", nxvk_dtype_name(d));
+    return hand_glsl(nxvk_src_scan, defs, out);
   }
   if (stem == 4 && strncmp(name, "iota", 4) == 0) {
     snprintf(defs, sizeof defs, "#define DT_%s 1\n", nxvk_dtype_name(d));

@@ -387,7 +387,9 @@ def test_dtype(dt, ops, rng):
     yd = y[:200].reshape(100, 2)
     save(os.path.join(gdir, "yd.npy"), dt, yd)
     nodes, outs, expect = [], {}, []
-    mine = [name for name, dts in ops.items() if dt in dts]
+    # the ordering ops' oracle is tests/ops/test_ordering_numpy.py (every dtype)
+    elsewhere = ("cumulative_", "sort", "argsort", "top_k", "window_")
+    mine = [name for name, dts in ops.items() if dt in dts and not name.startswith(elsewhere)]
     for name in mine:
         out = "o_" + name
         if name in BINARY_F or name in COMPARE or name in ("abs", "negate", "sign") or name in UNARY_F or name == "select":

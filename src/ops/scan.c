@@ -1,0 +1,116 @@
+/*
+ * scan.c - cumulative_sum cumulative_product cumulative_max cumulative_min
+ * along one axis ("axis", default 0 as Nx), forward or from the end
+ * ("reverse").  GPU: shaders/scan.comp (a three-pass block scan for rows of
+ * contiguous lines, one invocation per line otherwise).
+ */
+#include "ops.h"
+
+#include <math.h>
+#include <stdio.h>
+
+int nxvk_axis_lines(const nxvk_op *op, int axis, const nxvk_shape *s, nxvk_lines *l) {
+  if (s->rank == 0)
+    return nxvk_seterr(NXVK_E_SHAPE_MISMATCH, "%s of a scalar: it needs an axis", op->d.name);
+  int ax = axis < 0 ? axis + s->rank : axis;
+  if (ax < 0 || ax >= s->rank)
+    return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: axis: axis %d is out of range for rank %d", op->d.name,
+                       axis, s->rank);
+  l->axis = ax;
+  l->outer = l->inner = 1;
+  for (int d = 0; d < ax; d++) l->outer *= s->dim[d];
+  for (int d = ax + 1; d < s->rank; d++) l->inner *= s->dim[d];
+  l->n = s->dim[ax];
+  return NXVK_OK;
+}
+
+int nxvk_scan_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, int nin,
+                    nxvk_meta *out) {
+  (void)nin;
+  nxvk_lines l;
+  int rc = nxvk_axis_lines(op, a->axis, &in->shape, &l);
+  if (rc) return rc;
+  *out = *in;
+  return NXVK_OK;
+}
+
+#define SCAN_ITEMS 8u
+
+int nxvk_scan_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
+                  int nin, nxvk_tensor *out) {
+  (void)nin;
+  nxvk_lines l;
+  int rc = nxvk_axis_lines(op, a->axis, &in[0]->shape, &l);
+  if (rc) return rc;
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  char name[32];
+  snprintf(name, sizeof name, "scan_%s", nxvk_dtype_name(in[0]->dtype));
+  uint64_t bsize = (uint64_t)NXVK_WG * SCAN_ITEMS;
+  /* rows of contiguous lines longer than a few elements: the block scan */
+  bool blocked = l.inner == 1 && l.n > 64;
+  uint64_t nb = blocked ? (uint64_t)(l.n + (int64_t)bsize - 1) / bsize : 1;
+  uint32_t meta[5] = {(uint32_t)l.outer, (uint32_t)l.n, (uint32_t)l.inner, (uint32_t)nb, a->reverse};
+  if (!blocked) {
+    uint32_t spec[4] = {NXVK_WG, (uint32_t)op->code, 3, SCAN_ITEMS};
+    nxvk_buffer *bufs[3] = {in[0]->buf, out->buf, out->buf};
+    return nxvk_dispatch_1d(r, name, spec, 4, meta, 5, bufs, 3, (uint64_t)(l.outer * l.inner));
+  }
+  /* partials in the compute type: f16 / bf16 as f32, narrow integers as 32 bits */
+  size_t tsz = nxvk_dtype_size(in[0]->dtype) == 8 ? 8 : 4;
+  nxvk_buffer *part = NULL;
+  rc = nxvk_buffer_create(c, (uint64_t)l.outer * nb * tsz, false, &part);
+  if (rc) return rc;
+  uint64_t total = (uint64_t)l.outer * nb;
+  nxvk_buffer *bufs[3] = {in[0]->buf, out->buf, part};
+  for (uint32_t mode = 0; mode < 3 && rc == NXVK_OK; mode++) {
+    uint32_t spec[4] = {NXVK_WG, (uint32_t)op->code, mode, SCAN_ITEMS};
+    uint64_t groups = mode == 1 ? (uint64_t)l.outer : total;
+    rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 5, bufs, 3, nxvk_groups_for(c, groups, 1), 1, 1);
+  }
+  nxvk_buffer_unref(c, part);
+  return rc;
+}
+
+/* The reference: in order along the axis, floats in long double and each
+ * prefix rounded once (f16 / bf16 through f32); integers wrap. */
+int nxvk_scan_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
+                  nxvk_host *out) {
+  (void)nin;
+  nxvk_lines l;
+  int rc = nxvk_axis_lines(op, a->axis, &in[0].shape, &l);
+  if (rc) return rc;
+  nxvk_dtype d = in[0].dtype;
+  bool fl = nxvk_dtype_is_float(d);
+  for (int64_t o = 0; o < l.outer; o++)
+    for (int64_t i = 0; i < l.inner; i++) {
+      long double acc = 0;
+      int64_t iacc = 0;
+      for (int64_t k = 0; k < l.n; k++) {
+        int64_t j = a->reverse ? l.n - 1 - k : k;
+        int64_t at = (o * l.n + j) * l.inner + i;
+        if (fl) {
+          long double v = nxvk_host_get(&in[0], at);
+          if (k == 0) acc = v;
+          else if (op->code == NXVK_SCAN_SUM) acc += v;
+          else if (op->code == NXVK_SCAN_PRODUCT) acc *= v;
+          else if (isnan(acc)) ;
+          else if (isnan(v)) acc = v;
+          else if (v == acc && signbit(v) != signbit(acc)) acc = op->code == NXVK_SCAN_MAX ? 0.0L : -0.0L;
+          else if (op->code == NXVK_SCAN_MAX ? v > acc : v < acc) acc = v;
+          nxvk_host_set(out, at, d == NXVK_F64 ? (double)acc : (double)(float)acc);
+        } else {
+          int64_t v = nxvk_host_get_int(&in[0], at);
+          bool lt = d == NXVK_U64 ? (uint64_t)v < (uint64_t)iacc : v < iacc;
+          bool gt = d == NXVK_U64 ? (uint64_t)v > (uint64_t)iacc : v > iacc;
+          if (k == 0) iacc = v;
+          else if (op->code == NXVK_SCAN_SUM) iacc = (int64_t)((uint64_t)iacc + (uint64_t)v);
+          else if (op->code == NXVK_SCAN_PRODUCT) iacc = (int64_t)((uint64_t)iacc * (uint64_t)v);
+          else if (op->code == NXVK_SCAN_MAX ? gt : lt) iacc = v;
+          /* the running value wraps to the dtype as the GPU's store does */
+          nxvk_host_set_int(out, at, iacc);
+          iacc = nxvk_host_get_int(out, at);
+        }
+      }
+    }
+  return NXVK_OK;
+}

@@ -1,0 +1,301 @@
+#!/usr/bin/python3
+"""test_ordering_numpy.py - numpy as the oracle for the ordering ops: the
+scans (cumulative_sum cumulative_product cumulative_max cumulative_min,
+forward and reverse), sort / argsort / top_k / top_k_indices (stable,
+ascending and descending, NaN as Nx orders it: last ascending, first
+descending; -0 and +0 equal, so they keep their order) and the windows
+(window_sum window_product window_max window_min through
+sliding_window_view, window_scatter_max / window_scatter_min by Nx's rule).
+
+Every dtype `nxvk run --list-ops` lists for an op is run, on inputs with
+ties, NaN, +-inf, +-0 (floats) and the dtype's extremes (integers), at odd
+sizes and empty axes.  Oracles:
+  - scans: np.cumsum / np.cumprod in the dtype (integers wrap as numpy's
+    fixed-width arithmetic does) or in float64/longdouble for floats, judged
+    under conformance/limits.json's bound n*eps*sum|x|; np.maximum.accumulate
+    / np.minimum.accumulate exactly (NaN as a class; equal zeros of either
+    sign accepted: the engine gives +0 for max and -0 for min);
+  - sort: np.sort / np.argsort(kind='stable'); descending is the stable
+    ascending sort of the reversed row, reversed (ties keep their order);
+    bit-identical values, identical indices;
+  - windows: np.lib.stride_tricks.sliding_window_view over the padded input
+    (padding with the op's identity), dilations by slicing.
+TAP on stdout.  Environment: NXVK (default ./nxvk).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+np.seterr(all="ignore")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
+TMP = tempfile.mkdtemp(prefix="nxvk_ordering_")
+
+NPT = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8, "i16": np.int16,
+       "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
+       "u64": np.uint64, "bool": np.bool_, "bf16": np.float32}
+FLOATS = ("f16", "bf16", "f32", "f64")
+EPS = {"f16": 2.0 ** -10, "bf16": 2.0 ** -7, "f32": 2.0 ** -23, "f64": 2.0 ** -52}
+SCANS = ("cumulative_sum", "cumulative_product", "cumulative_max", "cumulative_min")
+SORTS = ("sort", "argsort", "top_k", "top_k_indices")
+WINDOWS = ("window_sum", "window_product", "window_max", "window_min")
+SCATTERS = ("window_scatter_max", "window_scatter_min")
+MINE = SCANS + SORTS + WINDOWS + SCATTERS
+
+_n = 0
+_failed = 0
+
+
+def tap(ok, desc, diag=None):
+    global _n, _failed
+    _n += 1
+    if not ok:
+        _failed += 1
+    print("%s %d - %s" % ("ok" if ok else "not ok", _n, desc))
+    if diag and not ok:
+        for line in str(diag).splitlines()[:8]:
+            print("#   " + line)
+    sys.stdout.flush()
+
+
+def nxvk(args):
+    p = subprocess.run([NXVK] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
+    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+
+
+# ---------------------------------------------------------------- files
+
+def bf16_bits(x32):
+    """f32 values that bf16 holds exactly -> their bf16 bits."""
+    return (np.asarray(x32, np.float32).view(np.uint32) >> 16).astype(np.uint16)
+
+
+def save(path, dt, a):
+    if dt == "bf16":
+        bits = bf16_bits(a)
+        hdr = "{'descr': '<V2', 'fortran_order': False, 'shape': %s, }" % repr(tuple(bits.shape))
+        hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
+        with open(path, "wb") as f:
+            f.write(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr.encode() +
+                    bits.astype("<u2").tobytes())
+        return
+    np.save(path, np.asarray(a, NPT[dt]))
+
+
+def load(dt, path):
+    a = np.load(path)
+    if a.dtype.kind == "V":  # bf16
+        return (a.view("<u2").astype(np.uint32) << 16).view(np.float32)
+    return a
+
+
+# Cases are queued and run as one graph per dtype (one process, not one per
+# case): each case its own inputs and output.
+_queue = []
+
+
+def queue(op, dt, inputs, attrs, judge, in_dts=None):
+    _queue.append((op, dt, inputs, attrs, judge, in_dts))
+
+
+def flush():
+    by_dt = {}
+    for c in _queue:
+        by_dt.setdefault(c[1], []).append(c)
+    del _queue[:]
+    for dt, cases in sorted(by_dt.items()):
+        gdir = tempfile.mkdtemp(prefix=dt + "_", dir=TMP)
+        graph = {"inputs": {}, "ops": [], "outputs": {}}
+        for ci, (op, _, inputs, attrs, judge, in_dts) in enumerate(cases):
+            names = []
+            for i, a in enumerate(inputs):
+                nm = "c%d_%d" % (ci, i)
+                save(os.path.join(gdir, nm + ".npy"), (in_dts or [dt] * len(inputs))[i], a)
+                graph["inputs"][nm] = nm + ".npy"
+                names.append(nm)
+            graph["ops"].append({"op": op, "in": names, "attrs": attrs, "out": "o%d" % ci})
+            graph["outputs"]["o%d" % ci] = "o%d.npy" % ci
+        with open(os.path.join(gdir, "g.json"), "w") as f:
+            json.dump(graph, f)
+        rc, _, err = nxvk(["run", os.path.join(gdir, "g.json")])
+        for ci, (op, _, inputs, attrs, judge, in_dts) in enumerate(cases):
+            path = os.path.join(gdir, "o%d.npy" % ci)
+            judge(load(dt, path) if rc == 0 and os.path.exists(path) else None, err.strip())
+
+
+def run(op, dt, inputs, attrs, in_dts=None):
+    paths = []
+    for i, a in enumerate(inputs):
+        p = os.path.join(TMP, "in%d.npy" % i)
+        save(p, (in_dts or [dt] * len(inputs))[i], a)
+        paths.append(p)
+    out = os.path.join(TMP, "out.npy")
+    if os.path.exists(out):
+        os.unlink(out)
+    rc, _, err = nxvk(["run", "--op", op, "--attrs", json.dumps(attrs)] + paths + ["-o", out])
+    if rc != 0:
+        return None, err.strip()
+    return load(dt, out), ""
+
+
+# ---------------------------------------------------------------- inputs
+
+def values(dt, shape, rng, ties=True):
+    """Random values of dt with ties, and the edge values of the dtype."""
+    n = int(np.prod(shape)) if len(shape) else 1
+    if dt in FLOATS:
+        # small integers and halves: exact in every float dtype, many ties
+        v = rng.integers(-8, 9, n).astype(np.float64) / (2 if ties else 1)
+        if not ties:
+            v = rng.standard_normal(n)
+        edge = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5]
+        k = min(n, len(edge))
+        pos = rng.choice(n, k, replace=False) if n else []
+        for j, p in enumerate(pos):
+            v[p] = edge[j]
+        a = v.astype(np.float32 if dt in ("f16", "bf16", "f32") else np.float64)
+        if dt == "f16":
+            a = a.astype(np.float16)
+        if dt == "bf16":
+            a = (bf16_bits(a).astype(np.uint32) << 16).view(np.float32)
+        return a.reshape(shape)
+    if dt == "bool":
+        return (rng.integers(0, 2, n) == 1).reshape(shape)
+    info = np.iinfo(NPT[dt])
+    v = rng.integers(max(info.min, -5), min(info.max, 5) + 1, n).astype(NPT[dt])
+    edge = [info.min, info.max, 0]
+    k = min(n, len(edge))
+    pos = rng.choice(n, k, replace=False) if n else []
+    for j, p in enumerate(pos):
+        v[p] = edge[j]
+    return v.reshape(shape)
+
+
+def same_bits(got, want):
+    """Identical values: NaN as a class, zeros by sign."""
+    if got.shape != want.shape:
+        return False, "shape %s, want %s" % (got.shape, want.shape)
+    if got.dtype.kind == "f":
+        g = got.astype(np.float64)
+        w = want.astype(np.float64)
+        ok = (np.isnan(g) & np.isnan(w)) | ((g == w) & (np.signbit(g) == np.signbit(w)))
+    else:
+        ok = got.astype(object) == want.astype(object) if got.dtype.kind in "iu" else got == want
+    ok = np.asarray(ok, bool)
+    if ok.all():
+        return True, ""
+    i = np.argwhere(~ok)[0]
+    return False, "at %s: got %r, want %r (%d differ)" % (tuple(i), got[tuple(i)], want[tuple(i)], (~ok).sum())
+
+
+# ---------------------------------------------------------------- scans
+
+def scan_oracle(op, dt, x, axis, reverse):
+    xs = np.flip(x, axis) if reverse else x
+    if dt in FLOATS:
+        wide = np.longdouble if dt == "f64" else np.float64
+        xw = xs.astype(wide)
+        f = {"cumulative_sum": np.cumsum, "cumulative_product": np.cumprod,
+             "cumulative_max": np.maximum.accumulate, "cumulative_min": np.minimum.accumulate}[op]
+        want = f(xw, axis=axis)
+        scale = {"cumulative_sum": lambda: np.cumsum(np.abs(xw), axis=axis),
+                 "cumulative_product": lambda: np.abs(np.cumprod(xw, axis=axis))}.get(op, lambda: None)()
+    else:
+        t = NPT[dt]
+        f = {"cumulative_sum": lambda a: np.cumsum(a, axis=axis, dtype=t),
+             "cumulative_product": lambda a: np.cumprod(a, axis=axis, dtype=t),
+             "cumulative_max": lambda a: np.maximum.accumulate(a, axis=axis),
+             "cumulative_min": lambda a: np.minimum.accumulate(a, axis=axis)}[op]
+        want, scale = f(xs), None
+    if reverse:
+        want = np.flip(want, axis)
+        scale = np.flip(scale, axis) if scale is not None else None
+    return want, scale
+
+
+def check_scan(op, dt, x, attrs, rng):
+    queue(op, dt, [x], attrs, lambda got, err: judge_scan(op, dt, x, attrs, got, err))
+
+
+def judge_scan(op, dt, x, attrs, got, err):
+    axis = attrs.get("axis", 0)
+    desc = "%s %s shape=%s attrs=%s" % (op, dt, list(x.shape), json.dumps(attrs))
+    if got is None:
+        tap(False, desc, err)
+        return
+    want, scale = scan_oracle(op, dt, x, axis % max(x.ndim, 1), attrs.get("reverse", False))
+    if dt not in FLOATS:
+        ok, diag = same_bits(got, want.astype(got.dtype))
+        tap(ok, desc, diag)
+        return
+    g = got.astype(np.float64)
+    if dt == "bf16":  # the oracle rounded to bf16 (nearest even) through f32
+        b = np.asarray(want, np.float32).view(np.uint32).astype(np.uint64)
+        r = (((b + 0x7fff + ((b >> 16) & 1)) >> 16) << 16).astype(np.uint32)
+        w = np.where(np.isnan(np.asarray(want, np.float64)), np.float32(np.nan), r.view(np.float32))
+    else:
+        w = want.astype(NPT[dt])
+    w = np.asarray(w).astype(np.float64)
+    if op in ("cumulative_max", "cumulative_min"):
+        ok = (np.isnan(g) & np.isnan(w)) | (g == w)   # zeros of either sign: see the docstring
+    else:
+        n = x.shape[axis] if x.ndim else 1
+        # limits.json: n*eps*sum|x|, plus one ulp of the result (its rounding)
+        bound = n * EPS[dt] * np.asarray(scale, np.float64) + 2 * EPS[dt] * np.abs(w)
+        with np.errstate(invalid="ignore"):
+            ok = (np.isnan(g) & np.isnan(w)) | (g == w) | (np.abs(g - w) <= bound)
+        # the sign of an exact zero must match (x + -0 keeps x)
+        ok &= ~((g == 0) & (w == 0) & (np.signbit(g) != np.signbit(w)))
+    bad = np.argwhere(~ok)
+    tap(len(bad) == 0, desc, "" if not len(bad) else "at %s: got %r, want %r (%d differ)" % (
+        tuple(bad[0]), g[tuple(bad[0])], w[tuple(bad[0])], len(bad)))
+
+
+def test_scans(ops, rng):
+    shapes = [((0,), {}), ((1,), {}), ((7,), {"reverse": True}), ((300,), {}), ((2049,), {"reverse": True}),
+              ((5, 7, 9), {"axis": 1}), ((5, 7, 9), {"axis": -1, "reverse": True}), ((4, 3), {"axis": 0}),
+              ((3, 0), {"axis": 1}), ((3, 5000), {"axis": 1}), ((5000, 3), {"axis": 0, "reverse": True})]
+    for op in SCANS:
+        for dt in ops.get(op, []):
+            for shape, attrs in shapes:
+                x = values(dt, shape, rng, ties=op != "cumulative_product")
+                if op == "cumulative_product" and dt in FLOATS:
+                    # near 1 so long products stay finite, with the edge values kept
+                    x = np.where(np.isfinite(x) & (x != 0), (1 + x.astype(np.float64) / 4096), x).astype(x.dtype)
+                    if dt == "bf16":
+                        x = (bf16_bits(x).astype(np.uint32) << 16).view(np.float32).reshape(x.shape)
+                check_scan(op, dt, x, attrs, rng)
+    flush()
+
+
+# ---------------------------------------------------------------- main
+
+def list_ops():
+    rc, out, err = nxvk(["run", "--list-ops"])
+    ops = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] in MINE:
+            ops[parts[0]] = parts[1].split(",")
+    return rc, ops, err
+
+
+def main():
+    rc, ops, err = list_ops()
+    tap(rc == 0, "nxvk run --list-ops", err)
+    expected = SCANS
+    missing = [o for o in expected if o not in ops]
+    tap(not missing, "the ordering ops are listed", "missing: %s" % missing)
+    rng = np.random.default_rng(29)
+    test_scans(ops, rng)
+    print("1..%d" % _n)
+    print("# %d passed, %d failed" % (_n - _failed, _failed))
+    return 1 if _failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
