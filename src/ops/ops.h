@@ -156,6 +156,17 @@ int nxvk_scan_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *
                   nxvk_tensor *);
 int nxvk_scan_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
 enum { NXVK_SCAN_SUM, NXVK_SCAN_PRODUCT, NXVK_SCAN_MAX, NXVK_SCAN_MIN };
+/* Running sums (code) of `rows` contiguous rows of n elements, src -> dst,
+ * in dtype dt (the sort's digit counts). */
+int nxvk_scan_rows(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src, nxvk_buffer *dst,
+                   uint64_t rows, uint64_t n);
+
+/* sort.c: sort argsort top_k top_k_indices */
+int nxvk_sort_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
+int nxvk_sort_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
+                  nxvk_tensor *);
+int nxvk_sort_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
+enum { NXVK_SORT_VALUES, NXVK_SORT_INDICES };
 
 /* limits.c: one compared element into the tally (max abs/ulp over finite
  * pairs; the first failure, else the largest ulp, as the worst). */

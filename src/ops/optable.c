@@ -196,6 +196,19 @@ const nxvk_op nxvk_op_table[] = {
     {{"cumulative_min", NXVK_KIND_SCAN, 1, NXVK_DT_ALL, SCAN_ATTRS, NULL,
       "running minimum along axis (NaN propagates), reverse: from the end"},
      nxvk_scan_infer, nxvk_scan_gpu, nxvk_scan_ref, NULL, NXVK_SCAN_MIN, NULL},
+    /* sorting (sort.c): stable, NaN last ascending and first descending, -0 == +0 */
+    {{"sort", NXVK_KIND_SORT, 1, NXVK_DT_ANY, NXVK_ATTR_AXIS | NXVK_ATTR_DIRECTION, NULL,
+      "stable sort along axis (default 0), direction asc (default) or desc"},
+     nxvk_sort_infer, nxvk_sort_gpu, nxvk_sort_ref, NULL, NXVK_SORT_VALUES, NULL},
+    {{"argsort", NXVK_KIND_SORT, 1, NXVK_DT_ANY, NXVK_ATTR_AXIS | NXVK_ATTR_DIRECTION | NXVK_ATTR_DTYPE,
+      NULL, "indices of the stable sort along axis (dtype default i32)"},
+     nxvk_sort_infer, nxvk_sort_gpu, nxvk_sort_ref, NULL, NXVK_SORT_INDICES, NULL},
+    {{"top_k", NXVK_KIND_SORT, 1, NXVK_DT_ANY, NXVK_ATTR_K, NULL,
+      "the k (default 1) largest along the last axis, descending (NaN first; ties: first index)"},
+     nxvk_sort_infer, nxvk_sort_gpu, nxvk_sort_ref, NULL, NXVK_SORT_VALUES, NULL},
+    {{"top_k_indices", NXVK_KIND_SORT, 1, NXVK_DT_ANY, NXVK_ATTR_K | NXVK_ATTR_DTYPE, NULL,
+      "indices of top_k's values (dtype default i32)"},
+     nxvk_sort_infer, nxvk_sort_gpu, nxvk_sort_ref, NULL, NXVK_SORT_INDICES, NULL},
 };
 
 const int nxvk_op_table_len = (int)NXVK_ARRAY_LEN(nxvk_op_table);

@@ -36,39 +36,50 @@ int nxvk_scan_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in,
 
 #define SCAN_ITEMS 8u
 
+static int scan_lines(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src, nxvk_buffer *dst,
+                      const nxvk_lines *l, bool reverse) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  char name[32];
+  snprintf(name, sizeof name, "scan_%s", nxvk_dtype_name(dt));
+  uint64_t bsize = (uint64_t)NXVK_WG * SCAN_ITEMS;
+  /* rows of contiguous lines longer than a few elements: the block scan */
+  bool blocked = l->inner == 1 && l->n > 64;
+  uint64_t nb = blocked ? (uint64_t)(l->n + (int64_t)bsize - 1) / bsize : 1;
+  uint32_t meta[5] = {(uint32_t)l->outer, (uint32_t)l->n, (uint32_t)l->inner, (uint32_t)nb, reverse};
+  if (!blocked) {
+    uint32_t spec[4] = {NXVK_WG, (uint32_t)code, 3, SCAN_ITEMS};
+    nxvk_buffer *bufs[3] = {src, dst, dst};
+    return nxvk_dispatch_1d(r, name, spec, 4, meta, 5, bufs, 3, (uint64_t)(l->outer * l->inner));
+  }
+  /* partials in the compute type: f16 / bf16 as f32, narrow integers as 32 bits */
+  size_t tsz = nxvk_dtype_size(dt) == 8 ? 8 : 4;
+  nxvk_buffer *part = NULL;
+  int rc = nxvk_buffer_create(c, (uint64_t)l->outer * nb * tsz, false, &part);
+  if (rc) return rc;
+  uint64_t total = (uint64_t)l->outer * nb;
+  nxvk_buffer *bufs[3] = {src, dst, part};
+  for (uint32_t mode = 0; mode < 3 && rc == NXVK_OK; mode++) {
+    uint32_t spec[4] = {NXVK_WG, (uint32_t)code, mode, SCAN_ITEMS};
+    uint64_t groups = mode == 1 ? (uint64_t)l->outer : total;
+    rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 5, bufs, 3, nxvk_groups_for(c, groups, 1), 1, 1);
+  }
+  nxvk_buffer_unref(c, part);
+  return rc;
+}
+
+int nxvk_scan_rows(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src, nxvk_buffer *dst,
+                   uint64_t rows, uint64_t n) {
+  nxvk_lines l = {0, (int64_t)rows, (int64_t)n, 1};
+  return scan_lines(r, dt, code, src, dst, &l, false);
+}
+
 int nxvk_scan_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                   int nin, nxvk_tensor *out) {
   (void)nin;
   nxvk_lines l;
   int rc = nxvk_axis_lines(op, a->axis, &in[0]->shape, &l);
   if (rc) return rc;
-  nxvk_ctx *c = nxvk_rec_ctx(r);
-  char name[32];
-  snprintf(name, sizeof name, "scan_%s", nxvk_dtype_name(in[0]->dtype));
-  uint64_t bsize = (uint64_t)NXVK_WG * SCAN_ITEMS;
-  /* rows of contiguous lines longer than a few elements: the block scan */
-  bool blocked = l.inner == 1 && l.n > 64;
-  uint64_t nb = blocked ? (uint64_t)(l.n + (int64_t)bsize - 1) / bsize : 1;
-  uint32_t meta[5] = {(uint32_t)l.outer, (uint32_t)l.n, (uint32_t)l.inner, (uint32_t)nb, a->reverse};
-  if (!blocked) {
-    uint32_t spec[4] = {NXVK_WG, (uint32_t)op->code, 3, SCAN_ITEMS};
-    nxvk_buffer *bufs[3] = {in[0]->buf, out->buf, out->buf};
-    return nxvk_dispatch_1d(r, name, spec, 4, meta, 5, bufs, 3, (uint64_t)(l.outer * l.inner));
-  }
-  /* partials in the compute type: f16 / bf16 as f32, narrow integers as 32 bits */
-  size_t tsz = nxvk_dtype_size(in[0]->dtype) == 8 ? 8 : 4;
-  nxvk_buffer *part = NULL;
-  rc = nxvk_buffer_create(c, (uint64_t)l.outer * nb * tsz, false, &part);
-  if (rc) return rc;
-  uint64_t total = (uint64_t)l.outer * nb;
-  nxvk_buffer *bufs[3] = {in[0]->buf, out->buf, part};
-  for (uint32_t mode = 0; mode < 3 && rc == NXVK_OK; mode++) {
-    uint32_t spec[4] = {NXVK_WG, (uint32_t)op->code, mode, SCAN_ITEMS};
-    uint64_t groups = mode == 1 ? (uint64_t)l.outer : total;
-    rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 5, bufs, 3, nxvk_groups_for(c, groups, 1), 1, 1);
-  }
-  nxvk_buffer_unref(c, part);
-  return rc;
+  return scan_lines(r, in[0]->dtype, op->code, in[0]->buf, out->buf, &l, a->reverse);
 }
 
 /* The reference: in order along the axis, floats in long double and each

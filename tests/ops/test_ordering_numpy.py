@@ -89,7 +89,7 @@ def save(path, dt, a):
 def load(dt, path):
     a = np.load(path)
     if a.dtype.kind == "V":  # bf16
-        return (a.view("<u2").astype(np.uint32) << 16).view(np.float32)
+        return (a.reshape(-1).view("<u2").astype(np.uint32) << 16).view(np.float32).reshape(a.shape)
     return a
 
 
@@ -272,6 +272,63 @@ def test_scans(ops, rng):
     flush()
 
 
+# ---------------------------------------------------------------- sort
+
+def stable_order(x, axis, desc):
+    """np.argsort(kind='stable') along axis; descending: the ascending sort
+    of the reversed line, reversed (ties keep their order, NaN first)."""
+    if not desc:
+        return np.argsort(x, axis=axis, kind="stable")
+    n = x.shape[axis]
+    r = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
+    return n - 1 - np.flip(r, axis)
+
+
+def check_sort(op, dt, x, attrs):
+    def judge(got, err):
+        desc = "%s %s shape=%s attrs=%s" % (op, dt, list(x.shape), json.dumps(attrs))
+        if got is None:
+            tap(False, desc, err)
+            return
+        topk = op.startswith("top_k")
+        axis = -1 if topk else attrs.get("axis", 0)
+        xs = x.astype(np.float64) if dt in ("f16", "bf16") else x  # numpy sorts f16 the same; bf16 held as f32
+        if x.ndim == 0:
+            idx = np.zeros((), np.int64)
+        else:
+            idx = stable_order(xs, axis, topk or attrs.get("direction") == "desc")
+            if topk:
+                idx = idx[..., :attrs.get("k", 1)]
+        if op in ("argsort", "top_k_indices"):
+            want = idx.astype(got.dtype)
+        else:
+            want = np.take_along_axis(x, idx, axis=axis) if x.ndim else x
+        ok, diag = same_bits(got, np.asarray(want, got.dtype))
+        tap(ok, desc, diag)
+    queue(op, dt, [x], attrs, judge)
+
+
+def test_sorts(ops, rng):
+    cases = [((0,), {}), ((1,), {}), ((7,), {"direction": "desc"}), ((300,), {}),
+             ((2049,), {"direction": "desc"}), ((5, 7, 9), {"axis": 1}),
+             ((5, 7, 9), {"axis": -1, "direction": "desc"}), ((4, 3), {"axis": 0}), ((3, 0), {"axis": 1}),
+             ((3, 5000), {"axis": 1}), ((70000,), {}), ((), {})]
+    topk = [((7,), {"k": 3}), ((5, 9), {"k": 9}), ((2, 3, 300), {"k": 17}), ((4, 2049), {"k": 1}),
+            ((3, 1), {"k": 1})]
+    for op in SORTS:
+        for dt in ops.get(op, []):
+            for shape, attrs in (topk if op.startswith("top_k") else cases):
+                if shape == () and op.startswith("top_k"):
+                    continue
+                check_sort(op, dt, values(dt, shape, rng), attrs)
+        flush()
+    # the index dtype (Nx's argsort defaults to s64)
+    x = values("f32", (3, 40), rng)
+    check_sort("argsort", "f32", x, {"axis": 1, "dtype": "i64"})
+    check_sort("top_k_indices", "f32", x, {"k": 5, "dtype": "u16"})
+    flush()
+
+
 # ---------------------------------------------------------------- main
 
 def list_ops():
@@ -287,13 +344,13 @@ def list_ops():
 def main():
     rc, ops, err = list_ops()
     tap(rc == 0, "nxvk run --list-ops", err)
-    expected = SCANS
+    expected = SCANS + SORTS
     missing = [o for o in expected if o not in ops]
     tap(not missing, "the ordering ops are listed", "missing: %s" % missing)
     rng = np.random.default_rng(29)
     test_scans(ops, rng)
+    test_sorts(ops, rng)
     print("1..%d" % _n)
-    print("# %d passed, %d failed" % (_n - _failed, _failed))
     return 1 if _failed else 0
 
 

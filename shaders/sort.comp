@@ -1,0 +1,229 @@
+#version 450
+// sort.comp - a stable LSD radix sort of every line along one axis (sort,
+// argsort, top_k, top_k_indices).  Each element becomes an unsigned key
+// whose order is Nx's: ascending -inf < ... < -0 = +0 < ... < inf < NaN
+// (every NaN one key, both zeros one key, so they keep their order);
+// descending the complement (NaN first).  Keys sort with their index in the
+// line, 4 bits a pass, each pass stable, so ties keep the input's order.
+// MODE (spec constant 1):
+//   0 keys: key and index of every element, rows of n (row r = line (o, i))
+//   1 histogram: virtual workgroup (r, t) counts the digits of tile t
+//     (WG * ITEMS elements) into hist[(r * 16 + d) * ntiles + t]
+//   2 scatter: with hscan (the inclusive running sum of each row's hist),
+//     tile t's elements go to their digit's place, in order
+//   3 values out: y at (o, k, i) = x at (o, idx[r, k], i), k < kout
+//   4 indices out: y at (o, k, i) = idx[r, k] in the dtype
+//   5 short lines (many of them): one invocation per line, a bottom-up
+//     merge sort of its keys between buffers (3, 4) and (5, 6), stable;
+//     after ceil(log2 n) passes the result is in (5, 6) when that count is
+//     odd, else in (3, 4)
+// meta: [0] rows [1] n [2] inner [3] ntiles [4] shift [5] kout [6] descending
+// spec: 0 workgroup size (256), 1 mode, 2 ITEMS
+// bindings: 1 x, 2 y, 3 keys in, 4 idx in, 5 keys out, 6 idx out, 7 hist,
+//           8 hscan
+#extension GL_GOOGLE_include_directive : require
+#extension GL_EXT_control_flow_attributes : require
+#include "dtype.glsl"
+
+#if defined(DT_f64) || defined(DT_i64) || defined(DT_u64)
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#define KT uint64_t
+#else
+#define KT uint
+#endif
+#if defined(DT_f64) || defined(DT_i64) || defined(DT_u64)
+#define KBITS 64u
+#elif defined(DT_f32) || defined(DT_i32) || defined(DT_u32)
+#define KBITS 32u
+#elif defined(DT_f16) || defined(DT_bf16) || defined(DT_i16) || defined(DT_u16)
+#define KBITS 16u
+#else
+#define KBITS 8u
+#endif
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint MODE = 0u;
+layout(constant_id = 2) const uint ITEMS = 8u;
+layout(push_constant) uniform PC { uint meta_off; } pc;
+layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
+layout(std430, binding = 1) readonly buffer In { ST x[]; };
+layout(std430, binding = 2) writeonly buffer Out { ST y[]; };
+layout(std430, binding = 3) buffer KIn { KT kin[]; };
+layout(std430, binding = 4) buffer IIn { uint iin[]; };
+layout(std430, binding = 5) buffer KOut { KT kout_[]; };
+layout(std430, binding = 6) buffer IOut { uint iout[]; };
+layout(std430, binding = 7) buffer Hist { uint hist[]; };
+layout(std430, binding = 8) readonly buffer HScan { uint hscan[]; };
+
+shared uint sc[16 * 256];
+shared uint seg[256];
+shared uint base[16];
+
+// The ascending key of element at (its storage value).
+KT key_of(uint at) {
+#if defined(DT_f32)
+  uint u = floatBitsToUint(x[at]);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return 0xffffffffu;
+  if ((u & 0x7fffffffu) == 0u) return 0x80000000u;
+  return (u >> 31) != 0u ? ~u : (u | 0x80000000u);
+#elif defined(DT_f64)
+  uvec2 w = unpackDouble2x32(x[at]);
+  uint64_t u = (uint64_t(w.y) << 32) | uint64_t(w.x);
+  uint64_t mag = u & 0x7fffffffffffffffUL;
+  if (mag > 0x7ff0000000000000UL) return 0xffffffffffffffffUL;
+  if (mag == 0UL) return 0x8000000000000000UL;
+  return (u >> 63) != 0UL ? ~u : (u | 0x8000000000000000UL);
+#elif defined(DT_f16) || defined(DT_bf16)
+  uint u = uint(x[at]) & 0xffffu;
+#if defined(DT_f16)
+  const uint INF = 0x7c00u;
+#else
+  const uint INF = 0x7f80u;
+#endif
+  if ((u & 0x7fffu) > INF) return 0xffffu;
+  if ((u & 0x7fffu) == 0u) return 0x8000u;
+  return (u >> 15) != 0u ? (~u & 0xffffu) : (u | 0x8000u);
+#elif defined(DT_i64)
+  return uint64_t(x[at]) ^ 0x8000000000000000UL;
+#elif defined(DT_u64)
+  return x[at];
+#elif defined(DT_i32)
+  return uint(x[at]) ^ 0x80000000u;
+#elif defined(DT_i16)
+  return (uint(int(x[at])) & 0xffffu) ^ 0x8000u;
+#elif defined(DT_i8)
+  return (uint(int(x[at])) & 0xffu) ^ 0x80u;
+#else
+  return uint(x[at]);
+#endif
+}
+
+#if defined(DT_f64) || defined(DT_i64) || defined(DT_u64)
+const KT KMASK = 0xffffffffffffffffUL;
+#elif defined(DT_f32) || defined(DT_i32) || defined(DT_u32)
+const KT KMASK = 0xffffffffu;
+#elif defined(DT_f16) || defined(DT_bf16) || defined(DT_i16) || defined(DT_u16)
+const KT KMASK = 0xffffu;
+#else
+const KT KMASK = 0xffu;
+#endif
+
+void main() {
+  uint m = pc.meta_off;
+  uint rows = meta[m], n = meta[m + 1u], inner = meta[m + 2u], ntiles = meta[m + 3u];
+  uint shift = meta[m + 4u], kout = meta[m + 5u];
+  bool desc = meta[m + 6u] != 0u;
+  uint t = gl_LocalInvocationID.x;
+  if (MODE == 5u) {
+    uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    for (uint r = gl_GlobalInvocationID.x; r < rows; r += step) {
+      uint rb = r * n;
+      bool ab = true;   // source is (kin, iin)
+      for (uint w = 1u; w < n; w <<= 1) {
+        for (uint lo = 0u; lo < n; lo += 2u * w) {
+          uint mid = min(lo + w, n), hi = min(lo + 2u * w, n);
+          uint i = lo, j = mid, k = lo;
+          while (k < hi) {
+            bool right;
+            if (i >= mid) right = true;
+            else if (j >= hi) right = false;
+            else right = ab ? kin[rb + j] < kin[rb + i] : kout_[rb + j] < kout_[rb + i];
+            uint from = right ? j : i;
+            if (ab) { kout_[rb + k] = kin[rb + from]; iout[rb + k] = iin[rb + from]; }
+            else { kin[rb + k] = kout_[rb + from]; iin[rb + k] = iout[rb + from]; }
+            if (right) j++; else i++;
+            k++;
+          }
+        }
+        ab = !ab;
+      }
+    }
+    return;
+  }
+  if (MODE == 0u || MODE >= 3u) {
+    uint len = MODE == 0u ? n : kout;
+    uint total = rows * len;
+    uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+    for (uint e = gl_GlobalInvocationID.x; e < total; e += step) {
+      uint r = e / len, k = e - r * len;
+      uint o = r / inner, i = r - o * inner;
+      if (MODE == 0u) {
+        KT key = key_of((o * n + k) * inner + i);
+        kout_[r * n + k] = desc ? (~key & KMASK) : key;
+        iout[r * n + k] = k;
+      } else {
+        uint j = iin[r * n + k];
+        uint at = (o * kout + k) * inner + i;
+        if (MODE == 3u) y[at] = x[(o * n + j) * inner + i];
+        else y[at] = STV(T(j));
+      }
+    }
+    return;
+  }
+  uint tile = gl_WorkGroupSize.x * ITEMS;
+  for (uint g = gl_WorkGroupID.x; g < rows * ntiles; g += gl_NumWorkGroups.x) {
+    uint r = g / ntiles, tl = g - r * ntiles;
+    uint k0 = tl * tile + t * ITEMS;
+    uint rb = r * n;
+    if (MODE == 1u) {
+      if (t < 16u) base[t] = 0u;
+      barrier();
+      for (uint q = 0u; q < ITEMS; q++) {
+        uint k = k0 + q;
+        if (k < n) atomicAdd(base[uint(kin[rb + k] >> shift) & 15u], 1u);
+      }
+      barrier();
+      if (t < 16u) hist[(r * 16u + t) * ntiles + tl] = base[t];
+      barrier();
+      continue;
+    }
+    // MODE 2: this invocation's counts per digit, then per digit the
+    // running count over the invocations before it (16 x 256 in sc)
+    uint cnt[16];
+    [[unroll]] for (uint d = 0u; d < 16u; d++) cnt[d] = 0u;
+    for (uint q = 0u; q < ITEMS; q++) {
+      uint k = k0 + q;
+      if (k < n) cnt[uint(kin[rb + k] >> shift) & 15u]++;
+    }
+    [[unroll]] for (uint d = 0u; d < 16u; d++) sc[d * 256u + t] = cnt[d];
+    if (t < 16u) {
+      uint j = (r * 16u + t) * ntiles + tl;
+      base[t] = hscan[j] - hist[j];   // exclusive: this tile's first place for digit t
+    }
+    barrier();
+    uint dd = t >> 4, s = t & 15u;
+    uint sum = 0u;
+    for (uint j = 0u; j < 16u; j++) sum += sc[dd * 256u + s * 16u + j];
+    seg[t] = sum;
+    barrier();
+    if (t < 16u) {
+      uint run = 0u;
+      for (uint j = 0u; j < 16u; j++) {
+        uint v = seg[t * 16u + j];
+        seg[t * 16u + j] = run;
+        run += v;
+      }
+    }
+    barrier();
+    uint run = seg[t];
+    for (uint j = 0u; j < 16u; j++) {
+      uint v = sc[dd * 256u + s * 16u + j];
+      sc[dd * 256u + s * 16u + j] = run;
+      run += v;
+    }
+    barrier();
+    [[unroll]] for (uint d = 0u; d < 16u; d++) cnt[d] = 0u;
+    for (uint q = 0u; q < ITEMS; q++) {
+      uint k = k0 + q;
+      if (k < n) {
+        KT key = kin[rb + k];
+        uint d = uint(key >> shift) & 15u;
+        uint pos = base[d] + sc[d * 256u + t] + cnt[d];
+        cnt[d]++;
+        kout_[rb + pos] = key;
+        iout[rb + pos] = iin[rb + k];
+      }
+    }
+    barrier();
+  }
+}
