@@ -27,7 +27,7 @@ BIN = nxvk$(FLAVOR)
 SRC_CORE = $(wildcard src/core/*.c) $(wildcard src/vk/*.c) $(wildcard src/ops/*.c) $(wildcard src/io/*.c)
 SRC_CLI = src/main.c $(wildcard src/cmd_*.c) $(wildcard src/cli/*.c)
 # shader sources the run-time kernels are made from (src/ops/rtkernel.c)
-RT_SRC = copy reduce iota random dot_naive dtype f16 scan sort
+RT_SRC = copy reduce iota random dot_naive dtype f16 scan sort window
 OBJ_CORE = $(SRC_CORE:%.c=$(B)/%.o) $(B)/gen/spirv_table.o $(B)/gen/glsl_lib.o $(B)/gen/limits_json.o \
   $(B)/gen/edge_values_json.o $(B)/gen/size_classes_json.o $(RT_SRC:%=$(B)/gen/src_%.o)
 OBJ_CLI = $(SRC_CLI:%.c=$(B)/%.o)
@@ -54,7 +54,7 @@ HAND_VARIANTS = \
   dot_coopmat_f32:dot_coopmat:-DDT_f32 f16_pack:f16_pack:-DDT_f32 \
   $(foreach d,f32 f64,dot_skinny_n_$(d):dot_skinny:-DDT_$(d)@-DNSKINNY dot_skinny_m_$(d):dot_skinny:-DDT_$(d)@-DMSKINNY) \
   $(foreach d,$(DTYPES),iota_$(d):iota:-DDT_$(d)) \
-  $(foreach d,$(DTYPES),scan_$(d):scan:-DDT_$(d) sort_$(d):sort:-DDT_$(d)) \
+  $(foreach d,$(DTYPES),scan_$(d):scan:-DDT_$(d) sort_$(d):sort:-DDT_$(d) window_$(d):window:-DDT_$(d)) \
   $(foreach d,f32 f64,random_$(d):random:-DDT_$(d)) \
   $(foreach d,f32 f64,peak_fma_$(d):peak_fma:-DDT_$(d) peak_fma_$(d)_vec4:peak_fma:-DDT_$(d)@-DVEC4 \
     peak_fma_$(d)_outer:peak_fma:-DDT_$(d)@-DOUTER) \

@@ -33,6 +33,11 @@ import tempfile
 import time
 
 SWEEP_OPS = ["add", "exp", "sum"]
+# ops --ops may add (nxvk bench ops times the same cases): torch.sort (values
+# and indices) and torch.cumsum of one row of n, and max_pool2d 2x2 stride 2
+# on [p, n/p], p the largest power of two <= sqrt(n) dividing n, as
+# nxvk's sized cases (src/cli/cases.c)
+MORE_OPS = ["sort", "cumulative_sum", "window_max"]
 DEFAULT_SIZES = "1K,16K,256K,1M,4M,16M,64M"
 DEFAULT_MATMUL = "128,256,512,1024,2048,4096"
 
@@ -164,8 +169,8 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
             results.append({"mode": "shapes", "name": "matmul", "dtype": dt, "dims": text, "size": m,
                             "gpu_ns": st, "flops": flops, "gflops": flops / st["median"]})
             del a, b, c
-        for op in SWEEP_OPS:
-            if op == "exp" and dt in ("i32", "i64"):
+        for op in args.ops:
+            if op in ("exp", "window_max") and dt in ("i32", "i64"):
                 continue  # exp takes floats (nxvk's and PyTorch's integer exp would differ in dtype)
             for n in sizes:
                 x, y = rand((n,), dt), rand((n,), dt)
@@ -177,6 +182,21 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
                 elif op == "exp":
                     fn = lambda: torch.exp(x, out=out)  # noqa: E731
                     nbytes = 2 * n * esz
+                elif op == "sort":
+                    fn = lambda: torch.sort(x)  # noqa: E731
+                    nbytes = 2 * n * esz
+                elif op == "cumulative_sum":
+                    fn = lambda: torch.cumsum(x, 0, out=out)  # noqa: E731
+                    nbytes = 2 * n * esz
+                elif op == "window_max":
+                    p = 1
+                    while (2 * p) * (2 * p) <= n:
+                        p *= 2
+                    while p > 1 and n % p:
+                        p //= 2
+                    x4 = x.view(1, 1, p, n // p)
+                    fn = lambda: torch.nn.functional.max_pool2d(x4, 2, 2)  # noqa: E731
+                    nbytes = (n + (p // 2) * (n // p // 2)) * esz
                 else:
                     # the sum in the input's dtype, as nxvk's (PyTorch widens integer sums to int64)
                     fn = lambda: torch.sum(x, dtype=x.dtype)  # noqa: E731
@@ -333,8 +353,14 @@ def main():
     ap.add_argument("--warmup", type=float, default=0.2, help="seconds of untimed runs before each measurement")
     ap.add_argument("--min-time", type=float, default=0.5, help="seconds per PyTorch measurement")
     ap.add_argument("--repeat", type=int, default=0, help="exactly N timed PyTorch runs")
+    ap.add_argument("--ops", default=",".join(SWEEP_OPS),
+                    help="op sweep: comma list of %s (default %s)" % (" ".join(SWEEP_OPS + MORE_OPS),
+                                                                     ",".join(SWEEP_OPS)))
     ap.add_argument("--out", metavar="FILE", help="write nxvk, PyTorch and the ratios as one JSON file")
     args = ap.parse_args()
+    args.ops = [o.strip() for o in args.ops.split(",") if o.strip()]
+    if not args.ops or any(o not in SWEEP_OPS + MORE_OPS for o in args.ops):
+        ap.error("--ops takes a comma list of %s" % " ".join(SWEEP_OPS + MORE_OPS))
     if args.nxvk and args.nxvk_json:
         ap.error("give --nxvk or --nxvk-json, not both")
     nx_runs, nx_results = [], []
@@ -346,7 +372,7 @@ def main():
     # PyTorch runs at the sizes and dtypes of the nxvk results it is compared with
     def from_results(mode, ops_only=False):
         v = sorted(set(r["size"] for r in nx_results if r["mode"] == mode and
-                       (not ops_only or r["name"] in SWEEP_OPS)))
+                       (not ops_only or r["name"] in args.ops)))
         return ",".join(str(x) for x in v) if v else None
     if args.sizes is None:
         args.sizes = from_results("ops", True) or DEFAULT_SIZES
@@ -372,7 +398,7 @@ def main():
     mm_dtypes = [d for d in dtypes if d in ("f32", "f64")]
 
     if args.nxvk:
-        ops = run_nxvk(args, "ops", ["--ops", ",".join(SWEEP_OPS), "--sizes", args.sizes, "--dtype", args.dtype])
+        ops = run_nxvk(args, "ops", ["--ops", ",".join(args.ops), "--sizes", args.sizes, "--dtype", args.dtype])
         nx_runs = [ops]
         nx_results = list(ops["results"])
         if mm_dtypes:

@@ -168,6 +168,13 @@ int nxvk_sort_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *
 int nxvk_sort_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
 enum { NXVK_SORT_VALUES, NXVK_SORT_INDICES };
 
+/* window.c: window_sum window_product window_max window_min (op codes are
+ * NXVK_SCAN_*) */
+int nxvk_window_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
+int nxvk_window_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
+                    nxvk_tensor *);
+int nxvk_window_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
+
 /* limits.c: one compared element into the tally (max abs/ulp over finite
  * pairs; the first failure, else the largest ulp, as the worst). */
 void nxvk_cmp_note(nxvk_cmp *c, int64_t i, double got, double ref, double ulp, bool ok,

@@ -209,6 +209,19 @@ const nxvk_op nxvk_op_table[] = {
     {{"top_k_indices", NXVK_KIND_SORT, 1, NXVK_DT_ANY, NXVK_ATTR_K | NXVK_ATTR_DTYPE, NULL,
       "indices of top_k's values (dtype default i32)"},
      nxvk_sort_infer, nxvk_sort_gpu, nxvk_sort_ref, NULL, NXVK_SORT_INDICES, NULL},
+    /* windows (window.c) */
+    {{"window_sum", NXVK_KIND_WINDOW, 1, NXVK_DT_ALL, NXVK_ATTR_WINDOW, NULL,
+      "sum over windows (window_dimensions, strides, padding, window_dilations)"},
+     nxvk_window_infer, nxvk_window_gpu, nxvk_window_ref, NULL, NXVK_SCAN_SUM, NULL},
+    {{"window_product", NXVK_KIND_WINDOW, 1, NXVK_DT_ALL, NXVK_ATTR_WINDOW, NULL,
+      "product over windows"},
+     nxvk_window_infer, nxvk_window_gpu, nxvk_window_ref, NULL, NXVK_SCAN_PRODUCT, NULL},
+    {{"window_max", NXVK_KIND_WINDOW, 1, NXVK_DT_ALL, NXVK_ATTR_WINDOW, NULL,
+      "maximum over windows, NaN propagates (padding: the lowest value)"},
+     nxvk_window_infer, nxvk_window_gpu, nxvk_window_ref, NULL, NXVK_SCAN_MAX, NULL},
+    {{"window_min", NXVK_KIND_WINDOW, 1, NXVK_DT_ALL, NXVK_ATTR_WINDOW, NULL,
+      "minimum over windows, NaN propagates (padding: the highest value)"},
+     nxvk_window_infer, nxvk_window_gpu, nxvk_window_ref, NULL, NXVK_SCAN_MIN, NULL},
 };
 
 const int nxvk_op_table_len = (int)NXVK_ARRAY_LEN(nxvk_op_table);

@@ -329,6 +329,103 @@ def test_sorts(ops, rng):
     flush()
 
 
+# ---------------------------------------------------------------- windows
+
+def window_oracle(op, dt, x, attrs):
+    """sliding_window_view over x padded with the op's identity (as Nx pads);
+    dilations by taking every dil-th element of the dilated window."""
+    rank = x.ndim
+    win = attrs["window_dimensions"]
+    st = attrs.get("strides", [1] * rank)
+    dil = attrs.get("window_dilations", [1] * rank)
+    dw = [(w - 1) * d + 1 for w, d in zip(win, dil)]
+    pad = attrs.get("padding", "valid")
+    if pad == "valid":
+        pad = [[0, 0]] * rank
+    elif pad == "same":
+        pad = [[(k - 1) // 2, k - 1 - (k - 1) // 2] for k in dw]
+    fl = dt in FLOATS
+    wide = np.longdouble if dt == "f64" else np.float64
+    if fl:
+        ident = {"window_sum": 0.0, "window_product": 1.0, "window_max": -np.inf, "window_min": np.inf}[op]
+        xw = x.astype(wide)
+    else:
+        info = np.iinfo(NPT[dt])
+        ident = {"window_sum": 0, "window_product": 1, "window_max": info.min, "window_min": info.max}[op]
+        xw = x
+    # negative padding crops, positive pads
+    sl = tuple(slice(max(-lo, 0), x.shape[d] - max(-hi, 0)) for d, (lo, hi) in enumerate(pad))
+    xw = xw[sl]
+    xw = np.pad(xw, [(max(lo, 0), max(hi, 0)) for lo, hi in pad], constant_values=ident)
+    out_shape = [max((xw.shape[d] - dw[d]) // st[d] + 1, 0) if xw.shape[d] >= dw[d] else 0 for d in range(rank)]
+    if 0 in out_shape:
+        return np.zeros(out_shape, xw.dtype), None
+    v = np.lib.stride_tricks.sliding_window_view(xw, dw)
+    v = v[tuple(slice(None, None, s_) for s_ in st) + tuple(slice(None, None, d) for d in dil)]
+    v = v[tuple(slice(0, o) for o in out_shape)]
+    axes = tuple(range(rank, 2 * rank))
+    if op == "window_sum":
+        want = v.sum(axis=axes) if fl else v.sum(axis=axes, dtype=NPT[dt])
+        scale = np.abs(v).sum(axis=axes) if fl else None
+    elif op == "window_product":
+        want = v.prod(axis=axes) if fl else v.prod(axis=axes, dtype=NPT[dt])
+        scale = np.abs(want) if fl else None
+    elif op == "window_max":
+        want, scale = np.maximum.reduce(v, axis=axes) if v.size else v.max(axis=axes), None
+    else:
+        want, scale = np.minimum.reduce(v, axis=axes) if v.size else v.min(axis=axes), None
+    return want, scale
+
+
+def check_window(op, dt, x, attrs):
+    def judge(got, err):
+        desc = "%s %s shape=%s attrs=%s" % (op, dt, list(x.shape), json.dumps(attrs))
+        if got is None:
+            tap(False, desc, err)
+            return
+        want, scale = window_oracle(op, dt, x, attrs)
+        if dt not in FLOATS:
+            ok, diag = same_bits(got, np.asarray(want).astype(got.dtype))
+            tap(ok, desc, diag)
+            return
+        g = got.astype(np.float64)
+        w = np.asarray(want, np.float64)
+        if g.shape != w.shape:
+            tap(False, desc, "shape %s, want %s" % (g.shape, w.shape))
+            return
+        with np.errstate(invalid="ignore"):
+            if scale is None:  # max / min: exact, zeros of either sign (see the docstring)
+                ok = (np.isnan(g) & np.isnan(w)) | (g == w)
+            else:
+                n = int(np.prod(attrs["window_dimensions"]))
+                bound = n * EPS[dt] * np.asarray(scale, np.float64) + 2 * EPS[dt] * np.abs(w)
+                ok = (np.isnan(g) & np.isnan(w)) | (g == w) | (np.abs(g - w) <= bound)
+        bad = np.argwhere(~ok)
+        tap(len(bad) == 0, desc, "" if not len(bad) else "at %s: got %r, want %r (%d differ)" % (
+            tuple(bad[0]), g[tuple(bad[0])], w[tuple(bad[0])], len(bad)))
+    queue(op, dt, [x], attrs, judge)
+
+
+def test_windows(ops, rng):
+    cases = [((7,), {"window_dimensions": [3], "strides": [2]}),
+             ((6, 7), {"window_dimensions": [2, 2], "strides": [2, 2]}),
+             ((6, 7), {"window_dimensions": [3, 2], "padding": "same"}),
+             ((6, 7), {"window_dimensions": [2, 3], "strides": [1, 2], "padding": [[1, 0], [2, 1]],
+                       "window_dilations": [2, 1]}),
+             ((2, 3, 9, 8), {"window_dimensions": [1, 1, 3, 3], "strides": [1, 1, 2, 2], "padding": "same"}),
+             ((2, 3, 9, 8), {"window_dimensions": [1, 2, 2, 2], "padding": [[0, 0], [0, 1], [-1, 1], [0, 0]]}),
+             ((64, 66), {"window_dimensions": [2, 2], "strides": [2, 2]}),
+             ((5, 0), {"window_dimensions": [1, 1]}), ((4, 5), {"window_dimensions": [4, 5]})]
+    for op in WINDOWS:
+        for dt in ops.get(op, []):
+            for shape, attrs in cases:
+                x = values(dt, shape, rng, ties=op != "window_product")
+                if op == "window_product" and dt in FLOATS:
+                    x = np.where(np.isfinite(x) & (x != 0), np.sign(x) * 2.0 ** np.round(x.astype(np.float64)), x).astype(x.dtype)
+                check_window(op, dt, x, attrs)
+        flush()
+
+
 # ---------------------------------------------------------------- main
 
 def list_ops():
@@ -344,12 +441,13 @@ def list_ops():
 def main():
     rc, ops, err = list_ops()
     tap(rc == 0, "nxvk run --list-ops", err)
-    expected = SCANS + SORTS
+    expected = SCANS + SORTS + WINDOWS
     missing = [o for o in expected if o not in ops]
     tap(not missing, "the ordering ops are listed", "missing: %s" % missing)
     rng = np.random.default_rng(29)
     test_scans(ops, rng)
     test_sorts(ops, rng)
+    test_windows(ops, rng)
     print("1..%d" % _n)
     return 1 if _failed else 0
 
