@@ -183,8 +183,51 @@ if Code.ensure_loaded?(Nx) do
       end
 
       events = :telemetry_test.attach_event_handlers(self(), [[:nxvk, :backend, :call]])
-      Nx.sort(Nx.tensor([3.0, 1.0, 2.0]))
-      assert_received {[:nxvk, :backend, :call], ^events, %{count: 1}, %{callback: :sort, path: :fallback}}
+      Nx.map(Nx.tensor([3.0, 1.0, 2.0]), &Nx.add(&1, 1))
+      assert_received {[:nxvk, :backend, :call], ^events, %{count: 1}, %{callback: :map, path: :fallback}}
+    end
+
+    test "scans, sorting and windows run natively and agree with Nx.BinaryBackend" do
+      Nxvk.Backend.reset_stats()
+      a = Nx.tensor([[3.0, :nan, -0.0, 1.0, 0.0, 3.0], [2.0, 2.0, :neg_infinity, 5.0, :infinity, -1.0]])
+      i = Nx.tensor([[4, 1, 4, -2, 7, 1], [0, 0, 9, -9, 3, 3]], type: :s32)
+      m = Nx.iota({4, 6}, type: :f32) |> Nx.multiply(0.5)
+
+      checks = [
+        {Nx.cumulative_sum(i, axis: 1), &Nx.cumulative_sum(&1, axis: 1), i},
+        {Nx.cumulative_product(i, reverse: true), &Nx.cumulative_product(&1, reverse: true), i},
+        {Nx.cumulative_max(a, axis: 1), &Nx.cumulative_max(&1, axis: 1), a},
+        {Nx.cumulative_min(m, axis: 0, reverse: true), &Nx.cumulative_min(&1, axis: 0, reverse: true), m},
+        {Nx.sort(a, axis: 1), &Nx.sort(&1, axis: 1), a},
+        {Nx.sort(a, axis: 1, direction: :desc), &Nx.sort(&1, axis: 1, direction: :desc), a},
+        {Nx.argsort(a, axis: 1, stable: true), &Nx.argsort(&1, axis: 1, stable: true), a},
+        {Nx.argsort(i, axis: 1, direction: :desc, stable: true), &Nx.argsort(&1, axis: 1, direction: :desc, stable: true), i},
+        {Nx.argsort(i, axis: 0, type: :u32), &Nx.argsort(&1, axis: 0, type: :u32), i},
+        {Nx.window_max(m, {2, 2}, strides: [2, 2]), &Nx.window_max(&1, {2, 2}, strides: [2, 2]), m},
+        {Nx.window_sum(m, {3, 2}, padding: :same), &Nx.window_sum(&1, {3, 2}, padding: :same), m},
+        {Nx.window_min(i, {1, 2}, padding: [{0, 1}, {1, 0}], window_dilations: [1, 2]),
+         &Nx.window_min(&1, {1, 2}, padding: [{0, 1}, {1, 0}], window_dilations: [1, 2]), i},
+        {Nx.window_product(i, {2, 3}), &Nx.window_product(&1, {2, 3}), i}
+      ]
+
+      for {got, fun, x} <- checks do
+        want = fun.(bin(x))
+        assert got.type == want.type and got.shape == want.shape
+        assert Nx.to_binary(got) == Nx.to_binary(want), "#{inspect(got)} vs #{inspect(want)}"
+      end
+
+      {v, k} = Nx.top_k(a, k: 3)
+      {wv, wk} = Nx.top_k(bin(a), k: 3)
+      assert Nx.to_binary(v) == Nx.to_binary(wv) and Nx.to_binary(k) == Nx.to_binary(wk)
+      assert k.type == {:s, 64}
+
+      stats = Nxvk.Backend.stats()
+
+      for cb <- [:cumulative_sum, :cumulative_product, :cumulative_max, :cumulative_min, :sort, :argsort,
+                 :top_k, :window_max, :window_sum, :window_min, :window_product] do
+        assert %{native: n, fallback: 0} = stats[cb], "#{cb}: #{inspect(stats[cb])}"
+        assert n >= 1
+      end
     end
 
     test "a tensor is freed when garbage collected, and by backend_deallocate" do

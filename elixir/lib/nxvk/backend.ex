@@ -45,7 +45,12 @@ if Code.ensure_loaded?(Nx) do
         2^63 in magnitude truncated and wrapped, -1.0 to u8 is 255),
         `reshape`, `squeeze`, `broadcast`, `transpose`, `slice` with
         constant starts, `concatenate`, `iota`, `constant`, `from_binary`,
-        `to_binary`, `backend_copy/transfer/deallocate`.
+        `to_binary`, `backend_copy/transfer/deallocate`;
+      * `cumulative_sum cumulative_product cumulative_max cumulative_min`
+        (forward and reverse), `sort`, `argsort` (always stable; the index
+        type Nx asks for), `top_k` (values and indices, two engine ops),
+        `window_sum window_product window_max window_min` (strides,
+        padding, window dilations).
 
     The engine stores f16, bf16, f32, f64, s8, s16, s32, s64, u8, u16, u32
     and u64 (its f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64); its
@@ -67,7 +72,7 @@ if Code.ensure_loaded?(Nx) do
     population_count cbrt acos asin atan cosh sinh tan acosh asinh atanh
     erfc erf_inv conjugate real imag phase is_infinity eye pad reverse
     put_slice take take_along_axis gather indexed_add indexed_put conv
-    reduce window_* map sort argsort top_k cumulative_* fft ifft fft2 ifft2
+    reduce window_reduce window_scatter_max window_scatter_min map fft ifft fft2 ifft2
     lu qr svd triangular_solve cholesky eigh solve determinant all_close
     to_batched bitcast`, `slice` with tensor starts, `argmax`/`argmin`
     with `tie_break: :high`, `max`/`min` of a u64 and a signed integer (Nx
@@ -423,6 +428,23 @@ if Code.ensure_loaded?(Nx) do
     defp words?(out, tensors) do
       d = device_of(tensors)
       words(out.type, d) != nil and Enum.all?(tensors, &(&1.type == out.type))
+    end
+
+    # callbacks Nx.BinaryBackend does not define (Nx composes them: the
+    # scans, top_k): Nx's own function on the host copy, the result uploaded
+    defp fallback(name, {:host, t, fun}) do
+      device = device_of([t])
+      count(name, :fallback, device)
+      previous = Nx.default_backend(Nx.BinaryBackend)
+
+      result =
+        try do
+          fun.(to_host_deep(t))
+        after
+          Nx.default_backend(previous)
+        end
+
+      from_host_deep(result, device)
     end
 
     defp fallback(name, args) do
@@ -1158,6 +1180,111 @@ if Code.ensure_loaded?(Nx) do
       if perm == Enum.to_list(0..(rank - 1)//1), do: {g, v}, else: G.op(g, "transpose", [v], %{"perm" => perm})
     end
 
+    # ------------------------------------------- scans, sorting, windows
+
+    # the result has the input's type (Nx's scans and windows); types the
+    # device stores run natively, the rest fall back
+    for name <- ~w(cumulative_sum cumulative_product cumulative_max cumulative_min)a do
+      @impl true
+      def unquote(name)(out, t, opts) do
+        if nat?([t.type], device_of([t])) and t.type == out.type do
+          native(unquote(name), out, [t], {:host, t, &apply(Nx, unquote(name), [&1, opts])}, fn g ->
+            {g, x} = G.input(g, t, t.type)
+            attrs = %{"axis" => Keyword.get(opts, :axis, 0), "reverse" => Keyword.get(opts, :reverse, false)}
+            G.op(g, unquote(Atom.to_string(name)), [x], attrs)
+          end)
+        else
+          fallback(unquote(name), {:host, t, &apply(Nx, unquote(name), [&1, opts])})
+        end
+      end
+    end
+
+    # stable whatever :stable says (Nx allows an unstable sort to be stable)
+    @impl true
+    def sort(out, t, opts) do
+      if nat?([t.type], device_of([t])) and t.type == out.type do
+        native(:sort, out, [t], [out, t, opts], fn g ->
+          {g, x} = G.input(g, t, t.type)
+          G.op(g, "sort", [x], sort_attrs(opts))
+        end)
+      else
+        fallback(:sort, [out, t, opts])
+      end
+    end
+
+    @impl true
+    def argsort(out, t, opts) do
+      d = device_of([t])
+
+      if nat?([t.type, out.type], d) and match?({k, _} when k in [:s, :u], out.type) do
+        native(:argsort, out, [t], [out, t, opts], fn g ->
+          {g, x} = G.input(g, t, t.type)
+          G.op(g, "argsort", [x], Map.put(sort_attrs(opts), "dtype", G.dtype(out.type)))
+        end)
+      else
+        fallback(:argsort, [out, t, opts])
+      end
+    end
+
+    defp sort_attrs(opts),
+      do: %{"axis" => Keyword.get(opts, :axis, 0), "direction" => Atom.to_string(Keyword.get(opts, :direction, :asc))}
+
+    # {values, indices}: two engine ops (top_k, top_k_indices); elsewhere
+    # Nx's own definition (argsort descending, take_along_axis, slice)
+    @impl true
+    def top_k({out_v, out_i}, t, opts) do
+      d = device_of([t])
+      k = Keyword.get(opts, :k, 1)
+      host = {:host, t, &Nx.top_k(&1, k: k)}
+
+      if nat?([t.type, out_i.type], d) and match?({kk, _} when kk in [:s, :u], out_i.type) do
+        v =
+          native(:top_k, out_v, [t], host, fn g ->
+            {g, x} = G.input(g, t, t.type)
+            G.op(g, "top_k", [x], %{"k" => k})
+          end)
+
+        case v do
+          {_, _} ->
+            v
+
+          _ ->
+            i =
+              native(:top_k, out_i, [t], host, fn g ->
+                {g, x} = G.input(g, t, t.type)
+                G.op(g, "top_k_indices", [x], %{"k" => k, "dtype" => G.dtype(out_i.type)})
+              end)
+
+            if is_tuple(i), do: i, else: {v, i}
+        end
+      else
+        fallback(:top_k, host)
+      end
+    end
+
+    for name <- ~w(window_sum window_product window_max window_min)a do
+      @impl true
+      def unquote(name)(out, t, window_dimensions, opts) do
+        if nat?([t.type], device_of([t])) and t.type == out.type and Nx.size(out) > 0 do
+          native(unquote(name), out, [t], [out, t, window_dimensions, opts], fn g ->
+            {g, x} = G.input(g, t, t.type)
+            rank = Nx.rank(t)
+
+            attrs = %{
+              "window_dimensions" => Tuple.to_list(window_dimensions),
+              "strides" => opts[:strides] || List.duplicate(1, rank),
+              "window_dilations" => opts[:window_dilations] || List.duplicate(1, rank),
+              "padding" => Enum.map(opts[:padding] || List.duplicate({0, 0}, rank), &Tuple.to_list/1)
+            }
+
+            G.op(g, unquote(Atom.to_string(name)), [x], attrs)
+          end)
+        else
+          fallback(unquote(name), [out, t, window_dimensions, opts])
+        end
+      end
+    end
+
     # ------------------------------------------------------------ fallback
 
     @native_defs [
@@ -1166,7 +1293,8 @@ if Code.ensure_loaded?(Nx) do
       :equal, :not_equal, :less, :less_equal, :greater, :greater_equal, :abs, :negate, :sign,
       :floor, :ceil, :round, :is_nan, :select, :clip, :sum, :product, :reduce_max, :reduce_min,
       :argmax, :argmin, :as_type, :reshape, :squeeze, :transpose, :broadcast, :slice,
-      :concatenate, :iota, :eye, :dot
+      :concatenate, :iota, :eye, :dot, :cumulative_sum, :cumulative_product, :cumulative_max,
+      :cumulative_min, :sort, :argsort, :top_k, :window_sum, :window_product, :window_max, :window_min
     ] ++ @float_unary
 
     Code.ensure_loaded!(Nx.BinaryBackend)
