@@ -5,12 +5,14 @@
 // once with coalesced reads and keeps the few sums of every output in
 // registers, reduced through shared memory at the end.
 //
-// NSKINNY (N <= 16): a workgroup owns one row of A at a time (rows r = x,
-//   x + gx, ...): its WG invocations read the row at consecutive k (one
-//   coalesced line per warp), each multiplying its element by the row k of B
-//   (N values, small enough to stay in cache) into NB sums; the NB x WG sums
-//   are then reduced in shared memory and written.
-//   Grid: (min(M, limit), 1, batch).
+// NSKINNY (N <= 16): a workgroup owns RB rows of A at a time (blocks
+//   x, x + gx, ...), RPL = 2 rows for each lane group of LG invocations; B
+//   goes through shared memory a k tile of KT rows at a time, transposed
+//   (Bs[j][k], padded against bank conflicts), so each tile is read from
+//   memory once per RB rows and not once per row.  A lane group reads its
+//   rows at consecutive k (coalesced), each lane keeping RPL x NB sums; the
+//   LG lanes' sums are reduced in shared memory once per block.
+//   Grid: (min(ceil(M / RB), limit), 1, batch).
 // MSKINNY (M <= 16): the WG invocations are CW columns x KS k lanes; a
 //   workgroup owns CW consecutive columns of B and the k chunk
 //   [y * KC, (y + 1) * KC): each warp reads CW consecutive elements of a row
@@ -33,6 +35,10 @@
 #define NMAX 16u
 #define CW 64u
 #define KS (WG / CW)
+#define LG 32u                    // NSKINNY: lanes per group
+#define RPL 2u                    // NSKINNY: rows per group
+#define RB (WG / LG * RPL)        // NSKINNY: rows per block
+#define KT WG                     // NSKINNY: k rows of B per tile
 
 layout(local_size_x = WG) in;
 layout(constant_id = 0) const uint NB = 1u;
@@ -42,7 +48,15 @@ layout(std430, binding = 1) readonly buffer A { ST a[]; };
 layout(std430, binding = 2) readonly buffer B { ST b[]; };
 layout(std430, binding = 3) writeonly buffer C { ST c[]; };
 
+#if defined(NSKINNY)
+// the B tile during the k loop, then the lanes' sums of one row per group
+// (twice: RPL rows), NMAX rows of LG + 1 per group
+#define SH_TILE (NMAX * (KT + 1u))
+#define SH_RED ((WG / LG) * NMAX * (LG + 1u))
+shared T sh[SH_TILE > SH_RED ? SH_TILE : SH_RED];
+#else
 shared T red[NMAX * WG];
+#endif
 
 void main() {
   uint m = pc.meta_off;
@@ -51,23 +65,57 @@ void main() {
   uint abase = bi * M * K, bbase = bi * K * N;
   T acc[NMAX];
 #if defined(NSKINNY)
-  for (uint r = gl_WorkGroupID.x; r < M; r += gl_NumWorkGroups.x) {
-    for (uint j = 0u; j < NB; j++) acc[j] = T(0);
-    uint arow = abase + r * K;
-    for (uint k = t; k < K; k += WG) {
-      T av = T(a[arow + k]);
-      uint bo = bbase + k * NB;
-      for (uint j = 0u; j < NB; j++) acc[j] = fma(av, T(b[bo + j]), acc[j]);
+  T acc2[NMAX];
+#endif
+#if defined(NSKINNY)
+  uint g = t / LG, lane = t % LG;
+  for (uint rb = gl_WorkGroupID.x * RB; rb < M; rb += gl_NumWorkGroups.x * RB) {
+    uint r0 = rb + g * RPL;
+    for (uint j = 0u; j < NB; j++) {
+      acc[j] = T(0);
+      acc2[j] = T(0);
     }
-    for (uint j = 0u; j < NB; j++) red[j * WG + t] = acc[j];
-    barrier();
-    for (uint s = WG / 2u; s > 0u; s >>= 1u) {
-      if (t < s)
-        for (uint j = 0u; j < NB; j++) red[j * WG + t] += red[j * WG + t + s];
+    for (uint k0 = 0u; k0 < K; k0 += KT) {
+      barrier(); // the previous tile (or block's sums) is no longer read
+      // rows k0 .. k0 + KT of B are contiguous: coalesced reads, stored transposed
+      for (uint i = t; i < KT * NB; i += WG) {
+        uint kk = i / NB, j = i % NB;
+        sh[j * (KT + 1u) + kk] = k0 + kk < K ? T(b[bbase + (k0 + kk) * NB + j]) : T(0);
+      }
       barrier();
+      uint kend = min(KT, K - k0);
+      if (r0 + 1u < M) {
+        uint a0 = abase + r0 * K + k0, a1 = a0 + K;
+        for (uint kk = lane; kk < kend; kk += LG) {
+          T x0 = T(a[a0 + kk]), x1 = T(a[a1 + kk]);
+          for (uint j = 0u; j < NB; j++) {
+            T bv = sh[j * (KT + 1u) + kk];
+            acc[j] = fma(x0, bv, acc[j]);
+            acc2[j] = fma(x1, bv, acc2[j]);
+          }
+        }
+      } else if (r0 < M) {
+        uint a0 = abase + r0 * K + k0;
+        for (uint kk = lane; kk < kend; kk += LG) {
+          T x0 = T(a[a0 + kk]);
+          for (uint j = 0u; j < NB; j++) acc[j] = fma(x0, sh[j * (KT + 1u) + kk], acc[j]);
+        }
+      }
     }
-    if (t < NB) c[bi * M * NB + r * NB + t] = ST(red[t * WG]);
-    barrier(); // red is rewritten by the next row
+    for (uint h = 0u; h < RPL; h++) {
+      barrier();
+      for (uint j = 0u; j < NB; j++) sh[(g * NMAX + j) * (LG + 1u) + lane] = h == 0u ? acc[j] : acc2[j];
+      barrier();
+      for (uint o = t; o < (WG / LG) * NB; o += WG) {
+        uint gl = o / NB, j = o % NB, row = rb + gl * RPL + h;
+        if (row < M) {
+          uint base = (gl * NMAX + j) * (LG + 1u);
+          T s = sh[base];
+          for (uint l = 1u; l < LG; l++) s += sh[base + l];
+          c[bi * M * NB + row * NB + j] = ST(s);
+        }
+      }
+    }
   }
 #else
   uint KC = meta[m + 4u], S = gl_NumWorkGroups.y;

@@ -442,8 +442,8 @@ static int chunk_copy(nxvk_rec *r, nxvk_buffer *src, uint64_t count, uint32_t ro
 
 /* Matrix-vector and skinny products (dot_skinny.comp): a pass over the
  * large operand, which a tiled kernel's 128 x 128 tiles would mostly pad.
- * N <= 16 ("rows", dot_skinny_n): a workgroup per row of A, NB = N sums per
- * invocation.  Otherwise M <= 16 ("columns", dot_skinny_m): workgroups of 64
+ * N <= 16 ("rows", dot_skinny_n): a workgroup per block of 16 rows of A (8
+ * for f64), B read through shared memory a k tile at a time.  Otherwise M <= 16 ("columns", dot_skinny_m): workgroups of 64
  * columns of B, NB = M; K is cut into S chunks of KC (at least 256, whole
  * k lanes) while the column blocks alone would leave the device's units
  * with fewer than 4 workgroups each (units unreported: 32), the S partial
@@ -458,7 +458,13 @@ static int dot_skinny(nxvk_rec *r, nxvk_dtype dtype, nxvk_buffer *A, nxvk_buffer
   nxvk_ctx *c = nxvk_rec_ctx(r);
   const nxvk_device_info *d = &c->info;
   uint32_t wg = dtype == NXVK_F64 ? 128 : 256; /* the shader's WG */
-  uint64_t shared = (uint64_t)SKINNY_MAX * wg * nxvk_dtype_size(dtype);
+  uint32_t rb = wg / 32 * 2;                     /* its RB: rows per block of the "rows" form */
+  /* the larger of the two forms' shared arrays: the rows form's B tile
+   * (16 x (WG + 1)) or its lanes' sums (WG / 32 x 16 x 33), the columns
+   * form's 16 x WG */
+  uint64_t shared = (uint64_t)SKINNY_MAX * (wg + 1) * nxvk_dtype_size(dtype);
+  if ((uint64_t)wg / 32 * SKINNY_MAX * 33 * nxvk_dtype_size(dtype) > shared)
+    shared = (uint64_t)wg / 32 * SKINNY_MAX * 33 * nxvk_dtype_size(dtype);
   if ((dtype != NXVK_F32 && dtype != NXVK_F64) || M == 0 || N == 0 || (M > SKINNY_MAX && N > SKINNY_MAX) ||
       d->max_workgroup_invocations < wg || d->max_workgroup_size[0] < wg || d->max_shared_memory < shared ||
       batch > d->max_workgroup_count[2])
@@ -469,7 +475,8 @@ static int dot_skinny(nxvk_rec *r, nxvk_dtype dtype, nxvk_buffer *A, nxvk_buffer
   bool rows = N <= SKINNY_MAX && (M > SKINNY_MAX || N <= M);
   if (rows) {
     uint32_t meta[5] = {M, N, K, batch, 0}, spec[1] = {N};
-    uint32_t gx = M < d->max_workgroup_count[0] ? M : d->max_workgroup_count[0];
+    uint32_t blocks = (M + rb - 1) / rb;
+    uint32_t gx = blocks < d->max_workgroup_count[0] ? blocks : d->max_workgroup_count[0];
     snprintf(name, sizeof name, "dot_skinny_n_%s", dt);
     return nxvk_dispatch_grid(r, name, spec, 1, meta, 5, bufs, 3, gx, 1, batch);
   }
