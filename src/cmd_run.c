@@ -48,12 +48,6 @@ static int pick_format(const char *what, const char *path, const char *forced, b
   return 0;
 }
 
-static unsigned may_flush(nxvk_ctx *ctx) {
-  nxvk_device_info info;
-  nxvk_ctx_device_info(ctx, &info);
-  return nxvk_flush_dtypes(&info);
-}
-
 static void print_tensor(const char *name, const nxvk_host *h) {
   char shape[200], *text = NULL;
   nxvk_shape_str(&h->shape, shape, sizeof shape);
@@ -263,8 +257,9 @@ static int check_fused(nxvk_ctx *ctx, const nxvk_graph *g, const nxvk_plan_step 
                        const char *name, const nxvk_host *down, bool *failed) {
   nxvk_cmp cmp;
   char limit[512];
-  int rc = nxvk_compare_nodes(g, st->nodes, st->nnodes, down, v, &down[v], may_flush(ctx), &cmp,
-                              limit, sizeof limit);
+  nxvk_device_info info;
+  nxvk_ctx_device_info(ctx, &info);
+  int rc = nxvk_check_nodes(&info, g, st->nodes, st->nnodes, down, v, &down[v], &cmp, limit, sizeof limit);
   if (rc) return rc;
   printf("check %s (fused kernel %.16s, %s): max abs %.3g, max ulp %.3g, limit %s", name, st->key,
          nxvk_dtype_name(down[v].dtype), cmp.max_abs, cmp.max_ulp, limit);

@@ -656,7 +656,7 @@ int nxvk_host_flush_denormals(const nxvk_host *h, nxvk_host *out, bool *had);
  * device may flush denormals (its float controls do not promise to preserve
  * them) also accepts what flushing gives: any subset of the inputs'
  * denormals, or the result (also when it rounds up to the smallest normal).
- * `run --check`, conformance and stress judge through here. */
+ * `run --check`, conformance, stress and bench judge through here. */
 int nxvk_check(const nxvk_device_info *dev, const nxvk_op_desc *op, const nxvk_attrs *a,
                const nxvk_host *in, int nin, const nxvk_host *got,
                const nxvk_host *ref /* NULL: computed here */, nxvk_cmp *out);
@@ -781,5 +781,12 @@ int nxvk_graph_ref(const nxvk_graph *g, const nxvk_host *inputs, nxvk_host *valu
 int nxvk_compare_nodes(const nxvk_graph *g, const int *nodes, int nnodes, const nxvk_host *values,
                        int v, const nxvk_host *got, unsigned flush, nxvk_cmp *out,
                        char *limit_text, size_t len);
+/* The judge of a fused chain, as nxvk_check is of one op: nxvk_compare_nodes
+ * with the flushes the device's float controls allow (nxvk_flush_dtypes).
+ * `run --check`, conformance's fused class and bench's fusion check judge
+ * through here. */
+int nxvk_check_nodes(const nxvk_device_info *dev, const nxvk_graph *g, const int *nodes, int nnodes,
+                     const nxvk_host *values, int v, const nxvk_host *got, nxvk_cmp *out,
+                     char *limit_text, size_t len);
 
 #endif /* NXVK_H */

@@ -9,7 +9,7 @@
  * trees both occur.  Inputs hold random values and, one in twelve, IEEE
  * edge values.  The graph runs twice, fused and with fusion off; every
  * output of both runs is checked against the CPU reference of the whole
- * graph within the limits composed over its ops (nxvk_compare_nodes), and
+ * graph within the limits composed over its ops (nxvk_check_nodes), and
  * where every op is exact the two runs must agree bit for bit.
  */
 #include "conformance_fused.h"
@@ -167,7 +167,7 @@ static bool graph_exact(const nxvk_graph *g) {
 }
 
 /* One graph: 0 when it ran (pass or fail in *ok), else an engine code. */
-static int one_graph(nxvk_ctx *c, const char *text, unsigned flush, bool *ok, int *kernels,
+static int one_graph(nxvk_ctx *c, const char *text, const nxvk_device_info *info, bool *ok, int *kernels,
                      int64_t *unchecked, char *why, size_t whylen) {
   nxvk_graph *g = NULL;
   *ok = false;
@@ -203,8 +203,8 @@ static int one_graph(nxvk_ctx *c, const char *text, unsigned flush, bool *ok, in
     rc = nxvk_tensor_to_host(c, vf[v], &hf);
     if (rc == NXVK_OK) rc = nxvk_tensor_to_host(c, vu[v], &hu);
     nxvk_cmp cf, cu;
-    if (rc == NXVK_OK) rc = nxvk_compare_nodes(g, nodes, nn, hv, v, &hf, flush, &cf, NULL, 0);
-    if (rc == NXVK_OK) rc = nxvk_compare_nodes(g, nodes, nn, hv, v, &hu, flush, &cu, NULL, 0);
+    if (rc == NXVK_OK) rc = nxvk_check_nodes(info, g, nodes, nn, hv, v, &hf, &cf, NULL, 0);
+    if (rc == NXVK_OK) rc = nxvk_check_nodes(info, g, nodes, nn, hv, v, &hu, &cu, NULL, 0);
     int64_t diff = rc == NXVK_OK ? differing(&hf, &hu) : 0;
     if (rc == NXVK_OK) *unchecked += cf.forgiven + cf.unbounded;
     const char *name = nxvk_graph_output_name(g, o);
@@ -246,7 +246,6 @@ static int one_graph(nxvk_ctx *c, const char *text, unsigned flush, bool *ok, in
 int conformance_fused_class(nxvk_ctx *c, unsigned seed, int ngraphs, int *passed, int *failed) {
   nxvk_device_info info;
   nxvk_ctx_device_info(c, &info);
-  unsigned flush = nxvk_flush_dtypes(&info);
   nxvk_dtype dts[3] = {NXVK_F32, NXVK_F64, NXVK_I32};
   int ndts = 0, with_kernels = 0, total_kernels = 0;
   nxvk_dtype use[3];
@@ -263,7 +262,7 @@ int conformance_fused_class(nxvk_ctx *c, unsigned seed, int ngraphs, int *passed
     bool ok;
     int kernels;
     int64_t unchecked;
-    int rc = one_graph(c, text, flush, &ok, &kernels, &unchecked, why, sizeof why);
+    int rc = one_graph(c, text, &info, &ok, &kernels, &unchecked, why, sizeof why);
     if (rc) {
       free(text);
       return rc;

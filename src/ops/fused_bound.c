@@ -607,3 +607,9 @@ int nxvk_compare_nodes(const nxvk_graph *g, const int *nodes, int nnodes, const 
   if (usedp != used) free(usedp);
   return rc;
 }
+
+int nxvk_check_nodes(const nxvk_device_info *dev, const nxvk_graph *g, const int *nodes, int nnodes,
+                     const nxvk_host *values, int v, const nxvk_host *got, nxvk_cmp *out,
+                     char *limit_text, size_t len) {
+  return nxvk_compare_nodes(g, nodes, nnodes, values, v, got, nxvk_flush_dtypes(dev), out, limit_text, len);
+}
