@@ -11,20 +11,8 @@ NXVK=${NXVK:-$PWD/nxvk}
 PY=/usr/bin/python3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-. tests/tap.sh
-
-# expect_error DESC STATUS REGEX CMD...: exit STATUS, one stderr line
-# `nxvk: error: ...` matching REGEX, no sanitizer or crash.
-expect_error() {
-  local desc=$1 want=$2 re=$3; shift 3
-  timeout 120 "$@" >"$T/out" 2>"$T/err"
-  local rc=$? lines; lines=$(wc -l <"$T/err")
-  if [ "$rc" -eq "$want" ] && [ "$lines" -eq 1 ] && grep -qE "^nxvk: error: .*($re)" "$T/err"; then
-    ok "$desc"
-  else
-    not_ok "$desc" "exit $rc (want $want), $lines stderr lines, want /$re/" "$(head -c 600 "$T/err")"
-  fi
-}
+EXPECT_TIMEOUT=120
+. tests/tap.sh # ok, not_ok, expect_error (its one stderr line also rules out a sanitizer report or crash)
 
 # expect_ok DESC REGEX CMD...: exit 0 and stdout matching REGEX.
 expect_ok() {

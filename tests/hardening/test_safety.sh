@@ -12,20 +12,7 @@ NXVK=${NXVK:-$PWD/nxvk}
 PY=/usr/bin/python3
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-. tests/tap.sh
-
-# expect_error DESC STATUS REGEX CMD...: exit STATUS, one stderr line
-# `nxvk: error: ...` matching REGEX.
-expect_error() {
-  local desc=$1 want=$2 re=$3; shift 3
-  timeout 60 "$@" >"$T/out" 2>"$T/err" </dev/null
-  local rc=$? lines; lines=$(wc -l <"$T/err")
-  if [ "$rc" -eq "$want" ] && [ "$lines" -eq 1 ] && grep -qE "^nxvk: error: .*($re)" "$T/err"; then
-    ok "$desc"
-  else
-    not_ok "$desc" "exit $rc (want $want), $lines stderr lines, want /$re/" "$(head -c 600 "$T/err")"
-  fi
-}
+. tests/tap.sh # ok, not_ok, expect_error
 check() { # DESC COMMAND-STRING: ok when the shell command succeeds
   if eval "$2"; then ok "$1"; else not_ok "$1" "failed: $2"; fi
 }
