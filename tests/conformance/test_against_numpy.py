@@ -26,26 +26,13 @@ import tempfile
 import numpy as np
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-NXVK = os.environ.get("NXVK", os.path.join(ROOT, "nxvk"))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+from pytap import NXVK, done, run_op, tap  # noqa: E402
 LIMITS = json.load(open(os.path.join(ROOT, "conformance", "limits.json")))["ops"]
 VALUES = json.load(open(os.path.join(ROOT, "conformance", "edge_values.json")))
 NP = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "u8": np.uint8}
 EPS = {"f32": 2.0 ** -24, "f64": 2.0 ** -53}
 TINY = {"f32": 2.0 ** -126, "f64": 2.0 ** -1022}
-
-n_tests = 0
-n_failed = 0
-
-
-def tap(ok, desc, diag=()):
-    global n_tests, n_failed
-    n_tests += 1
-    if not ok:
-        n_failed += 1
-    print(("ok" if ok else "not ok") + " %d - %s" % (n_tests, desc))
-    for line in diag:
-        print("#   " + line)
-    sys.stdout.flush()
 
 
 # ---------------------------------------------------------------- data
@@ -315,20 +302,7 @@ SAMPLES = [
 
 
 def run_check(op, ins, attrs, tmp, env=None):
-    paths = []
-    for k, x in enumerate(ins):
-        p = os.path.join(tmp, "in%d.npy" % k)
-        np.save(p, x)
-        paths.append(p)
-    out = os.path.join(tmp, "out.npy")
-    if os.path.exists(out):
-        os.unlink(out)
-    cmd = [NXVK, "run", "--op", op, "--check", "-o", out]
-    if attrs:
-        cmd += ["--attrs", json.dumps(attrs)]
-    p = subprocess.run(cmd + paths, capture_output=True, text=True, env=env)
-    got = np.load(out) if os.path.exists(out) else None
-    return p.returncode, got, (p.stdout + p.stderr).strip().splitlines()
+    return run_op(op, ins, tmp, attrs=attrs, check=True, env=env, timeout=None)
 
 
 def conformance_verdicts(ops, env=None):
@@ -355,7 +329,7 @@ def main():
     tap(verdicts is not None, "conformance --quick --json runs on the sampled ops",
         [] if verdicts is not None else [str(rc)])
     if verdicts is None:
-        print("1..%d" % n_tests)
+        done()
         return 1
     fc = device["float_controls"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -385,8 +359,7 @@ def main():
         tap(got is not None and bad >= 1 and rc == 1 and conf_ok is False,
             "break_op:multiply: numpy finds %d bad element(s) (first %d), run --check exit %d, "
             "conformance %s" % (bad, first, rc, {True: "ok", False: "FAIL", None: "no such case"}[conf_ok]))
-    print("1..%d" % n_tests)
-    return 1 if n_failed else 0
+    return done()
 
 
 if __name__ == "__main__":

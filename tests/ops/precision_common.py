@@ -4,52 +4,34 @@ ULPs of f32 (a long double reference rounded once to f32; 0 = the correctly
 rounded value).  TAP helpers; not a test itself."""
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import warnings
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import pytap  # noqa: E402
+from pytap import NXVK, tap  # noqa: E402,F401  (the suites import them from here)
+
 warnings.simplefilter("ignore")
 np.seterr(all="ignore")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
 TMP = tempfile.mkdtemp(prefix="nxvk_precision_")
 LD = np.longdouble
-_n = [0, 0]
-
-
-def tap(ok, desc, diag=None):
-    _n[0] += 1
-    _n[1] += 0 if ok else 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", _n[0], desc))
-    if diag:
-        for line in str(diag).splitlines():
-            print("#   " + line)
-    sys.stdout.flush()
 
 
 def done():
-    print("1..%d" % _n[0])
     shutil.rmtree(TMP, ignore_errors=True)
-    return 1 if _n[1] else 0
+    return pytap.done()
 
 
 def run(op, *arrays):
     """nxvk run --op OP on the arrays; the result as a numpy array"""
-    paths = []
-    for i, a in enumerate(arrays):
-        p = os.path.join(TMP, "in%d.npy" % i)
-        np.save(p, a)
-        paths.append(p)
-    out = os.path.join(TMP, "out.npy")
-    p = subprocess.run([NXVK, "run", "--op", op] + paths + ["-o", out],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
-    if p.returncode != 0:
-        raise RuntimeError("nxvk run --op %s: %s" % (op, p.stderr.decode(errors="replace").strip()))
-    return np.load(out)
+    rc, got, lines = pytap.run_op(op, arrays, TMP)
+    if rc != 0 or got is None:
+        raise RuntimeError("nxvk run --op %s: %s" % (op, "\n".join(lines)))
+    return got
 
 
 def ordered(x):
