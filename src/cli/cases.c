@@ -82,6 +82,28 @@ static void attrs_text(const nxvk_op_desc *op, const nxvk_attrs *a, char *buf, s
     ADD(" dtype=%s", nxvk_dtype_name(a->dtype));
   if (a->set & NXVK_ATTR_SEED) ADD(" seed=%llu", (unsigned long long)a->seed);
   if (a->set & NXVK_ATTR_VARIANT) ADD(" variant=%s", a->variant);
+  if ((a->set & NXVK_ATTR_REVERSE) && a->reverse) ADD(" reverse");
+  if (a->set & NXVK_ATTR_DIRECTION) ADD(" direction=%s", a->descending ? "desc" : "asc");
+  if (a->set & NXVK_ATTR_K) ADD(" k=%lld", (long long)a->k);
+  if (a->set & NXVK_ATTR_WINDOW) {
+    ints_text(a->window, a->nwin, t, sizeof t);
+    ADD(" window=%s", t);
+    if (a->nwstrides) {
+      ints_text(a->wstrides, a->nwstrides, t, sizeof t);
+      ADD(" strides=%s", t);
+    }
+    if (a->nwdil) {
+      ints_text(a->wdil, a->nwdil, t, sizeof t);
+      ADD(" dilations=%s", t);
+    }
+    if (a->wpad_mode == 1) ADD(" padding=same");
+    if (a->wpad_mode == 2) {
+      ints_text(a->wpad_lo, a->npad, t, sizeof t);
+      ADD(" padding_lo=%s", t);
+      ints_text(a->wpad_hi, a->npad, t, sizeof t);
+      ADD(" padding_hi=%s", t);
+    }
+  }
 #undef ADD
 }
 
