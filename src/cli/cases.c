@@ -787,8 +787,9 @@ static int data_movement(case_gen *g) {
     mv_variants(g->op, &s, v, &nvar);
     for (int j = 0; j < nvar && rc == 0; j++) {
       char w[200];
-      if (sized) {
+      if (sized) { /* a join's pieces: how many (their sizes follow from the axis) */
         snprintf(w, sizeof w, "%s", where);
+        if (g->op->arity < 0) snprintf(w + strlen(w), sizeof w - strlen(w), " inputs=%d", v[j].nin);
       } else {
         char t[180];
         shape_list_text(v[j].sh, v[j].nin, t, sizeof t);
