@@ -27,7 +27,7 @@ BIN = nxvk$(FLAVOR)
 SRC_CORE = $(wildcard src/core/*.c) $(wildcard src/vk/*.c) $(wildcard src/ops/*.c) $(wildcard src/io/*.c)
 SRC_CLI = src/main.c $(wildcard src/cmd_*.c) $(wildcard src/cli/*.c)
 # shader sources the run-time kernels are made from (src/ops/rtkernel.c)
-RT_SRC = copy reduce iota random dot_naive dtype f16 scan sort window
+RT_SRC = copy reduce iota random dot_naive dtype f16 scan sort window conv_direct
 OBJ_CORE = $(SRC_CORE:%.c=$(B)/%.o) $(B)/gen/spirv_table.o $(B)/gen/glsl_lib.o $(B)/gen/limits_json.o \
   $(B)/gen/edge_values_json.o $(B)/gen/size_classes_json.o $(RT_SRC:%=$(B)/gen/src_%.o)
 OBJ_CLI = $(SRC_CLI:%.c=$(B)/%.o)
@@ -60,6 +60,8 @@ HAND_VARIANTS = \
     peak_fma_$(d)_outer:peak_fma:-DDT_$(d)@-DOUTER) \
   peak_fma_f16:peak_fma:-DDT_f32@-DFMA_F16 peak_fma_f16_vec4:peak_fma:-DDT_f32@-DFMA_F16@-DVEC4 \
   copy_vec4:copy_vec4: \
+  $(foreach d,f32 f64,conv_direct_$(d):conv_direct:-DDT_$(d)) \
+  $(foreach d,f32 f64,cholesky_$(d):cholesky:-DDT_$(d) trsm_$(d):trsm:-DDT_$(d)) \
   $(foreach s,$(DTYPES),$(foreach d,$(DTYPES),copy_$(s)_$(d):copy:-DSRC_$(s)@-DDST_$(d)))
 
 HAND_SPV = $(foreach v,$(HAND_VARIANTS),$(G)/spv/$(word 1,$(subst :, ,$(v))).spv)

@@ -331,6 +331,7 @@ static const char *const kind_names[] = {
     [NXVK_KIND_SELECT] = "select", [NXVK_KIND_REDUCE] = "reduce", [NXVK_KIND_DOT] = "dot",
     [NXVK_KIND_MOVEMENT] = "movement", [NXVK_KIND_SOURCE] = "source",
     [NXVK_KIND_SORT] = "sort", [NXVK_KIND_SCAN] = "scan", [NXVK_KIND_WINDOW] = "window",
+    [NXVK_KIND_CONV] = "conv", [NXVK_KIND_LINALG] = "linalg",
 };
 
 static const struct {
@@ -344,6 +345,9 @@ static const struct {
     {NXVK_ATTR_VARIANT, "variant"},
     {NXVK_ATTR_REVERSE, "reverse"}, {NXVK_ATTR_DIRECTION, "direction"}, {NXVK_ATTR_K, "k"},
     {NXVK_ATTR_WINDOW, "window_dimensions strides padding window_dilations"},
+    {NXVK_ATTR_CONV, "strides padding input_dilation kernel_dilation feature_group_size batch_group_size "
+                     "input_permutation kernel_permutation output_permutation"},
+    {NXVK_ATTR_TRIANGULAR, "left_side lower transform_a"},
 };
 
 static cJSON *dtype_list(port_server *s, unsigned mask) {
@@ -407,7 +411,7 @@ static int cmd_info_(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
     cJSON *at = cJSON_AddArrayToObject(e, "attrs");
     for (size_t k = 0; k < sizeof attr_keys / sizeof attr_keys[0]; k++) {
       if (!(op->attrs & attr_keys[k].bit)) continue;
-      char keys[64];
+      char keys[192];
       snprintf(keys, sizeof keys, "%s", attr_keys[k].keys);
       for (char *save = NULL, *w = strtok_r(keys, " ", &save); w; w = strtok_r(NULL, " ", &save))
         cJSON_AddItemToArray(at, cJSON_CreateString(w));

@@ -477,6 +477,8 @@ typedef enum {
   NXVK_KIND_SORT,       /* sort argsort top_k top_k_indices along one axis */
   NXVK_KIND_SCAN,       /* cumulative_* along one axis */
   NXVK_KIND_WINDOW,     /* window_* and window_scatter_* */
+  NXVK_KIND_CONV,       /* conv (Nx.conv / XLA ConvGeneralDilated) */
+  NXVK_KIND_LINALG,     /* cholesky triangular_solve: batched square matrices */
 } nxvk_kind;
 
 /* Attributes an op may accept. */
@@ -494,7 +496,23 @@ enum {
   NXVK_ATTR_DIRECTION = 1u << 17, /* "direction": "asc" | "desc" (sort argsort) */
   NXVK_ATTR_K = 1u << 18,        /* "k": int >= 1 (top_k) */
   NXVK_ATTR_WINDOW = 1u << 19,   /* "window_dimensions" "strides" "padding" "window_dilations" */
+  NXVK_ATTR_CONV = 1u << 9,      /* conv: "strides" "padding" "input_dilation" "kernel_dilation"
+                                  * "feature_group_size" "batch_group_size" "input_permutation"
+                                  * "kernel_permutation" "output_permutation" */
+  NXVK_ATTR_TRIANGULAR = 1u << 10, /* triangular_solve: "left_side" "lower" "transform_a" */
 };
+
+/* conv's attributes (nxvk-run(1), CONV); per spatial axis unless noted. */
+typedef struct nxvk_conv_attrs {
+  int nstrides, nidil, nkdil, npad;
+  int64_t strides[NXVK_MAX_RANK], idil[NXVK_MAX_RANK], kdil[NXVK_MAX_RANK];
+  int pad_mode;                    /* NXVK_PAD_* */
+  int64_t pad_lo[NXVK_MAX_RANK], pad_hi[NXVK_MAX_RANK];
+  int64_t feature_groups, batch_groups; /* 0 = 1 */
+  int nperm_in, nperm_kernel, nperm_out; /* whole-rank permutations; 0 = identity */
+  int perm_in[NXVK_MAX_RANK], perm_kernel[NXVK_MAX_RANK], perm_out[NXVK_MAX_RANK];
+} nxvk_conv_attrs;
+enum { NXVK_PAD_VALID, NXVK_PAD_SAME, NXVK_PAD_EXPLICIT };
 
 typedef struct nxvk_op_desc {
   const char *name;
@@ -536,6 +554,11 @@ typedef struct nxvk_attrs {
   int64_t window[NXVK_MAX_RANK], wstrides[NXVK_MAX_RANK], wdil[NXVK_MAX_RANK];
   int wpad_mode;                   /* 0 valid, 1 same, 2 explicit pairs */
   int64_t wpad_lo[NXVK_MAX_RANK], wpad_hi[NXVK_MAX_RANK];
+  nxvk_conv_attrs conv;
+  /* triangular_solve, stored so that zero is Nx's default: "left_side"
+   * (true) is !right_side, "lower" (true) is !upper, "transform_a"
+   * ("none" or "transpose") */
+  bool right_side, upper, transpose_a;
 } nxvk_attrs;
 
 /* Parse a JSON object of attributes for op (NULL/empty text = none).  Unknown
@@ -611,6 +634,7 @@ typedef struct nxvk_limit {
   double abs, lo, hi;
   bool outside_unbounded;
   double sum_factor;
+  double norm_factor;            /* linalg: |got-ref| <= factor * n * eps * max|ref| of its matrix */
   double y_abs_lo, y_abs_hi;     /* hi > 0: the bound holds only for |input 2| in [lo, hi] */
   char text[96];                 /* the limit as a person reads it */
 } nxvk_limit;

@@ -1076,6 +1076,144 @@ static int sized_order(case_gen *g, int layout, conf_case *k) {
   return 0;
 }
 
+/* ---------------------------------------------------------------- conv */
+
+/* Every option at least once: strides, "same" and explicit (negative)
+ * padding, both dilations, feature and batch groups, the permutations,
+ * 1-D past the workgroup, 3-D; dot's input classes. */
+static int data_conv(case_gen *g) {
+  static const struct {
+    nxvk_shape x, w;
+    const char *attrs;
+  } cs[] = {
+      {{4, {2, 3, 9, 8}}, {4, {4, 3, 3, 2}}, "{\"strides\":[2,1],\"padding\":\"same\"}"},
+      {{4, {2, 4, 7, 6}}, {4, {6, 2, 2, 3}},
+       "{\"feature_group_size\":2,\"input_dilation\":[2,1],\"kernel_dilation\":[1,2],\"padding\":[[1,2],[-1,0]]}"},
+      {{4, {4, 3, 5, 5}}, {4, {4, 3, 2, 2}}, "{\"batch_group_size\":2}"},
+      {{4, {2, 6, 5, 3}}, {4, {3, 3, 3, 4}},
+       "{\"input_permutation\":[0,3,1,2],\"kernel_permutation\":[3,2,0,1],\"output_permutation\":[0,3,1,2]}"},
+      {{3, {3, 2, 300}}, {3, {2, 2, 3}}, "{\"padding\":[[1,1]]}"},
+      {{5, {1, 2, 4, 3, 5}}, {5, {2, 2, 2, 2, 3}}, "{\"padding\":\"same\"}"},
+  };
+  int fills[8], nf;
+  if (classes_of(cases_jget(cases_jget(g->D->sizes, "dot"), "classes"), "dot.classes", fills, &nf)) return -1;
+  nxvk_dtype dts[CASE_MAX_IN] = {g->dt, g->dt};
+  for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+    nxvk_attrs a;
+    if (nxvk_attrs_parse(g->op, cs[i].attrs, &a)) return cases_fail("conv case %zu: %s", i, nxvk_errmsg());
+    nxvk_shape sh[2] = {cs[i].x, cs[i].w};
+    char where[200], t[180];
+    shape_list_text(sh, 2, t, sizeof t);
+    snprintf(where, sizeof where, "shape=%s", t);
+    for (int c = 0; c < nf; c++)
+      if (case_add(g, 2, sh, dts, &a, fills[c], where)) return -1;
+  }
+  return 0;
+}
+
+static int layouts_conv(const nxvk_op_desc *op) { (void)op; return 1; }
+
+/* Sized: a ResNet-50 stage (64 -> 64 channels, 56 x 56, 3 x 3, padding 1)
+ * with batch n / (64 * 56 * 56) once n reaches one image, else [1, 4, s, s]
+ * with a [4, 4, 3, 3] kernel, padding 1. */
+static int sized_conv(case_gen *g, int layout, conf_case *k) {
+  (void)layout;
+  int64_t n = g->r->n, img = 64 * 56 * 56;
+  nxvk_attrs *a = &k->attrs;
+  a->set |= NXVK_ATTR_CONV;
+  a->conv.pad_mode = NXVK_PAD_EXPLICIT;
+  a->conv.npad = 2;
+  for (int d = 0; d < 2; d++) a->conv.pad_lo[d] = a->conv.pad_hi[d] = 1;
+  if (n >= img) {
+    sized_in(k, g->dt, (nxvk_shape){4, {n / img, 64, 56, 56}});
+    sized_in(k, g->dt, (nxvk_shape){4, {64, 64, 3, 3}});
+  } else {
+    int64_t s = llround(sqrt((double)n / 4));
+    if (s < 1) s = 1;
+    sized_in(k, g->dt, (nxvk_shape){4, {1, 4, s, s}});
+    sized_in(k, g->dt, (nxvk_shape){4, {4, 4, 3, 3}});
+  }
+  return 0;
+}
+
+/* ------------------------------------------------- cholesky, triangular_solve */
+
+/* Well-conditioned matrices for input 0: cholesky's symmetric with
+ * off-diagonal values in [-1, 1] and 2n on the diagonal (diagonally
+ * dominant, so positive definite, condition number at most 3);
+ * triangular_solve's the same off the diagonal (both triangles: only the
+ * named one may be read) with +-(n + 2) on it. */
+static void input_linalg(const case_fill *f, int i, nxvk_host *h, uint64_t *rng) {
+  (void)i;
+  const nxvk_shape *s = &h->shape;
+  int64_t n = s->rank >= 2 ? s->dim[s->rank - 1] : 0, nn = n * n, count = nxvk_host_count(h);
+  bool chol = strcmp(f->op->name, "cholesky") == 0;
+  for (int64_t b = 0; nn && b < count / nn; b++)
+    for (int64_t r = 0; r < n; r++)
+      for (int64_t c = 0; c <= r; c++) {
+        double u = (double)(nxvk_splitmix64(rng) >> 11) * 0x1p-53 * 2 - 1;
+        if (r == c) {
+          u = chol ? 2.0 * (double)n : (u < 0 ? -1.0 : 1.0) * (double)(n + 2);
+          nxvk_host_set(h, b * nn + r * n + c, u);
+        } else {
+          nxvk_host_set(h, b * nn + r * n + c, u);
+          if (chol) nxvk_host_set(h, b * nn + c * n + r, u);
+          else nxvk_host_set(h, b * nn + c * n + r, (double)(nxvk_splitmix64(rng) >> 11) * 0x1p-53 * 2 - 1);
+        }
+      }
+}
+
+/* Square matrices from 0 x 0 to past the workgroup, batched; for
+ * triangular_solve each combination of left_side, lower and transform_a
+ * over vector and matrix right-hand sides.  Right-hand sides: normal
+ * values (edge values would overflow in f32 where the long double
+ * reference does not). */
+static int data_linalg(case_gen *g) {
+  nxvk_dtype dts[CASE_MAX_IN] = {g->dt, g->dt};
+  bool chol = strcmp(g->op->name, "cholesky") == 0;
+  if (chol) {
+    static const nxvk_shape sh[] = {{2, {0, 0}}, {2, {1, 1}}, {2, {3, 3}}, {3, {2, 5, 5}}, {2, {33, 33}},
+                                    {2, {257, 257}}};
+    for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++) {
+      char where[96], t[60];
+      shape_list_text(&sh[i], 1, t, sizeof t);
+      snprintf(where, sizeof where, "shape=%s", t);
+      if (case_add(g, 1, &sh[i], dts, NULL, FILL_NORMAL, where)) return -1;
+    }
+    return 0;
+  }
+  for (int combo = 0; combo < 8; combo++) {
+    bool left = !(combo & 4), lower = !(combo & 2), tr = combo & 1;
+    char at[96];
+    snprintf(at, sizeof at, "{\"left_side\":%s,\"lower\":%s,\"transform_a\":\"%s\"}", left ? "true" : "false",
+             lower ? "true" : "false", tr ? "transpose" : "none");
+    nxvk_attrs a;
+    if (nxvk_attrs_parse(g->op, at, &a)) return cases_fail("triangular_solve case: %s", nxvk_errmsg());
+    nxvk_shape sets[3][2] = {{{2, {5, 5}}, {1, {5}}},
+                             {{2, {6, 6}}, {2, {left ? 6 : 3, left ? 3 : 6}}},
+                             {{3, {2, 40, 40}}, {3, {2, left ? 40 : 2, left ? 2 : 40}}}};
+    for (int i = 0; i < 3; i++) {
+      char where[200], t[180];
+      shape_list_text(sets[i], 2, t, sizeof t);
+      snprintf(where, sizeof where, "shape=%s", t);
+      if (case_add(g, 2, sets[i], dts, &a, FILL_NORMAL, where)) return -1;
+    }
+  }
+  return 0;
+}
+
+static int layouts_linalg(const nxvk_op_desc *op) { (void)op; return 1; }
+
+/* Sized: [s, s] with s * s about n (triangular_solve: and an [s, s] b). */
+static int sized_linalg(case_gen *g, int layout, conf_case *k) {
+  (void)layout;
+  int64_t s = llround(sqrt((double)g->r->n));
+  if (s < 1) s = 1;
+  sized_in(k, g->dt, shape2(s, s));
+  if (g->op->arity == 2) sized_in(k, g->dt, shape2(s, s));
+  return 0;
+}
+
 /* ------------------------------------------------------------ the rules */
 
 /* select's predicate: 0 half the time, else any nonzero byte */
@@ -1102,6 +1240,8 @@ static const case_rule kind_rules[] = {
     [NXVK_KIND_SORT] = {NULL, data_order, sized_order, layouts_order, 0, NULL, SIZED_PLAIN},
     [NXVK_KIND_SCAN] = {NULL, data_order, sized_order, layouts_order, 0, NULL, SIZED_PRODUCT},
     [NXVK_KIND_WINDOW] = {NULL, data_order, sized_order, layouts_order, 0, NULL, SIZED_PLAIN},
+    [NXVK_KIND_CONV] = {NULL, data_conv, sized_conv, layouts_conv, 0, NULL, SIZED_UNIT},
+    [NXVK_KIND_LINALG] = {NULL, data_linalg, sized_linalg, layouts_linalg, 1u << 0, input_linalg, SIZED_UNIT},
 };
 
 /* Rules of single ops, by name, over their kind's: the fields set here

@@ -21,6 +21,12 @@ static const struct {
     {"reverse", NXVK_ATTR_REVERSE}, {"direction", NXVK_ATTR_DIRECTION}, {"k", NXVK_ATTR_K},
     {"window_dimensions", NXVK_ATTR_WINDOW}, {"strides", NXVK_ATTR_WINDOW},
     {"padding", NXVK_ATTR_WINDOW}, {"window_dilations", NXVK_ATTR_WINDOW},
+    {"strides", NXVK_ATTR_CONV},  {"padding", NXVK_ATTR_CONV},        {"input_dilation", NXVK_ATTR_CONV},
+    {"kernel_dilation", NXVK_ATTR_CONV},    {"feature_group_size", NXVK_ATTR_CONV},
+    {"batch_group_size", NXVK_ATTR_CONV},   {"input_permutation", NXVK_ATTR_CONV},
+    {"kernel_permutation", NXVK_ATTR_CONV}, {"output_permutation", NXVK_ATTR_CONV},
+    {"left_side", NXVK_ATTR_TRIANGULAR},    {"lower", NXVK_ATTR_TRIANGULAR},
+    {"transform_a", NXVK_ATTR_TRIANGULAR},
 };
 
 static int bad(const nxvk_op_desc *op, const char *key, const char *why) {
@@ -84,6 +90,65 @@ static int order_attr(const nxvk_op_desc *op, const char *key, const cJSON *v, n
     }
     out->npad = i;
     out->wpad_mode = 2;
+  }
+  return NXVK_OK;
+}
+
+/* conv's "padding": "valid", "same" or [[lo, hi], ...] (negative crops) */
+static int conv_padding(const nxvk_op_desc *op, const cJSON *v, nxvk_conv_attrs *c) {
+  const char *key = "padding";
+  if (cJSON_IsString(v)) {
+    if (strcmp(v->valuestring, "valid") == 0) c->pad_mode = NXVK_PAD_VALID;
+    else if (strcmp(v->valuestring, "same") == 0) c->pad_mode = NXVK_PAD_SAME;
+    else return bad(op, key, "must be \"valid\", \"same\" or a list of [low, high] pairs");
+    return NXVK_OK;
+  }
+  if (!cJSON_IsArray(v)) return bad(op, key, "must be \"valid\", \"same\" or a list of [low, high] pairs");
+  if (cJSON_GetArraySize(v) > NXVK_MAX_RANK) return bad(op, key, "more pairs than the maximum rank (8)");
+  int i = 0;
+  for (const cJSON *e = v->child; e; e = e->next, i++) {
+    int64_t lo, hi;
+    if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 || get_int(e->child, -INT32_MAX, INT32_MAX, &lo) ||
+        get_int(e->child->next, -INT32_MAX, INT32_MAX, &hi))
+      return bad(op, key, "each entry must be a pair [low, high] of integers");
+    c->pad_lo[i] = lo;
+    c->pad_hi[i] = hi;
+  }
+  c->npad = i;
+  c->pad_mode = NXVK_PAD_EXPLICIT;
+  return NXVK_OK;
+}
+
+static int conv_attr(const nxvk_op_desc *op, const cJSON *v, const char *key, nxvk_conv_attrs *c) {
+  int64_t vals[NXVK_MAX_RANK], x;
+  int n = 0, rc;
+  if (strcmp(key, "padding") == 0) return conv_padding(op, v, c);
+  if (strcmp(key, "feature_group_size") == 0 || strcmp(key, "batch_group_size") == 0) {
+    if (get_int(v, 1, INT32_MAX, &x)) return bad(op, key, "must be a positive integer");
+    *(key[0] == 'f' ? &c->feature_groups : &c->batch_groups) = x;
+    return NXVK_OK;
+  }
+  bool perm = strstr(key, "permutation") != NULL;
+  rc = int_list(op, v, key, perm ? 0 : 1, perm ? NXVK_MAX_RANK - 1 : INT32_MAX, vals, &n);
+  if (rc) return rc;
+  if (n == 0) return bad(op, key, "must not be empty");
+  int *p = strcmp(key, "input_permutation") == 0    ? c->perm_in
+           : strcmp(key, "kernel_permutation") == 0 ? c->perm_kernel
+                                                     : c->perm_out;
+  int *np = p == c->perm_in ? &c->nperm_in : p == c->perm_kernel ? &c->nperm_kernel : &c->nperm_out;
+  int64_t *l = strcmp(key, "strides") == 0 ? c->strides : strcmp(key, "input_dilation") == 0 ? c->idil : c->kdil;
+  int *nl = l == c->strides ? &c->nstrides : l == c->idil ? &c->nidil : &c->nkdil;
+  if (perm) {
+    unsigned seen = 0;
+    for (int i = 0; i < n; i++) {
+      if (seen >> vals[i] & 1) return bad(op, key, "must be a permutation (an axis repeats)");
+      seen |= 1u << vals[i];
+      p[i] = (int)vals[i];
+    }
+    *np = n;
+  } else {
+    for (int i = 0; i < n; i++) l[i] = vals[i];
+    *nl = n;
   }
   return NXVK_OK;
 }
@@ -152,6 +217,15 @@ int nxvk_attrs_from_cjson(const nxvk_op_desc *op, const cJSON *obj, nxvk_attrs *
       if (!cJSON_IsString(v) || strlen(v->valuestring) >= sizeof out->variant)
         return bad(op, key, "must be a variant name");
       snprintf(out->variant, sizeof out->variant, "%s", v->valuestring);
+    } else if (bit == NXVK_ATTR_CONV) {
+      rc = conv_attr(op, v, key, &out->conv);
+    } else if (strcmp(key, "left_side") == 0 || strcmp(key, "lower") == 0) {
+      if (!cJSON_IsBool(v)) return bad(op, key, "must be true or false");
+      *(key[1] == 'e' ? &out->right_side : &out->upper) = !cJSON_IsTrue(v);
+    } else if (strcmp(key, "transform_a") == 0) {
+      if (!cJSON_IsString(v) || (strcmp(v->valuestring, "none") && strcmp(v->valuestring, "transpose")))
+        return bad(op, key, "must be \"none\" or \"transpose\"");
+      out->transpose_a = strcmp(v->valuestring, "transpose") == 0;
     } else if (strcmp(key, "seed") == 0) {
       /* JSON numbers are doubles: exact up to 2^53; larger seeds as strings */
       if (cJSON_IsString(v)) {

@@ -7,6 +7,7 @@
 #include <float.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,6 +71,7 @@ int nxvk_op_limit(const nxvk_op_desc *op, nxvk_dtype d, nxvk_limit *out) {
   out->lo = num(e, "lo", -INFINITY);
   out->hi = num(e, "hi", INFINITY);
   out->sum_factor = num(e, "sum_factor", 0);
+  out->norm_factor = num(e, "norm_factor", 0);
   const cJSON *yr = cJSON_GetObjectItemCaseSensitive(e, "abs_y_range");
   if (cJSON_GetArraySize(yr) == 2) {
     out->y_abs_lo = cJSON_GetArrayItem(yr, 0)->valuedouble;
@@ -81,6 +83,8 @@ int nxvk_op_limit(const nxvk_op_desc *op, nxvk_dtype d, nxvk_limit *out) {
   out->outside_unbounded = cJSON_IsString(outside) && strcmp(outside->valuestring, "unbounded") == 0;
   if (out->sum_factor > 0)
     snprintf(out->text, sizeof out->text, "%g*n*eps*sum|x|", out->sum_factor);
+  else if (out->norm_factor > 0)
+    snprintf(out->text, sizeof out->text, "%g*n*eps*max|ref| per matrix", out->norm_factor);
   else if (out->abs > 0 && isfinite(out->lo))
     snprintf(out->text, sizeof out->text, "abs %g in [%g,%g], %s outside", out->abs, out->lo,
              out->hi, out->outside_unbounded ? "unbounded" : "ulp");
@@ -149,6 +153,12 @@ static int64_t terms_per_output(const nxvk_op_desc *op, const nxvk_attrs *a, con
     int64_t w = 1;
     for (int d = 0; d < a->nwin; d++) w *= a->window[d];
     return w;
+  }
+  if (op->kind == NXVK_KIND_CONV) { /* I x the kernel's spatial size: the kernel's count over O */
+    const nxvk_shape *ks = &in[1].shape;
+    int o_axis = a->conv.nperm_kernel ? a->conv.perm_kernel[0] : 0;
+    int64_t O = o_axis < ks->rank ? ks->dim[o_axis] : 0;
+    return O ? nxvk_host_count(&in[1]) / O : 0;
   }
   int64_t no = nxvk_host_count(out), ni = nxvk_host_count(&in[0]);
   return no ? ni / no : 0;
@@ -236,10 +246,25 @@ static int compare_impl(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_
   }
   double eps = fl ? ldexp(1.0, -mant_bits(d)) : 0;
   int64_t n = nxvk_host_count(ref);
+  /* linalg: n of the n x n matrices, and each batch's largest finite |ref| */
+  int64_t lin_n = 0, lin_group = 0;
+  double *lin_max = NULL;
+  if (lim.norm_factor > 0 && !lim.exact && nin > 0 && in[0].shape.rank >= 2) {
+    lin_n = in[0].shape.dim[in[0].shape.rank - 1];
+    int64_t batch = lin_n ? nxvk_host_count(&in[0]) / (lin_n * lin_n) : 0;
+    lin_group = batch ? n / batch : 0;
+    lin_max = calloc((size_t)(batch ? batch : 1), sizeof *lin_max);
+    if (!lin_max) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of host memory");
+    for (int64_t i = 0; lin_group && i < n; i++) {
+      double v = fabs(nxvk_host_get(ref, i));
+      if (isfinite(v) && v > lin_max[i / lin_group]) lin_max[i / lin_group] = v;
+    }
+  }
   int64_t in_n = nin > 0 ? nxvk_host_count(&in[0]) : 0;
   bool elementwise = op->kind <= NXVK_KIND_SELECT;
   bool flush_tolerated = op->kind == NXVK_KIND_REDUCE || op->kind == NXVK_KIND_DOT ||
-                         op->kind == NXVK_KIND_SCAN || op->kind == NXVK_KIND_WINDOW;
+                         op->kind == NXVK_KIND_SCAN || op->kind == NXVK_KIND_WINDOW || op->kind == NXVK_KIND_CONV ||
+                         op->kind == NXVK_KIND_LINALG;
   c->n = n;
   double worst_u = -1;
   for (int64_t i = 0; i < n; i++) {
@@ -262,6 +287,9 @@ static int compare_impl(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_
       double bound = lim.sum_factor * (double)(terms > 0 ? terms : 1) * eps * s;
       /* plus one ulp of the result for the final rounding */
       ok = fabs(g - r) <= bound + nxvk_ulp(d, r);
+    } else if (lim.norm_factor > 0) {
+      double s = lin_max && lin_group ? lin_max[i / lin_group] : 0;
+      ok = fabs(g - r) <= lim.norm_factor * (double)(lin_n > 0 ? lin_n : 1) * eps * s + nxvk_ulp(d, r);
     } else {
       /* elementwise: the argument that scales the bound */
       double x = 0, y = 0;
@@ -306,6 +334,7 @@ static int compare_impl(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_
     nxvk_cmp_note(c, i, g, r, u, ok, fl, &worst_u);
   }
   nxvk_host_free(&scale);
+  free(lin_max);
   return NXVK_OK;
 }
 

@@ -105,6 +105,17 @@ int nxvk_dot_supported(nxvk_ctx *c, const nxvk_op *op, const nxvk_attrs *a, cons
  * zero kept.  What the coopmat variant does to every input element. */
 double nxvk_f16_round(double x);
 
+/* conv.c */
+int nxvk_conv_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
+int nxvk_conv_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int, nxvk_tensor *);
+int nxvk_conv_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
+
+/* linalg.c: cholesky, triangular_solve */
+int nxvk_linalg_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
+int nxvk_linalg_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int, nxvk_tensor *);
+int nxvk_linalg_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
+enum { NXVK_LINALG_CHOLESKY, NXVK_LINALG_TRIANGULAR_SOLVE };
+
 /* movement.c: each op its own rule; all GPU work is one strided copy kernel */
 int nxvk_reshape_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
 int nxvk_reshape_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);

@@ -154,6 +154,17 @@ const nxvk_op nxvk_op_table[] = {
       "[m,k]x[k,n] and batched [b,m,k]x[b,k,n] (f16/bf16 summed in f32, result f16/bf16 or \"dtype\": \"f32\"; "
       "integers exact, wrapping)"},
      nxvk_dot_infer, nxvk_dot_gpu, nxvk_dot_ref, NULL, 0, nxvk_dot_supported},
+    /* conv */
+    {{"conv", NXVK_KIND_CONV, 2, NXVK_DT_FLOAT, NXVK_ATTR_CONV, NULL,
+      "Nx.conv: strides, padding, dilations, feature/batch groups, permutations (f16/bf16 summed in f32)"},
+     nxvk_conv_infer, nxvk_conv_gpu, nxvk_conv_ref, NULL, 0, NULL},
+    /* linear algebra */
+    {{"cholesky", NXVK_KIND_LINALG, 1, NXVK_DT(NXVK_F32) | NXVK_DT(NXVK_F64), 0, NULL,
+      "L with A = L L^T per [..., n, n] matrix (lower triangle read; not positive definite: NaN)"},
+     nxvk_linalg_infer, nxvk_linalg_gpu, nxvk_linalg_ref, NULL, NXVK_LINALG_CHOLESKY, NULL},
+    {{"triangular_solve", NXVK_KIND_LINALG, 2, NXVK_DT(NXVK_F32) | NXVK_DT(NXVK_F64), NXVK_ATTR_TRIANGULAR, NULL,
+      "x with op(a) x = b or x op(a) = b, a triangular (left_side, lower, transform_a as Nx)"},
+     nxvk_linalg_infer, nxvk_linalg_gpu, nxvk_linalg_ref, NULL, NXVK_LINALG_TRIANGULAR_SOLVE, NULL},
     /* movement */
     {{"reshape", NXVK_KIND_MOVEMENT, 1, NXVK_DT_ANY, NXVK_ATTR_SHAPE, NULL,
       "same data under a new shape (one -1 inferred); no copy"},

@@ -23,7 +23,8 @@
 #include "codegen.h"
 
 extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_random[],
-    nxvk_src_dot_naive[], nxvk_src_dtype[], nxvk_src_f16[], nxvk_src_scan[], nxvk_src_sort[], nxvk_src_window[];
+    nxvk_src_dot_naive[], nxvk_src_dtype[], nxvk_src_f16[], nxvk_src_scan[], nxvk_src_sort[], nxvk_src_window[],
+    nxvk_src_conv_direct[];
 
 /* name -> content key, for the process (the GLSL of a name never changes) */
 typedef struct rt_name {
@@ -153,6 +154,10 @@ static int glsl_for(const char *name, char **out) {
   if (stem == 6 && strncmp(name, "window", 6) == 0) {
     snprintf(defs, sizeof defs, "#define DT_%s 1\n", nxvk_dtype_name(d));
     return hand_glsl(nxvk_src_window, defs, out);
+  }
+  if (stem == 11 && strncmp(name, "conv_direct", 11) == 0 && nxvk_dtype_is_float(d)) {
+    snprintf(defs, sizeof defs, "#define DT_%s 1\n", nxvk_dtype_name(d));
+    return hand_glsl(nxvk_src_conv_direct, defs, out);
   }
   if (stem == 4 && strncmp(name, "iota", 4) == 0) {
     snprintf(defs, sizeof defs, "#define DT_%s 1\n", nxvk_dtype_name(d));

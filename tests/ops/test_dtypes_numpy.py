@@ -434,6 +434,13 @@ def test_dtype(dt, ops, rng):
             else:
                 want = round_to(dt, np.arange(N, dtype=np.float32))
             expect.append(("iota", out, want, True, dt))
+        elif name == "conv":
+            # [1,3,100] (xr) with the kernel [2,3,2] made of y's first 12 values (edge values)
+            nodes += [{"op": "reshape", "in": ["xr"], "attrs": {"shape": [1, 3, 100]}, "out": out + "_x"},
+                      {"op": "slice", "in": ["yd"], "attrs": {"start": [0, 0], "length": [6, 2]}, "out": out + "_s"},
+                      {"op": "reshape", "in": [out + "_s"], "attrs": {"shape": [2, 3, 2]}, "out": out + "_w"},
+                      {"op": "conv", "in": [out + "_x", out + "_w"], "out": out}]
+            expect.append((name, out, None, False, dt))
         elif name.startswith("random_"):
             nodes.append({"op": name, "attrs": {"shape": [N], "dtype": dt, "seed": 7}, "out": out})
             expect.append((name, out, None, False, dt))
@@ -460,6 +467,8 @@ def test_dtype(dt, ops, rng):
             ok, d = judge_dot(dt, xr, yd, got)
         elif name == "dot32":
             ok, d = judge_dot32(dt, xr, yd, got, results[False]["o_dot"])
+        elif name == "conv":
+            ok, d = judge_conv(dt, xr, yd, got)
         elif name.startswith("random_"):
             v = as_f32(dt, got)
             if name == "random_uniform":
@@ -525,6 +534,33 @@ def judge_dot32(dt, a, b, got, narrow):
     isnan = lambda v: np.isnan(as_f32(dt, v))  # noqa: E731
     same = bool(np.all((isnan(r) & isnan(nw)) | (r.view(np.uint16) == nw.view(np.uint16))))
     return ok and same, "got %s want %s; rounded to %s equal to dot's: %s" % (got.ravel(), want.ravel(), dt, same)
+
+
+def judge_conv(dt, xr, yd, got):
+    """conv of xr as [1,3,100] with yd's first 12 values as [2,3,2]: as judge_dot, the f64 sums of
+    the products by explicit loops (valid padding: 99 outputs per output channel)"""
+    A = as_f32(dt, xr).astype(np.float64).reshape(3, 100)
+    W = as_f32(dt, yd).astype(np.float64).reshape(-1)[:12].reshape(2, 3, 2)
+    want = np.zeros((2, 99))
+    scale = np.zeros((2, 99))
+    with np.errstate(all="ignore"):
+        for o in range(2):
+            for t in range(99):
+                prods = [A[c, t + k] * W[o, c, k] for c in range(3) for k in range(2)]
+                want[o, t] = sum(prods)
+                scale[o, t] = sum(abs(p) for p in prods)
+    g = as_f32(dt, got).astype(np.float64).reshape(-1)
+    if g.size != want.size:
+        return False, "got %d elements, want [1,2,99]" % g.size
+    eps = 2.0 ** (-11 if dt == "f16" else -8)
+    top = 65504 if dt == "f16" else 3.3e38
+    ok = True
+    for w, s_, v in zip(want.ravel(), scale.ravel(), g):
+        if not np.isfinite(w) or not np.isfinite(s_) or abs(w) > top:
+            ok &= bool((np.isnan(v) and (np.isnan(w) or not np.isfinite(s_))) or np.isinf(v) or np.isnan(w))
+        else:
+            ok &= bool(abs(v - w) <= 6 * eps * s_ + 2 * eps * abs(w))
+    return ok, "got %s want %s" % (g, want.ravel())
 
 
 def judge_reduce(name, dt, xr, got):

@@ -465,6 +465,8 @@ ELSEWHERE = {op: "test_ordering_numpy.py" for op in (
     "cumulative_sum", "cumulative_product", "cumulative_max", "cumulative_min", "sort", "argsort",
     "top_k", "top_k_indices", "window_sum", "window_product", "window_max", "window_min",
     "window_scatter_max", "window_scatter_min")}
+ELSEWHERE.update({"conv": "test_conv_numpy.py", "cholesky": "test_linalg_numpy.py",
+                  "triangular_solve": "test_linalg_numpy.py"})
 
 
 # ---------------------------------------------------------------- cases

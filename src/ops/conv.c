@@ -1,0 +1,254 @@
+/*
+ * conv.c - conv, Nx.conv's whole signature (XLA's ConvGeneralDilated):
+ * input [N, C, X...] and kernel [O, I, K...] after their permutations, any
+ * spatial rank, strides, padding ("valid", "same" or [low, high] pairs,
+ * negative ones crop), input and kernel dilation, feature groups (C = I * G,
+ * output channel o reads input channels (o / (O/G)) * I ...) and batch
+ * groups (output batch N / B; output channel o reads input batch
+ * (o / (O/B)) * (N/B) + n).  The output is [N/B, O, Y...] put through the
+ * output permutation (canonical axis j is the output's axis perm[j], as for
+ * the input).  Y = floor((lo + hi + (X-1)*idil + 1 - ((K-1)*kdil + 1)) /
+ * stride) + 1, 0 when that is not positive.
+ *
+ * Every layout is strides: no operand is ever transposed.  The GPU runs
+ * conv_gemm (implicit GEMM, f32) where it takes the shape, else
+ * conv_direct (one invocation per output element).  The reference sums in
+ * long double and rounds once.
+ */
+#include "ops.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CONV_MAX_S 6
+
+/* The conv's geometry in canonical order, with the buffers' own strides. */
+typedef struct {
+  int S;
+  int64_t N, C, O, I, NB, G, B;
+  int64_t X[CONV_MAX_S], K[CONV_MAX_S], Y[CONV_MAX_S];
+  int64_t stride[CONV_MAX_S], idil[CONV_MAX_S], kdil[CONV_MAX_S], lo[CONV_MAX_S];
+  int64_t in_st[NXVK_MAX_RANK], k_st[NXVK_MAX_RANK], out_st[NXVK_MAX_RANK]; /* [0] batch [1] channel [2+d] */
+  nxvk_shape out;
+} conv_plan;
+
+static int perm_of(const char *what, int n, const int *p, int rank, int *out) {
+  if (n == 0) {
+    for (int i = 0; i < rank; i++) out[i] = i;
+    return NXVK_OK;
+  }
+  if (n != rank)
+    return nxvk_seterr(NXVK_E_BAD_ATTR, "conv: attribute \"%s\": %d entries for rank %d", what, n, rank);
+  for (int i = 0; i < rank; i++) {
+    if (p[i] >= rank)
+      return nxvk_seterr(NXVK_E_BAD_ATTR, "conv: attribute \"%s\": axis %d is out of range for rank %d", what,
+                         p[i], rank);
+    out[i] = p[i];
+  }
+  return NXVK_OK;
+}
+
+static int per_axis(const char *what, int n, const int64_t *v, int S, int64_t *out) {
+  if (n != 0 && n != S)
+    return nxvk_seterr(NXVK_E_BAD_ATTR, "conv: attribute \"%s\": %d entries for %d spatial axes", what, n, S);
+  for (int d = 0; d < S; d++) out[d] = n ? v[d] : 1;
+  return NXVK_OK;
+}
+
+static int conv_plan_make(const nxvk_attrs *a, const nxvk_shape *xs, const nxvk_shape *ks, conv_plan *p) {
+  const nxvk_conv_attrs *c = &a->conv;
+  char b1[160], b2[160];
+  memset(p, 0, sizeof *p);
+  int rank = xs->rank;
+  if (rank < 3 || rank > 2 + CONV_MAX_S)
+    return nxvk_seterr(NXVK_E_SHAPE_MISMATCH, "conv: input %s: the rank must be 3 to %d (batch, channels, spatial axes)",
+                       nxvk_shape_str(xs, b1, sizeof b1), 2 + CONV_MAX_S);
+  if (ks->rank != rank)
+    return nxvk_seterr(NXVK_E_SHAPE_MISMATCH, "conv: kernel %s must have the input %s's rank",
+                       nxvk_shape_str(ks, b1, sizeof b1), nxvk_shape_str(xs, b2, sizeof b2));
+  int S = rank - 2, pin[NXVK_MAX_RANK], pk[NXVK_MAX_RANK], pout[NXVK_MAX_RANK];
+  int rc = perm_of("input_permutation", c->nperm_in, c->perm_in, rank, pin);
+  if (!rc) rc = perm_of("kernel_permutation", c->nperm_kernel, c->perm_kernel, rank, pk);
+  if (!rc) rc = perm_of("output_permutation", c->nperm_out, c->perm_out, rank, pout);
+  if (!rc) rc = per_axis("strides", c->nstrides, c->strides, S, p->stride);
+  if (!rc) rc = per_axis("input_dilation", c->nidil, c->idil, S, p->idil);
+  if (!rc) rc = per_axis("kernel_dilation", c->nkdil, c->kdil, S, p->kdil);
+  if (rc) return rc;
+  if (c->pad_mode == NXVK_PAD_EXPLICIT && c->npad != S)
+    return nxvk_seterr(NXVK_E_BAD_ATTR, "conv: attribute \"padding\": %d pairs for %d spatial axes", c->npad, S);
+  int64_t xst[NXVK_MAX_RANK], kst[NXVK_MAX_RANK];
+  nxvk_contiguous_strides(xs, xst);
+  nxvk_contiguous_strides(ks, kst);
+  for (int j = 0; j < rank; j++) {
+    p->in_st[j] = xst[pin[j]];
+    p->k_st[j] = kst[pk[j]];
+  }
+  p->S = S;
+  p->N = xs->dim[pin[0]];
+  p->C = xs->dim[pin[1]];
+  p->O = ks->dim[pk[0]];
+  p->I = ks->dim[pk[1]];
+  p->G = c->feature_groups ? c->feature_groups : 1;
+  p->B = c->batch_groups ? c->batch_groups : 1;
+  if (p->G != 1 && p->B != 1)
+    return nxvk_seterr(NXVK_E_BAD_ATTR, "conv: \"feature_group_size\" (%lld) or \"batch_group_size\" (%lld) must be 1",
+                       (long long)p->G, (long long)p->B);
+  if (p->C != p->I * p->G)
+    return nxvk_seterr(NXVK_E_SHAPE_MISMATCH,
+                       "conv: input %s has %lld channels; kernel %s takes %lld x feature_group_size %lld",
+                       nxvk_shape_str(xs, b1, sizeof b1), (long long)p->C, nxvk_shape_str(ks, b2, sizeof b2),
+                       (long long)p->I, (long long)p->G);
+  if (p->O % p->G || p->O % p->B)
+    return nxvk_seterr(NXVK_E_SHAPE_MISMATCH,
+                       "conv: kernel %s: its %lld output channels are not divisible by the %s %lld",
+                       nxvk_shape_str(ks, b1, sizeof b1), (long long)p->O,
+                       p->O % p->G ? "feature_group_size" : "batch_group_size", (long long)(p->O % p->G ? p->G : p->B));
+  if (p->N % p->B)
+    return nxvk_seterr(NXVK_E_SHAPE_MISMATCH, "conv: input %s: batch %lld is not divisible by batch_group_size %lld",
+                       nxvk_shape_str(xs, b1, sizeof b1), (long long)p->N, (long long)p->B);
+  p->NB = p->N / p->B;
+  int64_t canon[NXVK_MAX_RANK] = {p->NB, p->O};
+  for (int d = 0; d < S; d++) {
+    p->X[d] = xs->dim[pin[2 + d]];
+    p->K[d] = ks->dim[pk[2 + d]];
+    int64_t xd = p->X[d] ? (p->X[d] - 1) * p->idil[d] + 1 : 0;
+    int64_t kd = p->K[d] ? (p->K[d] - 1) * p->kdil[d] + 1 : 0;
+    int64_t lo, hi;
+    if (c->pad_mode == NXVK_PAD_EXPLICIT) {
+      lo = c->pad_lo[d];
+      hi = c->pad_hi[d];
+    } else if (c->pad_mode == NXVK_PAD_SAME) {
+      int64_t t = kd > 1 ? kd - 1 : 0; /* Nx: {floor(t/2), ceil(t/2)}, on the dilated kernel */
+      lo = t / 2;
+      hi = t - lo;
+    } else {
+      lo = hi = 0;
+    }
+    p->lo[d] = lo;
+    int64_t span = lo + hi + xd - kd;
+    p->Y[d] = span < 0 ? 0 : span / p->stride[d] + 1;
+    canon[2 + d] = p->Y[d];
+  }
+  /* canonical axis j is the output's axis pout[j] */
+  p->out.rank = rank;
+  for (int j = 0; j < rank; j++) p->out.dim[pout[j]] = canon[j];
+  int64_t ost[NXVK_MAX_RANK], n;
+  nxvk_contiguous_strides(&p->out, ost);
+  for (int j = 0; j < rank; j++) p->out_st[j] = ost[pout[j]];
+  return nxvk_shape_count(&p->out, &n);
+}
+
+int nxvk_conv_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, int nin, nxvk_meta *out) {
+  (void)op;
+  (void)nin;
+  if (in[0].dtype != in[1].dtype)
+    return nxvk_seterr(NXVK_E_DTYPE_MISMATCH, "conv: input is %s, kernel is %s (use as_type)",
+                       nxvk_dtype_name(in[0].dtype), nxvk_dtype_name(in[1].dtype));
+  conv_plan p;
+  int rc = conv_plan_make(a, &in[0].shape, &in[1].shape, &p);
+  if (rc) return rc;
+  out->dtype = in[0].dtype;
+  out->shape = p.out;
+  return NXVK_OK;
+}
+
+/* ---- the reference ---- */
+
+/* Calls fn for every output element and each (input, kernel) element pair
+ * it sums, in canonical order. */
+int nxvk_conv_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin, nxvk_host *out) {
+  (void)op;
+  (void)nin;
+  conv_plan p;
+  int rc = conv_plan_make(a, &in[0].shape, &in[1].shape, &p);
+  if (rc) return rc;
+  int S = p.S;
+  int64_t total = p.NB * p.O, KS = 1;
+  for (int d = 0; d < S; d++) {
+    total *= p.Y[d];
+    KS *= p.K[d];
+  }
+  const nxvk_host *X = &in[0], *W = &in[1];
+  for (int64_t i = 0; i < total; i++) {
+    int64_t r = i, y[CONV_MAX_S], out_off = 0;
+    for (int d = S - 1; d >= 0; d--) {
+      y[d] = r % p.Y[d];
+      r /= p.Y[d];
+      out_off += y[d] * p.out_st[2 + d];
+    }
+    int64_t o = r % p.O, n = r / p.O;
+    out_off += n * p.out_st[0] + o * p.out_st[1];
+    int64_t in_base = ((o / (p.O / p.B)) * p.NB + n) * p.in_st[0] + (o / (p.O / p.G)) * p.I * p.in_st[1];
+    int64_t k_base = o * p.k_st[0];
+    long double acc = 0;
+    bool nan = false, pinf = false, ninf = false;
+    for (int64_t kp = 0; kp < KS; kp++) {
+      int64_t kr = kp, in_off = in_base, k_off = k_base;
+      bool ok = true;
+      for (int d = S - 1; d >= 0 && ok; d--) {
+        int64_t kd = kr % p.K[d];
+        kr /= p.K[d];
+        int64_t q = y[d] * p.stride[d] + kd * p.kdil[d] - p.lo[d];
+        if (q < 0 || q % p.idil[d] || q / p.idil[d] >= p.X[d]) ok = false;
+        in_off += (q / p.idil[d]) * p.in_st[2 + d];
+        k_off += kd * p.k_st[2 + d];
+      }
+      if (!ok) continue;
+      for (int64_t ch = 0; ch < p.I; ch++) {
+        long double u = nxvk_host_get(X, in_off + ch * p.in_st[1]);
+        long double v = nxvk_host_get(W, k_off + ch * p.k_st[1]);
+        if (isfinite(u) && isfinite(v)) {
+          acc += u * v;
+        } else if (isnan(u) || isnan(v) || u == 0 || v == 0) {
+          nan = true; /* NaN, or an infinity times zero */
+        } else if ((u < 0) != (v < 0)) {
+          ninf = true;
+        } else {
+          pinf = true;
+        }
+      }
+    }
+    double res = nan || (pinf && ninf) ? NAN : pinf ? INFINITY : ninf ? -INFINITY : (double)acc;
+    /* f32 (and f16 / bf16: f32 sums rounded once more at the store) */
+    nxvk_host_set(out, out_off, out->dtype == NXVK_F64 ? res : (double)(float)res);
+  }
+  return NXVK_OK;
+}
+
+/* ---- the GPU ---- */
+
+int nxvk_conv_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in, int nin,
+                  nxvk_tensor *out) {
+  (void)op;
+  (void)nin;
+  conv_plan p;
+  int rc = conv_plan_make(a, &in[0]->shape, &in[1]->shape, &p);
+  if (rc) return rc;
+  int64_t total = out->count, KS = 1;
+  if (total == 0) return NXVK_OK;
+  for (int d = 0; d < p.S; d++) KS *= p.K[d];
+  uint32_t meta[16 + 10 * CONV_MAX_S] = {
+      (uint32_t)total, (uint32_t)p.S, (uint32_t)p.NB, (uint32_t)p.O, (uint32_t)p.I,
+      (uint32_t)(p.O / p.G), (uint32_t)(p.O / p.B), (uint32_t)KS, (uint32_t)p.in_st[0], (uint32_t)p.in_st[1],
+      (uint32_t)p.k_st[0], (uint32_t)p.k_st[1], (uint32_t)p.out_st[0], (uint32_t)p.out_st[1]};
+  for (int d = 0; d < p.S; d++) {
+    uint32_t *m = &meta[16 + 10 * d];
+    m[0] = (uint32_t)p.X[d];
+    m[1] = (uint32_t)p.K[d];
+    m[2] = (uint32_t)p.Y[d];
+    m[3] = (uint32_t)p.stride[d];
+    m[4] = (uint32_t)p.idil[d];
+    m[5] = (uint32_t)p.kdil[d];
+    m[6] = (uint32_t)(int32_t)p.lo[d];
+    m[7] = (uint32_t)p.in_st[2 + d];
+    m[8] = (uint32_t)p.k_st[2 + d];
+    m[9] = (uint32_t)p.out_st[2 + d];
+  }
+  char name[32];
+  snprintf(name, sizeof name, "conv_direct_%s", nxvk_dtype_name(out->dtype));
+  uint32_t spec[1] = {NXVK_WG};
+  nxvk_buffer *bufs[3] = {in[0]->buf, in[1]->buf, out->buf};
+  return nxvk_dispatch_1d(r, name, spec, 1, meta, 16 + 10 * (uint32_t)p.S, bufs, 3, (uint64_t)total);
+}

@@ -1,0 +1,198 @@
+#!/usr/bin/python3
+"""test_conv_numpy.py - conv (Nx.conv's whole signature) against numpy:
+strides, "valid" / "same" / explicit padding (negative included), input and
+kernel dilation, feature and batch groups, input / kernel / output
+permutations, spatial ranks 1 to 3, f16 f32 f64, NaN and infinities, empty
+shapes, and the attribute and shape errors.  The oracle is numpy alone:
+the input dilated (zeros between elements), padded or cropped, windows from
+sliding_window_view, products summed by np.einsum in f64; each output must
+lie within conv's bound (terms * eps * sum|x*w| + one ulp).  Some cases
+also run --check (the CPU reference).  TAP."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
+TMP = tempfile.mkdtemp(prefix="nxvk_conv_")
+rng = np.random.default_rng(29)
+n = [0, 0]
+
+
+def tap(ok, desc, diag=None):
+    n[0] += 1
+    n[1] += 0 if ok else 1
+    print("%s %d - %s" % ("ok" if ok else "not ok", n[0], desc))
+    if diag and not ok:
+        for line in str(diag).splitlines()[:20]:
+            print("#   " + line)
+
+
+def np_conv(x, w, strides=None, padding="valid", idil=None, kdil=None, fg=1, bg=1, pin=None, pk=None,
+            pout=None):
+    """Nx.conv in f64 with numpy only; returns (result, sum of |products|, terms)"""
+    r = x.ndim
+    S = r - 2
+    x = np.transpose(x.astype(np.float64), pin or list(range(r)))
+    w = np.transpose(w.astype(np.float64), pk or list(range(r)))
+    strides = strides or [1] * S
+    idil = idil or [1] * S
+    kdil = kdil or [1] * S
+    N, C = x.shape[:2]
+    O, I = w.shape[:2]
+    # dilations: zeros between elements
+    xd = np.zeros((N, C) + tuple((s - 1) * d + 1 if s else 0 for s, d in zip(x.shape[2:], idil)))
+    xd[(slice(None), slice(None)) + tuple(slice(None, None, d) for d in idil)] = x
+    wd = np.zeros((O, I) + tuple((s - 1) * d + 1 if s else 0 for s, d in zip(w.shape[2:], kdil)))
+    wd[(slice(None), slice(None)) + tuple(slice(None, None, d) for d in kdil)] = w
+    if padding == "valid":
+        pads = [(0, 0)] * S
+    elif padding == "same":
+        pads = [((k - 1) // 2, (k - 1) - (k - 1) // 2) if k > 1 else (0, 0) for k in wd.shape[2:]]
+    else:
+        pads = [tuple(p) for p in padding]
+    xp = np.pad(xd, [(0, 0), (0, 0)] + [(max(lo, 0), max(hi, 0)) for lo, hi in pads])
+    crop = tuple(slice(-lo if lo < 0 else 0, xp.shape[2 + i] + hi if hi < 0 else None) for i, (lo, hi) in
+                 enumerate(pads))
+    xp = xp[(slice(None), slice(None)) + crop]
+    ks = wd.shape[2:]
+    Y = [max(0, (xp.shape[2 + i] - ks[i]) // strides[i] + 1) if xp.shape[2 + i] >= ks[i] else 0 for i in
+         range(S)]
+    NB = N // bg
+    out = np.zeros((NB, O) + tuple(Y))
+    mag = np.zeros_like(out)
+    if all(Y) and NB and O:
+        win = sliding_window_view(xp, ks, axis=tuple(range(2, r)))  # [N, C, P..., K...]
+        win = win[(slice(None), slice(None)) + tuple(slice(0, y * s, s) for y, s in zip(Y, strides))]
+        sp = "ABDEFG"[:S]
+        kk = "HJKLMP"[:S]
+        eq = "nc%s%s,oc%s->no%s" % (sp, kk, kk, sp)
+        for o in range(O):
+            g = o // (O // fg)
+            b = o // (O // bg)
+            xs = win[b * NB:(b + 1) * NB, g * I:(g + 1) * I]
+            with np.errstate(all="ignore"):
+                out[:, o:o + 1] = np.einsum(eq, xs, wd[o:o + 1])
+                mag[:, o:o + 1] = np.einsum(eq, np.abs(xs), np.abs(wd[o:o + 1]))
+    inv = list(np.argsort(pout)) if pout else list(range(r))
+    terms = I * int(np.prod(w.shape[2:]))
+    return np.transpose(out, inv), np.transpose(mag, inv), terms
+
+
+def attrs_of(kw):
+    a = {}
+    for k, name in [("strides", "strides"), ("padding", "padding"), ("idil", "input_dilation"),
+                    ("kdil", "kernel_dilation"), ("fg", "feature_group_size"), ("bg", "batch_group_size"),
+                    ("pin", "input_permutation"), ("pk", "kernel_permutation"), ("pout", "output_permutation")]:
+        if k in kw:
+            a[name] = kw[k]
+    return a
+
+
+def run(x, w, attrs, check=False):
+    px, pw, po = (os.path.join(TMP, f) for f in ("x.npy", "w.npy", "o.npy"))
+    np.save(px, x)
+    np.save(pw, w)
+    cmd = [NXVK, "run", "--op", "conv", "--attrs", json.dumps(attrs), px, pw, "-o", po]
+    if check:
+        cmd.append("--check")
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+    text = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
+    return p.returncode, (np.load(po) if p.returncode == 0 else None), text
+
+
+def judge(got, want, mag, terms, dt):
+    if got is None or got.shape != want.shape or got.dtype != dt:
+        return False, "shape/dtype %s, want %s" % (None if got is None else (got.shape, got.dtype), want.shape)
+    fin = np.isfinite(want)
+    if not np.array_equal(np.isnan(got), np.isnan(want)) or \
+            not np.array_equal(got[~fin & ~np.isnan(want)], want[~fin & ~np.isnan(want)]):
+        return False, "non-finite results differ:\n%s\n%s" % (got, want)
+    eps = float(np.finfo(dt).eps)
+    g = got[fin].astype(np.float64)
+    wv = want[fin]
+    bound = max(terms, 1) * eps * mag[fin] + eps * np.abs(wv) + float(np.finfo(dt).tiny)
+    err = np.abs(g - wv)
+    if (err > bound).any():
+        i = int(np.argmax(err - bound))
+        return False, "%d of %d over the bound; worst got %r want %r" % ((err > bound).sum(), err.size, g[i], wv[i])
+    return True, None
+
+
+def case(desc, xshape, wshape, dt=np.float32, check=False, special=False, **kw):
+    x = rng.standard_normal(xshape).astype(dt)
+    w = rng.standard_normal(wshape).astype(dt)
+    if special and x.size > 3 and w.size > 1:
+        x.flat[0] = np.nan
+        x.flat[x.size // 2] = np.inf
+        w.flat[1] = -np.inf
+    want, mag, terms = np_conv(x, w, **kw)
+    rc, got, text = run(x, w, attrs_of(kw), check)
+    if rc != 0:
+        tap(False, desc, text)
+        return
+    ok, why = judge(got, want, mag, terms, dt)
+    tap(ok, desc, why)
+
+
+# shapes and options
+case("2-D valid", (2, 3, 7, 6), (4, 3, 3, 2), check=True)
+case("2-D strides [2,3], same", (2, 3, 9, 8), (5, 3, 3, 3), strides=[2, 3], padding="same", check=True)
+case("2-D explicit padding with a negative (crop)", (1, 2, 6, 7), (3, 2, 2, 3), padding=[[1, 2], [-1, 0]],
+     check=True)
+case("2-D input dilation [2,1], kernel dilation [1,2]", (2, 2, 5, 6), (3, 2, 2, 2), idil=[2, 1], kdil=[1, 2],
+     check=True)
+case("2-D all of strides, padding, both dilations", (2, 3, 8, 7), (4, 3, 3, 2), strides=[2, 1],
+     padding=[[2, 1], [0, 3]], idil=[1, 2], kdil=[2, 1], check=True)
+case("same with dilated kernel", (1, 2, 7, 7), (2, 2, 3, 2), kdil=[2, 3], padding="same")
+case("feature groups 2", (2, 4, 5, 5), (6, 2, 3, 3), fg=2, check=True)
+case("depthwise (feature groups = channels)", (2, 4, 6, 6), (8, 1, 3, 3), fg=4, padding="same")
+case("batch groups 2", (4, 3, 5, 5), (4, 3, 2, 2), bg=2, check=True)
+case("batch groups 3 with strides and padding", (6, 2, 6, 5), (6, 2, 3, 2), bg=3, strides=[2, 2],
+     padding=[[1, 1], [0, 1]])
+case("1-D", (3, 2, 11), (4, 2, 3), strides=[2], padding=[[1, 0]], check=True)
+case("3-D", (1, 2, 5, 4, 6), (3, 2, 2, 3, 2), padding="same", kdil=[1, 1, 2], check=True)
+case("input NHWC, kernel HWIO, output NHWC", (2, 6, 5, 3), (3, 3, 3, 4), pin=[0, 3, 1, 2], pk=[3, 2, 0, 1],
+     pout=[0, 3, 1, 2], padding="same", check=True)
+case("odd permutations", (5, 2, 3, 4), (2, 3, 2, 2), pin=[2, 1, 3, 0], pk=[1, 3, 0, 2], pout=[3, 1, 0, 2])
+case("f64", (2, 3, 6, 6), (4, 3, 3, 3), dt=np.float64, padding="same", strides=[1, 2], check=True)
+case("f16 (f32 sums)", (2, 3, 6, 6), (4, 3, 3, 3), dt=np.float16, padding="same", check=True)
+case("f64 groups and dilations", (2, 4, 7, 6), (4, 2, 2, 3), dt=np.float64, fg=2, idil=[2, 2], kdil=[1, 2])
+case("NaN and infinities", (1, 2, 5, 5), (2, 2, 2, 2), special=True, check=True)
+case("NaN and infinities f64", (1, 2, 5, 5), (2, 2, 2, 2), dt=np.float64, special=True)
+case("kernel larger than the input: empty output", (1, 1, 2, 2), (1, 1, 3, 3))
+case("zero output channels", (1, 2, 4, 4), (0, 2, 2, 2))
+case("zero input channels: zeros", (2, 0, 4, 4), (3, 0, 2, 2), check=True)
+case("ResNet-like 16 -> 16, 14x14, 3x3, padding 1", (2, 16, 14, 14), (16, 16, 3, 3), padding=[[1, 1], [1, 1]],
+     check=True)
+case("many channels (long sums)", (1, 300, 4, 4), (2, 300, 3, 3), padding="same")
+
+
+def refused(desc, xshape, wshape, attrs, needle, dt=np.float32, wdt=None):
+    x = np.ones(xshape, dt)
+    w = np.ones(wshape, wdt or dt)
+    rc, _, text = run(x, w, attrs)
+    tap(rc != 0 and needle in text, desc, "rc %d, want '%s' in: %s" % (rc, needle, text))
+
+
+refused("unknown attribute named", (1, 1, 3, 3), (1, 1, 2, 2), {"stride": [1, 1]}, '"stride"')
+refused("strides of the wrong length named", (1, 1, 3, 3), (1, 1, 2, 2), {"strides": [1]}, '"strides"')
+refused("zero stride refused", (1, 1, 3, 3), (1, 1, 2, 2), {"strides": [0, 1]}, '"strides"')
+refused("bad padding named", (1, 1, 3, 3), (1, 1, 2, 2), {"padding": "full"}, '"padding"')
+refused("padding pairs of the wrong count", (1, 1, 3, 3), (1, 1, 2, 2), {"padding": [[1, 1]]}, '"padding"')
+refused("a repeated permutation axis", (1, 1, 3, 3), (1, 1, 2, 2), {"input_permutation": [0, 0, 1, 2]},
+        '"input_permutation"')
+refused("feature and batch groups together", (2, 2, 3, 3), (2, 1, 2, 2),
+        {"feature_group_size": 2, "batch_group_size": 2}, "feature_group_size")
+refused("channels not matching the kernel name both", (1, 3, 3, 3), (1, 2, 2, 2), {}, "kernel [1,2,2,2]")
+refused("rank 2 input refused", (3, 3), (2, 2), {}, "input [3,3]")
+refused("mixed dtypes refused", (1, 1, 3, 3), (1, 1, 2, 2), {}, "as_type", wdt=np.float64)
+refused("integer dtypes refused", (1, 1, 3, 3), (1, 1, 2, 2), {}, "i32", dt=np.int32)
+
+shutil.rmtree(TMP, ignore_errors=True)
+print("1..%d" % n[0])
