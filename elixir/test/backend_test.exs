@@ -30,6 +30,60 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
+    test "conv, cholesky and triangular_solve run natively and agree with Nx.BinaryBackend" do
+      Nxvk.Backend.reset_stats()
+      key = Nx.Random.key(29) |> Nx.backend_transfer(Nx.BinaryBackend)
+      {x, key} = Nx.Random.normal(key, shape: {4, 4, 7, 6})
+      {w, key} = Nx.Random.normal(key, shape: {6, 2, 3, 2})
+      {xh, key} = Nx.Random.normal(key, shape: {2, 6, 5, 4})
+      {wh, key} = Nx.Random.normal(key, shape: {3, 2, 4, 5})
+      {wb, _key} = Nx.Random.normal(key, shape: {6, 4, 3, 2})
+
+      convs = [
+        {x, w, [feature_group_size: 2]},
+        {x, w, [feature_group_size: 2, strides: [2, 1], padding: :same]},
+        {x, w, [feature_group_size: 2, padding: [{1, 2}, {-1, 0}], input_dilation: [2, 1], kernel_dilation: [1, 2]]},
+        {x, wb, [batch_group_size: 2, strides: [1, 2]]},
+        # NHWC input, HWIO kernel, NHWC output
+        {xh, wh, [input_permutation: [0, 3, 1, 2], kernel_permutation: [3, 2, 0, 1], output_permutation: [0, 3, 1, 2],
+          padding: :same]},
+        {Nx.as_type(x, :s32), Nx.as_type(w, :s32), [feature_group_size: 2]},
+        {Nx.as_type(x, :f16), Nx.as_type(w, :f16), [feature_group_size: 2]}
+      ]
+
+      for {a, k, opts} <- convs do
+        got = Nx.conv(Nx.backend_transfer(a, Nxvk.Backend), Nx.backend_transfer(k, Nxvk.Backend), opts)
+        want = Nx.with_default_backend(Nx.BinaryBackend, fn -> Nx.conv(bin(a), bin(k), opts) end)
+        assert got.type == want.type and got.shape == want.shape, inspect({opts, got.shape, want.shape})
+        tol = if got.type == {:f, 16}, do: 2.0e-2, else: 2.0e-6
+        assert_close(Nx.to_flat_list(got), Nx.to_flat_list(want), tol, 1.0e-4)
+      end
+
+      spd = Nx.tensor([[[6.0, 1.0, 2.0], [1.0, 5.0, 0.5], [2.0, 0.5, 4.0]], [[2.0, 3.0, 0.0], [3.0, 5.0, 1.0], [0.0, 1.0, 3.0]]])
+      assert_close(Nx.to_flat_list(Nx.LinAlg.cholesky(spd)), Nx.to_flat_list(Nx.with_default_backend(Nx.BinaryBackend, fn -> Nx.LinAlg.cholesky(bin(spd)) end)), 1.0e-6, 1.0e-5)
+
+      l = Nx.tensor([[3.0, 0.0, 0.0], [2.0, 1.0, 0.0], [1.0, -1.0, 2.0]], type: :f64)
+      b = Nx.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], type: :f64)
+
+      for opts <- [[], [lower: false, transform_a: :transpose], [left_side: false, transform_a: :transpose]] do
+        {bb, aa} = if opts[:left_side] == false, do: {Nx.transpose(b), l}, else: {b, l}
+        aa = if opts[:lower] == false, do: Nx.transpose(aa), else: aa
+        got = Nx.LinAlg.triangular_solve(aa, bb, opts)
+        want = Nx.with_default_backend(Nx.BinaryBackend, fn -> Nx.LinAlg.triangular_solve(bin(aa), bin(bb), opts) end)
+        assert got.shape == want.shape
+        assert_close(Nx.to_flat_list(got), Nx.to_flat_list(want), 1.0e-14, 1.0e-12)
+      end
+
+      assert_raise ArgumentError, ~r/singular/, fn ->
+        Nx.LinAlg.triangular_solve(Nx.tensor([[1.0, 0.0], [1.0, 0.0]]), Nx.tensor([1.0, 2.0]))
+      end
+
+      stats = Nxvk.Backend.stats()
+      assert stats[:conv] == %{native: length(convs), fallback: 0}
+      assert stats[:cholesky] == %{native: 1, fallback: 0}
+      assert stats[:triangular_solve] == %{native: 3, fallback: 0}
+    end
+
     test "Nx ops run natively on the device and agree with Nx.BinaryBackend" do
       Nxvk.Backend.reset_stats()
       a = Nx.tensor([[1.5, -2.0, 3.25], [4.0, 0.5, -6.0]])

@@ -50,7 +50,13 @@ if Code.ensure_loaded?(Nx) do
         (forward and reverse), `sort`, `argsort` (always stable; the index
         type Nx asks for), `top_k` (values and indices, two engine ops),
         `window_sum window_product window_max window_min` (strides,
-        padding, window dilations).
+        padding, window dilations);
+      * `conv` (every option: strides, padding, input and kernel dilation,
+        feature and batch groups, the three permutations; float results,
+        f16 and bf16 summed in f32), `cholesky` and `triangular_solve`
+        (f32 and f64; f16 and bf16 computed in f32 and rounded once; a zero
+        on triangular_solve's diagonal raises as Nx does, checked on the
+        device).
 
     The engine stores f16, bf16, f32, f64, s8, s16, s32, s64, u8, u16, u32
     and u64 (its f16 bf16 f32 f64 i8 i16 i32 i64 u8 u16 u32 u64); its
@@ -71,9 +77,9 @@ if Code.ensure_loaded?(Nx) do
     left_shift right_shift logical_* all any count_leading_zeros
     population_count cbrt acos asin atan cosh sinh tan acosh asinh atanh
     erfc erf_inv conjugate real imag phase is_infinity eye pad reverse
-    put_slice take take_along_axis gather indexed_add indexed_put conv
+    put_slice take take_along_axis gather indexed_add indexed_put
     reduce window_reduce window_scatter_max window_scatter_min map fft ifft fft2 ifft2
-    lu qr svd triangular_solve cholesky eigh solve determinant all_close
+    lu qr svd eigh solve determinant all_close
     to_batched bitcast`, `slice` with tensor starts, `argmax`/`argmin`
     with `tie_break: :high`, `max`/`min` of a u64 and a signed integer (Nx
     compares them exactly), and, on a device without shaderInt64, 64-bit
@@ -428,6 +434,13 @@ if Code.ensure_loaded?(Nx) do
     defp words?(out, tensors) do
       d = device_of(tensors)
       words(out.type, d) != nil and Enum.all?(tensors, &(&1.type == out.type))
+    end
+
+    # cholesky is optional in Nx.Backend (Nx.BinaryBackend has none): Nx's
+    # own definition, as Nx runs it for a backend without the callback
+    defp fallback(:cholesky, [_out, t]) do
+      count(:cholesky, :fallback, device_of([t]))
+      Nx.LinAlg.Cholesky.cholesky(t)
     end
 
     # callbacks Nx.BinaryBackend does not define (Nx composes them: the
@@ -1285,6 +1298,101 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
+    # ------------------------------------------------------------ conv
+
+    @impl true
+    def conv(out, t, k, opts) do
+      if match?({:f, _}, out.type) and nat?([out.type], device_of([t, k])) do
+        native(:conv, out, [t, k], [out, t, k, opts], fn g ->
+          {g, x} = G.input(g, t, out.type)
+          {g, w} = G.input(g, k, out.type)
+
+          G.op(g, "conv", [x, w], %{
+            "strides" => opts[:strides],
+            "padding" => Enum.map(opts[:padding], fn {lo, hi} -> [lo, hi] end),
+            "input_dilation" => opts[:input_dilation],
+            "kernel_dilation" => opts[:kernel_dilation],
+            "feature_group_size" => opts[:feature_group_size],
+            "batch_group_size" => opts[:batch_group_size],
+            "input_permutation" => opts[:input_permutation],
+            "kernel_permutation" => opts[:kernel_permutation],
+            "output_permutation" => opts[:output_permutation]
+          })
+        end)
+      else
+        fallback(:conv, [out, t, k, opts])
+      end
+    end
+
+    # ------------------------------------------------------ linear algebra
+
+    # f32 for every float type but f64 (f16 and bf16 computed in f32 and
+    # rounded once); nil where the engine has no kernel (complex)
+    defp linalg_type({:f, 64}), do: {:f, 64}
+    defp linalg_type({:f, _}), do: {:f, 32}
+    defp linalg_type(_), do: nil
+
+    @impl true
+    def cholesky(out, t) do
+      ct = linalg_type(out.type)
+
+      if ct != nil and nat?([out.type, ct], device_of([t])) do
+        native(:cholesky, out, [t], [out, t], fn g ->
+          {g, x} = G.input(g, t, ct)
+          {g, r} = G.op(g, "cholesky", [x])
+          G.cast(g, r, ct, out.type)
+        end)
+      else
+        fallback(:cholesky, [out, t])
+      end
+    end
+
+    @impl true
+    def triangular_solve(out, a, b, opts) do
+      ct = linalg_type(out.type)
+
+      if ct != nil and nat?([out.type, ct], device_of([a, b])) do
+        singular!(a)
+
+        native(:triangular_solve, out, [a, b], [out, a, b, opts], fn g ->
+          {g, x} = G.input(g, a, ct)
+          {g, y} = G.input(g, b, ct)
+
+          {g, r} =
+            G.op(g, "triangular_solve", [x, y], %{
+              "left_side" => opts[:left_side] != false,
+              "lower" => opts[:lower] != false,
+              "transform_a" => Atom.to_string(opts[:transform_a] || :none)
+            })
+
+          G.cast(g, r, ct, out.type)
+        end)
+      else
+        fallback(:triangular_solve, [out, a, b, opts])
+      end
+    end
+
+    # Nx raises for a zero on the diagonal: the diagonals (a strided slice of
+    # the flattened matrices) compared with 0 on the device, one byte back
+    defp singular!(a) do
+      n = elem(a.shape, tuple_size(a.shape) - 1)
+      batch = div(Nx.size(a), max(n * n, 1))
+
+      if n > 0 and batch > 0 do
+        zero =
+          a
+          |> Nx.reshape({batch, n * n})
+          |> Nx.slice([0, 0], [batch, n * n], strides: [1, n + 1])
+          |> Nx.equal(0)
+          |> Nx.reduce_max()
+          |> Nx.to_number()
+
+        if zero != 0, do: raise(ArgumentError, "can't solve for singular matrix")
+      end
+
+      :ok
+    end
+
     # ------------------------------------------------------------ fallback
 
     @native_defs [
@@ -1294,7 +1402,8 @@ if Code.ensure_loaded?(Nx) do
       :floor, :ceil, :round, :is_nan, :select, :clip, :sum, :product, :reduce_max, :reduce_min,
       :argmax, :argmin, :as_type, :reshape, :squeeze, :transpose, :broadcast, :slice,
       :concatenate, :iota, :eye, :dot, :cumulative_sum, :cumulative_product, :cumulative_max,
-      :cumulative_min, :sort, :argsort, :top_k, :window_sum, :window_product, :window_max, :window_min
+      :cumulative_min, :sort, :argsort, :top_k, :window_sum, :window_product, :window_max, :window_min,
+      :conv, :cholesky, :triangular_solve
     ] ++ @float_unary
 
     Code.ensure_loaded!(Nx.BinaryBackend)
