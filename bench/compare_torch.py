@@ -40,6 +40,9 @@ SWEEP_OPS = ["add", "exp", "sum"]
 MORE_OPS = ["sort", "cumulative_sum", "window_max"]
 DEFAULT_SIZES = "1K,16K,256K,1M,4M,16M,64M"
 DEFAULT_MATMUL = "128,256,512,1024,2048,4096"
+# --conv: a ResNet-50 stage, N=32, 64 -> 64 channels, 56x56, 3x3, padding 1;
+# nxvk bench ops plans conv at 32 * 64 * 56 * 56 elements as exactly this
+CONV_SIZE = 32 * 64 * 56 * 56
 
 
 def parse_size(text):
@@ -222,6 +225,17 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
                         "flops": flops, "gflops": flops / st["median"],
                         "gflops_min": flops / st["max"], "gflops_max": flops / st["min"]})
         del a, b, c
+    if getattr(args, "conv", False):
+        # torch.nn.functional.conv2d through cuDNN, TF32 off (set above)
+        for dt in [d for d in dtypes if d in ("f32", "f64", "f16", "bf16")]:
+            x = rand((32, 64, 56, 56), dt)
+            w = rand((64, 64, 3, 3), dt)
+            fn = lambda: torch.nn.functional.conv2d(x, w, padding=1)  # noqa: E731
+            st = time_cuda(torch, fn, args.min_time, args.repeat, args.warmup)
+            flops = 2.0 * 32 * 64 * 56 * 56 * 64 * 9
+            results.append({"mode": "ops", "name": "conv", "dtype": dt, "size": CONV_SIZE, "gpu_ns": st,
+                            "gflops": flops / st["median"], "shape": [32, 64, 56, 56]})
+            del x, w
     torch.cuda.empty_cache()
     return {"version": torch.__version__, "cuda": torch.version.cuda,
             "device": torch.cuda.get_device_name(0), "allow_tf32": False,
@@ -272,6 +286,12 @@ def ratios(nx, pt):
                 out.append({"mode": "matmul", "name": r["name"], "variant": r["variant"], "dtype": r["dtype"],
                             "size": r["size"], "unit": "GFLOPS", "nxvk": r["gflops"], "torch": p["gflops"],
                             "ratio": r["gflops"] / p["gflops"]})
+        elif r["mode"] == "ops" and r["name"] == "conv":
+            p = ptm.get(("ops", "conv", r["dtype"], r["size"]))
+            if p and r.get("gflops"):
+                out.append({"mode": "ops", "name": "conv", "variant": "", "dtype": r["dtype"],
+                            "size": r["size"], "unit": "GFLOPS", "nxvk": r["gflops"], "torch": p["gflops"],
+                            "ratio": r["gflops"] / p["gflops"]})
         elif r["mode"] == "ops":
             p = ptm.get(("ops", r["name"], r["dtype"], r["size"]))
             if p and r.get("gbps"):
@@ -315,8 +335,9 @@ def print_side_by_side(nx, pt, rat):
             continue
         p = ptm.get(("ops", r["name"], r["dtype"], r["size"]))
         x = rmap.get(("ops", r["name"], "", r["dtype"], r["size"]))
-        print("%-6s %-5s %8s %12s %12s %8s" % (r["name"], r["dtype"], size_label(r["size"]), fmt(r.get("gbps")),
-                                              fmt(p and p["gbps"]), fmt(x and x["ratio"], "%.3f")))
+        key = "gflops" if r["name"] == "conv" else "gbps"  # conv: GFLOPS, the others GB/s
+        print("%-6s %-5s %8s %12s %12s %8s" % (r["name"], r["dtype"], size_label(r["size"]), fmt(r.get(key)),
+                                              fmt(p and p.get(key)), fmt(x and x["ratio"], "%.3f")))
     if not nx:
         for p in pt:
             v = p.get("gflops", p.get("gbps"))
@@ -356,6 +377,9 @@ def main():
     ap.add_argument("--ops", default=",".join(SWEEP_OPS),
                     help="op sweep: comma list of %s (default %s)" % (" ".join(SWEEP_OPS + MORE_OPS),
                                                                      ",".join(SWEEP_OPS)))
+    ap.add_argument("--conv", action="store_true",
+                    help="also conv2d of a ResNet-50 stage (N=32, 64->64, 56x56, 3x3, padding 1): "
+                         "torch.nn.functional.conv2d (cuDNN, TF32 off) and nxvk bench ops --ops conv")
     ap.add_argument("--out", metavar="FILE", help="write nxvk, PyTorch and the ratios as one JSON file")
     args = ap.parse_args()
     args.ops = [o.strip() for o in args.ops.split(",") if o.strip()]
@@ -401,6 +425,11 @@ def main():
         ops = run_nxvk(args, "ops", ["--ops", ",".join(args.ops), "--sizes", args.sizes, "--dtype", args.dtype])
         nx_runs = [ops]
         nx_results = list(ops["results"])
+        if args.conv:
+            cv = run_nxvk(args, "ops", ["--ops", "conv", "--sizes", str(CONV_SIZE), "--dtype",
+                                        ",".join(d for d in dtypes if d in ("f32", "f64", "f16", "bf16"))])
+            nx_runs.append(cv)
+            nx_results += list(cv["results"])
         if mm_dtypes:
             mm = run_nxvk(args, "matmul", ["--sizes", args.matmul_sizes, "--dtype", ",".join(mm_dtypes)] +
                           (["--shapes", ",".join(shapes)] if shapes else []))

@@ -167,6 +167,13 @@ static double problem_bytes(const problem *p) {
   return s;
 }
 
+/* conv: 2 x outputs x (kernel elements per output channel); the bench's
+ * cases take the identity permutations (kernel [O, I, K...]) */
+static double conv_flops(const problem *p) {
+  int64_t no = meta_count(&p->out), nk = meta_count(&p->meta[1]), O = p->meta[1].shape.dim[0];
+  return O > 0 ? 2.0 * (double)no * (double)(nk / O) : 0;
+}
+
 static double dot_flops(const problem *p) {
   const nxvk_shape *x = &p->meta[0].shape, *y = &p->meta[1].shape;
   int r = x->rank;
@@ -460,7 +467,7 @@ static int measure(bench_ctx *b, problem *p, bench_row *row, unsigned want, cons
   row->gbps = row->bytes / row->gpu.median;   /* bytes per ns = GB/s */
   row->speedup = row->cpu.have ? row->cpu.median / row->gpu.median : NAN;
   row->speedup_e2e = row->cpu.have && row->e2e.have ? row->cpu.median / row->e2e.median : NAN;
-  row->flops = p->op->kind == NXVK_KIND_DOT ? dot_flops(p) : 0;
+  row->flops = p->op->kind == NXVK_KIND_DOT ? dot_flops(p) : p->op->kind == NXVK_KIND_CONV ? conv_flops(p) : 0;
   row->gflops = row->flops ? row->flops / row->gpu.median : NAN;
   row->gflops_min = row->flops ? row->flops / row->gpu.max : NAN;
   row->gflops_max = row->flops ? row->flops / row->gpu.min : NAN;

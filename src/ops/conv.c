@@ -11,8 +11,10 @@
  * stride) + 1, 0 when that is not positive.
  *
  * Every layout is strides: no operand is ever transposed.  The GPU runs
- * conv_gemm (implicit GEMM, f32) where it takes the shape, else
- * conv_direct (one invocation per output element).  The reference sums in
+ * conv_gemm (implicit GEMM: f32, 2-D, one group, no input dilation) on
+ * the outputs whose window lies inside the input and conv_direct (one
+ * invocation per output element) on the rest; conv_direct alone
+ * elsewhere, or everywhere with NXVK_CONV_DIRECT set (tests, timing).  The reference sums in
  * long double and rounds once.
  */
 #include "ops.h"
@@ -247,8 +249,29 @@ int nxvk_conv_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tens
     m[9] = (uint32_t)p.out_st[2 + d];
   }
   char name[32];
+  nxvk_buffer *bufs[3] = {in[0]->buf, in[1]->buf, out->buf};
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  uint64_t M = (uint64_t)p.NB * (p.S == 2 ? (uint64_t)(p.Y[0] * p.Y[1]) : 0);
+  bool gemm = out->dtype == NXVK_F32 && p.S == 2 && p.G == 1 && p.B == 1 && p.idil[0] == 1 && p.idil[1] == 1 &&
+              p.K[0] >= 1 && p.K[1] >= 1 && p.I >= 1 && (M + 63) / 64 <= c->info.max_workgroup_count[0] &&
+              (uint64_t)(p.O + 63) / 64 <= c->info.max_workgroup_count[1] && !getenv("NXVK_CONV_DIRECT");
+  if (gemm) {
+    /* implicit GEMM for the outputs whose window lies inside the input,
+     * then conv_direct for the border (meta[14]) */
+    uint32_t g[27] = {(uint32_t)M, (uint32_t)p.O, (uint32_t)(p.I * p.K[0] * p.K[1]), (uint32_t)p.Y[0],
+                      (uint32_t)p.Y[1], (uint32_t)p.K[0], (uint32_t)p.K[1], (uint32_t)p.X[0], (uint32_t)p.X[1],
+                      (uint32_t)p.stride[0], (uint32_t)p.stride[1], (uint32_t)p.kdil[0], (uint32_t)p.kdil[1],
+                      (uint32_t)(int32_t)p.lo[0], (uint32_t)(int32_t)p.lo[1], (uint32_t)p.in_st[0],
+                      (uint32_t)p.in_st[1], (uint32_t)p.in_st[2], (uint32_t)p.in_st[3], (uint32_t)p.k_st[0],
+                      (uint32_t)p.k_st[1], (uint32_t)p.k_st[2], (uint32_t)p.k_st[3], (uint32_t)p.out_st[0],
+                      (uint32_t)p.out_st[1], (uint32_t)p.out_st[2], (uint32_t)p.out_st[3]};
+    uint32_t gspec[1] = {256};
+    rc = nxvk_dispatch_grid(r, "conv_gemm_f32", gspec, 1, g, 27, bufs, 3, (uint32_t)((M + 63) / 64),
+                                (uint32_t)((p.O + 63) / 64), 1);
+    if (rc) return rc;
+    meta[14] = 1;
+  }
   snprintf(name, sizeof name, "conv_direct_%s", nxvk_dtype_name(out->dtype));
   uint32_t spec[1] = {NXVK_WG};
-  nxvk_buffer *bufs[3] = {in[0]->buf, in[1]->buf, out->buf};
   return nxvk_dispatch_1d(r, name, spec, 1, meta, 16 + 10 * (uint32_t)p.S, bufs, 3, (uint64_t)total);
 }
