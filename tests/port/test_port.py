@@ -179,7 +179,7 @@ def t_ping_info(tap):
     lim = info["limits"]
     tap.eq((lim["max_frame"], lim["max_header"], lim["max_rank"], lim["max_inputs"], lim["max_elements"],
             lim["max_graph_nodes"]), (2 << 20, 268435456, 8, 64, 2**31 - 1, 4096), "info: limits (max_frame from --max-frame)")
-    kinds = {"unary", "binary", "compare", "select", "reduce", "dot", "movement", "source", "sort", "scan", "window"}
+    kinds = {"unary", "binary", "compare", "select", "reduce", "dot", "movement", "source", "sort", "scan", "window", "conv", "linalg"}
     ops = info["ops"]
     good = all(set(o) >= {"name", "kind", "arity", "dtypes", "attrs", "summary"} and o["kind"] in kinds
                and isinstance(o["arity"], int) and o["arity"] >= -1 for o in ops)
