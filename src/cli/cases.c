@@ -557,10 +557,15 @@ static int data_dot(case_gen *g) {
   const cJSON *pairs = jmode(g->D, cases_jget(Dt, "shapes"));
   if (!cJSON_IsArray(pairs)) return cases_fail("%s: dot.shapes: a list of shape pairs per mode", SIZE_FILE);
   nxvk_dtype dts[CASE_MAX_IN] = {g->dt, g->dt, g->dt, g->dt};
-  for (int v = 0; v < (nv > 0 ? nv : 1); v++) {
+  /* f16 / bf16: once more with "dtype": "f32" (the f32 sums kept) */
+  int nrun = (nv > 0 ? nv : 1) + ((g->dt == NXVK_F16 || g->dt == NXVK_BF16) ? 1 : 0);
+  for (int v = 0; v < nrun; v++) {
     nxvk_attrs a;
     memset(&a, 0, sizeof a);
-    if (nv > 0 && (g->op->attrs & NXVK_ATTR_VARIANT)) {
+    if (v == (nv > 0 ? nv : 1)) {
+      a.set = NXVK_ATTR_DTYPE;
+      a.dtype = NXVK_F32;
+    } else if (nv > 0 && (g->op->attrs & NXVK_ATTR_VARIANT)) {
       a.set = NXVK_ATTR_VARIANT;
       snprintf(a.variant, sizeof a.variant, "%s", names[v]);
     }
