@@ -410,7 +410,7 @@ def main():
         args.dtype = ",".join(d) if d else "f32,f64"
     try:
         sizes = [parse_size(s) for s in args.sizes.split(",")]
-        msizes = [parse_size(s) for s in args.matmul_sizes.split(",")]
+        msizes = [parse_size(s) for s in args.matmul_sizes.split(",") if s]  # "": no ladder
         shapes = [x for x in args.shapes.split(",") if x]
         for x in shapes:
             parse_dims(x)
@@ -430,7 +430,7 @@ def main():
                                         ",".join(d for d in dtypes if d in ("f32", "f64", "f16", "bf16"))])
             nx_runs.append(cv)
             nx_results += list(cv["results"])
-        if mm_dtypes:
+        if mm_dtypes and (msizes or shapes):
             mm = run_nxvk(args, "matmul", ["--sizes", args.matmul_sizes, "--dtype", ",".join(mm_dtypes)] +
                           (["--shapes", ",".join(shapes)] if shapes else []))
             nx_runs.append(mm)

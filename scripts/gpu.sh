@@ -6,7 +6,8 @@
 #   scripts/gpu.sh bench OUTDIR   device info, an add --check, bench peak, the
 #       quick dot f32 conformance (coopmat included where the device has it),
 #       the matmul ladder (every variant) with odd shapes, the op sweep (add,
-#       exp, sum), PyTorch's figures for the same cases in the same run
+#       exp, sum), sort / cumulative_sum / max pooling at 1M and 16M, PyTorch's
+#       figures for the same cases in the same run
 #       (bench/compare_torch.py, where torch is installed), fusion, small-op
 #       throughput from 1, 16 and 100 threads (concurrency), and the port's
 #       latency; on NVIDIA the SM clock sampled beside them (smi.csv).
@@ -93,6 +94,14 @@ elif [ "$what" = bench ]; then
   step torch
   python3 bench/compare_torch.py --nxvk-json "$R/matmul.json" --nxvk-json "$R/ops.json" --min-time 0.3 \
     --out "$R/compare.json" > "$R/compare.txt" 2>&1
+  step bench ordering
+  # sort, cumulative_sum (one row of n) and max pooling (window_max 2x2/2 on
+  # 4096 x 4096 at 16M) against torch.sort, torch.cumsum and max_pool2d
+  $B bench ops --ops sort,cumulative_sum,window_max --dtype f32 --sizes 1M,16M --min-time 0.3 --warmup 0.3 \
+    --cpu-limit 0.5 --json "$R/ordering.json" > "$R/ordering.txt" 2>&1
+  python3 bench/compare_torch.py --nxvk-json "$R/ordering.json" --ops sort,cumulative_sum,window_max \
+    --matmul-sizes "" --min-time 0.3 --out "$R/compare-ordering.json" > "$R/compare-ordering.txt" 2>&1
+  tail -n 8 "$R/compare-ordering.txt"
   step fusion; $B bench fusion --min-time 0.3 > "$R/fusion.txt" 2>&1
   step concurrency; $B bench concurrency --min-time 1 --json "$R/concurrency.json" > "$R/concurrency.txt" 2>&1
   step port
