@@ -52,6 +52,18 @@ float nx_round(float a) { return nxf_round(a); }
 float nx_expm1(float a) { return nxf_expm1(a); }
 float nx_log1p(float a) { return nxf_log1p(a); }
 float nx_erf(float a) { return nxf_erf(a); }
+float nx_tan(float a) { return nxf_tan(a); }
+float nx_asin(float a) { return nxf_asin(a); }
+float nx_acos(float a) { return nxf_acos(a); }
+float nx_atan(float a) { return nxf_atan(a); }
+float nx_sinh(float a) { return nxf_sinh(a); }
+float nx_cosh(float a) { return nxf_cosh(a); }
+float nx_asinh(float a) { return nxf_asinh(a); }
+float nx_acosh(float a) { return nxf_acosh(a); }
+float nx_atanh(float a) { return nxf_atanh(a); }
+float nx_cbrt(float a) { return nxf_cbrt(a); }
+float nx_erfc(float a) { return nxf_erfc(a); }
+float nx_erf_inv(float a) { return nxf_erf_inv(a); }
 
 // ---- f64: the same guarantees as f32 on a driver that flushes f64
 // denormals (shaderDenormPreserveFloat64 = false): add, subtract, multiply,
@@ -90,6 +102,18 @@ double nx_round(double a) { return nxd_round(a); }
 double nx_expm1(double a) { return nxd_expm1(a); }
 double nx_log1p(double a) { return nxd_log1p(a); }
 double nx_erf(double a) { return nxd_erf(a); }
+double nx_tan(double a) { return nxd_tan(a); }
+double nx_asin(double a) { return nxd_asin(a); }
+double nx_acos(double a) { return nxd_acos(a); }
+double nx_atan(double a) { return nxd_atan(a); }
+double nx_sinh(double a) { return nxd_sinh(a); }
+double nx_cosh(double a) { return nxd_cosh(a); }
+double nx_asinh(double a) { return nxd_asinh(a); }
+double nx_acosh(double a) { return nxd_acosh(a); }
+double nx_atanh(double a) { return nxd_atanh(a); }
+double nx_cbrt(double a) { return nxd_cbrt(a); }
+double nx_erfc(double a) { return nxd_erfc(a); }
+double nx_erf_inv(double a) { return nxd_erf_inv(a); }
 
 // ---- i32
 // Truncating, x/0 = 0, INT_MIN/-1 = INT_MIN: computed on magnitudes so no

@@ -100,6 +100,40 @@ UNARY_F(cos, cosl(x))
 UNARY_F(expm1, expm1l(x))
 UNARY_F(log1p, log1pl(x))
 UNARY_F(erf, erfl(x))
+UNARY_F(tan, tanl(x))
+UNARY_F(asin, asinl(x))
+UNARY_F(acos, acosl(x))
+UNARY_F(atan, atanl(x))
+UNARY_F(sinh, sinhl(x))
+UNARY_F(cosh, coshl(x))
+UNARY_F(asinh, asinhl(x))
+UNARY_F(acosh, acoshl(x))
+UNARY_F(atanh, atanhl(x))
+UNARY_F(cbrt, cbrtl(x))
+UNARY_F(erfc, erfcl(x))
+/* erf_inv: long double Newton steps on erfl (|y| < 1/2) or erfcl (1 - |y|
+ * exact), from a bisection: libm has no inverse */
+static long double erf_inv_ld(long double y) {
+  if (isnan(y)) return y;
+  long double ay = fabsl(y);
+  if (ay > 1) return NAN;
+  if (ay == 1) return copysignl(INFINITY, y);
+  if (ay < 0x1p-40L) return y * 0.886226925452758013649083741671L;
+  long double lo = 0, hi = 30;
+  for (int i = 0; i < 80; i++) {
+    long double m = 0.5L * (lo + hi);
+    long double v = ay < 0.5L ? erfl(m) - ay : (1 - ay) - erfcl(m);
+    if (v > 0) hi = m; else lo = m;
+  }
+  long double x = 0.5L * (lo + hi);
+  const long double c = 1.128379167095512573896158903121545L; /* 2/sqrt(pi) */
+  for (int i = 0; i < 3; i++) {
+    long double d = c * expl(-x * x);
+    x -= ay < 0.5L ? (erfl(x) - ay) / d : ((1 - ay) - erfcl(x)) / d;
+  }
+  return copysignl(x, y);
+}
+UNARY_F(erf_inv, erf_inv_ld(x))
 static S r_sqrt(S a, S b, S c, T t) {
   (void)b; (void)c;
   /* correctly rounded in the dtype itself */
