@@ -870,6 +870,102 @@ static void test_f32_own(void) {
   }
 }
 
+/* ============ tan, the inverse and hyperbolic functions, cbrt, erfc, erf_inv
+ * ([nx-ops]): <= 2 ULP (f64 erfc 3: erfcx below 6 comes from erf's fits),
+ * cbrt <= 1; the edges, random bits, and each function's own range */
+static long double erf_invl(long double y) { /* bisection, then Newton in long double */
+  if (isnan(y) || fabsl(y) > 1) return NAN;
+  if (fabsl(y) == 1) return copysignl(INFINITY, y);
+  long double ay = fabsl(y);
+  if (ay < 0x1p-40L) return y * 0.886226925452758013649083741671L;
+  long double lo = 0, hi = 30;
+  for (int i = 0; i < 80; i++) {
+    long double m = 0.5L * (lo + hi);
+    if ((ay < 0.5L ? erfl(m) - ay : (1 - ay) - erfcl(m)) > 0) hi = m; else lo = m;
+  }
+  long double x = 0.5L * (lo + hi);
+  for (int i = 0; i < 3; i++) {
+    long double d = 1.128379167095512573896158903121545L * expl(-x * x);
+    x -= (ay < 0.5L ? erfl(x) - ay : (1 - ay) - erfcl(x)) / d;
+  }
+  return copysignl(x, y);
+}
+static void test_more(void) {
+  static const struct {
+    const char *name;
+    ff1 f;
+    fd1 d;
+    rl1 r;
+    double lo, hi; /* the function's own range, uniform */
+    double lim_f, lim_d;
+  } T[] = {
+    {"tan", nxf_tan, nxd_tan, tanl, -10.0, 10.0, 2, 2},
+    {"atan", nxf_atan, nxd_atan, atanl, -8.0, 8.0, 2, 2},
+    {"asin", nxf_asin, nxd_asin, asinl, -1.0, 1.0, 2, 2},
+    {"acos", nxf_acos, nxd_acos, acosl, -1.0, 1.0, 2, 2},
+    {"sinh", nxf_sinh, nxd_sinh, sinhl, -30.0, 30.0, 2, 2},
+    {"cosh", nxf_cosh, nxd_cosh, coshl, -30.0, 30.0, 2, 2},
+    {"asinh", nxf_asinh, nxd_asinh, asinhl, -20.0, 20.0, 2, 2},
+    {"acosh", nxf_acosh, nxd_acosh, acoshl, 1.0, 20.0, 2, 2},
+    {"atanh", nxf_atanh, nxd_atanh, atanhl, -1.0, 1.0, 2, 2},
+    {"cbrt", nxf_cbrt, nxd_cbrt, cbrtl, -100.0, 100.0, 1, 1},
+    {"erfc", nxf_erfc, nxd_erfc, erfcl, -7.0, 28.0, 2, 3},
+    {"erf_inv", nxf_erf_inv, nxd_erf_inv, erf_invl, -1.0, 1.0, 2, 2},
+  };
+  int nr = NR / 8; /* erf_inv's reference is slow */
+  for (size_t k = 0; k < sizeof T / sizeof T[0]; k++) {
+    stat_t s;
+    char name[96];
+    memset(&s, 0, sizeof s);
+    edges_f1(&s, T[k].f, T[k].r);
+    for (int i = 0; i < nr; i++) {
+      int c = i % 3;
+      float x = c == 0 ? (float)unif(T[k].lo, T[k].hi) : c == 1 ? rbits_f() : loguf(-149, 5, 1);
+      if (k == 11 && c == 2) x = 1.0f - loguf(-24, -2, 0); /* erf_inv: the tail */
+      acc_f1(&s, T[k].f, T[k].r, x);
+    }
+    snprintf(name, sizeof name, "nxf_%s", T[k].name);
+    st_report(&s, name, T[k].lim_f, 0);
+    memset(&s, 0, sizeof s);
+    edges_d1(&s, T[k].d, T[k].r);
+    for (int i = 0; i < nr; i++) {
+      int c = i % 3;
+      double x = c == 0 ? unif(T[k].lo, T[k].hi) : c == 1 ? rbits_d() : logu(-1074, 5, 1);
+      if (k == 11 && c == 2) x = 1.0 - logu(-53, -2, 0);
+      acc_d1(&s, T[k].d, T[k].r, x);
+    }
+    snprintf(name, sizeof name, "nxd_%s", T[k].name);
+    st_report(&s, name, T[k].lim_d, 0);
+  }
+  /* the brief's named values */
+  EXPECT_F(nxf_cbrt(-8.0f), -2.0f);
+  EXPECT_D(nxd_cbrt(-8.0), -2.0);
+  EXPECT_D(nxd_cbrt(27.0), 3.0);
+  EXPECT_F(nxf_atanh(1.0f), INFINITY);
+  EXPECT_D(nxd_atanh(-1.0), -INFINITY);
+  EXPECT_F(nxf_erf_inv(-1.0f), -INFINITY);
+  EXPECT_D(nxd_erf_inv(1.0), INFINITY);
+  EXPECT_F(nxf_erf_inv(-0.0f), -0.0f);
+  EXPECT_D(nxd_erf_inv(-0.0), -0.0);
+  EXPECT_F(nxf_asin(1.0f + FLT_EPSILON), NAN);
+  EXPECT_D(nxd_acos(-1.0 - DBL_EPSILON), NAN);
+  EXPECT_F(nxf_acosh(0.5f), NAN);
+  EXPECT_D(nxd_acosh(1.0), 0.0);
+  EXPECT_F(nxf_atanh(2.0f), NAN);
+  EXPECT_F(nxf_tan(INFINITY), NAN);
+  EXPECT_D(nxd_tan(-0.0), -0.0);
+  EXPECT_F(nxf_sinh(-INFINITY), -INFINITY);
+  EXPECT_D(nxd_cosh(-INFINITY), INFINITY);
+  EXPECT_D(nxd_asinh(-INFINITY), -INFINITY);
+  EXPECT_F(nxf_erfc(INFINITY), 0.0f);
+  EXPECT_D(nxd_erfc(-INFINITY), 2.0);
+  EXPECT_F(nxf_erfc(-0.0f), 1.0f);
+  EXPECT_F(nxf_atan(-INFINITY), -0x1.921fb6p+0f);
+  EXPECT_D(nxd_acos(1.0), 0.0);
+  EXPECT_D(nxd_acos(-1.0), PI_D);
+  EXPECT_F(nxf_cbrt(0x1p-149f), 0x1.428a3p-50f); /* the smallest denormal: 2^(-149/3) */
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && atoi(argv[1]) > 0) NR *= atoi(argv[1]);
   if (argc > 2) rng_s = (uint64_t)strtoull(argv[2], NULL, 0);
@@ -889,5 +985,6 @@ int main(int argc, char **argv) {
   test_f32();
   test_exact_f();
   test_f32_own();
+  test_more();
   return tap_done();
 }
