@@ -109,7 +109,8 @@ defmodule Nxvk do
   @binary ~w(add subtract multiply divide pow max min remainder atan2
              equal not_equal less less_equal greater greater_equal)a
   @unary ~w(exp log sqrt rsqrt abs negate sigmoid tanh floor ceil round sign
-            sin cos expm1 log1p erf)a
+            sin cos expm1 log1p erf tan asin acos atan sinh cosh asinh acosh atanh
+            cbrt erfc erf_inv)a
   @reductions ~w(sum product reduce_max reduce_min argmax argmin mean)a
 
   for name <- @binary do

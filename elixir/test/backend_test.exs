@@ -118,6 +118,40 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
+    test "tan, the inverse and hyperbolic functions, cbrt, erfc and erf_inv run natively and agree with Nx" do
+      Nxvk.Backend.reset_stats()
+      x = Nx.tensor([-0.9, -0.5, -0.1, 0.0, 0.25, 0.75, 0.99], type: :f32)
+      big = Nx.tensor([1.0, 1.5, 2.0, 7.5, 100.0], type: :f64)
+      cube = Nx.tensor([-8.0, 27.0, 0.001, -1.0e-30], type: :f32)
+
+      checks =
+        for op <- [:tan, :asin, :acos, :atan, :sinh, :cosh, :asinh, :atanh, :erfc, :erf_inv] do
+          {op, apply(Nx, op, [x]), apply(Nx, op, [bin(x)])}
+        end ++
+          [
+            {:acosh, Nx.acosh(big), Nx.acosh(bin(big))},
+            {:cosh, Nx.cosh(big), Nx.cosh(bin(big))},
+            {:cbrt, Nx.cbrt(cube), Nx.cbrt(bin(cube))}
+          ]
+
+      for {op, got, want} <- checks do
+        assert got.type == want.type and got.shape == want.shape, "#{op}"
+        assert_close(Nx.to_flat_list(got), Nx.to_flat_list(want), 1.0e-6, 1.0e-6)
+      end
+
+      assert Nx.to_flat_list(Nx.cbrt(Nx.tensor([-8.0]))) == [-2.0]
+      assert Nx.to_flat_list(Nx.atanh(Nx.tensor([1.0, -1.0]))) == [:infinity, :neg_infinity]
+      assert Nx.to_flat_list(Nx.erf_inv(Nx.tensor([1.0, -1.0]))) == [:infinity, :neg_infinity]
+      assert [nan] = Nx.to_flat_list(Nx.asin(Nx.tensor([1.5])))
+      assert nan == :nan
+      stats = Nxvk.Backend.stats()
+
+      for cb <- [:tan, :asin, :acos, :atan, :sinh, :cosh, :asinh, :acosh, :atanh, :cbrt, :erfc, :erf_inv] do
+        assert %{native: n, fallback: 0} = stats[cb], "#{cb}: #{inspect(stats[cb])}"
+        assert n >= 1
+      end
+    end
+
     # s64 (Nx's default integer) and u64 ops with two's complement
     # wrapping, comparisons, reductions, dot, as_type, movement, iota: each
     # the same bytes as Nx.BinaryBackend gives, run natively

@@ -30,7 +30,8 @@ if Code.ensure_loaded?(Nx) do
 
       * element-wise: `add subtract multiply max min` and the comparisons
         (every type), `divide pow atan2 exp log sqrt rsqrt sigmoid tanh sin
-        cos expm1 log1p erf` (floats), `abs negate sign` (f32 f64 s32 s64;
+        cos expm1 log1p erf tan asin acos atan sinh cosh asinh acosh atanh
+        cbrt erfc erf_inv` (floats), `abs negate sign` (f32 f64 s32 s64;
         `negate` of the unsigned types too, wrapping as Nx),
         `floor ceil round`, `is_nan`, `select`, `clip`;
       * reductions `sum product reduce_max reduce_min argmax argmin`
@@ -75,8 +76,7 @@ if Code.ensure_loaded?(Nx) do
     The documented fallback list (every callback not named above, and a
     named one when its types are not native): `quotient remainder bitwise_*
     left_shift right_shift logical_* all any count_leading_zeros
-    population_count cbrt acos asin atan cosh sinh tan acosh asinh atanh
-    erfc erf_inv conjugate real imag phase is_infinity eye pad reverse
+    population_count conjugate real imag phase is_infinity eye pad reverse
     put_slice take take_along_axis gather indexed_add indexed_put
     reduce window_reduce window_scatter_max window_scatter_min map fft ifft fft2 ifft2
     lu qr svd eigh solve determinant all_close
@@ -642,7 +642,8 @@ if Code.ensure_loaded?(Nx) do
       end)
     end
 
-    @float_unary ~w(exp log sqrt rsqrt sigmoid tanh sin cos expm1 log1p erf)a
+    @float_unary ~w(exp log sqrt rsqrt sigmoid tanh sin cos expm1 log1p erf
+                    tan asin acos atan sinh cosh asinh acosh atanh cbrt erfc erf_inv)a
     for name <- @float_unary do
       @impl true
       def unquote(name)(out, t) do

@@ -298,7 +298,8 @@ if Code.ensure_loaded?(Nx) do
     @arith ~w(add subtract multiply max min)a
     @float_binary ~w(divide pow atan2)a
     @compare ~w(equal not_equal less less_equal greater greater_equal)a
-    @float_unary ~w(exp log sqrt rsqrt sigmoid tanh sin cos expm1 log1p erf)a
+    @float_unary ~w(exp log sqrt rsqrt sigmoid tanh sin cos expm1 log1p erf
+                    tan asin acos atan sinh cosh asinh acosh atanh cbrt erfc erf_inv)a
 
     defp lower_op(name, %T{data: %Expr{args: [a, b]}} = t, st) when name in @arith do
       binary(st, name, a, b, t.type)
