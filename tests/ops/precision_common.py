@@ -82,3 +82,4 @@ def check_exact(desc, got, want, inputs):
 
 def f32_bits(u):
     return np.asarray(u, dtype=np.uint32).view(np.float32)
+

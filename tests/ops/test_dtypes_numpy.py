@@ -30,6 +30,9 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from math_oracles import erf_inv_oracle, erfc_ref  # noqa: E402
+
 np.seterr(all="ignore")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
@@ -51,7 +54,10 @@ UNARY_F = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "rsqrt": lambda x: 1 /
            "tanh": np.tanh, "floor": np.floor, "ceil": np.ceil,
            "round": lambda x: np.where(np.isfinite(x), np.sign(x) * np.floor(np.abs(x) + np.float32(0.5)), x),
            "sign": lambda x: np.where(np.isnan(x), x, np.sign(x) + np.float32(0)),
-           "sin": np.sin, "cos": np.cos, "expm1": np.expm1, "log1p": np.log1p, "erf": None}
+           "sin": np.sin, "cos": np.cos, "expm1": np.expm1, "log1p": np.log1p, "erf": None,
+           "tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh,
+           "cosh": np.cosh, "asinh": np.arcsinh, "acosh": np.arccosh, "atanh": np.arctanh,
+           "cbrt": np.cbrt, "erfc": None, "erf_inv": None}
 BINARY_F = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.divide,
             "pow": np.power, "max": np.maximum, "min": np.minimum, "remainder": np.fmod,
             "atan2": np.arctan2}
@@ -242,6 +248,8 @@ def oracle_ew(name, dt, x, y, pred):
         if name == "erf":
             import math
             r = np.array([math.erf(float(v)) for v in x32], np.float32)
+        elif name in ("erfc", "erf_inv"):
+            r = (erfc_ref if name == "erfc" else erf_inv_oracle)(x32.astype(np.float64)).astype(np.float32)
         else:
             r = UNARY_F[name](x32)
     else:

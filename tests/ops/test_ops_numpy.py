@@ -31,6 +31,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from math_oracles import erf_inv_oracle, erfc_ref  # noqa: E402
+
 warnings.simplefilter("ignore")
 np.seterr(all="ignore")
 
@@ -455,6 +458,10 @@ UNARY = {
     "tanh": fl_ref(np.tanh), "floor": lambda x: np.floor(x), "ceil": lambda x: np.ceil(x),
     "round": r_round, "sign": r_sign, "sin": fl_ref(np.sin), "cos": fl_ref(np.cos),
     "expm1": fl_ref(np.expm1), "log1p": fl_ref(np.log1p), "erf": fl_ref(erf_ld),
+    "tan": fl_ref(np.tan), "asin": fl_ref(np.arcsin), "acos": fl_ref(np.arccos),
+    "atan": fl_ref(np.arctan), "sinh": fl_ref(np.sinh), "cosh": fl_ref(np.cosh),
+    "asinh": fl_ref(np.arcsinh), "acosh": fl_ref(np.arccosh), "atanh": fl_ref(np.arctanh),
+    "cbrt": fl_ref(np.cbrt), "erfc": fl_ref(erfc_ref), "erf_inv": fl_ref(erf_inv_oracle),
 }
 REDUCE = ("sum", "product", "reduce_max", "reduce_min", "argmax", "argmin", "mean")
 MOVEMENT = ("reshape", "transpose", "slice", "concatenate", "as_type")
