@@ -21,7 +21,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from math_oracles import erf_inv_oracle, erfc_ref, mpmath  # noqa: E402
-from precision_common import LD, ROOT, check_ulps, done, run, tap  # noqa: E402
+from precision_common import LD, check_ulps, done, run, tap  # noqa: E402
+from pytap import ROOT  # noqa: E402
 
 rng = np.random.default_rng(29)
 N = 4000
