@@ -331,7 +331,7 @@ static const char *const kind_names[] = {
     [NXVK_KIND_SELECT] = "select", [NXVK_KIND_REDUCE] = "reduce", [NXVK_KIND_DOT] = "dot",
     [NXVK_KIND_MOVEMENT] = "movement", [NXVK_KIND_SOURCE] = "source",
     [NXVK_KIND_SORT] = "sort", [NXVK_KIND_SCAN] = "scan", [NXVK_KIND_WINDOW] = "window",
-    [NXVK_KIND_CONV] = "conv", [NXVK_KIND_LINALG] = "linalg",
+    [NXVK_KIND_CONV] = "conv", [NXVK_KIND_LINALG] = "linalg", [NXVK_KIND_INDEX] = "index",
 };
 
 static const struct {
@@ -348,6 +348,7 @@ static const struct {
     {NXVK_ATTR_CONV, "strides padding input_dilation kernel_dilation feature_group_size batch_group_size "
                      "input_permutation kernel_permutation output_permutation"},
     {NXVK_ATTR_TRIANGULAR, "left_side lower transform_a"},
+    {NXVK_ATTR_PAD, "low high interior"},
 };
 
 static cJSON *dtype_list(port_server *s, unsigned mask) {

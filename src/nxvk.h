@@ -479,6 +479,7 @@ typedef enum {
   NXVK_KIND_WINDOW,     /* window_* and window_scatter_* */
   NXVK_KIND_CONV,       /* conv (Nx.conv / XLA ConvGeneralDilated) */
   NXVK_KIND_LINALG,     /* cholesky triangular_solve: batched square matrices */
+  NXVK_KIND_INDEX,      /* integer index operands beside the data: gather take scatter */
 } nxvk_kind;
 
 /* Attributes an op may accept. */
@@ -500,6 +501,7 @@ enum {
                                   * "feature_group_size" "batch_group_size" "input_permutation"
                                   * "kernel_permutation" "output_permutation" */
   NXVK_ATTR_TRIANGULAR = 1u << 10, /* triangular_solve: "left_side" "lower" "transform_a" */
+  NXVK_ATTR_PAD = 1u << 20,      /* "low" "high" "interior": [int...] (pad) */
 };
 
 /* conv's attributes (nxvk-run(1), CONV); per spatial axis unless noted. */
@@ -559,6 +561,8 @@ typedef struct nxvk_attrs {
    * (true) is !right_side, "lower" (true) is !upper, "transform_a"
    * ("none" or "transpose") */
   bool right_side, upper, transpose_a;
+  int nlow;                        /* pad: entries of low / high / interior */
+  int64_t low[NXVK_MAX_RANK], high[NXVK_MAX_RANK], interior[NXVK_MAX_RANK];
 } nxvk_attrs;
 
 /* Parse a JSON object of attributes for op (NULL/empty text = none).  Unknown

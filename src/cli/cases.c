@@ -321,8 +321,8 @@ void cases_unload(conf_data *D) {
 /* Add a case to g's list: nin inputs (dtypes and shapes), the attributes
  * (NULL: none), the input class, and `where` for the text.  Every rule's
  * cases go through here, data and sized alike. */
-static int case_add(case_gen *g, int nin, const nxvk_shape *shapes, const nxvk_dtype *dts,
-                    const nxvk_attrs *a, int fill, const char *where) {
+int case_add(case_gen *g, int nin, const nxvk_shape *shapes, const nxvk_dtype *dts,
+             const nxvk_attrs *a, int fill, const char *where) {
   case_list *L = g->L;
   if (L->n == L->cap) {
     int cap = L->cap ? L->cap * 2 : 64;
@@ -1247,6 +1247,9 @@ static const case_rule kind_rules[] = {
     [NXVK_KIND_WINDOW] = {NULL, data_order, sized_order, layouts_order, 0, NULL, SIZED_PLAIN},
     [NXVK_KIND_CONV] = {NULL, data_conv, sized_conv, layouts_conv, 0, NULL, SIZED_UNIT},
     [NXVK_KIND_LINALG] = {NULL, data_linalg, sized_linalg, layouts_linalg, 1u << 0, input_linalg, SIZED_UNIT},
+    /* cases_index.c: its hook fills the indices and the other data operands */
+    [NXVK_KIND_INDEX] = {NULL, cases_index_data, cases_index_sized, cases_index_layouts, 3u << 1,
+                         cases_index_input, SIZED_PLAIN},
 };
 
 /* Rules of single ops, by name, over their kind's: the fields set here

@@ -159,4 +159,14 @@ struct case_rule {
 };
 enum { SIZED_PLAIN = 1, SIZED_UNIT, SIZED_PRODUCT };
 
+/* Add a case to g's list (cases.c; every rule's cases go through it). */
+int case_add(case_gen *g, int nin, const nxvk_shape *shapes, const nxvk_dtype *dts,
+             const nxvk_attrs *a, int fill, const char *where);
+
+/* cases_index.c: the rule of the indexing ops (NXVK_KIND_INDEX). */
+int cases_index_data(case_gen *g);
+int cases_index_sized(case_gen *g, int layout, conf_case *k);
+int cases_index_layouts(const nxvk_op_desc *op);
+void cases_index_input(const case_fill *f, int i, nxvk_host *h, uint64_t *rng);
+
 #endif

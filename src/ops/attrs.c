@@ -27,6 +27,7 @@ static const struct {
     {"kernel_permutation", NXVK_ATTR_CONV}, {"output_permutation", NXVK_ATTR_CONV},
     {"left_side", NXVK_ATTR_TRIANGULAR},    {"lower", NXVK_ATTR_TRIANGULAR},
     {"transform_a", NXVK_ATTR_TRIANGULAR},
+    {"low", NXVK_ATTR_PAD},       {"high", NXVK_ATTR_PAD},            {"interior", NXVK_ATTR_PAD},
 };
 
 static int bad(const nxvk_op_desc *op, const char *key, const char *why) {
@@ -159,7 +160,7 @@ int nxvk_attrs_from_cjson(const nxvk_op_desc *op, const cJSON *obj, nxvk_attrs *
   if (!cJSON_IsObject(obj))
     return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: attributes must be a JSON object", op->name);
   bool have_start = false, have_length = false, have_stride = false;
-  int nstart = 0, nlength = 0, nstride = 0;
+  int nstart = 0, nlength = 0, nstride = 0, nlow = -1, nhigh = -1, ninterior = -1;
   for (const cJSON *v = obj->child; v; v = v->next) {
     const char *key = v->string;
     unsigned bit = 0;
@@ -200,6 +201,12 @@ int nxvk_attrs_from_cjson(const nxvk_op_desc *op, const cJSON *obj, nxvk_attrs *
     } else if (strcmp(key, "stride") == 0) {
       rc = int_list(op, v, key, 1, INT32_MAX, out->stride, &nstride);
       have_stride = true;
+    } else if (strcmp(key, "low") == 0) {
+      rc = int_list(op, v, key, -INT32_MAX, INT32_MAX, out->low, &nlow);
+    } else if (strcmp(key, "high") == 0) {
+      rc = int_list(op, v, key, -INT32_MAX, INT32_MAX, out->high, &nhigh);
+    } else if (strcmp(key, "interior") == 0) {
+      rc = int_list(op, v, key, 0, INT32_MAX, out->interior, &ninterior);
     } else if (strcmp(key, "shape") == 0) {
       rc = int_list(op, v, key, -1, INT32_MAX, out->shape.dim, &out->shape.rank);
     } else if (strcmp(key, "keep_axes") == 0) {
@@ -246,7 +253,27 @@ int nxvk_attrs_from_cjson(const nxvk_op_desc *op, const cJSON *obj, nxvk_attrs *
     }
     if (rc) return rc;
   }
-  if (out->set & NXVK_ATTR_SLICE) {
+  if (out->set & NXVK_ATTR_PAD) {
+    /* low and high go together; interior defaults to zeros */
+    if (nlow < 0 || nhigh < 0)
+      return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: \"low\" and \"high\" go together", op->name);
+    if (nlow != nhigh || (ninterior >= 0 && ninterior != nlow))
+      return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: low, high and interior differ in length", op->name);
+    out->nlow = nlow;
+  }
+  if ((out->set & NXVK_ATTR_SLICE) && op->kind == NXVK_KIND_INDEX) {
+    /* dynamic_slice: the start indices are an operand */
+    if (have_start)
+      return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: attribute \"start\": the start indices are input 2",
+                         op->name);
+    if (!have_length)
+      return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: attribute \"length\" is required", op->name);
+    if (have_stride && nstride != nlength)
+      return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: length and stride differ in length", op->name);
+    out->nslice = nlength;
+    if (!have_stride)
+      for (int i = 0; i < nlength; i++) out->stride[i] = 1;
+  } else if (out->set & NXVK_ATTR_SLICE) {
     if (!have_start || !have_length)
       return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: \"start\" and \"length\" go together", op->name);
     if (nstart != nlength || (have_stride && nstride != nstart))

@@ -41,7 +41,9 @@ static int check_operands(const nxvk_op *op, const nxvk_attrs *a, const nxvk_met
                          nxvk_dtype_name(in[0].dtype));
     first = 1;
   }
-  for (int i = first; i < nin; i++) {
+  /* indexing ops mix data and integer index operands: their rules check
+   * each operand by name (index.c) */
+  for (int i = first; i < nin && d->kind != NXVK_KIND_INDEX; i++) {
     if ((unsigned)in[i].dtype >= NXVK_NDTYPES || !(d->dtypes & NXVK_DT(in[i].dtype)))
       return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE, "%s does not take %s (input %d)", d->name,
                          nxvk_dtype_name(in[i].dtype), i + 1);

@@ -143,6 +143,23 @@ double nxvk_bf16_round(double x);
  * zero, saturating; int -> int wraps; anything -> bool is x != 0 (NaN: true). */
 void nxvk_convert_elem(const nxvk_host *src, int64_t si, nxvk_host *dst, int64_t di);
 
+/* index.c: broadcast pad dynamic_slice put_slice gather take take_along_axis
+ * indexed_add indexed_put (code: take 0 / take_along_axis 1; indexed_add 0 /
+ * indexed_put 1) */
+#define NXVK_DECL_OP(kind)                                                                          \
+  int nxvk_##kind##_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *); \
+  int nxvk_##kind##_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int, \
+                        nxvk_tensor *);                                                             \
+  int nxvk_##kind##_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
+NXVK_DECL_OP(broadcast)
+NXVK_DECL_OP(pad)
+NXVK_DECL_OP(dynslice)
+NXVK_DECL_OP(putslice)
+NXVK_DECL_OP(gather)
+NXVK_DECL_OP(indexed)
+int nxvk_take_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
+int nxvk_indexed_supported(nxvk_ctx *, const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int);
+
 /* source.c: iota, random_uniform, random_normal */
 int nxvk_source_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
 int nxvk_iota_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,

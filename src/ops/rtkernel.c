@@ -24,7 +24,7 @@
 
 extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_random[],
     nxvk_src_dot_naive[], nxvk_src_dtype[], nxvk_src_f16[], nxvk_src_scan[], nxvk_src_sort[], nxvk_src_window[],
-    nxvk_src_conv_direct[];
+    nxvk_src_conv_direct[], nxvk_src_gather[], nxvk_src_scatter[], nxvk_src_index[];
 
 /* name -> content key, for the process (the GLSL of a name never changes) */
 typedef struct rt_name {
@@ -59,6 +59,7 @@ static int append_resolved(char **buf, size_t *len, const char *text) {
     if (strncmp(p, "#include \"", 10) == 0) {
       if (strncmp(p + 10, "dtype.glsl\"", 11) == 0) ins = nxvk_src_dtype;
       else if (strncmp(p + 10, "f16.glsl\"", 9) == 0) ins = nxvk_src_f16;
+      else if (strncmp(p + 10, "index.glsl\"", 11) == 0) ins = nxvk_src_index;
       else if (strncmp(p + 10, "nxmath.glsl\"", 12) == 0) ins = nxvk_glsl_lib;
       else return nxvk_seterr(NXVK_E_BAD_REQUEST, "run-time kernel: unknown include %.40s", p);
     }
@@ -97,6 +98,46 @@ static int hand_glsl(const char *src, const char *defines, char **out) {
   return NXVK_OK;
 }
 
+/* gather_b<bytes>_<ix>, scatter_{put,owned}_b<bytes>_<ix> and
+ * scatter_{owner,add32,add64,addf}_<ix> (index.c names them). */
+static int index_glsl(const char *name, const char *us, nxvk_dtype ix, char **out) {
+  if (!nxvk_dtype_is_int(ix)) goto unknown;
+  bool gather = strncmp(name, "gather_", 7) == 0;
+  const char *mode = name + (gather ? 7 : 8);
+  char modes[16] = "", bytes = 0;
+  size_t mlen = (size_t)(us - mode);
+  if (gather) {
+    if (mlen != 2 || mode[0] != 'b') goto unknown;
+    bytes = mode[1];
+  } else {
+    const char *mus = strchr(mode, '_');
+    size_t n = (size_t)(mus - mode);
+    if (n >= sizeof modes) goto unknown;
+    memcpy(modes, mode, n);
+    modes[n] = 0;
+    bool sized = strcmp(modes, "put") == 0 || strcmp(modes, "owned") == 0;
+    if (!sized && strcmp(modes, "owner") && strcmp(modes, "add32") && strcmp(modes, "add64") &&
+        strcmp(modes, "addf"))
+      goto unknown;
+    if (sized) {
+      if (mus + 3 != us || mus[1] != 'b') goto unknown;
+      bytes = mus[2];
+    } else if (mus != us) {
+      goto unknown;
+    }
+    for (char *q = modes; *q; q++)
+      if (*q >= 'a' && *q <= 'z') *q = (char)(*q - 'a' + 'A');
+  }
+  if (bytes && bytes != '1' && bytes != '2' && bytes != '4' && bytes != '8') goto unknown;
+  char defs[128] = "", eb[24] = "";
+  if (bytes) snprintf(eb, sizeof eb, "#define EB_%c 1\n", bytes);
+  snprintf(defs, sizeof defs, "#define IX_%s 1\n%s%s%s%s", nxvk_dtype_name(ix), eb,
+           gather ? "" : "#define OP_", gather ? "" : modes, gather ? "" : " 1\n");
+  return hand_glsl(gather ? nxvk_src_gather : nxvk_src_scatter, defs, out);
+unknown:
+  return nxvk_seterr(NXVK_E_UNSUPPORTED, "no kernel named '%s'", name);
+}
+
 /* GLSL for a kernel name, or NXVK_E_UNSUPPORTED when the name means nothing. */
 static int glsl_for(const char *name, char **out) {
   *out = NULL;
@@ -133,6 +174,8 @@ static int glsl_for(const char *name, char **out) {
     return hand_glsl(nxvk_src_copy, defs, out);
   }
   if (!parse_dtype(us + 1, strlen(us + 1), &d)) goto unknown;
+  if (strncmp(name, "gather_", 7) == 0 || strncmp(name, "scatter_", 8) == 0)
+    return index_glsl(name, us, d, out);
   size_t stem = (size_t)(us - name);
   if ((stem == 6 && strncmp(name, "reduce", 6) == 0) || (stem == 9 && strncmp(name, "argreduce", 9) == 0)) {
     snprintf(defs, sizeof defs, "#define DT_%s 1\n%s", nxvk_dtype_name(d), stem == 9 ? "#define ARG 1\n" : "");

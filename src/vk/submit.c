@@ -326,6 +326,14 @@ int nxvk_rec_copy(nxvk_rec *r, nxvk_buffer *src, VkDeviceSize src_off, nxvk_buff
   return NXVK_OK;
 }
 
+int nxvk_rec_fill(nxvk_rec *r, nxvk_buffer *b, VkDeviceSize n, uint32_t word) {
+  int rc = nxvk_rec_hold(r, b);
+  if (rc) return rc;
+  r->c->vk.vkCmdFillBuffer(r->cmd, b->buffer, 0, (n + 3) & ~(VkDeviceSize)3, word);
+  barrier(r, COMPUTE_TRANSFER, ALL_RW);
+  return NXVK_OK;
+}
+
 int nxvk_rec_update(nxvk_rec *r, nxvk_buffer *b, VkDeviceSize off, const void *data,
                     VkDeviceSize n) {
   int rc = nxvk_rec_hold(r, b);

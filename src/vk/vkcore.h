@@ -216,6 +216,8 @@ int nxvk_rec_copy(nxvk_rec *r, nxvk_buffer *src, VkDeviceSize src_off, nxvk_buff
 /* Write n bytes (a multiple of 4, at most 65536) into b inline. */
 int nxvk_rec_update(nxvk_rec *r, nxvk_buffer *b, VkDeviceSize off, const void *data,
                     VkDeviceSize n);
+/* Fill the first n bytes (rounded up to 4) of b with a 32-bit word. */
+int nxvk_rec_fill(nxvk_rec *r, nxvk_buffer *b, VkDeviceSize n, uint32_t word);
 /* Keep a buffer alive until the recording completes. */
 int nxvk_rec_hold(nxvk_rec *r, nxvk_buffer *b);
 /* End, submit (under the queue lock), wait (outside it), release to pool. */
