@@ -44,6 +44,9 @@ NP = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "u8": np.uint8}
 FLOATS = ("f32", "f64")
 # the dtypes [dtypes] added; their numpy oracle is test_dtypes_numpy.py
 NEW_DTYPES = ("f16", "bf16", "i8", "i16", "i64", "u16", "u32", "u64", "bool")
+# the shape and indexing ops; their numpy oracle is test_index_numpy.py
+INDEX_OPS = ("broadcast", "pad", "dynamic_slice", "put_slice", "gather", "take", "take_along_axis",
+             "indexed_add", "indexed_put")
 TMP = tempfile.mkdtemp(prefix="nxvk_numpy_")
 # a private copy: the suite runs for minutes and a rebuild must not swap the
 # binary under it (the engine embeds its shaders, so the copy is complete)
@@ -474,6 +477,7 @@ ELSEWHERE = {op: "test_ordering_numpy.py" for op in (
     "window_scatter_max", "window_scatter_min")}
 ELSEWHERE.update({"conv": "test_conv_numpy.py", "cholesky": "test_linalg_numpy.py",
                   "triangular_solve": "test_linalg_numpy.py"})
+ELSEWHERE.update({op: "test_index_numpy.py" for op in INDEX_OPS})
 
 
 # ---------------------------------------------------------------- cases
