@@ -179,12 +179,14 @@ def t_ping_info(tap):
     lim = info["limits"]
     tap.eq((lim["max_frame"], lim["max_header"], lim["max_rank"], lim["max_inputs"], lim["max_elements"],
             lim["max_graph_nodes"]), (2 << 20, 268435456, 8, 64, 2**31 - 1, 4096), "info: limits (max_frame from --max-frame)")
-    kinds = {"unary", "binary", "compare", "select", "reduce", "dot", "movement", "source", "sort", "scan", "window", "conv", "linalg"}
+    kinds = {"unary", "binary", "compare", "select", "reduce", "dot", "movement", "source", "sort", "scan",
+             "window", "conv", "linalg", "index"}
     ops = info["ops"]
     good = all(set(o) >= {"name", "kind", "arity", "dtypes", "attrs", "summary"} and o["kind"] in kinds
                and isinstance(o["arity"], int) and o["arity"] >= -1 for o in ops)
     names = {o["name"] for o in ops}
-    tap.ok(good and {"add", "exp", "sum", "dot", "reshape", "iota"} <= names, "info: ops with name kind arity dtypes attrs summary")
+    tap.ok(good and {"add", "exp", "sum", "dot", "reshape", "iota", "gather", "indexed_add"} <= names,
+           "info: ops with name kind arity dtypes attrs summary")
     tap.eq(next(o for o in ops if o["name"] == "sum")["attrs"], ["axes", "keep_axes"], "info: sum takes axes and keep_axes")
     rc, rest = p.close()
     tap.eq((rc, rest), (0, b""), "end of input: exit 0, nothing more written")
