@@ -11,6 +11,13 @@ with --json at the same sizes and prints nxvk/PyTorch ratios side by side
 (ratio > 1: nxvk is faster).  --out writes everything as one JSON file from
 which every ratio can be recomputed.
 
+--ops adds gather and scatter sweeps: take, gather, indexed_add and
+indexed_put against torch.index_select, torch.gather, torch.index_add and
+torch.index_put (out of place, as Nx's ops are), n indices uniform in
+[0, n) on a 1-D tensor of n; e.g. the 16M figures:
+  bench/compare_torch.py --nxvk ./nxvk --ops take,gather,indexed_add,indexed_put \
+      --sizes 16M --dtype f32 --matmul-sizes 128
+
 nxvk's dot variant coopmat (f32 tensors, inputs rounded to f16, f32 sums on
 tensor cores) is compared with torch.matmul on torch.float16 tensors of the
 same sizes (cuBLAS f16, with f32 accumulation: reduced-precision reductions
@@ -38,6 +45,10 @@ SWEEP_OPS = ["add", "exp", "sum"]
 # on [p, n/p], p the largest power of two <= sqrt(n) dividing n, as
 # nxvk's sized cases (src/cli/cases.c)
 MORE_OPS = ["sort", "cumulative_sum", "window_max"]
+# with --ops: gather and scatter (nxvk's sized case: a 1-D tensor of n, n i32
+# indices uniform in [0, n), n updates), against the out-of-place PyTorch ops
+# Nx's semantics match: index_select, gather, index_add, index_put
+INDEX_OPS = ["take", "gather", "indexed_add", "indexed_put"]
 DEFAULT_SIZES = "1K,16K,256K,1M,4M,16M,64M"
 DEFAULT_MATMUL = "128,256,512,1024,2048,4096"
 # --conv: a ResNet-50 stage, N=32, 64 -> 64 channels, 56x56, 3x3, padding 1;
@@ -172,7 +183,31 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
             results.append({"mode": "shapes", "name": "matmul", "dtype": dt, "dims": text, "size": m,
                             "gpu_ns": st, "flops": flops, "gflops": flops / st["median"]})
             del a, b, c
-        for op in args.ops:
+        for op in [o for o in args.ops if o in INDEX_OPS]:
+            for n in sizes:
+                t, u = rand((n,), dt), rand((n,), dt)
+                idx = torch.randint(0, n, (n,), generator=gen, device=dev, dtype=torch.int64)
+                out = torch.empty((n,), device=dev, dtype=tdt[dt])
+                esz = t.element_size()
+                # bytes as nxvk bench counts them (its indices are i32): every operand and the result
+                # once, so the GB/s ratio is the time ratio (torch.gather wants int64 indices)
+                if op == "take":
+                    fn = lambda: torch.index_select(t, 0, idx, out=out)  # noqa: E731
+                    nbytes = 2 * n * esz + 4 * n
+                elif op == "gather":
+                    fn = lambda: torch.gather(t, 0, idx, out=out)  # noqa: E731
+                    nbytes = 2 * n * esz + 4 * n
+                elif op == "indexed_add":
+                    fn = lambda: torch.index_add(t, 0, idx, u)  # noqa: E731
+                    nbytes = 3 * n * esz + 4 * n
+                else:
+                    fn = lambda: torch.index_put(t, (idx,), u)  # noqa: E731
+                    nbytes = 3 * n * esz + 4 * n
+                st = time_cuda(torch, fn, args.min_time, args.repeat, args.warmup)
+                results.append({"mode": "ops", "name": op, "dtype": dt, "size": n, "gpu_ns": st,
+                                "bytes": nbytes, "gbps": nbytes / st["median"]})
+                del t, u, idx, out
+        for op in [o for o in args.ops if o not in INDEX_OPS]:
             if op in ("exp", "window_max") and dt in ("i32", "i64"):
                 continue  # exp takes floats (nxvk's and PyTorch's integer exp would differ in dtype)
             for n in sizes:
@@ -375,7 +410,7 @@ def main():
     ap.add_argument("--min-time", type=float, default=0.5, help="seconds per PyTorch measurement")
     ap.add_argument("--repeat", type=int, default=0, help="exactly N timed PyTorch runs")
     ap.add_argument("--ops", default=",".join(SWEEP_OPS),
-                    help="op sweep: comma list of %s (default %s)" % (" ".join(SWEEP_OPS + MORE_OPS),
+                    help="op sweep: comma list of %s (default %s)" % (" ".join(SWEEP_OPS + MORE_OPS + INDEX_OPS),
                                                                      ",".join(SWEEP_OPS)))
     ap.add_argument("--conv", action="store_true",
                     help="also conv2d of a ResNet-50 stage (N=32, 64->64, 56x56, 3x3, padding 1): "
@@ -383,8 +418,8 @@ def main():
     ap.add_argument("--out", metavar="FILE", help="write nxvk, PyTorch and the ratios as one JSON file")
     args = ap.parse_args()
     args.ops = [o.strip() for o in args.ops.split(",") if o.strip()]
-    if not args.ops or any(o not in SWEEP_OPS + MORE_OPS for o in args.ops):
-        ap.error("--ops takes a comma list of %s" % " ".join(SWEEP_OPS + MORE_OPS))
+    if not args.ops or any(o not in SWEEP_OPS + MORE_OPS + INDEX_OPS for o in args.ops):
+        ap.error("--ops takes a comma list of %s" % " ".join(SWEEP_OPS + MORE_OPS + INDEX_OPS))
     if args.nxvk and args.nxvk_json:
         ap.error("give --nxvk or --nxvk-json, not both")
     nx_runs, nx_results = [], []
