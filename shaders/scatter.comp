@@ -12,12 +12,21 @@
 //   OP_ADD64 : 64-bit integer add as two 32-bit atomics (low word, then the
 //              carry into the high word): exact, in any order
 //   OP_ADDF  : f32 add by compare-and-swap (f16 / bf16 through f32 scratch)
+//   OP_ADDFA : f32 add by atomicAdd (VK_EXT_shader_atomic_float)
+//   OP_ADDD  : f64 add by 64-bit compare-and-swap (shaderBufferInt64Atomics)
 //
 // meta: as gather.comp, over the updates' dimensions ([14..21] dst stride
 //       per update dim), then [46] elements per update row [47] CLAMP.
 #extension GL_GOOGLE_include_directive : require
 #if defined(OP_ADD32) || defined(OP_ADDF) || defined(OP_OWNER)
 #define E uint
+#elif defined(OP_ADDFA)
+#extension GL_EXT_shader_atomic_float : require
+#define E float
+#elif defined(OP_ADDD)
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_atomic_int64 : require
+#define E uint64_t
 #elif defined(OP_ADD64)
 #define E uvec2
 #elif defined(EB_1)
@@ -86,6 +95,17 @@ void main() {
     uint old = atomicAdd(d[2u * ti], v.x);
     uint carry = (old + v.x < old) ? 1u : 0u;
     if (v.y + carry != 0u) atomicAdd(d[2u * ti + 1u], v.y + carry);
+#elif defined(OP_ADDFA)
+    atomicAdd(d[ti], u[i]);
+#elif defined(OP_ADDD)
+    double add = uint64BitsToDouble(u[i]);
+    uint64_t cur = d[ti];
+    for (;;) {
+      uint64_t want = doubleBitsToUint64(uint64BitsToDouble(cur) + add);
+      uint64_t seen = atomicCompSwap(d[ti], cur, want);
+      if (seen == cur) break;
+      cur = seen;
+    }
 #elif defined(OP_ADDF)
     float add = uintBitsToFloat(u[i]);
     uint cur = d[ti];

@@ -335,6 +335,9 @@ typedef struct nxvk_device_info {
   bool signed_zero_inf_nan_f32, signed_zero_inf_nan_f64;
 
   bool vulkan_memory_model;         /* VkPhysicalDeviceVulkanMemoryModelFeatures */
+  /* scatter adds (indexed_add): shaderBufferFloat32AtomicAdd of
+   * VK_EXT_shader_atomic_float, shaderBufferInt64Atomics (with shaderInt64) */
+  bool atomic_f32_add, atomic_i64;
 
   /* cooperative matrix */
   bool coop_matrix_nv, coop_matrix_khr;   /* the extensions are present */

@@ -13,8 +13,11 @@
  *   - indexed_put: of updates that meet, the last row wins, as in
  *     Nx.BinaryBackend (deterministic: an owner pass takes the largest row);
  *   - indexed_add: integers add exactly (wrapping) in any order; floats add
- *     in f32 by compare-and-swap, so where indices repeat the order of the
- *     additions (and so the rounding) varies between runs (limits.json).
+ *     one update at a time by atomics (f32 atomicAdd where the device has
+ *     VK_EXT_shader_atomic_float, else compare-and-swap; f64 by 64-bit
+ *     compare-and-swap where it has shaderBufferInt64Atomics), so where
+ *     indices repeat the order of the additions (and so the rounding) varies
+ *     between runs (limits.json).
  * Index operands take every integer dtype.
  *
  * GPU: broadcast and pad are strided copies (copy.comp); the others are one
@@ -449,7 +452,7 @@ static void putslice_plan(const nxvk_shape *t, const nxvk_shape *u, plan *p) {
 
 /* ---- the scatter passes ---- */
 
-enum { SC_PUT, SC_OWNER, SC_OWNED, SC_ADD32, SC_ADD64, SC_ADDF };
+enum { SC_PUT, SC_OWNER, SC_OWNED, SC_ADD32, SC_ADD64, SC_ADDF, SC_ADDFA, SC_ADDD };
 
 static int scatter_run(nxvk_rec *r, int mode, const plan *p, int64_t n, int64_t row_len,
                        bool clamp, nxvk_buffer *upd, nxvk_dtype ed, nxvk_tensor *ix,
@@ -458,7 +461,7 @@ static int scatter_run(nxvk_rec *r, int mode, const plan *p, int64_t n, int64_t 
   plan_meta(p, n, meta);
   meta[46] = (uint32_t)(row_len > 0 ? row_len : 1);
   meta[47] = clamp ? 1u : 0u;
-  static const char *const modes[] = {"put", "owner", "owned", "add32", "add64", "addf"};
+  static const char *const modes[] = {"put", "owner", "owned", "add32", "add64", "addf", "addfa", "addd"};
   char name[40];
   if (mode == SC_PUT || mode == SC_OWNED)
     snprintf(name, sizeof name, "scatter_%s_b%c_%s", modes[mode], eb_char(ed), nxvk_dtype_name(ix->dtype));
@@ -704,10 +707,11 @@ static void indexed_plan(const nxvk_attrs *a, const nxvk_shape *t, const nxvk_sh
 
 int nxvk_indexed_supported(nxvk_ctx *c, const nxvk_op *op, const nxvk_attrs *a,
                            const nxvk_meta *in, int nin) {
-  (void)c; (void)a; (void)nin;
-  if (op->code == 0 && in[0].dtype == NXVK_F64)
+  (void)a; (void)nin;
+  if (op->code == 0 && in[0].dtype == NXVK_F64 && !c->info.atomic_i64)
     return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE,
-                       "indexed_add: f64 is not computed on the device (no 64-bit float atomics)");
+                       "indexed_add: f64 needs 64-bit atomics (shaderBufferInt64Atomics), which %s lacks",
+                       c->info.name);
   return NXVK_OK;
 }
 
@@ -742,8 +746,9 @@ int nxvk_indexed_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_t
   if (es == 4 || es == 8) { /* in place: i32 u32 f32 i64 u64 */
     int rc = flat_copy(r, t->buf, d, out->buf, d, out->count);
     if (rc || u->count == 0) return rc;
-    return scatter_run(r, f ? SC_ADDF : es == 8 ? SC_ADD64 : SC_ADD32, &p, u->count, row, false,
-                       u->buf, d, ix, out->buf, NULL);
+    int mode = d == NXVK_F64 ? SC_ADDD : f ? (c->info.atomic_f32_add ? SC_ADDFA : SC_ADDF)
+                                            : es == 8 ? SC_ADD64 : SC_ADD32;
+    return scatter_run(r, mode, &p, u->count, row, false, u->buf, d, ix, out->buf, NULL);
   }
   /* 8- and 16-bit: through 32-bit scratch (integers wrap back exactly;
    * f16 / bf16 add in f32 and round once) */
@@ -754,7 +759,8 @@ int nxvk_indexed_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_t
   if (rc == NXVK_OK) rc = flat_copy(r, t->buf, d, wt, wd, out->count);
   if (rc == NXVK_OK) rc = flat_copy(r, u->buf, d, wu, wd, u->count);
   if (rc == NXVK_OK && u->count)
-    rc = scatter_run(r, f ? SC_ADDF : SC_ADD32, &p, u->count, row, false, wu, wd, ix, wt, NULL);
+    rc = scatter_run(r, f ? (c->info.atomic_f32_add ? SC_ADDFA : SC_ADDF) : SC_ADD32, &p, u->count, row,
+                     false, wu, wd, ix, wt, NULL);
   if (rc == NXVK_OK) rc = flat_copy(r, wt, wd, out->buf, d, out->count);
   nxvk_buffer_unref(c, wt);
   nxvk_buffer_unref(c, wu);

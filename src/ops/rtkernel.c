@@ -99,7 +99,7 @@ static int hand_glsl(const char *src, const char *defines, char **out) {
 }
 
 /* gather_b<bytes>_<ix>, scatter_{put,owned}_b<bytes>_<ix> and
- * scatter_{owner,add32,add64,addf}_<ix> (index.c names them). */
+ * scatter_{owner,add32,add64,addf,addfa,addd}_<ix> (index.c names them). */
 static int index_glsl(const char *name, const char *us, nxvk_dtype ix, char **out) {
   if (!nxvk_dtype_is_int(ix)) goto unknown;
   bool gather = strncmp(name, "gather_", 7) == 0;
@@ -117,7 +117,7 @@ static int index_glsl(const char *name, const char *us, nxvk_dtype ix, char **ou
     modes[n] = 0;
     bool sized = strcmp(modes, "put") == 0 || strcmp(modes, "owned") == 0;
     if (!sized && strcmp(modes, "owner") && strcmp(modes, "add32") && strcmp(modes, "add64") &&
-        strcmp(modes, "addf"))
+        strcmp(modes, "addf") && strcmp(modes, "addfa") && strcmp(modes, "addd"))
       goto unknown;
     if (sized) {
       if (mus + 3 != us || mus[1] != 'b') goto unknown;

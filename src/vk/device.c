@@ -67,7 +67,7 @@ static int find_compute_queue(VkPhysicalDevice pd, uint32_t *family) {
 
 static int device_create(nxvk_ctx *c) {
   const nxvk_device_info *d = &c->info;
-  const char *exts[9];
+  const char *exts[12];
   uint32_t nexts = 0;
   bool v12 = d->api_version_raw >= VK_API_VERSION_1_2;
   if (d->has_budget) exts[nexts++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
@@ -85,6 +85,9 @@ static int device_create(nxvk_ctx *c) {
   c->kernel_stats = nxvk_env_flag("NXVK_KERNEL_STATS") &&
                     nxvk_device_ext_present(c->physical, VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   if (c->kernel_stats) exts[nexts++] = VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME;
+  /* indexed_add's atomics (src/ops/index.c) */
+  if (d->atomic_f32_add) exts[nexts++] = VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME;
+  if (d->atomic_i64 && !v12) exts[nexts++] = "VK_KHR_shader_atomic_int64";
 
   VkPhysicalDeviceFeatures want = {
       .shaderFloat64 = d->f64,
@@ -121,8 +124,17 @@ static int device_create(nxvk_ctx *c) {
       .pNext = NULL,
       .pipelineExecutableInfo = VK_TRUE,
   };
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT,
+      .shaderBufferFloat32AtomicAdd = VK_TRUE,
+  };
+  VkPhysicalDeviceShaderAtomicInt64Features ai = {
+      .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES,
+      .shaderBufferInt64Atomics = VK_TRUE,
+  };
   s8.pNext = &f16;
   f16.pNext = &s16;
+  /* af and ai go first in the chain (before the optional tail above) */
   if (coop) {
     s16.pNext = &vmm;
     vmm.pNext = &cmf;
@@ -134,6 +146,14 @@ static int device_create(nxvk_ctx *c) {
   if (d->timeline_semaphore) {
     tl.pNext = s8.pNext;
     s8.pNext = &tl;
+  }
+  if (d->atomic_f32_add) {
+    af.pNext = s8.pNext;
+    s8.pNext = &af;
+  }
+  if (d->atomic_i64) {
+    ai.pNext = s8.pNext;
+    s8.pNext = &ai;
   }
   float prio = 1.0f;
   VkDeviceQueueCreateInfo qci = {
@@ -245,7 +265,10 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   /* test-only (NXVK_TEST_INJECT=no_int64): the device as if it had no
    * shaderInt64, so i64 / u64 are refused, never computed */
   const char *inj = getenv("NXVK_TEST_INJECT");
-  if (rc == NXVK_OK && inj && strstr(inj, "no_int64")) c->info.int64 = false;
+  if (rc == NXVK_OK && inj && strstr(inj, "no_int64")) c->info.int64 = c->info.atomic_i64 = false;
+  /* test-only (NXVK_TEST_INJECT=no_atomic_float): indexed_add's f32 path by
+   * compare-and-swap, as on a device without VK_EXT_shader_atomic_float */
+  if (rc == NXVK_OK && inj && strstr(inj, "no_atomic_float")) c->info.atomic_f32_add = false;
   if (rc == NXVK_OK) rc = find_compute_queue(c->physical, &c->queue_family);
   if (rc == NXVK_OK) {
     vkGetPhysicalDeviceMemoryProperties(c->physical, &c->mem_props);

@@ -490,6 +490,12 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
     VkPhysicalDeviceTimelineSemaphoreFeatures tl = {
         .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_TIMELINE_SEMAPHORE_FEATURES};
+    VkPhysicalDeviceShaderAtomicFloatFeaturesEXT af = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT};
+    VkPhysicalDeviceShaderAtomicInt64Features ai = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES};
+    bool hasaf = device_ext_present(pd, VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+    bool hasai = v12 || device_ext_present(pd, "VK_KHR_shader_atomic_int64");
     f2.pNext = &s16;
     bool has8 = v12 || device_ext_present(pd, "VK_KHR_8bit_storage");
     bool hasf16 = v12 || device_ext_present(pd, "VK_KHR_shader_float16_int8");
@@ -501,8 +507,12 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
     if (hasvmm) { *tail = &vmm; tail = &vmm.pNext; }
     if (hascm) { *tail = &cmf; tail = &cmf.pNext; }
     if (v12) { *tail = &tl; tail = &tl.pNext; }
+    if (hasaf) { *tail = &af; tail = &af.pNext; }
+    if (hasai) { *tail = &ai; tail = &ai.pNext; }
     vkGetPhysicalDeviceFeatures2(pd, &f2);
     o->timeline_semaphore = v12 && tl.timelineSemaphore;
+    o->atomic_f32_add = hasaf && af.shaderBufferFloat32AtomicAdd;
+    o->atomic_i64 = hasai && ai.shaderBufferInt64Atomics && o->int64;
     o->storage_16bit = s16.storageBuffer16BitAccess;
     o->storage_8bit = has8 && s8.storageBuffer8BitAccess;
     o->f16 = hasf16 && f16.shaderFloat16;
