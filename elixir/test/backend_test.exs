@@ -147,6 +147,54 @@ if Code.ensure_loaded?(Nx) do
       stats = Nxvk.Backend.stats()
 
       for cb <- [:tan, :asin, :acos, :atan, :sinh, :cosh, :asinh, :acosh, :atanh, :cbrt, :erfc, :erf_inv] do
+    test "shape and indexing ops run natively and agree with Nx.BinaryBackend" do
+      Nxvk.Backend.reset_stats()
+      t = Nx.iota({4, 5, 3}, type: :f32) |> Nx.multiply(0.5)
+      v = Nx.tensor(-1.0)
+
+      for ity <- [:s32, :u8, :s16, :s64, :u64] do
+        i2 = Nx.tensor([[3, 1], [0, 4], [3, 1], [2, 2]], type: ity)
+        i1 = Nx.tensor([[2, 0, 1, 1], [0, 0, 2, 1]], type: ity)
+        ia = Nx.tensor([[[2], [0], [1], [4], [4]], [[0], [1], [1], [3], [2]], [[1], [1], [1], [1], [1]],
+                         [[4], [3], [2], [1], [0]]], type: ity) |> Nx.reshape({4, 5, 1})
+        rows = Nx.tensor([[1], [3], [1], [0]], type: ity)
+        upd = Nx.iota({4, 5, 3}, type: :f32) |> Nx.add(1.0)
+        checks = [
+          {Nx.pad(t, v, [{1, -1, 1}, {-2, 0, 0}, {0, 2, 2}]), Nx.pad(bin(t), bin(v), [{1, -1, 1}, {-2, 0, 0}, {0, 2, 2}])},
+          {Nx.put_slice(t, [1, Nx.tensor(3, type: ity), 0], Nx.broadcast(7.0, {2, 2, 3})),
+           Nx.put_slice(bin(t), [1, 3, 0], Nx.broadcast(bin(Nx.tensor(7.0)), {2, 2, 3}))},
+          {Nx.slice(t, [Nx.tensor(2, type: ity), 1, 0], [2, 3, 2], strides: [1, 2, 1]),
+           Nx.slice(bin(t), [2, 1, 0], [2, 3, 2], strides: [1, 2, 1])},
+          {Nx.gather(t, i2), Nx.gather(bin(t), bin(i2))},
+          {Nx.gather(t, Nx.min(i2, 2), axes: [0, 2]), Nx.gather(bin(t), bin(Nx.min(i2, 2)), axes: [0, 2])},
+          {Nx.take(t, i1, axis: 1), Nx.take(bin(t), bin(i1), axis: 1)},
+          {Nx.take_along_axis(t, Nx.broadcast(ia, {4, 5, 3}), axis: 1),
+           Nx.take_along_axis(bin(t), Nx.broadcast(bin(ia), {4, 5, 3}), axis: 1)},
+          {Nx.indexed_add(t, rows, upd), Nx.indexed_add(bin(t), bin(rows), bin(upd))},
+          {Nx.indexed_put(t, rows, upd), Nx.indexed_put(bin(t), bin(rows), bin(upd))},
+          {Nx.broadcast(Nx.tensor([1.0, 2.0]), {2, 3}, axes: [0]), Nx.broadcast(bin(Nx.tensor([1.0, 2.0])), {2, 3}, axes: [0])}
+        ]
+
+        for {got, want} <- checks do
+          assert got.type == want.type and got.shape == want.shape
+          assert Nx.to_flat_list(got) == Nx.to_flat_list(want)
+        end
+      end
+
+      # integer targets: duplicates add exactly; the last duplicate is put
+      x = Nx.tensor([10, 20, 30], type: :s32)
+      ix = Nx.tensor([[2], [0], [2], [2]], type: :s32)
+      up = Nx.tensor([1, 2, 3, 4], type: :s32)
+      assert Nx.to_flat_list(Nx.indexed_add(x, ix, up)) == [12, 20, 38]
+      assert Nx.to_flat_list(Nx.indexed_put(x, ix, up)) == [2, 20, 4]
+      # out of range: clamped by take, dropped by indexed_add (as EXLA)
+      assert Nx.to_flat_list(Nx.take(x, Nx.tensor([-1, 7], type: :s32))) == [10, 30]
+      assert Nx.to_flat_list(Nx.indexed_add(x, Nx.tensor([[5], [1]], type: :s32), Nx.tensor([1, 1], type: :s32))) ==
+               [10, 21, 30]
+
+      stats = Nxvk.Backend.stats()
+
+      for cb <- [:pad, :put_slice, :slice, :gather, :take, :take_along_axis, :indexed_add, :indexed_put, :broadcast] do
         assert %{native: n, fallback: 0} = stats[cb], "#{cb}: #{inspect(stats[cb])}"
         assert n >= 1
       end

@@ -44,9 +44,19 @@ if Code.ensure_loaded?(Nx) do
         as Nx: a 64-bit integer to f32, f16 or bf16 through f64, as Erlang
         rounds an integer to double first; a float to an integer below
         2^63 in magnitude truncated and wrapped, -1.0 to u8 is 255),
-        `reshape`, `squeeze`, `broadcast`, `transpose`, `slice` with
-        constant starts, `concatenate`, `iota`, `constant`, `from_binary`,
-        `to_binary`, `backend_copy/transfer/deallocate`;
+        `reshape`, `squeeze`, `broadcast`, `transpose`, `slice` (starts
+        constant or tensors), `concatenate`, `iota`, `constant`,
+        `from_binary`, `to_binary`, `backend_copy/transfer/deallocate`;
+      * shape and indexing: `pad` (negative and interior padding),
+        `put_slice`, `gather`, `take`, `take_along_axis`, `indexed_add`,
+        `indexed_put`, with indices of any integer type the device stores.
+        Out-of-range indices are clamped (gather, take, take_along_axis,
+        and start indices as Nx clamps them) or dropped (indexed_add,
+        indexed_put), as EXLA does; Nx.BinaryBackend raises instead.  Of
+        duplicate indices indexed_put keeps the last row, as
+        Nx.BinaryBackend; indexed_add sums floats in an order that may vary
+        (integers exactly).  Updates smaller than the target's axes fall
+        back (Nx.BinaryBackend writes them contiguously).
       * `cumulative_sum cumulative_product cumulative_max cumulative_min`
         (forward and reverse), `sort`, `argsort` (always stable; the index
         type Nx asks for), `top_k` (values and indices, two engine ops),
@@ -76,15 +86,16 @@ if Code.ensure_loaded?(Nx) do
     The documented fallback list (every callback not named above, and a
     named one when its types are not native): `quotient remainder bitwise_*
     left_shift right_shift logical_* all any count_leading_zeros
-    population_count conjugate real imag phase is_infinity eye pad reverse
-    put_slice take take_along_axis gather indexed_add indexed_put
+    population_count conjugate real imag phase is_infinity eye reverse
     reduce window_reduce window_scatter_max window_scatter_min map fft ifft fft2 ifft2
     lu qr svd eigh solve determinant all_close
-    to_batched bitcast`, `slice` with tensor starts, `argmax`/`argmin`
-    with `tie_break: :high`, `max`/`min` of a u64 and a signed integer (Nx
-    compares them exactly), and, on a device without shaderInt64, 64-bit
-    `dot`, integer `product`, and the integer `sum` of other types (or
-    without f64).
+    to_batched bitcast`, `pad` of an empty axis with interior padding,
+    `indexed_add`/`indexed_put` with updates smaller than the target's
+    axes, f64 `indexed_add` on a device without 64-bit atomics,
+    `argmax`/`argmin` with `tie_break: :high`, `max`/`min` of a u64 and a
+    signed integer (Nx compares them exactly), and, on a device without
+    shaderInt64, 64-bit `dot`, integer `product`, and the integer `sum` of
+    other types (or without f64).
 
     ## Lifetime
 
@@ -1007,14 +1018,10 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp broadcast_native(out, t, shape, axes) do
-      if nat?([t.type], device_of([t])) and t.type == out.type and axes == Enum.sort(axes) do
+      if nat?([t.type], device_of([t])) and t.type == out.type and axes == Enum.uniq(Enum.sort(axes)) do
         native(:broadcast, out, [t], [out, t, shape, axes], fn g ->
           {g, x} = G.input(g, t, t.type)
-          # t's dims at their axes, 1 elsewhere: then numpy broadcasting
-          dims = Tuple.to_list(t.shape)
-          lifted = for i <- 0..(tuple_size(shape) - 1)//1, do: lift(i, axes, dims)
-          {g, r} = G.op(g, "reshape", [x], %{"shape" => lifted})
-          broadcast_to(g, r, out)
+          G.op(g, "broadcast", [x], %{"shape" => Tuple.to_list(shape), "axes" => axes})
         end)
       else
         fallback(:broadcast, [out, t, shape, axes])
@@ -1054,14 +1061,167 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp slice_native(out, t, starts, lengths, strides) do
-      if nat?([t.type], device_of([t])) and Enum.all?(starts, &is_integer/1) do
-        native(:slice, out, [t], [out, t, starts, lengths, strides], fn g ->
-          {g, x} = G.input(g, t, t.type)
-          # the port's length counts output elements (Nx's spans the input)
-          G.op(g, "slice", [x], %{"start" => starts, "length" => Tuple.to_list(out.shape), "stride" => strides})
+      cond do
+        nat?([t.type], device_of([t])) and Enum.all?(starts, &is_integer/1) ->
+          native(:slice, out, [t], [out, t, starts, lengths, strides], fn g ->
+            {g, x} = G.input(g, t, t.type)
+            # the port's length counts output elements (Nx's spans the input)
+            G.op(g, "slice", [x], %{"start" => starts, "length" => Tuple.to_list(out.shape), "stride" => strides})
+          end)
+
+        nat?([t.type], device_of([t])) and starts_ok?(starts, device_of([t])) ->
+          # starts given as tensors: dynamic_slice clamps them as Nx does; its
+          # length spans the input, as Nx's lengths
+          native(:slice, out, [t | tensors_of(starts)], [out, t, starts, lengths, strides], fn g ->
+            {g, x} = G.input(g, t, t.type)
+            {g, st} = starts_input(g, starts)
+            G.op(g, "dynamic_slice", [x, st], %{"length" => lengths, "stride" => strides})
+          end)
+
+        true ->
+          fallback(:slice, [out, t, starts, lengths, strides])
+      end
+    end
+
+    # ------------------------------------------------- shape and indexing
+    #
+    # Out-of-range indices: gather, take and take_along_axis clamp each index
+    # into 0..dim-1, and indexed_add / indexed_put drop an update whose index
+    # is out of range (as EXLA; Nx.BinaryBackend raises instead).
+
+    defp int_type?({k, _}) when k in [:s, :u], do: true
+    defp int_type?(_), do: false
+
+    # an index operand the device takes: an integer tensor of a stored type
+    defp index_ok?(%T{type: ty}, d), do: int_type?(ty) and nat?([ty], d)
+
+    defp tensors_of(list), do: for(%T{} = t <- list, do: t)
+
+    # start indices: integers, or scalar integer tensors of a stored type
+    defp starts_ok?(starts, d) do
+      Enum.all?(starts, fn
+        s when is_integer(s) -> true
+        %T{shape: {}} = s -> index_ok?(s, d)
+        _ -> false
+      end)
+    end
+
+    # the start indices as one [rank] tensor of the widest index type they
+    # hold (integers as s32 when they fit), so nothing wraps before the
+    # engine clamps
+    defp starts_input(g, starts) do
+      ty =
+        starts
+        |> Enum.map(fn
+          s when is_integer(s) -> if s >= -2_147_483_648 and s <= 2_147_483_647, do: {:s, 32}, else: {:s, 64}
+          %T{type: ty} -> ty
+        end)
+        |> Enum.reduce(&Nx.Type.merge/2)
+
+      ty = if G.native?(ty, g.int64), do: ty, else: {:s, 32}
+
+      {g, vs} =
+        Enum.reduce(starts, {g, []}, fn s, {g, vs} ->
+          {g, v} = if is_integer(s), do: G.scalar(g, s, ty), else: G.input(g, s, ty)
+          {g, v} = G.op(g, "reshape", [v], %{"shape" => [1]})
+          {g, [v | vs]}
+        end)
+
+      case Enum.reverse(vs) do
+        [v] -> {g, v}
+        vs -> G.op(g, "concatenate", vs, %{"axis" => 0})
+      end
+    end
+
+    @impl true
+    def pad(out, t, pad_value, config) do
+      # Nx sizes an empty axis with interior padding as low + high - interior
+      quirk = Enum.any?(Enum.zip(Tuple.to_list(t.shape), config), fn {n, {_, _, i}} -> n == 0 and i > 0 end)
+
+      if nat?([out.type], device_of([t, pad_value])) and not quirk do
+        native(:pad, out, [t, pad_value], [out, t, pad_value, config], fn g ->
+          {g, x} = G.input(g, t, out.type)
+          {g, v} = G.input(g, pad_value, out.type)
+          {g, v} = G.op(g, "reshape", [v], %{"shape" => []})
+          lows = for {lo, _, _} <- config, do: lo
+          highs = for {_, hi, _} <- config, do: hi
+          inner = for {_, _, i} <- config, do: i
+          G.op(g, "pad", [x, v], %{"low" => lows, "high" => highs, "interior" => inner})
         end)
       else
-        fallback(:slice, [out, t, starts, lengths, strides])
+        fallback(:pad, [out, t, pad_value, config])
+      end
+    end
+
+    @impl true
+    def put_slice(out, t, starts, slice) do
+      d = device_of([t, slice])
+
+      if nat?([out.type], d) and starts_ok?(starts, d) do
+        native(:put_slice, out, [t, slice | tensors_of(starts)], [out, t, starts, slice], fn g ->
+          {g, x} = G.input(g, t, out.type)
+          {g, u} = G.input(g, slice, out.type)
+          {g, st} = starts_input(g, starts)
+          G.op(g, "put_slice", [x, u, st])
+        end)
+      else
+        fallback(:put_slice, [out, t, starts, slice])
+      end
+    end
+
+    @impl true
+    def gather(out, t, idx, opts) do
+      d = device_of([t, idx])
+
+      if nat?([t.type], d) and index_ok?(idx, d) do
+        native(:gather, out, [t, idx], [out, t, idx, opts], fn g ->
+          {g, x} = G.input(g, t, t.type)
+          {g, i} = G.input(g, idx, idx.type)
+          G.op(g, "gather", [x, i], %{"axes" => opts[:axes]})
+        end)
+      else
+        fallback(:gather, [out, t, idx, opts])
+      end
+    end
+
+    for name <- [:take, :take_along_axis] do
+      @impl true
+      def unquote(name)(out, t, idx, axis) do
+        d = device_of([t, idx])
+
+        if nat?([t.type], d) and index_ok?(idx, d) do
+          native(unquote(name), out, [t, idx], [out, t, idx, axis], fn g ->
+            {g, x} = G.input(g, t, t.type)
+            {g, i} = G.input(g, idx, idx.type)
+            G.op(g, unquote(Atom.to_string(name)), [x, i], %{"axis" => axis})
+          end)
+        else
+          fallback(unquote(name), [out, t, idx, axis])
+        end
+      end
+    end
+
+    for name <- [:indexed_add, :indexed_put] do
+      @impl true
+      def unquote(name)(out, target, idx, updates, opts) do
+        axes = opts[:axes] || Enum.to_list(0..(elem(idx.shape, 1) - 1)//1)
+        rest = for {n, a} <- Enum.with_index(Tuple.to_list(target.shape)), a not in axes, do: n
+        # a window smaller than the target's axes: Nx.BinaryBackend writes
+        # it contiguously, the engine as a window; they differ, so Nx's way
+        full = Tuple.to_list(updates.shape) |> tl() == rest
+
+        d = device_of([target, idx, updates])
+
+        if nat?([out.type], d) and index_ok?(idx, d) and full do
+          native(unquote(name), out, [target, idx, updates], [out, target, idx, updates, opts], fn g ->
+            {g, x} = G.input(g, target, out.type)
+            {g, i} = G.input(g, idx, idx.type)
+            {g, u} = G.input(g, updates, out.type)
+            G.op(g, unquote(Atom.to_string(name)), [x, i, u], %{"axes" => axes})
+          end)
+        else
+          fallback(unquote(name), [out, target, idx, updates, opts])
+        end
       end
     end
 
@@ -1404,7 +1564,8 @@ if Code.ensure_loaded?(Nx) do
       :argmax, :argmin, :as_type, :reshape, :squeeze, :transpose, :broadcast, :slice,
       :concatenate, :iota, :eye, :dot, :cumulative_sum, :cumulative_product, :cumulative_max,
       :cumulative_min, :sort, :argsort, :top_k, :window_sum, :window_product, :window_max, :window_min,
-      :conv, :cholesky, :triangular_solve
+      :conv, :cholesky, :triangular_solve,
+      :pad, :put_slice, :gather, :take, :take_along_axis, :indexed_add, :indexed_put
     ] ++ @float_unary
 
     Code.ensure_loaded!(Nx.BinaryBackend)
