@@ -8,7 +8,8 @@
 #       the matmul ladder (every variant) with odd shapes, the op sweep (add,
 #       exp, sum), sort / cumulative_sum / max pooling at 1M and 16M, PyTorch's
 #       figures for the same cases in the same run
-#       (bench/compare_torch.py, where torch is installed), fusion, small-op
+#       (bench/compare_torch.py, where torch is installed), gather and
+#       scatter at 16M against PyTorch (compare-index.txt), fusion, small-op
 #       throughput from 1, 16 and 100 threads (concurrency), and the port's
 #       latency; on NVIDIA the SM clock sampled beside them (smi.csv).
 #   scripts/gpu.sh check OUTDIR   the full conformance suite (one process and
@@ -102,6 +103,13 @@ elif [ "$what" = bench ]; then
   python3 bench/compare_torch.py --nxvk-json "$R/ordering.json" --ops sort,cumulative_sum,window_max \
     --matmul-sizes "" --min-time 0.3 --out "$R/compare-ordering.json" > "$R/compare-ordering.txt" 2>&1
   tail -n 8 "$R/compare-ordering.txt"
+  step gather and scatter   # 16M elements, n uniform indices: against torch index_select/gather/index_add/index_put
+  ix=take,gather,indexed_add,indexed_put
+  $B bench ops --ops $ix --sizes 16M --dtype f32 --min-time 0.3 --warmup 0.3 --cpu-limit 0.5 \
+    --json "$R/index.json" > "$R/index.txt" 2>&1
+  python3 bench/compare_torch.py --nxvk-json "$R/index.json" --ops $ix --matmul-sizes "" --min-time 0.3 \
+    --out "$R/compare-index.json" > "$R/compare-index.txt" 2>&1
+  tail -n 8 "$R/compare-index.txt"
   step fusion; $B bench fusion --min-time 0.3 > "$R/fusion.txt" 2>&1
   step concurrency; $B bench concurrency --min-time 1 --json "$R/concurrency.json" > "$R/concurrency.txt" 2>&1
   step port
