@@ -912,6 +912,59 @@ static void test_op_table(void) {
           }
           break;
         }
+        case NXVK_KIND_INDEX: {
+          /* the data [2,n]; indices i32, some out of range (clamped or dropped) */
+          if (n == 0) break; /* an index cannot point into an empty axis */
+          nxvk_shape s2 = S2(2, n), one = S1(1), idx2 = S2(3, 2), idx1 = S2(3, 1), rows = S2(3, n);
+          nxvk_shape sc = {0, {0}}, st = S1(2), half = S2(1, n / 2 + 1);
+          const char *nm = op->name, *at = "";
+          nxvk_host_alloc(&in[0], dt, &s2);
+          fill(&in[0], op->kind, &s);
+          nin = 2;
+          const int64_t iv[6] = {1, n - 1, 0, n + 5, -1, n / 2};
+          nxvk_shape is = idx2;
+          if (strcmp(nm, "broadcast") == 0) {
+            nin = 1;
+            nxvk_host_free(&in[0]);
+            nxvk_host_alloc(&in[0], dt, &one);
+            fill(&in[0], op->kind, &s);
+            snprintf(attrs, sizeof attrs, "{\"shape\":[2,%lld]}", (long long)n);
+            at = attrs;
+          } else if (strcmp(nm, "pad") == 0) {
+            nxvk_host_alloc(&in[1], dt, &sc);
+            fill(&in[1], op->kind, &s);
+            at = "{\"low\":[1,-1],\"high\":[-1,2],\"interior\":[2,1]}";
+          } else if (strcmp(nm, "put_slice") == 0) {
+            nin = 3;
+            nxvk_host_alloc(&in[1], dt, &half);
+            fill(&in[1], op->kind, &s);
+            nxvk_host_alloc(&in[2], NXVK_I32, &st);
+            nxvk_host_set_int(&in[2], 0, 5);
+            nxvk_host_set_int(&in[2], 1, n / 3);
+          } else {
+            if (strcmp(nm, "dynamic_slice") == 0) {
+              is = st;
+              snprintf(attrs, sizeof attrs, "{\"length\":[1,%lld]}", (long long)(n / 2 + 1));
+              at = attrs;
+            } else if (strncmp(nm, "take", 4) == 0) {
+              is = nm[4] ? s2 : S1(3);
+              at = "{\"axis\":0}";
+            } else if (strncmp(nm, "indexed_", 8) == 0) {
+              is = idx1;
+              nin = 3;
+            }
+            nxvk_host_alloc(&in[1], NXVK_I32, &is);
+            for (int64_t j = 0; j < nxvk_host_count(&in[1]); j++)
+              nxvk_host_set_int(&in[1], j, strncmp(nm, "indexed_", 8) == 0 || nm[4] ? iv[j % 6] % 3 - 1 : iv[j % 6]);
+            if (nin == 3) {
+              nxvk_host_alloc(&in[2], dt, &rows);
+              fill(&in[2], op->kind, &s);
+            }
+          }
+          snprintf(label, sizeof label, "%s [2,%lld] %s", dn, (long long)n, at);
+          run_case(op, label, at, in, nin);
+          break;
+        }
         default:
           CHECK(0, "op %s: unknown kind %d", op->name, (int)op->kind);
         }
