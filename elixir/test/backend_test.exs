@@ -147,6 +147,11 @@ if Code.ensure_loaded?(Nx) do
       stats = Nxvk.Backend.stats()
 
       for cb <- [:tan, :asin, :acos, :atan, :sinh, :cosh, :asinh, :acosh, :atanh, :cbrt, :erfc, :erf_inv] do
+        assert %{native: n, fallback: 0} = stats[cb], "#{cb}: #{inspect(stats[cb])}"
+        assert n >= 1
+      end
+    end
+
     test "shape and indexing ops run natively and agree with Nx.BinaryBackend" do
       Nxvk.Backend.reset_stats()
       t = Nx.iota({4, 5, 3}, type: :f32) |> Nx.multiply(0.5)
