@@ -102,7 +102,11 @@ if Code.ensure_loaded?(Nx) do
     A device tensor is freed when its term is garbage collected in the last
     process that holds it (an `Nxvk.GC` resource: the NIF only sends the
     port server a message), by `Nx.backend_deallocate/1`, or when the
-    server stops.  Tensors pass freely between processes.
+    server stops.  Tensors pass freely between processes.  When a request
+    finds device memory (or the port's `--max-bytes` cap) full, the calling
+    process is garbage-collected and the request retried, at most twice: a
+    tight loop's uncollected garbage never makes it fail, and a genuine out
+    of memory still raises `alloc_failed`.
     """
     @behaviour Nx.Backend
 

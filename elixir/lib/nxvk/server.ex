@@ -28,7 +28,8 @@ defmodule Nxvk.Server do
   `Nxvk.GC` resource; the handle is freed when that resource is garbage
   collected in whatever process holds it last.  Frees from collection are
   batched: they go to the port just before the next request, or after 20 ms
-  of quiet.
+  of quiet.  A `gc: true` request answered `alloc_failed` is retried after
+  collecting the caller (at most twice; see `collect_and_retry/2`).
 
   The protocol is man nxvk-port(7).
   """
@@ -113,10 +114,38 @@ defmodule Nxvk.Server do
     timeout = opts[:timeout] || Application.get_env(:nxvk, :timeout, @default_timeout)
     mode = if opts[:gc], do: :gc, else: :owner
 
-    try do
-      GenServer.call(server, {:request, header, data, mode}, timeout)
-    catch
-      :exit, reason -> {:error, {:server_down, Exception.format_exit(reason)}}
+    call = fn ->
+      try do
+        GenServer.call(server, {:request, header, data, mode}, timeout)
+      catch
+        :exit, reason -> {:error, {:server_down, Exception.format_exit(reason)}}
+      end
+    end
+
+    case call.() do
+      {:error, {:alloc_failed, _}} when mode == :gc -> collect_and_retry(call, [0, 10])
+      reply -> reply
+    end
+  end
+
+  # Device memory full (or the port's --max-bytes cap reached) while tensors
+  # are freed by collection: the caller's dead tensors may not be collected
+  # yet (a loop of tiny terms in a large heap collects rarely, and the old
+  # heap keeps dead tensors until a full sweep), so collect the caller and
+  # retry, at most twice, then give the error back.  Collection is cheaper
+  # and simpler than tracking live bytes here, and it costs nothing until
+  # memory is full.  Ordering: the NIF destructor runs as scheduler aux work
+  # after garbage_collect/0 returns, when the caller is scheduled out; so the
+  # caller yields (then, the second time, sleeps 10 ms) before retrying, and
+  # the {:nxvk_gc, h} messages reach the server before the retried request,
+  # whose handle_call sends them to the port as one free ahead of it.
+  defp collect_and_retry(call, [pause | pauses]) do
+    :erlang.garbage_collect()
+    if pause == 0, do: :erlang.yield(), else: Process.sleep(pause)
+
+    case call.() do
+      {:error, {:alloc_failed, _}} when pauses != [] -> collect_and_retry(call, pauses)
+      reply -> reply
     end
   end
 
