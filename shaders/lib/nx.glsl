@@ -190,3 +190,72 @@ bool nx_lt(uint64_t a, uint64_t b) { return a < b; }
 bool nx_le(uint64_t a, uint64_t b) { return a <= b; }
 uint64_t nx_sel(uint c, uint64_t a, uint64_t b) { return c != 0u ? a : b; }
 #endif
+
+// ---- integer and logical ops (intops).  w is the dtype's width in bits
+// (codegen gives every op function the constant NXW): narrow values arrive
+// sign-extended (int) or zero-extended (uint) and the result is wrapped to
+// the dtype after the op, so only shifts, clz and popcount need w.
+// Shifts: a count outside 0..w-1 (a negative one too) shifts every bit
+// out: left_shift gives 0, right_shift the sign fill (0 or -1); right_shift
+// is arithmetic for signed dtypes.  Nx's Bitwise gives the same for counts
+// >= w and raises on negative ones; numpy gives the same for both.
+uint nx_wmask(int w) { return w >= 32 ? 0xffffffffu : (1u << uint(w)) - 1u; }
+int nx_band(int a, int b) { return a & b; }
+int nx_bor(int a, int b) { return a | b; }
+int nx_bxor(int a, int b) { return a ^ b; }
+int nx_bnot(int a) { return ~a; }
+int nx_shl(int a, int b, int w) { return (b < 0 || b >= w) ? 0 : a << b; }
+int nx_shr(int a, int b, int w) { return a >> ((b < 0 || b >= w) ? 31 : b); }
+int nx_clz(int a, int w) { return w - 1 - findMSB(uint(a) & nx_wmask(w)); }
+int nx_popcount(int a, int w) { return bitCount(uint(a) & nx_wmask(w)); }
+uint nx_band(uint a, uint b) { return a & b; }
+uint nx_bor(uint a, uint b) { return a | b; }
+uint nx_bxor(uint a, uint b) { return a ^ b; }
+uint nx_bnot(uint a) { return ~a; }
+uint nx_shl(uint a, uint b, int w) { return b >= uint(w) ? 0u : a << b; }
+uint nx_shr(uint a, uint b, int w) { return b >= uint(w) ? 0u : a >> b; }
+uint nx_clz(uint a, int w) { return uint(w - 1 - findMSB(a & nx_wmask(w))); }
+uint nx_popcount(uint a, int w) { return uint(bitCount(a & nx_wmask(w))); }
+// logical ops: nonzero is true (NaN too, -0 is false), on the bits so a
+// driver that flushes denormals still sees a denormal as nonzero
+bool nx_truth(float a) { return (floatBitsToUint(a) & 0x7fffffffu) != 0u; }
+bool nx_truth(double a) { uvec2 u = unpackDouble2x32(a); return ((u.y & 0x7fffffffu) | u.x) != 0u; }
+bool nx_truth(int a) { return a != 0; }
+bool nx_truth(uint a) { return a != 0u; }
+bool nx_isnan(float a) { return (floatBitsToUint(a) & 0x7fffffffu) > 0x7f800000u; }
+bool nx_isnan(double a) { uvec2 u = unpackDouble2x32(a); return (u.y & 0x7fffffffu) > 0x7ff00000u || ((u.y & 0x7fffffffu) == 0x7ff00000u && u.x != 0u); }
+bool nx_isnan(int a) { return false; }
+bool nx_isnan(uint a) { return false; }
+bool nx_isinf(float a) { return (floatBitsToUint(a) & 0x7fffffffu) == 0x7f800000u; }
+bool nx_isinf(double a) { uvec2 u = unpackDouble2x32(a); return (u.y & 0x7fffffffu) == 0x7ff00000u && u.x == 0u; }
+bool nx_isinf(int a) { return false; }
+bool nx_isinf(uint a) { return false; }
+#ifdef NX_INT64
+int64_t nx_band(int64_t a, int64_t b) { return a & b; }
+int64_t nx_bor(int64_t a, int64_t b) { return a | b; }
+int64_t nx_bxor(int64_t a, int64_t b) { return a ^ b; }
+int64_t nx_bnot(int64_t a) { return ~a; }
+int64_t nx_shl(int64_t a, int64_t b, int w) { return (b < 0l || b >= 64l) ? 0l : a << int(b); }
+int64_t nx_shr(int64_t a, int64_t b, int w) { return a >> ((b < 0l || b >= 64l) ? 63 : int(b)); }
+int nx_clz64(uint64_t x) {
+  uint hi = uint(x >> 32), lo = uint(x & 0xffffffffUL);
+  return hi != 0u ? 31 - findMSB(hi) : 63 - findMSB(lo);
+}
+int nx_popcount64(uint64_t x) { return bitCount(uint(x >> 32)) + bitCount(uint(x & 0xffffffffUL)); }
+int64_t nx_clz(int64_t a, int w) { return int64_t(nx_clz64(uint64_t(a))); }
+int64_t nx_popcount(int64_t a, int w) { return int64_t(nx_popcount64(uint64_t(a))); }
+uint64_t nx_band(uint64_t a, uint64_t b) { return a & b; }
+uint64_t nx_bor(uint64_t a, uint64_t b) { return a | b; }
+uint64_t nx_bxor(uint64_t a, uint64_t b) { return a ^ b; }
+uint64_t nx_bnot(uint64_t a) { return ~a; }
+uint64_t nx_shl(uint64_t a, uint64_t b, int w) { return b >= 64UL ? 0UL : a << int(b); }
+uint64_t nx_shr(uint64_t a, uint64_t b, int w) { return b >= 64UL ? 0UL : a >> int(b); }
+uint64_t nx_clz(uint64_t a, int w) { return uint64_t(nx_clz64(a)); }
+uint64_t nx_popcount(uint64_t a, int w) { return uint64_t(nx_popcount64(a)); }
+bool nx_truth(int64_t a) { return a != 0l; }
+bool nx_truth(uint64_t a) { return a != 0UL; }
+bool nx_isnan(int64_t a) { return false; }
+bool nx_isnan(uint64_t a) { return false; }
+bool nx_isinf(int64_t a) { return false; }
+bool nx_isinf(uint64_t a) { return false; }
+#endif

@@ -141,20 +141,26 @@ static const char *pair_store(nxvk_dtype d) {
   }
 }
 
-/* Operand names by kind: what the expressions in elementwise.def use. */
-static int operand_names(nxvk_kind k, const char **names) {
-  switch (k) {
-  case NXVK_KIND_UNARY: names[0] = "a"; return 1;
-  case NXVK_KIND_SELECT: names[0] = "c"; names[1] = "a"; names[2] = "b"; return 3;
-  default: names[0] = "a"; names[1] = "b"; return 2;
+/* Operand names by kind: what the expressions in elementwise.def use (a
+ * COMPARE row of one input, kind TEST there, names it a). */
+static int operand_names(const nxvk_op_desc *op, const char **names) {
+  if (op->kind == NXVK_KIND_UNARY || op->arity == 1) {
+    names[0] = "a";
+    return 1;
   }
+  if (op->kind == NXVK_KIND_SELECT) {
+    names[0] = "c"; names[1] = "a"; names[2] = "b";
+    return 3;
+  }
+  names[0] = "a"; names[1] = "b";
+  return 2;
 }
 
 /* Does a later node read value v? */
 static bool value_read(const nxvk_cg_program *p, int v) {
   for (int i = v < p->ninputs ? 0 : v - p->ninputs + 1; i < p->nnodes; i++) {
     const char *names[3];
-    int arity = operand_names(p->node[i].op->kind, names);
+    int arity = operand_names(p->node[i].op, names);
     for (int a = 0; a < arity; a++)
       if (p->node[i].arg[a] == v) return true;
   }
@@ -163,7 +169,7 @@ static bool value_read(const nxvk_cg_program *p, int v) {
 
 static void emit_op_function(sbuf *s, const nxvk_cg_node *n) {
   const char *names[3];
-  int arity = operand_names(n->op->kind, names);
+  int arity = operand_names(n->op, names);
   const char *t = glsl_compute(n->dtype);
   bool cmp = n->op->kind == NXVK_KIND_COMPARE;
   sb_printf(s, "%s op_%s_%s(", cmp ? "uint" : t, n->op->name, nxvk_dtype_name(n->dtype));
@@ -171,10 +177,12 @@ static void emit_op_function(sbuf *s, const nxvk_cg_node *n) {
     bool pred = n->op->kind == NXVK_KIND_SELECT && i == 0;
     sb_printf(s, "%s%s %s", i ? ", " : "", pred ? "uint" : t, names[i]);
   }
+  /* NXW: the dtype's width in bits, for the expressions that need it */
+  int w = (int)nxvk_dtype_size(n->dtype) * 8;
   if (cmp)
-    sb_printf(s, ") { return (%s) ? 1u : 0u; }\n", n->op->expr);
+    sb_printf(s, ") { const int NXW = %d; return (%s) ? 1u : 0u; }\n", w, n->op->expr);
   else
-    sb_printf(s, ") { return %s; }\n", n->op->expr);
+    sb_printf(s, ") { const int NXW = %d; return %s; }\n", w, n->op->expr);
 }
 
 /* The nodes in order, into locals v<ninputs>...; an f16 / bf16 value no
@@ -185,7 +193,7 @@ static int emit_nodes(sbuf *s, const nxvk_cg_program *p, const char *ind) {
     const nxvk_cg_node *n = &p->node[i];
     int v = p->ninputs + i;
     const char *names[3];
-    int arity = operand_names(n->op->kind, names);
+    int arity = operand_names(n->op, names);
     nxvk_dtype vd = nxvk_cg_value_dtype(p, v);
     /* wrap / round to the result's dtype (compare gives 0 or 1, select
      * picks an operand that already holds a value of the dtype) */

@@ -153,6 +153,48 @@ static S r_select(S a, S b, S c, T t) {
   return a.i != 0 ? b : c;
 }
 
+/* ---- integer and logical ops: integers arrive sign- (signed) or zero-
+ * extended (unsigned; u64 as its bits) and results are wrapped by the
+ * caller, so only shifts, clz and popcount look at the width. */
+static int width(T t) { return nxvk_dtype_info_of(t)->bits; }
+static uint64_t wmask(T t) { return width(t) == 64 ? ~UINT64_C(0) : (UINT64_C(1) << width(t)) - 1; }
+static bool is_signed(T t) { return nxvk_dtype_info_of(t)->cls == NXVK_CLASS_SIGNED; }
+/* a shift count outside 0..width-1 (negative too; u64 counts unsigned) */
+static bool shift_out(S b, T t) {
+  return is_signed(t) ? (b.i < 0 || b.i >= width(t)) : (uint64_t)b.i >= (uint64_t)width(t);
+}
+static S r_bitwise_and(S a, S b, S c, T t) { (void)c; (void)t; return I(a.i & b.i); }
+static S r_bitwise_or(S a, S b, S c, T t) { (void)c; (void)t; return I(a.i | b.i); }
+static S r_bitwise_xor(S a, S b, S c, T t) { (void)c; (void)t; return I(a.i ^ b.i); }
+static S r_bitwise_not(S a, S b, S c, T t) { (void)b; (void)c; (void)t; return I(~a.i); }
+static S r_left_shift(S a, S b, S c, T t) {
+  (void)c;
+  return shift_out(b, t) ? I(0) : I((int64_t)((uint64_t)a.i << b.i));
+}
+static S r_right_shift(S a, S b, S c, T t) {
+  (void)c;
+  if (is_signed(t)) return I(shift_out(b, t) ? (a.i < 0 ? -1 : 0) : (a.i < 0 ? ~(~a.i >> b.i) : a.i >> b.i));
+  return shift_out(b, t) ? I(0) : I((int64_t)(((uint64_t)a.i & wmask(t)) >> b.i));
+}
+static S r_count_leading_zeros(S a, S b, S c, T t) {
+  (void)b; (void)c;
+  uint64_t x = (uint64_t)a.i & wmask(t);
+  return I(x ? width(t) - (64 - __builtin_clzll(x)) : width(t));
+}
+static S r_population_count(S a, S b, S c, T t) {
+  (void)b; (void)c;
+  return I(__builtin_popcountll((uint64_t)a.i & wmask(t)));
+}
+static S r_quotient(S a, S b, S c, T t) { return r_divide(a, b, c, t); }
+/* nonzero is true, NaN too; -0 is false */
+static bool truth(S a, T t) { return IS_F(t) ? a.f != 0 || isnan(a.f) : a.i != 0; }
+static S r_logical_and(S a, S b, S c, T t) { (void)c; return I(truth(a, t) && truth(b, t)); }
+static S r_logical_or(S a, S b, S c, T t) { (void)c; return I(truth(a, t) || truth(b, t)); }
+static S r_logical_xor(S a, S b, S c, T t) { (void)c; return I(truth(a, t) != truth(b, t)); }
+static S r_logical_not(S a, S b, S c, T t) { (void)b; (void)c; return I(!truth(a, t)); }
+static S r_is_nan(S a, S b, S c, T t) { (void)b; (void)c; return I(IS_F(t) && isnan(a.f)); }
+static S r_is_infinity(S a, S b, S c, T t) { (void)b; (void)c; return I(IS_F(t) && isinf(a.f)); }
+
 /* ---- the table ---- */
 
 #define RED_ATTRS (NXVK_ATTR_AXES | NXVK_ATTR_KEEP_AXES)
