@@ -19,7 +19,8 @@
 //       binding 3
 // final mode: [0] nout [1] P [2] nred (mean divides by it)
 // spec: 0 workgroup size, 1 op (0 sum 1 product 2 max 3 min 4 argmax
-//       5 argmin 6 mean), 2 mode, 3 fold
+//       5 argmin 6 mean 7 argmax and 8 argmin with ties to the last), 2 mode,
+//       3 fold
 // bindings: 1 values in, 2 result out (ARG: i32; FOLD: the partials),
 //           ARG: 3 partial values out (mode 1), 4 partial indices in
 //           (mode 2); not ARG: 3 counters and 4 final result (FOLD only)
@@ -84,14 +85,17 @@ shared int sidx[gl_WorkGroupSize.x];
 shared bool slast;
 
 // NaN wins (the first NaN for arg*), then the larger/smaller, ties to the
-// smaller index.
+// smaller index; OP 7 and 8 (argmax, argmin with tie_break high): ties,
+// NaNs included, to the larger index.
 bool better(T va, int ia, T vb, int ib) {   // is (va, ia) preferred?
   if (ia < 0) return false;
   if (ib < 0) return true;
+  bool first = ia < ib;
+  if (OP >= 7u) first = ia > ib;
   bool na = t_isnan(va), nb = t_isnan(vb);
-  if (na || nb) return na && (!nb || ia < ib);
-  if (va == vb) return ia < ib;
-  return (OP == 2u || OP == 4u) ? va > vb : va < vb;
+  if (na || nb) return na && (!nb || first);
+  if (va == vb) return first;
+  return (OP == 2u || OP == 4u || OP == 7u) ? va > vb : va < vb;
 }
 
 T combine(T a, T b) {
@@ -157,7 +161,7 @@ void fold(inout T acc, inout int idx, T v, uint off, uint j) {
 void reduce_run(uint m, uint base, uint lo, uint hi, bool fold_partials) {
   uint t = gl_LocalInvocationID.x;
   bool partials = MODE == 2u || fold_partials;
-  T acc = OP == 0u || OP == 6u ? T(0) : (OP == 1u ? T(1) : (OP == 2u || OP == 4u ? T_LOWEST : T_HIGHEST));
+  T acc = OP == 0u || OP == 6u ? T(0) : (OP == 1u ? T(1) : (OP == 2u || OP == 4u || OP == 7u ? T_LOWEST : T_HIGHEST));
   int idx = -1;
   // four elements per round, loaded before any is combined (one load in
   // flight per invocation left sum f32 at 76% of PyTorch's bandwidth at

@@ -505,6 +505,7 @@ enum {
                                   * "kernel_permutation" "output_permutation" */
   NXVK_ATTR_TRIANGULAR = 1u << 10, /* triangular_solve: "left_side" "lower" "transform_a" */
   NXVK_ATTR_PAD = 1u << 20,      /* "low" "high" "interior": [int...] (pad) */
+  NXVK_ATTR_TIE_BREAK = 1u << 24,/* "tie_break": "low" (default) or "high" (argmax, argmin) */
 };
 
 /* conv's attributes (nxvk-run(1), CONV); per spatial axis unless noted. */
@@ -566,6 +567,7 @@ typedef struct nxvk_attrs {
   bool right_side, upper, transpose_a;
   int nlow;                        /* pad: entries of low / high / interior */
   int64_t low[NXVK_MAX_RANK], high[NXVK_MAX_RANK], interior[NXVK_MAX_RANK];
+  bool tie_high;                   /* tie_break "high": the last of equal extremes */
 } nxvk_attrs;
 
 /* Parse a JSON object of attributes for op (NULL/empty text = none).  Unknown

@@ -28,6 +28,7 @@ static const struct {
     {"left_side", NXVK_ATTR_TRIANGULAR},    {"lower", NXVK_ATTR_TRIANGULAR},
     {"transform_a", NXVK_ATTR_TRIANGULAR},
     {"low", NXVK_ATTR_PAD},       {"high", NXVK_ATTR_PAD},            {"interior", NXVK_ATTR_PAD},
+    {"tie_break", NXVK_ATTR_TIE_BREAK},
 };
 
 static int bad(const nxvk_op_desc *op, const char *key, const char *why) {
@@ -233,6 +234,10 @@ int nxvk_attrs_from_cjson(const nxvk_op_desc *op, const cJSON *obj, nxvk_attrs *
       if (!cJSON_IsString(v) || (strcmp(v->valuestring, "none") && strcmp(v->valuestring, "transpose")))
         return bad(op, key, "must be \"none\" or \"transpose\"");
       out->transpose_a = strcmp(v->valuestring, "transpose") == 0;
+    } else if (strcmp(key, "tie_break") == 0) {
+      bool lo = cJSON_IsString(v) && strcmp(v->valuestring, "low") == 0;
+      out->tie_high = cJSON_IsString(v) && strcmp(v->valuestring, "high") == 0;
+      if (!lo && !out->tie_high) return bad(op, key, "must be \"low\" or \"high\"");
     } else if (strcmp(key, "seed") == 0) {
       /* JSON numbers are doubles: exact up to 2^53; larger seeds as strings */
       if (cJSON_IsString(v)) {

@@ -89,7 +89,7 @@ int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_te
 int nxvk_reduce_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
                     nxvk_host *out);
 enum { NXVK_RED_SUM, NXVK_RED_PRODUCT, NXVK_RED_MAX, NXVK_RED_MIN, NXVK_RED_ARGMAX,
-       NXVK_RED_ARGMIN, NXVK_RED_MEAN };
+       NXVK_RED_ARGMIN, NXVK_RED_MEAN, NXVK_RED_ALL, NXVK_RED_ANY };
 
 /* dot.c */
 int nxvk_dot_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, int nin,

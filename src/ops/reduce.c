@@ -79,6 +79,10 @@ static bool is_arg(const nxvk_op *op) {
   return op->code == NXVK_RED_ARGMAX || op->code == NXVK_RED_ARGMIN;
 }
 
+static bool is_all_any(const nxvk_op *op) {
+  return op->code == NXVK_RED_ALL || op->code == NXVK_RED_ANY;
+}
+
 int nxvk_reduce_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, int nin,
                       nxvk_meta *out) {
   (void)nin;
@@ -96,7 +100,7 @@ int nxvk_reduce_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *i
   }
   if (is_arg(op) && nred == 0)
     return nxvk_seterr(NXVK_E_SHAPE_MISMATCH, "%s of an empty set of elements", op->d.name);
-  out->dtype = is_arg(op) ? NXVK_I32 : in->dtype;
+  out->dtype = is_arg(op) ? NXVK_I32 : is_all_any(op) ? NXVK_BOOL : in->dtype;
   return NXVK_OK;
 }
 
@@ -114,9 +118,32 @@ static uint32_t partials_for(const nxvk_ctx *c, int64_t nout, int64_t nred) {
   return p < 2 ? 1 : (uint32_t)p;
 }
 
+/* all and any: logical_not(x) as u8 (1 where zero), its max (all) or min
+ * (any) over the axes, and logical_not of that: three kernels of their own
+ * (empty sets: max of none is 0 and min 255, so all gives true, any false). */
+static int all_any_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *in,
+                       nxvk_tensor *out) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  const nxvk_op *lnot = nxvk_op_from_desc(nxvk_op_find("logical_not"));
+  const nxvk_op *ext = nxvk_op_from_desc(nxvk_op_find(op->code == NXVK_RED_ALL ? "reduce_max" : "reduce_min"));
+  nxvk_tensor zero = {.c = c, .dtype = NXVK_U8, .shape = in->shape, .count = in->count};
+  nxvk_tensor red = {.c = c, .dtype = NXVK_U8, .shape = out->shape, .count = out->count};
+  int rc = nxvk_buffer_create(c, (VkDeviceSize)(in->count > 0 ? in->count : 1), false, &zero.buf);
+  if (rc == NXVK_OK) rc = nxvk_buffer_create(c, (VkDeviceSize)out->count, false, &red.buf);
+  if (rc == NXVK_OK && in->count > 0) rc = nxvk_ew_gpu(r, lnot, NULL, &in, 1, &zero);
+  nxvk_tensor *pz = &zero, *pr = &red;
+  if (rc == NXVK_OK) rc = nxvk_reduce_gpu(r, ext, a, &pz, 1, &red);
+  if (rc == NXVK_OK) rc = nxvk_ew_gpu(r, lnot, NULL, &pr, 1, out);
+  /* the recording holds its own references until the work completes */
+  nxvk_buffer_unref(c, zero.buf);
+  nxvk_buffer_unref(c, red.buf);
+  return rc;
+}
+
 int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                     int nin, nxvk_tensor *out) {
   (void)nin;
+  if (is_all_any(op)) return all_any_gpu(r, op, a, in[0], out);
   red_plan p;
   int rc = plan(op, a, &in[0]->shape, &p);
   if (rc) return rc;
@@ -132,13 +159,15 @@ int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_te
   }
   nxvk_ctx *c = nxvk_rec_ctx(r);
   bool arg = is_arg(op);
+  /* reduce.comp's op codes 7 and 8: argmax and argmin, ties to the last */
+  uint32_t code = (uint32_t)op->code + (arg && a && a->tie_high ? 3u : 0u);
   char name[32];
   snprintf(name, sizeof name, "%sreduce_%s", arg ? "arg" : "", nxvk_dtype_name(in[0]->dtype));
   uint32_t P = partials_for(c, p.nout, p.nred);
   uint32_t groups = nxvk_groups_for(c, (uint64_t)p.nout * P, 1);
   /* both builds bind four buffers; the ones a mode does not use get any */
   if (P == 1) {
-    uint32_t spec[4] = {NXVK_WG, (uint32_t)op->code, 0, 0};
+    uint32_t spec[4] = {NXVK_WG, code, 0, 0};
     nxvk_buffer *bufs[4] = {in[0]->buf, out->buf, in[0]->buf, out->buf};
     return nxvk_dispatch_grid(r, name, spec, 4, meta, 38, bufs, 4, groups, 1, 1);
   }
@@ -163,14 +192,14 @@ int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_te
     rc = nxvk_rec_update(r, pval, count_at * 4, zeros, (VkDeviceSize)p.nout * 4);
   }
   if (rc == NXVK_OK) {
-    uint32_t spec[4] = {NXVK_WG, (uint32_t)op->code, 1, fold};
+    uint32_t spec[4] = {NXVK_WG, code, 1, fold};
     nxvk_buffer *bufs[4] = {in[0]->buf, arg ? pidx : pval, pval,
                              arg ? in[0]->buf : out->buf};
     rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 39, bufs, 4, groups, 1, 1);
   }
   if (rc == NXVK_OK && !fold) {
     uint32_t fmeta[3] = {(uint32_t)p.nout, P, (uint32_t)p.nred};
-    uint32_t spec[4] = {NXVK_WG, (uint32_t)op->code, 2, 0};
+    uint32_t spec[4] = {NXVK_WG, code, 2, 0};
     nxvk_buffer *bufs[4] = {pval, out->buf, pval, arg ? pidx : pval};
     rc = nxvk_dispatch_grid(r, name, spec, 4, fmeta, 3, bufs, 4,
                             nxvk_groups_for(c, (uint64_t)p.nout, 1), 1, 1);
@@ -214,7 +243,7 @@ static bool int_less(nxvk_dtype d, int64_t a, int64_t b) {
 
 /* Integers: exact in int64, sums and products wrapping like the GPU. */
 static void reduce_ref_int(const nxvk_op *op, const red_plan *p, const nxvk_host *in,
-                           nxvk_host *out) {
+                           nxvk_host *out, bool hi_ties) {
   nxvk_dtype d = in->dtype;
   int64_t lo, hi;
   int_range(d, &lo, &hi);
@@ -229,7 +258,8 @@ static void reduce_ref_int(const nxvk_op *op, const red_plan *p, const nxvk_host
       case NXVK_RED_MAX: if (int_less(d, ext, v)) ext = v; break;
       case NXVK_RED_MIN: if (int_less(d, v, ext)) ext = v; break;
       default: /* argmax / argmin: the first extreme */
-        if (best < 0 || (op->code == NXVK_RED_ARGMAX ? int_less(d, ext, v) : int_less(d, v, ext))) {
+        if (best < 0 || (op->code == NXVK_RED_ARGMAX ? int_less(d, ext, v) : int_less(d, v, ext)) ||
+            (hi_ties && v == ext)) {
           ext = v;
           best = j;
         }
@@ -248,8 +278,24 @@ int nxvk_reduce_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in,
   red_plan p;
   int rc = plan(op, a, &in[0].shape, &p);
   if (rc) return rc;
+  if (is_all_any(op)) { /* nonzero is true, NaN too */
+    bool fl = nxvk_dtype_is_float(in[0].dtype);
+    for (int64_t o = 0; o < p.nout; o++) {
+      bool acc = op->code == NXVK_RED_ALL;
+      for (int64_t j = 0; j < p.nred; j++) {
+        int64_t off = offset_of(&p, o, j);
+        bool t = fl ? nxvk_host_get(&in[0], off) != 0 || isnan(nxvk_host_get(&in[0], off))
+                    : nxvk_host_get_int(&in[0], off) != 0;
+        if (op->code == NXVK_RED_ALL) acc = acc && t;
+        else acc = acc || t;
+      }
+      nxvk_host_set_int(out, o, acc);
+    }
+    return NXVK_OK;
+  }
+  bool hi_ties = a && a->tie_high;
   if (!nxvk_dtype_is_float(in[0].dtype)) {
-    reduce_ref_int(op, &p, &in[0], out);
+    reduce_ref_int(op, &p, &in[0], out, hi_ties);
     return NXVK_OK;
   }
   for (int64_t o = 0; o < p.nout; o++) {
@@ -278,12 +324,12 @@ int nxvk_reduce_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in,
         /* equal zeros: max gives +0 and min -0 whatever the order (as the kernel) */
         else if (v == acc && signbit(v) != signbit(acc)) acc = op->code == NXVK_RED_MAX ? 0.0L : -0.0L;
         break;
-      default: { /* argmax / argmin: first NaN, else first extreme */
+      default: { /* argmax / argmin: first NaN, else first extreme (tie_break high: the last) */
         bool better;
         if (best < 0) better = true;
-        else if (isnan(acc)) better = false;
+        else if (isnan(acc)) better = hi_ties && isnan(v);
         else if (isnan(v)) better = true;
-        else better = op->code == NXVK_RED_ARGMAX ? v > acc : v < acc;
+        else better = (op->code == NXVK_RED_ARGMAX ? v > acc : v < acc) || (hi_ties && v == acc);
         if (better) { acc = v; best = j; }
         break;
       }
