@@ -64,6 +64,10 @@ BINARY_F = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "di
 COMPARE = {"equal": np.equal, "not_equal": np.not_equal, "less": np.less, "less_equal": np.less_equal,
            "greater": np.greater, "greater_equal": np.greater_equal}
 REDUCE = ("sum", "product", "reduce_max", "reduce_min", "argmax", "argmin", "mean")
+# tests/ops/test_intops_numpy.py is the oracle of these, on every dtype
+INTOPS = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "left_shift", "right_shift",
+          "count_leading_zeros", "population_count", "quotient", "logical_and", "logical_or",
+          "logical_xor", "logical_not", "is_nan", "is_infinity", "all", "any")
 
 _n = _failed = 0
 
@@ -403,6 +407,8 @@ def test_dtype(dt, ops, rng):
     mine = [name for name, dts in ops.items()
             if dt in dts and not name.startswith(elsewhere) and name not in index_ops]
     for name in mine:
+        if name in INTOPS:
+            continue
         out = "o_" + name
         if name in BINARY_F or name in COMPARE or name in ("abs", "negate", "sign") or name in UNARY_F or name == "select":
             ins = ["p", "x", "y"] if name == "select" else (["x"] if (name in UNARY_F or name in ("abs", "negate", "sign")) and name not in BINARY_F else ["x", "y"])
