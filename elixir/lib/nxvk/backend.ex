@@ -33,8 +33,14 @@ if Code.ensure_loaded?(Nx) do
         cos expm1 log1p erf tan asin acos atan sinh cosh asinh acosh atanh
         cbrt erfc erf_inv` (floats), `abs negate sign` (f32 f64 s32 s64;
         `negate` of the unsigned types too, wrapping as Nx),
-        `floor ceil round`, `is_nan`, `select`, `clip`;
-      * reductions `sum product reduce_max reduce_min argmax argmin`
+        `floor ceil round`, `is_nan is_infinity`, `select`, `clip`; on
+        integer types `bitwise_and bitwise_or bitwise_xor bitwise_not
+        left_shift right_shift quotient count_leading_zeros
+        population_count` (s64/u64 held as words: `bitwise_and/or/xor/not`
+        word by word); `logical_and logical_or logical_xor logical_not` of
+        every type;
+      * reductions `sum product reduce_max reduce_min argmax argmin` (either
+        `tie_break`) `all any`
         (integer sums and products aggregated to s64/u64 as Nx does,
         wrapping; the i32 index of argmax/argmin cast to Nx's type, s64 by
         default, on the device);
@@ -84,18 +90,16 @@ if Code.ensure_loaded?(Nx) do
     between them and s32, u8, f32, f64; their other ops fall back.
 
     The documented fallback list (every callback not named above, and a
-    named one when its types are not native): `quotient remainder bitwise_*
-    left_shift right_shift logical_* all any count_leading_zeros
-    population_count conjugate real imag phase is_infinity eye reverse
+    named one when its types are not native): `remainder conjugate real
+    imag phase eye reverse
     reduce window_reduce window_scatter_max window_scatter_min map fft ifft fft2 ifft2
     lu qr svd eigh solve determinant all_close
     to_batched bitcast`, `pad` of an empty axis with interior padding,
     `indexed_add`/`indexed_put` with updates smaller than the target's
     axes, f64 `indexed_add` on a device without 64-bit atomics,
-    `argmax`/`argmin` with `tie_break: :high`, `max`/`min` of a u64 and a
-    signed integer (Nx compares them exactly), and, on a device without
-    shaderInt64, 64-bit `dot`, integer `product`, and the integer `sum` of
-    other types (or without f64).
+    `max`/`min` of a u64 and a signed integer (Nx compares them exactly),
+    and, on a device without shaderInt64, 64-bit `dot`, integer `product`,
+    and the integer `sum` of other types (or without f64).
 
     ## Lifetime
 
@@ -718,15 +722,94 @@ if Code.ensure_loaded?(Nx) do
       end)
     end
 
+    # ------------------------------------------- integer and logical ops
+
+    # integer binary ops on the engine's integer types, in the result type
+    # (the engine's shifts give 0 or the sign fill for counts outside
+    # 0..width-1, where Nx raises on negative counts: nxvk-run(1), OPS)
+    @int_binary ~w(bitwise_and bitwise_or bitwise_xor left_shift right_shift quotient)a
+    for name <- @int_binary do
+      @impl true
+      def unquote(name)(out, a, b) do
+        cond do
+          nat?([out.type], device_of([a, b])) and not float?(out.type) ->
+            binary_native(unquote(name), unquote(Atom.to_string(name)), out, a, b, out.type)
+
+          # s64/u64 held as words: and/or/xor word by word
+          wordwise?(unquote(name)) and int64_type?(out.type) and int64_operands?([a, b]) ->
+            native_words(unquote(name), out, [a, b], [out, a, b], fn g, 2 ->
+              {g, alo, ahi} = G.int64_words(g, a)
+              {g, blo, bhi} = G.int64_words(g, b)
+              {g, lo} = G.op(g, unquote(Atom.to_string(name)), [alo, blo])
+              {g, hi} = G.op(g, unquote(Atom.to_string(name)), [ahi, bhi])
+              {g, r} = G.op(g, "concatenate", [lo, hi], %{"axis" => tuple_size(out.shape)})
+              broadcast_to(g, r, %{out | shape: Tuple.append(out.shape, 2)})
+            end)
+
+          true ->
+            fallback(unquote(name), [out, a, b])
+        end
+      end
+    end
+
+    defp wordwise?(name), do: name in [:bitwise_and, :bitwise_or, :bitwise_xor, :bitwise_not]
+
+    for name <- ~w(bitwise_not count_leading_zeros population_count)a do
+      @impl true
+      def unquote(name)(out, t) do
+        cond do
+          nat?([out.type], device_of([t])) and not float?(out.type) and t.type == out.type ->
+            unary_native(unquote(name), unquote(Atom.to_string(name)), out, t)
+
+          wordwise?(unquote(name)) and words(out.type, device_of([t])) == 2 and words?(out, [t]) ->
+            native_words(:bitwise_not, out, [t], [out, t], fn g, 2 ->
+              {g, x} = G.word_input(g, t, 2)
+              G.op(g, "bitwise_not", [x])
+            end)
+
+          true ->
+            fallback(unquote(name), [out, t])
+        end
+      end
+    end
+
+    # logical ops of any native type (nonzero is true, NaN too), giving u8
+    for name <- ~w(logical_and logical_or logical_xor)a do
+      @impl true
+      def unquote(name)(out, a, b) do
+        type = Nx.Type.merge(a.type, b.type)
+
+        if nat?([type], device_of([a, b])),
+          do: binary_native(unquote(name), unquote(Atom.to_string(name)), out, a, b, type),
+          else: fallback(unquote(name), [out, a, b])
+      end
+    end
+
     @impl true
-    def is_nan(out, t) do
-      if float?(t.type) and nat?([t.type], device_of([t])) do
-        native(:is_nan, out, [t], [out, t], fn g ->
+    def logical_not(out, t) do
+      if nat?([t.type], device_of([t])) do
+        native(:logical_not, out, [t], [out, t], fn g ->
           {g, x} = G.input(g, t, t.type)
-          G.op(g, "not_equal", [x, x])
+          G.op(g, "logical_not", [x])
         end)
       else
-        fallback(:is_nan, [out, t])
+        # Nx's own definition (logical_not is optional): t == 0
+        count(:logical_not, :fallback, device_of([t]))
+        Nx.equal(t, Nx.tensor(0, type: t.type, backend: Nx.BinaryBackend))
+      end
+    end
+
+    for name <- ~w(is_nan is_infinity)a do
+      @impl true
+      def unquote(name)(out, t) do
+        if nat?([t.type], device_of([t])) do
+          native(unquote(name), out, [t], [out, t], fn g ->
+            {g, x} = G.input(g, t, t.type)
+            G.op(g, unquote(Atom.to_string(name)), [x])
+          end)
+        else
+          fallback(unquote(name), [out, t])
+        end
       end
     end
 
@@ -833,6 +916,20 @@ if Code.ensure_loaded?(Nx) do
 
     defp sum_words?(_, _, _), do: false
 
+    for name <- ~w(all any)a do
+      @impl true
+      def unquote(name)(out, t, opts) do
+        if nat?([t.type], device_of([t])) do
+          native(unquote(name), out, [t], [out, t, opts], fn g ->
+            {g, x} = G.input(g, t, t.type)
+            G.op(g, unquote(Atom.to_string(name)), [x], reduce_attrs(opts))
+          end)
+        else
+          fallback(unquote(name), [out, t, opts])
+        end
+      end
+    end
+
     for name <- ~w(reduce_max reduce_min)a do
       @impl true
       def unquote(name)(out, t, opts) do
@@ -862,10 +959,11 @@ if Code.ensure_loaded?(Nx) do
             {_, bits} = out.type
             host(out, <<0::size(bits)>>, d)
 
-          nat?([t.type], d) and Keyword.get(opts, :tie_break, :low) == :low and Nx.size(t) > 1 and
-              match?({k, _} when k in [:s, :u], out.type) and
+          nat?([t.type], d) and Keyword.get(opts, :tie_break, :low) in [:low, :high] and
+              Nx.size(t) > 1 and match?({k, _} when k in [:s, :u], out.type) and
               (nat?([out.type], d) or words(out.type, d) == 2) ->
-            attrs = %{"keep_axes" => Keyword.get(opts, :keep_axis, false)}
+            attrs = %{"keep_axes" => Keyword.get(opts, :keep_axis, false),
+                      "tie_break" => Atom.to_string(Keyword.get(opts, :tie_break, :low))}
             attrs = if opts[:axis], do: Map.put(attrs, "axes", [opts[:axis]]), else: attrs
             op = unquote(Atom.to_string(name))
 
@@ -1564,13 +1662,15 @@ if Code.ensure_loaded?(Nx) do
       :init, :constant, :from_binary, :to_binary, :inspect, :backend_copy, :backend_transfer,
       :backend_deallocate, :add, :subtract, :multiply, :max, :min, :divide, :pow, :atan2,
       :equal, :not_equal, :less, :less_equal, :greater, :greater_equal, :abs, :negate, :sign,
-      :floor, :ceil, :round, :is_nan, :select, :clip, :sum, :product, :reduce_max, :reduce_min,
-      :argmax, :argmin, :as_type, :reshape, :squeeze, :transpose, :broadcast, :slice,
-      :concatenate, :iota, :eye, :dot, :cumulative_sum, :cumulative_product, :cumulative_max,
-      :cumulative_min, :sort, :argsort, :top_k, :window_sum, :window_product, :window_max, :window_min,
-      :conv, :cholesky, :triangular_solve,
-      :pad, :put_slice, :gather, :take, :take_along_axis, :indexed_add, :indexed_put
-    ] ++ @float_unary
+      :floor, :ceil, :round, :is_nan, :is_infinity, :select, :clip, :sum, :product, :reduce_max,
+      :reduce_min, :argmax, :argmin, :all, :any, :bitwise_not, :count_leading_zeros,
+      :population_count, :logical_and, :logical_or, :logical_xor, :logical_not, :as_type,
+      :reshape, :squeeze, :transpose, :broadcast, :slice, :concatenate, :iota, :eye, :dot,
+      :cumulative_sum, :cumulative_product, :cumulative_max, :cumulative_min, :sort, :argsort,
+      :top_k, :window_sum, :window_product, :window_max, :window_min, :conv, :cholesky,
+      :triangular_solve, :pad, :put_slice, :gather, :take, :take_along_axis, :indexed_add,
+      :indexed_put
+    ] ++ @float_unary ++ @int_binary
 
     Code.ensure_loaded!(Nx.BinaryBackend)
 

@@ -416,8 +416,18 @@ if Code.ensure_loaded?(Nx) do
         end
 
       {g, first} = op(g, "reshape", [first], %{"shape" => Tuple.to_list(shape)})
-      {g, zero} = scalar(g, 0, {:s, 32})
-      op(g, "select", [first, zero, r])
+
+      # Nx.BinaryBackend: a leading NaN wins; with tie_break :high each later
+      # NaN ties with it, so the last NaN
+      {g, at} =
+        if attrs["tie_break"] == "high" do
+          {g, n8} = op(g, "as_type", [nan], %{"dtype" => "u8"})
+          op(g, "argmax", [n8], attrs)
+        else
+          scalar(g, 0, {:s, 32})
+        end
+
+      op(g, "select", [first, at, r])
     end
 
     def arg_reduce(g, op, x, _type, attrs, _in_shape, _axis, _shape), do: op(g, op, [x], attrs)
