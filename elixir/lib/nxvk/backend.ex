@@ -40,7 +40,8 @@ if Code.ensure_loaded?(Nx) do
         word by word); `logical_and logical_or logical_xor logical_not` of
         every type;
       * reductions `sum product reduce_max reduce_min argmax argmin` (either
-        `tie_break`) `all any`
+        `tie_break`) `all any`, and `all_close` composed of native ops (its
+        scalar result held in the BEAM)
         (integer sums and products aggregated to s64/u64 as Nx does,
         wrapping; the i32 index of argmax/argmin cast to Nx's type, s64 by
         default, on the device);
@@ -93,7 +94,7 @@ if Code.ensure_loaded?(Nx) do
     named one when its types are not native): `remainder conjugate real
     imag phase eye reverse
     reduce window_reduce window_scatter_max window_scatter_min map fft ifft fft2 ifft2
-    lu qr svd eigh solve determinant all_close
+    lu qr svd eigh solve determinant
     to_batched bitcast`, `pad` of an empty axis with interior padding,
     `indexed_add`/`indexed_put` with updates smaller than the target's
     axes, f64 `indexed_add` on a device without 64-bit atomics,
@@ -732,6 +733,10 @@ if Code.ensure_loaded?(Nx) do
       @impl true
       def unquote(name)(out, a, b) do
         cond do
+          # Nx raises on a negative shift count: Nx.BinaryBackend, with its message
+          shift?(unquote(name)) and negative_count?(b) ->
+            fallback(unquote(name), [out, a, b])
+
           nat?([out.type], device_of([a, b])) and not float?(out.type) ->
             binary_native(unquote(name), unquote(Atom.to_string(name)), out, a, b, out.type)
 
@@ -751,6 +756,12 @@ if Code.ensure_loaded?(Nx) do
         end
       end
     end
+
+    defp shift?(name), do: name in [:left_shift, :right_shift]
+
+    # one byte back from the device: is any count negative?
+    defp negative_count?(%T{type: {:s, _}} = b), do: Nx.to_number(Nx.any(Nx.less(b, 0))) == 1
+    defp negative_count?(_), do: false
 
     defp wordwise?(name), do: name in [:bitwise_and, :bitwise_or, :bitwise_xor, :bitwise_not]
 
@@ -928,6 +939,30 @@ if Code.ensure_loaded?(Nx) do
           fallback(unquote(name), [out, t, opts])
         end
       end
+    end
+
+    # Nx's own composition (Nx.all_close's vectorized_all_close) on this
+    # backend, its one-byte result held in the BEAM as a fallback's scalar
+    # would be (so `Nx.all_close(a, b) == Nx.tensor(1, type: :u8)` holds,
+    # as the Nx suite's assert_all_close asks)
+    @impl true
+    def all_close(out, a, b, opts) do
+      count(:all_close, :native, device_of([a, b]))
+      {atol, rtol} = {opts[:atol], opts[:rtol]}
+      finite = Nx.less_equal(Nx.abs(Nx.subtract(a, b)), Nx.add(atol, Nx.multiply(rtol, Nx.abs(b))))
+
+      r =
+        if Nx.Type.integer?(a.type) and Nx.Type.integer?(b.type) do
+          Nx.all(finite)
+        else
+          inf = Nx.select(Nx.logical_or(Nx.is_infinity(a), Nx.is_infinity(b)), Nx.equal(a, b), finite)
+
+          if opts[:equal_nan],
+            do: Nx.all(Nx.select(Nx.logical_and(Nx.is_nan(a), Nx.is_nan(b)), 1, inf)),
+            else: Nx.all(inf)
+        end
+
+      host(out, Nx.to_binary(r), device_of([a, b]))
     end
 
     for name <- ~w(reduce_max reduce_min)a do
@@ -1664,8 +1699,8 @@ if Code.ensure_loaded?(Nx) do
       :equal, :not_equal, :less, :less_equal, :greater, :greater_equal, :abs, :negate, :sign,
       :floor, :ceil, :round, :is_nan, :is_infinity, :select, :clip, :sum, :product, :reduce_max,
       :reduce_min, :argmax, :argmin, :all, :any, :bitwise_not, :count_leading_zeros,
-      :population_count, :logical_and, :logical_or, :logical_xor, :logical_not, :as_type,
-      :reshape, :squeeze, :transpose, :broadcast, :slice, :concatenate, :iota, :eye, :dot,
+      :population_count, :logical_and, :logical_or, :logical_xor, :logical_not, :all_close,
+      :as_type, :reshape, :squeeze, :transpose, :broadcast, :slice, :concatenate, :iota, :eye, :dot,
       :cumulative_sum, :cumulative_product, :cumulative_max, :cumulative_min, :sort, :argsort,
       :top_k, :window_sum, :window_product, :window_max, :window_min, :conv, :cholesky,
       :triangular_solve, :pad, :put_slice, :gather, :take, :take_along_axis, :indexed_add,
