@@ -1,5 +1,5 @@
 /*
- * movement.c - reshape (a view), transpose, slice, concatenate, as_type.
+ * movement.c - reshape (a view), transpose, slice, reverse, concatenate, as_type.
  * On the GPU all but reshape are one strided-copy kernel; the reference is
  * the same strided copy in C.
  */
@@ -258,6 +258,67 @@ int nxvk_slice_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, 
   (void)op; (void)nin;
   int64_t sst[NXVK_MAX_RANK], dst[NXVK_MAX_RANK];
   int64_t base = slice_strides(a, &in[0].shape, sst);
+  nxvk_contiguous_strides(&out->shape, dst);
+  host_copy(&in[0], base, sst, out, 0, dst, &out->shape);
+  return NXVK_OK;
+}
+
+/* ---- reverse ---- */
+
+/* Which axes reverse ("axes"; absent: all), checked as reductions check them. */
+static int reverse_axes(const nxvk_attrs *a, int rank, bool *rev) {
+  for (int d = 0; d < rank; d++) rev[d] = !(a->set & NXVK_ATTR_AXES);
+  if (!(a->set & NXVK_ATTR_AXES)) return NXVK_OK;
+  for (int i = 0; i < a->naxes; i++) {
+    int ax = a->axes[i] < 0 ? a->axes[i] + rank : a->axes[i];
+    if (ax < 0 || ax >= rank)
+      return nxvk_seterr(NXVK_E_BAD_ATTR, "reverse: axes: axis %d is out of range for rank %d", a->axes[i], rank);
+    if (rev[ax]) return nxvk_seterr(NXVK_E_BAD_ATTR, "reverse: axes: axis %d given twice", a->axes[i]);
+    rev[ax] = true;
+  }
+  return NXVK_OK;
+}
+
+int nxvk_reverse_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, int nin,
+                       nxvk_meta *out) {
+  (void)op; (void)nin;
+  bool rev[NXVK_MAX_RANK];
+  int rc = reverse_axes(a, in->shape.rank, rev);
+  if (rc) return rc;
+  *out = *in;
+  return NXVK_OK;
+}
+
+/* A reversed axis reads from its end with a negative stride (the copy
+ * kernel's unsigned offsets wrap back into range). */
+static int64_t reverse_strides(const nxvk_attrs *a, const nxvk_shape *in, int64_t *sst) {
+  bool rev[NXVK_MAX_RANK];
+  int64_t base = 0;
+  (void)reverse_axes(a, in->rank, rev);
+  nxvk_contiguous_strides(in, sst);
+  for (int d = 0; d < in->rank; d++)
+    if (rev[d] && in->dim[d] > 0) {
+      base += (in->dim[d] - 1) * sst[d];
+      sst[d] = -sst[d];
+    }
+  return base;
+}
+
+int nxvk_reverse_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
+                     int nin, nxvk_tensor *out) {
+  (void)op; (void)nin;
+  int64_t sst[NXVK_MAX_RANK], dst[NXVK_MAX_RANK];
+  int64_t base = reverse_strides(a, &in[0]->shape, sst);
+  nxvk_contiguous_strides(&out->shape, dst);
+  return nxvk_strided_copy(r, in[0]->buf, in[0]->dtype, base, sst, out->buf, out->dtype, 0, dst,
+                           &out->shape);
+}
+
+int nxvk_reverse_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
+                     nxvk_host *out) {
+  (void)op; (void)nin;
+  int64_t sst[NXVK_MAX_RANK], dst[NXVK_MAX_RANK];
+  int64_t base = reverse_strides(a, &in[0].shape, sst);
   nxvk_contiguous_strides(&out->shape, dst);
   host_copy(&in[0], base, sst, out, 0, dst, &out->shape);
   return NXVK_OK;

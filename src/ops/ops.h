@@ -127,6 +127,10 @@ int nxvk_slice_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int
 int nxvk_slice_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
                    nxvk_tensor *);
 int nxvk_slice_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
+int nxvk_reverse_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
+int nxvk_reverse_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
+                     nxvk_tensor *);
+int nxvk_reverse_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
 int nxvk_concat_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
 int nxvk_concat_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
                     nxvk_tensor *);
@@ -160,11 +164,14 @@ NXVK_DECL_OP(indexed)
 int nxvk_take_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
 int nxvk_indexed_supported(nxvk_ctx *, const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int);
 
-/* source.c: iota, random_uniform, random_normal */
+/* source.c: iota, eye, random_uniform, random_normal */
 int nxvk_source_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
 int nxvk_iota_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
                   nxvk_tensor *);
 int nxvk_iota_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
+int nxvk_eye_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
+                 nxvk_tensor *);
+int nxvk_eye_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
 int nxvk_random_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
                     nxvk_tensor *);
 int nxvk_random_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);

@@ -1,5 +1,5 @@
 /*
- * source.c - ops with no inputs: iota, random_uniform, random_normal.
+ * source.c - ops with no inputs: iota, eye, random_uniform, random_normal.
  * The Philox4x32-10 stream is documented in shaders/random.comp; this file
  * produces the same words, so uniform output is bit-identical to the GPU.
  */
@@ -23,6 +23,8 @@ int nxvk_source_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *i
   for (int d = 0; d < a->shape.rank; d++)
     if (a->shape.dim[d] < 0)
       return nxvk_seterr(NXVK_E_BAD_ATTR, "%s: shape: dimension %d is negative", op->d.name, d);
+  if (op->gpu == nxvk_eye_gpu && a->shape.rank < 2)
+    return nxvk_seterr(NXVK_E_BAD_ATTR, "eye: shape: rank %d, at least 2 needed", a->shape.rank);
   if (!random && (a->set & NXVK_ATTR_AXIS)) {
     int ax = a->axis < 0 ? a->axis + a->shape.rank : a->axis;
     if (ax < 0 || ax >= a->shape.rank)
@@ -139,6 +141,35 @@ int nxvk_random_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in,
     long double v = i % 2 ? rr * sinl(ang) : rr * cosl(ang);
     if (f32) nxvk_host_set(out, i, (double)(float)v);
     else ((double *)out->data)[i] = (double)v;
+  }
+  return NXVK_OK;
+}
+
+/* eye: 1 where the last two indices are equal, else 0 (batched over the
+ * leading axes, as Nx.eye); iota.comp's mode 2 with inner = the last dim
+ * and dim = the one before. */
+int nxvk_eye_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
+                 int nin, nxvk_tensor *out) {
+  (void)op; (void)in; (void)nin;
+  int rank = a->shape.rank;
+  uint32_t meta[4] = {(uint32_t)out->count, (uint32_t)a->shape.dim[rank - 1],
+                      (uint32_t)a->shape.dim[rank - 2], 2};
+  char name[32];
+  snprintf(name, sizeof name, "iota_%s", nxvk_dtype_name(out->dtype));
+  uint32_t spec[1] = {NXVK_WG};
+  return nxvk_dispatch_1d(r, name, spec, 1, meta, 4, &out->buf, 1, (uint64_t)out->count);
+}
+
+int nxvk_eye_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
+                 nxvk_host *out) {
+  (void)op; (void)in; (void)nin;
+  int rank = a->shape.rank;
+  int64_t cols = a->shape.dim[rank - 1], rows = a->shape.dim[rank - 2];
+  int64_t n = nxvk_host_count(out);
+  for (int64_t i = 0; i < n; i++) {
+    int64_t v = (i / cols) % rows == i % cols;
+    if (nxvk_dtype_is_float(out->dtype)) nxvk_host_set(out, i, (double)v);
+    else nxvk_host_set_int(out, i, v);
   }
   return NXVK_OK;
 }

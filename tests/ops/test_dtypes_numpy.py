@@ -67,7 +67,7 @@ REDUCE = ("sum", "product", "reduce_max", "reduce_min", "argmax", "argmin", "mea
 # tests/ops/test_intops_numpy.py is the oracle of these, on every dtype
 INTOPS = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "left_shift", "right_shift",
           "count_leading_zeros", "population_count", "quotient", "logical_and", "logical_or",
-          "logical_xor", "logical_not", "is_nan", "is_infinity", "all", "any")
+          "logical_xor", "logical_not", "is_nan", "is_infinity", "all", "any", "reverse", "eye")
 
 _n = _failed = 0
 

@@ -4,7 +4,7 @@
 count_leading_zeros, population_count, quotient on every integer dtype;
 logical_and/or/xor/not, is_nan, is_infinity on every dtype (f16 f32 f64,
 integers, bool); the all and any reductions; argmax/argmin with tie_break
-"high"; reverse, clip and eye.
+"high"; reverse and eye.
 
 Inputs hold each dtype's edge values (INT_MIN, INT_MAX, -1, all ones, shift
 counts 0, 1, width-1, width, width+1, negative and huge; NaN, +-inf, +-0,
@@ -124,6 +124,8 @@ def flush():
         diag = None
         if g is None:
             diag = "no result"
+        elif not same(g, want) and isinstance(want, Bf16):
+            diag = "bf16 bits differ: got %s" % g.view("<u2")[:8]
         elif not same(g, want):
             bad = np.flatnonzero(np.asarray(g != want).reshape(-1)) if g.shape == want.shape else []
             diag = "dtype %s want %s, shape %s want %s; first differences at %s: got %s want %s" % (
@@ -151,6 +153,9 @@ def run_op(op, inputs, attrs=None):
 
 def same(got, want):
     """Bit-identical, dtype included (NaN as NaN)."""
+    if isinstance(want, Bf16):
+        return (got is not None and got.dtype.kind == "V" and got.dtype.itemsize == 2 and
+                got.shape == want.bits.shape and np.array_equal(got.view("<u2"), want.bits))
     if got is None or got.dtype != want.dtype or got.shape != want.shape:
         return False
     if want.dtype.kind == "f":
@@ -331,6 +336,33 @@ def main():
     x = rng.integers(0, 3, (7, 40)).astype(np.float32)
     for op, fn in (("argmax", np.argmax), ("argmin", np.argmin)):
         check("%s bf16 tie_break high" % op, op, [Bf16(x)], last(fn, x, 1), {"axes": [1], "tie_break": "high"})
+    flush()
+    # reverse (any axes, default all) and eye (batched identities)
+    for dt in list(INTS) + list(FLOATS) + ["bool"]:
+        t = FLOATS.get(dt) or INTS.get(dt) or np.bool_
+        x = rng.integers(0, 100, (3, 4, 70)).astype(t)
+        for axes in ([0], [2], [1, 2], [0, 1, 2], [-1], None):
+            want = np.flip(x, axis=tuple(axes) if axes else None)
+            check("reverse %s axes %s" % (dt, axes), "reverse", [x], np.ascontiguousarray(want),
+                  {"axes": axes} if axes else None)
+        check("reverse %s of [0, 5]" % dt, "reverse", [np.zeros((0, 5), t)], np.zeros((0, 5), t), {"axes": [0]})
+    for dt in list(INTS) + list(FLOATS):
+        t = FLOATS.get(dt) or INTS[dt]
+        for shape in ((4, 4), (3, 5), (6, 2), (2, 3, 3), (2, 1, 300), (1, 1)):
+            want = np.broadcast_to(np.eye(shape[-2], shape[-1], dtype=t), shape).copy()
+            _pending.append(("eye %s %s" % (dt, list(shape)), "eye", [], want, {"shape": list(shape), "dtype": dt}))
+            covered.setdefault("eye", set()).add(dt)
+    xb = rng.integers(0, 100, (3, 70)).astype(np.float32)
+    check("reverse bf16 axes [1]", "reverse", [Bf16(xb)], Bf16(np.ascontiguousarray(xb[:, ::-1])), {"axes": [1]})
+    _pending.append(("eye bf16 [2, 3, 4]", "eye", [], Bf16(np.broadcast_to(np.eye(3, 4, dtype=np.float32), (2, 3, 4)).copy()),
+                     {"shape": [2, 3, 4], "dtype": "bf16"}))
+    covered["eye"].add("bf16")
+    _pending.append(("eye default dtype i32", "eye", [], np.eye(3, dtype=np.int32), {"shape": [3, 3]}))
+    flush()
+    rc, _, err = run_op("eye", [], {"shape": [4]})
+    tap(rc == 2 and "rank" in err, "eye of rank 1 is refused", err)
+    rc, _, err = run_op("reverse", [np.zeros((2, 2), np.float32)], {"axes": [0, 0]})
+    tap(rc == 2 and "twice" in err, "reverse with an axis twice is refused", err)
     x = np.array([1, np.nan, 3, np.nan, 0], np.float32)
     check("argmax f32 with NaNs, tie_break high: the last NaN", "argmax", [x], np.array(3, np.int32),
           {"tie_break": "high"})

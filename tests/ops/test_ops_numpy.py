@@ -481,7 +481,7 @@ ELSEWHERE.update({op: "test_index_numpy.py" for op in INDEX_OPS})
 ELSEWHERE.update({op: "test_intops_numpy.py" for op in (
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "left_shift", "right_shift",
     "count_leading_zeros", "population_count", "quotient", "logical_and", "logical_or",
-    "logical_xor", "logical_not", "is_nan", "is_infinity", "all", "any")})
+    "logical_xor", "logical_not", "is_nan", "is_infinity", "all", "any", "reverse", "eye")})
 
 
 # ---------------------------------------------------------------- cases
