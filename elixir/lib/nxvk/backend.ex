@@ -51,8 +51,8 @@ if Code.ensure_loaded?(Nx) do
         as Nx: a 64-bit integer to f32, f16 or bf16 through f64, as Erlang
         rounds an integer to double first; a float to an integer below
         2^63 in magnitude truncated and wrapped, -1.0 to u8 is 255),
-        `reshape`, `squeeze`, `broadcast`, `transpose`, `slice` (starts
-        constant or tensors), `concatenate`, `iota`, `constant`,
+        `reshape`, `squeeze`, `broadcast`, `transpose`, `reverse`, `slice` (starts
+        constant or tensors), `concatenate`, `iota`, `eye`, `constant`,
         `from_binary`, `to_binary`, `backend_copy/transfer/deallocate`;
       * shape and indexing: `pad` (negative and interior padding),
         `put_slice`, `gather`, `take`, `take_along_axis`, `indexed_add`,
@@ -92,7 +92,7 @@ if Code.ensure_loaded?(Nx) do
 
     The documented fallback list (every callback not named above, and a
     named one when its types are not native): `remainder conjugate real
-    imag phase eye reverse
+    imag phase
     reduce window_reduce window_scatter_max window_scatter_min map fft ifft fft2 ifft2
     lu qr svd eigh solve determinant
     to_batched bitcast`, `pad` of an empty axis with interior padding,
@@ -1128,6 +1128,26 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
+    @impl true
+    def reverse(out, t, axes) do
+      cond do
+        words?(out, [t]) ->
+          native_words(:reverse, out, [t], [out, t, axes], fn g, w ->
+            {g, x} = G.word_input(g, t, w)
+            G.op(g, "reverse", [x], %{"axes" => axes})
+          end)
+
+        nat?([t.type], device_of([t])) ->
+          native(:reverse, out, [t], [out, t, axes], fn g ->
+            {g, x} = G.input(g, t, t.type)
+            G.op(g, "reverse", [x], %{"axes" => axes})
+          end)
+
+        true ->
+          fallback(:reverse, [out, t, axes])
+      end
+    end
+
     defp transpose_native(out, t, axes) do
       if nat?([t.type], device_of([t])) do
         native(:transpose, out, [t], [out, t, axes], fn g ->
@@ -1436,8 +1456,20 @@ if Code.ensure_loaded?(Nx) do
 
     @impl true
     def eye(out, opts) do
-      count(:eye, :fallback, opts_device(opts))
-      from_host_deep(Nx.BinaryBackend.eye(out, []), opts_device(opts))
+      device = opts_device(opts)
+
+      with true <- nat?([out.type], device) and Nx.size(out) > 0,
+           s = server(device),
+           attrs = %{"shape" => Tuple.to_list(out.shape), "dtype" => G.dtype(out.type)},
+           {g, v} = G.op(new_graph(s, device), "eye", [], attrs),
+           {:ok, [%{"handle" => h} = o]} <- G.run(g, [v]) do
+        count(:eye, :native, device)
+        %{out | data: %__MODULE__{server: s, handle: h, ref: o[:ref], device: device}}
+      else
+        _ ->
+          count(:eye, :fallback, device)
+          from_host_deep(Nx.BinaryBackend.eye(out, []), device)
+      end
     end
 
     # ---------------------------------------------------------------- dot
@@ -1700,7 +1732,7 @@ if Code.ensure_loaded?(Nx) do
       :floor, :ceil, :round, :is_nan, :is_infinity, :select, :clip, :sum, :product, :reduce_max,
       :reduce_min, :argmax, :argmin, :all, :any, :bitwise_not, :count_leading_zeros,
       :population_count, :logical_and, :logical_or, :logical_xor, :logical_not, :all_close,
-      :as_type, :reshape, :squeeze, :transpose, :broadcast, :slice, :concatenate, :iota, :eye, :dot,
+      :as_type, :reshape, :squeeze, :transpose, :reverse, :broadcast, :slice, :concatenate, :iota, :eye, :dot,
       :cumulative_sum, :cumulative_product, :cumulative_max, :cumulative_min, :sort, :argsort,
       :top_k, :window_sum, :window_product, :window_max, :window_min, :conv, :cholesky,
       :triangular_solve, :pad, :put_slice, :gather, :take, :take_along_axis, :indexed_add,
