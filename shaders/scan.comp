@@ -55,8 +55,8 @@ T combine(T a, T b) {
   if (OP == 1u) return a * b;
   if (t_isnan(a)) return a;
   if (t_isnan(b)) return b;
-  if (a == b) return (t_signbit(a) == (OP == 2u)) ? b : a;
-  return OP == 2u ? (a > b ? a : b) : (a < b ? a : b);
+  bool lt = t_less(a, b); // on the bits: denormals kept, -0 below +0
+  return OP == 2u ? (lt ? b : a) : (lt ? a : b);
 }
 
 // In-place inclusive scan of tot[] over the workgroup (Hillis-Steele: the

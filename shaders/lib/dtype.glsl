@@ -119,3 +119,22 @@ bool t_signbit(T x) { return (unpackDouble2x32(x).y >> 31) != 0u; }
 #else
 bool t_signbit(T x) { return false; }
 #endif
+// a < b for values that are not NaN, on the bits: a driver that flushes
+// denormals (NVIDIA) would compare a denormal as 0, and -0 orders below +0
+// here, which gives max +0 and min -0 of two zeros in any order.
+#if defined(DT_f32) || defined(DT_f16) || defined(DT_bf16)
+int t_key(T x) {
+  int k = floatBitsToInt(x);
+  return k < 0 ? k ^ 0x7fffffff : k;
+}
+bool t_less(T a, T b) { return t_key(a) < t_key(b); }
+#elif defined(DT_f64)
+bool t_less(T a, T b) {
+  uvec2 ua = unpackDouble2x32(a), ub = unpackDouble2x32(b);
+  if ((ua.y >> 31) != 0u) ua = uvec2(~ua.x, ua.y ^ 0x7fffffffu);
+  if ((ub.y >> 31) != 0u) ub = uvec2(~ub.x, ub.y ^ 0x7fffffffu);
+  return int(ua.y) < int(ub.y) || (ua.y == ub.y && ua.x < ub.x);
+}
+#else
+bool t_less(T a, T b) { return a < b; }
+#endif
