@@ -14,7 +14,7 @@
  * conv_gemm (implicit GEMM: f32, 2-D, one group, no input dilation) on
  * the outputs whose window lies inside the input and conv_direct (one
  * invocation per output element) on the rest; conv_direct alone
- * elsewhere, or everywhere with NXVK_CONV_DIRECT set (tests, timing).  The reference sums in
+ * elsewhere, or everywhere with NXVK_CONV_DIRECT=1 (src/ops/tuning.c; timing).  The reference sums in
  * long double and rounds once.
  */
 #include "ops.h"
@@ -254,7 +254,7 @@ int nxvk_conv_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tens
   uint64_t M = (uint64_t)p.NB * (p.S == 2 ? (uint64_t)(p.Y[0] * p.Y[1]) : 0);
   bool gemm = out->dtype == NXVK_F32 && p.S == 2 && p.G == 1 && p.B == 1 && p.idil[0] == 1 && p.idil[1] == 1 &&
               p.K[0] >= 1 && p.K[1] >= 1 && p.I >= 1 && (M + 63) / 64 <= c->info.max_workgroup_count[0] &&
-              (uint64_t)(p.O + 63) / 64 <= c->info.max_workgroup_count[1] && !getenv("NXVK_CONV_DIRECT");
+              (uint64_t)(p.O + 63) / 64 <= c->info.max_workgroup_count[1] && !c->tuning->conv_direct;
   if (gemm) {
     /* implicit GEMM for the outputs whose window lies inside the input,
      * then conv_direct for the border (meta[14]) */

@@ -78,6 +78,9 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
    * GPU a dispatch; lavapipe ran it 20-40% slower than two passes */
   t->reduce_fold = gpu;
   if ((i = knob_choice("NXVK_REDUCE_FOLD", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->reduce_fold = i == 1;
+  /* conv's one-output-per-invocation kernel everywhere (the baseline the
+   * implicit GEMM is timed against, and a fault finder) */
+  if ((i = knob_choice("NXVK_CONV_DIRECT", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->conv_direct = i == 1;
   if (rc) return rc;
 
   knob_list("NXVK_DOT_TILES", t->dot_tiles, 5, 5, "want BM,BN,BK,TM,TN (five whole numbers)", &rc);
