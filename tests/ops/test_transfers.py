@@ -9,58 +9,30 @@ sums must be equal bit for bit), and the input bytes read back unchanged by
 a copy (as_type to the same dtype).  TAP."""
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from pytap import done, run_op, tap  # noqa: E402
+
 TMP = tempfile.mkdtemp(prefix="nxvk_xfer_")
 rng = np.random.default_rng(3030)
-n = [0, 0]
 
-
-def tap(ok, desc, diag=None):
-    n[0] += 1
-    n[1] += 0 if ok else 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", n[0], desc))
-    if diag and not ok:
-        for line in str(diag).splitlines():
-            print("#   " + line)
-
-
-def run(op, arrays, env_extra, attrs=None):
-    paths = []
-    for i, a in enumerate(arrays):
-        p = os.path.join(TMP, "in%d.npy" % i)
-        np.save(p, a)
-        paths.append(p)
-    out = os.path.join(TMP, "out.npy")
-    if os.path.exists(out):
-        os.unlink(out)
-    cmd = [NXVK, "run", "--op", op] + (["--attrs", attrs] if attrs else []) + paths + ["-o", out]
-    env = dict(os.environ, **env_extra)
-    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    if p.returncode != 0:
-        return None, p.stderr.strip()
-    return np.load(out), ""
-
-
-print("1..8")
 for staging in ("1", "0"):
-    env = {"NXVK_STAGING": staging}
+    env = dict(os.environ, NXVK_STAGING=staging)
     for count, what in ((9_000_001, "36 MB, no multiple of the 8 MiB piece"), (1_000_003, "4 MB, one thread")):
         a = rng.standard_normal(count, dtype=np.float32)
         b = rng.standard_normal(count, dtype=np.float32)
-        got, err = run("add", [a, b], env)
+        rc, got, lines = run_op("add", [a, b], TMP, env=env)
         want = a + b
-        tap(got is not None and got.dtype == np.float32 and np.array_equal(got.view(np.uint32), want.view(np.uint32)),
-            "NXVK_STAGING=%s add of %s: equal to numpy bit for bit" % (staging, what), err)
-        got, err = run("as_type", [a], env, '{"dtype":"f32"}')
-        tap(got is not None and np.array_equal(got.view(np.uint32), a.view(np.uint32)),
-            "NXVK_STAGING=%s as_type f32 -> f32 of %s: the bytes come back unchanged" % (staging, what), err)
+        tap(rc == 0 and got is not None and got.dtype == np.float32 and
+            np.array_equal(got.view(np.uint32), want.view(np.uint32)),
+            "NXVK_STAGING=%s add of %s: equal to numpy bit for bit" % (staging, what), None if rc == 0 else lines)
+        rc, got, lines = run_op("as_type", [a], TMP, attrs={"dtype": "f32"}, env=env)
+        tap(rc == 0 and got is not None and np.array_equal(got.view(np.uint32), a.view(np.uint32)),
+            "NXVK_STAGING=%s as_type f32 -> f32 of %s: the bytes come back unchanged" % (staging, what),
+            None if rc == 0 else lines)
 shutil.rmtree(TMP, ignore_errors=True)
-print("%d passed, %d failed" % (n[0] - n[1], n[1]))
-sys.exit(1 if n[1] else 0)
+sys.exit(done())
