@@ -812,7 +812,7 @@ static int data_movement(case_gen *g) {
  * (default or rotated), a strided slice, a join of three pieces (1-D, or
  * [2,m] along the last axis), a conversion to each other dtype allowed. */
 static int layouts_movement(const nxvk_op_desc *op) {
-  if (op->attrs & NXVK_ATTR_PERM) return 2;
+  if (op->attrs & (NXVK_ATTR_PERM | NXVK_ATTR_AXES)) return 2;
   if (op->arity < 0) return 2;
   if (op->attrs & NXVK_ATTR_DTYPE) return NXVK_NDTYPES - 1;
   return 1;
@@ -827,6 +827,14 @@ static int sized_movement(case_gen *g, int layout, conf_case *k) {
     sized_in(k, dt, shape1(n));
     a->set |= NXVK_ATTR_SHAPE;
     a->shape = (n % 2 == 0) ? shape2(2, -1) : shape2(n, 1);
+  } else if (op->attrs & NXVK_ATTR_AXES) { /* reverse: every axis, or the last of two */
+    split2(n, &p, &q);
+    sized_in(k, dt, shape2(p, q));
+    if (layout == 1) {
+      a->set |= NXVK_ATTR_AXES;
+      a->naxes = 1;
+      a->axes[0] = 1;
+    }
   } else if (op->attrs & NXVK_ATTR_PERM) {
     split2(n, &p, &q);
     if (layout == 0) {

@@ -130,7 +130,9 @@ static char *random_graph(rng_t *r, nxvk_dtype d, char *desc, size_t desclen, nx
     cJSON *o = cJSON_CreateObject(), *in = cJSON_AddArrayToObject(o, "in");
     cJSON_AddStringToObject(o, "op", op->name);
     if (k == 3) cJSON_AddItemToArray(in, cJSON_CreateString(pick(r, preds, npreds)));
-    for (int a = 0; a < (k == 0 ? 1 : 2); a++) cJSON_AddItemToArray(in, cJSON_CreateString(pick(r, vals, nvals)));
+    /* value operands: select's two beside its predicate, else the op's
+     * arity (one-input tests such as is_nan are compare rows) */
+    for (int a = 0; a < (k == 3 ? 2 : op->arity); a++) cJSON_AddItemToArray(in, cJSON_CreateString(pick(r, vals, nvals)));
     char out[16];
     snprintf(out, sizeof out, "t%d", i);
     cJSON_AddStringToObject(o, "out", out);

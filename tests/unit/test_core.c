@@ -966,7 +966,7 @@ static void test_op_table(void) {
               fill(&in[2], op->kind, &s);
             }
           }
-          snprintf(label, sizeof label, "%s [2,%lld] %s", dn, (long long)n, at);
+          snprintf(label, sizeof label, "%s [2,%lld] %.60s", dn, (long long)n, at);
           run_case(op, label, at, in, nin);
           break;
         }
