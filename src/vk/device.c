@@ -139,22 +139,13 @@ static int device_create(nxvk_ctx *c) {
     s16.pNext = &vmm;
     vmm.pNext = &cmf;
   }
-  if (c->kernel_stats) {
-    pexec.pNext = s8.pNext;
-    s8.pNext = &pexec;
-  }
-  if (d->timeline_semaphore) {
-    tl.pNext = s8.pNext;
-    s8.pNext = &tl;
-  }
-  if (d->atomic_f32_add) {
-    af.pNext = s8.pNext;
-    s8.pNext = &af;
-  }
-  if (d->atomic_i64) {
-    ai.pNext = s8.pNext;
-    s8.pNext = &ai;
-  }
+  /* optional features go in right after s8 */
+#define CHAIN_AFTER_S8(x) do { (x).pNext = s8.pNext; s8.pNext = &(x); } while (0)
+  if (c->kernel_stats) CHAIN_AFTER_S8(pexec);
+  if (d->timeline_semaphore) CHAIN_AFTER_S8(tl);
+  if (d->atomic_f32_add) CHAIN_AFTER_S8(af);
+  if (d->atomic_i64) CHAIN_AFTER_S8(ai);
+#undef CHAIN_AFTER_S8
   float prio = 1.0f;
   VkDeviceQueueCreateInfo qci = {
       .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
