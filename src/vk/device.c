@@ -293,6 +293,7 @@ void nxvk_ctx_close(nxvk_ctx *c) {
   pthread_mutex_destroy(&c->submit_lock);
   pthread_cond_destroy(&c->submit_cond);
   free(c->queued);
+  free(c->queued_signal);
   pthread_mutex_destroy(&c->kernel_lock);
   pthread_mutex_destroy(&c->rec_lock);
   pthread_mutex_destroy(&c->pool.lock);

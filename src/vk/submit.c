@@ -371,33 +371,39 @@ static VkResult wait_fence(nxvk_ctx *c, VkFence fence) {
   return c->vk.vkWaitForFences(c->device, 1, &fence, VK_TRUE, UINT64_MAX);
 }
 
-/* Group commit: queue cmd for the timeline value *value; the thread that
- * finds nobody in vkQueueSubmit submits everything queued so far (its own
- * included) in one call.  Each thread then waits for its own value.  A
- * vkQueueSubmit that fails fails every command buffer it carried. */
-static VkResult group_submit(nxvk_ctx *c, VkCommandBuffer cmd, uint64_t *value) {
+/* Group commit: queue cmd; the thread that finds nobody in vkQueueSubmit
+ * submits everything queued so far (its own included) in one call, which
+ * signals the timeline once, with the group's last value.  *signal gets
+ * that value, for the caller to wait on.  A vkQueueSubmit that fails fails
+ * every command buffer it carried. */
+static VkResult group_submit(nxvk_ctx *c, VkCommandBuffer cmd, uint64_t *signal) {
   pthread_mutex_lock(&c->submit_lock);
   if (c->nqueued == c->capqueued) {
     int cap = c->capqueued ? 2 * c->capqueued : 16;
     VkCommandBuffer *q = realloc(c->queued, (size_t)cap * sizeof *q);
-    if (!q) {
+    if (q) c->queued = q;
+    uint64_t **qs = q ? realloc(c->queued_signal, (size_t)cap * sizeof *qs) : NULL;
+    if (!qs) {
       pthread_mutex_unlock(&c->submit_lock);
       return VK_ERROR_OUT_OF_HOST_MEMORY;
     }
-    c->queued = q;
+    c->queued_signal = qs;
     c->capqueued = cap;
   }
   uint64_t v = ++c->timeline_assigned;
-  c->queued[c->nqueued++] = cmd;
-  *value = v;
+  c->queued[c->nqueued] = cmd;
+  c->queued_signal[c->nqueued++] = signal;
+  *signal = 0;
   while (c->submitting && c->timeline_submitted < v) pthread_cond_wait(&c->submit_cond, &c->submit_lock);
   if (c->timeline_submitted < v) {
     /* nobody is submitting and ours is still queued: submit the group */
     c->submitting = true;
     int n = c->nqueued;
     VkCommandBuffer *group = c->queued;
+    uint64_t **group_signal = c->queued_signal;
     uint64_t from = c->timeline_submitted + 1, to = c->timeline_assigned;
     c->queued = NULL;
+    c->queued_signal = NULL;
     c->nqueued = c->capqueued = 0;
     pthread_mutex_unlock(&c->submit_lock);
     VkTimelineSemaphoreSubmitInfo tsi = {
@@ -418,11 +424,14 @@ static VkResult group_submit(nxvk_ctx *c, VkCommandBuffer cmd, uint64_t *value) 
     pthread_mutex_unlock(&c->queue_lock);
     atomic_fetch_add(&c->submits, 1);
     pthread_mutex_lock(&c->submit_lock);
-    if (!c->queued) {           /* keep the larger array for the next group */
+    for (int i = 0; i < n; i++) *group_signal[i] = to;
+    if (!c->queued) {           /* keep the larger arrays for the next group */
       c->queued = group;
+      c->queued_signal = group_signal;
       c->capqueued = n;
     } else {
       free(group);
+      free(group_signal);
     }
     if (vr != VK_SUCCESS) {
       c->failed_from = from;

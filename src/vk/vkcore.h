@@ -126,7 +126,10 @@ struct nxvk_ctx {
   /* Group commit (submit.c): where the device has timeline semaphores, a
    * thread that submits while another is in vkQueueSubmit queues its
    * command buffer, and the next submitter takes every queued one in one
-   * vkQueueSubmit; each waits for its own value of `timeline`. */
+   * vkQueueSubmit, which signals `timeline` once, to the group's last
+   * value; each thread waits for that value (not its own: the validation
+   * layer of Vulkan SDK 1.3.239 can miss a host wait on a value no
+   * submission signals and time out after 10 s). */
   VkSemaphore timeline;                /* VK_NULL_HANDLE: one submission and fence each */
   bool group_submit;                   /* use it (NXVK_GROUP_SUBMIT, src/ops/tuning.c) */
   pthread_mutex_t submit_lock;
@@ -137,6 +140,7 @@ struct nxvk_ctx {
   uint64_t failed_from, failed_to;     /* the last group whose vkQueueSubmit failed */
   VkResult failed_vr;
   VkCommandBuffer *queued;             /* owned; values timeline_submitted + 1 ... in order */
+  uint64_t **queued_signal;            /* owned; where each one's group end is written */
   int nqueued, capqueued;
   bool host_visible_fast_path;         /* CPU / UMA devices: map device memory */
   bool no_dedicated;                   /* never a dedicated allocation (memory.c) */
