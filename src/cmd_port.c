@@ -11,12 +11,15 @@
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -31,7 +34,7 @@
 #define PORT_CHUNK 65536                               /* discarding oversized frames */
 #define PORT_MAX_JSON_INT 9007199254740992.0           /* 2^53: exact in a JSON number */
 
-static const char *const synopsis[] = {"[--max-frame BYTES] [--max-bytes SIZE] [--device N|NAME] [--validate]", NULL};
+static const char *const synopsis[] = {"[--max-frame BYTES] [--max-bytes SIZE] [--poll-us N] [--device N|NAME] [--validate]", NULL};
 static const nxvk_usage usage = {
     "port", synopsis,
     "Serves the engine on standard input and output to one client (the Elixir Nx\n"
@@ -120,7 +123,10 @@ typedef struct {
   uint64_t next_handle;
   uint64_t live_handles, lost_handles, handle_bytes;
   uint64_t requests, errors;
+  /* time spent per stage, summed over requests (stats: "time_ns") */
+  uint64_t t_read, t_decode, t_command, t_engine, t_reply;
   uint64_t max_frame;
+  uint64_t poll_ns;         /* --poll-us: poll for the next request this long before blocking */
   uint64_t max_bytes;       /* --max-bytes: device memory this port may hold (0: no cap) */
   bool hooks;               /* NXVK_TEST_HOOKS=1: debug_* commands */
   bool closed;              /* the client stopped reading */
@@ -214,6 +220,12 @@ static void drop_handle(port_server *s, port_handle *h) {
     s->lost_handles--;
   }
   handle_remove(&s->handles, h);
+}
+
+static uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
 /* ------------------------------------------------------------ JSON helpers */
@@ -528,7 +540,9 @@ static int cmd_op(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
   free(text);
   if (rc) return engine_fail(s, "op", rc);
   nxvk_tensor *out = NULL;
+  uint64_t t0 = now_ns();
   rc = nxvk_op_run(s->ctx, op, &a, args, nin, &out);
+  s->t_engine += now_ns() - t0;
   if (rc) return engine_fail(s, "op", rc);
   describe(r->json, out);
   if (fetch) rc = fetch_into(s, where, r, out, r->json);
@@ -672,7 +686,9 @@ static int cmd_graph_run(port_server *s, cJSON *req, port_frame *f, port_reply *
     }
   }
   if (rc == NXVK_OK) {
+    uint64_t t0 = now_ns();
     rc = nxvk_graph_run(s->ctx, g, tin, vals);
+    s->t_engine += now_ns() - t0;
     if (rc) rc = engine_fail(s, "run", rc);
   }
   if (rc == NXVK_OK) {
@@ -747,6 +763,12 @@ static int cmd_stats(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
   cJSON_AddNumberToObject(o, "errors", (double)s->errors);
   cJSON_AddNumberToObject(o, "generation", (double)s->generation);
   cJSON_AddNumberToObject(o, "device_losses", (double)s->device_losses);
+  cJSON *t = cJSON_AddObjectToObject(o, "time_ns");
+  cJSON_AddNumberToObject(t, "read", (double)s->t_read);
+  cJSON_AddNumberToObject(t, "decode", (double)s->t_decode);
+  cJSON_AddNumberToObject(t, "command", (double)s->t_command);
+  cJSON_AddNumberToObject(t, "engine", (double)s->t_engine);
+  cJSON_AddNumberToObject(t, "reply", (double)s->t_reply);
   return NXVK_OK;
 }
 
@@ -910,6 +932,7 @@ static void serve_payload(port_server *s, const uint8_t *payload, size_t len) {
   cJSON *req = NULL;
   const cJSON *id = NULL;
   int rc;
+  uint64_t t0 = now_ns(), t1 = 0;
   s->code = NXVK_OK;
   if (!r.json) {
     rc = fail(s, NXVK_E_NO_MEMORY, "out of memory");
@@ -931,12 +954,17 @@ static void serve_payload(port_server *s, const uint8_t *payload, size_t len) {
       rc = fail(s, NXVK_E_BAD_REQUEST, "header: a request is a JSON object");
     else {
       id = field(req, "id");
+      t1 = now_ns();
+      s->t_decode += t1 - t0;
       rc = dispatch(s, req, &f, &r);
+      s->t_command += now_ns() - t1;
     }
   }
   /* any call may have been the one that found the device lost */
   if (s->ctx && !s->lost && nxvk_ctx_lost(s->ctx)) retire_generation(s);
+  uint64_t t2 = now_ns();
   send_reply(s, id, rc, &r);
+  s->t_reply += now_ns() - t2;
   cJSON_Delete(req);
   cJSON_Delete(r.json);
   free(r.data);
@@ -968,9 +996,24 @@ static void refuse_frame(port_server *s, uint64_t len, bool no_room) {
   if (eof) s->closed = true;
 }
 
+/* A client in a loop sends its next request microseconds after our reply,
+ * and a process blocked in read() takes tens of microseconds to wake (more
+ * on a virtual machine's idle vCPU): poll for input for s->poll_ns first,
+ * as the engine polls a fence before blocking on it.  Returns early at the
+ * first byte, end of input or error; the read that follows finds them. */
+static void poll_input(const port_server *s) {
+  if (!s->poll_ns) return;
+  uint64_t t0 = now_ns();
+  struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
+  do {
+    if (poll(&p, 1, 0) != 0) return;
+  } while (now_ns() - t0 < s->poll_ns);
+}
+
 static void serve(port_server *s) {
   while (!s->closed) {
     uint8_t prefix[4];
+    poll_input(s);
     ssize_t got = read_full(STDIN_FILENO, prefix, 4);
     if (got == 0) break; /* end of input between frames: the normal end */
     if (got < 0) {
@@ -995,7 +1038,9 @@ static void serve(port_server *s) {
       refuse_frame(s, len, true);
       continue;
     }
+    uint64_t t0 = now_ns();
     got = read_full(STDIN_FILENO, payload, (size_t)len);
+    s->t_read += now_ns() - t0;
     if (got < 0) {
       fprintf(stderr, "nxvk: error: port: reading standard input failed: %s\n", strerror(errno));
       s->status = EXIT_FAIL;
@@ -1032,11 +1077,14 @@ static uint64_t default_max_bytes(nxvk_ctx *ctx) {
 
 int cmd_port(int argc, char **argv, nxvk_cli *cli) {
   const char *max_frame = NULL, *max_bytes = NULL;
+  long poll_us = LONG_MIN; /* unset */
   const nxvk_option opts[] = {
       {"max-frame", 0, OPT_STRING, &max_frame, "BYTES",
        "refuse frames over this size, e.g. 64M (default 1G, at most 4G-1)"},
       {"max-bytes", 0, OPT_STRING, &max_bytes, "SIZE",
        "device memory the port's tensors may hold (default: the heap's budget; 0: none)"},
+      {"poll-us", 0, OPT_INT, &poll_us, "N",
+       "poll for the next request N microseconds before blocking (default 200 on a GPU, 0 on a CPU device)"},
       OPT_COMMON_DEVICE(cli),
       OPT_END,
   };
@@ -1051,6 +1099,8 @@ int cmd_port(int argc, char **argv, nxvk_cli *cli) {
   uint64_t cap = 0;
   if (max_bytes && nxvk_parse_bytes(max_bytes, &cap))
     return cli_usage_error(&usage, "--max-bytes: '%s' is not a size (e.g. 2G, 512M; 0 for no cap)", max_bytes);
+  if (poll_us != LONG_MIN && (poll_us < 0 || poll_us > 1000000))
+    return cli_usage_error(&usage, "--poll-us: %ld is not from 0 to 1000000", poll_us);
   const char *hooks = getenv("NXVK_TEST_HOOKS");
   s.hooks = hooks && strcmp(hooks, "1") == 0;
 
@@ -1062,6 +1112,12 @@ int cmd_port(int argc, char **argv, nxvk_cli *cli) {
   if (rc) return cli_engine_error(rc);
   s.max_bytes = max_bytes ? cap : default_max_bytes(s.ctx);
   nxvk_ctx_set_mem_cap(s.ctx, s.max_bytes);
+  /* not on a CPU device by default: the poller would take a core from the
+   * driver's own threads (and from the client) */
+  nxvk_device_info dev;
+  if (poll_us == LONG_MIN)
+    poll_us = nxvk_ctx_device_info(s.ctx, &dev) == NXVK_OK && strcmp(dev.type, "cpu") != 0 ? 200 : 0;
+  s.poll_ns = (uint64_t)poll_us * 1000;
   /* a client that goes away shows up as EPIPE on a write, not as a signal */
   signal(SIGPIPE, SIG_IGN);
 

@@ -1,6 +1,8 @@
 # Nx ops through Nxvk.Backend against Nx.BinaryBackend and against
 # `nxvk bench ops` (the engine in-process, no port), f32, 1K..16M elements;
-# then the port's share of a 1K op.
+# then the port's share of a 1K op: each path's median and the nxvk
+# process's own time per request by stage (stats' time_ns), the rest being
+# the pipes, the BEAM and Elixir.  The last two lines sum it up.
 #
 #   cd elixir && mix run bench/nx_ops.exs [--sizes 1K,64K,1M,16M] [--ops add,exp,sum] [--min-time 1.0]
 #
@@ -27,6 +29,15 @@ defmodule Bench do
     times = loop(fun, deadline, [], 0)
     sorted = Enum.sort(times)
     {Enum.at(sorted, div(length(sorted), 2)), hd(sorted), List.last(sorted), length(sorted)}
+  end
+
+  # as measure/2, plus the mean (to set beside the port's summed stage times)
+  def measure_mean(fun, min_time) do
+    fun.()
+    deadline = System.monotonic_time(:microsecond) + round(min_time * 1.0e6)
+    times = loop(fun, deadline, [], 0)
+    sorted = Enum.sort(times)
+    {Enum.at(sorted, div(length(sorted), 2)), hd(sorted), Enum.sum(times) / length(times), length(times)}
   end
 
   defp loop(_fun, _deadline, acc, n) when n >= 2000, do: acc
@@ -121,21 +132,45 @@ ping = %{"cmd" => "ping"}
 jit_add = Nx.Defn.jit(&Nx.add/2, compiler: Nxvk.Compiler)
 
 rows = [
-  {"Nx.add through Nxvk.Backend (result kept, freed by GC)", fn -> Nx.add(a, b) end},
-  {"Nx.Defn.jit(&Nx.add/2, compiler: Nxvk.Compiler)", fn -> jit_add.(a, b) end},
-  {"the same run request sent by hand (no Nx, keep: false)", fn -> {:ok, _, _} = Nxvk.Server.request(server, run_header) end},
-  {"an op request (keep: false)", fn -> {:ok, _, _} = Nxvk.Server.request(server, op_header) end},
-  {"ping (framing, pipe, GenServer; no engine)", fn -> {:ok, _, _} = Nxvk.Server.request(server, ping) end}
+  {"Nx.add through Nxvk.Backend (result kept, freed by GC)", :backend, fn -> Nx.add(a, b) end},
+  {"Nx.Defn.jit(&Nx.add/2, compiler: Nxvk.Compiler)", :compiled, fn -> jit_add.(a, b) end},
+  {"the same run request sent by hand (no Nx, keep: false)", :run, fn -> {:ok, _, _} = Nxvk.Server.request(server, run_header) end},
+  {"an op request (keep: false)", :op, fn -> {:ok, _, _} = Nxvk.Server.request(server, op_header) end},
+  {"ping (framing, pipe, client; no engine)", :ping, fn -> {:ok, _, _} = Nxvk.Server.request(server, ping) end}
 ]
 
-IO.puts("\n1K-element f32 add, resident inputs: where the time goes\n")
-IO.puts("| path | median | min |")
-IO.puts("| --- | --- | --- |")
-
-for {name, fun} <- rows do
-  {med, lo, _, _} = Bench.measure(fun, min_time)
-  IO.puts("| #{name} | #{Bench.us(med)} | #{Bench.us(lo)} |")
+# the port's own time per request (stats' time_ns, nxvk-port(7)): read,
+# decode (framing, JSON), command less engine (graph parsing, handles),
+# engine (nxvk_graph_run / nxvk_op_run), reply (JSON, write)
+port_time = fn ->
+  {:ok, st} = Nxvk.Server.stats(server)
+  {st["requests"], st["time_ns"]}
 end
+
+IO.puts("\n1K-element f32 add, resident inputs: where the time goes (port: the nxvk process's own time per request)\n")
+IO.puts("| path | median | min | mean | port: read+decode | port: command less engine | port: engine | port: reply | rest of the mean: pipes, BEAM, Elixir |")
+IO.puts("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+
+medians =
+  for {name, key, fun} <- rows, into: %{} do
+    {r0, t0} = port_time.()
+    {med, lo, mean, runs} = Bench.measure_mean(fun, min_time)
+    {r1, t1} = port_time.()
+    # requests between the two stats: the runs, the warm-up call, and any
+    # frees from collection; the per-request figures are over those
+    n = max(r1 - r0 - 1, 1)
+    per = fn k -> (t1[k] - t0[k]) / n / 1000 end
+    port = per.("read") + per.("decode") + per.("command") + per.("reply")
+    _ = runs
+    us1 = fn x -> :io_lib.format("~.1f", [x / 1]) |> to_string() end
+
+    IO.puts(
+      "| #{name} | #{Bench.us(med)} | #{Bench.us(lo)} | #{Bench.us(mean)} | #{us1.(per.("read") + per.("decode"))} | " <>
+        "#{us1.(per.("command") - per.("engine"))} | #{us1.(per.("engine"))} | #{us1.(per.("reply"))} | #{us1.(mean - port)} |"
+    )
+
+    {key, {med, mean, port, per.("engine")}}
+  end
 
 # a and b stay referenced until here: the last rows use their handles only,
 # and a collected tensor's handle is freed
@@ -143,4 +178,14 @@ Nx.backend_deallocate(a)
 Nx.backend_deallocate(b)
 
 e = engine[{"add", 1024}]
-if e, do: IO.puts("| nxvk bench ops add 1K e2e (in-process, upload+dispatch+download) | #{Bench.us(e["e2e_us"] || 0)} | |")
+if e, do: IO.puts("| nxvk bench ops add 1K e2e (in-process, upload+dispatch+download) | #{Bench.us(e["e2e_us"] || 0)} | | | | | | | |")
+
+{bm, bmean, bport, beng} = medians[:backend]
+{cm, _, _, _} = medians[:compiled]
+{pm, _, _, _} = medians[:ping]
+
+IO.puts("""
+
+Port's share of the 1K Nx.add (mean #{Bench.us(bmean)}): engine #{Bench.us(beng)}, the nxvk process besides the engine #{Bench.us(bport - beng)}, pipes + BEAM + Elixir #{Bench.us(bmean - bport)} (a ping round trip: median #{Bench.us(pm)}).
+1K add medians: Nxvk.Backend #{Bench.us(bm)} (target < 60 us on a GPU), Nxvk.Compiler #{Bench.us(cm)} (target < 40 us)\
+""")

@@ -343,6 +343,16 @@ def t_free_stats(tap):
     tap.eq((s["handles"], s["handle_bytes"], s["live_tensors"]), (0, 0, 0), "after the frees: no handle, bytes or tensor left")
     tap.ok(s["live_bytes"] < 256 * 256 * 4, "live_bytes is back below one tensor's size", s)
     tap.eq(s["errors"], 3, "stats: errors counts the error replies")
+    stages = ["read", "decode", "command", "engine", "reply"]
+    t0 = s["time_ns"]
+    tap.ok(all(isinstance(t0.get(k), int) and t0[k] >= 0 for k in stages), "stats: time_ns has every stage", t0)
+    ha = p.put(np.ones(64, "<f4"))
+    p.ok({"cmd": "op", "op": "exp", "in": [ha]})
+    t1 = p.stats()["time_ns"]
+    tap.ok(all(t1[k] >= t0[k] for k in stages) and t1["engine"] > t0["engine"] and t1["command"] > t0["command"],
+           "stats: time_ns grows, the op's engine time included", (t0, t1))
+    tap.ok(t1["engine"] - t0["engine"] <= t1["command"] - t0["command"], "stats: engine time is part of command time",
+           (t0, t1))
     p.close()
 
 
@@ -563,6 +573,16 @@ def t_cli(tap):
         tap.ok(False, "open a pty", e)
     r = subprocess.run([NXVK, "port"], stdin=subprocess.DEVNULL, capture_output=True)
     tap.eq((r.returncode, r.stdout), (0, b""), "empty input: exit 0, no output")
+    for bad in ["-1", "1000001", "x"]:
+        r = subprocess.run([NXVK, "port", "--poll-us", bad], stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        tap.eq(r.returncode, 2, "--poll-us %s: usage error, exit 2" % bad, r.stderr)
+    # polling before each read (the GPU default) serves requests like blocking reads
+    p = Port("--poll-us", "300")
+    x = np.arange(1024, dtype="<f4")
+    ha = p.put(x)
+    outs = [p.get(p.ok({"cmd": "op", "op": "add", "in": [ha, ha]})[0]["handle"]) for _ in range(20)]
+    tap.ok(all(np.array_equal(o, x + x) for o in outs), "--poll-us 300: 20 adds served right")
+    p.close()
 
 
 def t_hot_path(tap):

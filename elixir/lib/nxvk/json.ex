@@ -31,7 +31,12 @@ defmodule Nxvk.JSON do
     ]
   end
 
-  defp enc_string(s), do: [?", escape(s, <<>>), ?"]
+  # most strings (keys, names, dtypes) need no escape: no copy then
+  defp enc_string(s), do: if(plain?(s), do: [?", s, ?"], else: [?", escape(s, <<>>), ?"])
+
+  defp plain?(<<c, rest::binary>>) when c >= 0x20 and c != ?" and c != ?\\, do: plain?(rest)
+  defp plain?(<<>>), do: true
+  defp plain?(_), do: false
 
   defp escape(<<>>, acc), do: acc
   defp escape(<<?", rest::binary>>, acc), do: escape(rest, <<acc::binary, ?\\, ?">>)
@@ -122,6 +127,7 @@ defmodule Nxvk.JSON do
   defp array_next(<<?], _::binary>>, _), do: fail("trailing , in a list")
   defp array_next(bin, acc), do: array(bin, acc)
 
+  defp string(<<?", rest::binary>>, [run]), do: {run, rest}
   defp string(<<?", rest::binary>>, acc), do: {IO.iodata_to_binary(Enum.reverse(acc)), rest}
 
   defp string(<<?\\, e, rest::binary>>, acc) when e in [?", ?\\, ?/],
@@ -182,7 +188,31 @@ defmodule Nxvk.JSON do
     end
   end
 
-  defp number(bin) do
+  # integers (handles, ids, dimensions: nearly every number of a reply) in
+  # one pass; anything with a fraction or an exponent by the general path
+  defp number(<<?-, c, _::binary>> = bin) when c in ?1..?9 do
+    <<?-, rest::binary>> = bin
+
+    case digits(rest, 0) do
+      {v, rest} -> {-v, rest}
+      :general -> general_number(bin)
+    end
+  end
+
+  defp number(<<c, _::binary>> = bin) when c in ?1..?9 do
+    case digits(bin, 0) do
+      {v, rest} -> {v, rest}
+      :general -> general_number(bin)
+    end
+  end
+
+  defp number(bin), do: general_number(bin)
+
+  defp digits(<<c, rest::binary>>, acc) when c in ?0..?9, do: digits(rest, acc * 10 + (c - ?0))
+  defp digits(<<c, _::binary>>, _acc) when c in [?., ?e, ?E, ?-, ?+], do: :general
+  defp digits(rest, acc), do: {acc, rest}
+
+  defp general_number(bin) do
     {text, rest} = take_number(bin, 0)
 
     parsed =

@@ -5,7 +5,11 @@ defmodule Nxvk.Server do
 
   Requests from many processes are written to the port as they come and
   answered in order (the port serves one at a time); each reply goes back
-  to its caller, matched by the request id.
+  to its caller, matched by the request id.  Requests that change no
+  ownership the server keeps (`gc: true` puts, ops and runs; get, ping,
+  info, stats) skip the server on the way in: the caller encodes its
+  request and writes it to the port itself, and the server only forwards
+  the undecoded reply to the caller, who decodes it.
 
   Every tensor a request creates belongs to the calling process.  The server
   monitors owners, and when one exits it frees all of that owner's tensors
@@ -122,10 +126,112 @@ defmodule Nxvk.Server do
       end
     end
 
-    case call.() do
+    reply =
+      case direct(server, header, data, mode, timeout) do
+        :no_direct -> call.()
+        reply -> reply
+      end
+
+    case reply do
+      # the retry goes through the server, which sends the frees from
+      # collection to the port ahead of it
       {:error, {:alloc_failed, _}} when mode == :gc -> collect_and_retry(call, [0, 10])
       reply -> reply
     end
+  end
+
+  # The hot path: the caller writes its request to the port itself (any
+  # process may command a port; the frames of one command are never
+  # interleaved with another's) and waits for the reply, which the server
+  # forwards undecoded, matched by id, to the caller's alias.  The caller
+  # encodes and decodes in its own process, and the server does no more
+  # than look up the id: one message hop less each way, and callers no
+  # longer queue behind each other's JSON.  Only requests that change no
+  # ownership the server keeps take it: put, op and run made with `gc:
+  # true` (their handles are freed by collection), and get, ping, info and
+  # stats.  Anything else, or a server whose port is not open, goes through
+  # the server (`:no_direct`).
+  defp direct(server, header, data, mode, timeout) do
+    pid = if is_pid(server), do: server, else: GenServer.whereis(server)
+
+    with true <- is_pid(pid),
+         {port, tab, ids} <- :persistent_term.get({__MODULE__, pid}, nil),
+         {pairs, cmd} = header_pairs(header),
+         true <- (mode == :gc and cmd in ["put", "op", "run"]) or cmd in ["get", "ping", "info", "stats"] do
+      id = :atomics.add_get(ids, 1, 1)
+      frame = JSON.encode!({:object, [{"id", id} | pairs]})
+      # the reply goes to the alias, which dies with the monitor: a reply
+      # after a timeout is dropped, as a late GenServer reply is
+      mref = :erlang.monitor(:process, pid, [{:alias, :demonitor}])
+      :ets.insert(tab, {id, mref})
+
+      sent =
+        try do
+          Port.command(port, [<<byte_size(frame)::unsigned-32>>, frame, data])
+        rescue
+          ArgumentError -> false
+        end
+
+      if sent do
+        receive do
+          {^mref, payload} ->
+            Process.demonitor(mref, [:flush])
+            direct_answer(pid, mode, cmd, payload)
+
+          {:DOWN, ^mref, _, _, {:port_exited, status}} ->
+            {:error, {:port_exited, "nxvk port exited with status #{status}"}}
+
+          {:DOWN, ^mref, _, _, reason} ->
+            {:error, {:server_down, Exception.format_exit(reason)}}
+        after
+          timeout ->
+            Process.demonitor(mref, [:flush])
+            :ets.delete(tab, id)
+            {:error, {:server_down, "no reply from the nxvk port within #{timeout} ms"}}
+        end
+      else
+        # the port closed under us: the server knows why
+        Process.demonitor(mref, [:flush])
+        :ets.delete(tab, id)
+        :no_direct
+      end
+    else
+      _ -> :no_direct
+    end
+  end
+
+  defp direct_answer(server, mode, cmd, payload) do
+    case decode_reply(payload) do
+      {:ok, %{"ok" => true} = reply, bytes} when mode == :gc and cmd in ["put", "op", "run"] ->
+        handles = new_handles(reply)
+
+        refs =
+          try do
+            Map.new(handles, &{&1, Nxvk.GC.make(server, &1)})
+          rescue
+            # no NIF (built without a C compiler): the caller owns them
+            _ in [ErlangError, UndefinedFunctionError] ->
+              GenServer.call(server, {:own, self(), handles})
+              %{}
+          end
+
+        {:ok, Map.put(reply, :gc, refs), bytes}
+
+      {:ok, %{"ok" => true} = reply, bytes} ->
+        {:ok, reply, bytes}
+
+      {:ok, reply, _bytes} ->
+        error_of(reply)
+
+      {:error, why} ->
+        {:error, {:bad_reply, why}}
+    end
+  end
+
+  defp error_of(reply) do
+    error = reply["error"] || %{}
+    code = error["code"] || "bad_reply"
+    {:error, {String.to_atom(code), error["message"] || ""}}
   end
 
   # Device memory full (or the port's --max-bytes cap reached) while tensors
@@ -180,12 +286,15 @@ defmodule Nxvk.Server do
     state = %{
       port: nil,
       opts: opts,
-      next_id: 1,
       pending: %{},
       owners: %{},
       owner_of: %{},
       gc_frees: [],
-      gc_timer: nil
+      gc_timer: nil,
+      # direct requests in flight: id => the caller's alias (see direct/5)
+      direct: :ets.new(__MODULE__, [:public, :set, write_concurrency: true]),
+      # request ids, shared with direct callers
+      ids: :atomics.new(1, [])
     }
 
     # a missing binary is not fatal: the application boots, and requests
@@ -209,6 +318,7 @@ defmodule Nxvk.Server do
             env: env
           ])
 
+        :persistent_term.put({__MODULE__, self()}, {port, state.direct, state.ids})
         %{state | port: port}
 
       {:error, _} ->
@@ -255,20 +365,20 @@ defmodule Nxvk.Server do
     end
   end
 
+  def handle_call({:own, pid, handles}, _from, state), do: {:reply, :ok, own(state, pid, handles)}
+
   def handle_call(:owners, _from, state) do
     {:reply, {map_size(state.owners), map_size(state.owner_of)}, state}
   end
 
   @impl true
   def handle_info({port, {:data, payload}}, %{port: port} = state) do
-    case decode_reply(payload) do
-      {:ok, reply, bytes} ->
-        {entry, pending} = Map.pop(state.pending, reply["id"])
-        {:noreply, answer(%{state | pending: pending}, entry, reply, bytes)}
-
-      {:error, why} ->
-        Logger.error("nxvk port: unreadable reply: #{why}")
-        {:noreply, state}
+    with id when is_integer(id) <- peek_id(payload),
+         [{^id, alias}] <- :ets.take(state.direct, id) do
+      send(alias, {alias, payload})
+      {:noreply, state}
+    else
+      _ -> {:noreply, handle_reply(payload, state)}
     end
   end
 
@@ -311,6 +421,7 @@ defmodule Nxvk.Server do
 
   @impl true
   def terminate(_reason, %{port: port}) when is_port(port) do
+    :persistent_term.erase({__MODULE__, self()})
     # end of input: the port frees everything and exits 0
     try do
       Port.close(port)
@@ -319,7 +430,10 @@ defmodule Nxvk.Server do
     end
   end
 
-  def terminate(_reason, _state), do: :ok
+  def terminate(_reason, _state) do
+    :persistent_term.erase({__MODULE__, self()})
+    :ok
+  end
 
   # ------------------------------------------------------------- internals
 
@@ -344,10 +458,10 @@ defmodule Nxvk.Server do
 
   # entry: {from, owner} for a caller; {:internal, handles} for our own frees
   defp send_request(state, pairs, data, entry) do
-    id = state.next_id
+    id = :atomics.add_get(state.ids, 1, 1)
     header = JSON.encode!({:object, [{"id", id} | pairs]})
     true = Port.command(state.port, [<<byte_size(header)::unsigned-32>>, header, data])
-    %{state | next_id: id + 1, pending: Map.put(state.pending, id, entry)}
+    %{state | pending: Map.put(state.pending, id, entry)}
   end
 
   defp free_internal(state, []), do: state
@@ -356,6 +470,29 @@ defmodule Nxvk.Server do
   defp free_internal(state, handles) do
     send_request(state, [{"cmd", "free"}, {"handles", handles}], <<>>, {:internal, handles})
   end
+
+  defp handle_reply(payload, state) do
+    case decode_reply(payload) do
+      {:ok, reply, bytes} ->
+        {entry, pending} = Map.pop(state.pending, reply["id"])
+        answer(%{state | pending: pending}, entry, reply, bytes)
+
+      {:error, why} ->
+        Logger.error("nxvk port: unreadable reply: #{why}")
+        state
+    end
+  end
+
+  # the id of a reply without decoding it: the port writes it first
+  # ({"id":N,...}); nil for anything else
+  defp peek_id(<<_::unsigned-32, "{\"id\":", c, rest::binary>>) when c in ?1..?9,
+    do: peek_digits(rest, c - ?0)
+
+  defp peek_id(_), do: nil
+
+  defp peek_digits(<<c, rest::binary>>, acc) when c in ?0..?9, do: peek_digits(rest, acc * 10 + (c - ?0))
+  defp peek_digits(<<?,, _::binary>>, acc), do: acc
+  defp peek_digits(_, _), do: nil
 
   defp decode_reply(<<hlen::unsigned-32, header::binary-size(hlen), bytes::binary>>) do
     case JSON.decode(header) do
@@ -413,9 +550,7 @@ defmodule Nxvk.Server do
   end
 
   defp answer(state, {from, _owner}, reply, _bytes) do
-    error = reply["error"] || %{}
-    code = error["code"] || "bad_reply"
-    GenServer.reply(from, {:error, {String.to_atom(code), error["message"] || ""}})
+    GenServer.reply(from, error_of(reply))
     state
   end
 
