@@ -24,6 +24,9 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "dtype.glsl"
+#ifdef IS_FLOAT
+#include "nxmath.glsl"
+#endif
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint OP = 0u;
@@ -50,11 +53,29 @@ T identity() {
   return OP == 2u ? T_LOWEST : T_HIGHEST;
 }
 
+// Floats: nxmath.glsl's add and multiply, IEEE on the bits (a driver that
+// flushes denormals, NVIDIA's f32, would otherwise turn a denormal sum or
+// product into 0, and a product that dips below 2^-126 and comes back would
+// stay 0), and NaN read from the bits.
+#if defined(DT_f64)
+T sc_add(T a, T b) { return nxd_add(a, b); }
+T sc_mul(T a, T b) { return nxd_mul(a, b); }
+bool sc_isnan(T a) { return nx_isnand(a); }
+#elif defined(IS_FLOAT)
+T sc_add(T a, T b) { return nxf_add(a, b); }
+T sc_mul(T a, T b) { return nxf_mul(a, b); }
+bool sc_isnan(T a) { return nx_isnanf(a); }
+#else
+T sc_add(T a, T b) { return a + b; }
+T sc_mul(T a, T b) { return a * b; }
+bool sc_isnan(T a) { return false; }
+#endif
+
 T combine(T a, T b) {
-  if (OP == 0u) return a + b;
-  if (OP == 1u) return a * b;
-  if (t_isnan(a)) return a;
-  if (t_isnan(b)) return b;
+  if (OP == 0u) return sc_add(a, b);
+  if (OP == 1u) return sc_mul(a, b);
+  if (sc_isnan(a)) return a;
+  if (sc_isnan(b)) return b;
   bool lt = t_less(a, b); // on the bits: denormals kept, -0 below +0
   return OP == 2u ? (lt ? b : a) : (lt ? a : b);
 }

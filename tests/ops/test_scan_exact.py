@@ -1,0 +1,196 @@
+#!/usr/bin/python3
+"""test_scan_exact.py - scans whose every order of evaluation is exact, so
+numpy's sequential result is the only right answer, bit for bit, for every
+kernel the engine may pick (NXVK_SCAN, the block layouts, reverse, inner
+axes) and on a driver that flushes denormals (NVIDIA's f32:
+shaderDenormPreserveFloat32 = false).  Lavapipe keeps denormals, so there
+these cases check the kernels' indexing; on such a GPU they check that the
+scan's combine is nxmath.glsl's IEEE add and multiply, not the driver's:
+
+  - cumulative_product of powers of two whose running product dips below
+    the f32 normal range (2^-126) and comes back: a flushed intermediate
+    would leave every later prefix 0.  The prefix exponents stay in a band
+    narrower than 2^127 so every product of a run of elements (what block
+    scans combine) is finite: exact in any order.
+  - cumulative_sum of small multiples of the smallest denormal: every
+    partial sum is exact, and a flushing add makes them 0.
+  - cumulative_max / cumulative_min of denormals of both signs.
+
+f16 and bf16 compute in f32 (their results rounded once, as numpy's oracle
+here rounds the exact f64 result), f64 in f64.  TAP on stdout.
+Environment: NXVK (default ./nxvk).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
+TMP = tempfile.mkdtemp(prefix="nxvk_scan_exact_")
+_n = 0
+_failed = 0
+
+
+def tap(ok, desc, diag=None):
+    global _n, _failed
+    _n += 1
+    _failed += 0 if ok else 1
+    print("%s %d - %s" % ("ok" if ok else "not ok", _n, desc))
+    if diag and not ok:
+        for line in str(diag).splitlines()[:8]:
+            print("#   " + line)
+    sys.stdout.flush()
+
+
+def to_bf16_file(path, x64):
+    """exact bf16 values (given as f64) -> a .npy of bf16 bits ('<V2')"""
+    bits = (np.asarray(x64, np.float32).view(np.uint32) >> 16).astype("<u2")
+    hdr = "{'descr': '<V2', 'fortran_order': False, 'shape': %s, }" % repr(tuple(bits.shape))
+    hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr.encode() + bits.tobytes())
+
+
+def save(path, dt, x64):
+    if dt == "bf16":
+        to_bf16_file(path, x64)
+    else:
+        np.save(path, x64.astype({"f16": np.float16, "f32": np.float32, "f64": np.float64}[dt]))
+
+
+def load(path):
+    a = np.load(path)
+    if a.dtype.kind == "V":
+        return (a.reshape(-1).view("<u2").astype(np.uint32) << 16).view(np.float32).reshape(a.shape)
+    return a
+
+
+def round_to(dt, w64):
+    """the exact f64 results rounded once to dt (nearest even), as f64"""
+    if dt == "f64":
+        return w64
+    if dt == "f16":
+        return w64.astype(np.float16).astype(np.float64)
+    f = w64.astype(np.float32)  # exact here: every value is a power of two or a small sum
+    if dt == "f32":
+        return f.astype(np.float64)
+    b = f.view(np.uint32).astype(np.uint64)
+    r = (((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16).astype(np.uint32)
+    return r.view(np.float32).astype(np.float64)
+
+
+def walk(rng, n, lo, hi, step_lo, step_hi, start):
+    """prefix exponents: a random walk within [lo, hi] from start, steps in
+    [step_lo, step_hi], pushed towards lo and back up (several dips)"""
+    e = np.empty(n, np.int64)
+    e[0] = start
+    down = True
+    for k in range(1, n):
+        s = int(rng.integers(step_lo, step_hi + 1))
+        s = -abs(s) if down else abs(s)
+        if rng.random() < 0.3:
+            s = -s
+        nxt = min(max(e[k - 1] + s, lo), hi)
+        if nxt <= lo + 2:
+            down = False
+        elif nxt >= hi - 2:
+            down = True
+        e[k] = nxt
+    return e
+
+
+# dtype: (prefix band lo, hi, largest step, smallest denormal exponent)
+PROD = {"f32": (-148, -25, 24, -149), "bf16": (-148, -25, 24, -133),
+        "f16": (-140, -14, 15, -24), "f64": (-1072, -50, 200, -1074)}
+
+
+def cases(rng):
+    out = []
+    shapes = [((5000,), {}), ((5000,), {"reverse": True}), ((2, 4100), {"axis": 1, "reverse": True}),
+              ((300, 3), {"axis": 0}), ((65537,), {"reverse": True})]
+    for dt in ("f32", "bf16", "f16", "f64"):
+        lo, hi, step, dmin = PROD[dt]
+        for shape, attrs in shapes:
+            ax = attrs.get("axis", 0)
+            n = shape[ax]
+            lines = int(np.prod(shape)) // n
+            # products: each line's prefix exponents walk the band, the
+            # first element starts it (an input exponent within the dtype)
+            es = []
+            for _ in range(lines):
+                e = walk(rng, n, lo, hi, 1, step, -14 if dt == "f16" else -20)
+                steps = np.diff(e, prepend=0)
+                steps[0] = e[0]
+                es.append(steps)
+            st = np.stack(es)  # [lines, n] in scan order
+            sign = np.where(rng.random(st.shape) < 0.5, -1.0, 1.0)
+            xp = sign * np.ldexp(1.0, st)
+            # sums: multiples of the smallest denormal, k in [-100, 100]
+            xs = np.ldexp(rng.integers(-100, 101, st.shape).astype(np.float64), dmin)
+            # max / min: denormals of both signs
+            xm = np.ldexp(rng.integers(-1000, 1001, st.shape).astype(np.float64),
+                          dmin if dt != "f16" else -24)
+            if dt == "bf16":
+                xm = np.ldexp(rng.integers(-127, 128, st.shape).astype(np.float64), dmin)
+            for op, x, f in (("cumulative_product", xp, np.cumprod), ("cumulative_sum", xs, np.cumsum),
+                             ("cumulative_max", xm, np.maximum.accumulate),
+                             ("cumulative_min", xm, np.minimum.accumulate)):
+                want = f(x, axis=1)  # exact in f64 (the f64 dtype's products: powers of two)
+                if attrs.get("reverse"):
+                    x, want = x[:, ::-1], want[:, ::-1]
+                # lines back to the tensor's layout
+                def lay(a):
+                    if ax == 0 and len(shape) == 2:
+                        return a.T.reshape(shape)
+                    return a.reshape(shape)
+                out.append((op, dt, shape, attrs, lay(x), lay(round_to(dt, want))))
+    return out
+
+
+def main():
+    rng = np.random.default_rng(2029)
+    cs = cases(rng)
+    by_dt = {}
+    for i, c in enumerate(cs):
+        by_dt.setdefault(c[1], []).append((i, c))
+    got = {}
+    for dt, lst in by_dt.items():
+        gdir = tempfile.mkdtemp(prefix=dt + "_", dir=TMP)
+        graph = {"inputs": {}, "ops": [], "outputs": {}}
+        for i, (op, _, shape, attrs, x, want) in lst:
+            save(os.path.join(gdir, "x%d.npy" % i), dt, x)
+            graph["inputs"]["x%d" % i] = "x%d.npy" % i
+            graph["ops"].append({"op": op, "in": ["x%d" % i], "attrs": attrs, "out": "o%d" % i})
+            graph["outputs"]["o%d" % i] = "o%d.npy" % i
+        gp = os.path.join(gdir, "g.json")
+        with open(gp, "w") as f:
+            json.dump(graph, f)
+        p = subprocess.run([NXVK, "run", gp], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+        err = p.stderr.decode(errors="replace")
+        for i, _ in lst:
+            path = os.path.join(gdir, "o%d.npy" % i)
+            got[i] = load(path).astype(np.float64) if p.returncode == 0 and os.path.exists(path) else err
+    for i, (op, dt, shape, attrs, x, want) in enumerate(cs):
+        desc = "%s %s shape=%s attrs=%s exact" % (op, dt, list(shape), json.dumps(attrs))
+        g = got[i]
+        if isinstance(g, str):
+            tap(False, desc, g)
+            continue
+        ok = (g == want) & (np.signbit(g) == np.signbit(want))
+        bad = np.argwhere(~ok)
+        tap(len(bad) == 0, desc, "" if not len(bad) else "at %s: got %r, want %r (%d of %d differ)" % (
+            tuple(bad[0]), g[tuple(bad[0])], want[tuple(bad[0])], len(bad), want.size))
+    # the cases are not vacuous: products dip below the f32 normal range and return
+    e = walk(np.random.default_rng(1), 5000, *PROD["f32"][:2], 1, 24, -20)
+    dips = np.sum((e[1:] >= -126) & (e[:-1] < -126))
+    tap(dips >= 3, "the f32 product walk comes back from below 2^-126 (%d times)" % dips)
+    print("1..%d" % _n)
+    return 1 if _failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
