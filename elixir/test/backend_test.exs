@@ -118,6 +118,51 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
+    test "clip (NaN and lo > hi as Nx), integer pow, remainder and to_batched run natively, bit for bit as Nx" do
+      Nxvk.Backend.reset_stats()
+      f = Nx.tensor([1.0, :nan, -3.0, 5.0, :infinity, :neg_infinity, 2.5])
+      i = Nx.tensor([[3, -2, 5], [0, 1, 7]])
+      u = Nx.tensor([2, 3, 255], type: :u8)
+      # Nx's answer, every operand (numbers included) on the binary backend
+      nx = fn fun -> Nx.with_default_backend(Nx.BinaryBackend, fun) end
+
+      checks =
+        for({lo, hi} <- [{0.0, 3.0}, {:nan, 3.0}, {0.0, :nan}, {4.0, 2.0}], do: {:clip, Nx.clip(f, lo, hi), nx.(fn -> Nx.clip(bin(f), lo, hi) end)}) ++
+          [
+            {:clip, Nx.clip(i, 2.0, 3), nx.(fn -> Nx.clip(bin(i), 2.0, 3) end)},
+            # an exponent held in the BEAM, then one on the device (every bit walked)
+            {:pow, Nx.pow(i, 3), nx.(fn -> Nx.pow(bin(i), 3) end)},
+            {:pow, Nx.pow(Nx.tensor([3, -3, 12_345]), Nx.tensor([40, 41, 5])), Nx.pow(Nx.tensor([3, -3, 12_345], backend: Nx.BinaryBackend), Nx.tensor([40, 41, 5], backend: Nx.BinaryBackend))},
+            {:pow, Nx.pow(u, Nx.tensor([7, 8, 1], type: :u8)), Nx.pow(bin(u), Nx.tensor([7, 8, 1], type: :u8, backend: Nx.BinaryBackend))},
+            {:remainder, Nx.remainder(i, 3), nx.(fn -> Nx.remainder(bin(i), 3) end)},
+            {:remainder, Nx.remainder(Nx.tensor(-11, type: :s8), Nx.tensor(10, type: :u8)),
+             Nx.remainder(Nx.tensor(-11, type: :s8, backend: Nx.BinaryBackend), Nx.tensor(10, type: :u8, backend: Nx.BinaryBackend))},
+            {:remainder, Nx.remainder(Nx.tensor([5.5, -5.5, 1.0e10]), 3.0), nx.(fn -> Nx.remainder(Nx.tensor([5.5, -5.5, 1.0e10]), 3.0) end)}
+          ]
+
+      for {name, got, want} <- checks do
+        assert {got.type, got.shape, Nx.to_binary(got)} == {want.type, want.shape, Nx.to_binary(want)}, "#{name}: #{inspect(got)} vs #{inspect(want)}"
+      end
+
+      x = Nx.iota({5, 2}, names: [:x, :y])
+
+      for leftover <- [:repeat, :discard] do
+        got = Nx.to_batched(x, 2, leftover: leftover) |> Enum.to_list()
+        want = nx.(fn -> Nx.to_batched(bin(x), 2, leftover: leftover) |> Enum.to_list() end)
+        assert Enum.map(got, &{&1.shape, &1.names, Nx.to_binary(&1)}) == Enum.map(want, &{&1.shape, &1.names, Nx.to_binary(&1)})
+      end
+
+      stats = Nxvk.Backend.stats()
+
+      for cb <- [:clip, :pow, :remainder, :to_batched] do
+        assert %{native: n, fallback: 0} = stats[cb], "#{cb}: #{inspect(stats[cb])}"
+        assert n >= 1
+      end
+
+      # a negative exponent held in the BEAM: Nx raises, so the call falls back and raises as Nx
+      assert_raise ArithmeticError, fn -> Nx.pow(i, -1) end
+    end
+
     test "tan, the inverse and hyperbolic functions, cbrt, erfc and erf_inv run natively and agree with Nx" do
       Nxvk.Backend.reset_stats()
       x = Nx.tensor([-0.9, -0.5, -0.1, 0.0, 0.25, 0.75, 0.99], type: :f32)

@@ -29,11 +29,14 @@ if Code.ensure_loaded?(Nx) do
     inside the same request, as Nx does):
 
       * element-wise: `add subtract multiply max min` and the comparisons
-        (every type), `divide pow atan2 exp log sqrt rsqrt sigmoid tanh sin
+        (every type), `remainder` (every type: fmod for floats, the sign of
+        the dividend for integers), `pow` (floats; integers by square and
+        multiply, wrapping as Nx), `divide atan2 exp log sqrt rsqrt sigmoid tanh sin
         cos expm1 log1p erf tan asin acos atan sinh cosh asinh acosh atanh
         cbrt erfc erf_inv` (floats), `abs negate sign` (f32 f64 s32 s64;
         `negate` of the unsigned types too, wrapping as Nx),
-        `floor ceil round`, `is_nan is_infinity`, `select`, `clip`; on
+        `floor ceil round`, `is_nan is_infinity`, `select`, `clip` (NaN
+        bounds and a lower bound above the upper as Nx.BinaryBackend); on
         integer types `bitwise_and bitwise_or bitwise_xor bitwise_not
         left_shift right_shift quotient count_leading_zeros
         population_count` (s64/u64 held as words: `bitwise_and/or/xor/not`
@@ -52,7 +55,8 @@ if Code.ensure_loaded?(Nx) do
         rounds an integer to double first; a float to an integer below
         2^63 in magnitude truncated and wrapped, -1.0 to u8 is 255),
         `reshape`, `squeeze`, `broadcast`, `transpose`, `reverse`, `slice` (starts
-        constant or tensors), `concatenate`, `iota`, `eye`, `constant`,
+        constant or tensors), `concatenate`, `to_batched` (a slice per
+        batch), `iota`, `eye`, `constant`,
         `from_binary`, `to_binary`, `backend_copy/transfer/deallocate`;
       * shape and indexing: `pad` (negative and interior padding),
         `put_slice`, `gather`, `take`, `take_along_axis`, `indexed_add`,
@@ -91,11 +95,12 @@ if Code.ensure_loaded?(Nx) do
     between them and s32, u8, f32, f64; their other ops fall back.
 
     The documented fallback list (every callback not named above, and a
-    named one when its types are not native): `remainder conjugate real
+    named one when its types are not native): `conjugate real
     imag phase
     reduce window_reduce window_scatter_max window_scatter_min map fft ifft fft2 ifft2
     lu qr svd eigh solve determinant
-    to_batched bitcast`, `pad` of an empty axis with interior padding,
+    bitcast`, `pow` with a negative integer exponent held in the BEAM
+    (so Nx raises), `pad` of an empty axis with interior padding,
     `indexed_add`/`indexed_put` with updates smaller than the target's
     axes, f64 `indexed_add` on a device without 64-bit atomics,
     `max`/`min` of a u64 and a signed integer (Nx compares them exactly),
@@ -585,10 +590,80 @@ if Code.ensure_loaded?(Nx) do
     for {name, op} <- @float_only do
       @impl true
       def unquote(name)(out, a, b) do
-        if nat?([out.type], device_of([a, b])) and float?(out.type),
-          do: binary_native(unquote(name), unquote(op), out, a, b, out.type),
-          else: fallback(unquote(name), [out, a, b])
+        cond do
+          nat?([out.type], device_of([a, b])) and float?(out.type) ->
+            binary_native(unquote(name), unquote(op), out, a, b, out.type)
+
+          pow?(unquote(name)) and nat?([out.type], device_of([a, b])) and int_type?(out.type) ->
+            int_pow(out, a, b)
+
+          true ->
+            fallback(unquote(name), [out, a, b])
+        end
       end
+    end
+
+    defp pow?(name), do: name == :pow
+
+    # remainder: C's fmod for floats (exact, as Erlang's :math.fmod), the
+    # sign of the dividend for integers (as rem/2); a zero divisor, where
+    # Nx raises, gives 0 for integers and NaN for floats (nxvk-run(1), OPS)
+    @impl true
+    def remainder(out, a, b) do
+      if nat?([out.type], device_of([a, b])),
+        do: binary_native(:remainder, "remainder", out, a, b, out.type),
+        else: fallback(:remainder, [out, a, b])
+    end
+
+    # Integer pow as Nx's (Integer.pow, the result wrapped to the type):
+    # square and multiply over the exponent's bits, modulo 2^bits like the
+    # wrapped exact power.  An exponent held in the BEAM (a number, a small
+    # constant) sets how many bits to walk, and a negative one falls back so
+    # Nx raises as it does; an exponent on the device takes every bit of the
+    # type (a negative exponent, which Nx leaves undefined for other
+    # backends, gives some power of the base).
+    defp int_pow(out, a, b) do
+      {_, bits} = out.type
+
+      walk =
+        case b do
+          %T{data: %__MODULE__{host: bin}} when is_binary(bin) -> exponent_bits(b)
+          %T{data: %Nx.BinaryBackend{}} -> exponent_bits(b)
+          _ -> bits
+        end
+
+      if walk == :negative do
+        fallback(:pow, [out, a, b])
+      else
+        native(:pow, out, [a, b], [out, a, b], fn g ->
+          {g, x} = G.input(g, a, out.type)
+          {g, y} = G.input(g, b, out.type)
+          {g, one} = G.scalar(g, 1, out.type)
+          {g, zero} = G.scalar(g, 0, out.type)
+          {g, r, _base} =
+            Enum.reduce(0..(walk - 1)//1, {g, one, x}, fn i, {g, r, base} ->
+              {g, k} = G.scalar(g, i, out.type)
+              {g, bit} = G.op(g, "right_shift", [y, k])
+              {g, bit} = G.op(g, "bitwise_and", [bit, one])
+              {g, set} = G.op(g, "not_equal", [bit, zero])
+              {g, m} = G.op(g, "multiply", [r, base])
+              {g, r} = G.op(g, "select", [set, m, r])
+              {g, base} = if i < walk - 1, do: G.op(g, "multiply", [base, base]), else: {g, base}
+              {g, r, base}
+            end)
+
+          broadcast_to(g, r, out)
+        end)
+      end
+    end
+
+    # bits of the largest exponent held in the BEAM, :negative if any is
+    defp exponent_bits(%T{} = b) do
+      list = b |> to_host() |> Nx.to_flat_list()
+
+      if Enum.any?(list, &(&1 < 0)),
+        do: :negative,
+        else: list |> Enum.max(fn -> 0 end) |> Integer.digits(2) |> length()
     end
 
     for name <- @compare do
@@ -880,8 +955,13 @@ if Code.ensure_loaded?(Nx) do
           {g, x} = G.input(g, t, out.type)
           {g, l} = G.input(g, lo, out.type)
           {g, h} = G.input(g, hi, out.type)
-          {g, m} = G.op(g, "min", [x, h])
-          G.op(g, "max", [m, l])
+          # as Nx.BinaryBackend: y = x > lo ? x : lo, then y < hi ? y : hi
+          # (a NaN x gives lo, a NaN lo gives hi, a NaN hi gives NaN; lo
+          # above hi gives hi)
+          {g, above} = G.op(g, "greater", [x, l])
+          {g, y} = G.op(g, "select", [above, x, l])
+          {g, below} = G.op(g, "less", [y, h])
+          G.op(g, "select", [below, y, h])
         end)
       else
         fallback(:clip, [out, t, lo, hi])
@@ -1382,6 +1462,28 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
+    # batches of axis 0, each a slice on the device (the last, with
+    # leftover: :repeat, the tail and the head concatenated), made as the
+    # stream is read
+    @impl true
+    def to_batched(out, t, opts) do
+      batch = elem(out.shape, 0)
+      size = elem(t.shape, 0)
+      full = div(size, batch)
+      left = rem(size, batch)
+      last = if left != 0 and opts[:leftover] == :repeat, do: full, else: full - 1
+      count(:to_batched, :native, device_of([t]))
+      rank = tuple_size(t.shape)
+      zeros = List.duplicate(0, rank - 1)
+      ones = List.duplicate(1, rank)
+      part = fn start, n -> slice(%{out | shape: put_elem(out.shape, 0, n)}, t, [start | zeros], [n | tl(Tuple.to_list(t.shape))], ones) end
+
+      Stream.map(0..last//1, fn
+        ^full -> concatenate(out, [part.(full * batch, left), part.(0, batch - left)], 0)
+        i -> part.(i * batch, batch)
+      end)
+    end
+
     @impl true
     def concatenate(out, tensors, axis) do
       if words?(out, tensors) and length(tensors) <= 64 do
@@ -1727,13 +1829,13 @@ if Code.ensure_loaded?(Nx) do
 
     @native_defs [
       :init, :constant, :from_binary, :to_binary, :inspect, :backend_copy, :backend_transfer,
-      :backend_deallocate, :add, :subtract, :multiply, :max, :min, :divide, :pow, :atan2,
+      :backend_deallocate, :add, :subtract, :multiply, :max, :min, :divide, :pow, :atan2, :remainder,
       :equal, :not_equal, :less, :less_equal, :greater, :greater_equal, :abs, :negate, :sign,
       :floor, :ceil, :round, :is_nan, :is_infinity, :select, :clip, :sum, :product, :reduce_max,
       :reduce_min, :argmax, :argmin, :all, :any, :bitwise_not, :count_leading_zeros,
       :population_count, :logical_and, :logical_or, :logical_xor, :logical_not, :all_close,
       :as_type, :reshape, :squeeze, :transpose, :reverse, :broadcast, :slice, :concatenate, :iota,
-      :eye, :dot,
+      :eye, :dot, :to_batched,
       :cumulative_sum, :cumulative_product, :cumulative_max, :cumulative_min, :sort, :argsort,
       :top_k, :window_sum, :window_product, :window_max, :window_min, :conv, :cholesky,
       :triangular_solve, :pad, :put_slice, :gather, :take, :take_along_axis, :indexed_add,

@@ -357,8 +357,11 @@ if Code.ensure_loaded?(Nx) do
       {x, st} = input_as(st, a, t.type)
       {l, st} = input_as(st, lo, t.type)
       {h, st} = input_as(st, hi, t.type)
-      {m, st} = op(st, "min", [x, h])
-      op(st, "max", [m, l])
+      # as Nx.BinaryBackend (Nxvk.Backend.clip/4): NaN and lo > hi included
+      {above, st} = op(st, "greater", [x, l])
+      {y, st} = op(st, "select", [above, x, l])
+      {below, st} = op(st, "less", [y, h])
+      op(st, "select", [below, y, h])
     end
 
     defp lower_op(name, %T{data: %Expr{args: [a, opts]}, type: {:f, _}} = t, st) when name in [:sum, :product] do
