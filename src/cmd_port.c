@@ -123,8 +123,10 @@ typedef struct {
   uint64_t next_handle;
   uint64_t live_handles, lost_handles, handle_bytes;
   uint64_t requests, errors;
-  /* time spent per stage, summed over requests (stats: "time_ns") */
-  uint64_t t_read, t_decode, t_command, t_engine, t_reply;
+  /* time spent per stage (enum port_stage): summed over requests (stats'
+   * "time_ns"), the current request's, and the previous request's ("last_ns") */
+  uint64_t t_sum[5], t_cur[5], t_last[5];
+  const char *cmd_cur, *cmd_last; /* their commands (NULL: none recognized) */
   uint64_t max_frame;
   uint64_t poll_ns;         /* --poll-us: poll for the next request this long before blocking */
   uint64_t max_bytes;       /* --max-bytes: device memory this port may hold (0: no cap) */
@@ -226,6 +228,22 @@ static uint64_t now_ns(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+enum port_stage { ST_READ, ST_DECODE, ST_COMMAND, ST_ENGINE, ST_REPLY };
+static const char *const stage_names[] = {"read", "decode", "command", "engine", "reply"};
+
+static void stage_add(port_server *s, enum port_stage st, uint64_t ns) {
+  s->t_sum[st] += ns;
+  s->t_cur[st] += ns;
+}
+
+/* A new request begins: the one before is complete, its reply written. */
+static void stage_next(port_server *s) {
+  memcpy(s->t_last, s->t_cur, sizeof s->t_last);
+  memset(s->t_cur, 0, sizeof s->t_cur);
+  s->cmd_last = s->cmd_cur;
+  s->cmd_cur = NULL;
 }
 
 /* ------------------------------------------------------------ JSON helpers */
@@ -542,7 +560,7 @@ static int cmd_op(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
   nxvk_tensor *out = NULL;
   uint64_t t0 = now_ns();
   rc = nxvk_op_run(s->ctx, op, &a, args, nin, &out);
-  s->t_engine += now_ns() - t0;
+  stage_add(s, ST_ENGINE, now_ns() - t0);
   if (rc) return engine_fail(s, "op", rc);
   describe(r->json, out);
   if (fetch) rc = fetch_into(s, where, r, out, r->json);
@@ -688,7 +706,7 @@ static int cmd_graph_run(port_server *s, cJSON *req, port_frame *f, port_reply *
   if (rc == NXVK_OK) {
     uint64_t t0 = now_ns();
     rc = nxvk_graph_run(s->ctx, g, tin, vals);
-    s->t_engine += now_ns() - t0;
+    stage_add(s, ST_ENGINE, now_ns() - t0);
     if (rc) rc = engine_fail(s, "run", rc);
   }
   if (rc == NXVK_OK) {
@@ -763,12 +781,12 @@ static int cmd_stats(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
   cJSON_AddNumberToObject(o, "errors", (double)s->errors);
   cJSON_AddNumberToObject(o, "generation", (double)s->generation);
   cJSON_AddNumberToObject(o, "device_losses", (double)s->device_losses);
-  cJSON *t = cJSON_AddObjectToObject(o, "time_ns");
-  cJSON_AddNumberToObject(t, "read", (double)s->t_read);
-  cJSON_AddNumberToObject(t, "decode", (double)s->t_decode);
-  cJSON_AddNumberToObject(t, "command", (double)s->t_command);
-  cJSON_AddNumberToObject(t, "engine", (double)s->t_engine);
-  cJSON_AddNumberToObject(t, "reply", (double)s->t_reply);
+  cJSON *t = cJSON_AddObjectToObject(o, "time_ns"), *l = cJSON_AddObjectToObject(o, "last_ns");
+  for (int i = 0; i < 5; i++) {
+    cJSON_AddNumberToObject(t, stage_names[i], (double)s->t_sum[i]);
+    cJSON_AddNumberToObject(l, stage_names[i], (double)s->t_last[i]);
+  }
+  cJSON_AddStringToObject(l, "cmd", s->cmd_last ? s->cmd_last : "");
   return NXVK_OK;
 }
 
@@ -826,6 +844,7 @@ static int dispatch(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
     int rc = reopen_device(s);
     if (rc) return rc;
   }
+  s->cmd_cur = c->name;
   return c->fn(s, req, f, r);
 }
 
@@ -955,16 +974,16 @@ static void serve_payload(port_server *s, const uint8_t *payload, size_t len) {
     else {
       id = field(req, "id");
       t1 = now_ns();
-      s->t_decode += t1 - t0;
+      stage_add(s, ST_DECODE, t1 - t0);
       rc = dispatch(s, req, &f, &r);
-      s->t_command += now_ns() - t1;
+      stage_add(s, ST_COMMAND, now_ns() - t1);
     }
   }
   /* any call may have been the one that found the device lost */
   if (s->ctx && !s->lost && nxvk_ctx_lost(s->ctx)) retire_generation(s);
   uint64_t t2 = now_ns();
   send_reply(s, id, rc, &r);
-  s->t_reply += now_ns() - t2;
+  stage_add(s, ST_REPLY, now_ns() - t2);
   cJSON_Delete(req);
   cJSON_Delete(r.json);
   free(r.data);
@@ -1038,9 +1057,10 @@ static void serve(port_server *s) {
       refuse_frame(s, len, true);
       continue;
     }
+    stage_next(s);
     uint64_t t0 = now_ns();
     got = read_full(STDIN_FILENO, payload, (size_t)len);
-    s->t_read += now_ns() - t0;
+    stage_add(s, ST_READ, now_ns() - t0);
     if (got < 0) {
       fprintf(stderr, "nxvk: error: port: reading standard input failed: %s\n", strerror(errno));
       s->status = EXIT_FAIL;

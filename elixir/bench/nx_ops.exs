@@ -31,15 +31,6 @@ defmodule Bench do
     {Enum.at(sorted, div(length(sorted), 2)), hd(sorted), List.last(sorted), length(sorted)}
   end
 
-  # as measure/2, plus the mean (to set beside the port's summed stage times)
-  def measure_mean(fun, min_time) do
-    fun.()
-    deadline = System.monotonic_time(:microsecond) + round(min_time * 1.0e6)
-    times = loop(fun, deadline, [], 0)
-    sorted = Enum.sort(times)
-    {Enum.at(sorted, div(length(sorted), 2)), hd(sorted), Enum.sum(times) / length(times), length(times)}
-  end
-
   defp loop(_fun, _deadline, acc, n) when n >= 2000, do: acc
 
   defp loop(fun, deadline, acc, n) do
@@ -132,44 +123,56 @@ ping = %{"cmd" => "ping"}
 jit_add = Nx.Defn.jit(&Nx.add/2, compiler: Nxvk.Compiler)
 
 rows = [
-  {"Nx.add through Nxvk.Backend (result kept, freed by GC)", :backend, fn -> Nx.add(a, b) end},
-  {"Nx.Defn.jit(&Nx.add/2, compiler: Nxvk.Compiler)", :compiled, fn -> jit_add.(a, b) end},
-  {"the same run request sent by hand (no Nx, keep: false)", :run, fn -> {:ok, _, _} = Nxvk.Server.request(server, run_header) end},
-  {"an op request (keep: false)", :op, fn -> {:ok, _, _} = Nxvk.Server.request(server, op_header) end},
-  {"ping (framing, pipe, client; no engine)", :ping, fn -> {:ok, _, _} = Nxvk.Server.request(server, ping) end}
+  {"Nx.add through Nxvk.Backend (result kept, freed by GC)", :backend, "run", fn -> Nx.add(a, b) end},
+  {"Nx.Defn.jit(&Nx.add/2, compiler: Nxvk.Compiler)", :compiled, "run", fn -> jit_add.(a, b) end},
+  {"the same run request sent by hand (no Nx, keep: false)", :run, "run", fn -> {:ok, _, _} = Nxvk.Server.request(server, run_header) end},
+  {"an op request (keep: false)", :op, "op", fn -> {:ok, _, _} = Nxvk.Server.request(server, op_header) end},
+  {"ping (framing, pipe, client; no engine)", :ping, "ping", fn -> {:ok, _, _} = Nxvk.Server.request(server, ping) end}
 ]
 
-# the port's own time per request (stats' time_ns, nxvk-port(7)): read,
-# decode (framing, JSON), command less engine (graph parsing, handles),
-# engine (nxvk_graph_run / nxvk_op_run), reply (JSON, write)
-port_time = fn ->
-  {:ok, st} = Nxvk.Server.stats(server)
-  {st["requests"], st["time_ns"]}
+# The port's own time for one request: after each timed call, a stats
+# request reads "last_ns" (nxvk-port(7)), the stages of the request before
+# it: read, decode (framing, JSON), command (engine included: graph
+# parsing, handles, the engine's run), engine, reply (JSON, write).  A
+# sample whose last request is not the call's own (a batch of frees from
+# collection came between) is dropped.  Medians over the samples; "rest"
+# is each sample's wall time less the port's, the pipes, the BEAM and
+# Elixir: the medians do not add up exactly.
+sample = fn fun, cmd ->
+  fun.()
+  deadline = System.monotonic_time(:microsecond) + round(min_time * 1.0e6)
+
+  Stream.repeatedly(fn ->
+    {wall, _} = :timer.tc(fun)
+    {:ok, %{"last_ns" => l}} = Nxvk.Server.stats(server)
+    {wall, l}
+  end)
+  |> Stream.transform(0, fn x, n ->
+    if n >= 2000 or (n >= 20 and System.monotonic_time(:microsecond) > deadline), do: {:halt, n}, else: {[x], n + 1}
+  end)
+  |> Enum.filter(fn {_, l} -> l["cmd"] == cmd end)
 end
 
-IO.puts("\n1K-element f32 add, resident inputs: where the time goes (port: the nxvk process's own time per request)\n")
-IO.puts("| path | median | min | mean | port: read+decode | port: command less engine | port: engine | port: reply | rest of the mean: pipes, BEAM, Elixir |")
-IO.puts("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+median = fn [] -> 0.0; l -> Enum.at(Enum.sort(l), div(length(l), 2)) end
+
+IO.puts("\n1K-element f32 add, resident inputs: where the time goes (port: the nxvk process's own time for the request, median µs)\n")
+IO.puts("| path | median | min | port: read+decode | port: command less engine | port: engine | port: reply | rest: pipes, BEAM, Elixir |")
+IO.puts("| --- | --- | --- | --- | --- | --- | --- | --- |")
 
 medians =
-  for {name, key, fun} <- rows, into: %{} do
-    {r0, t0} = port_time.()
-    {med, lo, mean, runs} = Bench.measure_mean(fun, min_time)
-    {r1, t1} = port_time.()
-    # requests between the two stats: the runs, the warm-up call, and any
-    # frees from collection; the per-request figures are over those
-    n = max(r1 - r0 - 1, 1)
-    per = fn k -> (t1[k] - t0[k]) / n / 1000 end
-    port = per.("read") + per.("decode") + per.("command") + per.("reply")
-    _ = runs
+  for {name, key, cmd, fun} <- rows, into: %{} do
+    {med, lo, _, _} = Bench.measure(fun, min_time)
+    samples = sample.(fun, cmd)
+    col = fn f -> median.(Enum.map(samples, fn {w, l} -> f.(w, l) end)) end
+    port_us = fn l -> (l["read"] + l["decode"] + l["command"] + l["reply"]) / 1000 end
     us1 = fn x -> :io_lib.format("~.1f", [x / 1]) |> to_string() end
-
-    IO.puts(
-      "| #{name} | #{Bench.us(med)} | #{Bench.us(lo)} | #{Bench.us(mean)} | #{us1.(per.("read") + per.("decode"))} | " <>
-        "#{us1.(per.("command") - per.("engine"))} | #{us1.(per.("engine"))} | #{us1.(per.("reply"))} | #{us1.(mean - port)} |"
-    )
-
-    {key, {med, mean, port, per.("engine")}}
+    rd = col.(fn _, l -> (l["read"] + l["decode"]) / 1000 end)
+    cmd_less = col.(fn _, l -> (l["command"] - l["engine"]) / 1000 end)
+    eng = col.(fn _, l -> l["engine"] / 1000 end)
+    rep = col.(fn _, l -> l["reply"] / 1000 end)
+    rest = col.(fn w, l -> w - port_us.(l) end)
+    IO.puts("| #{name} | #{Bench.us(med)} | #{Bench.us(lo)} | #{us1.(rd)} | #{us1.(cmd_less)} | #{us1.(eng)} | #{us1.(rep)} | #{us1.(rest)} |")
+    {key, {med, rd + cmd_less + eng + rep, eng, rest}}
   end
 
 # a and b stay referenced until here: the last rows use their handles only,
@@ -178,14 +181,14 @@ Nx.backend_deallocate(a)
 Nx.backend_deallocate(b)
 
 e = engine[{"add", 1024}]
-if e, do: IO.puts("| nxvk bench ops add 1K e2e (in-process, upload+dispatch+download) | #{Bench.us(e["e2e_us"] || 0)} | | | | | | | |")
+if e, do: IO.puts("| nxvk bench ops add 1K e2e (in-process, upload+dispatch+download) | #{Bench.us(e["e2e_us"] || 0)} | | | | | | |")
 
-{bm, bmean, bport, beng} = medians[:backend]
+{bm, bport, beng, brest} = medians[:backend]
 {cm, _, _, _} = medians[:compiled]
 {pm, _, _, _} = medians[:ping]
 
 IO.puts("""
 
-Port's share of the 1K Nx.add (mean #{Bench.us(bmean)}): engine #{Bench.us(beng)}, the nxvk process besides the engine #{Bench.us(bport - beng)}, pipes + BEAM + Elixir #{Bench.us(bmean - bport)} (a ping round trip: median #{Bench.us(pm)}).
+Port's share of the 1K Nx.add (median #{Bench.us(bm)}): engine #{Bench.us(beng)}, the nxvk process besides the engine #{Bench.us(bport - beng)}, pipes + BEAM + Elixir #{Bench.us(brest)} (a ping round trip: #{Bench.us(pm)}).
 1K add medians: Nxvk.Backend #{Bench.us(bm)} (target < 60 us on a GPU), Nxvk.Compiler #{Bench.us(cm)} (target < 40 us)\
 """)

@@ -353,6 +353,13 @@ def t_free_stats(tap):
            "stats: time_ns grows, the op's engine time included", (t0, t1))
     tap.ok(t1["engine"] - t0["engine"] <= t1["command"] - t0["command"], "stats: engine time is part of command time",
            (t0, t1))
+    last = p.stats()["last_ns"]
+    tap.ok(last["cmd"] == "stats" and all(isinstance(last[k], int) for k in stages) and last["engine"] == 0,
+           "stats: last_ns is the request before (a stats, no engine time)", last)
+    p.ok({"cmd": "op", "op": "exp", "in": [ha]})
+    last = p.stats()["last_ns"]
+    tap.ok(last["cmd"] == "op" and 0 < last["engine"] <= last["command"] and last["reply"] > 0,
+           "stats: last_ns of an op: its engine time within its command time, its reply's time", last)
     p.close()
 
 
