@@ -448,12 +448,50 @@ if Code.ensure_loaded?(Nx) do
     def frame_bytes(g), do: g.bytes |> Enum.reverse() |> IO.iodata_to_binary()
 
     @doc """
+    The same request as `header/3`, already JSON: `{:raw, "run", members}`
+    for `Nxvk.Server.request/4` (the members after the id).  Value and op
+    names are ours (no character to escape), so only numbers and attrs go
+    through the encoder: the hot path of every native callback.
+    """
+    def raw_header(g, outputs) do
+      inputs =
+        g.inputs
+        |> Enum.reverse()
+        |> Enum.map_intersperse(?,, fn
+          {v, %{"handle" => h} = m} when map_size(m) == 1 -> [?", v, "\":{\"handle\":", Integer.to_string(h), ?}]
+          {v, m} -> [?", v, "\":", Nxvk.JSON.encode!(m)]
+        end)
+
+      ops =
+        g.ops
+        |> Enum.reverse()
+        |> Enum.map_intersperse(?,, fn %{"op" => op, "in" => ins, "out" => out} = node ->
+          attrs = if a = node["attrs"], do: [",\"attrs\":", Nxvk.JSON.encode!(a)], else: []
+          ins = Enum.map_intersperse(ins, ?,, &[?", &1, ?"])
+          ["{\"op\":\"", op, "\",\"in\":[", ins, "],\"out\":\"", out, ?", attrs, ?}]
+        end)
+
+      outs = Enum.map_intersperse(outputs, ?,, &[?", &1, "\":true"])
+
+      {:raw, "run",
+       [
+         "\"cmd\":\"run\",\"keep\":true,\"fetch\":false,\"graph\":{\"inputs\":{",
+         inputs,
+         "},\"ops\":[",
+         ops,
+         "],\"outputs\":{",
+         outs,
+         "}}"
+       ]}
+    end
+
+    @doc """
     Runs the graph, keeping `outputs` (value names) on the device.  Returns
     `{:ok, [%{"dtype", "shape", "handle", :ref}]}` in order, or the port's error.
     """
     def run(g, outputs) do
       # a graph input may name an output directly; the port keeps that
-      case Nxvk.Server.request(g.server, header(g, outputs), frame_bytes(g), gc: true) do
+      case Nxvk.Server.request(g.server, raw_header(g, outputs), Enum.reverse(g.bytes), gc: true) do
         {:ok, reply, _} ->
           refs = reply[:gc] || %{}
           {:ok, Enum.map(reply["outputs"], &Map.put(&1, :ref, refs[&1["handle"]]))}

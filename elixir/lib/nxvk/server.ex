@@ -159,7 +159,7 @@ defmodule Nxvk.Server do
          {pairs, cmd} = header_pairs(header),
          true <- (mode == :gc and cmd in ["put", "op", "run"]) or cmd in ["get", "ping", "info", "stats"] do
       id = :atomics.add_get(ids, 1, 1)
-      frame = JSON.encode!({:object, [{"id", id} | pairs]})
+      frame = encode_header(id, pairs)
       # the reply goes to the alias, which dies with the monitor: a reply
       # after a timeout is dropped, as a late GenServer reply is
       mref = :erlang.monitor(:process, pid, [{:alias, :demonitor}])
@@ -167,7 +167,7 @@ defmodule Nxvk.Server do
 
       sent =
         try do
-          Port.command(port, [<<byte_size(frame)::unsigned-32>>, frame, data])
+          Port.command(port, [<<:erlang.iolist_size(frame)::unsigned-32>>, frame, data])
         rescue
           ArgumentError -> false
         end
@@ -437,6 +437,9 @@ defmodule Nxvk.Server do
 
   # ------------------------------------------------------------- internals
 
+  # a request already JSON (Nxvk.Graph.raw_header/2): the members after the id
+  defp header_pairs({:raw, cmd, members}), do: {{:raw, members}, cmd}
+
   defp header_pairs({:object, pairs}),
     do: with_cmd(Enum.map(pairs, fn {k, v} -> {to_string(k), v} end))
 
@@ -459,10 +462,13 @@ defmodule Nxvk.Server do
   # entry: {from, owner} for a caller; {:internal, handles} for our own frees
   defp send_request(state, pairs, data, entry) do
     id = :atomics.add_get(state.ids, 1, 1)
-    header = JSON.encode!({:object, [{"id", id} | pairs]})
-    true = Port.command(state.port, [<<byte_size(header)::unsigned-32>>, header, data])
+    header = encode_header(id, pairs)
+    true = Port.command(state.port, [<<:erlang.iolist_size(header)::unsigned-32>>, header, data])
     %{state | pending: Map.put(state.pending, id, entry)}
   end
+
+  defp encode_header(id, {:raw, members}), do: ["{\"id\":", Integer.to_string(id), ?,, members, ?}]
+  defp encode_header(id, pairs), do: JSON.encode!({:object, [{"id", id} | pairs]})
 
   defp free_internal(state, []), do: state
   defp free_internal(%{port: nil} = state, _handles), do: state
