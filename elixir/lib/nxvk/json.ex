@@ -73,8 +73,14 @@ defmodule Nxvk.JSON do
 
   defp fail(why), do: throw({:json_error, why})
 
-  defp skip(<<c, rest::binary>>) when c in [?\s, ?\t, ?\n, ?\r], do: skip(rest)
+  # inlined: the port's compact JSON has no white space, so the usual case
+  # is one match and no call
+  @compile {:inline, skip: 1}
+  defp skip(<<c, _::binary>> = bin) when c in [?\s, ?\t, ?\n, ?\r], do: skip_ws(bin)
   defp skip(bin), do: bin
+
+  defp skip_ws(<<c, rest::binary>>) when c in [?\s, ?\t, ?\n, ?\r], do: skip_ws(rest)
+  defp skip_ws(bin), do: bin
 
   defp value(<<?{, rest::binary>>), do: object(skip(rest), %{})
   defp value(<<?[, rest::binary>>), do: array(skip(rest), [])
