@@ -438,6 +438,22 @@ if Code.ensure_loaded?(Nx) do
       assert live() == before
     end
 
+    test "a caller killed while its request is in flight leaves no handle behind" do
+      big = Nx.iota({128, 128}, type: :f32)
+      {_, _} = settle(1_000_000)
+      before = live()
+
+      for _ <- 1..10 do
+        pid = spawn(fn -> Nx.dot(big, big) end)
+        Process.sleep(1)
+        Process.exit(pid, :kill)
+      end
+
+      # the replies nobody waits for any more: the server frees their handles
+      assert {:ok, _} = settle(before)
+      assert Nx.to_number(Nx.sum(big)) > 0
+    end
+
     test "a Task's result stays valid after the Task ends" do
       t =
         Task.async(fn -> Nx.iota({4}, type: :f32, backend: Nxvk.Backend) |> Nx.multiply(2.0) end)

@@ -163,7 +163,7 @@ defmodule Nxvk.Server do
       # the reply goes to the alias, which dies with the monitor: a reply
       # after a timeout is dropped, as a late GenServer reply is
       mref = :erlang.monitor(:process, pid, [{:alias, :demonitor}])
-      :ets.insert(tab, {id, mref})
+      :ets.insert(tab, {id, mref, self(), cmd})
 
       sent =
         try do
@@ -186,7 +186,8 @@ defmodule Nxvk.Server do
         after
           timeout ->
             Process.demonitor(mref, [:flush])
-            :ets.delete(tab, id)
+            # the server frees what the late reply makes (unless it took the entry just now)
+            :ets.update_element(tab, id, {2, :abandoned})
             {:error, {:server_down, "no reply from the nxvk port within #{timeout} ms"}}
         end
       else
@@ -291,7 +292,7 @@ defmodule Nxvk.Server do
       owner_of: %{},
       gc_frees: [],
       gc_timer: nil,
-      # direct requests in flight: id => the caller's alias (see direct/5)
+      # direct requests in flight: {id, the caller's alias (or :abandoned), pid, cmd} (see direct/5)
       direct: :ets.new(__MODULE__, [:public, :set, write_concurrency: true]),
       # request ids, shared with direct callers
       ids: :atomics.new(1, [])
@@ -373,12 +374,17 @@ defmodule Nxvk.Server do
 
   @impl true
   def handle_info({port, {:data, payload}}, %{port: port} = state) do
-    with id when is_integer(id) <- peek_id(payload),
-         [{^id, alias}] <- :ets.take(state.direct, id) do
-      send(alias, {alias, payload})
-      {:noreply, state}
-    else
-      _ -> {:noreply, handle_reply(payload, state)}
+    case peek_id(payload) && :ets.take(state.direct, peek_id(payload)) do
+      [{_id, alias, pid, cmd}] ->
+        if alias != :abandoned and Process.alive?(pid) do
+          send(alias, {alias, payload})
+          {:noreply, state}
+        else
+          {:noreply, orphan(state, cmd, payload)}
+        end
+
+      _ ->
+        {:noreply, handle_reply(payload, state)}
     end
   end
 
@@ -475,6 +481,15 @@ defmodule Nxvk.Server do
 
   defp free_internal(state, handles) do
     send_request(state, [{"cmd", "free"}, {"handles", handles}], <<>>, {:internal, handles})
+  end
+
+  # a direct reply whose caller died or gave up waiting: nobody will make the
+  # GC resources of the handles it made, so free them now
+  defp orphan(state, cmd, payload) do
+    case decode_reply(payload) do
+      {:ok, %{"ok" => true} = reply, _} when cmd in ["put", "op", "run"] -> free_internal(state, new_handles(reply))
+      _ -> state
+    end
   end
 
   defp handle_reply(payload, state) do
