@@ -1010,6 +1010,26 @@ static int order_attrs(const nxvk_op_desc *op, const cJSON *o, nxvk_attrs *a) {
   return rc;
 }
 
+/* A window case: x alone, or for window_scatter_* (arity 3) x, the source
+ * shaped as its windows (a one-input window op's result shape) and a scalar
+ * init, all of the case's dtype; window_scatter_* take no dilations (those
+ * sets are skipped). */
+static int window_case_add(case_gen *g, const nxvk_shape *sh, const nxvk_attrs *a, int fill, const char *where) {
+  if (g->op->kind != NXVK_KIND_WINDOW || g->op->arity != 3) return case_add(g, 1, sh, &g->dt, a, fill, where);
+  for (int d = 0; d < a->nwdil; d++)
+    if (a->wdil[d] != 1) return 0;
+  const nxvk_op_desc *win = NULL;
+  for (int i = 0; i < nxvk_op_count() && !win; i++) {
+    const nxvk_op_desc *o = nxvk_op_at(i);
+    if (o->kind == NXVK_KIND_WINDOW && o->arity == 1) win = o;
+  }
+  nxvk_meta m = {g->dt, *sh}, om;
+  if (!win || nxvk_op_infer(win, a, &m, 1, &om)) return cases_fail("%s: %s: %s", g->op->name, where, nxvk_errmsg());
+  nxvk_shape shapes[3] = {*sh, om.shape, {0, {0}}};
+  nxvk_dtype dts[3] = {g->dt, g->dt, g->dt};
+  return case_add(g, 3, shapes, dts, a, fill, where);
+}
+
 /* The common 1-D sizes with the section's "size_attrs", then its shapes,
  * each with attribute sets (JSON objects; a set naming an attribute the op
  * does not take, top_k's "k" for sort, is skipped for that op).  Sections
@@ -1030,9 +1050,9 @@ static int data_order(case_gen *g) {
     nxvk_attrs a;
     if (order_attrs(g->op, dflt, &a)) return cases_fail("%s: %s.size_attrs: %s", SIZE_FILE, kn, nxvk_errmsg());
     nxvk_meta m = {g->dt, sh}, om;
-    if (nxvk_op_infer(g->op, &a, &m, 1, &om)) continue; /* top_k's k over the size */
+    if (g->op->arity == 1 && nxvk_op_infer(g->op, &a, &m, 1, &om)) continue; /* top_k's k over the size */
     for (int c = 0; c < nf; c++)
-      if (case_add(g, 1, &sh, &g->dt, &a, fills[c], where)) return -1;
+      if (window_case_add(g, &sh, &a, fills[c], where)) return -1;
   }
   const cJSON *list = cases_jget(S, "shapes");
   for (const cJSON *e = cJSON_IsArray(list) ? list->child : NULL; e; e = e->next) {
@@ -1053,7 +1073,7 @@ static int data_order(case_gen *g) {
       if (foreign) continue;
       if (order_attrs(g->op, o, &a)) return cases_fail("%s: %s.shapes: %s", SIZE_FILE, kn, nxvk_errmsg());
       for (int c = 0; c < nsf; c++)
-        if (case_add(g, 1, &sh, &g->dt, &a, sfills[c], where)) return -1;
+        if (window_case_add(g, &sh, &a, sfills[c], where)) return -1;
     }
   }
   return 0;
@@ -1066,7 +1086,9 @@ static int layouts_order(const nxvk_op_desc *op) {
 
 /* Sized: sort and scans one row of n along axis 0 (top_k: k = 16); windows
  * max pooling, 2x2 windows with strides 2 on [p, n/p], p the largest power
- * of two <= sqrt(n) dividing n (16M: 4096 x 4096). */
+ * of two <= sqrt(n) dividing n (16M: 4096 x 4096); window_scatter_* the
+ * same x with a [p/2, n/p/2] source (max pooling's gradient) and a scalar
+ * init. */
 static int sized_order(case_gen *g, int layout, conf_case *k) {
   (void)layout;
   nxvk_attrs *a = &k->attrs;
@@ -1079,10 +1101,14 @@ static int sized_order(case_gen *g, int layout, conf_case *k) {
     }
     return 0;
   }
-  if (g->op->arity != 1) return rule_refuse(g, "no sized case for window op %s", g->op->name);
+  if (g->op->arity != 1 && g->op->arity != 3) return rule_refuse(g, "no sized case for window op %s", g->op->name);
   for (p = 1; (p * 2) * (p * 2) <= n; p *= 2) {}
   while (p > 1 && n % p) p /= 2;
   sized_in(k, g->dt, shape2(p, n / p));
+  if (g->op->arity == 3) {
+    sized_in(k, g->dt, shape2(p / 2, n / p / 2));
+    sized_in(k, g->dt, (nxvk_shape){0, {0}});
+  }
   a->set |= NXVK_ATTR_WINDOW;
   a->nwin = a->nwstrides = 2;
   a->window[0] = a->window[1] = a->wstrides[0] = a->wstrides[1] = 2;
@@ -1239,6 +1265,34 @@ static void input_predicate(const case_fill *f, int i, nxvk_host *h, uint64_t *r
   }
 }
 
+/* window_scatter_*'s x: few distinct values, so windows hold ties (the
+ * last of equal values is selected): small integers, and in the edge class
+ * also NaN, +-inf, +-0 and the dtype's smallest denormal (ordered on the
+ * bits where a driver flushes).  Sized cases: distinct values from i. */
+static void input_wscatter(const case_fill *f, int i, nxvk_host *h, uint64_t *rng) {
+  (void)i;
+  int64_t n = nxvk_host_count(h);
+  nxvk_dtype d = h->dtype;
+  bool fl = nxvk_dtype_is_float(d), edge = f->k->fill == FILL_EDGE;
+  bool sized = f->k->fill == FILL_SIZED || f->k->fill == FILL_TIMING;
+  double den = d == NXVK_F64 ? 0x1p-1074 : d == NXVK_F16 ? 0x1p-24 : d == NXVK_BF16 ? 0x1p-133 : 0x1p-149;
+  const double specials[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, den, -den};
+  bool is_signed = fl || nxvk_dtype_info_of(d)->cls == NXVK_CLASS_SIGNED;
+  for (int64_t j = 0; j < n; j++) {
+    uint64_t b = nxvk_splitmix64(rng);
+    if (sized) {
+      nxvk_host_set(h, j, (double)(b % 100));
+      continue;
+    }
+    if (fl && edge && b % 3 == 0) {
+      nxvk_host_set(h, j, specials[(b >> 8) % 7]);
+      continue;
+    }
+    int64_t v = (int64_t)((b >> 8) % 4);
+    nxvk_host_set(h, j, (double)(is_signed ? v - 2 : v));
+  }
+}
+
 /* One rule per op kind (cases.h says what each field does). */
 static const case_rule kind_rules[] = {
     [NXVK_KIND_UNARY] = {NULL, data_elementwise, sized_elementwise, layouts_elementwise, 0, NULL, SIZED_PLAIN},
@@ -1264,6 +1318,8 @@ static const case_rule kind_rules[] = {
  * replace the kind's (an op whose inputs need a hook, or whose cases are
  * not its kind's).  The list ends with {NULL}. */
 static const case_rule op_rules[] = {
+    {"window_scatter_max", .special = 1u << 0, .input = input_wscatter},
+    {"window_scatter_min", .special = 1u << 0, .input = input_wscatter},
     {NULL},
 };
 

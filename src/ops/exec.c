@@ -41,6 +41,9 @@ static int check_operands(const nxvk_op *op, const nxvk_attrs *a, const nxvk_met
                          nxvk_dtype_name(in[0].dtype));
     first = 1;
   }
+  /* window_scatter_*: x compares in its own dtype (the op's rule checks
+   * it); source and init are the result's */
+  if (d->kind == NXVK_KIND_WINDOW && d->arity == 3) first = 1;
   /* indexing ops mix data and integer index operands: their rules check
    * each operand by name (index.c) */
   for (int i = first; i < nin && d->kind != NXVK_KIND_INDEX; i++) {

@@ -349,6 +349,12 @@ const nxvk_op nxvk_op_table[] = {
     {{"window_min", NXVK_KIND_WINDOW, 1, NXVK_DT_ALL, NXVK_ATTR_WINDOW, NULL,
       "minimum over windows, NaN propagates (padding: the highest value)"},
      nxvk_window_infer, nxvk_window_gpu, nxvk_window_ref, NULL, NXVK_SCAN_MIN, NULL},
+    {{"window_scatter_max", NXVK_KIND_WINDOW, 3, NXVK_DT_ALL, NXVK_ATTR_WINDOW, NULL,
+      "window_scatter_max(x, source, init): init + source at each window's last largest x"},
+     nxvk_window_infer, nxvk_window_gpu, nxvk_window_ref, NULL, NXVK_SCAN_MAX, NULL},
+    {{"window_scatter_min", NXVK_KIND_WINDOW, 3, NXVK_DT_ALL, NXVK_ATTR_WINDOW, NULL,
+      "window_scatter_min(x, source, init): init + source at each window's last smallest x"},
+     nxvk_window_infer, nxvk_window_gpu, nxvk_window_ref, NULL, NXVK_SCAN_MIN, NULL},
 };
 
 const int nxvk_op_table_len = (int)NXVK_ARRAY_LEN(nxvk_op_table);

@@ -194,8 +194,8 @@ static int glsl_for(const char *name, char **out) {
     snprintf(defs, sizeof defs, "#define DT_%s 1\n", nxvk_dtype_name(d));
     return hand_glsl(nxvk_src_sort, defs, out);
   }
-  if (stem == 6 && strncmp(name, "window", 6) == 0) {
-    snprintf(defs, sizeof defs, "#define DT_%s 1\n", nxvk_dtype_name(d));
+  if ((stem == 6 && strncmp(name, "window", 6) == 0) || (stem == 8 && strncmp(name, "wscatter", 8) == 0)) {
+    snprintf(defs, sizeof defs, "#define DT_%s 1\n%s", nxvk_dtype_name(d), stem == 8 ? "#define SCATTER 1\n" : "");
     return hand_glsl(nxvk_src_window, defs, out);
   }
   if (stem == 11 && strncmp(name, "conv_direct", 11) == 0 && nxvk_dtype_is_float(d)) {

@@ -1005,6 +1005,14 @@ static void test_op_table(void) {
           fill(&in[0], op->kind, &s);
           const char *at = "{\"window_dimensions\":[2,2],\"strides\":[1,2],\"padding\":\"same\"}";
           snprintf(label, sizeof label, "%s [3,%lld] 2x2 stride [1,2] same", dn, (long long)n + 2);
+          if (op->arity == 3) { /* window_scatter_*: the source [3, (n+3)/2], a scalar init */
+            nxvk_shape ss = S2(3, (n + 3) / 2), sc = {0, {0}};
+            nin = 3;
+            nxvk_host_alloc(&in[1], dt, &ss);
+            fill(&in[1], op->kind, &s);
+            nxvk_host_alloc(&in[2], dt, &sc);
+            fill(&in[2], op->kind, &s);
+          }
           run_case(op, label, at, in, nin);
           break;
         }

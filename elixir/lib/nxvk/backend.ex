@@ -72,7 +72,10 @@ if Code.ensure_loaded?(Nx) do
         (forward and reverse), `sort`, `argsort` (always stable; the index
         type Nx asks for), `top_k` (values and indices, two engine ops),
         `window_sum window_product window_max window_min` (strides,
-        padding, window dilations);
+        padding, window dilations), `window_scatter_max
+        window_scatter_min` (the last of equal values selected, as
+        Nx.BinaryBackend; padding never selected, as EXLA: Nx.BinaryBackend
+        scatters padded windows to shifted positions);
       * `conv` (every option: strides, padding, input and kernel dilation,
         feature and batch groups, the three permutations; float results,
         f16 and bf16 summed in f32), `cholesky` and `triangular_solve`
@@ -97,7 +100,7 @@ if Code.ensure_loaded?(Nx) do
     The documented fallback list (every callback not named above, and a
     named one when its types are not native): `conjugate real
     imag phase
-    reduce window_reduce window_scatter_max window_scatter_min map fft ifft fft2 ifft2
+    reduce window_reduce map fft ifft fft2 ifft2
     lu qr svd eigh solve determinant
     bitcast`, `pow` with a negative integer exponent held in the BEAM
     (so Nx raises), `pad` of an empty axis with interior padding,
@@ -1730,6 +1733,40 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
+    # each window's selected element (the last of its largest / smallest,
+    # as Nx.BinaryBackend) gets the window's source added onto init_value.
+    # x is compared in the type Nx.BinaryBackend pads it to (an integer x
+    # with a float init_value: f32); padding is never selected (XLA's rule:
+    # Nx.BinaryBackend 0.7.3 scatters padded windows to shifted positions)
+    for name <- ~w(window_scatter_max window_scatter_min)a do
+      @impl true
+      def unquote(name)(out, t, source, init_value, window_dimensions, opts) do
+        cmp = if match?({:f, _}, init_value.type) and match?({k, _} when k in [:s, :u], t.type), do: {:f, 32}, else: t.type
+
+        if nat?([cmp, out.type], device_of([t, source, init_value])) and Nx.size(out) > 0 do
+          args = [out, t, source, init_value, window_dimensions, opts]
+
+          native(unquote(name), out, [t, source, init_value], args, fn g ->
+            {g, x} = G.input(g, t, cmp)
+            {g, s} = G.input(g, source, out.type)
+            {g, v} = G.input(g, init_value, out.type)
+            {g, v} = G.op(g, "reshape", [v], %{"shape" => []})
+            rank = Nx.rank(t)
+
+            attrs = %{
+              "window_dimensions" => Tuple.to_list(window_dimensions),
+              "strides" => opts[:strides] || List.duplicate(1, rank),
+              "padding" => Enum.map(opts[:padding] || List.duplicate({0, 0}, rank), &Tuple.to_list/1)
+            }
+
+            G.op(g, unquote(Atom.to_string(name)), [x, s, v], attrs)
+          end)
+        else
+          fallback(unquote(name), [out, t, source, init_value, window_dimensions, opts])
+        end
+      end
+    end
+
     # ------------------------------------------------------------ conv
 
     @impl true
@@ -1837,7 +1874,8 @@ if Code.ensure_loaded?(Nx) do
       :as_type, :reshape, :squeeze, :transpose, :reverse, :broadcast, :slice, :concatenate, :iota,
       :eye, :dot, :to_batched,
       :cumulative_sum, :cumulative_product, :cumulative_max, :cumulative_min, :sort, :argsort,
-      :top_k, :window_sum, :window_product, :window_max, :window_min, :conv, :cholesky,
+      :top_k, :window_sum, :window_product, :window_max, :window_min, :window_scatter_max,
+      :window_scatter_min, :conv, :cholesky,
       :triangular_solve, :pad, :put_slice, :gather, :take, :take_along_axis, :indexed_add,
       :indexed_put
     ] ++ @float_unary ++ @int_binary
