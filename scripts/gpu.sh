@@ -96,11 +96,12 @@ elif [ "$what" = bench ]; then
   python3 bench/compare_torch.py --nxvk-json "$R/matmul.json" --nxvk-json "$R/ops.json" --min-time 0.3 \
     --out "$R/compare.json" > "$R/compare.txt" 2>&1
   step bench ordering
-  # sort, cumulative_sum (one row of n) and max pooling (window_max 2x2/2 on
-  # 4096 x 4096 at 16M) against torch.sort, torch.cumsum and max_pool2d
-  $B bench ops --ops sort,cumulative_sum,window_max --dtype f32 --sizes 1M,16M --min-time 0.3 --warmup 0.3 \
+  # sort, cumulative_sum (one row of n), max and average pooling (window_max,
+  # window_sum 2x2/2 on 4096 x 4096 at 16M) against torch.sort, torch.cumsum,
+  # max_pool2d and avg_pool2d
+  $B bench ops --ops sort,cumulative_sum,window_max,window_sum --dtype f32 --sizes 1M,16M --min-time 0.3 --warmup 0.3 \
     --cpu-limit 0.5 --json "$R/ordering.json" > "$R/ordering.txt" 2>&1
-  python3 bench/compare_torch.py --nxvk-json "$R/ordering.json" --ops sort,cumulative_sum,window_max \
+  python3 bench/compare_torch.py --nxvk-json "$R/ordering.json" --ops sort,cumulative_sum,window_max,window_sum \
     --matmul-sizes "" --min-time 0.3 --out "$R/compare-ordering.json" > "$R/compare-ordering.txt" 2>&1
   tail -n 8 "$R/compare-ordering.txt"
   step gather and scatter   # 16M elements, n uniform indices: against torch index_select/gather/index_add/index_put

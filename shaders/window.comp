@@ -13,7 +13,21 @@
 // meta: [0] nout [1] rank [2] window count, then 8 words each: [3] input
 //       dims [11] output dims [19] window dims [27] strides [35] dilations
 //       [43] low padding (two's complement)
-// spec: 0 workgroup size, 1 op (0 sum 1 product 2 max 3 min)
+// spec: 0 workgroup size, 1 op (0 sum 1 product 2 max 3 min), 2 fast (1:
+//       the pooling path below), 3 its window width WW, 4 its stride SW,
+//       5 its outputs per invocation VEC
+//
+// Pooling path (fast = 1): windows only on the last two axes (the others
+// folded into B), no dilations: [B, H, W] -> [B, OH, OW].  Each invocation
+// makes VEC outputs next to each other along W from the SPAN = (VEC - 1) *
+// SW + WW input elements they share per window row, read as vectors of 4
+// (binding 3, the input again) where the row holds them aligned, so a
+// subgroup reads its rows coalesced and once; per output the same
+// row-major order from the identity as the general path.
+// fast meta: [0] invocations [1] NV = ceil(OW / VEC) [2] OH [3] OW [4] H
+//            [5] W [6] WH [7] SH [8] low padding H [9] low padding W
+//            [10] 1: vector loads allowed (W and the low padding W are
+//            multiples of 4 and VEC * SW is)
 //
 // -DSCATTER: window_scatter_max / window_scatter_min (Nx 0.7.3), two passes
 // over the same meta ([0] is the pass's invocation count):
@@ -56,8 +70,36 @@ bool t_iszero(T x) { return false; }
 #endif
 
 #ifndef SCATTER
+#if defined(DT_f32)
+#define ST4 vec4
+#elif defined(DT_f64)
+#define ST4 dvec4
+#elif defined(DT_i32)
+#define ST4 ivec4
+#elif defined(DT_u32)
+#define ST4 uvec4
+#elif defined(DT_i64)
+#define ST4 i64vec4
+#elif defined(DT_u64)
+#define ST4 u64vec4
+#elif defined(DT_f16) || defined(DT_bf16) || defined(DT_u16)
+#define ST4 u16vec4
+#elif defined(DT_i16)
+#define ST4 i16vec4
+#elif defined(DT_i8)
+#define ST4 i8vec4
+#else
+#define ST4 u8vec4
+#endif
+layout(constant_id = 2) const uint FAST = 0u;
+layout(constant_id = 3) const uint WW = 2u;
+layout(constant_id = 4) const uint SW = 2u;
+layout(constant_id = 5) const uint VEC = 2u;
+const uint SPAN = (VEC - 1u) * SW + WW;
+const uint SPAN4 = (SPAN + 3u) / 4u;
 layout(std430, binding = 1) readonly buffer In { ST x[]; };
 layout(std430, binding = 2) writeonly buffer Out { ST y[]; };
+layout(std430, binding = 3) readonly buffer In4 { ST4 x4[]; };
 
 T combine(T a, T b) {
   if (OP == 0u) return t_add(a, b);
@@ -68,7 +110,64 @@ T combine(T a, T b) {
   return OP == 2u ? (lt ? b : a) : (lt ? a : b);
 }
 
+T identity() { return OP == 0u ? T(0) : OP == 1u ? T(1) : OP == 2u ? T_LOWEST : T_HIGHEST; }
+
+void pool() {
+  uint m = pc.meta_off;
+  uint n = meta[m], NV = meta[m + 1u], OH = meta[m + 2u], OW = meta[m + 3u], H = meta[m + 4u],
+       W = meta[m + 5u], WH = meta[m + 6u], SH = meta[m + 7u];
+  int loh = int(meta[m + 8u]), low = int(meta[m + 9u]);
+  bool vec_ok = meta[m + 10u] != 0u;
+  uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  for (uint i = gl_GlobalInvocationID.x; i < n; i += step) {
+    uint q = i / NV;          // (b, oh) row of the output
+    uint j0 = (i - q * NV) * VEC;
+    uint b = q / OH, oh = q - b * OH;
+    int iw0 = int(j0 * SW) - low;
+    bool full = j0 + VEC <= OW;
+    bool inb = full && iw0 >= 0 && iw0 + int(SPAN) <= int(W);
+    bool vec = inb && vec_ok && iw0 + int(SPAN4 * 4u) <= int(W);
+    T acc[VEC];
+    for (uint j = 0u; j < VEC; j++) acc[j] = identity();
+    for (uint kh = 0u; kh < WH; kh++) {
+      int ih = int(oh * SH) - loh + int(kh);
+      if (ih < 0 || ih >= int(H)) continue;
+      uint row = (b * H + uint(ih)) * W;
+      if (inb) {
+        T v[SPAN4 * 4u];
+        if (vec) {
+          uint r4 = (row + uint(iw0)) >> 2u;
+          for (uint k = 0u; k < SPAN4; k++) {
+            ST4 u = x4[r4 + k];
+            v[4u * k] = LD(u.x);
+            v[4u * k + 1u] = LD(u.y);
+            v[4u * k + 2u] = LD(u.z);
+            v[4u * k + 3u] = LD(u.w);
+          }
+        } else {
+          for (uint k = 0u; k < SPAN; k++) v[k] = LD(x[row + uint(iw0) + k]);
+        }
+        for (uint j = 0u; j < VEC; j++)
+          for (uint kw = 0u; kw < WW; kw++) acc[j] = combine(acc[j], v[j * SW + kw]);
+      } else {
+        for (uint j = 0u; j < VEC; j++)
+          for (uint kw = 0u; kw < WW; kw++) {
+            int c = iw0 + int(j * SW + kw);
+            if (j0 + j < OW && c >= 0 && c < int(W)) acc[j] = combine(acc[j], LD(x[row + uint(c)]));
+          }
+      }
+    }
+    uint o = q * OW + j0;
+    for (uint j = 0u; j < VEC; j++)
+      if (j0 + j < OW) y[o + j] = STV(acc[j]);
+  }
+}
+
 void main() {
+  if (FAST != 0u) {
+    pool();
+    return;
+  }
   uint m = pc.meta_off;
   uint nout = meta[m], rank = meta[m + 1u], wcount = meta[m + 2u];
   uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
@@ -81,7 +180,7 @@ void main() {
       base[d] = int((r - q * od) * meta[m + 27u + uint(d)]) - int(meta[m + 43u + uint(d)]);
       r = q;
     }
-    T acc = OP == 0u ? T(0) : OP == 1u ? T(1) : OP == 2u ? T_LOWEST : T_HIGHEST;
+    T acc = identity();
     for (uint w = 0u; w < wcount; w++) {
       uint rw = w, off = 0u, mul = 1u;
       bool inside = true;

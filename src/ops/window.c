@@ -165,6 +165,41 @@ static int wscatter_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxv
   return rc;
 }
 
+/* The pooling path (shaders/window.comp, fast = 1): windows on the last two
+ * axes only (the others window 1, stride 1, unpadded: folded into B), no
+ * dilations, window width and stride along W at most 8.  VEC outputs per
+ * invocation along W, so that VEC * SW is a multiple of 4 (aligned vector
+ * loads when W and the low padding are); false: the general path. */
+static bool pool_plan(const win_plan *p, uint32_t meta[11], uint32_t spec[6], uint64_t *n) {
+  int R = p->rank;
+  if (R < 1 || p->nout == 0) return false;
+  for (int d = 0; d < R; d++)
+    if (p->dil[d] != 1) return false;
+  uint64_t B = 1;
+  for (int d = 0; d < R - 2; d++) {
+    if (p->win[d] != 1 || p->stride[d] != 1 || p->lo[d] != 0 || p->out[d] != p->in[d]) return false;
+    B *= (uint64_t)p->in[d];
+  }
+  int h = R - 2, w = R - 1;
+  int64_t H = h >= 0 ? p->in[h] : 1, OH = h >= 0 ? p->out[h] : 1, WH = h >= 0 ? p->win[h] : 1,
+          SH = h >= 0 ? p->stride[h] : 1, LOH = h >= 0 ? p->lo[h] : 0;
+  int64_t W = p->in[w], OW = p->out[w], WW = p->win[w], SW = p->stride[w], LOW = p->lo[w];
+  if (WW > 8 || SW > 8 || B * (uint64_t)H * (uint64_t)W >= UINT32_MAX) return false;
+  uint32_t vec = SW == 2 ? 2 : (SW == 4 || SW == 8) ? 1 : 4;
+  uint64_t nv = ((uint64_t)OW + vec - 1) / vec, inv = B * (uint64_t)OH * nv;
+  if (inv > UINT32_MAX) return false;
+  bool vec_ok = W % 4 == 0 && LOW % 4 == 0 && (vec * (uint64_t)SW) % 4 == 0;
+  uint32_t m[11] = {(uint32_t)inv, (uint32_t)nv, (uint32_t)OH, (uint32_t)OW, (uint32_t)H, (uint32_t)W,
+                    (uint32_t)WH, (uint32_t)SH, (uint32_t)(int32_t)LOH, (uint32_t)(int32_t)LOW, vec_ok};
+  memcpy(meta, m, sizeof m);
+  spec[2] = 1;
+  spec[3] = (uint32_t)WW;
+  spec[4] = (uint32_t)SW;
+  spec[5] = vec;
+  *n = inv;
+  return true;
+}
+
 int nxvk_window_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                     int nin, nxvk_tensor *out) {
   (void)nin;
@@ -172,13 +207,18 @@ int nxvk_window_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_te
   win_plan p;
   int rc = wplan(op, a, &in[0]->shape, &p);
   if (rc) return rc;
-  uint32_t meta[51];
-  wmeta(&p, meta);
   char name[32];
   snprintf(name, sizeof name, "window_%s", nxvk_dtype_name(in[0]->dtype));
-  uint32_t spec[2] = {NXVK_WG, (uint32_t)op->code};
-  nxvk_buffer *bufs[2] = {in[0]->buf, out->buf};
-  return nxvk_dispatch_1d(r, name, spec, 2, meta, 51, bufs, 2, (uint64_t)p.nout);
+  /* the input twice: scalar and 4-vector reads (binding 3) */
+  nxvk_buffer *bufs[3] = {in[0]->buf, out->buf, in[0]->buf};
+  uint32_t spec[6] = {NXVK_WG, (uint32_t)op->code, 0, 2, 2, 2};
+  uint64_t n;
+  uint32_t pm[11];
+  if (pool_plan(&p, pm, spec, &n))
+    return nxvk_dispatch_1d(r, name, spec, 6, pm, 11, bufs, 3, n);
+  uint32_t meta[51];
+  wmeta(&p, meta);
+  return nxvk_dispatch_1d(r, name, spec, 6, meta, 51, bufs, 3, (uint64_t)p.nout);
 }
 
 /* x's element that window o selects (-1: the window is all padding). */

@@ -415,6 +415,10 @@ def test_windows(ops, rng):
              ((2, 3, 9, 8), {"window_dimensions": [1, 1, 3, 3], "strides": [1, 1, 2, 2], "padding": "same"}),
              ((2, 3, 9, 8), {"window_dimensions": [1, 2, 2, 2], "padding": [[0, 0], [0, 1], [-1, 1], [0, 0]]}),
              ((64, 66), {"window_dimensions": [2, 2], "strides": [2, 2]}),
+             # the pooling path: 4-vector loads (W and the low padding multiples of 4), the rows' edges
+             ((2, 3, 8, 16), {"window_dimensions": [1, 1, 2, 2], "strides": [1, 1, 2, 2]}),
+             ((3, 9, 20), {"window_dimensions": [1, 3, 3], "strides": [1, 2, 2], "padding": [[0, 0], [1, 1], [4, 3]]}),
+             ((5, 24), {"window_dimensions": [2, 3], "strides": [1, 1], "padding": "same"}),
              ((5, 0), {"window_dimensions": [1, 1]}), ((4, 5), {"window_dimensions": [4, 5]})]
     for op in WINDOWS:
         for dt in ops.get(op, []):
