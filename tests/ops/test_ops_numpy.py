@@ -473,8 +473,8 @@ KNOWN = set(BINARY) | set(COMPARE) | set(UNARY) | set(REDUCE) | set(MOVEMENT) | 
 # ops whose numpy oracle is their own test file (every dtype they take)
 ELSEWHERE = {op: "test_ordering_numpy.py" for op in (
     "cumulative_sum", "cumulative_product", "cumulative_max", "cumulative_min", "sort", "argsort",
-    "top_k", "top_k_indices", "window_sum", "window_product", "window_max", "window_min",
-    "window_scatter_max", "window_scatter_min")}
+    "top_k", "top_k_indices", "window_sum", "window_product", "window_max", "window_min")}
+ELSEWHERE.update({op: "test_window_scatter_numpy.py" for op in ("window_scatter_max", "window_scatter_min")})
 ELSEWHERE.update({"conv": "test_conv_numpy.py", "cholesky": "test_linalg_numpy.py",
                   "triangular_solve": "test_linalg_numpy.py"})
 ELSEWHERE.update({op: "test_index_numpy.py" for op in INDEX_OPS})

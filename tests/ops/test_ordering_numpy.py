@@ -5,7 +5,8 @@ forward and reverse), sort / argsort / top_k / top_k_indices (stable,
 ascending and descending, NaN as Nx orders it: last ascending, first
 descending; -0 and +0 equal, so they keep their order) and the windows
 (window_sum window_product window_max window_min through
-sliding_window_view, window_scatter_max / window_scatter_min by Nx's rule).
+sliding_window_view; window_scatter_max / window_scatter_min have their own
+oracle, test_window_scatter_numpy.py).
 
 Every dtype `nxvk run --list-ops` lists for an op is run, on inputs with
 ties, NaN, +-inf, +-0 (floats) and the dtype's extremes (integers), at odd
