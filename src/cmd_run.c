@@ -468,7 +468,7 @@ int cmd_run(int argc, char **argv, nxvk_cli *cli) {
   if (list) {
     for (int i = 0; i < nxvk_op_count(); i++) {
       const nxvk_op_desc *d = nxvk_op_at(i);
-      char dts[32] = "";
+      char dts[96] = ""; /* every dtype: 12 names, 11 commas */
       for (int t = 0; t < NXVK_NDTYPES; t++)
         if (d->dtypes & NXVK_DT(t)) {
           strcat(dts, dts[0] ? "," : "");
