@@ -416,6 +416,50 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
+    test "window_scatter_max / window_scatter_min run natively and select as Nx.BinaryBackend" do
+      Nxvk.Backend.reset_stats()
+      a = Nx.tensor([[3.0, :nan, -0.0, 1.0, 0.0, 3.0], [2.0, 2.0, :neg_infinity, 0.0, :infinity, -1.0]])
+      i = Nx.tensor([[4, 1, 4, -2, 7, 1], [0, 4, 9, -9, 3, 3]], type: :s32)
+      u = Nx.tensor([[1, 9, 9, 2, 0, 0], [9, 1, 2, 2, 0, 5]], type: :u8)
+      s15 = Nx.tensor([[0.5, -1.25, 2.0, 4.0, 8.0], [1.0, 3.0, -2.0, 0.25, 16.0]])
+
+      # valid padding: ties (the last wins), NaN, -0 / +0, overlapping
+      # windows adding in order, another type for x than the source
+      checks = [
+        {&Nx.window_scatter_max(&1, s15, 0.0, {1, 2}, strides: [1, 1]), a},
+        {&Nx.window_scatter_min(&1, s15, 1.5, {1, 2}, strides: [1, 1]), a},
+        {&Nx.window_scatter_max(&1, Nx.tensor([[10, 20, 30]], type: :s32), 5, {2, 2}, strides: [1, 2]), i},
+        {&Nx.window_scatter_min(&1, Nx.tensor([[10, 20], [30, 40]], type: :s32), -1, {1, 3}, strides: [1, 3]), i},
+        {&Nx.window_scatter_max(&1, Nx.tensor([[1.5, 2.5, 3.5]]), 1, {2, 2}, strides: [2, 2]), u},
+        {&Nx.window_scatter_min(&1, s15, 0, {1, 2}, strides: [1, 1]), u}
+      ]
+
+      for {fun, x} <- checks do
+        got = fun.(x)
+        want = fun.(bin(x))
+        assert got.type == want.type and got.shape == want.shape
+        assert Nx.to_binary(got) == Nx.to_binary(want), "#{inspect(got)} vs #{inspect(want)}"
+      end
+
+      # padding is never selected (XLA's select_and_scatter): window 3,
+      # padding same on [1, 5, 3] puts every source on the 5
+      # (Nx.BinaryBackend 0.7.3 writes them one place to the right)
+      got = Nx.window_scatter_max(Nx.tensor([1, 5, 3]), Nx.tensor([10, 20, 30]), 0, {3}, strides: [1], padding: :same)
+      assert Nx.to_flat_list(got) == [0, 60, 0]
+      # max pooling's gradient with padding
+      x = Nx.iota({1, 1, 5, 5}, type: :f32)
+      g = Nx.Defn.grad(x, fn x -> Nx.sum(Nx.window_max(x, {1, 1, 3, 3}, strides: [1, 1, 2, 2], padding: :same)) end)
+      want = for r <- 0..4, c <- 0..4, do: if(r in [1, 3, 4] and c in [1, 3, 4], do: 1.0, else: 0.0)
+      assert Nx.to_flat_list(g) == want
+
+      stats = Nxvk.Backend.stats()
+
+      for cb <- [:window_scatter_max, :window_scatter_min] do
+        assert %{native: n, fallback: 0} = stats[cb], "#{cb}: #{inspect(stats[cb])}"
+        assert n >= 3
+      end
+    end
+
     test "a tensor is freed when garbage collected, and by backend_deallocate" do
       {:ok, _} = settle(1_000_000)
       before = live()
