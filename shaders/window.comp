@@ -30,7 +30,8 @@
 //            multiples of 4 and VEC * SW is)
 //
 // -DSCATTER: window_scatter_max / window_scatter_min (Nx 0.7.3), two passes
-// over the same meta ([0] is the pass's invocation count):
+// over the same meta ([0] is the pass's invocation count; disjoint windows:
+// ops 7 and 8 / 9 below main's comment):
 //   op 4 / 5 (compiled for the input x's dtype): one invocation per window
 //     writes the flat index of its selected element into sel, 0xffffffff
 //     where the window holds no element of x (all padding).  The selection
@@ -209,18 +210,27 @@ layout(std430, binding = 5) writeonly buffer Out { ST y[]; };
 
 const uint NONE = 0xffffffffu;
 
-// v replaces acc: v >= acc (op 4) or v <= acc (op 5), IEEE (on the bits, so
+// v replaces acc: v >= acc (max) or v <= acc (min), IEEE (on the bits, so
 // a flushing driver still orders denormals; equal zeros are equal)
 bool takes(T v, T acc) {
   if (t_isnan(v) || t_isnan(acc)) return false;
   if (t_iszero(v) && t_iszero(acc)) return true;
-  return OP == 4u ? !t_less(v, acc) : !t_less(acc, v);
+  return OP == 4u || OP == 8u ? !t_less(v, acc) : !t_less(acc, v);
 }
 
+// Windows that share no element (every stride >= its window) and x of the
+// result's dtype: op 7 writes init everywhere, then op 8 / 9 (max / min)
+// selects per window and writes init + source at once (one writer per
+// element, so no gather pass).
 void main() {
   uint m = pc.meta_off;
   uint n = meta[m], rank = meta[m + 1u], wcount = meta[m + 2u];
   uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  if (OP == 7u) {
+    ST v = init[0];
+    for (uint e = gl_GlobalInvocationID.x; e < n; e += step) y[e] = v;
+    return;
+  }
   if (OP != 6u) {
     for (uint o = gl_GlobalInvocationID.x; o < n; o += step) {
       int base[8];
@@ -254,7 +264,11 @@ void main() {
           }
         }
       }
-      sel[o] = best;
+      if (OP >= 8u) {
+        if (best != NONE) y[best] = STV(t_add(LD(init[0]), LD(src[o])));
+      } else {
+        sel[o] = best;
+      }
     }
     return;
   }

@@ -18,7 +18,9 @@
  * init_value) and then writes to positions shifted by the low padding (or
  * raises); this follows XLA's select_and_scatter (EXLA), which never
  * selects padding.  GPU: one pass writes each window's selected index, a
- * second gathers per element of x (no atomics, a fixed order).
+ * second gathers per element of x (no atomics, a fixed order); windows that
+ * share no element (strides >= window) with x of the result's dtype: init
+ * everywhere, then each window writes init + its source (one writer each).
  */
 #include "ops.h"
 
@@ -142,15 +144,30 @@ static int wscatter_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxv
   uint64_t nx = (uint64_t)in[0]->count;
   if (nx == 0) return NXVK_OK;
   nxvk_ctx *c = nxvk_rec_ctx(r);
-  nxvk_buffer *sel = NULL;
-  rc = nxvk_buffer_create(c, (uint64_t)(p.nout > 0 ? p.nout : 1) * 4, false, &sel);
-  if (rc) return rc;
   uint32_t meta[51];
   wmeta(&p, meta);
   char name[32];
+  bool is_min = strcmp(op->d.name, "window_scatter_min") == 0, disjoint = in[0]->dtype == out->dtype;
+  for (int d = 0; d < p.rank; d++) disjoint = disjoint && p.stride[d] >= p.win[d];
+  if (disjoint) { /* one writer per element: init everywhere, then each window's sum in place */
+    snprintf(name, sizeof name, "wscatter_%s", nxvk_dtype_name(out->dtype));
+    nxvk_buffer *bufs[5] = {in[0]->buf, in[0]->buf, in[1]->buf, in[2]->buf, out->buf};
+    meta[0] = (uint32_t)nx;
+    uint32_t spec[2] = {NXVK_WG, 7u};
+    rc = nxvk_dispatch_1d(r, name, spec, 2, meta, 51, bufs, 5, nx);
+    if (rc == NXVK_OK && p.nout > 0) {
+      meta[0] = (uint32_t)p.nout;
+      spec[1] = is_min ? 9u : 8u;
+      rc = nxvk_dispatch_1d(r, name, spec, 2, meta, 51, bufs, 5, (uint64_t)p.nout);
+    }
+    return rc;
+  }
+  nxvk_buffer *sel = NULL;
+  rc = nxvk_buffer_create(c, (uint64_t)(p.nout > 0 ? p.nout : 1) * 4, false, &sel);
+  if (rc) return rc;
   if (p.nout > 0) {
     snprintf(name, sizeof name, "wscatter_%s", nxvk_dtype_name(in[0]->dtype));
-    uint32_t spec[2] = {NXVK_WG, strcmp(op->d.name, "window_scatter_min") == 0 ? 5u : 4u};
+    uint32_t spec[2] = {NXVK_WG, is_min ? 5u : 4u};
     nxvk_buffer *bufs[5] = {in[0]->buf, sel, in[0]->buf, in[0]->buf, in[0]->buf};
     rc = nxvk_dispatch_1d(r, name, spec, 2, meta, 51, bufs, 5, (uint64_t)p.nout);
   }
