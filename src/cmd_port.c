@@ -24,6 +24,7 @@
 
 #include "cli/cli.h"
 #include "cli/port_frame.h"
+#include "ops/attrs.h"
 
 #define PORT_PROTOCOL 1
 #define PORT_DEFAULT_MAX_FRAME ((uint64_t)1 << 30)
@@ -667,15 +668,10 @@ static int cmd_graph_run(port_server *s, cJSON *req, port_frame *f, port_reply *
   if (!temps) return fail(s, NXVK_E_NO_MEMORY, "run: out of memory");
   rc = run_frame_inputs(s, graph, f, temps, &ntemps);
   if (rc == NXVK_OK) {
-    char *text = cJSON_PrintUnformatted(graph);
-    if (!text) {
-      rc = fail(s, NXVK_E_NO_MEMORY, "run: out of memory");
-    } else {
-      rc = nxvk_graph_parse(text, strlen(text), "run", &g);
-      /* a request is not a file: its faults are bad requests */
-      if (rc) rc = fail(s, rc == NXVK_E_BAD_FILE ? NXVK_E_BAD_REQUEST : rc, "%s", nxvk_errmsg());
-    }
-    free(text);
+    /* the request's nesting was checked with its frame (PORT_MAX_DEPTH) */
+    rc = nxvk_graph_from_cjson(graph, "run", &g);
+    /* a request is not a file: its faults are bad requests */
+    if (rc) rc = fail(s, rc == NXVK_E_BAD_FILE ? NXVK_E_BAD_REQUEST : rc, "%s", nxvk_errmsg());
   }
   if (rc == NXVK_OK) {
     ni = nxvk_graph_input_count(g);

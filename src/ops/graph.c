@@ -234,6 +234,13 @@ int nxvk_graph_parse(const char *text, size_t len, const char *origin, nxvk_grap
     size_t at = end ? (size_t)(end - text) : 0;
     return nxvk_seterr(NXVK_E_BAD_FILE, "%s: not valid JSON (near byte %zu)", origin, at);
   }
+  int rc = nxvk_graph_from_cjson(root, origin, out);
+  cJSON_Delete(root);
+  return rc;
+}
+
+int nxvk_graph_from_cjson(const cJSON *root, const char *origin, nxvk_graph **out) {
+  *out = NULL;
   nxvk_graph *g = calloc(1, sizeof *g);
   int rc = g ? NXVK_OK : nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
   if (rc == NXVK_OK) {
@@ -257,7 +264,6 @@ int nxvk_graph_parse(const char *text, size_t len, const char *origin, nxvk_grap
     if (rc == NXVK_OK && g->noutputs == 0)
       rc = nxvk_seterr(NXVK_E_BAD_FILE, "%s: \"outputs\" names nothing", origin);
   }
-  cJSON_Delete(root);
   if (rc) {
     nxvk_graph_free(g);
     return rc;
