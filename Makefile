@@ -60,7 +60,7 @@ HAND_VARIANTS = \
     peak_fma_$(d)_outer:peak_fma:-DDT_$(d)@-DOUTER) \
   peak_fma_f16:peak_fma:-DDT_f32@-DFMA_F16 peak_fma_f16_vec4:peak_fma:-DDT_f32@-DFMA_F16@-DVEC4 \
   copy_vec4:copy_vec4: \
-  $(foreach d,f32 f64,conv_direct_$(d):conv_direct:-DDT_$(d)) conv_gemm_f32:conv_gemm: \
+  $(foreach d,f32 f64,conv_direct_$(d):conv_direct:-DDT_$(d)) conv_gemm_f32:conv_gemm: conv_wpack_f32:conv_wpack: \
   $(foreach d,f32 f64,cholesky_$(d):cholesky:-DDT_$(d) trsm_$(d):trsm:-DDT_$(d)) \
   $(foreach s,$(DTYPES),$(foreach d,$(DTYPES),copy_$(s)_$(d):copy:-DSRC_$(s)@-DDST_$(d)))
 

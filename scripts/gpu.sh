@@ -27,6 +27,11 @@
 #         cd bundle/nx/nxvk/elixir && ../../with-env mix run bench/nx_ops.exs --sizes 1K,1M,16M
 #         ../../with-env mix run bench/serving.exs --devices 0,1 --requests 20000 --width 1024
 #       else on the system's mix in elixir/.  versions.txt says which erl ran.
+#   scripts/gpu.sh conv OUTDIR   conv2d of a ResNet-50 stage (N=32, 64 -> 64,
+#       56x56, 3x3, padding 1) in f32: `bench ops --ops conv --sizes 6272K` with
+#       the rule's tile and each NXVK_CONV_GEMM candidate (conv-TILE.txt), then
+#       PyTorch's conv2d (cuDNN, TF32 off) against each run, in that order
+#       (compare-conv.txt; bench/NOTES.md "conv f32").
 #
 # B is the nxvk to run: by default bundle/run.sh where scripts/bundle.sh made
 # one (a GPU machine with a driver but no compiler), else ./nxvk.  Every
@@ -38,8 +43,8 @@ fi
 what=${1:-}
 R=${2:-}
 case "$what" in
-bench|check|nx) [ -n "$R" ] || { echo "usage: scripts/gpu.sh bench|check|nx OUTDIR" >&2; exit 2; } ;;
-*) echo "usage: scripts/gpu.sh bench|check|nx OUTDIR" >&2; exit 2 ;;
+bench|check|nx|conv) [ -n "$R" ] || { echo "usage: scripts/gpu.sh bench|check|nx|conv OUTDIR" >&2; exit 2; } ;;
+*) echo "usage: scripts/gpu.sh bench|check|nx|conv OUTDIR" >&2; exit 2 ;;
 esac
 mkdir -p "$R"
 R=$(cd "$R" && pwd)
@@ -68,6 +73,20 @@ if [ "$what" = nx ]; then
   $W mix run bench/serving.exs --devices "$NX_DEVICES" --requests "${NX_REQUESTS:-20000}" --width "${NX_WIDTH:-1024}" \
     > "$R/serving.txt" 2>&1
   tail -n 3 "$R/serving.txt"
+elif [ "$what" = conv ]; then
+  for t in rule 128,8,2,2,8 256,16,2,1,8 256,16,2,2,8; do
+    step conv "$t"
+    g=$t; [ "$t" = rule ] && g=
+    NXVK_CONV_GEMM=$g $B bench ops --ops conv --sizes 6272K --dtype f32 --min-time 0.3 --warmup 0.3 \
+      --cpu-limit 0.5 --json "$R/conv-$t.json" > "$R/conv-$t.txt" 2>&1
+    tail -n 1 "$R/conv-$t.txt"
+  done
+  step torch conv   # the conv rows in the loop's order: rule, then the candidates
+  python3 bench/compare_torch.py --nxvk-json "$R/conv-rule.json" --nxvk-json "$R/conv-128,8,2,2,8.json" \
+    --nxvk-json "$R/conv-256,16,2,1,8.json" --nxvk-json "$R/conv-256,16,2,2,8.json" \
+    --conv --dtype f32 --sizes 1K --matmul-sizes "" \
+    --min-time 0.3 --out "$R/compare-conv.json" > "$R/compare-conv.txt" 2>&1
+  tail -n 8 "$R/compare-conv.txt"
 elif [ "$what" = bench ]; then
   # the SM clock beside the figures (bench_busy.c says why it matters)
   if command -v nvidia-smi > /dev/null; then

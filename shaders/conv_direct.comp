@@ -12,9 +12,7 @@
 // input channels) [5] O / feature groups [6] O / batch groups [7] kernel
 // positions (product of the kernel's spatial dims) [8] input batch stride
 // [9] input channel stride [10] kernel O stride [11] kernel I stride
-// [12] output batch stride [13] output channel stride [14] border only (1:
-// skip the outputs whose window lies inside the input, which conv_gemm
-// wrote); then per spatial axis
+// [12] output batch stride [13] output channel stride; then per spatial axis
 // d, at 16 + 10 d: X (input size) K (kernel size) Y (output size) stride
 // input-dilation kernel-dilation low-padding (int) input-stride kernel-stride
 // output-stride.
@@ -41,12 +39,10 @@ void main() {
   uint opg_f = meta[m + 5u], opg_b = meta[m + 6u], KS = meta[m + 7u];
   uint ib = meta[m + 8u], ic = meta[m + 9u], ko = meta[m + 10u], ki = meta[m + 11u];
   uint ob = meta[m + 12u], oc = meta[m + 13u];
-  bool border_only = meta[m + 14u] != 0u;
   uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
   for (uint i = gl_GlobalInvocationID.x; i < total; i += step) {
     uint r = i, out_off = 0u;
     int q0[6];
-    bool inside = true;
     for (int d = int(S) - 1; d >= 0; d--) {
       uint a = m + 16u + 10u * uint(d);
       uint Y = meta[a + 2u];
@@ -54,9 +50,7 @@ void main() {
       r /= Y;
       out_off += yd * meta[a + 9u];
       q0[d] = int(yd * meta[a + 3u]) - int(meta[a + 6u]);
-      inside = inside && q0[d] >= 0 && q0[d] + int((meta[a + 1u] - 1u) * meta[a + 5u]) < int(meta[a]);
     }
-    if (border_only && inside) continue;
     uint o = r % O, n = r / O;
     out_off += n * ob + o * oc;
     uint in_base = ((o / opg_b) * NB + n) * ib + (o / opg_f) * I * ic;

@@ -10,12 +10,14 @@
  * the input).  Y = floor((lo + hi + (X-1)*idil + 1 - ((K-1)*kdil + 1)) /
  * stride) + 1, 0 when that is not positive.
  *
- * Every layout is strides: no operand is ever transposed.  The GPU runs
- * conv_gemm (implicit GEMM: f32, 2-D, one group, no input dilation) on
- * the outputs whose window lies inside the input and conv_direct (one
- * invocation per output element) on the rest; conv_direct alone
- * elsewhere, or everywhere with NXVK_CONV_DIRECT=1 (src/ops/tuning.c; timing).  The reference sums in
- * long double and rounds once.
+ * Every layout is strides: the input is never transposed.  The GPU runs
+ * conv_gemm (implicit GEMM: f32, 2-D, one group, no input dilation; the
+ * kernel packed once into a [K][O] scratch) on the whole output, and
+ * conv_direct (one invocation per output element) elsewhere, or everywhere
+ * with NXVK_CONV_DIRECT=1 (src/ops/tuning.c; timing).  NXVK_CONV_GEMM forces
+ * conv_gemm's tile.  Padded positions are skipped, not multiplied as zeros
+ * (0 * inf would be NaN).  The reference sums in long double and rounds
+ * once.
  */
 #include "ops.h"
 
@@ -221,6 +223,72 @@ int nxvk_conv_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, i
 
 /* ---- the GPU ---- */
 
+/* conv_gemm's tile: NT invocations, TX of them across, RB x CB blocks of
+ * 4 x 4 each, k steps of BK; BM = (NT/TX) 4 RB pixels by BN = TX 4 CB
+ * channels.  Why a tile does not fit the kernel or the device (NULL when it
+ * does). */
+static const char *gemm_tile_unfit(const nxvk_ctx *c, const uint32_t g[5]) {
+  uint32_t nt = g[0], tx = g[1], rb = g[2], cb = g[3], bk = g[4];
+  if (!nt || !tx || !rb || !cb || !bk || nt % tx) return "NT, TX, RB, CB, BK nonzero, NT a multiple of TX";
+  if (tx % (4 * rb)) return "TX a multiple of 4 RB (a workgroup loads whole pixel rows)";
+  uint32_t bmv = nt / tx * rb, bnv = tx * cb;
+  if (bk % (nt / (4 * bmv))) return "BK a multiple of NT / BM";
+  if (nt > c->info.max_workgroup_invocations || nt > c->info.max_workgroup_size[0])
+    return "NT at most the device's workgroup size";
+  if (rb * cb > 16) return "RB CB at most 16 (registers)";
+  if ((uint64_t)2 * bk * (bmv + bnv) * 16 + 4 > c->info.max_shared_memory)
+    return "2 BK (BM + BN) floats within the device's shared memory";
+  return NULL;
+}
+
+int nxvk_conv_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t) {
+  if (!t->conv_gemm[0]) return NXVK_OK;
+  const char *why = gemm_tile_unfit(c, t->conv_gemm);
+  return why ? nxvk_seterr(NXVK_E_BAD_REQUEST, "NXVK_CONV_GEMM=%u,%u,%u,%u,%u: want %s", t->conv_gemm[0],
+                           t->conv_gemm[1], t->conv_gemm[2], t->conv_gemm[3], t->conv_gemm[4], why)
+             : NXVK_OK;
+}
+
+/* The rule: 256 invocations of 8 x 8 sums, as dot_vec's measured best
+ * (RB = CB = 2, BK = 8); 256 pixels x 64 channels where O <= 64 (a
+ * 128-wide tile would compute half zeros), 128 x 128 above. */
+static void gemm_tile(const nxvk_ctx *c, int64_t O, uint32_t g[5]) {
+  static const uint32_t narrow[5] = {256, 8, 2, 2, 8}, wide[5] = {256, 16, 2, 2, 8};
+  memcpy(g, c->tuning->conv_gemm[0] ? c->tuning->conv_gemm : O <= 64 ? narrow : wide, 5 * sizeof *g);
+}
+
+/* The implicit GEMM (conv_gemm.comp) on the whole output: the kernel
+ * packed into a [K][OP] scratch first (conv_wpack.comp). */
+static int conv_gemm(nxvk_rec *r, const conv_plan *p, nxvk_tensor *const *in, nxvk_tensor *out,
+                     const uint32_t tile[5]) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  uint32_t K = (uint32_t)(p->I * p->K[0] * p->K[1]), O = (uint32_t)p->O, OP = (O + 3) / 4 * 4;
+  uint32_t M = (uint32_t)(p->NB * p->Y[0] * p->Y[1]);
+  nxvk_buffer *packed = NULL;
+  int rc = nxvk_buffer_create(c, (uint64_t)K * OP * 4, false, &packed);
+  if (rc) return rc;
+  uint32_t wmeta[9] = {K, O, OP, (uint32_t)p->I, (uint32_t)p->K[1], (uint32_t)p->k_st[0], (uint32_t)p->k_st[1],
+                       (uint32_t)p->k_st[2], (uint32_t)p->k_st[3]};
+  uint32_t wspec[1] = {NXVK_WG};
+  nxvk_buffer *wbufs[2] = {in[1]->buf, packed};
+  rc = nxvk_dispatch_1d(r, "conv_wpack_f32", wspec, 1, wmeta, 9, wbufs, 2, (uint64_t)K * OP);
+  /* vector stores: each group of 4 pixels is contiguous and 16-byte aligned */
+  bool vec_out = p->out_st[3] == 1 && p->out_st[2] == p->Y[1] && (p->Y[0] * p->Y[1]) % 4 == 0 &&
+                 p->out_st[0] % 4 == 0 && p->out_st[1] % 4 == 0;
+  uint32_t g[27] = {M, O, K, (uint32_t)p->Y[0], (uint32_t)p->Y[1], (uint32_t)p->K[0], (uint32_t)p->K[1],
+                    (uint32_t)p->X[0], (uint32_t)p->X[1], (uint32_t)p->stride[0], (uint32_t)p->stride[1],
+                    (uint32_t)p->kdil[0], (uint32_t)p->kdil[1], (uint32_t)(int32_t)p->lo[0],
+                    (uint32_t)(int32_t)p->lo[1], (uint32_t)p->in_st[0], (uint32_t)p->in_st[1],
+                    (uint32_t)p->in_st[2], (uint32_t)p->in_st[3], (uint32_t)p->I, OP, vec_out, 0,
+                    (uint32_t)p->out_st[0], (uint32_t)p->out_st[1], (uint32_t)p->out_st[2], (uint32_t)p->out_st[3]};
+  uint32_t bm = tile[0] / tile[1] * 4 * tile[2], bn = tile[1] * 4 * tile[3];
+  nxvk_buffer *bufs[3] = {in[0]->buf, packed, out->buf};
+  if (rc == NXVK_OK)
+    rc = nxvk_dispatch_grid(r, "conv_gemm_f32", tile, 5, g, 27, bufs, 3, (M + bm - 1) / bm, (O + bn - 1) / bn, 1);
+  nxvk_buffer_unref(c, packed);
+  return rc;
+}
+
 int nxvk_conv_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in, int nin,
                   nxvk_tensor *out) {
   (void)op;
@@ -231,6 +299,19 @@ int nxvk_conv_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tens
   int64_t total = out->count, KS = 1;
   if (total == 0) return NXVK_OK;
   for (int d = 0; d < p.S; d++) KS *= p.K[d];
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  if (out->dtype == NXVK_F32 && p.S == 2 && p.G == 1 && p.B == 1 && p.idil[0] == 1 && p.idil[1] == 1 &&
+      p.I >= 1 && !c->tuning->conv_direct) {
+    uint32_t tile[5];
+    gemm_tile(c, p.O, tile);
+    uint64_t M = (uint64_t)p.NB * (uint64_t)(p.Y[0] * p.Y[1]), K = (uint64_t)(p.I * KS);
+    uint64_t bm = tile[0] / tile[1] * 4 * tile[2], bn = tile[1] * 4 * tile[3];
+    /* 32-bit offsets; lavapipe stops shader loops past 65535 iterations */
+    bool fits = (M + bm - 1) / bm <= c->info.max_workgroup_count[0] &&
+                (uint64_t)(p.O + bn - 1) / bn <= c->info.max_workgroup_count[1] && K * (uint64_t)(p.O + 3) < (1ull << 31) &&
+                (!strstr(c->info.driver_name, "llvmpipe") || K / tile[4] < 16384);
+    if (fits && !gemm_tile_unfit(c, tile)) return conv_gemm(r, &p, in, out, tile);
+  }
   uint32_t meta[16 + 10 * CONV_MAX_S] = {
       (uint32_t)total, (uint32_t)p.S, (uint32_t)p.NB, (uint32_t)p.O, (uint32_t)p.I,
       (uint32_t)(p.O / p.G), (uint32_t)(p.O / p.B), (uint32_t)KS, (uint32_t)p.in_st[0], (uint32_t)p.in_st[1],
@@ -250,27 +331,6 @@ int nxvk_conv_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tens
   }
   char name[32];
   nxvk_buffer *bufs[3] = {in[0]->buf, in[1]->buf, out->buf};
-  nxvk_ctx *c = nxvk_rec_ctx(r);
-  uint64_t M = (uint64_t)p.NB * (p.S == 2 ? (uint64_t)(p.Y[0] * p.Y[1]) : 0);
-  bool gemm = out->dtype == NXVK_F32 && p.S == 2 && p.G == 1 && p.B == 1 && p.idil[0] == 1 && p.idil[1] == 1 &&
-              p.K[0] >= 1 && p.K[1] >= 1 && p.I >= 1 && (M + 63) / 64 <= c->info.max_workgroup_count[0] &&
-              (uint64_t)(p.O + 63) / 64 <= c->info.max_workgroup_count[1] && !c->tuning->conv_direct;
-  if (gemm) {
-    /* implicit GEMM for the outputs whose window lies inside the input,
-     * then conv_direct for the border (meta[14]) */
-    uint32_t g[27] = {(uint32_t)M, (uint32_t)p.O, (uint32_t)(p.I * p.K[0] * p.K[1]), (uint32_t)p.Y[0],
-                      (uint32_t)p.Y[1], (uint32_t)p.K[0], (uint32_t)p.K[1], (uint32_t)p.X[0], (uint32_t)p.X[1],
-                      (uint32_t)p.stride[0], (uint32_t)p.stride[1], (uint32_t)p.kdil[0], (uint32_t)p.kdil[1],
-                      (uint32_t)(int32_t)p.lo[0], (uint32_t)(int32_t)p.lo[1], (uint32_t)p.in_st[0],
-                      (uint32_t)p.in_st[1], (uint32_t)p.in_st[2], (uint32_t)p.in_st[3], (uint32_t)p.k_st[0],
-                      (uint32_t)p.k_st[1], (uint32_t)p.k_st[2], (uint32_t)p.k_st[3], (uint32_t)p.out_st[0],
-                      (uint32_t)p.out_st[1], (uint32_t)p.out_st[2], (uint32_t)p.out_st[3]};
-    uint32_t gspec[1] = {256};
-    rc = nxvk_dispatch_grid(r, "conv_gemm_f32", gspec, 1, g, 27, bufs, 3, (uint32_t)((M + 63) / 64),
-                                (uint32_t)((p.O + 63) / 64), 1);
-    if (rc) return rc;
-    meta[14] = 1;
-  }
   snprintf(name, sizeof name, "conv_direct_%s", nxvk_dtype_name(out->dtype));
   uint32_t spec[1] = {NXVK_WG};
   return nxvk_dispatch_1d(r, name, spec, 1, meta, 16 + 10 * (uint32_t)p.S, bufs, 3, (uint64_t)total);

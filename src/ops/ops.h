@@ -267,9 +267,12 @@ typedef struct nxvk_tuning {
   uint32_t ew_blocked;   /* 1: a workgroup's round is one contiguous block */
   bool reduce_fold;      /* a split reduction's last workgroup adds the partials */
   bool conv_direct;      /* NXVK_CONV_DIRECT: conv_direct alone, no implicit GEMM (conv.c) */
+  uint32_t conv_gemm[5]; /* NXVK_CONV_GEMM: NT, TX, RB, CB, BK of conv_gemm */
 } nxvk_tuning;
 /* Whether forced dot tiles suit the kernels on this device: NXVK_OK, or
  * NXVK_E_BAD_REQUEST with a message naming the variable (dot.c). */
 int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t);
+/* The same for a forced conv_gemm tile (conv.c). */
+int nxvk_conv_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t);
 
 #endif

@@ -81,6 +81,9 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   /* conv's one-output-per-invocation kernel everywhere (the baseline the
    * implicit GEMM is timed against, and a fault finder) */
   if ((i = knob_choice("NXVK_CONV_DIRECT", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->conv_direct = i == 1;
+  knob_list("NXVK_CONV_GEMM", t->conv_gemm, 5, 5, "want NT,TX,RB,CB,BK (five whole numbers)", &rc);
+  if (rc) return rc;
+  rc = nxvk_conv_tuning_check(c, t);
   if (rc) return rc;
 
   knob_list("NXVK_DOT_TILES", t->dot_tiles, 5, 5, "want BM,BN,BK,TM,TN (five whole numbers)", &rc);

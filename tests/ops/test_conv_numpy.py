@@ -94,14 +94,15 @@ def attrs_of(kw):
     return a
 
 
-def run(x, w, attrs, check=False):
+def run(x, w, attrs, check=False, env=None):
     px, pw, po = (os.path.join(TMP, f) for f in ("x.npy", "w.npy", "o.npy"))
     np.save(px, x)
     np.save(pw, w)
     cmd = [NXVK, "run", "--op", "conv", "--attrs", json.dumps(attrs), px, pw, "-o", po]
     if check:
         cmd.append("--check")
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600,
+                       env=dict(os.environ, **(env or {})))
     text = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
     return p.returncode, (np.load(po) if p.returncode == 0 else None), text
 
@@ -124,15 +125,44 @@ def judge(got, want, mag, terms, dt):
     return True, None
 
 
-def case(desc, xshape, wshape, dt=np.float32, check=False, special=False, **kw):
+def np_conv_skip(x, w, strides=None, padding=None, kdil=None):
+    """2-D conv (NCHW, OIHW, explicit non-negative padding) with padded
+    positions skipped, not multiplied as zeros: conv's semantics where a
+    weight is infinite or NaN (0 * inf would be NaN)"""
+    N, C, X0, X1 = x.shape
+    O, _, K0, K1 = w.shape
+    s0, s1 = strides or [1, 1]
+    d0, d1 = kdil or [1, 1]
+    (lo0, hi0), (lo1, hi1) = padding
+    Y0 = (X0 + lo0 + hi0 - (K0 - 1) * d0 - 1) // s0 + 1
+    Y1 = (X1 + lo1 + hi1 - (K1 - 1) * d1 - 1) // s1 + 1
+    xf, wf = x.astype(np.float64), w.astype(np.float64)
+    out = np.zeros((N, O, Y0, Y1))
+    mag = np.zeros_like(out)
+    for a in range(K0):
+        for b in range(K1):
+            q0 = np.arange(Y0) * s0 - lo0 + a * d0
+            q1 = np.arange(Y1) * s1 - lo1 + b * d1
+            ok = ((q0 >= 0) & (q0 < X0))[:, None] & ((q1 >= 0) & (q1 < X1))[None, :]
+            xg = xf[:, :, np.clip(q0, 0, X0 - 1)][:, :, :, np.clip(q1, 0, X1 - 1)]
+            with np.errstate(all="ignore"):
+                out += np.where(ok, np.einsum("ncyx,oc->noyx", xg, wf[:, :, a, b]), 0)
+                mag += np.where(ok, np.einsum("ncyx,oc->noyx", np.abs(xg), np.abs(wf[:, :, a, b])), 0)
+    return out, mag, C * K0 * K1
+
+
+def case(desc, xshape, wshape, dt=np.float32, check=False, special=False, skip_oracle=False, env=None,
+         wbad=None, **kw):
     x = rng.standard_normal(xshape).astype(dt)
     w = rng.standard_normal(wshape).astype(dt)
     if special and x.size > 3 and w.size > 1:
         x.flat[0] = np.nan
         x.flat[x.size // 2] = np.inf
         w.flat[1] = -np.inf
-    want, mag, terms = np_conv(x, w, **kw)
-    rc, got, text = run(x, w, attrs_of(kw), check)
+    for i, v in wbad or []:
+        w.flat[i] = v
+    want, mag, terms = np_conv_skip(x, w, **kw) if skip_oracle else np_conv(x, w, **kw)
+    rc, got, text = run(x, w, attrs_of(kw), check, env)
     if rc != 0:
         tap(False, desc, text)
         return
@@ -171,6 +201,25 @@ case("zero input channels: zeros", (2, 0, 4, 4), (3, 0, 2, 2), check=True)
 case("ResNet-like 16 -> 16, 14x14, 3x3, padding 1", (2, 16, 14, 14), (16, 16, 3, 3), padding=[[1, 1], [1, 1]],
      check=True)
 case("many channels (long sums)", (1, 300, 4, 4), (2, 300, 3, 3), padding="same")
+# the implicit GEMM's tiles and paths (conv_gemm.comp): several pixel and
+# channel blocks, O past 64 and not a multiple of 4, channels a multiple of
+# its k step or not, scalar and vector stores
+case("GEMM: 70 -> 130 channels, strides [1,2], same", (2, 70, 9, 10), (130, 70, 3, 3), strides=[1, 2],
+     padding="same")
+case("GEMM: 24 -> 20 channels, NHWC in and out, dilated kernel", (3, 11, 12, 24), (20, 24, 3, 2),
+     pin=[0, 3, 1, 2], pout=[0, 3, 1, 2], kdil=[2, 1], padding=[[2, 1], [0, 1]])
+case("GEMM: 32 -> 64 channels, 16x16, padding 1 (vector stores)", (3, 32, 16, 16), (64, 32, 3, 3),
+     padding=[[1, 1], [1, 1]], check=True)
+# a non-finite weight: the border outputs skip the padding (numpy oracle
+# that skips it too), vector-store and scalar-store layouts
+case("infinite and NaN weights with padding skip the padding", (2, 16, 8, 8), (8, 16, 3, 3),
+     padding=[[1, 1], [1, 1]], skip_oracle=True, wbad=[(5, np.inf), (200, -np.inf), (1000, np.nan)], check=True)
+case("an infinite weight, padding, strides, odd sizes", (1, 3, 7, 9), (5, 3, 3, 2), strides=[2, 1],
+     padding=[[1, 2], [0, 1]], skip_oracle=True, wbad=[(7, np.inf)])
+# NXVK_CONV_GEMM's tiles give the same results; bad ones are refused
+for tile in ["256,16,2,1,8", "128,8,2,2,8", "64,4,1,1,4", "128,8,2,2,16"]:
+    case("NXVK_CONV_GEMM=%s" % tile, (2, 24, 10, 12), (72, 24, 3, 3), padding=[[1, 1], [1, 1]],
+         env={"NXVK_CONV_GEMM": tile})
 
 
 def refused(desc, xshape, wshape, attrs, needle, dt=np.float32, wdt=None):
@@ -193,6 +242,11 @@ refused("channels not matching the kernel name both", (1, 3, 3, 3), (1, 2, 2, 2)
 refused("rank 2 input refused", (3, 3), (2, 2), {}, "input [3,3]")
 refused("mixed dtypes refused", (1, 1, 3, 3), (1, 1, 2, 2), {}, "as_type", wdt=np.float64)
 refused("integer dtypes refused", (1, 1, 3, 3), (1, 1, 2, 2), {}, "i32", dt=np.int32)
+
+for tile, needle in [("256,8,4,2,8", "TX a multiple of 4 RB"), ("256,8,2,2", "five whole numbers")]:
+    rc, _, text = run(np.ones((1, 1, 3, 3), np.float32), np.ones((1, 1, 2, 2), np.float32), {},
+                      env={"NXVK_CONV_GEMM": tile})
+    tap(rc != 0 and "NXVK_CONV_GEMM" in text and needle in text, "NXVK_CONV_GEMM=%s refused" % tile, text)
 
 shutil.rmtree(TMP, ignore_errors=True)
 print("1..%d" % n[0])
