@@ -422,6 +422,8 @@ typedef struct nxvk_stats {
   uint64_t buffers_created;              /* VkBuffer objects ever created */
   uint64_t pipelines_created;            /* VkPipeline objects ever created */
   uint64_t submits;
+  uint64_t imported_bytes;               /* transferred straight from/to imported host memory */
+  uint64_t import_failures;              /* imports refused (those bytes went through staging) */
   uint64_t validation_messages;          /* validation-layer errors/warnings seen */
 } nxvk_stats;
 void nxvk_ctx_stats(nxvk_ctx *c, nxvk_stats *out);

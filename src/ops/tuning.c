@@ -106,6 +106,8 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   if (knob_choice("NXVK_STAGING", zero_one, 2, "want 0 or 1", &rc) == 1) c->host_visible_fast_path = false;
   c->no_dedicated = getenv("NXVK_NO_DEDICATED") != NULL;
   if (knob_choice("NXVK_GROUP_SUBMIT", zero_one, 2, "want 0 or 1", &rc) == 0) c->group_submit = false;
+  /* large transfers through staging only, never importing host memory */
+  if (knob_choice("NXVK_XFER_IMPORT", zero_one, 2, "want 0 or 1", &rc) == 0) c->import_align = 0;
   return rc;
 }
 

@@ -67,7 +67,7 @@ static int find_compute_queue(VkPhysicalDevice pd, uint32_t *family) {
 
 static int device_create(nxvk_ctx *c) {
   const nxvk_device_info *d = &c->info;
-  const char *exts[12];
+  const char *exts[16];
   uint32_t nexts = 0;
   bool v12 = d->api_version_raw >= VK_API_VERSION_1_2;
   if (d->has_budget) exts[nexts++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
@@ -88,6 +88,9 @@ static int device_create(nxvk_ctx *c) {
   /* indexed_add's atomics (src/ops/index.c) */
   if (d->atomic_f32_add) exts[nexts++] = VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME;
   if (d->atomic_i64 && !v12) exts[nexts++] = "VK_KHR_shader_atomic_int64";
+  /* transfers straight from and to the caller's memory (memory.c) */
+  bool host_import = nxvk_device_ext_present(c->physical, VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
+  if (host_import) exts[nexts++] = VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME;
 
   VkPhysicalDeviceFeatures want = {
       .shaderFloat64 = d->f64,
@@ -164,6 +167,15 @@ static int device_create(nxvk_ctx *c) {
   };
   VK_CHECK(vkCreateDevice(c->physical, &ci, NULL, &c->device));
   volkLoadDeviceTable(&c->vk, c->device);
+  if (host_import && c->vk.vkGetMemoryHostPointerPropertiesEXT) {
+    VkPhysicalDeviceExternalMemoryHostPropertiesEXT hp = {
+        .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT};
+    VkPhysicalDeviceProperties2 p2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &hp};
+    vkGetPhysicalDeviceProperties2(c->physical, &p2);
+    VkDeviceSize a = hp.minImportedHostPointerAlignment;
+    /* a power of two that divides memory.c's 8 MiB pieces (drivers give 4 KiB or 64 KiB) */
+    c->import_align = a && (a & (a - 1)) == 0 && a <= ((VkDeviceSize)1 << 20) ? a : 0;
+  }
   c->vk.vkGetDeviceQueue(c->device, c->queue_family, 0, &c->queue);
   if (d->timeline_semaphore) {
     VkSemaphoreTypeCreateInfo sti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
@@ -181,6 +193,7 @@ static void read_test_faults(nxvk_ctx *c) {
   if (!env) return;
   c->inject_leak = strstr(env, "leak") != NULL;
   c->inject_unlocked_submit = strstr(env, "unlocked_submit") != NULL;
+  c->inject_import_fail = strstr(env, "import_fail") != NULL;
   const char *b = strstr(env, "break_op:");
   if (b) {
     b += 9;
@@ -340,6 +353,8 @@ void nxvk_ctx_stats(nxvk_ctx *c, nxvk_stats *o) {
   o->buffers_created = atomic_load(&c->buffers_created);
   o->pipelines_created = atomic_load(&c->pipelines_created);
   o->submits = atomic_load(&c->submits);
+  o->imported_bytes = atomic_load(&c->imported_bytes);
+  o->import_failures = atomic_load(&c->import_failures);
   o->validation_messages = atomic_load(&c->inst->validation_messages);
 }
 

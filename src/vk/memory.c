@@ -264,29 +264,130 @@ void nxvk_buffer_unref(nxvk_ctx *c, nxvk_buffer *b) {
   buffer_destroy(c, b);
 }
 
-/* One staged copy of n bytes between host memory and b at off, through the
- * host-visible buffer `staging` (at least n bytes): host -> staging -> b when
- * writing, b -> staging -> host when reading. */
-static int staged_copy(nxvk_ctx *c, nxvk_buffer *staging, nxvk_buffer *b, VkDeviceSize off, char *host,
-                       size_t n, bool write) {
-  if (write) memcpy(staging->mapped, host, n);
-  nxvk_rec *r;
-  int rc = nxvk_rec_begin(c, false, &r);
-  if (rc) return rc;
-  rc = write ? nxvk_rec_copy(r, staging, 0, b, off, n) : nxvk_rec_copy(r, b, off, staging, 0, n);
+/* ---- imported host memory (VK_EXT_external_memory_host) ---- */
+
+/* [host, host + n), aligned to c->import_align at both ends, as a buffer the
+ * device copies to and from by DMA: no memcpy through staging.  The buffer
+ * is unpooled and unaccounted (its memory is the caller's); it must be gone
+ * before the transfer returns, so nothing touches the caller's memory
+ * after.  Fails (with no side effect) where the driver refuses the range:
+ * read-only pages, memory it cannot pin, a type it cannot map. */
+static int import_host(nxvk_ctx *c, char *host, size_t n, nxvk_buffer **out) {
+  *out = NULL;
+  if (c->inject_import_fail) return nxvk_seterr(NXVK_E_ALLOC_FAILED, "import refused (NXVK_TEST_INJECT)");
+  VkExternalMemoryHandleTypeFlagBits ht = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
+  VkMemoryHostPointerPropertiesEXT hp = {.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT};
+  VkResult r = c->vk.vkGetMemoryHostPointerPropertiesEXT(c->device, ht, host, &hp);
+  if (r != VK_SUCCESS) return nxvk_vk_fail(r, "vkGetMemoryHostPointerPropertiesEXT", __FILE__, __LINE__);
+  nxvk_buffer *b = calloc(1, sizeof *b);
+  if (!b) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  b->size = n;
+  b->pool_class = -1;
+  atomic_init(&b->refs, 1);
+  VkExternalMemoryBufferCreateInfo ebci = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
+                                           .handleTypes = ht};
+  VkBufferCreateInfo bci = {
+      .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+      .pNext = &ebci,
+      .size = n,
+      .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+      .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+  };
+  r = c->vk.vkCreateBuffer(c->device, &bci, NULL, &b->buffer);
+  if (r != VK_SUCCESS) {
+    free(b);
+    return nxvk_vk_fail(r, "vkCreateBuffer", __FILE__, __LINE__);
+  }
+  VkMemoryRequirements req;
+  c->vk.vkGetBufferMemoryRequirements(c->device, b->buffer, &req);
+  uint32_t type = 0;
+  /* coherent, so the device's writes need no invalidation to be seen */
+  VkMemoryPropertyFlags need = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  int rc = req.size > n ? nxvk_seterr(NXVK_E_ALLOC_FAILED, "imported buffer wants %llu bytes of %zu",
+                                      (unsigned long long)req.size, n)
+                        : find_memory_type(c, req.memoryTypeBits & hp.memoryTypeBits, need, need, &type);
   if (rc) {
-    nxvk_rec_abort(r);
+    c->vk.vkDestroyBuffer(c->device, b->buffer, NULL);
+    free(b);
     return rc;
   }
-  rc = nxvk_rec_submit(r, NULL);
+  VkImportMemoryHostPointerInfoEXT imp = {.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT,
+                                          .handleType = ht,
+                                          .pHostPointer = host};
+  VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                              .pNext = &imp,
+                              .allocationSize = n,
+                              .memoryTypeIndex = type};
+  r = c->vk.vkAllocateMemory(c->device, &mai, NULL, &b->memory);
+  if (r == VK_SUCCESS) r = c->vk.vkBindBufferMemory(c->device, b->buffer, b->memory, 0);
+  if (r != VK_SUCCESS) {
+    if (b->memory) c->vk.vkFreeMemory(c->device, b->memory, NULL);
+    c->vk.vkDestroyBuffer(c->device, b->buffer, NULL);
+    free(b);
+    return nxvk_vk_fail(r, "importing host memory", __FILE__, __LINE__);
+  }
+  account(c, 0, 1); /* a live buffer (leak checks count it), no device bytes */
+  *out = b;
+  return NXVK_OK;
+}
+
+/* Imports smaller than this go through staging: an import has a fixed cost
+ * (pinning, the driver's page tables) that a small memcpy undercuts. */
+#define IMPORT_MIN ((size_t)256 << 10)
+
+/* One piece: n bytes between host memory and b at off, in one submission.
+ * Where import is on (c->import_align), the piece's aligned middle moves by
+ * DMA straight from or to host memory and only the unaligned head and tail
+ * through *staging; otherwise all of it through *staging.  *staging (at
+ * least n bytes, host-visible) is created on first need and kept for the
+ * caller's next piece. */
+static int piece_copy(nxvk_ctx *c, nxvk_buffer **staging, size_t staging_size, nxvk_buffer *b,
+                      VkDeviceSize off, char *host, size_t n, bool write, bool import) {
+  size_t a = import ? (size_t)c->import_align : 0, lo = n, hi = n; /* imported: [lo, hi) of the piece */
+  nxvk_buffer *imp = NULL;
+  if (a) {
+    size_t ms = (size_t)((a - (uintptr_t)host % a) % a);
+    size_t me = ms < n ? ms + (n - ms) / a * a : ms;
+    if (me > ms && me - ms >= IMPORT_MIN) {
+      if (import_host(c, host + ms, me - ms, &imp) == NXVK_OK) {
+        lo = ms;
+        hi = me;
+        atomic_fetch_add(&c->imported_bytes, me - ms);
+      } else {
+        atomic_fetch_add(&c->import_failures, 1); /* this piece goes through staging */
+      }
+    }
+  }
+  bool staged = lo > 0 || hi < n;
+  int rc = NXVK_OK;
+  if (staged && !*staging) rc = nxvk_buffer_create(c, staging_size, true, staging);
+  nxvk_buffer *st = *staging;
+  if (rc == NXVK_OK && staged && write) { /* staging at the piece's own offsets */
+    memcpy(st->mapped, host, lo);
+    memcpy((char *)st->mapped + hi, host + hi, n - hi);
+  }
+  nxvk_rec *r = NULL;
+  if (rc == NXVK_OK) rc = nxvk_rec_begin(c, false, &r);
+  if (rc == NXVK_OK && lo > 0)
+    rc = write ? nxvk_rec_copy(r, st, 0, b, off, lo) : nxvk_rec_copy(r, b, off, st, 0, lo);
+  if (rc == NXVK_OK && imp)
+    rc = write ? nxvk_rec_copy(r, imp, 0, b, off + lo, hi - lo) : nxvk_rec_copy(r, b, off + lo, imp, 0, hi - lo);
+  if (rc == NXVK_OK && hi < n)
+    rc = write ? nxvk_rec_copy(r, st, hi, b, off + hi, n - hi) : nxvk_rec_copy(r, b, off + hi, st, hi, n - hi);
+  if (rc == NXVK_OK) rc = nxvk_rec_submit(r, NULL); /* waits: the device is done with host memory */
+  else nxvk_rec_abort(r);
   /* we asked for coherent memory, so a plain read of the staging copy is enough */
-  if (rc == NXVK_OK && !write) memcpy(host, staging->mapped, n);
+  if (rc == NXVK_OK && staged && !write) {
+    memcpy(host, st->mapped, lo);
+    memcpy(host + hi, (char *)st->mapped + hi, n - hi);
+  }
+  nxvk_buffer_unref(c, imp);
   return rc;
 }
 
 /* ---- large transfers on several threads ---- */
 
-#define XFER_PIECE ((size_t)8 << 20)    /* bytes per staged copy; one pooled staging buffer each */
+#define XFER_PIECE ((size_t)8 << 20)    /* bytes per copy; one pooled staging buffer per thread */
 #define XFER_MAX_THREADS 8
 
 typedef struct xfer {
@@ -295,6 +396,8 @@ typedef struct xfer {
   VkDeviceSize off;
   char *host;
   size_t n;
+  size_t first;                          /* bytes in piece 0 (the rest: XFER_PIECE each but the last) */
+  size_t npieces;
   bool write;
   int nthreads;
   atomic_int first_rc;
@@ -313,12 +416,12 @@ static void *xfer_main(void *arg) {
   xfer_worker *w = arg;
   xfer *x = w->x;
   nxvk_buffer *staging = NULL;
-  int rc = nxvk_buffer_create(x->c, XFER_PIECE, true, &staging);
-  size_t npieces = (x->n + XFER_PIECE - 1) / XFER_PIECE;
-  for (size_t p = (size_t)w->index; rc == NXVK_OK && p < npieces; p += (size_t)x->nthreads) {
+  int rc = NXVK_OK;
+  for (size_t p = (size_t)w->index; rc == NXVK_OK && p < x->npieces; p += (size_t)x->nthreads) {
     if (atomic_load(&x->first_rc)) break;
-    size_t at = p * XFER_PIECE, len = x->n - at < XFER_PIECE ? x->n - at : XFER_PIECE;
-    rc = staged_copy(x->c, staging, x->b, x->off + at, x->host + at, len, x->write);
+    size_t at = p == 0 ? 0 : x->first + (p - 1) * XFER_PIECE;
+    size_t len = p == 0 ? x->first : x->n - at < XFER_PIECE ? x->n - at : XFER_PIECE;
+    rc = piece_copy(x->c, &staging, XFER_PIECE, x->b, x->off + at, x->host + at, len, x->write, true);
   }
   nxvk_buffer_unref(x->c, staging);
   if (rc) {
@@ -331,22 +434,29 @@ static void *xfer_main(void *arg) {
   return NULL;
 }
 
+/* Pieces of XFER_PIECE bytes, the first cut short so that the others start
+ * on the import alignment in host memory (every piece's middle imports
+ * whole); one piece runs on the calling thread. */
 static int transfer_parallel(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, char *host, size_t n,
                              bool write) {
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  size_t npieces = (n + XFER_PIECE - 1) / XFER_PIECE;
+  size_t a = (size_t)c->import_align;
+  size_t first = a ? XFER_PIECE - (size_t)((uintptr_t)host % a) : XFER_PIECE;
+  if (first > n) first = n;
+  size_t npieces = 1 + (n - first + XFER_PIECE - 1) / XFER_PIECE;
   int t = cpus < 2 ? 2 : cpus > XFER_MAX_THREADS ? XFER_MAX_THREADS : (int)cpus;
   if ((size_t)t > npieces) t = (int)npieces;
-  xfer x = {.c = c, .b = b, .off = off, .host = host, .n = n, .write = write, .nthreads = t};
+  xfer x = {.c = c, .b = b, .off = off, .host = host, .n = n, .first = first, .npieces = npieces,
+            .write = write, .nthreads = t};
   atomic_init(&x.first_rc, 0);
   pthread_mutex_init(&x.lock, NULL);
   xfer_worker w[XFER_MAX_THREADS];
   int started = 0;
-  for (; started < t; started++) {
+  for (; t > 1 && started < t; started++) {
     w[started] = (xfer_worker){.x = &x, .index = started};
     if (pthread_create(&w[started].tid, NULL, xfer_main, &w[started]) != 0) break;
   }
-  if (started == 0) {         /* no thread to be had: this one does it all */
+  if (started == 0) {         /* one piece, or no thread to be had: this one does it all */
     x.nthreads = 1;
     w[0] = (xfer_worker){.x = &x, .index = 0};
     xfer_main(&w[0]);
@@ -363,6 +473,24 @@ static int transfer_parallel(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, char
   pthread_mutex_destroy(&x.lock);
   int rc = atomic_load(&x.first_rc);
   return rc ? nxvk_seterr(rc, "%s", x.err) : NXVK_OK;
+}
+
+/* Transfers this large import host memory where they can (smaller ones
+ * cost less through one staging copy). */
+#define IMPORT_XFER_MIN ((size_t)1 << 20)
+
+static bool goes_parallel(nxvk_ctx *c, size_t n) {
+  return n >= NXVK_XFER_MIN || (c->import_align && n >= IMPORT_XFER_MIN);
+}
+
+/* One staged copy through a staging buffer of n bytes (no import). */
+static int staged_copy(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, char *host, size_t n, bool write) {
+  nxvk_buffer *staging;
+  int rc = nxvk_buffer_create(c, n, true, &staging);
+  if (rc) return rc;
+  rc = piece_copy(c, &staging, n, b, off, host, n, write, false);
+  nxvk_buffer_unref(c, staging);
+  return rc;
 }
 
 int nxvk_buffer_write(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, const void *src, size_t n) {
@@ -382,13 +510,8 @@ int nxvk_buffer_write(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, const void 
     nxvk_rec_abort(r);
     return rc;
   }
-  if (n >= NXVK_XFER_MIN) return transfer_parallel(c, b, off, (char *)src, n, true);
-  nxvk_buffer *staging;
-  int rc = nxvk_buffer_create(c, n, true, &staging);
-  if (rc) return rc;
-  rc = staged_copy(c, staging, b, off, (char *)src, n, true);
-  nxvk_buffer_unref(c, staging);
-  return rc;
+  if (goes_parallel(c, n)) return transfer_parallel(c, b, off, (char *)src, n, true);
+  return staged_copy(c, b, off, (char *)src, n, true);
 }
 
 int nxvk_buffer_read(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, void *dst, size_t n) {
@@ -398,11 +521,6 @@ int nxvk_buffer_read(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, void *dst, s
     memcpy(dst, (const char *)b->mapped + off, n);
     return NXVK_OK;
   }
-  if (n >= NXVK_XFER_MIN) return transfer_parallel(c, b, off, dst, n, false);
-  nxvk_buffer *staging;
-  int rc = nxvk_buffer_create(c, n, true, &staging);
-  if (rc) return rc;
-  rc = staged_copy(c, staging, b, off, dst, n, false);
-  nxvk_buffer_unref(c, staging);
-  return rc;
+  if (goes_parallel(c, n)) return transfer_parallel(c, b, off, dst, n, false);
+  return staged_copy(c, b, off, dst, n, false);
 }

@@ -144,6 +144,11 @@ struct nxvk_ctx {
   int nqueued, capqueued;
   bool host_visible_fast_path;         /* CPU / UMA devices: map device memory */
   bool no_dedicated;                   /* never a dedicated allocation (memory.c) */
+  /* VK_EXT_external_memory_host: large transfers import the caller's memory
+   * and copy it by DMA (memory.c); 0 where the device has no such import or
+   * NXVK_XFER_IMPORT=0 turned it off */
+  VkDeviceSize import_align;           /* minImportedHostPointerAlignment */
+  atomic_ullong imported_bytes, import_failures;
   /* the ops' tuning: set and read by src/ops (tuning.c); plain memory this
    * layer only frees, so that src/vk knows no op */
   struct nxvk_tuning *tuning;          /* owned */
@@ -171,7 +176,7 @@ struct nxvk_ctx {
   nxvk_rec *free_recs;                 /* owned */
 
   /* test-only faults (NXVK_TEST_INJECT) */
-  bool inject_leak, inject_unlocked_submit;
+  bool inject_leak, inject_unlocked_submit, inject_import_fail;
   char inject_break_op[32];
 
   /* accounting */
