@@ -47,9 +47,10 @@ static void *conc_main(void *arg) {
   nxvk_attrs attrs;
   memset(&attrs, 0, sizeof attrs);
   /* one untimed op first, so the timed ones find the kernel built and this
-   * thread's recording made: without it the single thread's second of ops
-   * included building the add pipeline (757 us an op on an H100 whose
-   * pipeline cache was cold, against ~30 us warm) */
+   * thread's recording made: without it the single thread's timed second
+   * included building the add pipeline (GLSL, SPIR-V and pipeline where the
+   * caches are cold), the likely cause of the 757 us an op measured on an
+   * H100 host against ~30 us for bench ops' warm 1K add */
   nxvk_host warm = {0};
   int wrc = nxvk_op_run_host(sh->c, sh->op, &attrs, t->in, 2, &warm);
   nxvk_host_free(&warm);
