@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """test_transfers.py - large transfers (issue 30): tensors of NXVK_XFER_MIN
-(32 MiB) and more move between host and device on several threads, each
-through its own 8 MiB staging pieces (src/vk/memory.c).  lavapipe maps device
-memory, so NXVK_STAGING=1 forces the staged path a discrete GPU takes.  A
+(32 MiB) and more move between host and device on several threads in 8 MiB
+pieces (src/vk/memory.c), from 1 MiB each piece's page-aligned middle
+imported from host memory (VK_EXT_external_memory_host) where the device has
+it, else through staging (NXVK_XFER_IMPORT=0 forces that).  lavapipe maps
+device memory, so NXVK_STAGING=1 forces the paths a discrete GPU takes.  A
 byte count that is no multiple of the piece, and one under the threshold
 beside it, each checked against numpy (f32 add is correctly rounded, so the
 sums must be equal bit for bit), and the input bytes read back unchanged by
@@ -20,8 +22,8 @@ from pytap import done, run_op, tap  # noqa: E402
 TMP = tempfile.mkdtemp(prefix="nxvk_xfer_")
 rng = np.random.default_rng(3030)
 
-for staging in ("1", "0"):
-    env = dict(os.environ, NXVK_STAGING=staging)
+for staging, imp in (("1", "1"), ("1", "0"), ("0", "1")):
+    env = dict(os.environ, NXVK_STAGING=staging, NXVK_XFER_IMPORT=imp)
     for count, what in ((9_000_001, "36 MB, no multiple of the 8 MiB piece"), (1_000_003, "4 MB, one thread")):
         a = rng.standard_normal(count, dtype=np.float32)
         b = rng.standard_normal(count, dtype=np.float32)
@@ -29,10 +31,10 @@ for staging in ("1", "0"):
         want = a + b
         tap(rc == 0 and got is not None and got.dtype == np.float32 and
             np.array_equal(got.view(np.uint32), want.view(np.uint32)),
-            "NXVK_STAGING=%s add of %s: equal to numpy bit for bit" % (staging, what), None if rc == 0 else lines)
+            "NXVK_STAGING=%s NXVK_XFER_IMPORT=%s add of %s: equal to numpy bit for bit" % (staging, imp, what), None if rc == 0 else lines)
         rc, got, lines = run_op("as_type", [a], TMP, attrs={"dtype": "f32"}, env=env)
         tap(rc == 0 and got is not None and np.array_equal(got.view(np.uint32), a.view(np.uint32)),
-            "NXVK_STAGING=%s as_type f32 -> f32 of %s: the bytes come back unchanged" % (staging, what),
+            "NXVK_STAGING=%s NXVK_XFER_IMPORT=%s as_type f32 -> f32 of %s: the bytes come back unchanged" % (staging, imp, what),
             None if rc == 0 else lines)
 shutil.rmtree(TMP, ignore_errors=True)
 sys.exit(done())
