@@ -227,7 +227,7 @@ static int rec_upload(nxvk_rec *r, nxvk_buffer *b, const void *src, size_t n) {
   if (n <= 65536 && n % 4 == 0) return nxvk_rec_update(r, b, 0, src, n);
   /* large: now and on several threads (memory.c); b is fresh, so nothing
    * recorded before needs to run first */
-  if (n >= NXVK_XFER_MIN) return nxvk_buffer_write(nxvk_rec_ctx(r), b, 0, src, n);
+  if (nxvk_xfer_direct(nxvk_rec_ctx(r), n)) return nxvk_buffer_write(nxvk_rec_ctx(r), b, 0, src, n);
   nxvk_buffer *staging;
   int rc = nxvk_buffer_create(nxvk_rec_ctx(r), n, true, &staging);
   if (rc) return rc;
@@ -253,7 +253,7 @@ int nxvk_op_run_host(nxvk_ctx *c, const nxvk_op_desc *op, const nxvk_attrs *a,
   }
   if (rc == NXVK_OK) rc = nxvk_batch_op(b, op, a, t, nin, &res);
   size_t bytes = res ? (size_t)res->count * nxvk_dtype_size(res->dtype) : 0;
-  bool large = bytes >= NXVK_XFER_MIN;   /* read back after the op, on several threads */
+  bool large = nxvk_xfer_direct(c, bytes); /* read back after the op (threads, import) */
   if (rc == NXVK_OK && bytes && !res->buf->mapped && !large) {
     rc = nxvk_buffer_create(c, bytes, true, &staging);
     if (rc == NXVK_OK) rc = nxvk_rec_copy(b->rec, res->buf, 0, staging, 0, bytes);

@@ -479,7 +479,7 @@ static int transfer_parallel(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, char
  * cost less through one staging copy). */
 #define IMPORT_XFER_MIN ((size_t)1 << 20)
 
-static bool goes_parallel(nxvk_ctx *c, size_t n) {
+bool nxvk_xfer_direct(nxvk_ctx *c, size_t n) {
   return n >= NXVK_XFER_MIN || (c->import_align && n >= IMPORT_XFER_MIN);
 }
 
@@ -510,7 +510,7 @@ int nxvk_buffer_write(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, const void 
     nxvk_rec_abort(r);
     return rc;
   }
-  if (goes_parallel(c, n)) return transfer_parallel(c, b, off, (char *)src, n, true);
+  if (nxvk_xfer_direct(c, n)) return transfer_parallel(c, b, off, (char *)src, n, true);
   return staged_copy(c, b, off, (char *)src, n, true);
 }
 
@@ -521,6 +521,6 @@ int nxvk_buffer_read(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, void *dst, s
     memcpy(dst, (const char *)b->mapped + off, n);
     return NXVK_OK;
   }
-  if (goes_parallel(c, n)) return transfer_parallel(c, b, off, dst, n, false);
+  if (nxvk_xfer_direct(c, n)) return transfer_parallel(c, b, off, dst, n, false);
   return staged_copy(c, b, off, dst, n, false);
 }

@@ -193,6 +193,9 @@ void nxvk_buffer_ref(nxvk_buffer *b);
 void nxvk_buffer_unref(nxvk_ctx *c, nxvk_buffer *b);
 /* Transfers of NXVK_XFER_MIN bytes or more run on several threads. */
 #define NXVK_XFER_MIN ((size_t)32 << 20)
+/* n bytes move best on their own (nxvk_buffer_write/read: several threads,
+ * or host memory imported), not through staging inside a recording. */
+bool nxvk_xfer_direct(nxvk_ctx *c, size_t n);
 int nxvk_buffer_write(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, const void *src, size_t n);
 int nxvk_buffer_read(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, void *dst, size_t n);
 
