@@ -106,6 +106,16 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   if (knob_choice("NXVK_STAGING", zero_one, 2, "want 0 or 1", &rc) == 1) c->host_visible_fast_path = false;
   c->no_dedicated = getenv("NXVK_NO_DEDICATED") != NULL;
   if (knob_choice("NXVK_GROUP_SUBMIT", zero_one, 2, "want 0 or 1", &rc) == 0) c->group_submit = false;
+  /* waits: how long to poll before blocking, and how many threads may poll at once */
+  uint32_t w[1];
+  if (knob_list("NXVK_WAIT_SPIN_US", w, 1, 1, "want microseconds from 0 to 10000", &rc)) {
+    if (w[0] > 10000) return bad("NXVK_WAIT_SPIN_US", knob("NXVK_WAIT_SPIN_US"), "want microseconds from 0 to 10000");
+    c->spin_ns = (uint64_t)w[0] * 1000;
+  }
+  if (knob_list("NXVK_WAIT_SPINNERS", w, 1, 1, "want a number of threads from 1 to 1024", &rc)) {
+    if (w[0] < 1 || w[0] > 1024) return bad("NXVK_WAIT_SPINNERS", knob("NXVK_WAIT_SPINNERS"), "want a number of threads from 1 to 1024");
+    c->max_spinners = (int)w[0];
+  }
   /* large transfers through staging only, never importing host memory */
   if (knob_choice("NXVK_XFER_IMPORT", zero_one, 2, "want 0 or 1", &rc) == 0) c->import_align = 0;
   return rc;

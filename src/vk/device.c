@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 static int type_rank(const char *type) {
   static const char *order[] = {"discrete", "integrated", "virtual", "cpu", "other"};
@@ -279,6 +280,11 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
     /* CPU and integrated devices share host memory: map it directly
      * (NXVK_STAGING, read with the other knobs, can turn it off) */
     c->host_visible_fast_path = strcmp(c->info.type, "cpu") == 0 || strcmp(c->info.type, "integrated") == 0;
+    /* waits poll 200 us on GPUs, a quarter of the cores at a time (submit.c;
+     * NXVK_WAIT_SPIN_US and NXVK_WAIT_SPINNERS, src/ops/tuning.c) */
+    c->spin_ns = strcmp(c->info.type, "cpu") != 0 ? 200000 : 0;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    c->max_spinners = cpus >= 8 ? (int)(cpus / 4) : 2;
     rc = device_create(c);
   }
   if (rc) {

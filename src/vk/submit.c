@@ -354,19 +354,34 @@ static int note_lost(nxvk_ctx *c, int rc) {
   return rc;
 }
 
-/* Small jobs finish in microseconds, and a blocking fence wait costs tens of
- * microseconds to wake up: poll briefly first.  Not on CPU devices, where the
- * poller would take a core from the driver's own threads. */
+/* Small jobs finish in microseconds, and a blocking wait costs tens of
+ * microseconds to wake up: poll briefly first (c->spin_ns; none on CPU
+ * devices, where the poller would take a core from the driver's own
+ * threads).  At most c->max_spinners threads poll at once, the others block
+ * at once: 16 threads polling on a 16-core host took the cores the
+ * submitting thread and the driver needed. */
+static bool spin_begin(nxvk_ctx *c) {
+  if (!c->spin_ns) return false;
+  if (atomic_fetch_add(&c->spinners, 1) < c->max_spinners) return true;
+  atomic_fetch_sub(&c->spinners, 1);
+  return false;
+}
+
+static bool spin_more(nxvk_ctx *c, const struct timespec *t0) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)((t.tv_sec - t0->tv_sec) * 1000000000L + (t.tv_nsec - t0->tv_nsec)) < c->spin_ns;
+}
+
 static VkResult wait_fence(nxvk_ctx *c, VkFence fence) {
-  if (strcmp(c->info.type, "cpu") != 0) {
-    struct timespec t0, t;
+  if (spin_begin(c)) {
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
-      VkResult vr = c->vk.vkGetFenceStatus(c->device, fence);
-      if (vr != VK_NOT_READY) return vr;
-      clock_gettime(CLOCK_MONOTONIC, &t);
-      if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > 200000L) break;
-    }
+    VkResult vr;
+    do vr = c->vk.vkGetFenceStatus(c->device, fence);
+    while (vr == VK_NOT_READY && spin_more(c, &t0));
+    atomic_fetch_sub(&c->spinners, 1);
+    if (vr != VK_NOT_READY) return vr;
   }
   return c->vk.vkWaitForFences(c->device, 1, &fence, VK_TRUE, UINT64_MAX);
 }
@@ -449,16 +464,15 @@ static VkResult group_submit(nxvk_ctx *c, VkCommandBuffer cmd, uint64_t *signal)
 
 /* As wait_fence, for value v of the timeline. */
 static VkResult wait_timeline(nxvk_ctx *c, uint64_t v) {
-  if (strcmp(c->info.type, "cpu") != 0) {
-    struct timespec t0, t;
+  if (spin_begin(c)) {
+    struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (;;) {
-      uint64_t now = 0;
-      VkResult vr = c->vk.vkGetSemaphoreCounterValue(c->device, c->timeline, &now);
-      if (vr != VK_SUCCESS || now >= v) return vr;
-      clock_gettime(CLOCK_MONOTONIC, &t);
-      if ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) > 200000L) break;
-    }
+    uint64_t now = 0;
+    VkResult vr;
+    do vr = c->vk.vkGetSemaphoreCounterValue(c->device, c->timeline, &now);
+    while (vr == VK_SUCCESS && now < v && spin_more(c, &t0));
+    atomic_fetch_sub(&c->spinners, 1);
+    if (vr != VK_SUCCESS || now >= v) return vr;
   }
   VkSemaphoreWaitInfo wi = {
       .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,

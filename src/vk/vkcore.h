@@ -142,6 +142,11 @@ struct nxvk_ctx {
   VkCommandBuffer *queued;             /* owned; values timeline_submitted + 1 ... in order */
   uint64_t **queued_signal;            /* owned; where each one's group end is written */
   int nqueued, capqueued;
+  /* waits poll this long before blocking, at most max_spinners threads at
+   * once (submit.c; NXVK_WAIT_SPIN_US, NXVK_WAIT_SPINNERS) */
+  uint64_t spin_ns;
+  int max_spinners;
+  atomic_int spinners;
   bool host_visible_fast_path;         /* CPU / UMA devices: map device memory */
   bool no_dedicated;                   /* never a dedicated allocation (memory.c) */
   /* VK_EXT_external_memory_host: large transfers import the caller's memory
