@@ -26,7 +26,7 @@ static const char *const synopsis[] = {
     "peak [--bytes SIZE] [OPTIONS]",
     "all [--sizes N,...] [--dtype D,...] [--bytes SIZE] [OPTIONS]",
     "fusion [--sizes N] [OPTIONS]",
-    "concurrency [OPTIONS]",
+    "concurrency [--clients N] [--bytes SIZE] [OPTIONS]",
     "compare A.json B.json... [--plot FILE.svg]",
     NULL,
 };
@@ -40,7 +40,8 @@ static const nxvk_usage usage = {
     "and max.  Sizes take K, M, G, T (x1024); ops sizes count elements, matmul sizes are n\n"
     "of n x n matrices (in all, sizes count elements and the ladder takes n = sqrt(N)).\n"
     "concurrency runs 1K-element adds end to end from 1, 16 and 100 threads sharing one\n"
-    "context, every result checked, and reports ops/s.\n"
+    "context and from --clients port processes, every result checked, and reports ops/s;\n"
+    "then a --bytes tensor's put and get through one port, in GB/s.\n"
     "compare reads --json reports of several hosts or runs and prints the same\n"
     "measurements side by side, each with its ratio to the first; --plot draws them."};
 
@@ -263,6 +264,7 @@ static int run_devices(nxvk_cli *cli, const bench_opts *o, bench_report *rep) {
 int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
   const char *ops = NULL, *sizes = NULL, *dtypes = NULL, *bytes = NULL, *shapes = NULL;
   const char *json = NULL, *csv = NULL, *plot = NULL;
+  long clients = LONG_MIN; /* not given */
   bench_opts o = {.min_time = 0.5, .warmup = 0.2, .cpu_limit = 2, .repeat = LONG_MIN /* not given */};
   const nxvk_option opts[] = {
       {"ops", 0, OPT_STRING, &ops, "OP,...", "ops to time (ops mode; default add,exp,sum,dot)"},
@@ -270,7 +272,8 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
       {"shapes", 0, OPT_STRING, &shapes, "MxKxN,...", "matmul: also these products (BxMxKxN batched)"},
       {"variant", 0, OPT_STRING, &o.variants, "V,...", "matmul: only these dot variants (default: every one)"},
       {"dtype", 0, OPT_STRING, &dtypes, "D,...", "dtypes (default: ops f32, matmul f32,f64)"},
-      {"bytes", 0, OPT_STRING, &bytes, "SIZE", "peak: copy and transfer size (default up to 256M)"},
+      {"bytes", 0, OPT_STRING, &bytes, "SIZE", "peak: copy and transfer size (default up to 256M); concurrency: the port's put/get (64M)"},
+      {"clients", 0, OPT_INT, &clients, "N", "concurrency: port clients, one `nxvk port` each (default 100; 0: none)"},
       {"min-time", 0, OPT_DOUBLE, &o.min_time, "SECONDS", "time each measurement at least this long (0.5)"},
       {"repeat", 0, OPT_INT, &o.repeat, "N", "exactly N timed runs instead of --min-time"},
       {"warmup", 0, OPT_DOUBLE, &o.warmup, "SECONDS", "untimed GPU runs first, at least this long (0.2)"},
@@ -311,8 +314,11 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
     if (near) USAGE("unknown mode '%s'; did you mean '%s'?", o.mode, near);
     USAGE("unknown mode '%s' (ops, matmul, peak, all, fusion, concurrency or compare)", o.mode);
   }
-  if (mode_is(&o, "concurrency") && (ops || sizes || dtypes || bytes || shapes || plot))
-    USAGE("concurrency takes the timing options, --json and --csv only");
+  if (mode_is(&o, "concurrency") && (ops || sizes || dtypes || shapes || plot))
+    USAGE("concurrency takes the timing options, --clients, --bytes, --json and --csv only");
+  if (clients != LONG_MIN && !mode_is(&o, "concurrency")) USAGE("--clients goes with the concurrency mode");
+  if (clients != LONG_MIN && (clients < 0 || clients > 1000)) USAGE("--clients: give 0 to 1000 port clients");
+  o.clients = clients == LONG_MIN ? 100 : (int)clients;
   if (mode_is(&o, "fusion") && (ops || dtypes || bytes || json || csv || plot))
     USAGE("fusion takes --sizes N (one size) and the timing options only");
   if (ops && !mode_is(&o, "ops") && !mode_is(&o, "all")) USAGE("--ops goes with the ops and all modes");
@@ -335,7 +341,8 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
       if (!known) USAGE("--variant: '%s' is not a dot variant (tiled vec vec1 regtile naive coopmat skinny)", items[i]);
     }
   }
-  if (bytes && !mode_is(&o, "peak") && !mode_is(&o, "all")) USAGE("--bytes goes with the peak and all modes");
+  if (bytes && !mode_is(&o, "peak") && !mode_is(&o, "all") && !mode_is(&o, "concurrency"))
+    USAGE("--bytes goes with the peak, all and concurrency modes");
   if (plot && mode_is(&o, "peak")) USAGE("--plot draws ops or matmul results; peak has none to draw");
   if (!(o.min_time >= 0 && o.min_time <= 3600)) USAGE("--min-time: give 0 to 3600 seconds");
   if (o.repeat != LONG_MIN && (o.repeat < 1 || o.repeat > 100000)) USAGE("--repeat: give 1 to 100000 runs");

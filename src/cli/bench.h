@@ -38,6 +38,7 @@ typedef struct bench_opts {
   long repeat;                          /* 0: until min_time */
   double cpu_limit;                     /* seconds one CPU-reference run may take */
   int64_t peak_bytes;                   /* 0: chosen from the device */
+  int clients;                          /* concurrency: port clients (--clients) */
   bool progress;                        /* stderr is a terminal */
   bool idle_gpu;                        /* --idle-gpu: no bench_busy thread */
 } bench_opts;
@@ -139,6 +140,9 @@ bool bench_ops_plan_ok(const nxvk_op_desc *op, nxvk_dtype d, char *why, size_t l
 /* bench_concurrency.c: `bench concurrency`: 1K-element adds end to end
  * from 1, 16 and 100 threads on one context, ops/s. */
 int bench_concurrency(bench_ctx *b);
+/* bench_port.c: 1K adds from `clients` port processes; a put and get of `bytes` through one */
+int bench_port_clients(bench_ctx *b, int clients);
+int bench_port_transfer(bench_ctx *b, int64_t bytes);
 
 /* bench_peak.c: `bench peak`; fma_only for the matmul percentage. */
 int bench_peak(bench_ctx *b, bool fma_only);

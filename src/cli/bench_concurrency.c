@@ -179,7 +179,12 @@ int bench_concurrency(bench_ctx *b) {
     bench_progress(b, "concurrency: %d threads", counts[i]);
     status = conc_run(b, op, counts[i]);
   }
-  bench_add_skip(b, "concurrency", "add", "f32", CONC_N,
-                 "from 100 port clients: not measured yet (threads of one process only)");
+  /* the same adds from port clients (one `nxvk port` each), then a large
+   * tensor's put and get through one port (bench_port.c) */
+  if (status == EXIT_OK && b->o->clients > 0) {
+    bench_progress(b, "concurrency: %d port clients", b->o->clients);
+    status = bench_port_clients(b, b->o->clients);
+  }
+  if (status == EXIT_OK) status = bench_port_transfer(b, b->o->peak_bytes > 0 ? b->o->peak_bytes : (int64_t)64 << 20);
   return status;
 }

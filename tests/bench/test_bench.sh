@@ -312,23 +312,32 @@ check "fusion says what its ratio means, with no internal vocabulary (issue, tar
   bash -c "grep -qE '^  fused chain +[0-9.]+x the kernel time of one [a-z_]+; unfused [0-9.]+x \(1.00x: the 8-op chain costs what one op does\)' '$tmp/last.out' &&
            ! grep -qi 'issue\|target' '$tmp/last.out'"
 
-# ---- concurrency: 1K adds end to end from 1, 16 and 100 threads, ops/s ------------
-expect_status "bench concurrency runs (3 ops a thread)" 0 "$NXVK" bench concurrency --repeat 3 \
-  --json "$tmp/conc.json" --csv "$tmp/conc.csv"
-check "concurrency table has ops/s rows for 1, 16 and 100 threads, every op checked" \
+# ---- concurrency: 1K adds end to end from 1, 16 and 100 threads and from port clients, ops/s;
+# ---- a tensor's put and get through one port, GB/s ------------------------------------------
+expect_status "bench concurrency runs (3 ops a thread, 2 port clients, a 1 MiB put/get)" 0 "$NXVK" bench concurrency \
+  --repeat 3 --clients 2 --bytes 1M --json "$tmp/conc.json" --csv "$tmp/conc.csv"
+check "concurrency table has ops/s rows for 1, 16 and 100 threads and 2 ports, every op checked" \
   bash -c "grep -qE '^op +dtype +size +threads +per op +ops/s +check' '$tmp/last.out' &&
            grep -qE '^add +f32 +1K +1 .* [0-9]+ +all 3 exact' '$tmp/last.out' &&
            grep -qE '^add +f32 +1K +16 .* [0-9]+ +all 48 exact' '$tmp/last.out' &&
-           grep -qE '^add +f32 +1K +100 .* [0-9]+ +all 300 exact' '$tmp/last.out'"
-check "concurrency JSON: ops_per_s per thread count, the port clients named as not measured" "$PY" -c "
+           grep -qE '^add +f32 +1K +100 .* [0-9]+ +all 300 exact' '$tmp/last.out' &&
+           grep -qE '^add +f32 +1K +2 ports .* [0-9]+ +all 6 exact' '$tmp/last.out'"
+check "concurrency: the port's put and get of 1M in GB/s, checked by a round trip" \
+  bash -c "grep -qE '^h2d +port put +f32 +1M .* [0-9.]+ GB/s +round trip' '$tmp/last.out' &&
+           grep -qE '^d2h +port get +f32 +1M .* [0-9.]+ GB/s +round trip' '$tmp/last.out'"
+check "concurrency JSON: ops_per_s per thread count and for the port clients, GB/s for put and get" "$PY" -c "
 import json; d = json.load(open('$tmp/conc.json'))
 r = [x for x in d['results'] if x['mode'] == 'concurrency']
-assert [x['dims'] for x in r] == ['1', '16', '100'], r
-assert all(x['ops_per_s'] > 0 and x['e2e_ns']['repeats'] == 3 * int(x['dims']) for x in r), r
-assert any(s['mode'] == 'concurrency' and 'port' in s['reason'] for s in d['skipped']), d['skipped']"
-check "concurrency CSV ends with ops_per_s" "$PY" -c "
-import csv; rows = list(csv.DictReader(open('$tmp/conc.csv')))
-assert len(rows) == 3 and all(float(x['ops_per_s']) > 0 for x in rows), rows"
+assert [x['dims'] for x in r] == ['1', '16', '100', '2 ports'], r
+assert all(x['ops_per_s'] > 0 for x in r), r
+assert [x['e2e_ns']['repeats'] for x in r] == [3, 48, 300, 6], r
+p = [x for x in d['results'] if x['mode'] == 'peak']
+assert [x['variant'] for x in p] == ['port put', 'port get'] and all(x['gbps'] > 0 for x in p), p"
+check "concurrency CSV: ops_per_s for the four concurrency rows" "$PY" -c "
+import csv; rows = [x for x in csv.DictReader(open('$tmp/conc.csv')) if x['mode'] == 'concurrency']
+assert len(rows) == 4 and all(float(x['ops_per_s']) > 0 for x in rows), rows"
+expect_status "concurrency refuses --clients over 1000" 2 "$NXVK" bench concurrency --clients 1001
+expect_status "--clients goes with concurrency only" 2 "$NXVK" bench peak --clients 2
 expect_status "concurrency refuses --sizes" 2 "$NXVK" bench concurrency --sizes 1K
 
 # ---- usage ------------------------------------------------------------------
