@@ -11,6 +11,7 @@
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <poll.h>
@@ -33,6 +34,11 @@
 /* a request holds a graph one level down: the graph limit plus one */
 #define PORT_MAX_DEPTH (NXVK_MAX_JSON_DEPTH + 1)
 #define PORT_CHUNK 65536                               /* discarding oversized frames */
+#define PORT_KEEP_MIN ((size_t)1 << 20)                /* frame buffers kept for reuse: from */
+#define PORT_KEEP_MAX ((size_t)256 << 20)              /* ... to */
+#if defined(__linux__) && !defined(F_SETPIPE_SZ)
+#define F_SETPIPE_SZ 1031                              /* <fcntl.h> shows it with _GNU_SOURCE only */
+#endif
 #define PORT_MAX_JSON_INT 9007199254740992.0           /* 2^53: exact in a JSON number */
 
 static const char *const synopsis[] = {"[--max-frame BYTES] [--max-bytes SIZE] [--poll-us N] [--device N|NAME] [--validate]", NULL};
@@ -132,6 +138,10 @@ typedef struct {
   uint64_t poll_ns;         /* --poll-us: poll for the next request this long before blocking */
   uint64_t max_bytes;       /* --max-bytes: device memory this port may hold (0: no cap) */
   bool hooks;               /* NXVK_TEST_HOOKS=1: debug_* commands */
+  /* large frames' buffers, kept for the next (a fresh 64 MiB buffer costs
+   * 16 384 page faults each time): the request's and the reply's */
+  uint8_t *inbuf, *outbuf;
+  size_t incap, outcap;
   bool closed;              /* the client stopped reading */
   int status;               /* exit status once serving ends */
   int code;                 /* current request's error */
@@ -942,7 +952,9 @@ static cJSON *peek_id(const uint8_t *payload, size_t have) {
 }
 
 static void serve_payload(port_server *s, const uint8_t *payload, size_t len) {
-  port_reply r = {.json = cJSON_CreateObject()};
+  port_reply r = {.json = cJSON_CreateObject(), .data = s->outbuf, .cap = s->outcap};
+  s->outbuf = NULL;
+  s->outcap = 0;
   port_frame f;
   cJSON *req = NULL;
   const cJSON *id = NULL;
@@ -982,7 +994,12 @@ static void serve_payload(port_server *s, const uint8_t *payload, size_t len) {
   stage_add(s, ST_REPLY, now_ns() - t2);
   cJSON_Delete(req);
   cJSON_Delete(r.json);
-  free(r.data);
+  if (r.cap >= PORT_KEEP_MIN && r.cap <= PORT_KEEP_MAX) {
+    s->outbuf = r.data;
+    s->outcap = r.cap;
+  } else {
+    free(r.data);
+  }
 }
 
 /* A refused frame: read and drop the payload in chunks, never holding it.
@@ -1025,6 +1042,21 @@ static void poll_input(const port_server *s) {
   } while (now_ns() - t0 < s->poll_ns);
 }
 
+/* A request's buffer: large ones kept from the last large request. */
+static uint8_t *payload_get(port_server *s, size_t len) {
+  if (len < PORT_KEEP_MIN || len > PORT_KEEP_MAX) return malloc(len ? len : 1);
+  if (len > s->incap) {
+    free(s->inbuf);
+    s->inbuf = malloc(len);
+    s->incap = s->inbuf ? len : 0;
+  }
+  return s->inbuf;
+}
+
+static void payload_put(port_server *s, uint8_t *p) {
+  if (p != s->inbuf) free(p);
+}
+
 static void serve(port_server *s) {
   while (!s->closed) {
     uint8_t prefix[4];
@@ -1048,7 +1080,7 @@ static void serve(port_server *s) {
       refuse_frame(s, len, false);
       continue;
     }
-    uint8_t *payload = malloc(len ? (size_t)len : 1);
+    uint8_t *payload = payload_get(s, (size_t)len);
     if (!payload) {
       refuse_frame(s, len, true);
       continue;
@@ -1060,7 +1092,7 @@ static void serve(port_server *s) {
     if (got < 0) {
       fprintf(stderr, "nxvk: error: port: reading standard input failed: %s\n", strerror(errno));
       s->status = EXIT_FAIL;
-      free(payload);
+      payload_put(s, payload);
       break;
     }
     if ((uint64_t)got < len) {
@@ -1070,11 +1102,11 @@ static void serve(port_server *s) {
       port_reply r = {0};
       send_reply(s, id, s->code, &r);
       cJSON_Delete(id);
-      free(payload);
+      payload_put(s, payload);
       break;
     }
     serve_payload(s, payload, (size_t)len);
-    free(payload);
+    payload_put(s, payload);
   }
 }
 
@@ -1136,8 +1168,17 @@ int cmd_port(int argc, char **argv, nxvk_cli *cli) {
   s.poll_ns = (uint64_t)poll_us * 1000;
   /* a client that goes away shows up as EPIPE on a write, not as a signal */
   signal(SIGPIPE, SIG_IGN);
+  /* 1 MiB pipes where stdin and stdout are pipes (Linux's default 64 KiB
+   * made a 64 MiB put a thousand wake-ups of reader and writer); no pipe,
+   * or a lower limit (/proc/sys/fs/pipe-max-size): nothing changes */
+#ifdef F_SETPIPE_SZ
+  (void)fcntl(STDIN_FILENO, F_SETPIPE_SZ, 1 << 20);
+  (void)fcntl(STDOUT_FILENO, F_SETPIPE_SZ, 1 << 20);
+#endif
 
   serve(&s);
+  free(s.inbuf);
+  free(s.outbuf);
 
   for (size_t i = 0; i < s.handles.cap; i++)
     if (s.handles.slot[i].id) nxvk_tensor_free(s.handles.slot[i].t);
