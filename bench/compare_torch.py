@@ -284,6 +284,78 @@ def torch_dtype_for(r):
     return "f16" if r.get("variant") == "coopmat" and r["dtype"] == "f32" else r["dtype"]
 
 
+def torch_transfers(torch, args, nbytes, n_add):
+    """Host <-> device copies of nbytes (pinned and pageable host memory) and a
+    64M-element f32 add end to end from pageable memory (numpy in, numpy out),
+    wall clock with the device synchronised, medians of --min-time seconds."""
+    import numpy as np
+    dev = torch.device("cuda")
+
+    def wall(fn):
+        fn()
+        torch.cuda.synchronize()
+        ts, t_end = [], time.perf_counter() + max(args.min_time, 0.05)
+        while len(ts) < 3 or time.perf_counter() < t_end:
+            t0 = time.perf_counter()
+            fn()
+            torch.cuda.synchronize()
+            ts.append((time.perf_counter() - t0) * 1e9)
+            if args.repeat and len(ts) >= args.repeat:
+                break
+        return stats(ts)
+
+    out = []
+    n = nbytes // 4
+    d = torch.empty(n, dtype=torch.float32, device=dev)
+    for kind in ("pinned", "pageable"):
+        h = torch.empty(n, dtype=torch.float32, pin_memory=(kind == "pinned"))
+        h.fill_(1.5)
+        st = wall(lambda: d.copy_(h, non_blocking=True))
+        out.append({"name": "h2d", "host": kind, "bytes": nbytes, "wall_ns": st, "gbps": nbytes / st["median"]})
+        st = wall(lambda: h.copy_(d, non_blocking=True))
+        out.append({"name": "d2h", "host": kind, "bytes": nbytes, "wall_ns": st, "gbps": nbytes / st["median"]})
+        del h
+    del d
+    rng = np.random.default_rng(1)
+    a = rng.random(n_add, dtype=np.float32) + 0.5
+    b = rng.random(n_add, dtype=np.float32) + 0.5
+    st = wall(lambda: (torch.from_numpy(a).to(dev) + torch.from_numpy(b).to(dev)).cpu().numpy())
+    out.append({"name": "add_e2e", "host": "pageable", "size": n_add, "wall_ns": st})
+    torch.cuda.empty_cache()
+    return out
+
+
+def print_transfers(nx, pt):
+    """nxvk's h2d/d2h (bench peak) and 64M add end to end (bench ops e2e)
+    beside PyTorch's pinned and pageable figures."""
+    def nx_row(name):
+        return next((r for r in nx if r["mode"] == "peak" and r["name"] == name and
+                     r.get("variant") in ("upload", "download")), None)
+    print("\ntransfers (wall clock)      nxvk          PyTorch pinned   PyTorch pageable   nxvk / pageable")
+    rows = []
+    for name in ("h2d", "d2h"):
+        r = nx_row(name)
+        pin = next((p for p in pt if p["name"] == name and p["host"] == "pinned"), None)
+        pag = next((p for p in pt if p["name"] == name and p["host"] == "pageable"), None)
+        g = r["gbps"] if r else None
+        ratio = g / pag["gbps"] if g and pag else None
+        print("%-26s  %-12s  %-15s  %-17s  %s" % (
+            "%s %s" % (name, size_label(r["size"]) if r else ""), fmt(g, "%.2f GB/s"),
+            fmt(pin and pin["gbps"], "%.2f GB/s"), fmt(pag and pag["gbps"], "%.2f GB/s"), fmt(ratio)))
+        rows.append({"name": name, "nxvk_gbps": g, "torch_pinned_gbps": pin and pin["gbps"],
+                     "torch_pageable_gbps": pag and pag["gbps"], "ratio_pageable": ratio})
+    e = next((r for r in nx if r["mode"] == "ops" and r["name"] == "add" and r["dtype"] == "f32" and
+              r["size"] == 64 << 20 and r.get("e2e_ns")), None)
+    pe = next((p for p in pt if p["name"] == "add_e2e"), None)
+    nx_ms = e["e2e_ns"]["median"] / 1e6 if e else None
+    pt_ms = pe["wall_ns"]["median"] / 1e6 if pe else None
+    ratio = pt_ms / nx_ms if nx_ms and pt_ms else None
+    print("%-26s  %-12s  %-15s  %-17s  %s" % ("add 64M f32 end to end", fmt(nx_ms, "%.1f ms"), "-",
+                                               fmt(pt_ms, "%.1f ms"), fmt(ratio)))
+    rows.append({"name": "add_e2e", "nxvk_ms": nx_ms, "torch_pageable_ms": pt_ms, "ratio_pageable": ratio})
+    return rows
+
+
 # ------------------------------------------------------------------- nxvk
 
 
@@ -417,6 +489,10 @@ def main():
     ap.add_argument("--conv", action="store_true",
                     help="also conv2d of a ResNet-50 stage (N=32, 64->64, 56x56, 3x3, padding 1): "
                          "torch.nn.functional.conv2d (cuDNN, TF32 off) and nxvk bench ops --ops conv")
+    ap.add_argument("--transfers", action="store_true",
+                    help="also host <-> device copies of 256 MiB (PyTorch pinned and pageable) and a 64M-element "
+                         "f32 add end to end from numpy, against nxvk bench peak's h2d/d2h and bench ops' add 64M "
+                         "e2e (from --nxvk-json, or run with --nxvk)")
     ap.add_argument("--out", metavar="FILE", help="write nxvk, PyTorch and the ratios as one JSON file")
     args = ap.parse_args()
     args.ops = [o.strip() for o in args.ops.split(",") if o.strip()]
@@ -424,12 +500,13 @@ def main():
         ap.error("--ops takes a comma list of %s" % " ".join(SWEEP_OPS + MORE_OPS + INDEX_OPS))
     if args.nxvk and args.nxvk_json:
         ap.error("give --nxvk or --nxvk-json, not both")
-    nx_runs, nx_results = [], []
+    nx_runs, nx_results, nx_xfer = [], [], []
     for path in args.nxvk_json:
         with open(path) as f:
             run = json.load(f)
         nx_runs.append(run)
         nx_results += [r for r in run["results"] if r["mode"] in ("ops", "matmul", "shapes")]
+        nx_xfer += [r for r in run["results"] if r["mode"] == "peak"]
     # PyTorch runs at the sizes and dtypes of the nxvk results it is compared with
     def from_results(mode, ops_only=False):
         v = sorted(set(r["size"] for r in nx_results if r["mode"] == mode and
@@ -472,6 +549,11 @@ def main():
                           (["--shapes", ",".join(shapes)] if shapes else []))
             nx_runs.append(mm)
             nx_results += [r for r in mm["results"] if r["mode"] in ("matmul", "shapes")]
+        if args.transfers:
+            pk = run_nxvk(args, "peak", ["--bytes", "256M"])
+            ad = run_nxvk(args, "ops", ["--ops", "add", "--sizes", "64M", "--dtype", "f32"])
+            nx_runs += [pk, ad]
+            nx_xfer += [r for r in pk["results"] if r["mode"] == "peak"] + list(ad["results"])
 
     torch, why = load_torch()
     if torch is None:
@@ -488,6 +570,10 @@ def main():
 
     rat = ratios(nx_results, pt_results)
     print_side_by_side(nx_results, pt_results, rat)
+    xfer = None
+    if args.transfers:
+        pt_x = torch_transfers(torch, args, 256 << 20, 64 << 20) if torch is not None else []
+        xfer = {"torch": pt_x, "rows": print_transfers(nx_xfer + nx_results, pt_x)}
     if args.out:
         write_atomic(args.out, {
             "tool": "bench/compare_torch.py",
@@ -496,6 +582,7 @@ def main():
             "nxvk": {"runs": nx_runs, "results": nx_results} if nx_runs else None,
             "torch": pt,
             "ratios": rat,
+            "transfers": xfer,
         })
     return 0
 
