@@ -116,6 +116,17 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
     if (w[0] < 1 || w[0] > 1024) return bad("NXVK_WAIT_SPINNERS", knob("NXVK_WAIT_SPINNERS"), "want a number of threads from 1 to 1024");
     c->max_spinners = (int)w[0];
   }
+  /* large transfers: bytes per piece (a whole number of MiB, 1 to 64) and threads at most */
+  if ((v = knob("NXVK_XFER_PIECE"))) {
+    uint64_t piece = 0;
+    if (nxvk_parse_bytes(v, &piece) != 0 || piece < (1u << 20) || piece > (64u << 20) || piece % (1u << 20))
+      return bad("NXVK_XFER_PIECE", v, "want a whole number of MiB from 1M to 64M");
+    c->xfer_piece = (size_t)piece;
+  }
+  if (knob_list("NXVK_XFER_THREADS", w, 1, 1, "want a number of threads from 1 to 64", &rc)) {
+    if (w[0] < 1 || w[0] > 64) return bad("NXVK_XFER_THREADS", knob("NXVK_XFER_THREADS"), "want a number of threads from 1 to 64");
+    c->xfer_threads = (int)w[0];
+  }
   /* large transfers through staging only, never importing host memory */
   if (knob_choice("NXVK_XFER_IMPORT", zero_one, 2, "want 0 or 1", &rc) == 0) c->import_align = 0;
   return rc;

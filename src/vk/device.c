@@ -284,6 +284,8 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
      * NXVK_WAIT_SPIN_US and NXVK_WAIT_SPINNERS, src/ops/tuning.c) */
     c->spin_ns = strcmp(c->info.type, "cpu") != 0 ? 200000 : 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    c->xfer_piece = (size_t)8 << 20; /* memory.c; NXVK_XFER_PIECE, NXVK_XFER_THREADS */
+    c->xfer_threads = 8;
     c->max_spinners = cpus >= 8 ? (int)(cpus / 4) : 2;
     rc = device_create(c);
   }

@@ -387,8 +387,11 @@ static int piece_copy(nxvk_ctx *c, nxvk_buffer **staging, size_t staging_size, n
 
 /* ---- large transfers on several threads ---- */
 
-#define XFER_PIECE ((size_t)8 << 20)    /* bytes per copy; one pooled staging buffer per thread */
-#define XFER_MAX_THREADS 8
+/* bytes per copy (one pooled staging buffer per thread) and threads at
+ * most: c->xfer_piece (default 8 MiB) and c->xfer_threads (default 8), set
+ * by NXVK_XFER_PIECE and NXVK_XFER_THREADS (src/ops/tuning.c) */
+#define XFER_PIECE (x->piece)
+#define XFER_MAX_THREADS 64
 
 typedef struct xfer {
   nxvk_ctx *c;
@@ -398,6 +401,7 @@ typedef struct xfer {
   size_t n;
   size_t first;                          /* bytes in piece 0 (the rest: XFER_PIECE each but the last) */
   size_t npieces;
+  size_t piece;
   bool write;
   int nthreads;
   atomic_int first_rc;
@@ -440,14 +444,15 @@ static void *xfer_main(void *arg) {
 static int transfer_parallel(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, char *host, size_t n,
                              bool write) {
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  size_t a = (size_t)c->import_align;
-  size_t first = a ? XFER_PIECE - (size_t)((uintptr_t)host % a) : XFER_PIECE;
+  size_t a = (size_t)c->import_align, piece = c->xfer_piece;
+  size_t first = a ? piece - (size_t)((uintptr_t)host % a) : piece;
   if (first > n) first = n;
-  size_t npieces = 1 + (n - first + XFER_PIECE - 1) / XFER_PIECE;
+  size_t npieces = 1 + (n - first + piece - 1) / piece;
   int t = cpus < 2 ? 2 : cpus > XFER_MAX_THREADS ? XFER_MAX_THREADS : (int)cpus;
+  if (t > c->xfer_threads) t = c->xfer_threads;
   if ((size_t)t > npieces) t = (int)npieces;
   xfer x = {.c = c, .b = b, .off = off, .host = host, .n = n, .first = first, .npieces = npieces,
-            .write = write, .nthreads = t};
+            .piece = piece, .write = write, .nthreads = t};
   atomic_init(&x.first_rc, 0);
   pthread_mutex_init(&x.lock, NULL);
   xfer_worker w[XFER_MAX_THREADS];

@@ -153,6 +153,8 @@ struct nxvk_ctx {
    * and copy it by DMA (memory.c); 0 where the device has no such import or
    * NXVK_XFER_IMPORT=0 turned it off */
   VkDeviceSize import_align;           /* minImportedHostPointerAlignment */
+  size_t xfer_piece;                   /* bytes per piece of a large transfer (NXVK_XFER_PIECE) */
+  int xfer_threads;                    /* threads at most (NXVK_XFER_THREADS) */
   atomic_ullong imported_bytes, import_failures;
   /* the ops' tuning: set and read by src/ops (tuning.c); plain memory this
    * layer only frees, so that src/vk knows no op */
