@@ -18,7 +18,24 @@
 //     after ceil(log2 n) passes the result is in (5, 6) when that count is
 //     odd, else in (3, 4)
 // meta: [0] rows [1] n [2] inner [3] ntiles [4] shift [5] kout [6] descending
-// spec: 0 workgroup size (256), 1 mode, 2 ITEMS
+//       [7] first [8] last (RADIX8 only)
+// spec: 0 workgroup size (256), 1 mode, 2 ITEMS; RADIX8: 3 NSG (the most
+//       subgroups a workgroup can have), 4 SHW (words of sh)
+//
+// RADIX8 (sort8_<dtype>): 8 bits a pass, modes 1 and 2 only.  Tile t of a
+// line is its elements [t * WG * ITEMS, (t + 1) * WG * ITEMS).
+//   1 histogram: hist[(r * 256 + d) * ntiles + t] = tile t's count of digit d
+//   2 scatter: subgroup w ranks its slice of the tile (ITEMS rows of one
+//     element a lane) digit by digit with ballots, keeping a running count
+//     per (subgroup, digit) in sh; those counts summed over the subgroups
+//     before it and the digits below give each element its place in the
+//     tile sorted by digit; the tile goes through sh in that order, so the
+//     stores of one digit are contiguous, to its place in the line (hscan,
+//     as in mode 2 above).  Stable: the slices, rows and lanes are in line
+//     order.
+//   first (meta[7]): keys come from x, indices are positions (no mode 0).
+//   last (meta[8]): 0 keys and indices out; 1 indices only; 2 the values
+//     themselves into y at (o, pos, i) for pos < kout (no mode 3).
 // bindings: 1 x, 2 y, 3 keys in, 4 idx in, 5 keys out, 6 idx out, 7 hist,
 //           8 hscan
 #extension GL_GOOGLE_include_directive : require
@@ -28,6 +45,7 @@
 #if defined(DT_f64) || defined(DT_i64) || defined(DT_u64)
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #define KT uint64_t
+#define KEY64 1
 #else
 #define KT uint
 #endif
@@ -55,9 +73,20 @@ layout(std430, binding = 6) buffer IOut { uint iout[]; };
 layout(std430, binding = 7) buffer Hist { uint hist[]; };
 layout(std430, binding = 8) readonly buffer HScan { uint hscan[]; };
 
+#ifdef RADIX8
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_ballot : require
+layout(constant_id = 3) const uint NSG = 8u;
+layout(constant_id = 4) const uint SHW = 4096u;
+shared uint sh[SHW];        // (subgroup, digit) counts, then the tile in order
+shared uint sb[512];        // the digit totals' running sum, two halves
+shared uint dpre[256];      // the tile's first place of each digit
+shared uint goff[256];      // the line's first place of each digit of this tile
+#else
 shared uint sc[16 * 256];
 shared uint seg[256];
 shared uint base[16];
+#endif
 
 // The ascending key of element at (its storage value).
 KT key_of(uint at) {
@@ -108,6 +137,164 @@ const KT KMASK = 0xffffu;
 const KT KMASK = 0xffu;
 #endif
 
+#ifdef RADIX8
+// the key of element k of line (o, i), in the line's order
+KT line_key(uint o, uint i, uint n, uint inner, uint k, bool desc) {
+  KT key = key_of((o * n + k) * inner + i);
+  return desc ? (~key & KMASK) : key;
+}
+
+void main() {
+  uint m = pc.meta_off;
+  uint rows = meta[m], n = meta[m + 1u], inner = meta[m + 2u], ntiles = meta[m + 3u];
+  uint shift = meta[m + 4u], kout = meta[m + 5u];
+  bool desc = meta[m + 6u] != 0u, first = meta[m + 7u] != 0u;
+  uint last = meta[m + 8u];
+  uint WG = gl_WorkGroupSize.x, t = gl_LocalInvocationID.x;
+  uint tile = WG * ITEMS;
+  for (uint g = gl_WorkGroupID.x; g < rows * ntiles; g += gl_NumWorkGroups.x) {
+    uint r = g / ntiles, tl = g - r * ntiles;
+    uint o = r / inner, i = r - o * inner;
+    uint rb = r * n, k0 = tl * tile;
+    if (MODE == 1u) {
+      for (uint d = t; d < 256u; d += WG) sh[d] = 0u;
+      barrier();
+      for (uint q = 0u; q < ITEMS; q++) {
+        uint k = k0 + q * WG + t;
+        if (k < n) {
+          KT key = first ? line_key(o, i, n, inner, k, desc) : kin[rb + k];
+          atomicAdd(sh[uint(key >> shift) & 255u], 1u);
+        }
+      }
+      barrier();
+      for (uint d = t; d < 256u; d += WG) hist[(r * 256u + d) * ntiles + tl] = sh[d];
+      barrier();
+      continue;
+    }
+    uint S = gl_SubgroupSize, w = gl_SubgroupID, lane = gl_SubgroupInvocationID;
+    uint nsg = gl_NumSubgroups;
+    for (uint j = t; j < nsg * 256u; j += WG) sh[j] = 0u;
+    barrier();
+    KT key[ITEMS];
+    uint ix[ITEMS], rk[ITEMS];
+    uint cbase = k0 + w * S * ITEMS + lane;
+    for (uint q = 0u; q < ITEMS; q++) {
+      uint k = cbase + q * S;
+      bool valid = k < n;
+      KT kk = KT(0);
+      uint id = 0u;
+      if (valid) {
+        kk = first ? line_key(o, i, n, inner, k, desc) : kin[rb + k];
+        id = first ? k : iin[rb + k];
+      }
+      uint d = uint(kk >> shift) & 255u;
+      // the lanes holding this digit
+      uvec4 same = subgroupBallot(valid);
+      [[unroll]] for (uint b = 0u; b < 8u; b++) {
+        bool bit = ((d >> b) & 1u) != 0u;
+        uvec4 v = subgroupBallot(bit);
+        same &= bit ? v : ~v;
+      }
+      uint below = subgroupBallotExclusiveBitCount(same);
+      uint prior = valid ? sh[w * 256u + d] : 0u;
+      subgroupBarrier();
+      if (valid && below == 0u) sh[w * 256u + d] = prior + subgroupBallotBitCount(same);
+      subgroupBarrier();
+      key[q] = kk;
+      ix[q] = id;
+      rk[q] = prior + below;
+    }
+    barrier();
+    // per digit: the subgroups' counts become their running sums; the totals
+    // into sb; this tile's first place of each digit in the line
+    for (uint d = t; d < 256u; d += WG) {
+      uint run = 0u;
+      for (uint v = 0u; v < nsg; v++) {
+        uint c = sh[v * 256u + d];
+        sh[v * 256u + d] = run;
+        run += c;
+      }
+      sb[d] = run;
+      uint j = (r * 256u + d) * ntiles + tl;
+      goff[d] = hscan[j] - hist[j];
+    }
+    barrier();
+    for (uint st = 1u, src = 0u; st < 256u; st <<= 1, src = 256u - src) {
+      for (uint d = t; d < 256u; d += WG) sb[256u - src + d] = sb[src + d] + (d >= st ? sb[src + d - st] : 0u);
+      barrier();
+    }
+    // 8 steps: the inclusive sums are back in sb[0, 256)
+    for (uint d = t; d < 256u; d += WG) dpre[d] = d == 0u ? 0u : sb[d - 1u];
+    barrier();
+    for (uint q = 0u; q < ITEMS; q++) {
+      uint d = uint(key[q] >> shift) & 255u;
+      rk[q] += dpre[d] + sh[w * 256u + d];
+    }
+    barrier();
+    uint cnt = min(tile, n - k0);
+    uint gp[ITEMS];
+#ifdef KEY64
+    uint wsave[ITEMS];
+    bool hi = shift >= 32u;
+#endif
+    // the word that holds the digit, in tile order: each element's place
+    for (uint q = 0u; q < ITEMS; q++)
+      if (cbase + q * S < n) {
+#ifdef KEY64
+        sh[rk[q]] = uint(hi ? key[q] >> 32 : key[q]);
+#else
+        sh[rk[q]] = uint(key[q]);
+#endif
+      }
+    barrier();
+    for (uint j = 0u; j < ITEMS; j++) {
+      uint e = j * WG + t;
+      if (e < cnt) {
+        uint wv = sh[e];
+        uint d = (wv >> (shift & 31u)) & 255u;
+        gp[j] = goff[d] + e - dpre[d];
+#ifdef KEY64
+        wsave[j] = wv;
+#else
+        if (last == 0u) kout_[rb + gp[j]] = KT(wv);
+#endif
+      }
+    }
+    barrier();
+#ifdef KEY64
+    if (last == 0u) {
+      for (uint q = 0u; q < ITEMS; q++)
+        if (cbase + q * S < n) sh[rk[q]] = uint(hi ? key[q] : key[q] >> 32);
+      barrier();
+      for (uint j = 0u; j < ITEMS; j++) {
+        uint e = j * WG + t;
+        if (e < cnt) {
+          uint ov = sh[e];
+          uint lo = hi ? ov : wsave[j], hw = hi ? wsave[j] : ov;
+          kout_[rb + gp[j]] = (uint64_t(hw) << 32) | uint64_t(lo);
+        }
+      }
+      barrier();
+    }
+#endif
+    for (uint q = 0u; q < ITEMS; q++)
+      if (cbase + q * S < n) sh[rk[q]] = ix[q];
+    barrier();
+    for (uint j = 0u; j < ITEMS; j++) {
+      uint e = j * WG + t;
+      if (e < cnt) {
+        uint id = sh[e];
+        if (last == 2u) {
+          if (gp[j] < kout) y[(o * kout + gp[j]) * inner + i] = x[(o * n + id) * inner + i];
+        } else {
+          iout[rb + gp[j]] = id;
+        }
+      }
+    }
+    barrier();
+  }
+}
+#else
 void main() {
   uint m = pc.meta_off;
   uint rows = meta[m], n = meta[m + 1u], inner = meta[m + 2u], ntiles = meta[m + 3u];
@@ -227,3 +414,4 @@ void main() {
     barrier();
   }
 }
+#endif

@@ -190,8 +190,8 @@ static int glsl_for(const char *name, char **out) {
     snprintf(defs, sizeof defs, "#define DT_%s 1\n", nxvk_dtype_name(d));
     return hand_glsl(nxvk_src_scan, defs, out);
   }
-  if (stem == 4 && strncmp(name, "sort", 4) == 0) {
-    snprintf(defs, sizeof defs, "#define DT_%s 1\n", nxvk_dtype_name(d));
+  if ((stem == 4 && strncmp(name, "sort", 4) == 0) || (stem == 5 && strncmp(name, "sort8", 5) == 0)) {
+    snprintf(defs, sizeof defs, "#define DT_%s 1\n%s", nxvk_dtype_name(d), stem == 5 ? "#define RADIX8 1\n" : "");
     return hand_glsl(nxvk_src_sort, defs, out);
   }
   if ((stem == 6 && strncmp(name, "window", 6) == 0) || (stem == 8 && strncmp(name, "wscatter", 8) == 0)) {

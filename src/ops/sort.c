@@ -4,8 +4,10 @@
  * Nx's order: NaN above +inf (last ascending, first descending), -0 equal to
  * +0; stable, so equal elements keep their order.  Indices are i32 unless
  * "dtype" names another integer dtype.  GPU: shaders/sort.comp, a stable
- * LSD radix sort of (key, index) pairs per line, 4 bits a pass, its digit
- * counts summed by the scan kernel.
+ * LSD radix sort of (key, index) pairs per line, its digit counts summed by
+ * the scan kernel: 8 bits a pass (sort8_<dtype>: 4 passes for 32-bit keys,
+ * the first reading the input, the last writing the values) where the
+ * device has subgroup ballots, else 4 bits a pass (NXVK_SORT_BITS).
  */
 #include "ops.h"
 
@@ -67,6 +69,83 @@ int nxvk_sort_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in,
 }
 
 #define SORT_ITEMS 8u
+#define SORT8_ITEMS 16u
+/* words of the 8-bit kernel's shared memory besides sh: sb, dpre, goff */
+#define SORT8_FIXED (512u + 256u + 256u)
+
+/* words of sh: the (subgroup, digit) counts, then a tile */
+static uint32_t sort8_shw(uint32_t wg, uint32_t items, uint32_t nsg) {
+  return nsg * 256u > wg * items ? nsg * 256u : wg * items;
+}
+
+uint32_t nxvk_sort8_wg(const nxvk_ctx *c, uint32_t items) {
+  const nxvk_device_info *d = &c->info;
+  if (!d->subgroup_ballot || d->min_subgroup_size == 0 || d->max_subgroup_size > 128) return 0;
+  /* whole subgroups at any size the device may pick */
+  for (uint32_t wg = 256; wg >= 64 && wg >= d->max_subgroup_size; wg /= 2) {
+    if (wg > d->max_workgroup_invocations || wg % d->max_subgroup_size) continue;
+    uint64_t bytes = ((uint64_t)sort8_shw(wg, items, wg / d->min_subgroup_size) + SORT8_FIXED) * 4;
+    if (bytes <= d->max_shared_memory) return wg;
+  }
+  return 0;
+}
+
+/* 8 bits a pass: per pass a histogram of each tile's digits, their running
+ * sums along the line, a scatter; no key or output kernel for values. */
+static int sort8_gpu(nxvk_rec *r, const nxvk_op *op, nxvk_tensor *x, nxvk_tensor *out, const nxvk_lines *l,
+                     int64_t kout, bool desc, uint32_t wg, uint32_t items) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  nxvk_dtype dt = x->dtype;
+  size_t ksz = nxvk_dtype_size(dt) == 8 ? 8 : 4;
+  int passes = (int)nxvk_dtype_size(dt);
+  bool values = !gives_indices(op);
+  uint64_t rows = (uint64_t)(l->outer * l->inner), n = (uint64_t)l->n, total = rows * n;
+  uint64_t tile = (uint64_t)wg * items, ntiles = (n + tile - 1) / tile;
+  uint32_t nsg = wg / c->info.min_subgroup_size;
+  char kname[32], oname[32];
+  snprintf(kname, sizeof kname, "sort8_%s", nxvk_dtype_name(dt));
+  snprintf(oname, sizeof oname, "sort_%s", nxvk_dtype_name(out->dtype));
+  int rc = NXVK_OK;
+  nxvk_buffer *keys[2] = {NULL, NULL}, *idx[2] = {NULL, NULL}, *hist = NULL, *hscan = NULL;
+  /* the last pass writes no keys, and no indices either for values */
+  for (int i = 0; i < 2 && rc == NXVK_OK; i++) {
+    rc = nxvk_buffer_create(c, passes > 1 ? total * ksz : 4, false, &keys[i]);
+    if (rc == NXVK_OK) rc = nxvk_buffer_create(c, passes > 1 || !values ? total * 4 : 4, false, &idx[i]);
+  }
+  uint64_t nh = rows * 256 * ntiles;
+  if (rc == NXVK_OK) rc = nxvk_buffer_create(c, nh * 4, false, &hist);
+  if (rc == NXVK_OK) rc = nxvk_buffer_create(c, nh * 4, false, &hscan);
+  uint32_t meta[9] = {(uint32_t)rows, (uint32_t)n, (uint32_t)l->inner, (uint32_t)ntiles, 0,
+                      (uint32_t)kout, desc, 0, 0};
+  uint32_t groups = nxvk_groups_for(c, rows * ntiles, 1);
+  int cur = 0;
+  for (int p = 0; p < passes && rc == NXVK_OK; p++) {
+    meta[4] = (uint32_t)(8 * p);
+    meta[7] = p == 0;
+    meta[8] = p < passes - 1 ? 0u : values ? 2u : 1u;
+    nxvk_buffer *b[8] = {x->buf, out->buf, keys[cur], idx[cur], keys[1 - cur], idx[1 - cur], hist, hscan};
+    uint32_t spec[5] = {wg, 1, items, nsg, sort8_shw(wg, items, nsg)};
+    rc = nxvk_dispatch_grid(r, kname, spec, 5, meta, 9, b, 8, groups, 1, 1);
+    if (rc == NXVK_OK) rc = nxvk_scan_rows(r, NXVK_I32, NXVK_SCAN_SUM, hist, hscan, rows, 256 * ntiles);
+    if (rc == NXVK_OK) {
+      spec[1] = 2;
+      rc = nxvk_dispatch_grid(r, kname, spec, 5, meta, 9, b, 8, groups, 1, 1);
+    }
+    cur = 1 - cur;
+  }
+  if (rc == NXVK_OK && !values) {
+    uint32_t spec[3] = {NXVK_WG, 4, SORT_ITEMS};
+    nxvk_buffer *b[8] = {x->buf, out->buf, keys[cur], idx[cur], keys[1 - cur], idx[1 - cur], hist, hscan};
+    rc = nxvk_dispatch_1d(r, oname, spec, 3, meta, 7, b, 8, rows * (uint64_t)kout);
+  }
+  for (int i = 0; i < 2; i++) {
+    nxvk_buffer_unref(c, keys[i]);
+    nxvk_buffer_unref(c, idx[i]);
+  }
+  nxvk_buffer_unref(c, hist);
+  nxvk_buffer_unref(c, hscan);
+  return rc;
+}
 
 int nxvk_sort_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                   int nin, nxvk_tensor *out) {
@@ -77,11 +156,21 @@ int nxvk_sort_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tens
   int rc = sort_lines(op, a, &in[0]->shape, &l, &kout, &desc);
   if (rc) return rc;
   nxvk_ctx *c = nxvk_rec_ctx(r);
+  uint64_t n8 = (uint64_t)l.n, rows8 = (uint64_t)(l.outer * l.inner);
+  /* many short lines: one invocation each merges its line (a radix pass
+   * would spend a workgroup on each) */
+  bool merge = n8 <= 2048 && rows8 >= 16;
+  if (c->tuning->sort_bits == 8 && n8 > 1 && !merge) {
+    uint32_t items = c->tuning->sort_items ? c->tuning->sort_items : SORT8_ITEMS;
+    uint32_t wg = nxvk_sort8_wg(c, items);
+    if (wg) return sort8_gpu(r, op, in[0], out, &l, kout, desc, wg, items);
+  }
   nxvk_dtype dt = in[0]->dtype;
   size_t ksz = nxvk_dtype_size(dt) == 8 ? 8 : 4;
   int bits = (int)nxvk_dtype_size(dt) * 8;
   uint64_t rows = (uint64_t)(l.outer * l.inner), n = (uint64_t)l.n, total = rows * n;
-  uint64_t tile = (uint64_t)NXVK_WG * SORT_ITEMS, ntiles = (n + tile - 1) / tile;
+  uint32_t items = c->tuning->sort_items ? c->tuning->sort_items : SORT_ITEMS;
+  uint64_t tile = (uint64_t)NXVK_WG * items, ntiles = (n + tile - 1) / tile;
   char kname[32], oname[32];
   snprintf(kname, sizeof kname, "sort_%s", nxvk_dtype_name(dt));
   snprintf(oname, sizeof oname, "sort_%s", nxvk_dtype_name(out->dtype));
@@ -97,17 +186,14 @@ int nxvk_sort_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tens
                       (uint32_t)kout, desc};
   /* keys and indices into buffer 0 */
   if (rc == NXVK_OK) {
-    uint32_t spec[3] = {NXVK_WG, 0, SORT_ITEMS};
+    uint32_t spec[3] = {NXVK_WG, 0, items};
     nxvk_buffer *b[8] = {in[0]->buf, out->buf, keys[1], idx[1], keys[0], idx[0], hist, hscan};
     rc = nxvk_dispatch_1d(r, kname, spec, 3, meta, 7, b, 8, total);
   }
   int cur = 0;
   uint32_t groups = nxvk_groups_for(c, rows * ntiles, 1);
-  /* many short lines: one invocation each merges its line (a radix pass
-   * would spend a workgroup on each) */
-  bool merge = n <= 2048 && rows >= 16;
   if (merge && rc == NXVK_OK && n > 1) {
-    uint32_t spec[3] = {NXVK_WG, 5, SORT_ITEMS};
+    uint32_t spec[3] = {NXVK_WG, 5, items};
     nxvk_buffer *b[8] = {in[0]->buf, out->buf, keys[0], idx[0], keys[1], idx[1], hist, hscan};
     rc = nxvk_dispatch_1d(r, kname, spec, 3, meta, 7, b, 8, rows);
     int passes = 0;
@@ -117,7 +203,7 @@ int nxvk_sort_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tens
   for (int shift = 0; shift < bits && rc == NXVK_OK && n > 1 && !merge; shift += 4) {
     meta[4] = (uint32_t)shift;
     nxvk_buffer *b[8] = {in[0]->buf, out->buf, keys[cur], idx[cur], keys[1 - cur], idx[1 - cur], hist, hscan};
-    uint32_t spec[3] = {NXVK_WG, 1, SORT_ITEMS};
+    uint32_t spec[3] = {NXVK_WG, 1, items};
     rc = nxvk_dispatch_grid(r, kname, spec, 3, meta, 7, b, 8, groups, 1, 1);
     if (rc == NXVK_OK) rc = nxvk_scan_rows(r, NXVK_I32, NXVK_SCAN_SUM, hist, hscan, rows, 16 * ntiles);
     if (rc == NXVK_OK) {
@@ -127,7 +213,7 @@ int nxvk_sort_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tens
     cur = 1 - cur;
   }
   if (rc == NXVK_OK) {
-    uint32_t spec[3] = {NXVK_WG, gives_indices(op) ? 4u : 3u, SORT_ITEMS};
+    uint32_t spec[3] = {NXVK_WG, gives_indices(op) ? 4u : 3u, items};
     nxvk_buffer *b[8] = {in[0]->buf, out->buf, keys[cur], idx[cur], keys[1 - cur], idx[1 - cur], hist, hscan};
     rc = nxvk_dispatch_1d(r, gives_indices(op) ? oname : kname, spec, 3, meta, 7, b, 8, rows * (uint64_t)kout);
   }

@@ -85,6 +85,22 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   if (rc) return rc;
   rc = nxvk_conv_tuning_check(c, t);
   if (rc) return rc;
+  /* sort: 8 bits a radix pass where subgroup ballots and the shared memory
+   * allow, else 4; elements per invocation (0: the kernel's own, 16 and 8) */
+  static const char *const sort_bits[] = {"4", "8"};
+  if (knob_list("NXVK_SORT_ITEMS", u, 1, 1, "want one number from 1 to 32", &rc)) {
+    if (u[0] < 1 || u[0] > 32) return bad("NXVK_SORT_ITEMS", knob("NXVK_SORT_ITEMS"), "want one number from 1 to 32");
+    t->sort_items = u[0];
+  }
+  if (rc) return rc;
+  t->sort_bits = nxvk_sort8_wg(c, t->sort_items ? t->sort_items : 16) ? 8 : 4;
+  if ((i = knob_choice("NXVK_SORT_BITS", sort_bits, 2, "want 4 or 8", &rc)) >= 0) {
+    if (i == 1 && t->sort_bits != 8)
+      return bad("NXVK_SORT_BITS", knob("NXVK_SORT_BITS"),
+                 "this device cannot run the 8-bit sort (subgroup ballots, subgroups of at most 128, shared memory)");
+    t->sort_bits = i ? 8 : 4;
+  }
+  if (rc) return rc;
 
   knob_list("NXVK_DOT_TILES", t->dot_tiles, 5, 5, "want BM,BN,BK,TM,TN (five whole numbers)", &rc);
   if (knob_list("NXVK_DOT_VEC", t->dot_vec, 3, 4, "want RB,CB,BK[,S] (three or four whole numbers)", &rc) == 3)

@@ -460,6 +460,9 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
   o->subgroup_size = v11 ? sub.subgroupSize : 0;
   o->min_subgroup_size = has_subctl ? subctl.minSubgroupSize : o->subgroup_size;
   o->max_subgroup_size = has_subctl ? subctl.maxSubgroupSize : o->subgroup_size;
+  VkSubgroupFeatureFlags want = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT;
+  o->subgroup_ballot = v11 && (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                       (sub.supportedOperations & want) == want;
 
   if (o->float_controls) {
     o->denorm_preserve_f32 = fc.shaderDenormPreserveFloat32;
