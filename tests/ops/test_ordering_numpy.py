@@ -433,6 +433,42 @@ def test_windows(ops, rng):
 
 # ---------------------------------------------------------------- main
 
+def wide_values(dt, shape, rng):
+    """Keys over the dtype's whole range (every byte of the radix key varies:
+    random bits for floats, NaN payloads and subnormals included), half of
+    them drawn from five of those values, so that ties meet every pass."""
+    n = int(np.prod(shape))
+    if dt in ("f16", "bf16"):
+        bits = rng.integers(0, 1 << 16, n).astype(np.uint16)
+        a = bits.view(np.float16) if dt == "f16" else (bits.astype(np.uint32) << 16).view(np.float32)
+    elif dt in ("f32", "f64"):
+        ut = np.uint32 if dt == "f32" else np.uint64
+        a = rng.integers(0, np.iinfo(ut).max, n, dtype=ut, endpoint=True).view(NPT[dt])
+    elif dt == "bool":
+        return values(dt, shape, rng)
+    else:
+        info = np.iinfo(NPT[dt])
+        a = rng.integers(info.min, info.max, n, dtype=NPT[dt], endpoint=True)
+    a = a.copy()
+    pick = rng.random(n) < 0.5
+    a[pick] = a[rng.integers(0, n, 5)][rng.integers(0, 5, int(pick.sum()))]
+    return a.reshape(shape)
+
+
+def test_sort_kernels(ops, rng):
+    """Both radix kernels (NXVK_SORT_BITS: 8 bits a pass, the default where
+    the device has subgroup ballots, and 4) on keys over the whole range:
+    several tiles a line, lines along a middle axis, descending, top_k."""
+    for bits in ("8", "4"):
+        os.environ["NXVK_SORT_BITS"] = bits
+        for dt in ops.get("sort", []):
+            check_sort("sort", dt, wide_values(dt, (20001,), rng), {})
+            check_sort("argsort", dt, wide_values(dt, (5000, 3), rng), {"axis": 0, "direction": "desc"})
+            check_sort("top_k", dt, wide_values(dt, (2, 9000), rng), {"k": 40})
+        flush()
+        del os.environ["NXVK_SORT_BITS"]
+
+
 def list_ops():
     rc, out, err = nxvk(["run", "--list-ops"])
     ops = {}
@@ -452,6 +488,7 @@ def main():
     rng = np.random.default_rng(29)
     test_scans(ops, rng)
     test_sorts(ops, rng)
+    test_sort_kernels(ops, rng)
     test_windows(ops, rng)
     print("1..%d" % _n)
     return 1 if _failed else 0
