@@ -27,7 +27,7 @@ BIN = nxvk$(FLAVOR)
 SRC_CORE = $(wildcard src/core/*.c) $(wildcard src/vk/*.c) $(wildcard src/ops/*.c) $(wildcard src/io/*.c)
 SRC_CLI = src/main.c $(wildcard src/cmd_*.c) $(wildcard src/cli/*.c)
 # shader sources the run-time kernels are made from (src/ops/rtkernel.c)
-RT_SRC = copy reduce iota random dot_naive dtype f16 scan sort window conv_direct gather scatter index
+RT_SRC = copy reduce iota random dot_naive dtype f16 scan sort window conv_direct gather scatter index dot_coopmat peak_coopmat
 OBJ_CORE = $(SRC_CORE:%.c=$(B)/%.o) $(B)/gen/spirv_table.o $(B)/gen/glsl_lib.o $(B)/gen/limits_json.o \
   $(B)/gen/edge_values_json.o $(B)/gen/size_classes_json.o $(RT_SRC:%=$(B)/gen/src_%.o)
 OBJ_CLI = $(SRC_CLI:%.c=$(B)/%.o)
@@ -51,7 +51,7 @@ HAND_VARIANTS = \
   $(foreach d,f32 f64,dot_vec1_$(d):dot_vec1:-DDT_$(d) dot_vec_split_$(d):dot_vec:-DDT_$(d)@-DSPLITK dot_ksum_$(d):dot_ksum:-DDT_$(d)) dot_kchunk:dot_kchunk: \
   dot_vec_strided_f32:dot_vec:-DDT_f32@-DSTRIDED \
   dot_vec128_f64:dot_vec:-DDT_f64@-DNT_LAYOUT=128@-DNT=128u@-DNT_M1=127u@-DTXN=8u@-DTYN=16u \
-  dot_coopmat_f32:dot_coopmat:-DDT_f32 f16_pack:f16_pack:-DDT_f32 \
+  dot_coopmat_f32:dot_coopmat:-DDT_f32 f16_pack:f16_pack:-DDT_f32 f16_pad:f16_pack:-DSRC_F16 \
   $(foreach d,f32 f64,dot_skinny_n_$(d):dot_skinny:-DDT_$(d)@-DNSKINNY dot_skinny_m_$(d):dot_skinny:-DDT_$(d)@-DMSKINNY) \
   $(foreach d,$(DTYPES),iota_$(d):iota:-DDT_$(d)) \
   $(foreach d,$(DTYPES),scan_$(d):scan:-DDT_$(d) sort_$(d):sort:-DDT_$(d) window_$(d):window:-DDT_$(d) wscatter_$(d):window:-DDT_$(d)@-DSCATTER) \

@@ -22,7 +22,10 @@ nxvk's dot variant coopmat (f32 tensors, inputs rounded to f16, f32 sums on
 tensor cores) is compared with torch.matmul on torch.float16 tensors of the
 same sizes (cuBLAS f16, with f32 accumulation: reduced-precision reductions
 off), the rows PyTorch gives as "matmul" in dtype "f16"; its ratios carry
-variant "coopmat".
+variant "coopmat".  nxvk's f16 rows (f16 tensors, coopmat where the device
+has cooperative matrices) are compared with the same f16 rows, and f16/bf16
+--shapes with torch.matmul in that dtype, e.g. the coopmat sweep's
+  bench/compare_torch.py --nxvk-json coopmat.json --min-time 0.3
 
 Where torch or CUDA is missing it says "no CUDA: PyTorch figures skipped"
 and still runs nxvk, so it can be smoke-tested anywhere with python3.
@@ -174,7 +177,7 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
                             "flops": flops, "gflops": flops / st["median"],
                             "gflops_min": flops / st["max"], "gflops_max": flops / st["min"]})
             del a, b, c
-        for text in (shapes if dt in ("f32", "f64") else []):
+        for text in (shapes if dt in ("f32", "f64", "f16", "bf16") else []):
             bt, m, k, n = parse_dims(text)
             lead = (bt,) if bt else ()
             a, b = rand(lead + (m, k), dt), rand(lead + (k, n), dt)
@@ -564,7 +567,8 @@ def main():
         print("\nPyTorch %s, CUDA %s, %s (TF32 off)" % (torch.__version__, torch.version.cuda,
                                                        torch.cuda.get_device_name(0)), flush=True)
         f16_sizes = sorted(set(r["size"] for r in nx_results
-                               if r["mode"] == "matmul" and r.get("variant") == "coopmat" and r["dtype"] == "f32"))
+                               if r["mode"] == "matmul" and ((r.get("variant") == "coopmat" and r["dtype"] == "f32")
+                                                             or r["dtype"] == "f16")))
         pt = torch_bench(torch, args, sizes, msizes, dtypes, shapes, f16_sizes)
         pt_results = pt["results"]
 

@@ -15,6 +15,14 @@
 #   scripts/gpu.sh check OUTDIR   the full conformance suite (one process and
 #       JSON report per op, JOBS at a time, each within CONF_TIMEOUT seconds)
 #       and stress all --quick; the summed verdict is OUTDIR/conformance/summary.txt.
+#   scripts/gpu.sh coopmat OUTDIR   dot on cooperative matrices (issue 30) in
+#       one run: device info, bench peak (the f16 and int8 tensor-core rates
+#       beside the FMA rows), the quick dot conformance in f32 and f16, the
+#       default layout on f32 and f16 tensors at 1024-8192 and the ggml-vulkan
+#       shape 4096x14336x512 (M x K x N: 4096 x 512 out, K 14336), PyTorch's
+#       f16 matmul at the same sizes (compare-coopmat.txt), then every block
+#       layout of COOPMAT_LAYOUTS (NXVK_DOT_COOPMAT, nxvk(1)) on f16 at
+#       4096, 8192 and that shape, summed up in sweep.txt (GFLOPS per layout).
 #   scripts/gpu.sh nx OUTDIR   the Elixir benches through Nxvk.Backend: Nx ops
 #       against Nx.BinaryBackend and `nxvk bench` (1K, 1M, 16M: nx_ops.md),
 #       the defn MLP step (mlp.md), and Nx.Serving over NX_DEVICES (default:
@@ -43,8 +51,8 @@ fi
 what=${1:-}
 R=${2:-}
 case "$what" in
-bench|check|nx|conv) [ -n "$R" ] || { echo "usage: scripts/gpu.sh bench|check|nx|conv OUTDIR" >&2; exit 2; } ;;
-*) echo "usage: scripts/gpu.sh bench|check|nx|conv OUTDIR" >&2; exit 2 ;;
+bench|check|nx|conv|coopmat) [ -n "$R" ] || { echo "usage: scripts/gpu.sh bench|check|nx|conv|coopmat OUTDIR" >&2; exit 2; } ;;
+*) echo "usage: scripts/gpu.sh bench|check|nx|conv|coopmat OUTDIR" >&2; exit 2 ;;
 esac
 mkdir -p "$R"
 R=$(cd "$R" && pwd)
@@ -87,6 +95,53 @@ elif [ "$what" = conv ]; then
     --conv --dtype f32 --sizes 1K --matmul-sizes "" \
     --min-time 0.3 --out "$R/compare-conv.json" > "$R/compare-conv.txt" 2>&1
   tail -n 8 "$R/compare-conv.txt"
+elif [ "$what" = coopmat ]; then
+  step info; $B info --json > "$R/info.json"; $B info > "$R/info.txt"
+  grep -i -A3 "cooperative" "$R/info.txt" | head -n 12
+  step bench peak; $B bench peak --min-time 0.3 --json "$R/peak.json" > "$R/peak.txt" 2>&1
+  grep -E "^(fma|coopmat)|coopmat" "$R/peak.txt"
+  for dt in f32 f16; do
+    step conformance dot $dt
+    $B conformance --quick --op dot --dtype $dt > "$R/conformance-dot-$dt.tap" 2>&1; tail -n 2 "$R/conformance-dot-$dt.tap"
+  done
+  step coopmat default layout
+  $B bench matmul --variant coopmat --dtype f32,f16 --sizes 1024,2048,4096,8192 --shapes 4096x14336x512 \
+    --min-time 0.3 --warmup 0.3 --json "$R/coopmat.json" > "$R/coopmat.txt" 2>&1
+  tail -n 20 "$R/coopmat.txt"
+  step torch f16
+  python3 bench/compare_torch.py --nxvk-json "$R/coopmat.json" --min-time 0.3 --out "$R/compare-coopmat.json" \
+    > "$R/compare-coopmat.txt" 2>&1
+  tail -n 20 "$R/compare-coopmat.txt"
+  # WM,WN,FR,FC,BK[,FM,FN,FK]: WM x WN subgroups of FR x FC fragments; the
+  # block is (WM FR FM) x (WN FC FN), k steps of BK; a layout the device
+  # cannot hold (shared memory, fragment shape) is refused and listed so
+  step coopmat sweep
+  layouts=${COOPMAT_LAYOUTS:-2,2,4,4,32 2,2,4,4,16 2,4,4,2,32 4,2,2,4,32 2,4,4,4,16 4,2,4,4,16 1,4,8,2,32 4,4,2,2,32 2,2,2,2,64 2,2,2,4,64 4,2,4,4,32 2,2,4,8,32,16,8,16}
+  for L in $layouts; do
+    f=$(echo "$L" | tr , _)
+    NXVK_DOT_COOPMAT=$L $B bench matmul --variant coopmat --dtype f16 --sizes 4096,8192 --shapes 4096x14336x512 \
+      --min-time 0.3 --warmup 0.2 --json "$R/sweep-$f.json" > "$R/sweep-$f.txt" 2>&1
+    echo "$L exit $?"
+  done
+  python3 - "$R" $layouts > "$R/sweep.txt" <<'PY'
+import json, os, sys
+r = sys.argv[1]
+print("%-22s %10s %10s %16s   (f16 GFLOPS, kernel time; - = refused or failed: sweep-LAYOUT.txt says why)"
+      % ("layout", "4096", "8192", "4096x14336x512"))
+for layout in sys.argv[2:]:
+    path = os.path.join(r, "sweep-%s.json" % layout.replace(",", "_"))
+    cells = {}
+    try:
+        for x in json.load(open(path))["results"]:
+            key = x.get("dims") if x["mode"] == "shapes" else str(x["size"])
+            if x.get("gflops"):
+                cells[key] = x["gflops"]
+    except (OSError, ValueError, KeyError):
+        pass
+    print("%-22s %10s %10s %16s" % (layout, *("%.0f" % cells[k] if k in cells else "-"
+                                            for k in ("4096", "8192", "4096x14336x512"))))
+PY
+  cat "$R/sweep.txt"
 elif [ "$what" = bench ]; then
   # the SM clock beside the figures (bench_busy.c says why it matters)
   if command -v nvidia-smi > /dev/null; then

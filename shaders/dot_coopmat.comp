@@ -1,31 +1,42 @@
 #version 450
-// dot_coopmat.comp - the second half of dot's coopmat variant: C = A x B per
-// batch on tensor cores through GL_NV_cooperative_matrix, from the f16
-// copies f16_pack.comp made (rounded on the bits, zero-padded to whole
-// tiles: [batch][Mp][Kp] and [batch][Kp][Np]), products and sums in f32
-// (the tensor cores' f32 accumulation), C in f32.
+// dot_coopmat.comp - dot on tensor cores through GL_NV_cooperative_matrix:
+// C = A x B per batch from f16 A [batch][Mp][Kp] and B [batch][Kp][Np]
+// (either the f16 tensors themselves where their shapes are whole tiles, or
+// the zero-padded f16 copies f16_pack.comp made), products and sums in f32
+// (the tensor cores' f32 accumulation), C in f32, or (OUT_F16) each f32 sum
+// rounded once to f16 on its bits (nx_f16_bits: ties to even, subnormals
+// kept, whatever the device's conversions do).
 //
 // WM x WN subgroups of 32 (the host requires subgroup size 32) own a
 // BM x BN block of C; each owns FR x FC accumulators
-// fcoopmatNV<32, subgroup, 16, 16> and multiplies 16x16 f16 fragments
-// (16x16x16, f16 x f16 -> f32) read from shared memory.  K is walked in
-// steps of BK with two shared stages: the next step's tile is read from
-// global memory into registers (16-byte loads, no bounds checks: the copies
-// are padded) while the current one is multiplied, then stored to the other
+// fcoopmatNV<32, subgroup, FM, FN> and multiplies FM x FK by FK x FN f16
+// fragments read from shared memory (FM x FN x FK: one of the device's
+// f16 x f16 + f32 configurations, the host picks).  K is walked in steps of
+// BK with two shared stages: the next step's tile is read from global
+// memory into registers (16-byte loads, no bounds checks: A and B are whole
+// tiles) while the current one is multiplied, then stored to the other
 // stage; one barrier per step.  Rows of each stage carry 16 bytes of padding
-// so that the 8 rows one 8x8 fragment read touches fall in distinct banks.
-// The accumulators go through a per-subgroup 16x16 f32 scratch (the stage
-// memory, free by then) and are written to C with bounds checks.
+// so that the rows one fragment read touches fall in distinct banks.
+// Accumulators whose FM x FN tile lies inside C go straight to C (f32, rows
+// of C a multiple of 4 floats); the others (and all of them for OUT_F16) go
+// through a per-subgroup FM x FN f32 scratch (the stage memory, free by then)
+// and are written with bounds checks.
 // Grid: (Np/BN, min(Mp/BM, limit), min(batch, limit)); row tiles and
 // batches beyond the grid are walked in loops.
-// Variants (Makefile -D): WM WN FR FC BK; the default is 2 x 2 subgroups of
-// 64 x 64 (BM = BN = 128, 128 invocations, BK = 32).
+// Defines: WM WN FR FC BK FM FN FK OUT_F16; the default is 2 x 2 subgroups
+// of 64 x 64 (BM = BN = 128, 128 invocations, BK = 32) on 16x16x16.
 // meta: [0] M [1] N [2] K [3] batch [4] Mp [5] Np [6] Kp
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_GOOGLE_include_directive : require
+#ifdef OUT_F16
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
+#include "f16.glsl"
+#endif
 
 #ifndef WM
 #define WM 2u
@@ -34,9 +45,14 @@
 #define FC 4u
 #define BK 32u
 #endif
+#ifndef FM
+#define FM 16u
+#define FN 16u
+#define FK 16u
+#endif
 #define NT (WM * WN * 32u)
-#define BM (WM * FR * 16u)
-#define BN (WN * FC * 16u)
+#define BM (WM * FR * FM)
+#define BN (WN * FC * FN)
 #define AV (BK / 8u + 1u)            // uvec4 per row of an A stage: BK halves + 8 of padding
 #define BV (BN / 8u + 1u)            // uvec4 per k row of a B stage
 #define A_STAGE (BM * AV)
@@ -44,16 +60,22 @@
 #define B0 (2u * A_STAGE)            // where the B stages start
 #define A_LOADS (BM * BK / 8u / NT)  // uvec4 each invocation moves per step
 #define B_LOADS (BK * BN / 8u / NT)
+#define SV (FM * FN / 4u)            // uvec4 of one subgroup's f32 scratch
+#define SM_SIZE (2u * (A_STAGE + B_STAGE))
 
 layout(local_size_x = NT) in;
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
 layout(std430, binding = 1) readonly buffer A { uvec4 a[]; };  // f16, 8 per uvec4
 layout(std430, binding = 2) readonly buffer B { uvec4 b[]; };
+#ifdef OUT_F16
+layout(std430, binding = 3) writeonly buffer C { uint16_t c[]; };  // f16 bits
+#else
 layout(std430, binding = 3) writeonly buffer C { float c[]; };
+#endif
 
-// two A stages, two B stages; afterwards 64 uvec4 (16x16 f32) per subgroup
-shared uvec4 sm[2u * (A_STAGE + B_STAGE)];
+// two A stages, two B stages; afterwards SV uvec4 (FM x FN f32) per subgroup
+shared uvec4 sm[SM_SIZE > WM * WN * SV ? SM_SIZE : WM * WN * SV];
 
 uvec4 ra[A_LOADS], rb[B_LOADS];
 
@@ -96,9 +118,9 @@ void main() {
     for (uint tm = gl_WorkGroupID.y; tm < tiles_m; tm += gl_NumWorkGroups.y) {
       uint row0 = tm * BM;
       uint abase = (bi * Mp + row0) * kv, bbase = bi * Kp * nv + col0 / 8u;
-      fcoopmatNV<32, gl_ScopeSubgroup, 16, 16> acc[FR][FC];
+      fcoopmatNV<32, gl_ScopeSubgroup, FM, FN> acc[FR][FC];
       [[unroll]] for (uint i = 0u; i < FR; i++)
-        [[unroll]] for (uint j = 0u; j < FC; j++) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 16>(0.0);
+        [[unroll]] for (uint j = 0u; j < FC; j++) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, FM, FN>(0.0);
 
       barrier();                             // the last tile's scratch is read
       if (steps > 0u) {
@@ -109,13 +131,13 @@ void main() {
       for (uint s = 0u; s < steps; s++) {
         uint st = s & 1u;
         if (s + 1u < steps) load_step(abase, bbase, kv, nv, s + 1u);  // in flight meanwhile
-        [[unroll]] for (uint kk = 0u; kk < BK; kk += 16u) {
-          fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fa[FR];
+        [[unroll]] for (uint kk = 0u; kk < BK; kk += FK) {
+          fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa[FR];
           [[unroll]] for (uint i = 0u; i < FR; i++)
-            coopMatLoadNV(fa[i], sm, st * A_STAGE + (wr * FR * 16u + i * 16u) * AV + kk / 8u, AV, false);
+            coopMatLoadNV(fa[i], sm, st * A_STAGE + (wr * FR * FM + i * FM) * AV + kk / 8u, AV, false);
           [[unroll]] for (uint j = 0u; j < FC; j++) {
-            fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> fb;
-            coopMatLoadNV(fb, sm, B0 + st * B_STAGE + kk * BV + (wc * FC * 16u + j * 16u) / 8u, BV, false);
+            fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb;
+            coopMatLoadNV(fb, sm, B0 + st * B_STAGE + kk * BV + (wc * FC * FN + j * FN) / 8u, BV, false);
             [[unroll]] for (uint i = 0u; i < FR; i++) acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);
           }
         }
@@ -123,23 +145,40 @@ void main() {
         barrier();
       }
 
-      // accumulators -> this subgroup's scratch (16 rows of 4 uvec4) -> C
+      // accumulators -> C: whole tiles straight (f32), the rest through this
+      // subgroup's scratch (FM rows of FN/4 uvec4) with bounds checks
       uint cbase = bi * M * N;
       [[unroll]] for (uint i = 0u; i < FR; i++)
         [[unroll]] for (uint j = 0u; j < FC; j++) {
-          coopMatStoreNV(acc[i][j], sm, sg * 64u, 4u, false);
+          uint r0 = row0 + wr * FR * FM + i * FM, c0 = col0 + wc * FC * FN + j * FN;
+#ifndef OUT_F16
+          if (r0 + FM <= M && c0 + FN <= N && N % 4u == 0u) {
+            coopMatStoreNV(acc[i][j], c, cbase + r0 * N + c0, N, false);
+            continue;
+          }
+#endif
+          if (r0 >= M || c0 >= N) continue;
+          coopMatStoreNV(acc[i][j], sm, sg * SV, FN / 4u, false);
           subgroupMemoryBarrierShared();
           subgroupBarrier();
-          uint r0 = row0 + wr * FR * 16u + i * 16u, c0 = col0 + wc * FC * 16u + j * 16u;
-          [[unroll]] for (uint h = 0u; h < 2u; h++) {
-            uint e = lane + 32u * h, gr = r0 + e / 4u, gc = c0 + (e % 4u) * 4u;
-            vec4 v = uintBitsToFloat(sm[sg * 64u + e]);
-            if (gr < M) {
+          [[unroll]] for (uint h = 0u; h < (SV + 31u) / 32u; h++) {
+            uint e = lane + 32u * h, gr = r0 + e / (FN / 4u), gc = c0 + (e % (FN / 4u)) * 4u;
+            if (e < SV && gr < M) {
+              vec4 v = uintBitsToFloat(sm[sg * SV + e]);
               uint o = cbase + gr * N + gc;
+#ifdef OUT_F16
+              uvec4 hv = uvec4(nx_f16_bits(floatBitsToUint(v.x)), nx_f16_bits(floatBitsToUint(v.y)),
+                               nx_f16_bits(floatBitsToUint(v.z)), nx_f16_bits(floatBitsToUint(v.w)));
+              if (gc < N) c[o] = uint16_t(hv.x);
+              if (gc + 1u < N) c[o + 1u] = uint16_t(hv.y);
+              if (gc + 2u < N) c[o + 2u] = uint16_t(hv.z);
+              if (gc + 3u < N) c[o + 3u] = uint16_t(hv.w);
+#else
               if (gc < N) c[o] = v.x;
               if (gc + 1u < N) c[o + 1u] = v.y;
               if (gc + 2u < N) c[o + 2u] = v.z;
               if (gc + 3u < N) c[o + 3u] = v.w;
+#endif
             }
           }
           subgroupMemoryBarrierShared();

@@ -12,7 +12,7 @@
 layout(local_size_x_id = 0) in;
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
-layout(std430, binding = 1) readonly buffer Src { uint s[]; };   // f32 bits
+layout(std430, binding = 1) readonly buffer Src { uint s[]; };   // f32 bits (SRC_F16: f16 pairs)
 layout(std430, binding = 2) writeonly buffer Dst { uint d[]; };  // f16 pairs
 
 void main() {
@@ -26,8 +26,13 @@ void main() {
     uint lo = 0u, hi = 0u;
     if (r < R) {
       uint src = (bi * R + r) * C + c;
+#ifdef SRC_F16
+      if (c < C) lo = (s[src >> 1u] >> ((src & 1u) * 16u)) & 0xffffu;
+      if (c + 1u < C) hi = (s[(src + 1u) >> 1u] >> (((src + 1u) & 1u) * 16u)) & 0xffffu;
+#else
       if (c < C) lo = nx_f16_bits(s[src]);
       if (c + 1u < C) hi = nx_f16_bits(s[src + 1u]);
+#endif
     }
     d[i] = lo | (hi << 16);
   }

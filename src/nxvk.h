@@ -343,13 +343,18 @@ typedef struct nxvk_device_info {
   /* cooperative matrix */
   bool coop_matrix_nv, coop_matrix_khr;   /* the extensions are present */
   /* what dot's "coopmat" variant needs: VK_NV_cooperative_matrix's feature,
-   * shaderFloat16, vulkanMemoryModel and a 16x16x16 f16 x f16 -> f32
+   * shaderFloat16, vulkanMemoryModel and an f16 x f16 -> f32
    * subgroup configuration listed by the device */
   bool coopmat_f16_f32;
   /* every VK_NV_cooperative_matrix configuration the device lists, as
    * "A x B + C -> D MxNxK" joined by ", " (subgroup scope unless marked);
    * empty where the feature is off or nothing is listed */
   char coop_shapes[1024];
+  /* the subgroup-scope configurations as MxNxK, for the kernels that pick
+   * their fragments from them: f16 x f16 + f32 -> f32 (dot's coopmat, bench
+   * peak) and s8 x s8 + s32 -> s32 (bench peak), as listed */
+  uint32_t coop_f16_shapes[8][3], coop_s8_shapes[8][3];
+  int coop_f16_nshapes, coop_s8_nshapes;
 
   /* identity (VkPhysicalDeviceIDProperties, VkPhysicalDeviceDriverProperties) */
   bool has_ids;                     /* Vulkan 1.1: the UUIDs below are set */
@@ -627,6 +632,10 @@ void nxvk_batch_abort(nxvk_batch *b);
 int nxvk_bench_kernel(nxvk_ctx *c, const char *kernel, const uint32_t *spec, int nspec,
                       const uint32_t *meta, uint32_t nmeta, nxvk_tensor *const *bufs, int nbufs,
                       uint32_t groups, double *gpu_ns);
+/* For `nxvk bench matmul`: the zero-padded f16 copies dot's coopmat
+ * variant makes of f32 A [m,k] and B [k,n] (f16_pack): padded rows and
+ * columns {Mp, Kp, Np}; false where the device has no coopmat. */
+bool nxvk_dot_coopmat_padding(nxvk_ctx *c, uint32_t m, uint32_t k, uint32_t n, uint32_t padded[3]);
 /* dst = src (same byte size) on the device, timed. */
 int nxvk_tensor_copy(nxvk_ctx *c, nxvk_tensor *dst, const nxvk_tensor *src, double *gpu_ns);
 

@@ -443,6 +443,45 @@ static void add_note(bench_row *row, const char *text) {
   snprintf(row->note + n, sizeof row->note - n, "%s%s", n ? "; " : "", text);
 }
 
+/* dot's coopmat variant on f32: its two f16_pack passes (A and B rounded
+ * into zero-padded f16 copies) timed alone, as the engine runs them, so the
+ * row can say how much of its time is the conversion.  ns = 0 where the
+ * device has no coopmat or the operands are not f32. */
+static int coopmat_pack_ns(problem *p, double *ns) {
+  *ns = 0;
+  if (p->op->kind != NXVK_KIND_DOT || p->dtype != NXVK_F32 || !(p->attrs.set & NXVK_ATTR_VARIANT) ||
+      strcmp(p->attrs.variant, "coopmat") != 0)
+    return NXVK_OK;
+  const nxvk_shape *xs = &p->meta[0].shape;
+  int r = xs->rank;
+  uint32_t batch = r == 3 ? (uint32_t)xs->dim[0] : 1, M = (uint32_t)xs->dim[r - 2], K = (uint32_t)xs->dim[r - 1],
+           N = (uint32_t)p->meta[1].shape.dim[r - 1], pad[3];
+  if (!nxvk_dot_coopmat_padding(p->b->ctx, M, K, N, pad)) return NXVK_OK;
+  const nxvk_device_info *d = &p->b->info;
+  for (int i = 0; i < 2; i++) {
+    uint32_t rows = i ? K : M, cols = i ? N : K, rp = i ? pad[1] : pad[0], cp = i ? pad[2] : pad[1];
+    uint64_t words = (uint64_t)batch * rp * cp / 2;
+    nxvk_shape s = {1, {(int64_t)words}};
+    nxvk_tensor *dst = NULL;
+    int rc = nxvk_tensor_new(p->b->ctx, NXVK_F32, &s, &dst);
+    if (rc) return rc;
+    uint32_t meta[5] = {rows, cols, rp, cp, (uint32_t)words}, spec[1] = {256};
+    uint64_t groups = (words + 255) / 256;
+    if (groups > d->max_workgroup_count[0]) groups = d->max_workgroup_count[0];
+    nxvk_tensor *bufs[2] = {p->t[i], dst};
+    double best = 0;
+    for (int rep = 0; rep < 4 && rc == NXVK_OK; rep++) { /* one warm-up, the best of three */
+      double t = 0;
+      rc = nxvk_bench_kernel(p->b->ctx, "f16_pack", spec, 1, meta, 5, bufs, 2, (uint32_t)groups, &t);
+      if (rep == 1 || (rep > 1 && t < best)) best = t;
+    }
+    nxvk_tensor_free(dst);
+    if (rc) return rc;
+    *ns += best;
+  }
+  return NXVK_OK;
+}
+
 static int measure(bench_ctx *b, problem *p, bench_row *row, unsigned want, const char *label) {
   p->b = b;
   p->timestamps = b->info.timestamps;
@@ -458,7 +497,18 @@ static int measure(bench_ctx *b, problem *p, bench_row *row, unsigned want, cons
   bench_busy_pause(); /* the dispatch count is judged from timed runs too */
   rc = pick_dispatches(p);
   if (rc == NXVK_OK) rc = bench_repeat(b->o, 1, true, kernel_once, p, &row->gpu);
+  double pack_ns = 0;
+  if (rc == NXVK_OK && p->timestamps) rc = coopmat_pack_ns(p, &pack_ns);
   bench_busy_resume();
+  if (rc == NXVK_OK && pack_ns > 0) {
+    char text[200];
+    double flops = dot_flops(p), kern = row->gpu.median - pack_ns;
+    snprintf(text, sizeof text,
+             "of its %.4g us, the f16 conversion of A and B (f16_pack, timed alone) takes %.4g us; the "
+             "tensor-core kernel about %.4g us (%.4g GFLOPS)",
+             row->gpu.median / 1e3, pack_ns / 1e3, kern / 1e3, kern > 0 ? flops / kern : NAN);
+    add_note(row, text);
+  }
   if (rc == NXVK_OK && (want & WANT_E2E)) {
     bench_progress(b, "%s: end to end", label);
     rc = bench_repeat(b->o, 1, true, e2e_once, p, &row->e2e);

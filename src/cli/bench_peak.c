@@ -284,6 +284,121 @@ fail:
   return cli_engine_error(rc);
 }
 
+/* ---- cooperative-matrix rates (peak_coopmat.comp) ---- */
+
+enum { COOP_WG = 128, COOP_ITERS = 1024, COOP_CHECK_ITERS = 16, COOP_NACC = 8 };
+
+/* The largest configuration the device lists (f16 x f16 + f32 -> f32 or
+ * s8 x s8 + s32 -> s32), or false when it lists none. */
+static bool coop_shape(const nxvk_device_info *d, bool int8, uint32_t f[3]) {
+  int n = int8 ? d->coop_s8_nshapes : d->coop_f16_nshapes;
+  uint64_t best = 0;
+  for (int i = 0; i < n; i++) {
+    const uint32_t *s = int8 ? d->coop_s8_shapes[i] : d->coop_f16_shapes[i];
+    uint64_t v = (uint64_t)s[0] * s[1] * s[2];
+    if (v > best && v <= 16384 && s[0] % 8 == 0 && s[1] % 8 == 0) {
+      best = v;
+      memcpy(f, s, 3 * sizeof *f);
+    }
+  }
+  return best > 0;
+}
+
+/* One row: NACC chains of coopMatMulAddNV per subgroup on one fragment pair
+ * (x = 0.5, y = 0.25 for f16; 1 and 2 for int8), checked exactly on one
+ * workgroup (every result element is NACC x iters x FK x x y), then timed
+ * on a grid grown until a dispatch lasts FMA_TARGET_NS. */
+static int bench_coopmat_one(bench_ctx *b, bool int8) {
+  const nxvk_device_info *d = &b->info;
+  const char *type = int8 ? "int8" : "f16";
+  uint32_t f[3];
+  if (!d->coop_matrix_nv) {
+    bench_add_skip(b, "peak", "coopmat", type, 0, "not supported: %s has no VK_NV_cooperative_matrix%s", d->name,
+                   d->coop_matrix_khr ? " (VK_KHR_cooperative_matrix: this build's glslang 12 cannot compile it)" : "");
+    return EXIT_OK;
+  }
+  if (!d->coopmat_f16_f32 || d->subgroup_size != 32 || (int8 && !d->int8) || !coop_shape(d, int8, f)) {
+    bench_add_skip(b, "peak", "coopmat", type, 0,
+                   "not supported: %s lists no %s subgroup configuration nxvk can use (or lacks %s, "
+                   "vulkanMemoryModel or 32-wide subgroups)",
+                   d->name, int8 ? "s8 x s8 + s32 -> s32" : "f16 x f16 + f32 -> f32", int8 ? "shaderInt8" : "shaderFloat16");
+    return EXIT_OK;
+  }
+  bench_progress(b, "peak coopmat %s %ux%ux%u", type, f[0], f[1], f[2]);
+  fma_run r = {.c = b->ctx, .timestamps = d->timestamps, .groups = 1};
+  snprintf(r.kernel, sizeof r.kernel, "peakcm_%ux%ux%u_%s", f[0], f[1], f[2], int8 ? "s8" : "f16");
+  uint32_t per_sg = f[0] * f[1], n = COOP_WG / 32 * per_sg;
+  nxvk_shape s = {1, {n}};
+  nxvk_host got = {0};
+  int rc = nxvk_tensor_new(b->ctx, int8 ? NXVK_I32 : NXVK_F32, &s, &r.out);
+  if (rc) return cli_engine_error(rc);
+  double x = int8 ? 1 : 0.5, y = int8 ? 2 : 0.25;
+  r.spec[0] = COOP_WG;
+  r.spec[1] = COOP_CHECK_ITERS;
+  r.meta[0] = 1;
+  r.meta[1] = int8 ? (uint32_t)-1 : f32_bits(fma_sentinel);
+  r.meta[2] = int8 ? (uint32_t)x : f32_bits((float)x);
+  r.meta[3] = int8 ? (uint32_t)y : f32_bits((float)y);
+  double ns;
+  rc = fma_once(&r, &ns);
+  if (rc == NXVK_OK) rc = nxvk_tensor_to_host(b->ctx, r.out, &got);
+  if (rc) goto fail;
+  double want = (double)COOP_NACC * COOP_CHECK_ITERS * f[2] * x * y;
+  for (uint32_t i = 0; i < n; i++) {
+    double have = nxvk_host_get(&got, i);
+    if (have != want) {
+      bench_progress_done(b);
+      fprintf(stderr, "nxvk: error: bench: peak: %s gave %.17g at element %u, want %.17g\n", r.kernel, have, i, want);
+      nxvk_tensor_free(r.out);
+      nxvk_host_free(&got);
+      return EXIT_FAIL;
+    }
+  }
+  nxvk_host_free(&got);
+  r.spec[1] = COOP_ITERS;
+  r.meta[0] = 0;
+  r.groups = 64;
+  uint32_t cap = d->max_workgroup_count[0];
+  for (;;) {
+    rc = fma_once(&r, &ns);
+    if (rc) goto fail;
+    if (ns >= FMA_TARGET_NS || r.groups >= cap) break;
+    double grow = ns > 0 ? FMA_TARGET_NS / ns * 1.1 : 16;
+    if (grow > 16) grow = 16;
+    if (grow < 2) grow = 2;
+    r.groups = (uint32_t)((double)r.groups * grow) > cap ? cap : (uint32_t)((double)r.groups * grow);
+  }
+  char shape[32];
+  snprintf(shape, sizeof shape, "%ux%ux%u", f[0], f[1], f[2]);
+  bench_row *row = peak_row(b, "coopmat", shape, type, 0);
+  if (!row) {
+    rc = NXVK_E_NO_MEMORY;
+    goto fail;
+  }
+  rc = bench_repeat(b->o, 1, true, fma_once, &r, &row->gpu);
+  if (rc) {
+    b->rep->nrows--;
+    goto fail;
+  }
+  row->size = (int64_t)r.groups * COOP_WG;
+  row->flops = 2.0 * f[0] * f[1] * f[2] * COOP_NACC * COOP_ITERS * (COOP_WG / 32) * r.groups;
+  row->gflops = row->flops / row->gpu.median;
+  row->gflops_min = row->flops / row->gpu.max;
+  row->gflops_max = row->flops / row->gpu.min;
+  snprintf(row->check, sizeof row->check, "exact (%d iters)", COOP_CHECK_ITERS);
+  snprintf(row->note, sizeof row->note,
+           "%u workgroups x %d subgroups x %d accumulators x %d iterations of %s coopMatMulAddNV%s", r.groups,
+           COOP_WG / 32, COOP_NACC, COOP_ITERS, shape, int8 ? "; int8 ops counted as flops" : "");
+  bench_progress_done(b);
+  bench_print_row(row);
+  nxvk_tensor_free(r.out);
+  return EXIT_OK;
+fail:
+  nxvk_tensor_free(r.out);
+  nxvk_host_free(&got);
+  return cli_engine_error(rc);
+}
+
 /* all: the f16 and cooperative-matrix rows too (bench peak and all; matmul
  * needs only the f32/f64 peaks its %peak divides by) */
 static int bench_fma(bench_ctx *b, bool all) {
@@ -312,17 +427,11 @@ static int bench_fma(bench_ctx *b, bool all) {
       if (status) return status;
     }
   }
-  /* the tensor-core rates: no cooperative-matrix rate kernel yet; where the
-   * device has no cooperative matrices, that is what the note says */
-  static const char *const coop_types[2] = {"f16", "int8"};
+  /* the tensor-core rates (shaders/peak_coopmat.comp) where the device has
+   * NV cooperative matrices of the type */
   for (int i = 0; i < 2; i++) {
-    if (!b->info.coop_matrix_nv && !b->info.coop_matrix_khr)
-      bench_add_skip(b, "peak", "coopmat", coop_types[i], 0,
-                     "not supported: %s has no VK_NV_cooperative_matrix or VK_KHR_cooperative_matrix", b->info.name);
-    else
-      bench_add_skip(b, "peak", "coopmat", coop_types[i], 0,
-                     "not measured: nxvk has no cooperative-matrix rate kernel yet (dot's coopmat variant is "
-                     "timed by bench matmul)");
+    int status = bench_coopmat_one(b, i == 1);
+    if (status) return status;
   }
   return EXIT_OK;
 }

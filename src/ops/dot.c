@@ -37,27 +37,102 @@ double nxvk_f16_round(double x) {
 }
 
 /* The coopmat kernel: dot_coopmat.comp with WM x WN subgroups of 32, FR x
- * FC 16x16 accumulators each, k steps of BK, two shared stages.  Of the
- * three layouts measured (bench/NOTES.md), 2 x 2 subgroups of 64 x 64 on
- * 128 x 128 tiles was never far from the best, and the others' gains
- * (under 8% past 1024^2, each at different sizes) did not pay for a rule. */
+ * FC accumulators of FM x FN each, k steps of BK, two shared stages; FM x
+ * FN x FK is one of the device's f16 x f16 + f32 -> f32 configurations
+ * (nxvk info's cooperative_matrix_shapes): the largest it lists whose sides
+ * are multiples of 8, 16x16x16 on NVIDIA.  The default block gives each
+ * subgroup 64 x 64 of C (FR = 64 / FM, FC = 64 / FN) on 2 x 2 subgroups:
+ * of the three layouts measured on 16x16x16 (bench/NOTES.md) it was never
+ * far from the best.  NXVK_DOT_COOPMAT="WM,WN,FR,FC,BK[,FM,FN,FK]" picks
+ * another for tuning runs (checked against the device in
+ * nxvk_dot_tuning_check); every layout but the default 16x16x16 one with
+ * f32 results is compiled at run time (rtkernel.c: dotcm_...). */
 typedef struct {
-  const char *kernel;
-  uint32_t wm, wn, fr, fc, bk;
+  uint32_t wm, wn, fr, fc, bk, fm, fn, fk;
 } coopmat_kernel;
-static const coopmat_kernel coopmat_base = {"dot_coopmat_f32", 2, 2, 4, 4, 32}; /* 128 x 128, 128 invocations */
-#define COOPMAT_KPAD 32u /* K is padded to whole k steps */
 
-static const coopmat_kernel *coopmat_pick(const nxvk_ctx *c) {
-  (void)c;
-  return &coopmat_base;
+/* the device's fragment shape: the largest listed (16x16x16 first on a tie) */
+static void coopmat_fragment(const nxvk_device_info *d, uint32_t f[3]) {
+  f[0] = f[1] = f[2] = 16;
+  uint64_t best = 0;
+  for (int i = 0; i < d->coop_f16_nshapes; i++) {
+    const uint32_t *s = d->coop_f16_shapes[i];
+    uint64_t v = (uint64_t)s[0] * s[1] * s[2];
+    if (s[0] % 8 || s[1] % 8 || s[2] % 8 || !v || v > 4096) continue;
+    if (v > best || (v == best && s[0] == 16 && s[1] == 16)) {
+      best = v;
+      memcpy(f, s, 3 * sizeof *f);
+    }
+  }
 }
-static uint32_t coopmat_bm(const coopmat_kernel *k) { return k->wm * k->fr * 16; }
-static uint32_t coopmat_bn(const coopmat_kernel *k) { return k->wn * k->fc * 16; }
+
+static coopmat_kernel coopmat_pick(const nxvk_ctx *c) {
+  const uint32_t *t = c->tuning->dot_coopmat;
+  coopmat_kernel k = {2, 2, 4, 4, 32, 16, 16, 16};
+  uint32_t f[3];
+  coopmat_fragment(&c->info, f);
+  k.fm = f[0], k.fn = f[1], k.fk = f[2];
+  k.fr = 64 / k.fm ? 64 / k.fm : 1;
+  k.fc = 64 / k.fn ? 64 / k.fn : 1;
+  if (k.bk % k.fk) k.bk = k.fk;
+  if (t[0]) {
+    k.wm = t[0], k.wn = t[1], k.fr = t[2], k.fc = t[3], k.bk = t[4];
+    if (t[5]) k.fm = t[5], k.fn = t[6], k.fk = t[7];
+  }
+  return k;
+}
+static uint32_t coopmat_bm(const coopmat_kernel *k) { return k->wm * k->fr * k->fm; }
+static uint32_t coopmat_bn(const coopmat_kernel *k) { return k->wn * k->fc * k->fn; }
 static uint32_t coopmat_threads(const coopmat_kernel *k) { return k->wm * k->wn * 32; }
-/* two stages of A (BM rows of BK halves + 8) and B (BK rows of BN + 8) */
-static uint32_t coopmat_shared(const coopmat_kernel *k) {
-  return 2 * 2 * (coopmat_bm(k) * (k->bk + 8) + k->bk * (coopmat_bn(k) + 8));
+/* two stages of A (BM rows of BK halves + 8) and B (BK rows of BN + 8), or
+ * the f32 scratch of FM x FN per subgroup where that is more */
+static uint64_t coopmat_shared(const coopmat_kernel *k) {
+  uint64_t stages = 2ull * 2 * ((uint64_t)coopmat_bm(k) * (k->bk + 8) + (uint64_t)k->bk * (coopmat_bn(k) + 8));
+  uint64_t scratch = (uint64_t)k->wm * k->wn * k->fm * k->fn * 4;
+  return stages > scratch ? stages : scratch;
+}
+
+/* Why layout k cannot run here, or NULL: the shader's divisibility rules
+ * (16-byte loads spread evenly over the invocations), the device's limits
+ * and its fragment shapes. */
+static const char *coopmat_layout_check(const nxvk_device_info *d, const coopmat_kernel *k, char *buf, size_t len) {
+  uint32_t nt = coopmat_threads(k), bm = coopmat_bm(k), bn = coopmat_bn(k);
+  bool listed = false;
+  for (int i = 0; i < d->coop_f16_nshapes; i++)
+    listed |= d->coop_f16_shapes[i][0] == k->fm && d->coop_f16_shapes[i][1] == k->fn &&
+              d->coop_f16_shapes[i][2] == k->fk;
+  if (!k->wm || !k->wn || !k->fr || !k->fc || k->fr > 8 || k->fc > 8 || k->wm * k->wn > 32)
+    snprintf(buf, len, "WM x WN from 1 to 32 subgroups, FR and FC from 1 to 8");
+  else if (!listed)
+    snprintf(buf, len, "%ux%ux%u is not one of %.64s's f16 x f16 + f32 configurations", k->fm, k->fn, k->fk, d->name);
+  else if (k->fm % 8 || k->fn % 8 || k->fk % 8)
+    snprintf(buf, len, "fragment sides must be multiples of 8");
+  else if (!k->bk || k->bk % k->fk || k->bk > 256)
+    snprintf(buf, len, "BK must be a multiple of FK = %u up to 256", k->fk);
+  else if ((bm * k->bk / 8) % nt || (k->bk * bn / 8) % nt)
+    snprintf(buf, len, "the %u invocations must split the %u x %u and %u x %u tiles' 16-byte loads evenly", nt, bm,
+             k->bk, k->bk, bn);
+  else if (d->max_workgroup_invocations < nt || d->max_workgroup_size[0] < nt)
+    snprintf(buf, len, "%u invocations a workgroup are too many", nt);
+  else if (d->max_shared_memory < coopmat_shared(k))
+    snprintf(buf, len, "%llu bytes of shared memory are too many (%u)", (unsigned long long)coopmat_shared(k),
+             d->max_shared_memory);
+  else
+    return NULL;
+  return buf;
+}
+
+/* What coopmat needs of the device for these inputs and this result, or NULL. */
+static const char *coopmat_unsupported(const nxvk_ctx *c, nxvk_dtype in, nxvk_dtype out, char *buf, size_t len) {
+  const nxvk_device_info *d = &c->info;
+  coopmat_kernel k = coopmat_pick(c);
+  return !d->coop_matrix_nv ? "no VK_NV_cooperative_matrix"
+         : !d->f16 ? "no shaderFloat16"
+         : !d->coopmat_f16_f32 ? "no f16 x f16 -> f32 subgroup configuration (or no vulkanMemoryModel)"
+         : d->subgroup_size != 32 ? "subgroups are not 32 wide"
+         : in == NXVK_F16 && out == NXVK_F16 && !(d->storage_16bit && d->int16)
+             ? "f16 results need storageBuffer16BitAccess and shaderInt16"
+             : coopmat_layout_check(d, &k, buf, len);
 }
 
 int nxvk_dot_supported(nxvk_ctx *c, const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in,
@@ -66,34 +141,33 @@ int nxvk_dot_supported(nxvk_ctx *c, const nxvk_op *op, const nxvk_attrs *a, cons
   /* f16 bf16 i32 i64 have one kernel (naive: f32 sums / exact integer sums);
    * the tuned variants are f32 and f64 kernels */
   bool tuned_dtype = in[0].dtype == NXVK_F32 || in[0].dtype == NXVK_F64;
-  if (!tuned_dtype && (a->set & NXVK_ATTR_VARIANT) && strcmp(a->variant, "naive") != 0 &&
-      strcmp(a->variant, "tiled") != 0)
+  bool half = in[0].dtype == NXVK_F16 || in[0].dtype == NXVK_BF16;
+  if (!tuned_dtype && !(half && is_coopmat(a)) && (a->set & NXVK_ATTR_VARIANT) &&
+      strcmp(a->variant, "naive") != 0 && strcmp(a->variant, "tiled") != 0)
     return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE,
                        "dot: variant %s computes f32 and f64; %s takes the default (tiled, here naive) kernel",
                        a->variant, nxvk_dtype_name(in[0].dtype));
   if (!is_coopmat(a)) return NXVK_OK;
+  /* f32 (rounded to f16 by f16_pack) and f16 (read as they are); bf16 has
+   * no cooperative matrix here: VK_NV_cooperative_matrix's component types
+   * have no bf16, and Debian 12's glslang (12.0.0) and Vulkan headers
+   * (1.3.239) know neither VK_KHR_cooperative_matrix nor bfloat16 */
   for (int i = 0; i < nin; i++)
-    if (in[i].dtype != NXVK_F32)
+    if (in[i].dtype != NXVK_F32 && in[i].dtype != NXVK_F16)
       return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE,
-                         "dot: variant coopmat takes f32 (rounded to f16, summed in f32), not %s",
+                         in[i].dtype == NXVK_BF16
+                             ? "dot: variant coopmat takes f32 (rounded to f16) and f16, not bf16: "
+                               "VK_NV_cooperative_matrix has no bf16 type and this build's glslang 12 and "
+                               "Vulkan headers 1.3.239 know no VK_KHR_cooperative_matrix or bfloat16 (bf16 "
+                               "takes the default kernel, f32 sums)"
+                             : "dot: variant coopmat takes f32 (rounded to f16, summed in f32) and f16, not %s",
                          nxvk_dtype_name(in[i].dtype));
-  const nxvk_device_info *d = &c->info;
-  const coopmat_kernel *k = coopmat_pick(c);
-  char need[96];
-  snprintf(need, sizeof need, "%u bytes of shared memory are too many", coopmat_shared(k));
-  const char *why = !d->coop_matrix_nv ? "no VK_NV_cooperative_matrix"
-                    : !d->f16 ? "no shaderFloat16"
-                    : !d->coopmat_f16_f32
-                        ? "no 16x16x16 f16 x f16 -> f32 subgroup configuration (or no vulkanMemoryModel)"
-                    : d->subgroup_size != 32 ? "subgroups are not 32 wide"
-                    : d->max_workgroup_invocations < coopmat_threads(k) ||
-                            d->max_workgroup_size[0] < coopmat_threads(k)
-                        ? "its workgroups are too large"
-                    : d->max_shared_memory < coopmat_shared(k) ? need
-                                                               : NULL;
+  nxvk_dtype out = in[0].dtype;
+  if (a->set & NXVK_ATTR_DTYPE) out = a->dtype;
+  char buf[200];
+  const char *why = coopmat_unsupported(c, in[0].dtype, out, buf, sizeof buf);
   if (why)
-    return nxvk_seterr(NXVK_E_UNSUPPORTED, "dot: variant coopmat is not supported on %s: %s",
-                       d->name, why);
+    return nxvk_seterr(NXVK_E_UNSUPPORTED, "dot: variant coopmat is not supported on %s: %s", c->info.name, why);
   return NXVK_OK;
 }
 
@@ -206,6 +280,20 @@ int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t) {
                (unsigned long long)shared, d->name, d->max_shared_memory);
     if (*why)
       return nxvk_seterr(NXVK_E_BAD_REQUEST, "NXVK_DOT_TILES=%u,%u,%u,%u,%u: %s", v[0], v[1], v[2], v[3], v[4], why);
+  }
+  v = t->dot_coopmat;
+  if (v[0] || v[1] || v[2] || v[3] || v[4]) {
+    /* a layout for coopmat: checked here so that a sweep fails at once, not per product */
+    coopmat_kernel k = coopmat_pick(c);
+    char buf[200];
+    const char *no = !d->coopmat_f16_f32 ? "this device has no f16 x f16 -> f32 cooperative matrices (nxvk info)"
+                                         : coopmat_layout_check(d, &k, buf, sizeof buf);
+    if (no) {
+      if (v[5])
+        return nxvk_seterr(NXVK_E_BAD_REQUEST, "NXVK_DOT_COOPMAT=%u,%u,%u,%u,%u,%u,%u,%u: %s", v[0], v[1], v[2], v[3], v[4],
+                           v[5], v[6], v[7], no);
+      return nxvk_seterr(NXVK_E_BAD_REQUEST, "NXVK_DOT_COOPMAT=%u,%u,%u,%u,%u: %s", v[0], v[1], v[2], v[3], v[4], no);
+    }
   }
   v = t->dot_vec;
   if (v[0] || v[1] || v[2] || v[3]) {
@@ -352,20 +440,48 @@ static int copy_pass(nxvk_rec *r, const char *kernel, nxvk_buffer *src, const ui
   return nxvk_dispatch_1d(r, kernel, spec, 1, meta, 5, bufs, 2, words);
 }
 
-/* coopmat: A and B rounded to f16 once each into zero-padded copies
- * (f16_pack), then the tensor-core kernel on whole tiles; the copies live as
- * long as the recording. */
-static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_buffer *a, nxvk_buffer *b,
-                       nxvk_buffer *out, uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
+/* The coopmat kernel's name: the embedded dot_coopmat_f32 for the default
+ * 16x16x16 layout with f32 results, else a run-time kernel (rtkernel.c
+ * parses the name back into the shader's defines). */
+static void coopmat_name(const coopmat_kernel *k, bool out_f16, char *name, size_t len) {
+  if (k->wm == 2 && k->wn == 2 && k->fr == 4 && k->fc == 4 && k->bk == 32 && k->fm == 16 && k->fn == 16 &&
+      k->fk == 16 && !out_f16)
+    snprintf(name, len, "dot_coopmat_f32");
+  else
+    snprintf(name, len, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_%s", k->wm, k->wn, k->fr, k->fc, k->bk, k->fm, k->fn, k->fk,
+             out_f16 ? "f16" : "f32");
+}
+
+bool nxvk_dot_coopmat_padding(nxvk_ctx *c, uint32_t m, uint32_t k, uint32_t n, uint32_t padded[3]) {
+  char buf[200];
+  if (coopmat_unsupported(c, NXVK_F32, NXVK_F32, buf, sizeof buf)) return false;
+  coopmat_kernel ck = coopmat_pick(c);
+  padded[0] = round_up(m, coopmat_bm(&ck));
+  padded[1] = k ? round_up(k, ck.bk) : ck.bk;
+  padded[2] = round_up(n, coopmat_bn(&ck));
+  return true;
+}
+
+/* coopmat: f16 A and B as they are where their shapes are whole tiles
+ * (A: M a multiple of BM, B: N a multiple of BN, both: K a multiple of BK),
+ * else a zero-padded f16 copy (f16_pack: f32 rounded once to f16; f16_pad:
+ * f16 copied) in its own dispatch before the kernel; the copies live as
+ * long as the recording.  C is f32, or f16 (each f32 sum rounded once). */
+static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_dtype dtype, nxvk_buffer *a, nxvk_buffer *b,
+                       nxvk_buffer *out, bool out_f16, uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
   if (M == 0 || N == 0 || batch == 0) return NXVK_OK;
   uint32_t bm = coopmat_bm(k), bn = coopmat_bn(k);
-  uint64_t Mp = round_up(M, bm), Np = round_up(N, bn), Kp = K ? round_up(K, COOPMAT_KPAD) : COOPMAT_KPAD;
+  uint64_t Mp = round_up(M, bm), Np = round_up(N, bn), Kp = K ? round_up(K, k->bk) : k->bk;
   uint64_t abytes = 2 * batch * Mp * Kp, bbytes = 2 * batch * Kp * Np;
   uint64_t gx = Np / bn, gy = Mp / bm, gz = batch;
-  if (abytes > c->info.max_storage_buffer_range || bbytes > c->info.max_storage_buffer_range)
+  bool f16 = dtype == NXVK_F16;
+  bool a_direct = f16 && Mp == M && Kp == K, b_direct = f16 && Np == N && Kp == K;
+  if ((!a_direct && abytes > c->info.max_storage_buffer_range) ||
+      (!b_direct && bbytes > c->info.max_storage_buffer_range) || Mp * Kp > UINT32_MAX / 2 ||
+      Kp * Np > UINT32_MAX / 2)
     return nxvk_seterr(NXVK_E_TOO_LARGE,
-                       "dot: variant coopmat: the f16 copies of A and B take %llu and %llu bytes (limit %llu)",
+                       "dot: variant coopmat: the f16 operands take %llu and %llu bytes (limit %llu)",
                        (unsigned long long)abytes, (unsigned long long)bbytes,
                        (unsigned long long)c->info.max_storage_buffer_range);
   if (gx > c->info.max_workgroup_count[0])
@@ -376,14 +492,16 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_buffer *a, nxv
   nxvk_buffer *a16 = NULL, *b16 = NULL;
   uint32_t ameta[5] = {M, K, (uint32_t)Mp, (uint32_t)Kp, (uint32_t)(abytes / 4)};
   uint32_t bmeta[5] = {K, N, (uint32_t)Kp, (uint32_t)Np, (uint32_t)(bbytes / 4)};
-  int rc = copy_pass(r, "f16_pack", a, ameta, abytes / 4, &a16);
-  if (rc == NXVK_OK) rc = copy_pass(r, "f16_pack", b, bmeta, bbytes / 4, &b16);
+  const char *pack = f16 ? "f16_pad" : "f16_pack";
+  int rc = a_direct ? NXVK_OK : copy_pass(r, pack, a, ameta, abytes / 4, &a16);
+  if (rc == NXVK_OK && !b_direct) rc = copy_pass(r, pack, b, bmeta, bbytes / 4, &b16);
   if (rc == NXVK_OK) {
     uint32_t meta[7] = {M, N, K, batch, (uint32_t)Mp, (uint32_t)Np, (uint32_t)Kp};
     uint32_t spec[1] = {coopmat_threads(k)}; /* fixed in the shader; constant 0 is unused */
-    nxvk_buffer *bufs[3] = {a16, b16, out};
-    rc = nxvk_dispatch_grid(r, k->kernel, spec, 1, meta, 7, bufs, 3, (uint32_t)gx, (uint32_t)gy,
-                            (uint32_t)gz);
+    nxvk_buffer *bufs[3] = {a_direct ? a : a16, b_direct ? b : b16, out};
+    char name[48];
+    coopmat_name(k, out_f16, name, sizeof name);
+    rc = nxvk_dispatch_grid(r, name, spec, 1, meta, 7, bufs, 3, (uint32_t)gx, (uint32_t)gy, (uint32_t)gz);
   }
   nxvk_buffer_unref(c, a16);
   nxvk_buffer_unref(c, b16);
@@ -532,9 +650,16 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   const char *dt = nxvk_dtype_name(dtype);
   char name[32];
   const char *variant = (a->set & NXVK_ATTR_VARIANT) ? a->variant : "tiled";
-  /* f16 bf16 i32 i64: one kernel, the naive one (nxvk_dot_supported) */
-  bool naive = strcmp(variant, "naive") == 0 || (dtype != NXVK_F32 && dtype != NXVK_F64);
   nxvk_ctx *c = nxvk_rec_ctx(r);
+  /* f16 on cooperative matrices, also by default where the device has them
+   * (products with m or n up to 16 keep the default kernel) */
+  char why[200];
+  if (dtype == NXVK_F16 && strcmp(variant, "tiled") == 0 && M > SKINNY_MAX && N > SKINNY_MAX &&
+      !coopmat_unsupported(c, dtype, out->dtype, why, sizeof why))
+    variant = "coopmat";
+  /* f16 bf16 i32 i64 otherwise: one kernel, the naive one (nxvk_dot_supported) */
+  bool naive = strcmp(variant, "naive") == 0 ||
+               (dtype != NXVK_F32 && dtype != NXVK_F64 && strcmp(variant, "coopmat") != 0);
   if (naive) {
     uint32_t meta[4] = {M, N, K, batch}, spec[1] = {NXVK_WG};
     /* dot_naive32_f16: the f32 sums stored as they are ("dtype": "f32") */
@@ -543,9 +668,13 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   }
   if (strcmp(variant, "coopmat") == 0) {
     nxvk_meta metas[2] = {{in[0]->dtype, *x}, {in[1]->dtype, *y}};
-    int rc = nxvk_dot_supported(c, op, a, metas, 2);
+    nxvk_attrs ca = *a;
+    ca.set |= NXVK_ATTR_VARIANT; /* the default variant may have come here */
+    snprintf(ca.variant, sizeof ca.variant, "coopmat");
+    int rc = nxvk_dot_supported(c, op, &ca, metas, 2);
     if (rc) return rc;
-    return dot_coopmat(r, coopmat_pick(c), in[0]->buf, in[1]->buf, out->buf, M, N, K, batch);
+    coopmat_kernel k = coopmat_pick(c);
+    return dot_coopmat(r, &k, dtype, in[0]->buf, in[1]->buf, out->buf, out->dtype == NXVK_F16, M, N, K, batch);
   }
   /* matrix-vector and skinny products: their own kernel ("tiled" and "skinny") */
   if (strcmp(variant, "tiled") == 0 || strcmp(variant, "skinny") == 0) {

@@ -245,6 +245,9 @@ int nxvk_strided_copy(nxvk_rec *r, nxvk_buffer *src, nxvk_dtype sd, int64_t src_
  * first use and cached on disk; NXVK_E_UNSUPPORTED for an unknown name. */
 int nxvk_rt_kernel_get(nxvk_ctx *c, const char *name, const uint32_t *spec, int nspec, int nbuffers,
                        nxvk_kernel **k);
+/* The GLSL behind a run-time kernel's name (the caller frees it), without
+ * a device: the unit tests compile kernels this device cannot run (coopmat). */
+int nxvk_rt_kernel_glsl(const char *name, char **glsl);
 
 #define NXVK_WG 256u     /* default workgroup size for 1-D kernels */
 
@@ -263,6 +266,7 @@ typedef struct nxvk_tuning {
   uint32_t dot_vec[4];   /* NXVK_DOT_VEC: RB, CB, BK, S of dot_vec */
   uint32_t dot_nt;       /* NXVK_DOT_NT: 128 (f64's narrow grid) or 256 */
   char dot_split[8];     /* NXVK_DOT_SPLIT: kernel, batch or copy */
+  uint32_t dot_coopmat[8]; /* NXVK_DOT_COOPMAT: WM, WN, FR, FC, BK[, FM, FN, FK] of dot_coopmat */
   uint32_t ew_unroll;    /* elements per invocation and round (codegen.c) */
   uint32_t ew_blocked;   /* 1: a workgroup's round is one contiguous block */
   bool reduce_fold;      /* a split reduction's last workgroup adds the partials */

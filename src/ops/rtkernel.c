@@ -5,7 +5,7 @@
  * 13 dtypes would multiply the embedded SPIR-V (and the build) by ten, for
  * kernels most runs never use.  Any other kernel an op asks for by name
  * ("ew_add_bf16", "copy_f16_i64", "reduce_u16", "iota_bool", "random_f16",
- * "dot_naive_i64")
+ * "dot_naive_i64", and dot's coopmat layouts "dotcm_2x2_4x4_k32_16x16x16_f16")
  * is generated here from the same sources (elementwise.def through the code
  * generator; shaders/copy.comp, reduce.comp, iota.comp, random.comp, dot_naive.comp with the
  * variant's -D defines and their #includes inserted), compiled once through
@@ -24,7 +24,8 @@
 
 extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_random[],
     nxvk_src_dot_naive[], nxvk_src_dtype[], nxvk_src_f16[], nxvk_src_scan[], nxvk_src_sort[], nxvk_src_window[],
-    nxvk_src_conv_direct[], nxvk_src_gather[], nxvk_src_scatter[], nxvk_src_index[];
+    nxvk_src_conv_direct[], nxvk_src_gather[], nxvk_src_scatter[], nxvk_src_index[], nxvk_src_dot_coopmat[],
+    nxvk_src_peak_coopmat[];
 
 /* name -> content key, for the process (the GLSL of a name never changes) */
 typedef struct rt_name {
@@ -142,9 +143,32 @@ unknown:
 static int glsl_for(const char *name, char **out) {
   *out = NULL;
   nxvk_dtype d, d2;
-  char defs[128];
+  char defs[200];
   const char *us = strrchr(name, '_');
   if (!us) goto unknown;
+  if (strncmp(name, "dotcm_", 6) == 0) { /* dot.c's coopmat_name */
+    unsigned v[8];
+    char res[4], tail;
+    if (sscanf(name, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_%3s%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
+               res, &tail) != 9 ||
+        (strcmp(res, "f32") != 0 && strcmp(res, "f16") != 0))
+      goto unknown;
+    snprintf(defs, sizeof defs,
+             "#define WM %uu\n#define WN %uu\n#define FR %uu\n#define FC %uu\n#define BK %uu\n#define FM %uu\n"
+             "#define FN %uu\n#define FK %uu\n%s",
+             v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], res[1] == '1' ? "#define OUT_F16 1\n" : "");
+    return hand_glsl(nxvk_src_dot_coopmat, defs, out);
+  }
+  if (strncmp(name, "peakcm_", 7) == 0) { /* bench peak's tensor-core rate (bench_peak.c) */
+    unsigned v[3];
+    char ty[4], tail;
+    if (sscanf(name, "peakcm_%ux%ux%u_%3s%c", &v[0], &v[1], &v[2], ty, &tail) != 4 ||
+        (strcmp(ty, "f16") != 0 && strcmp(ty, "s8") != 0))
+      goto unknown;
+    snprintf(defs, sizeof defs, "#define FM %uu\n#define FN %uu\n#define FK %uu\n%s", v[0], v[1], v[2],
+             ty[0] == 's' ? "#define INT8 1\n" : "");
+    return hand_glsl(nxvk_src_peak_coopmat, defs, out);
+  }
   if (strncmp(name, "ew_", 3) == 0 && parse_dtype(us + 1, strlen(us + 1), &d)) {
     char opname[40];
     size_t n = (size_t)(us - (name + 3));
@@ -213,6 +237,8 @@ static int glsl_for(const char *name, char **out) {
 unknown:
   return nxvk_seterr(NXVK_E_UNSUPPORTED, "no kernel named '%s'", name);
 }
+
+int nxvk_rt_kernel_glsl(const char *name, char **glsl) { return glsl_for(name, glsl); }
 
 /* The name's entry (GLSL and key made on first use). */
 static int lookup(const char *name, rt_name **out) {

@@ -109,6 +109,10 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   if ((i = knob_choice("NXVK_DOT_NT", grids, 2, "want 128 or 256", &rc)) >= 0) t->dot_nt = i ? 256 : 128;
   if ((i = knob_choice("NXVK_DOT_SPLIT", forms, 3, "want kernel, batch or copy", &rc)) >= 0)
     snprintf(t->dot_split, sizeof t->dot_split, "%s", forms[i]);
+  if (knob_list("NXVK_DOT_COOPMAT", t->dot_coopmat, 5, 8, "want WM,WN,FR,FC,BK[,FM,FN,FK] (five or eight whole numbers)",
+                &rc) &&
+      !t->dot_coopmat[7] && t->dot_coopmat[5])
+    rc = bad("NXVK_DOT_COOPMAT", knob("NXVK_DOT_COOPMAT"), "want WM,WN,FR,FC,BK[,FM,FN,FK] (five or eight whole numbers)");
   if (rc) return rc;
   rc = nxvk_dot_tuning_check(c, t);
   if (rc) return rc;

@@ -284,9 +284,10 @@ static const char *coop_type_name(VkComponentTypeNV t) {
 
 /* The VK_NV_cooperative_matrix configurations the device lists, written to
  * o->coop_shapes (a user bringing up a GPU wants to know which types its
- * matrix units take: f64, for one); returns whether the one the coopmat dot
- * kernel uses is among them: 16x16x16, A and B f16, C and D f32, subgroup
- * scope. */
+ * matrix units take: f64, for one) and the f16 and s8 ones to
+ * o->coop_f16_shapes and o->coop_s8_shapes; returns whether one the coopmat
+ * dot kernel can use is among them: A and B f16, C and D f32, subgroup
+ * scope, sides multiples of 8. */
 static bool coop_shapes_list(VkPhysicalDevice pd, nxvk_device_info *o) {
   uint32_t n = 0;
   if (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(pd, &n, NULL) != VK_SUCCESS || n == 0) return false;
@@ -297,10 +298,23 @@ static bool coop_shapes_list(VkPhysicalDevice pd, nxvk_device_info *o) {
   size_t at = 0, cap = sizeof o->coop_shapes;
   if (vkGetPhysicalDeviceCooperativeMatrixPropertiesNV(pd, &n, p) >= VK_SUCCESS)
     for (uint32_t i = 0; i < n; i++) {
-      found |= p[i].MSize == 16 && p[i].NSize == 16 && p[i].KSize == 16 &&
-               p[i].AType == VK_COMPONENT_TYPE_FLOAT16_NV && p[i].BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
-               p[i].CType == VK_COMPONENT_TYPE_FLOAT32_NV && p[i].DType == VK_COMPONENT_TYPE_FLOAT32_NV &&
-               p[i].scope == VK_SCOPE_SUBGROUP_NV;
+      bool sub = p[i].scope == VK_SCOPE_SUBGROUP_NV;
+      bool f16 = sub && p[i].AType == VK_COMPONENT_TYPE_FLOAT16_NV && p[i].BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                 p[i].CType == VK_COMPONENT_TYPE_FLOAT32_NV && p[i].DType == VK_COMPONENT_TYPE_FLOAT32_NV;
+      bool s8 = sub && p[i].AType == VK_COMPONENT_TYPE_SINT8_NV && p[i].BType == VK_COMPONENT_TYPE_SINT8_NV &&
+                p[i].CType == VK_COMPONENT_TYPE_SINT32_NV && p[i].DType == VK_COMPONENT_TYPE_SINT32_NV;
+      uint32_t(*list)[3] = f16 ? o->coop_f16_shapes : s8 ? o->coop_s8_shapes : NULL;
+      int *count = f16 ? &o->coop_f16_nshapes : &o->coop_s8_nshapes;
+      if (list && *count < 8) {
+        list[*count][0] = p[i].MSize;
+        list[*count][1] = p[i].NSize;
+        list[*count][2] = p[i].KSize;
+        ++*count;
+      }
+      /* the coopmat kernel takes fragments whose sides are multiples of 8
+       * (16-byte rows of f16 in shared memory) */
+      found |= f16 && p[i].MSize % 8 == 0 && p[i].NSize % 8 == 0 && p[i].KSize % 8 == 0 && p[i].MSize &&
+               p[i].NSize && p[i].KSize;
       if (at < cap) {
         int w = snprintf(o->coop_shapes + at, cap - at, "%s%s x %s + %s -> %s %ux%ux%u%s", at ? ", " : "",
                          coop_type_name(p[i].AType), coop_type_name(p[i].BType), coop_type_name(p[i].CType),
@@ -524,7 +538,7 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
     /* the dot variant "coopmat" (shaders/dot_coopmat.comp) needs Vulkan 1.2
      * (f16 arithmetic and the memory model, which glslang declares with NV
      * cooperative matrices, are core there), the cooperativeMatrix feature
-     * and a 16x16x16 f16 x f16 -> f32 subgroup configuration */
+     * and an f16 x f16 -> f32 subgroup configuration it can take */
     bool listed = hascm && cmf.cooperativeMatrix && vkGetPhysicalDeviceCooperativeMatrixPropertiesNV &&
                   coop_shapes_list(pd, o);
     o->coopmat_f16_f32 = listed && v12 && o->f16 && o->vulkan_memory_model;

@@ -1,0 +1,133 @@
+/* test_coopmat.c - TAP tests for dot's cooperative-matrix kernels that need
+ * no cooperative matrices: every layout the GPU sweep (scripts/gpu.sh
+ * coopmat) names compiles through the run-time compiler, with f32 and f16
+ * results, and bench peak's rate kernels; malformed names are refused; and on a device without
+ * cooperative matrices (lavapipe) the coopmat variant is refused with its
+ * reason, f16 dot keeps its default kernel, bf16 names its blocker, and
+ * NXVK_DOT_COOPMAT is refused when the context opens. */
+#define _POSIX_C_SOURCE 200809L
+
+#include "nxvk.h"
+#include "ops/ops.h"
+#include "tap.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* the layouts scripts/gpu.sh coopmat sweeps (WM,WN,FR,FC,BK), on 16x16x16
+ * and on NVIDIA's other f16 shape 16x8x16 */
+static const char *const layouts[] = {
+    "2x2_4x4_k32_16x16x16", "2x2_4x4_k16_16x16x16", "2x2_4x4_k64_16x16x16", "2x4_4x2_k32_16x16x16",
+    "4x2_4x4_k16_16x16x16", "2x4_4x4_k16_16x16x16", "4x2_2x4_k32_16x16x16", "2x2_2x4_k64_16x16x16",
+    "2x2_4x8_k32_16x8x16",  "1x4_8x2_k32_16x16x16", "4x4_2x2_k32_16x16x16",
+};
+
+static void test_compile(void) {
+  for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++)
+    for (int o = 0; o < 2; o++) {
+      char name[64], *glsl = NULL;
+      snprintf(name, sizeof name, "dotcm_%s_%s", layouts[i], o ? "f16" : "f32");
+      int rc = nxvk_rt_kernel_glsl(name, &glsl);
+      uint32_t *words = NULL;
+      size_t bytes = 0;
+      if (rc == NXVK_OK) rc = nxvk_glsl_compile(glsl, name, &words, &bytes);
+      CHECK(rc == NXVK_OK && bytes > 1000 && words[0] == 0x07230203u, "%s compiles (%s)", name,
+             rc ? nxvk_errmsg() : "ok");
+      CHECK(glsl && (strstr(glsl, "#define OUT_F16") != NULL) == (o == 1), "%s: OUT_F16 %s", name,
+             o ? "defined" : "not defined");
+      free(glsl);
+      free(words);
+    }
+  /* bench peak's rate kernels on NVIDIA's f16 and s8 shapes */
+  static const char *const peak[] = {"peakcm_16x16x16_f16", "peakcm_16x8x16_f16", "peakcm_16x8x8_f16",
+                                     "peakcm_16x16x32_s8", "peakcm_16x8x32_s8"};
+  for (size_t i = 0; i < sizeof peak / sizeof *peak; i++) {
+    char *glsl = NULL;
+    uint32_t *words = NULL;
+    size_t bytes = 0;
+    int rc = nxvk_rt_kernel_glsl(peak[i], &glsl);
+    if (rc == NXVK_OK) rc = nxvk_glsl_compile(glsl, peak[i], &words, &bytes);
+    CHECK(rc == NXVK_OK && bytes > 500, "%s compiles (%s)", peak[i], rc ? nxvk_errmsg() : "ok");
+    free(glsl);
+    free(words);
+  }
+  static const char *const bad[] = {"peakcm_16x16x16_f32", "peakcm_16x16_s8", "dotcm_2x2_4x4_k32_16x16x16_bf16", "dotcm_2x2_4x4_k32_16x16_f32",
+                                    "dotcm_2x2_4x4_k32_16x16x16_f32x", "dotcm__f32"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char *glsl = NULL;
+    int rc = nxvk_rt_kernel_glsl(bad[i], &glsl);
+    CHECK(rc == NXVK_E_UNSUPPORTED && glsl == NULL, "%s is refused", bad[i]);
+    free(glsl);
+  }
+}
+
+static nxvk_tensor *tensor(nxvk_ctx *c, nxvk_dtype d, int64_t r, int64_t k) {
+  nxvk_shape s = {2, {r, k}};
+  nxvk_tensor *t = NULL;
+  if (nxvk_tensor_new(c, d, &s, &t)) return NULL;
+  return t;
+}
+
+static void test_device(void) {
+  nxvk_ctx *c = NULL;
+  nxvk_ctx_opts o = {0};
+  int rc = nxvk_ctx_open(&o, &c);
+  CHECK(rc == NXVK_OK, "open the default device");
+  if (rc) return;
+  const nxvk_op_desc *dot = nxvk_op_find("dot");
+  if (c->info.coopmat_f16_f32) {
+    for (int i = 0; i < 4; i++)
+      printf("ok %d # SKIP %s has cooperative matrices: the no-coopmat checks are lavapipe's\n", ++tap_n,
+             c->info.name);
+    nxvk_ctx_close(c);
+    return;
+  }
+  nxvk_attrs a = {0};
+  a.set |= NXVK_ATTR_VARIANT;
+  snprintf(a.variant, sizeof a.variant, "coopmat");
+  nxvk_meta m16[2] = {{NXVK_F16, {2, {64, 32}}}, {NXVK_F16, {2, {32, 48}}}};
+  rc = nxvk_op_supported(c, dot, &a, m16, 2);
+  CHECK(rc == NXVK_E_UNSUPPORTED && strstr(nxvk_errmsg(), "not supported on") != NULL,
+         "coopmat f16 without cooperative matrices: unsupported (%s)", nxvk_errmsg());
+  nxvk_meta mb[2] = {{NXVK_BF16, {2, {64, 32}}}, {NXVK_BF16, {2, {32, 48}}}};
+  rc = nxvk_op_supported(c, dot, &a, mb, 2);
+  CHECK(rc == NXVK_E_UNSUPPORTED_DTYPE && strstr(nxvk_errmsg(), "bf16") && strstr(nxvk_errmsg(), "glslang"),
+         "coopmat bf16: the blocker named (%s)", nxvk_errmsg());
+  /* f16 dot by default: the naive kernel still, exact on small integers */
+  nxvk_tensor *x = tensor(c, NXVK_F16, 40, 24), *y = tensor(c, NXVK_F16, 24, 36), *z = NULL;
+  bool ok = x && y;
+  uint16_t hx[40 * 24], hy[24 * 36];
+  for (int i = 0; i < 40 * 24; i++) hx[i] = nxvk_f32_to_f16((float)(i % 7 - 3));
+  for (int i = 0; i < 24 * 36; i++) hy[i] = nxvk_f32_to_f16((float)(i % 5 - 2));
+  ok = ok && nxvk_tensor_upload(c, x, hx, sizeof hx) == NXVK_OK && nxvk_tensor_upload(c, y, hy, sizeof hy) == NXVK_OK;
+  nxvk_tensor *in[2] = {x, y};
+  nxvk_attrs none = {0};
+  ok = ok && nxvk_op_run(c, dot, &none, in, 2, &z) == NXVK_OK;
+  uint16_t hz[40 * 36];
+  ok = ok && nxvk_tensor_download(c, z, hz, sizeof hz) == NXVK_OK;
+  int bad = 0;
+  for (int i = 0; ok && i < 40; i++)
+    for (int j = 0; j < 36; j++) {
+      float want = 0;
+      for (int k = 0; k < 24; k++) want += (float)((i * 24 + k) % 7 - 3) * (float)((k * 36 + j) % 5 - 2);
+      bad += nxvk_f16_to_f32(hz[i * 36 + j]) != want;
+    }
+  CHECK(ok && bad == 0, "f16 dot 40x24x36 by default: exact (%d wrong)", bad);
+  nxvk_tensor_free(x);
+  nxvk_tensor_free(y);
+  nxvk_tensor_free(z);
+  nxvk_ctx_close(c);
+  setenv("NXVK_DOT_COOPMAT", "2,2,4,4,32", 1);
+  rc = nxvk_ctx_open(&o, &c);
+  CHECK(rc == NXVK_E_BAD_REQUEST && strstr(nxvk_errmsg(), "NXVK_DOT_COOPMAT") != NULL,
+         "NXVK_DOT_COOPMAT without cooperative matrices: refused (%s)", nxvk_errmsg());
+  if (rc == NXVK_OK) nxvk_ctx_close(c);
+  unsetenv("NXVK_DOT_COOPMAT");
+}
+
+int main(void) {
+  test_compile();
+  test_device();
+  return tap_done();
+}
