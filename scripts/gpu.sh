@@ -21,8 +21,9 @@
 #       default layout on f32 and f16 tensors at 1024-8192 and the ggml-vulkan
 #       shape 4096x14336x512 (M x K x N: 4096 x 512 out, K 14336), PyTorch's
 #       f16 matmul at the same sizes (compare-coopmat.txt), then every block
-#       layout of COOPMAT_LAYOUTS (NXVK_DOT_COOPMAT, nxvk(1)) on f16 at
-#       4096, 8192 and that shape, summed up in sweep.txt (GFLOPS per layout).
+#       layout of COOPMAT_LAYOUTS (NXVK_DOT_COOPMAT, nxvk(1); 13 by default) on f16 at
+#       4096, 8192 and that shape, summed up in sweep.txt (GFLOPS per layout),
+#       and that shape with K split in 1, 2, 3, 4 and 6 (NXVK_DOT_COOPMAT_SPLIT).
 #   scripts/gpu.sh nx OUTDIR   the Elixir benches through Nxvk.Backend: Nx ops
 #       against Nx.BinaryBackend and `nxvk bench` (1K, 1M, 16M: nx_ops.md),
 #       the defn MLP step (mlp.md), and Nx.Serving over NX_DEVICES (default:
@@ -116,12 +117,19 @@ elif [ "$what" = coopmat ]; then
   # block is (WM FR FM) x (WN FC FN), k steps of BK; a layout the device
   # cannot hold (shared memory, fragment shape) is refused and listed so
   step coopmat sweep
-  layouts=${COOPMAT_LAYOUTS:-2,2,4,4,32 2,2,4,4,16 2,4,4,2,32 4,2,2,4,32 2,4,4,4,16 4,2,4,4,16 1,4,8,2,32 4,4,2,2,32 2,2,2,2,64 2,2,2,4,64 4,2,4,4,32 2,2,4,8,32,16,8,16}
+  layouts=${COOPMAT_LAYOUTS:-2,2,4,4,32 2,2,4,4,16 2,4,4,2,32 4,2,2,4,32 2,4,4,4,16 4,2,4,4,16 1,4,8,2,32 4,4,2,2,32 2,2,2,4,32 2,2,4,2,32 2,2,2,2,64 4,2,4,4,32 2,2,4,8,32,16,8,16}
   for L in $layouts; do
     f=$(echo "$L" | tr , _)
     NXVK_DOT_COOPMAT=$L $B bench matmul --variant coopmat --dtype f16 --sizes 4096,8192 --shapes 4096x14336x512 \
       --min-time 0.3 --warmup 0.2 --json "$R/sweep-$f.json" > "$R/sweep-$f.txt" 2>&1
     echo "$L exit $?"
+  done
+  # split K on the ggml shape (128 blocks of 128 x 128 on 132 SMs: the rule splits it in 3)
+  for S in 1 2 3 4 6; do
+    step coopmat split $S
+    NXVK_DOT_COOPMAT_SPLIT=$S $B bench matmul --variant coopmat --dtype f16 --sizes 1024 --shapes 4096x14336x512 \
+      --min-time 0.3 --warmup 0.2 --json "$R/split-$S.json" > "$R/split-$S.txt" 2>&1
+    grep -E "4096x14336x512" "$R/split-$S.txt" | head -n 2
   done
   python3 - "$R" $layouts > "$R/sweep.txt" <<'PY'
 import json, os, sys

@@ -21,11 +21,15 @@
 // of C a multiple of 4 floats); the others (and all of them for OUT_F16) go
 // through a per-subgroup FM x FN f32 scratch (the stage memory, free by then)
 // and are written with bounds checks.
-// Grid: (Np/BN, min(Mp/BM, limit), min(batch, limit)); row tiles and
+// Split K (meta[7] = KS > 0): the k steps are cut into chunks of KS and
+// each (batch, chunk) pair writes its f32 partial product to C as block
+// b * S + chunk of S (dot_ksum.comp adds them in chunk order); products
+// whose grid leaves the device's units idle take it (dot.c).
+// Grid: (Np/BN, min(Mp/BM, limit), min(batch * S, limit)); row tiles and
 // batches beyond the grid are walked in loops.
 // Defines: WM WN FR FC BK FM FN FK OUT_F16; the default is 2 x 2 subgroups
 // of 64 x 64 (BM = BN = 128, 128 invocations, BK = 32) on 16x16x16.
-// meta: [0] M [1] N [2] K [3] batch [4] Mp [5] Np [6] Kp
+// meta: [0] M [1] N [2] K [3] batch [4] Mp [5] Np [6] Kp [7] KS (0: no split)
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -109,15 +113,20 @@ void main() {
   uint m = pc.meta_off;
   uint M = meta[m], N = meta[m + 1u], batch = meta[m + 3u];
   uint Mp = meta[m + 4u], Np = meta[m + 5u], Kp = meta[m + 6u];
-  uint tiles_m = Mp / BM, steps = Kp / BK, kv = Kp / 8u, nv = Np / 8u;
+  uint tiles_m = Mp / BM, all_steps = Kp / BK, kv = Kp / 8u, nv = Np / 8u;
+  uint ks = meta[m + 7u], nsplit = ks == 0u ? 1u : (all_steps + ks - 1u) / ks;
   uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
   uint wr = sg / WN, wc = sg % WN;
   uint col0 = gl_WorkGroupID.x * BN;
 
-  for (uint bi = gl_WorkGroupID.z; bi < batch; bi += gl_NumWorkGroups.z)
+  for (uint z = gl_WorkGroupID.z; z < batch * nsplit; z += gl_NumWorkGroups.z)
     for (uint tm = gl_WorkGroupID.y; tm < tiles_m; tm += gl_NumWorkGroups.y) {
+      uint bi = z % batch, sp = z / batch;
+      uint s0 = ks == 0u ? 0u : sp * ks;
+      uint steps = ks == 0u ? all_steps : min(all_steps - s0, ks);
       uint row0 = tm * BM;
-      uint abase = (bi * Mp + row0) * kv, bbase = bi * Kp * nv + col0 / 8u;
+      // this chunk's first k step: A's columns and B's rows from s0 * BK
+      uint abase = (bi * Mp + row0) * kv + s0 * (BK / 8u), bbase = bi * Kp * nv + col0 / 8u + s0 * BK * nv;
       fcoopmatNV<32, gl_ScopeSubgroup, FM, FN> acc[FR][FC];
       [[unroll]] for (uint i = 0u; i < FR; i++)
         [[unroll]] for (uint j = 0u; j < FC; j++) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, FM, FN>(0.0);
@@ -147,7 +156,7 @@ void main() {
 
       // accumulators -> C: whole tiles straight (f32), the rest through this
       // subgroup's scratch (FM rows of FN/4 uvec4) with bounds checks
-      uint cbase = bi * M * N;
+      uint cbase = (bi * nsplit + sp) * M * N;
       [[unroll]] for (uint i = 0u; i < FR; i++)
         [[unroll]] for (uint j = 0u; j < FC; j++) {
           uint r0 = row0 + wr * FR * FM + i * FM, c0 = col0 + wc * FC * FN + j * FN;

@@ -474,7 +474,7 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_dtype dtype, n
   uint32_t bm = coopmat_bm(k), bn = coopmat_bn(k);
   uint64_t Mp = round_up(M, bm), Np = round_up(N, bn), Kp = K ? round_up(K, k->bk) : k->bk;
   uint64_t abytes = 2 * batch * Mp * Kp, bbytes = 2 * batch * Kp * Np;
-  uint64_t gx = Np / bn, gy = Mp / bm, gz = batch;
+  uint64_t gx = Np / bn, gy = Mp / bm;
   bool f16 = dtype == NXVK_F16;
   bool a_direct = f16 && Mp == M && Kp == K, b_direct = f16 && Np == N && Kp == K;
   if ((!a_direct && abytes > c->info.max_storage_buffer_range) ||
@@ -488,21 +488,50 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_dtype dtype, n
     return nxvk_seterr(NXVK_E_TOO_LARGE, "dot: variant coopmat: n = %u needs %llu workgroups (limit %u)",
                        N, (unsigned long long)gx, c->info.max_workgroup_count[0]);
   if (gy > c->info.max_workgroup_count[1]) gy = c->info.max_workgroup_count[1];
-  if (gz > c->info.max_workgroup_count[2]) gz = c->info.max_workgroup_count[2];
   nxvk_buffer *a16 = NULL, *b16 = NULL;
   uint32_t ameta[5] = {M, K, (uint32_t)Mp, (uint32_t)Kp, (uint32_t)(abytes / 4)};
   uint32_t bmeta[5] = {K, N, (uint32_t)Kp, (uint32_t)Np, (uint32_t)(bbytes / 4)};
   const char *pack = f16 ? "f16_pad" : "f16_pack";
   int rc = a_direct ? NXVK_OK : copy_pass(r, pack, a, ameta, abytes / 4, &a16);
   if (rc == NXVK_OK && !b_direct) rc = copy_pass(r, pack, b, bmeta, bbytes / 4, &b16);
-  if (rc == NXVK_OK) {
-    uint32_t meta[7] = {M, N, K, batch, (uint32_t)Mp, (uint32_t)Np, (uint32_t)Kp};
-    uint32_t spec[1] = {coopmat_threads(k)}; /* fixed in the shader; constant 0 is unused */
-    nxvk_buffer *bufs[3] = {a_direct ? a : a16, b_direct ? b : b16, out};
-    char name[48];
-    coopmat_name(k, out_f16, name, sizeof name);
-    rc = nxvk_dispatch_grid(r, name, spec, 1, meta, 7, bufs, 3, (uint32_t)gx, (uint32_t)gy, (uint32_t)gz);
+  /* split K where the blocks would leave the device's units idle: two
+   * workgroups per unit (the 128 x 128 kernel's registers hold two on an
+   * NVIDIA SM; units unreported: 32), chunks of at least 8 k steps, at most
+   * 8 of them; f32 partials, summed in chunk order by dot_ksum */
+  uint32_t steps = (uint32_t)(Kp / k->bk), S = 1, KS = 0;
+  uint64_t groups = gx * (Mp / bm) * batch, units = c->info.compute_units ? c->info.compute_units : 32;
+  if (c->tuning->dot_coopmat_split) S = c->tuning->dot_coopmat_split;
+  else if (groups < 2 * units && steps >= 16) S = (uint32_t)((2 * units + groups - 1) / groups);
+  if (!c->tuning->dot_coopmat_split && S > 8) S = 8;
+  if (!c->tuning->dot_coopmat_split && S > steps / 8) S = steps / 8;
+  if (S > steps) S = steps;
+  if (S > 1) {
+    KS = (steps + S - 1) / S;
+    S = (steps + KS - 1) / KS; /* every chunk nonempty */
   }
+  uint64_t part_bytes = (uint64_t)S * batch * M * N * 4;
+  if (S > 1 && (part_bytes > c->info.max_storage_buffer_range || (uint64_t)batch * M * N > UINT32_MAX))
+    S = 1, KS = 0;
+  if (S <= 1) KS = 0;
+  nxvk_buffer *part = NULL;
+  if (rc == NXVK_OK && KS) rc = nxvk_buffer_create(c, part_bytes, false, &part);
+  if (rc == NXVK_OK) {
+    uint32_t meta[8] = {M, N, K, batch, (uint32_t)Mp, (uint32_t)Np, (uint32_t)Kp, KS};
+    uint32_t spec[1] = {coopmat_threads(k)}; /* fixed in the shader; constant 0 is unused */
+    nxvk_buffer *bufs[3] = {a_direct ? a : a16, b_direct ? b : b16, KS ? part : out};
+    char name[48];
+    coopmat_name(k, out_f16 && !KS, name, sizeof name);
+    uint64_t gzs = KS ? (uint64_t)batch * S : batch;
+    if (gzs > c->info.max_workgroup_count[2]) gzs = c->info.max_workgroup_count[2];
+    rc = nxvk_dispatch_grid(r, name, spec, 1, meta, 8, bufs, 3, (uint32_t)gx, (uint32_t)gy, (uint32_t)gzs);
+  }
+  if (rc == NXVK_OK && KS) {
+    uint32_t smeta[3] = {M * N, batch, S}, sspec[1] = {NXVK_WG};
+    nxvk_buffer *sbufs[2] = {part, out};
+    rc = nxvk_dispatch_1d(r, out_f16 ? "dot_ksum_f32_f16" : "dot_ksum_f32", sspec, 1, smeta, 3, sbufs, 2,
+                          (uint64_t)batch * M * N);
+  }
+  nxvk_buffer_unref(c, part);
   nxvk_buffer_unref(c, a16);
   nxvk_buffer_unref(c, b16);
   return rc;

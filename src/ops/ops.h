@@ -267,6 +267,7 @@ typedef struct nxvk_tuning {
   uint32_t dot_nt;       /* NXVK_DOT_NT: 128 (f64's narrow grid) or 256 */
   char dot_split[8];     /* NXVK_DOT_SPLIT: kernel, batch or copy */
   uint32_t dot_coopmat[8]; /* NXVK_DOT_COOPMAT: WM, WN, FR, FC, BK[, FM, FN, FK] of dot_coopmat */
+  uint32_t dot_coopmat_split; /* NXVK_DOT_COOPMAT_SPLIT: k chunks of dot_coopmat (1: none) */
   uint32_t ew_unroll;    /* elements per invocation and round (codegen.c) */
   uint32_t ew_blocked;   /* 1: a workgroup's round is one contiguous block */
   bool reduce_fold;      /* a split reduction's last workgroup adds the partials */

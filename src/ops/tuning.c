@@ -113,6 +113,11 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
                 &rc) &&
       !t->dot_coopmat[7] && t->dot_coopmat[5])
     rc = bad("NXVK_DOT_COOPMAT", knob("NXVK_DOT_COOPMAT"), "want WM,WN,FR,FC,BK[,FM,FN,FK] (five or eight whole numbers)");
+  if (knob_list("NXVK_DOT_COOPMAT_SPLIT", u, 1, 1, "want one number from 1 to 16", &rc)) {
+    if (u[0] < 1 || u[0] > 16)
+      return bad("NXVK_DOT_COOPMAT_SPLIT", knob("NXVK_DOT_COOPMAT_SPLIT"), "want one number from 1 to 16");
+    t->dot_coopmat_split = u[0];
+  }
   if (rc) return rc;
   rc = nxvk_dot_tuning_check(c, t);
   if (rc) return rc;
