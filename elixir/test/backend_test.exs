@@ -431,7 +431,9 @@ if Code.ensure_loaded?(Nx) do
         {&Nx.window_scatter_max(&1, Nx.tensor([[10, 20, 30]], type: :s32), 5, {2, 2}, strides: [1, 2]), i},
         {&Nx.window_scatter_min(&1, Nx.tensor([[10, 20], [30, 40]], type: :s32), -1, {1, 3}, strides: [1, 3]), i},
         {&Nx.window_scatter_max(&1, Nx.tensor([[1.5, 2.5, 3.5]]), 1, {2, 2}, strides: [2, 2]), u},
-        {&Nx.window_scatter_min(&1, s15, 0, {1, 2}, strides: [1, 1]), u}
+        {&Nx.window_scatter_min(&1, s15, 0, {1, 2}, strides: [1, 1]), u},
+        # an integer x with a float init_value: compared as f32, as Nx pads it
+        {&Nx.window_scatter_max(&1, Nx.tensor([[1, 2, 3]], type: :s32), 0.5, {2, 2}, strides: [1, 2]), i}
       ]
 
       for {fun, x} <- checks do
