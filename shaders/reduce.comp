@@ -73,10 +73,20 @@ layout(std430, binding = 2) coherent buffer OutP { float yp[]; };
 #if (defined(DT_f16) || defined(DT_bf16) || defined(DT_i16) || defined(DT_u16)) && !defined(ARG)
 #define WORDS16 1
 layout(std430, binding = 1) readonly buffer InW { uint xw[]; };
-#ifdef DT_i16
-#define LDW(v) bitfieldExtract(int(v), 0, 16)
+// LDW2: a word's two elements (element 2w in .x); f16 through the driver's
+// conversion where rtkernel.c defines NX_F16_HW (NXVK_F16_CVT), both at once
+#if defined(DT_i16)
+#define T2 ivec2
+#define LDW2(v) ivec2(bitfieldExtract(int(v), 0, 16), bitfieldExtract(int(v), 16, 16))
+#elif defined(DT_u16)
+#define T2 uvec2
+#define LDW2(v) uvec2((v) & 65535u, (v) >> 16u)
+#elif defined(DT_f16) && defined(NX_F16_HW)
+#define T2 vec2
+#define LDW2(v) nx_f16x2_to_f32(v)
 #else
-#define LDW(v) LD(v)
+#define T2 vec2
+#define LDW2(v) vec2(LD((v) & 65535u), LD((v) >> 16u))
 #endif
 #endif
 
@@ -179,14 +189,15 @@ void reduce_run(uint m, uint base, uint lo, uint hi, bool fold_partials) {
       uint v[4];
       [[unroll]] for (uint u = 0u; u < 4u; u++) v[u] = xw[w0 + q + u * W];
       [[unroll]] for (uint u = 0u; u < 4u; u++) {
-        acc = combine(acc, LDW(v[u] & 65535u));
-        acc = combine(acc, LDW(v[u] >> 16u));
+        T2 e = LDW2(v[u]);
+        acc = combine(acc, e.x);
+        acc = combine(acc, e.y);
       }
     }
     for (; q < nw; q += W) {
-      uint v = xw[w0 + q];
-      acc = combine(acc, LDW(v & 65535u));
-      acc = combine(acc, LDW(v >> 16u));
+      T2 e = LDW2(xw[w0 + q]);
+      acc = combine(acc, e.x);
+      acc = combine(acc, e.y);
     }
     if (t == 0u && ((hi - lo) & 1u) != 0u) acc = combine(acc, LD(x[base + hi - 1u]));
     j = hi; // done: the loops below run no round

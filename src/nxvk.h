@@ -334,6 +334,9 @@ typedef struct nxvk_device_info {
   bool denorm_preserve_f32, denorm_preserve_f64;
   bool denorm_flush_f32, denorm_flush_f64;
   bool signed_zero_inf_nan_f32, signed_zero_inf_nan_f64;
+  /* f16: what the driver's own f32 <-> f16 conversions need to be exact
+   * (round to nearest even, subnormals kept; NXVK_F16_CVT) */
+  bool denorm_preserve_f16, denorm_flush_f16, rte_f16, signed_zero_inf_nan_f16;
 
   bool vulkan_memory_model;         /* VkPhysicalDeviceVulkanMemoryModelFeatures */
   /* scatter adds (indexed_add): shaderBufferFloat32AtomicAdd of

@@ -62,4 +62,53 @@ NXFN uint nx_bf16_bits(uint x) {
 // x rounded to the nearest f16 / bf16 value, as f32.
 NXFN float nx_f16_round(float x) { return nx_f16_to_f32(nx_f16_bits(floatBitsToUint(x))); }
 NXFN float nx_bf16_round(float x) { return uintBitsToFloat(nx_bf16_bits(floatBitsToUint(x)) << 16); }
+
+// The driver's own conversions (NXVK_F16_CVT=hw, src/ops/tuning.c): where
+// the device promises round to nearest even for 16-bit floats (and the
+// kernel says so: RoundingModeRTE 16), f32 -> f16 is one instruction for
+// two values instead of ~20 integer operations each.  NX_F16_HW 2: the
+// device also promises f16 subnormals (DenormPreserve 16); 1: it does not,
+// so words with an f16 subnormal in or out go through the functions above.
+// The bits equal those functions' except NaN payloads (a NaN stays a NaN;
+// which one is the driver's, as for every f32 op).  GLSL only.
+#if defined(NX_F16_HW) && !defined(NXMATH_C)
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_spirv_intrinsics : require
+// OpExecutionMode RoundingModeRTE (4462) 16, capability RoundingModeRTE (4467)
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4467], 4462, 16);
+#if NX_F16_HW == 2
+// OpExecutionMode DenormPreserve (4459) 16, capability DenormPreserve (4464)
+spirv_execution_mode(extensions = ["SPV_KHR_float_controls"], capabilities = [4464], 4459, 16);
+#endif
+
+// the two f16 of a word (element 0 in the low half) -> f32, exact
+vec2 nx_f16x2_to_f32(uint w) {
+  vec2 r = vec2(unpackFloat2x16(w));
+#if NX_F16_HW != 2
+  uint e = w & 0x7c007c00u, m = w & 0x03ff03ffu;
+  if (((e & 0xffffu) == 0u && (m & 0xffffu) != 0u) || ((e >> 16) == 0u && (m >> 16) != 0u))
+    r = vec2(nx_f16_to_f32(w & 0xffffu), nx_f16_to_f32(w >> 16));
+#endif
+  return r;
+}
+
+// two f32 -> their f16 bits in one word (lo in the low half), each rounded
+// once to nearest even
+uint nx_f32x2_to_f16(float lo, float hi) {
+  uint bl = floatBitsToUint(lo), bh = floatBitsToUint(hi);
+  uint w = packFloat2x16(f16vec2(vec2(lo, hi)));
+  // the sign of an f32 subnormal a flushing device read as zero (every
+  // other result already has its operand's sign)
+  w |= ((bl >> 16) & 0x8000u) | (bh & 0x80000000u);
+#if NX_F16_HW != 2
+  // an f16 subnormal result: 2^-25 < |x| < 2^-14
+  if ((bl & 0x7fffffffu) - 0x33000001u < 0x057fffffu || (bh & 0x7fffffffu) - 0x33000001u < 0x057fffffu)
+    w = nx_f16_bits(bl) | (nx_f16_bits(bh) << 16);
+#endif
+  return w;
+}
+
+// x rounded to the nearest f16 value, as f32 (nx_f16_round's bits)
+float nx_f16_round_hw(float x) { return nx_f16x2_to_f32(nx_f32x2_to_f16(x, 0.0)).x; }
+#endif
 #endif

@@ -410,6 +410,10 @@ cJSON *cli_device_json(const nxvk_device_info *d) {
   cJSON_AddBoolToObject(fc, "denorm_flush_f64", d->denorm_flush_f64);
   cJSON_AddBoolToObject(fc, "signed_zero_inf_nan_preserve_f32", d->signed_zero_inf_nan_f32);
   cJSON_AddBoolToObject(fc, "signed_zero_inf_nan_preserve_f64", d->signed_zero_inf_nan_f64);
+  cJSON_AddBoolToObject(fc, "denorm_preserve_f16", d->denorm_preserve_f16);
+  cJSON_AddBoolToObject(fc, "denorm_flush_f16", d->denorm_flush_f16);
+  cJSON_AddBoolToObject(fc, "rounding_mode_rte_f16", d->rte_f16);
+  cJSON_AddBoolToObject(fc, "signed_zero_inf_nan_preserve_f16", d->signed_zero_inf_nan_f16);
   cJSON *ext = cJSON_AddArrayToObject(o, "extensions");
   for (const char *p = d->extensions; *p;) {
     size_t len = strcspn(p, " ");

@@ -115,6 +115,14 @@ nxvk_dtype nxvk_cg_value_dtype(const nxvk_cg_program *p, int v) {
   return n->op->kind == NXVK_KIND_COMPARE ? NXVK_BOOL : n->dtype;
 }
 
+/* Does the kernel convert f16 through the driver (NX_F16_HW)? */
+static bool cg_hw(const nxvk_cg_program *p) {
+  if (!p->f16_cvt) return false;
+  for (int v = 0; v < p->ninputs + p->nnodes; v++)
+    if (nxvk_cg_value_dtype(p, v) == NXVK_F16) return true;
+  return false;
+}
+
 bool nxvk_cg_paired(const nxvk_cg_program *p) {
   for (int k = 0; k < p->ninputs; k++)
     if (nxvk_dtype_size(p->in_dtype[k]) != 2) return false;
@@ -199,8 +207,9 @@ static int emit_nodes(sbuf *s, const nxvk_cg_program *p, const char *ind) {
      * picks an operand that already holds a value of the dtype) */
     bool wrap = glsl_wrap(vd) && n->op->kind != NXVK_KIND_COMPARE && n->op->kind != NXVK_KIND_SELECT;
     if ((vd == NXVK_F16 || vd == NXVK_BF16) && !value_read(p, v)) wrap = false;
-    sb_printf(s, "%s%s v%d = %sop_%s_%s(", ind, glsl_compute(vd), v, wrap ? glsl_wrap(vd) : "",
-              n->op->name, nxvk_dtype_name(n->dtype));
+    const char *wr = !wrap ? "" : vd == NXVK_F16 && cg_hw(p) ? "nx_f16_round_hw(" : glsl_wrap(vd);
+    sb_printf(s, "%s%s v%d = %sop_%s_%s(", ind, glsl_compute(vd), v, wr, n->op->name,
+              nxvk_dtype_name(n->dtype));
     for (int a = 0; a < arity; a++) {
       if (n->arg[a] < 0 || n->arg[a] >= v)
         return nxvk_seterr(NXVK_E_BAD_REQUEST, "codegen: node %d reads a later value", i);
@@ -220,10 +229,16 @@ static int emit_nodes(sbuf *s, const nxvk_cg_program *p, const char *ind) {
  * are whole words).  Broadcast inputs read each element's half of its word. */
 static int emit_paired_main(sbuf *s, const nxvk_cg_program *p) {
   int ni = p->ninputs;
+  /* with the driver's f16 conversions (cg_hw) an f16 input or output moves
+   * as f32, two per word converted at once in main() */
+  bool hw = cg_hw(p);
+  bool hw_out[NXVK_CG_MAX_OUTPUTS];
+  for (int o = 0; o < p->noutputs; o++) hw_out[o] = hw && nxvk_cg_value_dtype(p, p->output[o]) == NXVK_F16;
   /* evaluation of one element: compute-type inputs in, stored bits out */
   sb_printf(s, "void ew_eval(");
   for (int k = 0; k < ni; k++) sb_printf(s, "%s%s v%d", k ? ", " : "", glsl_compute(p->in_dtype[k]), k);
-  for (int o = 0; o < p->noutputs; o++) sb_printf(s, "%sout uint r%d", ni + o ? ", " : "", o);
+  for (int o = 0; o < p->noutputs; o++)
+    sb_printf(s, "%sout %s r%d", ni + o ? ", " : "", hw_out[o] ? "float" : "uint", o);
   sb_printf(s, ") {\n");
   int rc = emit_nodes(s, p, "  ");
   if (rc) return rc;
@@ -231,7 +246,7 @@ static int emit_paired_main(sbuf *s, const nxvk_cg_program *p) {
     char vv[16];
     snprintf(vv, sizeof vv, "v%d", p->output[o]);
     sb_printf(s, "  r%d = ", o);
-    sb_printf(s, pair_store(nxvk_cg_value_dtype(p, p->output[o])), vv);
+    sb_printf(s, hw_out[o] ? "%s" : pair_store(nxvk_cg_value_dtype(p, p->output[o])), vv);
     sb_printf(s, ";\n");
   }
   sb_printf(s, "}\n");
@@ -284,23 +299,33 @@ static int emit_paired_main(sbuf *s, const nxvk_cg_program *p) {
   sb_printf(s, "    }\n"
                "    [[unroll]] for (uint u = 0u; u < UNROLL; u++) {\n"
                "      if (u * ustep >= np - i0) break;\n"
-               "      uint i = i0 + u * ustep;\n"
-               "      uint ");
-  for (int o = 0; o < p->noutputs; o++) sb_printf(s, "%slo%d, hi%d", o ? ", " : "", o, o);
-  sb_printf(s, ";\n");
+               "      uint i = i0 + u * ustep;\n");
+  for (int k = 0; k < ni; k++)
+    if (hw && p->in_dtype[k] == NXVK_F16) sb_printf(s, "      vec2 f%d = nx_f16x2_to_f32(l%d[u]);\n", k, k);
+  for (int o = 0; o < p->noutputs; o++)
+    sb_printf(s, "      %s lo%d, hi%d;\n", hw_out[o] ? "float" : "uint", o, o);
   for (int h = 0; h < 2; h++) {
     sb_printf(s, "      ew_eval(");
     for (int k = 0; k < ni; k++) {
       char w[48];
-      snprintf(w, sizeof w, h ? "l%d[u] >> 16u" : "l%d[u] & 65535u", k);
       if (k) sb_printf(s, ", ");
+      if (hw && p->in_dtype[k] == NXVK_F16) {
+        sb_printf(s, "f%d.%c", k, h ? 'y' : 'x');
+        continue;
+      }
+      snprintf(w, sizeof w, h ? "l%d[u] >> 16u" : "l%d[u] & 65535u", k);
       sb_printf(s, pair_load(p->in_dtype[k]), w);
     }
     for (int o = 0; o < p->noutputs; o++) sb_printf(s, "%s%s%d", ni + o ? ", " : "", h ? "hi" : "lo", o);
     sb_printf(s, ");\n");
   }
-  for (int o = 0; o < p->noutputs; o++)
-    sb_printf(s, "      out%d.v[i] = lo%d | ((2u * i + 1u < n ? hi%d : 0u) << 16u);\n", o, o, o);
+  for (int o = 0; o < p->noutputs; o++) {
+    if (hw_out[o])
+      sb_printf(s, "      uint w%d = nx_f32x2_to_f16(lo%d, hi%d);\n"
+                   "      out%d.v[i] = 2u * i + 1u < n ? w%d : (w%d & 65535u);\n", o, o, o, o, o, o);
+    else
+      sb_printf(s, "      out%d.v[i] = lo%d | ((2u * i + 1u < n ? hi%d : 0u) << 16u);\n", o, o, o);
+  }
   sb_printf(s, "    }\n  }\n}\n");
   return NXVK_OK;
 }
@@ -344,6 +369,7 @@ int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out) {
   for (int i = 0; i < p->noutputs; i++)
     sb_printf(&s, "layout(std430, binding = %d) writeonly buffer Out%d { %s v[]; } out%d;\n",
               binding++, i, paired ? "uint" : glsl_storage(nxvk_cg_value_dtype(p, p->output[i])), i);
+  if (cg_hw(p)) sb_printf(&s, "#define NX_F16_HW %d\n", p->f16_cvt);
   if (lib) sb_printf(&s, "%s\n", lib);
 
   /* one function per distinct (op, dtype) */

@@ -26,6 +26,10 @@ typedef struct nxvk_cg_program {
   nxvk_cg_node node[NXVK_CG_MAX_NODES];
   int noutputs;
   int output[NXVK_CG_MAX_OUTPUTS];
+  /* f16 conversions (NXVK_F16_CVT): 0 in integer operations (f16.glsl);
+   * 1 the driver's, subnormals in software; 2 the driver's, subnormals
+   * too (the device promises DenormPreserve 16).  Changes no bits. */
+  int f16_cvt;
 } nxvk_cg_program;
 
 /* Result dtype of a node (compare -> u8). */

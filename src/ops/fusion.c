@@ -479,10 +479,11 @@ static void memo_add(nxvk_ctx *c, const nxvk_cg_program *p, const char *key) {
 }
 
 int nxvk_fusion_glsl(const nxvk_graph *g, const nxvk_meta *metas, const nxvk_plan_step *st,
-                     char **glsl) {
+                     int f16_cvt, char **glsl) {
   *glsl = NULL;
   nxvk_cg_program p;
   int rc = build_program(g, metas, st, &p);
+  p.f16_cvt = f16_cvt;
   char *body = NULL;
   if (rc == NXVK_OK) rc = nxvk_cg_glsl(&p, nxvk_glsl_lib, &body);
   if (rc) return rc;
@@ -575,6 +576,7 @@ int nxvk_fusion_record(nxvk_rec *r, const nxvk_graph *g, const nxvk_meta *metas,
   nxvk_cg_program prog;
   int rc = build_program(g, metas, st, &prog);
   if (rc) return rc;
+  prog.f16_cvt = c->tuning ? c->tuning->f16_cvt : 0;
   nxvk_kernel *k = NULL;
   int64_t count;
   rc = nxvk_shape_count(&metas[st->outputs[0]].shape, &count);
@@ -590,7 +592,7 @@ int nxvk_fusion_record(nxvk_rec *r, const nxvk_graph *g, const nxvk_meta *metas,
     st->glsl_ms = (nxvk_now_ns() * 1e-6) - t;
   } else {
     char *glsl;
-    rc = nxvk_fusion_glsl(g, metas, st, &glsl);
+    rc = nxvk_fusion_glsl(g, metas, st, prog.f16_cvt, &glsl);
     if (rc) return rc;
     uint8_t digest[NXVK_SHA256_BYTES];
     nxvk_sha256(glsl, strlen(glsl), digest);

@@ -30,6 +30,7 @@ extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_
 /* name -> content key, for the process (the GLSL of a name never changes) */
 typedef struct rt_name {
   char name[48];
+  int f16_cvt;              /* the GLSL's NX_F16_HW (0: none) */
   char key[65];
   char *glsl;               /* kept until its first compile in a context */
   struct rt_name *next;
@@ -139,8 +140,9 @@ unknown:
   return nxvk_seterr(NXVK_E_UNSUPPORTED, "no kernel named '%s'", name);
 }
 
-/* GLSL for a kernel name, or NXVK_E_UNSUPPORTED when the name means nothing. */
-static int glsl_for(const char *name, char **out) {
+/* GLSL for a kernel name, or NXVK_E_UNSUPPORTED when the name means nothing;
+ * f16_cvt: the f16 conversions of ew_*_f16 and reduce_f16 (codegen.h). */
+static int glsl_for(const char *name, int f16_cvt, char **out) {
   *out = NULL;
   nxvk_dtype d, d2;
   char defs[200];
@@ -187,6 +189,7 @@ static int glsl_for(const char *name, char **out) {
     for (int k = 0; k < p.ninputs; k++) p.node[0].arg[k] = k;
     p.noutputs = 1;
     p.output[0] = p.ninputs;
+    p.f16_cvt = f16_cvt;
     return nxvk_cg_glsl(&p, nxvk_glsl_lib, out);
   }
   if (strncmp(name, "copy_", 5) == 0) {
@@ -202,7 +205,9 @@ static int glsl_for(const char *name, char **out) {
     return index_glsl(name, us, d, out);
   size_t stem = (size_t)(us - name);
   if ((stem == 6 && strncmp(name, "reduce", 6) == 0) || (stem == 9 && strncmp(name, "argreduce", 9) == 0)) {
-    snprintf(defs, sizeof defs, "#define DT_%s 1\n%s", nxvk_dtype_name(d), stem == 9 ? "#define ARG 1\n" : "");
+    char hw[32] = "";
+    if (d == NXVK_F16 && stem == 6 && f16_cvt) snprintf(hw, sizeof hw, "#define NX_F16_HW %d\n", f16_cvt);
+    snprintf(defs, sizeof defs, "#define DT_%s 1\n%s%s", nxvk_dtype_name(d), stem == 9 ? "#define ARG 1\n" : "", hw);
     return hand_glsl(nxvk_src_reduce, defs, out);
   }
   if ((stem == 9 && strncmp(name, "dot_naive", 9) == 0) ||
@@ -241,10 +246,10 @@ unknown:
 int nxvk_rt_kernel_glsl(const char *name, char **glsl) { return glsl_for(name, glsl); }
 
 /* The name's entry (GLSL and key made on first use). */
-static int lookup(const char *name, rt_name **out) {
+static int lookup(const char *name, int f16_cvt, rt_name **out) {
   pthread_mutex_lock(&rt_lock);
   for (rt_name *e = rt_names; e; e = e->next)
-    if (strcmp(e->name, name) == 0) {
+    if (strcmp(e->name, name) == 0 && e->f16_cvt == f16_cvt) {
       pthread_mutex_unlock(&rt_lock);
       *out = e;
       return NXVK_OK;
@@ -253,7 +258,7 @@ static int lookup(const char *name, rt_name **out) {
   if (strlen(name) >= sizeof rt_names->name)
     return nxvk_seterr(NXVK_E_UNSUPPORTED, "no kernel named '%.60s'", name);
   char *glsl;
-  int rc = glsl_for(name, &glsl);
+  int rc = glsl_for(name, f16_cvt, &glsl);
   if (rc) return rc;
   rt_name *e = calloc(1, sizeof *e);
   if (!e) {
@@ -261,13 +266,14 @@ static int lookup(const char *name, rt_name **out) {
     return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
   }
   snprintf(e->name, sizeof e->name, "%s", name);
+  e->f16_cvt = f16_cvt;
   uint8_t dg[NXVK_SHA256_BYTES];
   nxvk_sha256(glsl, strlen(glsl), dg);
   nxvk_sha256_hex(dg, e->key);
   e->glsl = glsl;
   pthread_mutex_lock(&rt_lock);
   for (rt_name *o = rt_names; o; o = o->next)
-    if (strcmp(o->name, name) == 0) { /* another thread made it meanwhile */
+    if (strcmp(o->name, name) == 0 && o->f16_cvt == f16_cvt) { /* another thread made it meanwhile */
       pthread_mutex_unlock(&rt_lock);
       free(e->glsl);
       free(e);
@@ -284,7 +290,10 @@ static int lookup(const char *name, rt_name **out) {
 int nxvk_rt_kernel_get(nxvk_ctx *c, const char *name, const uint32_t *spec, int nspec, int nbuffers,
                        nxvk_kernel **k) {
   rt_name *e = NULL;
-  int rc = lookup(name, &e);
+  /* only f16 kernels differ by NXVK_F16_CVT: one entry for every other name */
+  size_t len = strlen(name);
+  int f16_cvt = len > 4 && strcmp(name + len - 4, "_f16") == 0 ? (c->tuning ? c->tuning->f16_cvt : 0) : 0;
+  int rc = lookup(name, f16_cvt, &e);
   if (rc) return rc;
   rc = nxvk_kernel_get_spirv(c, e->key, NULL, 0, spec, nspec, nbuffers, k);
   if (rc || *k) return rc;

@@ -101,6 +101,23 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
     t->sort_bits = i ? 8 : 4;
   }
   if (rc) return rc;
+  /* f16 conversions in the elementwise kernels and sums: the driver's
+   * (packFloat2x16 of an f16vec2, one instruction for two values, against
+   * ~20 integer operations each) where the device promises round to
+   * nearest even for f16 (with DenormPreserve 16 too: 2, else subnormals
+   * in software: 1); the integer ones elsewhere.  Same bits either way. */
+  const nxvk_device_info *d = &c->info;
+  bool hw_ok = d->f16 && d->float_controls && d->rte_f16;
+  int hw = hw_ok ? (d->denorm_preserve_f16 ? 2 : 1) : 0;
+  t->f16_cvt = hw;
+  static const char *const cvts[] = {"sw", "hw"};
+  if ((i = knob_choice("NXVK_F16_CVT", cvts, 2, "want sw or hw", &rc)) >= 0) {
+    if (i == 1 && !hw_ok)
+      return bad("NXVK_F16_CVT", "hw", "the device does not promise f16 rounding to nearest even "
+                                       "(shaderFloat16 and shaderRoundingModeRTEFloat16)");
+    t->f16_cvt = i ? hw : 0;
+  }
+  if (rc) return rc;
 
   knob_list("NXVK_DOT_TILES", t->dot_tiles, 5, 5, "want BM,BN,BK,TM,TN (five whole numbers)", &rc);
   if (knob_list("NXVK_DOT_VEC", t->dot_vec, 3, 4, "want RB,CB,BK[,S] (three or four whole numbers)", &rc) == 3)

@@ -274,6 +274,10 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   /* test-only (NXVK_TEST_INJECT=no_atomic_float): indexed_add's f32 path by
    * compare-and-swap, as on a device without VK_EXT_shader_atomic_float */
   if (rc == NXVK_OK && inj && strstr(inj, "no_atomic_float")) c->info.atomic_f32_add = false;
+  /* test-only (NXVK_TEST_INJECT=f16_denorm_preserve): f16 kernels as on a
+   * device that promises f16 subnormals (NXVK_F16_CVT's form without the
+   * software subnormal path; lavapipe keeps them though it does not say so) */
+  if (rc == NXVK_OK && inj && strstr(inj, "f16_denorm_preserve")) c->info.denorm_preserve_f16 = true;
   if (rc == NXVK_OK) rc = find_compute_queue(c->physical, &c->queue_family);
   if (rc == NXVK_OK) {
     vkGetPhysicalDeviceMemoryProperties(c->physical, &c->mem_props);

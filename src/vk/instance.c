@@ -485,6 +485,10 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
     o->denorm_flush_f64 = fc.shaderDenormFlushToZeroFloat64;
     o->signed_zero_inf_nan_f32 = fc.shaderSignedZeroInfNanPreserveFloat32;
     o->signed_zero_inf_nan_f64 = fc.shaderSignedZeroInfNanPreserveFloat64;
+    o->denorm_preserve_f16 = fc.shaderDenormPreserveFloat16;
+    o->denorm_flush_f16 = fc.shaderDenormFlushToZeroFloat16;
+    o->rte_f16 = fc.shaderRoundingModeRTEFloat16;
+    o->signed_zero_inf_nan_f16 = fc.shaderSignedZeroInfNanPreserveFloat16;
   }
 
   /* features */

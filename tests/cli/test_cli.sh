@@ -278,7 +278,8 @@ for i, d in enumerate(devs):
     print("NMT%d=%d" % (i, len(types)))
     fc = need(d, "float_controls", dict, w) or {}
     for k in ("denorm_preserve_f32", "denorm_preserve_f64", "denorm_flush_f32", "denorm_flush_f64",
-              "signed_zero_inf_nan_preserve_f32", "signed_zero_inf_nan_preserve_f64"):
+              "signed_zero_inf_nan_preserve_f32", "signed_zero_inf_nan_preserve_f64", "denorm_preserve_f16",
+              "denorm_flush_f16", "rounding_mode_rte_f16", "signed_zero_inf_nan_preserve_f16"):
         need(fc, k, bool, w + ".float_controls")
 print("\n".join(problems) if problems else "%d device(s), all fields present" % len(devs))
 print("NDEV=%d" % len(devs))

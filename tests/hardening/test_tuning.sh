@@ -71,6 +71,7 @@ cases() {
   refused "$bin" "$tag NXVK_STAGING not 0 or 1" NXVK_STAGING=on
   refused "$bin" "$tag NXVK_GROUP_SUBMIT not 0 or 1" NXVK_GROUP_SUBMIT=yes
   refused "$bin" "$tag NXVK_CONV_DIRECT not 0 or 1" NXVK_CONV_DIRECT=on
+  refused "$bin" "$tag NXVK_F16_CVT not sw or hw" NXVK_F16_CVT=fast
   # values that suit are taken, and the result stays right
   taken "$bin" "$tag NXVK_DOT_TILES=8,8,8,8,8 (one invocation a workgroup) is taken" NXVK_DOT_TILES=8,8,8,8,8
   taken "$bin" "$tag NXVK_DOT_TILES=32,16,4,2,4 is taken" NXVK_DOT_TILES=32,16,4,2,4
@@ -79,6 +80,7 @@ cases() {
   taken "$bin" "$tag NXVK_EW_UNROLL=3 is taken" NXVK_EW_UNROLL=3 exp '{}'
   taken "$bin" "$tag NXVK_POOL_CAP=1M is taken" NXVK_POOL_CAP=1M
   taken "$bin" "$tag NXVK_GROUP_SUBMIT=0 is taken" NXVK_GROUP_SUBMIT=0
+  taken "$bin" "$tag NXVK_F16_CVT=sw is taken" NXVK_F16_CVT=sw
 }
 
 cases ./nxvk plain

@@ -733,6 +733,67 @@ def test_broadcast16(rng):
                     dt, op, sa, sb, int(np.prod(np.broadcast_shapes(sa, sb)))), err)
 
 
+def test_f16_cvt(rng):
+    """NXVK_F16_CVT: the driver's f16 conversions (hw; with the software subnormal path, and as on a
+    device that promises f16 subnormals) give the integer conversions' (sw) bits for every f16
+    pattern: add and multiply bit-identical to numpy as well, exp, a fused chain that rounds an
+    f16 intermediate, and sum (same order of additions); NaN as any NaN.  Where the device does
+    not promise f16 round to nearest even, hw is refused naming the variable."""
+    rc, out, err = nxvk(["info", "--json"])
+    dev = json.loads(out)["devices"][0] if rc == 0 else {}
+    fc, feat = dev.get("float_controls", {}), dev.get("features", {})
+    hw_ok = bool(fc.get("rounding_mode_rte_f16") and feat.get("f16"))
+    d = tempfile.mkdtemp(prefix="cvt_", dir=TMP)
+    a = np.arange(65536, dtype=np.uint16).view(np.float16)[:65535]    # every pattern but one; odd count
+    b = rng.permutation(np.arange(65536, dtype=np.uint16)).view(np.float16)[:65535]
+    np.save(os.path.join(d, "a.npy"), a)
+    np.save(os.path.join(d, "b.npy"), b)
+    graph = {"inputs": {"a": "a.npy", "b": "b.npy"},
+             "ops": [{"op": "add", "in": ["a", "b"], "out": "s"},
+                     {"op": "multiply", "in": ["a", "b"], "out": "p"},
+                     {"op": "exp", "in": ["a"], "out": "e"},
+                     {"op": "sum", "in": ["a"], "attrs": {"axes": [0]}, "out": "r"},
+                     {"op": "sum", "in": ["p"], "attrs": {"axes": [0]}, "out": "rp"},
+                     {"op": "exp", "in": ["s"], "out": "t"},
+                     {"op": "multiply", "in": ["t", "b"], "out": "u"}],
+             "outputs": {k: k + ".npy" for k in ("s", "p", "e", "r", "rp", "u")}}
+    forms = [("sw", {"NXVK_F16_CVT": "sw"})]
+    if hw_ok:
+        forms += [("hw", {"NXVK_F16_CVT": "hw"}),
+                  ("hw, subnormals promised", {"NXVK_F16_CVT": "hw", "NXVK_TEST_INJECT": "f16_denorm_preserve"})]
+    else:
+        rc, out, err = nxvk(["run", "--op", "negate", '{"dtype":"f16","shape":[1],"data":[1]}'],
+                            env={"NXVK_F16_CVT": "hw"})
+        tap(rc == 2 and "NXVK_F16_CVT" in err, "NXVK_F16_CVT=hw refused where the device does not promise f16 RTE", err)
+    base = None
+    same = lambda g, w: g.shape == w.shape and bool(np.all((g.view(np.uint16) == w.view(np.uint16)) |  # noqa: E731
+                                                           (np.isnan(g) & np.isnan(w))))
+    for name, env in forms:
+        for fusion in (False, True):
+            gd = os.path.join(d, "%s_%d" % (name[:2], fusion))
+            os.makedirs(gd, exist_ok=True)
+            for f in ("a.npy", "b.npy"):
+                shutil.copy(os.path.join(d, f), gd)
+            with open(os.path.join(gd, "g.json"), "w") as f:
+                json.dump(graph, f)
+            rc, out, err = nxvk(["run", os.path.join(gd, "g.json")] + ([] if fusion else ["--no-fusion"]), env=env)
+            if rc != 0:
+                tap(False, "f16 conversions %s%s: run" % (name, ", fused" if fusion else ""), err)
+                continue
+            got = {k: np.load(os.path.join(gd, k + ".npy")) for k in graph["outputs"]}
+            a32, b32 = a.astype(np.float32), b.astype(np.float32)
+            with np.errstate(all="ignore"):
+                ok = same(got["s"], (a32 + b32).astype(np.float16)) and same(got["p"], (a32 * b32).astype(np.float16))
+            tap(ok, "f16 conversions %s%s: add and multiply over every f16 pattern bit-identical to numpy" % (
+                name, ", fused" if fusion else ""))
+            if base is None:
+                base = got
+                continue
+            bad = [k for k in ("e", "r", "rp", "u") if not same(got[k], base[k])]
+            tap(not bad, "f16 conversions %s%s: exp, sums and exp(a + b) * b give the sw form's bits" % (
+                name, ", fused" if fusion else ""), "differ: %s" % bad)
+
+
 def test_dot_dtype():
     """dot's "dtype": f32 only for f16/bf16 inputs; everything else refused naming the attribute."""
     for dt, to in (("i32", "f32"), ("f32", "f64"), ("f16", "f64"), ("bf16", "f16"), ("i64", "i32")):
@@ -773,6 +834,7 @@ def main():
     test_files(rng)
     test_sizes(rng)
     test_broadcast16(rng)
+    test_f16_cvt(rng)
     test_dot_dtype()
     test_unsupported()
 
