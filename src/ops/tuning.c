@@ -169,6 +169,8 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
     if (w[0] < 1 || w[0] > 64) return bad("NXVK_XFER_THREADS", knob("NXVK_XFER_THREADS"), "want a number of threads from 1 to 64");
     c->xfer_threads = (int)w[0];
   }
+  /* 1: barriers only where recorded commands conflict, not after every one */
+  if ((i = knob_choice("NXVK_LAZY_BARRIERS", zero_one, 2, "want 0 or 1", &rc)) >= 0) c->lazy_barriers = i == 1;
   /* large transfers through staging only, never importing host memory */
   if (knob_choice("NXVK_XFER_IMPORT", zero_one, 2, "want 0 or 1", &rc) == 0) c->import_align = 0;
   return rc;

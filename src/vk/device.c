@@ -290,6 +290,7 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     c->xfer_piece = (size_t)8 << 20; /* memory.c; NXVK_XFER_PIECE, NXVK_XFER_THREADS */
     c->xfer_threads = 8;
+    c->lazy_barriers = false; /* submit.c; NXVK_LAZY_BARRIERS=1 (off until a GPU run has checked it) */
     c->max_spinners = cpus >= 8 ? (int)(cpus / 4) : 2;
     rc = device_create(c);
   }

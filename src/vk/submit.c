@@ -16,6 +16,7 @@
 
 #define META_CHUNK_WORDS 16384u     /* 64 KiB per metadata chunk */
 #define SETS_PER_POOL 64u
+#define HAZARD_MAX 32u               /* buffers tracked between barriers; more: a barrier */
 
 struct nxvk_rec {
   nxvk_ctx *c;
@@ -34,6 +35,11 @@ struct nxvk_rec {
 
   nxvk_buffer **held;                  /* references kept until completion */
   int nheld, capheld;
+
+  /* buffers read and written by commands since the last barrier (lazy
+   * barriers, see before()) */
+  VkBuffer since_rd[HAZARD_MAX], since_wr[HAZARD_MAX];
+  int nrd, nwr;
 
   bool timestamps;
   uint32_t ndispatch;
@@ -112,6 +118,7 @@ static void rec_release(nxvk_rec *r) {
   r->meta_cur = 0;
   r->meta_used = 0;
   r->ndispatch = 0;
+  r->nrd = r->nwr = 0;
   pthread_mutex_lock(&c->rec_lock);
   r->next = c->free_recs;
   c->free_recs = r;
@@ -206,6 +213,37 @@ static const VkAccessFlags ALL_RW = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER
 static const VkPipelineStageFlags COMPUTE_TRANSFER =
     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
 
+/* Lazy barriers (c->lazy_barriers, NXVK_LAZY_BARRIERS): a command waits for
+ * the earlier ones only where it touches what they touched since the last
+ * barrier: it reads or writes a buffer written since, or writes one read
+ * since (whole buffers; a dispatch counts as writing every buffer it binds,
+ * and as reading its metadata chunk).  So a run's input uploads and its
+ * metadata share one barrier, where each had its own (a barrier is a wait
+ * for idle on a GPU).  Off: a barrier after every command, as before. */
+static bool touched(const VkBuffer *set, uint32_t n, VkBuffer b) {
+  for (uint32_t i = 0; i < n; i++)
+    if (set[i] == b) return true;
+  return false;
+}
+
+static void before(nxvk_rec *r, const VkBuffer *rd, uint32_t nr, const VkBuffer *wr, uint32_t nw) {
+  if (!r->c->lazy_barriers) return;
+  bool need = (uint32_t)r->nrd + nr > HAZARD_MAX || (uint32_t)r->nwr + nw > HAZARD_MAX;
+  for (uint32_t i = 0; i < nr && !need; i++) need = touched(r->since_wr, (uint32_t)r->nwr, rd[i]);
+  for (uint32_t i = 0; i < nw && !need; i++)
+    need = touched(r->since_wr, (uint32_t)r->nwr, wr[i]) || touched(r->since_rd, (uint32_t)r->nrd, wr[i]);
+  if (need) {
+    barrier(r, COMPUTE_TRANSFER, ALL_RW);
+    r->nrd = r->nwr = 0;
+  }
+  for (uint32_t i = 0; i < nr && r->nrd < (int)HAZARD_MAX; i++) r->since_rd[r->nrd++] = rd[i];
+  for (uint32_t i = 0; i < nw && r->nwr < (int)HAZARD_MAX; i++) r->since_wr[r->nwr++] = wr[i];
+}
+
+static void after(nxvk_rec *r) {
+  if (!r->c->lazy_barriers) barrier(r, COMPUTE_TRANSFER, ALL_RW);
+}
+
 /* Kernel metadata goes into 64 KiB chunks.  Where device memory is mapped
  * (CPU and integrated devices) it is written in place; on discrete GPUs the
  * chunk is device-local and filled by vkCmdUpdateBuffer, because shaders
@@ -230,9 +268,10 @@ int nxvk_rec_meta(nxvk_rec *r, const uint32_t *words, uint32_t n, uint32_t *offs
   if (chunk->mapped) {
     memcpy((uint32_t *)chunk->mapped + r->meta_used, words, n * 4);
   } else {
+    before(r, NULL, 0, &chunk->buffer, 1);
     r->c->vk.vkCmdUpdateBuffer(r->cmd, chunk->buffer, (VkDeviceSize)r->meta_used * 4,
                                (VkDeviceSize)n * 4, words);
-    barrier(r, COMPUTE_TRANSFER, ALL_RW);
+    after(r);
   }
   *offset = r->meta_used;
   r->meta_used += n;
@@ -309,8 +348,11 @@ int nxvk_rec_dispatch(nxvk_rec *r, nxvk_kernel *k, const nxvk_binding *bufs, int
                                 NULL);
   uint32_t pc[4] = {meta_offset, 0, 0, 0};
   c->vk.vkCmdPushConstants(r->cmd, k->layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, sizeof pc, pc);
+  VkBuffer wr[NXVK_MAX_BINDINGS];
+  for (int i = 0; i < nbufs; i++) wr[i] = bufs[i].buf->buffer;
+  before(r, &info[0].buffer, 1, wr, (uint32_t)nbufs);
   c->vk.vkCmdDispatch(r->cmd, gx, gy, gz);
-  barrier(r, COMPUTE_TRANSFER, ALL_RW);
+  after(r);
   r->ndispatch++;
   return NXVK_OK;
 }
@@ -321,16 +363,18 @@ int nxvk_rec_copy(nxvk_rec *r, nxvk_buffer *src, VkDeviceSize src_off, nxvk_buff
   if (rc == NXVK_OK) rc = nxvk_rec_hold(r, dst);
   if (rc) return rc;
   VkBufferCopy region = {src_off, dst_off, n};
+  before(r, &src->buffer, 1, &dst->buffer, 1);
   r->c->vk.vkCmdCopyBuffer(r->cmd, src->buffer, dst->buffer, 1, &region);
-  barrier(r, COMPUTE_TRANSFER, ALL_RW);
+  after(r);
   return NXVK_OK;
 }
 
 int nxvk_rec_fill(nxvk_rec *r, nxvk_buffer *b, VkDeviceSize n, uint32_t word) {
   int rc = nxvk_rec_hold(r, b);
   if (rc) return rc;
+  before(r, NULL, 0, &b->buffer, 1);
   r->c->vk.vkCmdFillBuffer(r->cmd, b->buffer, 0, (n + 3) & ~(VkDeviceSize)3, word);
-  barrier(r, COMPUTE_TRANSFER, ALL_RW);
+  after(r);
   return NXVK_OK;
 }
 
@@ -338,8 +382,9 @@ int nxvk_rec_update(nxvk_rec *r, nxvk_buffer *b, VkDeviceSize off, const void *d
                     VkDeviceSize n) {
   int rc = nxvk_rec_hold(r, b);
   if (rc) return rc;
+  before(r, NULL, 0, &b->buffer, 1);
   r->c->vk.vkCmdUpdateBuffer(r->cmd, b->buffer, off, n, data);
-  barrier(r, COMPUTE_TRANSFER, ALL_RW);
+  after(r);
   return NXVK_OK;
 }
 

@@ -147,6 +147,7 @@ struct nxvk_ctx {
   uint64_t spin_ns;
   int max_spinners;
   atomic_int spinners;
+  bool lazy_barriers;                  /* barriers only where commands conflict (submit.c) */
   bool host_visible_fast_path;         /* CPU / UMA devices: map device memory */
   bool no_dedicated;                   /* never a dedicated allocation (memory.c) */
   /* VK_EXT_external_memory_host: large transfers import the caller's memory
