@@ -13,14 +13,32 @@
 //     invocations' totals) and starts from part[r * nb + b]
 //   3 lines: one invocation per line, in order along the axis (inner > 1,
 //     or short rows)
-// Sums of floats are therefore not the sequential order's (modes 0..2): the
-// bound is the reductions' n*eps*sum|x| (conformance/limits.json).
+//   4 one pass (rows of contiguous lines, in place of 0..2): tiles of
+//     WG * ITEMS elements, each read once and written once.  A workgroup
+//     takes the next tile from a ticket (flags[0]), so a tile only ever
+//     waits for tiles whose workgroups have already started: no wait relies
+//     on a workgroup that is not running, which Vulkan does not promise to
+//     schedule.  Per tile: striped (coalesced) loads into shared memory,
+//     each invocation scans its ITEMS contiguous elements, a tree over the
+//     invocations; then the tile's total is published (part[tile], flag
+//     set after a memory barrier).  The tiles of a row form groups of WG;
+//     the tile's exclusive prefix is the fold, in a fixed tree, of the
+//     totals of the earlier tiles of its group (one invocation reads each,
+//     waiting for its flag) after the inclusive prefix of the previous
+//     group, which that group's last tile publishes.  Every value is thus
+//     a fixed function of the input, whichever workgroup ran first
+//     (results do not change from run to run).  Stores are striped too.
+// Sums of floats are therefore not the sequential order's (modes 0..2, 4):
+// the bound is the reductions' n*eps*sum|x| (conformance/limits.json).
 // max / min: NaN propagates; equal zeros give +0 (max) and -0 (min) whatever
 // the order, as reduce.comp.
 //
 // meta: [0] rows (outer) [1] n [2] inner [3] nb (blocks per row) [4] reverse
+//       [5] groups of WG tiles per row (mode 4)
 // spec: 0 workgroup size, 1 op (0 sum 1 product 2 max 3 min), 2 mode, 3 ITEMS
-// bindings: 1 x in, 2 y out, 3 block partials (T, rows * nb)
+// bindings: 1 x in, 2 y out, 3 block partials (T, rows * nb; mode 4: then
+//           the groups' inclusive prefixes, rows * groups), 4 mode 4's
+//           flags (uint, zeroed: the ticket, one per tile, one per group)
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "dtype.glsl"
@@ -36,7 +54,16 @@ layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
 layout(std430, binding = 1) readonly buffer In { ST x[]; };
 layout(std430, binding = 2) writeonly buffer Out { ST y[]; };
-layout(std430, binding = 3) buffer Part { T part[]; };
+// Mode 4 reads other workgroups' totals and flags.  coherent: past the
+// incoherent caches; volatile: a flag is read again on every turn of a
+// wait, and no compiler moves a total's load above its flag's or a flag's
+// store above its total's (volatile accesses keep their order; lavapipe
+// hoisted the plain load of a total above the wait), with
+// memoryBarrierBuffer between them for the hardware.
+layout(std430, binding = 3) volatile coherent buffer Part { T part[]; };
+layout(std430, binding = 4) volatile coherent buffer Flags { uint flags[]; };
+// the same words for the ticket's atomic (not volatile)
+layout(std430, binding = 4) coherent buffer Ticket { uint ticket[]; };
 
 shared T tot[gl_WorkGroupSize.x];
 
@@ -93,8 +120,115 @@ void wg_scan() {
   barrier();
 }
 
+// mode 4's tile, padded by one word in 32 (the invocations' contiguous
+// runs of ITEMS then fall in distinct banks)
+shared T sdata[gl_WorkGroupSize.x * ITEMS + (gl_WorkGroupSize.x * ITEMS) / 32u];
+shared T red[gl_WorkGroupSize.x];
+shared uint s_tile;
+shared T s_ex;
+
+uint pad(uint i) { return i + (i >> 5); }
+
+// Until flags[f] is set (volatile: read again on every turn).  Bounded, at
+// 2^24 reads (seconds), so that a device that did not run an earlier
+// workgroup gives wrong results, which the checks catch, instead of a hang.
+// Two nested loops: lavapipe (gallivm) cuts any single loop off after 65535
+// turns.  lavapipe also lost the outputs of workgroups that waited long (on
+// 2 threads or more), so CPU devices take the blocks path (tuning.c); one
+// thread (LP_NUM_THREADS=1) runs the tiles in ticket order, never waiting,
+// which is how the tests check this mode's arithmetic there.
+void wait_flag(uint f) {
+  bool ready = flags[f] != 0u;
+  for (uint o = 0u; !ready && o < 4096u; o++)
+    for (uint q = 0u; !ready && q < 4096u; q++) ready = flags[f] != 0u;
+}
+
+void one_pass(uint m) {
+  uint rows = meta[m], n = meta[m + 1u], nb = meta[m + 3u], ng = meta[m + 5u];
+  bool rev = meta[m + 4u] != 0u;
+  uint t = gl_LocalInvocationID.x;
+  const uint WG = gl_WorkGroupSize.x;
+  uint tsize = WG * ITEMS;
+  uint total = rows * nb;
+  for (;;) {
+    if (t == 0u) s_tile = atomicAdd(ticket[0], 1u);
+    barrier();
+    uint tile = s_tile;
+    if (tile >= total) break;   // the same for the whole workgroup
+    uint r = tile / nb, b = tile - r * nb;
+    uint rowbase = r * n, k0 = b * tsize;
+    [[unroll]] for (uint j = 0u; j < ITEMS; j++) {
+      uint i = j * WG + t, k = k0 + i;
+      T v = identity();
+      if (k < n) v = LD(x[rowbase + (rev ? n - 1u - k : k)]);
+      sdata[pad(i)] = v;
+    }
+    barrier();
+    T acc = identity();
+    [[unroll]] for (uint q = 0u; q < ITEMS; q++) {
+      uint i = pad(t * ITEMS + q);
+      acc = combine(acc, sdata[i]);
+      sdata[i] = acc;
+    }
+    tot[t] = acc;
+    wg_scan();
+    T agg = tot[WG - 1u];
+    if (t == 0u) {
+      part[tile] = agg;
+      memoryBarrierBuffer();
+      flags[1u + tile] = 1u;
+    }
+    // the totals of the group's earlier tiles, folded in a fixed tree
+    uint g = b / WG, p = b - g * WG;
+    T a = identity();
+    if (t < p) {
+      uint j = tile - p + t;
+      wait_flag(1u + j);
+      memoryBarrierBuffer();
+      a = part[j];
+    }
+    red[t] = a;
+    // pairs of adjacent runs, in order: every partial is a run of tiles (a
+    // product of a run stays finite where the sequential one does)
+    for (uint h = 1u; h < WG; h <<= 1) {
+      barrier();
+      if ((t & (2u * h - 1u)) == 0u) red[t] = combine(red[t], red[t + h]);
+    }
+    barrier();
+    if (t == 0u) {
+      T ex = red[0];
+      uint gi = total + r * ng + g;   // this group's prefix slot
+      if (g > 0u) {
+        wait_flag(1u + gi - 1u);
+        memoryBarrierBuffer();
+        ex = combine(part[gi - 1u], ex);
+      }
+      s_ex = ex;
+      if ((p == WG - 1u || b == nb - 1u) && g + 1u < ng) {
+        part[gi] = combine(ex, agg);
+        memoryBarrierBuffer();
+        flags[1u + gi] = 1u;
+      }
+    }
+    barrier();
+    T mine = t == 0u ? s_ex : combine(s_ex, tot[t - 1u]);
+    barrier();
+    tot[t] = mine;   // now each invocation's exclusive prefix
+    barrier();
+    [[unroll]] for (uint j = 0u; j < ITEMS; j++) {
+      uint i = j * WG + t, k = k0 + i;
+      if (k < n) y[rowbase + (rev ? n - 1u - k : k)] = STV(combine(tot[i / ITEMS], sdata[pad(i)]));
+    }
+    barrier();   // before the next tile's s_tile, sdata and tot
+  }
+}
+
 void main() {
   uint m = pc.meta_off;
+  if (MODE == 4u) {
+    one_pass(m);
+    return;
+  }
   uint rows = meta[m], n = meta[m + 1u], inner = meta[m + 2u], nb = meta[m + 3u];
   bool rev = meta[m + 4u] != 0u;
   uint t = gl_LocalInvocationID.x;

@@ -276,6 +276,7 @@ typedef struct nxvk_tuning {
   uint32_t sort_bits;   /* NXVK_SORT_BITS: 8 (sort8 kernels) or 4 bits a radix pass (sort.c) */
   uint32_t sort_items;  /* NXVK_SORT_ITEMS: elements per invocation of a pass */
   int f16_cvt;           /* NXVK_F16_CVT: 0 integer f16 conversions, 1 or 2 the driver's (codegen.h) */
+  bool scan_one_pass;    /* NXVK_SCAN: one_pass (scan.comp mode 4) or blocks (three passes) */
 } nxvk_tuning;
 /* Whether forced dot tiles suit the kernels on this device: NXVK_OK, or
  * NXVK_E_BAD_REQUEST with a message naming the variable (dot.c). */

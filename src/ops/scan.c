@@ -1,8 +1,10 @@
 /*
  * scan.c - cumulative_sum cumulative_product cumulative_max cumulative_min
  * along one axis ("axis", default 0 as Nx), forward or from the end
- * ("reverse").  GPU: shaders/scan.comp (a three-pass block scan for rows of
- * contiguous lines, one invocation per line otherwise).
+ * ("reverse").  GPU: shaders/scan.comp: rows of contiguous lines in one
+ * pass (tiles chained through published totals, mode 4) or, with
+ * NXVK_SCAN=blocks, a three-pass block scan; one invocation per line
+ * otherwise.
  */
 #include "ops.h"
 
@@ -36,34 +38,63 @@ int nxvk_scan_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in,
 
 #define SCAN_ITEMS 8u
 
+/* mode 4, the one-pass scan (scan.comp): one workgroup per tile of
+ * NXVK_WG * items elements, at most this many workgroups (each takes tiles
+ * from a ticket until none is left) */
+#define SCAN_ONE_PASS_GROUPS 65535u
+
 static int scan_lines(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src, nxvk_buffer *dst,
                       const nxvk_lines *l, bool reverse) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
   char name[32];
   snprintf(name, sizeof name, "scan_%s", nxvk_dtype_name(dt));
-  uint64_t bsize = (uint64_t)NXVK_WG * SCAN_ITEMS;
-  /* rows of contiguous lines longer than a few elements: the block scan */
+  /* rows of contiguous lines longer than a few elements: the one-pass scan
+   * (NXVK_SCAN=one_pass, the rule) or the three-pass block scan (blocks) */
   bool blocked = l->inner == 1 && l->n > 64;
+  bool one_pass = blocked && c->tuning->scan_one_pass;
+  /* one pass: 16 elements per invocation (8 for 8-byte dtypes: the tile
+   * in shared memory stays under 17 KiB) */
+  size_t tsz = nxvk_dtype_size(dt) == 8 ? 8 : 4; /* the compute type: f16 / bf16 as f32, narrow integers 32 bits */
+  uint32_t items = one_pass ? (tsz == 8 ? 8u : 16u) : SCAN_ITEMS;
+  uint64_t bsize = (uint64_t)NXVK_WG * items;
   uint64_t nb = blocked ? (uint64_t)(l->n + (int64_t)bsize - 1) / bsize : 1;
-  uint32_t meta[5] = {(uint32_t)l->outer, (uint32_t)l->n, (uint32_t)l->inner, (uint32_t)nb, reverse};
+  uint64_t ng = (nb + NXVK_WG - 1) / NXVK_WG;
+  uint32_t meta[6] = {(uint32_t)l->outer, (uint32_t)l->n, (uint32_t)l->inner, (uint32_t)nb, reverse,
+                      (uint32_t)ng};
   if (!blocked) {
     uint32_t spec[4] = {NXVK_WG, (uint32_t)code, 3, SCAN_ITEMS};
-    nxvk_buffer *bufs[3] = {src, dst, dst};
-    return nxvk_dispatch_1d(r, name, spec, 4, meta, 5, bufs, 3, (uint64_t)(l->outer * l->inner));
+    nxvk_buffer *bufs[4] = {src, dst, dst, dst};
+    return nxvk_dispatch_1d(r, name, spec, 4, meta, 6, bufs, 4, (uint64_t)(l->outer * l->inner));
   }
-  /* partials in the compute type: f16 / bf16 as f32, narrow integers as 32 bits */
-  size_t tsz = nxvk_dtype_size(dt) == 8 ? 8 : 4;
-  nxvk_buffer *part = NULL;
-  int rc = nxvk_buffer_create(c, (uint64_t)l->outer * nb * tsz, false, &part);
-  if (rc) return rc;
   uint64_t total = (uint64_t)l->outer * nb;
-  nxvk_buffer *bufs[3] = {src, dst, part};
-  for (uint32_t mode = 0; mode < 3 && rc == NXVK_OK; mode++) {
+  if (total + (uint64_t)l->outer * ng + 1 > UINT32_MAX)
+    return nxvk_seterr(NXVK_E_TOO_LARGE, "scan: %llu rows of %lld are too many blocks",
+                       (unsigned long long)l->outer, (long long)l->n);
+  nxvk_buffer *part = NULL, *flags = NULL;
+  uint64_t nparts = one_pass ? total + (uint64_t)l->outer * ng : total;
+  int rc = nxvk_buffer_create(c, nparts * tsz, false, &part);
+  if (rc) return rc;
+  if (one_pass) {
+    /* the ticket, a flag per tile and one per group, zeroed */
+    uint64_t fbytes = (1 + nparts) * 4;
+    rc = nxvk_buffer_create(c, fbytes, false, &flags);
+    if (rc == NXVK_OK) rc = nxvk_rec_fill(r, flags, fbytes, 0);
+    if (rc == NXVK_OK) {
+      uint32_t spec[4] = {NXVK_WG, (uint32_t)code, 4, items};
+      nxvk_buffer *bufs[4] = {src, dst, part, flags};
+      uint32_t groups = nxvk_groups_for(c, total < SCAN_ONE_PASS_GROUPS ? total : SCAN_ONE_PASS_GROUPS, 1);
+      rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 6, bufs, 4, groups, 1, 1);
+    }
+  }
+  nxvk_buffer *bufs[4] = {src, dst, part, part};
+  for (uint32_t mode = 0; !one_pass && mode < 3 && rc == NXVK_OK; mode++) {
     uint32_t spec[4] = {NXVK_WG, (uint32_t)code, mode, SCAN_ITEMS};
     uint64_t groups = mode == 1 ? (uint64_t)l->outer : total;
-    rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 5, bufs, 3, nxvk_groups_for(c, groups, 1), 1, 1);
+    rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 6, bufs, 4, nxvk_groups_for(c, groups, 1), 1, 1);
   }
+  /* the recording holds its own references until the work completes */
   nxvk_buffer_unref(c, part);
+  nxvk_buffer_unref(c, flags);
   return rc;
 }
 

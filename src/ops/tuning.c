@@ -100,6 +100,14 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
                  "this device cannot run the 8-bit sort (subgroup ballots, subgroups of at most 128, shared memory)");
     t->sort_bits = i ? 8 : 4;
   }
+  /* scans of contiguous rows: one pass, each element read once (tiles
+   * chained by a ticket and published totals), or the three-pass block scan
+   * that reads the input twice (scan.c).  CPU devices take blocks: lavapipe
+   * cut long waits for another workgroup short and lost the waiting
+   * workgroups' outputs (scan.comp's wait_flag) */
+  static const char *const scans[] = {"one_pass", "blocks"};
+  t->scan_one_pass = gpu;
+  if ((i = knob_choice("NXVK_SCAN", scans, 2, "want one_pass or blocks", &rc)) >= 0) t->scan_one_pass = i == 0;
   if (rc) return rc;
   /* f16 conversions in the elementwise kernels and sums: the driver's
    * (packFloat2x16 of an f16vec2, one instruction for two values, against

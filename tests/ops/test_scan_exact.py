@@ -18,7 +18,8 @@ scan's combine is nxmath.glsl's IEEE add and multiply, not the driver's:
 
 f16 and bf16 compute in f32 (their results rounded once, as numpy's oracle
 here rounds the exact f64 result), f64 in f64.  TAP on stdout.
-Environment: NXVK (default ./nxvk).
+Every case runs under each scan kernel (NXVK_SCAN): the rule, blocks and
+one_pass.  Environment: NXVK (default ./nxvk).
 """
 import json
 import os
@@ -59,7 +60,7 @@ def save(path, dt, x64):
     if dt == "bf16":
         to_bf16_file(path, x64)
     else:
-        np.save(path, x64.astype({"f16": np.float16, "f32": np.float32, "f64": np.float64}[dt]))
+        np.save(path, x64.astype({"f16": np.float16, "f32": np.float32, "f64": np.float64, "i32": np.int32}[dt]))
 
 
 def load(path):
@@ -151,12 +152,50 @@ def cases(rng):
     return out
 
 
+def big_cases(rng):
+    """rows past one group of 256 tiles (the one-pass scan's chain of
+    group prefixes): i32 sums, and f32 sums of multiples of 2^-149 small
+    enough to stay exact"""
+    out = []
+    for dt, shape, attrs in (("i32", (2, 1200000), {"axis": 1}), ("f32", (1200000,), {"reverse": True}),
+                             ("i32", (3000000,), {})):
+        if dt == "i32":
+            x = rng.integers(-1000, 1001, shape).astype(np.int32)
+        else:
+            x = np.ldexp(rng.integers(-3, 4, shape).astype(np.float64), -149)
+        ax = attrs.get("axis", 0)
+        xs = np.flip(x, ax) if attrs.get("reverse") else x
+        want = np.cumsum(xs, axis=ax, dtype=np.int32 if dt == "i32" else np.float64)
+        want = np.flip(want, ax) if attrs.get("reverse") else want
+        out.append(("cumulative_sum", dt, shape, attrs, x, want.astype(np.float64)))
+    return out
+
+
+# Each case runs under every scan kernel: the device's rule, the three-pass
+# block scan and the one-pass scan (on lavapipe on one thread: see
+# scan.comp's wait_flag; LP_NUM_THREADS means nothing to other drivers).
+VARIANTS = (("rule", {}), ("blocks", {"NXVK_SCAN": "blocks"}),
+            ("one_pass", {"NXVK_SCAN": "one_pass", "LP_NUM_THREADS": "1"}))
+
+
 def main():
     rng = np.random.default_rng(2029)
-    cs = cases(rng)
+    cs = cases(rng) + big_cases(rng)
     by_dt = {}
     for i, c in enumerate(cs):
         by_dt.setdefault(c[1], []).append((i, c))
+    for vname, venv in VARIANTS:
+        run_variant(cs, by_dt, vname, venv)
+    # the cases are not vacuous: products dip below the f32 normal range and return
+    e = walk(np.random.default_rng(1), 5000, *PROD["f32"][:2], 1, 24, -20)
+    dips = np.sum((e[1:] >= -126) & (e[:-1] < -126))
+    tap(dips >= 3, "the f32 product walk comes back from below 2^-126 (%d times)" % dips)
+    print("1..%d" % _n)
+    return 1 if _failed else 0
+
+
+def run_variant(cs, by_dt, vname, venv):
+    env = dict(os.environ, **venv)
     got = {}
     for dt, lst in by_dt.items():
         gdir = tempfile.mkdtemp(prefix=dt + "_", dir=TMP)
@@ -169,13 +208,14 @@ def main():
         gp = os.path.join(gdir, "g.json")
         with open(gp, "w") as f:
             json.dump(graph, f)
-        p = subprocess.run([NXVK, "run", gp], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+        p = subprocess.run([NXVK, "run", gp], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600,
+                           env=env)
         err = p.stderr.decode(errors="replace")
         for i, _ in lst:
             path = os.path.join(gdir, "o%d.npy" % i)
             got[i] = load(path).astype(np.float64) if p.returncode == 0 and os.path.exists(path) else err
     for i, (op, dt, shape, attrs, x, want) in enumerate(cs):
-        desc = "%s %s shape=%s attrs=%s exact" % (op, dt, list(shape), json.dumps(attrs))
+        desc = "%s %s shape=%s attrs=%s exact (%s)" % (op, dt, list(shape), json.dumps(attrs), vname)
         g = got[i]
         if isinstance(g, str):
             tap(False, desc, g)
@@ -184,12 +224,6 @@ def main():
         bad = np.argwhere(~ok)
         tap(len(bad) == 0, desc, "" if not len(bad) else "at %s: got %r, want %r (%d of %d differ)" % (
             tuple(bad[0]), g[tuple(bad[0])], want[tuple(bad[0])], len(bad), want.size))
-    # the cases are not vacuous: products dip below the f32 normal range and return
-    e = walk(np.random.default_rng(1), 5000, *PROD["f32"][:2], 1, 24, -20)
-    dips = np.sum((e[1:] >= -126) & (e[:-1] < -126))
-    tap(dips >= 3, "the f32 product walk comes back from below 2^-126 (%d times)" % dips)
-    print("1..%d" % _n)
-    return 1 if _failed else 0
 
 
 if __name__ == "__main__":
