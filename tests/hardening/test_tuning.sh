@@ -72,6 +72,7 @@ cases() {
   refused "$bin" "$tag NXVK_GROUP_SUBMIT not 0 or 1" NXVK_GROUP_SUBMIT=yes
   refused "$bin" "$tag NXVK_CONV_DIRECT not 0 or 1" NXVK_CONV_DIRECT=on
   refused "$bin" "$tag NXVK_F16_CVT not sw or hw" NXVK_F16_CVT=fast
+  refused "$bin" "$tag NXVK_SCAN not a kernel" NXVK_SCAN=onepass
   # values that suit are taken, and the result stays right
   taken "$bin" "$tag NXVK_DOT_TILES=8,8,8,8,8 (one invocation a workgroup) is taken" NXVK_DOT_TILES=8,8,8,8,8
   taken "$bin" "$tag NXVK_DOT_TILES=32,16,4,2,4 is taken" NXVK_DOT_TILES=32,16,4,2,4
@@ -81,6 +82,7 @@ cases() {
   taken "$bin" "$tag NXVK_POOL_CAP=1M is taken" NXVK_POOL_CAP=1M
   taken "$bin" "$tag NXVK_GROUP_SUBMIT=0 is taken" NXVK_GROUP_SUBMIT=0
   taken "$bin" "$tag NXVK_F16_CVT=sw is taken" NXVK_F16_CVT=sw
+  taken "$bin" "$tag NXVK_SCAN=blocks is taken" NXVK_SCAN=blocks cumulative_sum '{"axis":1}'
 }
 
 cases ./nxvk plain
