@@ -243,7 +243,7 @@ unknown:
   return nxvk_seterr(NXVK_E_UNSUPPORTED, "no kernel named '%s'", name);
 }
 
-int nxvk_rt_kernel_glsl(const char *name, char **glsl) { return glsl_for(name, glsl); }
+int nxvk_rt_kernel_glsl(const char *name, char **glsl) { return glsl_for(name, 0, glsl); }
 
 /* The name's entry (GLSL and key made on first use). */
 static int lookup(const char *name, int f16_cvt, rt_name **out) {
