@@ -10,7 +10,10 @@
 #       figures for the same cases in the same run
 #       (bench/compare_torch.py, where torch is installed), gather and
 #       scatter at 16M against PyTorch (compare-index.txt), fusion, small-op
-#       throughput from 1, 16 and 100 threads (concurrency), and the port's
+#       throughput from 1, 16 and 100 threads and 100 port clients (concurrency,
+#       and its variants: NXVK_WAIT_*, NXVK_LAZY_BARRIERS, NXVK_GROUP_SUBMIT),
+#       transfers (import against staging, PyTorch pinned and pageable, a
+#       64M add end to end: compare-transfers.txt), and the port's
 #       latency; on NVIDIA the SM clock sampled beside them (smi.csv).
 #   scripts/gpu.sh check OUTDIR   the full conformance suite (one process and
 #       JSON report per op, JOBS at a time, each within CONF_TIMEOUT seconds)
@@ -195,6 +198,22 @@ elif [ "$what" = bench ]; then
   tail -n 8 "$R/compare-index.txt"
   step fusion; $B bench fusion --min-time 0.3 > "$R/fusion.txt" 2>&1
   step concurrency; $B bench concurrency --min-time 1 --json "$R/concurrency.json" > "$R/concurrency.txt" 2>&1
+  step concurrency variants   # threads only: every thread polling, none, lazy barriers, no group commit
+  for v in NXVK_WAIT_SPINNERS=1024 NXVK_WAIT_SPIN_US=0 NXVK_LAZY_BARRIERS=1 NXVK_GROUP_SUBMIT=0; do
+    env "$v" $B bench concurrency --min-time 1 --clients 0 > "$R/concurrency-$v.txt" 2>&1
+    grep -E '^add ' "$R/concurrency-$v.txt" | sed "s/^/$v: /"
+  done
+  for op in add sum cumulative_sum; do   # lazy barriers must change no result
+    NXVK_LAZY_BARRIERS=1 $B conformance --quick --op $op > "$R/lazy-barriers-$op.tap" 2>&1
+    echo "NXVK_LAZY_BARRIERS=1 conformance $op: $(tail -n 1 "$R/lazy-barriers-$op.tap")"
+  done
+  step transfers   # staging only beside bench peak's import; PyTorch pinned/pageable; a 64M add end to end
+  NXVK_XFER_IMPORT=0 $B bench peak --min-time 0.3 --json "$R/peak-staging.json" > "$R/peak-staging.txt" 2>&1
+  $B bench ops --ops add --sizes 64M --dtype f32 --min-time 0.3 --cpu-limit 0.5 --json "$R/add64m.json" \
+    > "$R/add64m.txt" 2>&1
+  python3 bench/compare_torch.py --nxvk-json "$R/peak.json" --nxvk-json "$R/add64m.json" --transfers --ops add \
+    --matmul-sizes "" --min-time 0.3 --out "$R/compare-transfers.json" > "$R/compare-transfers.txt" 2>&1
+  tail -n 4 "$R/compare-transfers.txt"
   step port
   if [ "$B" = bundle/run.sh ]; then nx="$PWD/bundle/nxvk"; else nx=$(command -v "$B" || echo "$B"); fi
   PYTHONUNBUFFERED=1 NXVK="$nx" LD_LIBRARY_PATH="$PWD/bundle/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 60 \
