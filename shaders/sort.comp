@@ -36,6 +36,8 @@
 //   first (meta[7]): keys come from x, indices are positions (no mode 0).
 //   last (meta[8]): 0 keys and indices out; 1 indices only; 2 the values
 //     themselves into y at (o, pos, i) for pos < kout (no mode 3).
+//   values (meta[9], f32 i32 u32): what travels with a key is the value's
+//     bits, not its index (sort and top_k: no gather at the end).
 // bindings: 1 x, 2 y, 3 keys in, 4 idx in, 5 keys out, 6 idx out, 7 hist,
 //           8 hscan
 #extension GL_GOOGLE_include_directive : require
@@ -138,6 +140,22 @@ const KT KMASK = 0xffu;
 #endif
 
 #ifdef RADIX8
+// sort's values of 32-bit dtypes travel as their bits instead of their
+// index (the last pass then writes them without a gather)
+#if defined(DT_f32)
+#define VPAYLOAD 1
+#define VBITS(v) floatBitsToUint(v)
+#define VOUT(p) uintBitsToFloat(p)
+#elif defined(DT_i32)
+#define VPAYLOAD 1
+#define VBITS(v) uint(v)
+#define VOUT(p) int(p)
+#elif defined(DT_u32)
+#define VPAYLOAD 1
+#define VBITS(v) (v)
+#define VOUT(p) (p)
+#endif
+
 // the key of element k of line (o, i), in the line's order
 KT line_key(uint o, uint i, uint n, uint inner, uint k, bool desc) {
   KT key = key_of((o * n + k) * inner + i);
@@ -150,6 +168,11 @@ void main() {
   uint shift = meta[m + 4u], kout = meta[m + 5u];
   bool desc = meta[m + 6u] != 0u, first = meta[m + 7u] != 0u;
   uint last = meta[m + 8u];
+#ifdef VPAYLOAD
+  bool vp = meta[m + 9u] != 0u;   // the payload is the value's bits
+#else
+  const bool vp = false;
+#endif
   uint WG = gl_WorkGroupSize.x, t = gl_LocalInvocationID.x;
   uint tile = WG * ITEMS;
   for (uint g = gl_WorkGroupID.x; g < rows * ntiles; g += gl_NumWorkGroups.x) {
@@ -159,7 +182,7 @@ void main() {
     if (MODE == 1u) {
       for (uint d = t; d < 256u; d += WG) sh[d] = 0u;
       barrier();
-      for (uint q = 0u; q < ITEMS; q++) {
+      [[unroll]] for (uint q = 0u; q < ITEMS; q++) {
         uint k = k0 + q * WG + t;
         if (k < n) {
           KT key = first ? line_key(o, i, n, inner, k, desc) : kin[rb + k];
@@ -178,14 +201,18 @@ void main() {
     KT key[ITEMS];
     uint ix[ITEMS], rk[ITEMS];
     uint cbase = k0 + w * S * ITEMS + lane;
-    for (uint q = 0u; q < ITEMS; q++) {
+    [[unroll]] for (uint q = 0u; q < ITEMS; q++) {
       uint k = cbase + q * S;
       bool valid = k < n;
       KT kk = KT(0);
       uint id = 0u;
       if (valid) {
         kk = first ? line_key(o, i, n, inner, k, desc) : kin[rb + k];
+#ifdef VPAYLOAD
+        id = !first ? iin[rb + k] : vp ? VBITS(x[(o * n + k) * inner + i]) : k;
+#else
         id = first ? k : iin[rb + k];
+#endif
       }
       uint d = uint(kk >> shift) & 255u;
       // the lanes holding this digit
@@ -226,7 +253,7 @@ void main() {
     // 8 steps: the inclusive sums are back in sb[0, 256)
     for (uint d = t; d < 256u; d += WG) dpre[d] = d == 0u ? 0u : sb[d - 1u];
     barrier();
-    for (uint q = 0u; q < ITEMS; q++) {
+    [[unroll]] for (uint q = 0u; q < ITEMS; q++) {
       uint d = uint(key[q] >> shift) & 255u;
       rk[q] += dpre[d] + sh[w * 256u + d];
     }
@@ -238,7 +265,7 @@ void main() {
     bool hi = shift >= 32u;
 #endif
     // the word that holds the digit, in tile order: each element's place
-    for (uint q = 0u; q < ITEMS; q++)
+    [[unroll]] for (uint q = 0u; q < ITEMS; q++)
       if (cbase + q * S < n) {
 #ifdef KEY64
         sh[rk[q]] = uint(hi ? key[q] >> 32 : key[q]);
@@ -247,7 +274,7 @@ void main() {
 #endif
       }
     barrier();
-    for (uint j = 0u; j < ITEMS; j++) {
+    [[unroll]] for (uint j = 0u; j < ITEMS; j++) {
       uint e = j * WG + t;
       if (e < cnt) {
         uint wv = sh[e];
@@ -263,10 +290,10 @@ void main() {
     barrier();
 #ifdef KEY64
     if (last == 0u) {
-      for (uint q = 0u; q < ITEMS; q++)
+      [[unroll]] for (uint q = 0u; q < ITEMS; q++)
         if (cbase + q * S < n) sh[rk[q]] = uint(hi ? key[q] : key[q] >> 32);
       barrier();
-      for (uint j = 0u; j < ITEMS; j++) {
+      [[unroll]] for (uint j = 0u; j < ITEMS; j++) {
         uint e = j * WG + t;
         if (e < cnt) {
           uint ov = sh[e];
@@ -277,15 +304,19 @@ void main() {
       barrier();
     }
 #endif
-    for (uint q = 0u; q < ITEMS; q++)
+    [[unroll]] for (uint q = 0u; q < ITEMS; q++)
       if (cbase + q * S < n) sh[rk[q]] = ix[q];
     barrier();
-    for (uint j = 0u; j < ITEMS; j++) {
+    [[unroll]] for (uint j = 0u; j < ITEMS; j++) {
       uint e = j * WG + t;
       if (e < cnt) {
         uint id = sh[e];
         if (last == 2u) {
+#ifdef VPAYLOAD
+          if (gp[j] < kout) y[(o * kout + gp[j]) * inner + i] = vp ? VOUT(id) : x[(o * n + id) * inner + i];
+#else
           if (gp[j] < kout) y[(o * kout + gp[j]) * inner + i] = x[(o * n + id) * inner + i];
+#endif
         } else {
           iout[rb + gp[j]] = id;
         }

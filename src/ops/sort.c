@@ -115,8 +115,8 @@ static int sort8_gpu(nxvk_rec *r, const nxvk_op *op, nxvk_tensor *x, nxvk_tensor
   uint64_t nh = rows * 256 * ntiles;
   if (rc == NXVK_OK) rc = nxvk_buffer_create(c, nh * 4, false, &hist);
   if (rc == NXVK_OK) rc = nxvk_buffer_create(c, nh * 4, false, &hscan);
-  uint32_t meta[9] = {(uint32_t)rows, (uint32_t)n, (uint32_t)l->inner, (uint32_t)ntiles, 0,
-                      (uint32_t)kout, desc, 0, 0};
+  uint32_t meta[10] = {(uint32_t)rows, (uint32_t)n, (uint32_t)l->inner, (uint32_t)ntiles, 0,
+                       (uint32_t)kout, desc, 0, 0, values};
   uint32_t groups = nxvk_groups_for(c, rows * ntiles, 1);
   int cur = 0;
   for (int p = 0; p < passes && rc == NXVK_OK; p++) {
@@ -125,11 +125,11 @@ static int sort8_gpu(nxvk_rec *r, const nxvk_op *op, nxvk_tensor *x, nxvk_tensor
     meta[8] = p < passes - 1 ? 0u : values ? 2u : 1u;
     nxvk_buffer *b[8] = {x->buf, out->buf, keys[cur], idx[cur], keys[1 - cur], idx[1 - cur], hist, hscan};
     uint32_t spec[5] = {wg, 1, items, nsg, sort8_shw(wg, items, nsg)};
-    rc = nxvk_dispatch_grid(r, kname, spec, 5, meta, 9, b, 8, groups, 1, 1);
+    rc = nxvk_dispatch_grid(r, kname, spec, 5, meta, 10, b, 8, groups, 1, 1);
     if (rc == NXVK_OK) rc = nxvk_scan_rows(r, NXVK_I32, NXVK_SCAN_SUM, hist, hscan, rows, 256 * ntiles);
     if (rc == NXVK_OK) {
       spec[1] = 2;
-      rc = nxvk_dispatch_grid(r, kname, spec, 5, meta, 9, b, 8, groups, 1, 1);
+      rc = nxvk_dispatch_grid(r, kname, spec, 5, meta, 10, b, 8, groups, 1, 1);
     }
     cur = 1 - cur;
   }
