@@ -301,7 +301,7 @@ int nxvk_conv_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tens
   for (int d = 0; d < p.S; d++) KS *= p.K[d];
   nxvk_ctx *c = nxvk_rec_ctx(r);
   if (out->dtype == NXVK_F32 && p.S == 2 && p.G == 1 && p.B == 1 && p.idil[0] == 1 && p.idil[1] == 1 &&
-      p.I >= 1 && !c->tuning->conv_direct) {
+      p.I >= 1 && KS >= 1 && !c->tuning->conv_direct) {
     uint32_t tile[5];
     gemm_tile(c, p.O, tile);
     uint64_t M = (uint64_t)p.NB * (uint64_t)(p.Y[0] * p.Y[1]), K = (uint64_t)(p.I * KS);
