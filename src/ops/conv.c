@@ -12,7 +12,8 @@
  *
  * Every layout is strides: the input is never transposed.  The GPU runs
  * conv_gemm (implicit GEMM: f32, 2-D, one group, no input dilation; the
- * kernel packed once into a [K][O] scratch) on the whole output, and
+ * kernel packed once into a [K][O] scratch; f16 and bf16 through f32
+ * copies) on the whole output, and
  * conv_direct (one invocation per output element) elsewhere, or everywhere
  * with NXVK_CONV_DIRECT=1 (src/ops/tuning.c; timing).  NXVK_CONV_GEMM forces
  * conv_gemm's tile.  Padded positions are skipped, not multiplied as zeros
@@ -259,7 +260,7 @@ static void gemm_tile(const nxvk_ctx *c, int64_t O, uint32_t g[5]) {
 
 /* The implicit GEMM (conv_gemm.comp) on the whole output: the kernel
  * packed into a [K][OP] scratch first (conv_wpack.comp). */
-static int conv_gemm(nxvk_rec *r, const conv_plan *p, nxvk_tensor *const *in, nxvk_tensor *out,
+static int conv_gemm(nxvk_rec *r, const conv_plan *p, nxvk_buffer *xb, nxvk_buffer *wb, nxvk_buffer *yb,
                      const uint32_t tile[5]) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
   uint32_t K = (uint32_t)(p->I * p->K[0] * p->K[1]), O = (uint32_t)p->O, OP = (O + 3) / 4 * 4;
@@ -270,7 +271,7 @@ static int conv_gemm(nxvk_rec *r, const conv_plan *p, nxvk_tensor *const *in, nx
   uint32_t wmeta[9] = {K, O, OP, (uint32_t)p->I, (uint32_t)p->K[1], (uint32_t)p->k_st[0], (uint32_t)p->k_st[1],
                        (uint32_t)p->k_st[2], (uint32_t)p->k_st[3]};
   uint32_t wspec[1] = {NXVK_WG};
-  nxvk_buffer *wbufs[2] = {in[1]->buf, packed};
+  nxvk_buffer *wbufs[2] = {wb, packed};
   rc = nxvk_dispatch_1d(r, "conv_wpack_f32", wspec, 1, wmeta, 9, wbufs, 2, (uint64_t)K * OP);
   /* vector stores: each group of 4 pixels is contiguous and 16-byte aligned */
   bool vec_out = p->out_st[3] == 1 && p->out_st[2] == p->Y[1] && (p->Y[0] * p->Y[1]) % 4 == 0 &&
@@ -282,10 +283,33 @@ static int conv_gemm(nxvk_rec *r, const conv_plan *p, nxvk_tensor *const *in, nx
                     (uint32_t)p->in_st[2], (uint32_t)p->in_st[3], (uint32_t)p->I, OP, vec_out, 0,
                     (uint32_t)p->out_st[0], (uint32_t)p->out_st[1], (uint32_t)p->out_st[2], (uint32_t)p->out_st[3]};
   uint32_t bm = tile[0] / tile[1] * 4 * tile[2], bn = tile[1] * 4 * tile[3];
-  nxvk_buffer *bufs[3] = {in[0]->buf, packed, out->buf};
+  nxvk_buffer *bufs[3] = {xb, packed, yb};
   if (rc == NXVK_OK)
     rc = nxvk_dispatch_grid(r, "conv_gemm_f32", tile, 5, g, 27, bufs, 3, (M + bm - 1) / bm, (O + bn - 1) / bn, 1);
   nxvk_buffer_unref(c, packed);
+  return rc;
+}
+
+/* f16 / bf16 through the same GEMM: the operands widened into f32 copies
+ * of their own layout, the sums in f32, rounded once into the result (as
+ * conv_direct and the reference do). */
+static int conv_gemm_half(nxvk_rec *r, const conv_plan *p, nxvk_tensor *const *in, nxvk_tensor *out,
+                          const uint32_t tile[5]) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  const nxvk_tensor *t[3] = {in[0], in[1], out};
+  nxvk_buffer *wide[3] = {NULL, NULL, NULL};
+  int64_t st[3][NXVK_MAX_RANK];
+  int rc = NXVK_OK;
+  for (int i = 0; i < 3 && rc == NXVK_OK; i++) {
+    nxvk_contiguous_strides(&t[i]->shape, st[i]);
+    rc = nxvk_buffer_create(c, (uint64_t)t[i]->count * 4, false, &wide[i]);
+  }
+  for (int i = 0; i < 2 && rc == NXVK_OK; i++)
+    rc = nxvk_strided_copy(r, t[i]->buf, t[i]->dtype, 0, st[i], wide[i], NXVK_F32, 0, st[i], &t[i]->shape);
+  if (rc == NXVK_OK) rc = conv_gemm(r, p, wide[0], wide[1], wide[2], tile);
+  if (rc == NXVK_OK) rc = nxvk_strided_copy(r, wide[2], NXVK_F32, 0, st[2], out->buf, out->dtype, 0, st[2], &out->shape);
+  for (int i = 0; i < 3; i++)
+    if (wide[i]) nxvk_buffer_unref(c, wide[i]);
   return rc;
 }
 
@@ -300,7 +324,8 @@ int nxvk_conv_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tens
   if (total == 0) return NXVK_OK;
   for (int d = 0; d < p.S; d++) KS *= p.K[d];
   nxvk_ctx *c = nxvk_rec_ctx(r);
-  if (out->dtype == NXVK_F32 && p.S == 2 && p.G == 1 && p.B == 1 && p.idil[0] == 1 && p.idil[1] == 1 &&
+  bool half = out->dtype == NXVK_F16 || out->dtype == NXVK_BF16;
+  if ((out->dtype == NXVK_F32 || half) && p.S == 2 && p.G == 1 && p.B == 1 && p.idil[0] == 1 && p.idil[1] == 1 &&
       p.I >= 1 && KS >= 1 && !c->tuning->conv_direct) {
     uint32_t tile[5];
     gemm_tile(c, p.O, tile);
@@ -310,7 +335,8 @@ int nxvk_conv_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tens
     bool fits = (M + bm - 1) / bm <= c->info.max_workgroup_count[0] &&
                 (uint64_t)(p.O + bn - 1) / bn <= c->info.max_workgroup_count[1] && K * (uint64_t)(p.O + 3) < (1ull << 31) &&
                 (!strstr(c->info.driver_name, "llvmpipe") || K / tile[4] < 16384);
-    if (fits && !gemm_tile_unfit(c, tile)) return conv_gemm(r, &p, in, out, tile);
+    if (fits && !gemm_tile_unfit(c, tile))
+      return half ? conv_gemm_half(r, &p, in, out, tile) : conv_gemm(r, &p, in[0]->buf, in[1]->buf, out->buf, tile);
   }
   uint32_t meta[16 + 10 * CONV_MAX_S] = {
       (uint32_t)total, (uint32_t)p.S, (uint32_t)p.NB, (uint32_t)p.O, (uint32_t)p.I,

@@ -216,6 +216,10 @@ case("infinite and NaN weights with padding skip the padding", (2, 16, 8, 8), (8
      padding=[[1, 1], [1, 1]], skip_oracle=True, wbad=[(5, np.inf), (200, -np.inf), (1000, np.nan)], check=True)
 case("an infinite weight, padding, strides, odd sizes", (1, 3, 7, 9), (5, 3, 3, 2), strides=[2, 1],
      padding=[[1, 2], [0, 1]], skip_oracle=True, wbad=[(7, np.inf)])
+case("f16 through the GEMM (f32 copies): 16 -> 24 channels, NHWC in", (2, 10, 10, 16), (24, 16, 3, 3),
+     dt=np.float16, pin=[0, 3, 1, 2], padding=[[1, 1], [1, 1]], check=True)
+case("f16, an infinite weight with padding", (1, 8, 6, 6), (4, 8, 3, 3), dt=np.float16, padding=[[1, 1], [1, 1]],
+     skip_oracle=True, wbad=[(3, np.inf)])
 # NXVK_CONV_GEMM's tiles give the same results; bad ones are refused
 for tile in ["256,16,2,1,8", "128,8,2,2,8", "64,4,1,1,4", "128,8,2,2,16"]:
     case("NXVK_CONV_GEMM=%s" % tile, (2, 24, 10, 12), (72, 24, 3, 3), padding=[[1, 1], [1, 1]],
