@@ -36,7 +36,7 @@ if [ "$rc" -eq 0 ] && clean "$T/vg" && grep -q ': ok' "$T/out"; then ok "valgrin
 /usr/bin/python3 -c 'import numpy as np, sys
 r = np.random.default_rng(30)
 for k in (1, 2): np.save(sys.argv[k], r.standard_normal(600001, dtype=np.float32))' "$T/a.npy" "$T/b.npy"
-NXVK_STAGING=1 timeout 300 "${VG[@]}" "$NXVK" run --op add --check -o "$T/sum.npy" "$T/a.npy" "$T/b.npy" \
+NXVK_STAGING=1 NXVK_XFER_IMPORT=1 timeout 300 "${VG[@]}" "$NXVK" run --op add --check -o "$T/sum.npy" "$T/a.npy" "$T/b.npy" \
   >"$T/out" 2>"$T/vg"
 rc=$?
 if [ "$rc" -eq 0 ] && clean "$T/vg" && grep -q ': ok' "$T/out"; then ok "valgrind: a 2.4 MB add through imported host memory is clean"; else

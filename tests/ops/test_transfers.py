@@ -2,8 +2,8 @@
 """test_transfers.py - large transfers (issue 30): tensors of NXVK_XFER_MIN
 (32 MiB) and more move between host and device on several threads in 8 MiB
 pieces (src/vk/memory.c), from 1 MiB each piece's page-aligned middle
-imported from host memory (VK_EXT_external_memory_host) where the device has
-it, else through staging (NXVK_XFER_IMPORT=0 forces that).  lavapipe maps
+imported from host memory (VK_EXT_external_memory_host) with
+NXVK_XFER_IMPORT=1 where the device has it, else through staging (the default).  lavapipe maps
 device memory, so NXVK_STAGING=1 forces the paths a discrete GPU takes.  A
 byte count that is no multiple of the piece, and one under the threshold
 beside it, each checked against numpy (f32 add is correctly rounded, so the
