@@ -118,9 +118,10 @@ check "ops table has a header and a row per op and size" \
 check "stderr not a terminal: plain progress lines only (no escape codes, no carriage returns)" \
   bash -c "! grep -q \$'\\r\\|\\033' '$tmp/ops.err' && ! grep -v '^nxvk bench: [0-9]* s: ' '$tmp/ops.err' | grep -q ."
 # rows flushed as they finish, into a pipe; a progress line every 5 s into a pipe
-# (progress is printed at a step's start, at most every 5 s: the run must
-# last well past 5 s, with steps under 2 s apart, for a second line; at
-# --min-time 0.6 a quiet machine finished in 5.4 s with one)
+# (progress is printed at a step's start, at most every 5 s, so the run must
+# have steps well past 5 s for a second line: five sizes ended in 5.4-5.6 s
+# on a quiet CI machine, with one line, whatever --min-time; seven sizes
+# take about 10 s)
 cat >"$tmp/stream.py" <<'PY'
 import re, subprocess, sys, time
 p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
@@ -131,11 +132,11 @@ err = p.stderr.read()
 rc, end = p.wait(), time.monotonic() - t0
 prog = [l for l in err.splitlines() if l.startswith("nxvk bench: ")]
 print("exit %d, rows at %s s, end at %.1f s, progress lines %r" % (rc, ["%.1f" % t for t in rows], end, prog))
-ok = rc == 0 and len(rows) == 5 and end - rows[0] > 2.0 and len(prog) >= 2 and prog[0].startswith("nxvk bench: 0 s: ")
+ok = rc == 0 and len(rows) == 7 and end - rows[0] > 2.0 and len(prog) >= 2 and prog[0].startswith("nxvk bench: 0 s: ")
 sys.exit(0 if ok else 1)
 PY
 check "bench ops | pipe: each row arrives as it finishes, progress every 5 s on stderr" \
-  "$PY" "$tmp/stream.py" "$NXVK" bench ops --ops add --sizes 1K,2K,4K,8K,16K --min-time 1.2 --warmup 0.1
+  "$PY" "$tmp/stream.py" "$NXVK" bench ops --ops add --sizes 1K,2K,4K,8K,16K,32K,64K --min-time 0.6 --warmup 0.1
 check "the ops table says what 'vs cpu ref' divides (nxvk's C reference, not numpy)" \
   bash -c "grep -qE '^op +dtype +size +shape +cpu ref +kernel +min +max +e2e +vs cpu ref +GB/s' '$tmp/ops.out' &&
            grep -q 'vs cpu ref = cpu ref / kernel' '$tmp/ops.out' && grep -q 'not numpy' '$tmp/ops.out'"
