@@ -28,6 +28,9 @@ import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from pytap import done, tap  # noqa: E402
+
 np.seterr(all="ignore")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
@@ -37,22 +40,6 @@ NPT = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8, "
        "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
        "u64": np.uint64, "bf16": np.float32}
 FLOATS = ("f16", "bf16", "f32", "f64")
-
-_n = 0
-_failed = 0
-
-
-def tap(ok, desc, diag=None):
-    global _n, _failed
-    _n += 1
-    if not ok:
-        _failed += 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", _n, desc))
-    if diag and not ok:
-        for line in str(diag).splitlines()[:8]:
-            print("#   " + line)
-    sys.stdout.flush()
-
 
 def nxvk(args):
     p = subprocess.run([NXVK] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
@@ -231,7 +218,7 @@ def flush():
             tap(False, desc, err.strip())
             continue
         ok, diag = same(load(path), oracle(op, x, src, init, dt, attrs))
-        tap(ok, desc, diag)
+        tap(ok, desc, None if ok else diag)
     del _queue[:]
 
 
@@ -254,7 +241,8 @@ def main():
         parts = line.split()
         if len(parts) >= 2 and parts[0] in OPS:
             dts[parts[0]] = parts[1].split(",")
-    tap(rc == 0 and all(o in dts for o in OPS), "both ops listed", err)
+    ok = rc == 0 and all(o in dts for o in OPS)
+    tap(ok, "both ops listed", None if ok else err)
     rng = np.random.default_rng(7)
     for op in OPS:
         for dt in dts.get(op, []):
@@ -288,12 +276,13 @@ def main():
         if want == "i64":
             np.save(args[2], np.zeros((), np.int64))
         rc, _, err = nxvk(["run", "--op", "window_scatter_max", "--attrs", at] + args)
-        tap(rc != 0 and want in err, "refused: " + what, "rc %d: %s" % (rc, err.strip()))
+        ok = rc != 0 and want in err
+        tap(ok, "refused: " + what, None if ok else "rc %d: %s" % (rc, err.strip()))
     rc, _, err = nxvk(["run", "--op", "window_scatter_min", "--attrs",
                        json.dumps({"window_dimensions": [2, 3], "strides": [2, 3], "window_dilations": [2, 1]})] + p[:3])
-    tap(rc != 0 and "window_dilations" in err, "refused: dilations", "rc %d: %s" % (rc, err.strip()))
-    print("1..%d" % _n)
-    return 1 if _failed else 0
+    ok = rc != 0 and "window_dilations" in err
+    tap(ok, "refused: dilations", None if ok else "rc %d: %s" % (rc, err.strip()))
+    return done()
 
 
 if __name__ == "__main__":
