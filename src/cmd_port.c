@@ -879,11 +879,8 @@ static int write_frame(port_server *s, const char *hdr, size_t hlen, const uint8
   struct iovec iov[4] = {{prefix, 8}, {(void *)hdr, hlen}, {(void *)d1, n1}, {(void *)d2, n2}};
   struct iovec *v = iov;
   int nv = 4;
+  port_iov_advance(&v, &nv, 0);
   while (nv > 0) {
-    if (v->iov_len == 0) {
-      v++, nv--;
-      continue;
-    }
     ssize_t k = writev(STDOUT_FILENO, v, nv);
     if (k < 0) {
       if (errno == EINTR) continue;
@@ -894,13 +891,7 @@ static int write_frame(port_server *s, const char *hdr, size_t hlen, const uint8
       s->closed = true; /* EPIPE: the client stopped reading; its session is over */
       return -1;
     }
-    for (size_t left = (size_t)k; left > 0;) {
-      size_t step = left < v->iov_len ? left : v->iov_len;
-      v->iov_base = (char *)v->iov_base + step;
-      v->iov_len -= step;
-      left -= step;
-      if (v->iov_len == 0) v++, nv--;
-    }
+    port_iov_advance(&v, &nv, (size_t)k);
   }
   return 0;
 }

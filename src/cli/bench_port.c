@@ -111,21 +111,12 @@ static int conn_request(port_conn *p, const char *json, const void *d1, size_t n
   port_be32_write(pre + 4, (uint32_t)h);
   struct iovec iov[4] = {{pre, 8}, {(void *)json, h}, {(void *)d1, n1}, {(void *)d2, n2}}, *v = iov;
   int nv = 4;
+  port_iov_advance(&v, &nv, 0);
   while (nv > 0) {
-    if (v->iov_len == 0) {
-      v++, nv--;
-      continue;
-    }
     ssize_t k = writev(p->to, v, nv);
     if (k < 0 && errno == EINTR) continue;
     if (k < 0) return snprintf(err, errlen, "writing to the port: %s", strerror(errno)), -1;
-    for (size_t left = (size_t)k; left > 0;) {
-      size_t step = left < v->iov_len ? left : v->iov_len;
-      v->iov_base = (char *)v->iov_base + step;
-      v->iov_len -= step;
-      left -= step;
-      if (v->iov_len == 0) v++, nv--;
-    }
+    port_iov_advance(&v, &nv, (size_t)k);
   }
   uint8_t lenb[4];
   if (read_all(p->from, lenb, 4) < 0) return snprintf(err, errlen, "the port closed its output"), -1;

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/uio.h>
 
 uint32_t port_be32_read(const uint8_t *p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
@@ -100,3 +101,13 @@ int port_frame_take(port_frame *f, size_t n, const uint8_t **out) {
 }
 
 size_t port_frame_left(const port_frame *f) { return f->data_len - f->taken; }
+
+void port_iov_advance(struct iovec **v, int *nv, size_t k) {
+  while (*nv > 0 && (k > 0 || (*v)->iov_len == 0)) {
+    size_t step = k < (*v)->iov_len ? k : (*v)->iov_len;
+    (*v)->iov_base = (char *)(*v)->iov_base + step;
+    (*v)->iov_len -= step;
+    k -= step;
+    if ((*v)->iov_len == 0) (*v)++, (*nv)--;
+  }
+}

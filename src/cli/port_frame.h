@@ -50,4 +50,10 @@ void port_be32_write(uint8_t *p, uint32_t v);
  * points past U+10FFFF).  *bad gets the offset of the first bad byte. */
 int port_utf8_valid(const uint8_t *s, size_t n, size_t *bad);
 
+struct iovec;
+/* After a writev of k bytes from the *nv vectors at *v (k = 0 before the
+ * first): step *v and *nv past what was written and past empty vectors,
+ * shortening the first one left.  Shared by the port and its clients. */
+void port_iov_advance(struct iovec **v, int *nv, size_t k);
+
 #endif
