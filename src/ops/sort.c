@@ -92,6 +92,20 @@ uint32_t nxvk_sort8_wg(const nxvk_ctx *c, uint32_t items) {
 
 /* 8 bits a pass: per pass a histogram of each tile's digits, their running
  * sums along the line, a scatter; no key or output kernel for values. */
+/* One radix pass of either kernel: count each tile's digits (spec[1] = 1),
+ * sum the counts across the tiles of each row (ndigits a tile), then
+ * scatter (spec[1] = 2). */
+static int radix_pass(nxvk_rec *r, const char *kname, uint32_t *spec, int nspec, const uint32_t *meta,
+                      uint32_t nmeta, nxvk_buffer *const b[8], uint32_t groups, uint64_t rows,
+                      uint64_t ndigits) {
+  spec[1] = 1;
+  int rc = nxvk_dispatch_grid(r, kname, spec, nspec, meta, nmeta, b, 8, groups, 1, 1);
+  if (rc == NXVK_OK) rc = nxvk_scan_rows(r, NXVK_I32, NXVK_SCAN_SUM, b[6], b[7], rows, ndigits);
+  spec[1] = 2;
+  if (rc == NXVK_OK) rc = nxvk_dispatch_grid(r, kname, spec, nspec, meta, nmeta, b, 8, groups, 1, 1);
+  return rc;
+}
+
 static int sort8_gpu(nxvk_rec *r, const nxvk_op *op, nxvk_tensor *x, nxvk_tensor *out, const nxvk_lines *l,
                      int64_t kout, bool desc, uint32_t wg, uint32_t items) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
@@ -125,12 +139,7 @@ static int sort8_gpu(nxvk_rec *r, const nxvk_op *op, nxvk_tensor *x, nxvk_tensor
     meta[8] = p < passes - 1 ? 0u : values ? 2u : 1u;
     nxvk_buffer *b[8] = {x->buf, out->buf, keys[cur], idx[cur], keys[1 - cur], idx[1 - cur], hist, hscan};
     uint32_t spec[5] = {wg, 1, items, nsg, sort8_shw(wg, items, nsg)};
-    rc = nxvk_dispatch_grid(r, kname, spec, 5, meta, 10, b, 8, groups, 1, 1);
-    if (rc == NXVK_OK) rc = nxvk_scan_rows(r, NXVK_I32, NXVK_SCAN_SUM, hist, hscan, rows, 256 * ntiles);
-    if (rc == NXVK_OK) {
-      spec[1] = 2;
-      rc = nxvk_dispatch_grid(r, kname, spec, 5, meta, 10, b, 8, groups, 1, 1);
-    }
+    rc = radix_pass(r, kname, spec, 5, meta, 10, b, groups, rows, 256 * ntiles);
     cur = 1 - cur;
   }
   if (rc == NXVK_OK && !values) {
@@ -204,12 +213,7 @@ int nxvk_sort_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tens
     meta[4] = (uint32_t)shift;
     nxvk_buffer *b[8] = {in[0]->buf, out->buf, keys[cur], idx[cur], keys[1 - cur], idx[1 - cur], hist, hscan};
     uint32_t spec[3] = {NXVK_WG, 1, items};
-    rc = nxvk_dispatch_grid(r, kname, spec, 3, meta, 7, b, 8, groups, 1, 1);
-    if (rc == NXVK_OK) rc = nxvk_scan_rows(r, NXVK_I32, NXVK_SCAN_SUM, hist, hscan, rows, 16 * ntiles);
-    if (rc == NXVK_OK) {
-      spec[1] = 2;
-      rc = nxvk_dispatch_grid(r, kname, spec, 3, meta, 7, b, 8, groups, 1, 1);
-    }
+    rc = radix_pass(r, kname, spec, 3, meta, 7, b, groups, rows, 16 * ntiles);
     cur = 1 - cur;
   }
   if (rc == NXVK_OK) {
