@@ -27,8 +27,17 @@
 // whose grid leaves the device's units idle take it (dot.c).
 // Grid: (Np/BN, min(Mp/BM, limit), min(batch * S, limit)); row tiles and
 // batches beyond the grid are walked in loops.
-// Defines: WM WN FR FC BK FM FN FK OUT_F16; the default is 2 x 2 subgroups
-// of 64 x 64 (BM = BN = 128, 128 invocations, BK = 32) on 16x16x16.
+// ST = 1: one shared stage instead of two (half the shared memory, so BK
+// 64 or 256-wide blocks fit in 48 KiB): the next step's registers are
+// stored between two barriers after the current step's products.
+// PF = 2 (with ST = 2): two register sets, each step's global loads two
+// steps ahead of its products instead of one (the loop unrolled by two).
+// GM > 0: where the grid has a workgroup per row tile, consecutive
+// workgroups walk GM row tiles down a column before the next column (L2
+// reuse of B's column panels, as the blocks resident at once touch fewer).
+// Defines: WM WN FR FC BK FM FN FK OUT_F16 ST PF GM; the default is 2 x 2
+// subgroups of 64 x 64 (BM = BN = 128, 128 invocations, BK = 32) on
+// 16x16x16, two stages, loads one step ahead, no regrouping.
 // meta: [0] M [1] N [2] K [3] batch [4] Mp [5] Np [6] Kp [7] KS (0: no split)
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -54,6 +63,15 @@
 #define FN 16u
 #define FK 16u
 #endif
+#ifndef ST
+#define ST 2
+#endif
+#ifndef PF
+#define PF 1
+#endif
+#ifndef GM
+#define GM 0
+#endif
 #define NT (WM * WN * 32u)
 #define BM (WM * FR * FM)
 #define BN (WN * FC * FN)
@@ -61,11 +79,11 @@
 #define BV (BN / 8u + 1u)            // uvec4 per k row of a B stage
 #define A_STAGE (BM * AV)
 #define B_STAGE (BK * BV)
-#define B0 (2u * A_STAGE)            // where the B stages start
+#define B0 (uint(ST) * A_STAGE)      // where the B stages start
 #define A_LOADS (BM * BK / 8u / NT)  // uvec4 each invocation moves per step
 #define B_LOADS (BK * BN / 8u / NT)
 #define SV (FM * FN / 4u)            // uvec4 of one subgroup's f32 scratch
-#define SM_SIZE (2u * (A_STAGE + B_STAGE))
+#define SM_SIZE (uint(ST) * (A_STAGE + B_STAGE))
 
 layout(local_size_x = NT) in;
 layout(push_constant) uniform PC { uint meta_off; } pc;
@@ -78,7 +96,7 @@ layout(std430, binding = 3) writeonly buffer C { uint16_t c[]; };  // f16 bits
 layout(std430, binding = 3) writeonly buffer C { float c[]; };
 #endif
 
-// two A stages, two B stages; afterwards SV uvec4 (FM x FN f32) per subgroup
+// ST A stages, ST B stages; afterwards SV uvec4 (FM x FN f32) per subgroup
 shared uvec4 sm[SM_SIZE > WM * WN * SV ? SM_SIZE : WM * WN * SV];
 
 uvec4 ra[A_LOADS], rb[B_LOADS];
@@ -109,6 +127,49 @@ void store_stage(uint st) {
   }
 }
 
+#if PF == 2
+uvec4 ra2[A_LOADS], rb2[B_LOADS];
+
+// load_step and store_stage on the second register set
+void load_step2(uint abase, uint bbase, uint kv, uint nv, uint s) {
+  uint t = gl_LocalInvocationID.x;
+  [[unroll]] for (uint i = 0u; i < A_LOADS; i++) {
+    uint p = t + i * NT, r = p / (BK / 8u), q = p % (BK / 8u);
+    ra2[i] = a[abase + r * kv + s * (BK / 8u) + q];
+  }
+  [[unroll]] for (uint i = 0u; i < B_LOADS; i++) {
+    uint p = t + i * NT, kk = p / (BN / 8u), q = p % (BN / 8u);
+    rb2[i] = b[bbase + (s * BK + kk) * nv + q];
+  }
+}
+
+void store_stage2(uint st) {
+  uint t = gl_LocalInvocationID.x;
+  [[unroll]] for (uint i = 0u; i < A_LOADS; i++) {
+    uint p = t + i * NT;
+    sm[st * A_STAGE + (p / (BK / 8u)) * AV + p % (BK / 8u)] = ra2[i];
+  }
+  [[unroll]] for (uint i = 0u; i < B_LOADS; i++) {
+    uint p = t + i * NT;
+    sm[B0 + st * B_STAGE + (p / (BN / 8u)) * BV + p % (BN / 8u)] = rb2[i];
+  }
+}
+#endif
+
+// the products of stage ST_ into acc: per FK of the step, the subgroup's FR
+// A fragments, then each B fragment times all of them
+#define MMA_STAGE(ST_)                                                                                      \
+  [[unroll]] for (uint kk = 0u; kk < BK; kk += FK) {                                                        \
+    fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa[FR];                                                        \
+    [[unroll]] for (uint i = 0u; i < FR; i++)                                                               \
+      coopMatLoadNV(fa[i], sm, (ST_) * A_STAGE + (wr * FR * FM + i * FM) * AV + kk / 8u, AV, false);        \
+    [[unroll]] for (uint j = 0u; j < FC; j++) {                                                             \
+      fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb;                                                          \
+      coopMatLoadNV(fb, sm, B0 + (ST_) * B_STAGE + kk * BV + (wc * FC * FN + j * FN) / 8u, BV, false);      \
+      [[unroll]] for (uint i = 0u; i < FR; i++) acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);          \
+    }                                                                                                       \
+  }
+
 void main() {
   uint m = pc.meta_off;
   uint M = meta[m], N = meta[m + 1u], batch = meta[m + 3u];
@@ -117,10 +178,19 @@ void main() {
   uint ks = meta[m + 7u], nsplit = ks == 0u ? 1u : (all_steps + ks - 1u) / ks;
   uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
   uint wr = sg / WN, wc = sg % WN;
-  uint col0 = gl_WorkGroupID.x * BN;
+  uint tn0 = gl_WorkGroupID.x, tm0 = gl_WorkGroupID.y;
+#if GM > 0
+  if (gl_NumWorkGroups.y == tiles_m) {       // one row tile each: regroup
+    uint gx = gl_NumWorkGroups.x, per = uint(GM) * gx, id = tm0 * gx + tn0;
+    uint first = (id / per) * uint(GM), rows = min(tiles_m - first, uint(GM)), r = id % per;
+    tm0 = first + r % rows;
+    tn0 = r / rows;
+  }
+#endif
+  uint col0 = tn0 * BN;
 
   for (uint z = gl_WorkGroupID.z; z < batch * nsplit; z += gl_NumWorkGroups.z)
-    for (uint tm = gl_WorkGroupID.y; tm < tiles_m; tm += gl_NumWorkGroups.y) {
+    for (uint tm = tm0; tm < tiles_m; tm += gl_NumWorkGroups.y) {
       uint bi = z % batch, sp = z / batch;
       uint s0 = ks == 0u ? 0u : sp * ks;
       uint steps = ks == 0u ? all_steps : min(all_steps - s0, ks);
@@ -136,23 +206,41 @@ void main() {
         load_step(abase, bbase, kv, nv, 0u);
         store_stage(0u);
       }
+#if PF == 2
+      // ra/rb and ra2/rb2 take turns: the loads of step s + 2 are issued
+      // before the products of step s, stored after those of step s + 1
+      if (steps > 1u) load_step(abase, bbase, kv, nv, 1u);
       barrier();
-      for (uint s = 0u; s < steps; s++) {
-        uint st = s & 1u;
-        if (s + 1u < steps) load_step(abase, bbase, kv, nv, s + 1u);  // in flight meanwhile
-        [[unroll]] for (uint kk = 0u; kk < BK; kk += FK) {
-          fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa[FR];
-          [[unroll]] for (uint i = 0u; i < FR; i++)
-            coopMatLoadNV(fa[i], sm, st * A_STAGE + (wr * FR * FM + i * FM) * AV + kk / 8u, AV, false);
-          [[unroll]] for (uint j = 0u; j < FC; j++) {
-            fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb;
-            coopMatLoadNV(fb, sm, B0 + st * B_STAGE + kk * BV + (wc * FC * FN + j * FN) / 8u, BV, false);
-            [[unroll]] for (uint i = 0u; i < FR; i++) acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);
-          }
-        }
-        if (s + 1u < steps) store_stage(st ^ 1u);
+      for (uint s = 0u; s < steps; s += 2u) {
+        if (s + 2u < steps) load_step2(abase, bbase, kv, nv, s + 2u);
+        MMA_STAGE(0u)
+        if (s + 1u < steps) store_stage(1u);
+        barrier();
+        if (s + 1u >= steps) break;
+        if (s + 3u < steps) load_step(abase, bbase, kv, nv, s + 3u);
+        MMA_STAGE(1u)
+        if (s + 2u < steps) store_stage2(0u);
         barrier();
       }
+#else
+      barrier();
+      for (uint s = 0u; s < steps; s++) {
+#if ST == 1
+        uint st = 0u;
+#else
+        uint st = s & 1u;
+#endif
+        if (s + 1u < steps) load_step(abase, bbase, kv, nv, s + 1u);  // in flight meanwhile
+        MMA_STAGE(st)
+#if ST == 1
+        barrier();                           // every subgroup is done with the stage
+        if (s + 1u < steps) store_stage(0u);
+#else
+        if (s + 1u < steps) store_stage(st ^ 1u);
+#endif
+        barrier();
+      }
+#endif
 
       // accumulators -> C: whole tiles straight (f32), the rest through this
       // subgroup's scratch (FM rows of FN/4 uvec4) with bounds checks

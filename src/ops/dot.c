@@ -49,6 +49,7 @@ double nxvk_f16_round(double x) {
  * f32 results is compiled at run time (rtkernel.c: dotcm_...). */
 typedef struct {
   uint32_t wm, wn, fr, fc, bk, fm, fn, fk;
+  uint32_t st, pf, gm; /* shared stages (1 or 2); steps loaded ahead (1 or 2); row tiles a column walk (0: none) */
 } coopmat_kernel;
 
 /* the device's fragment shape: the largest listed (16x16x16 first on a tie) */
@@ -68,7 +69,7 @@ static void coopmat_fragment(const nxvk_device_info *d, uint32_t f[3]) {
 
 static coopmat_kernel coopmat_pick(const nxvk_ctx *c) {
   const uint32_t *t = c->tuning->dot_coopmat;
-  coopmat_kernel k = {2, 2, 4, 4, 32, 16, 16, 16};
+  coopmat_kernel k = {2, 2, 4, 4, 32, 16, 16, 16, 2, 1, 0};
   uint32_t f[3];
   coopmat_fragment(&c->info, f);
   k.fm = f[0], k.fn = f[1], k.fk = f[2];
@@ -79,15 +80,18 @@ static coopmat_kernel coopmat_pick(const nxvk_ctx *c) {
     k.wm = t[0], k.wn = t[1], k.fr = t[2], k.fc = t[3], k.bk = t[4];
     if (t[5]) k.fm = t[5], k.fn = t[6], k.fk = t[7];
   }
+  if (c->tuning->dot_coopmat_stages) k.st = c->tuning->dot_coopmat_stages;
+  if (c->tuning->dot_coopmat_prefetch) k.pf = c->tuning->dot_coopmat_prefetch;
+  k.gm = c->tuning->dot_coopmat_group;
   return k;
 }
 static uint32_t coopmat_bm(const coopmat_kernel *k) { return k->wm * k->fr * k->fm; }
 static uint32_t coopmat_bn(const coopmat_kernel *k) { return k->wn * k->fc * k->fn; }
 static uint32_t coopmat_threads(const coopmat_kernel *k) { return k->wm * k->wn * 32; }
-/* two stages of A (BM rows of BK halves + 8) and B (BK rows of BN + 8), or
+/* ST stages of A (BM rows of BK halves + 8) and B (BK rows of BN + 8), or
  * the f32 scratch of FM x FN per subgroup where that is more */
 static uint64_t coopmat_shared(const coopmat_kernel *k) {
-  uint64_t stages = 2ull * 2 * ((uint64_t)coopmat_bm(k) * (k->bk + 8) + (uint64_t)k->bk * (coopmat_bn(k) + 8));
+  uint64_t stages = 2ull * k->st * ((uint64_t)coopmat_bm(k) * (k->bk + 8) + (uint64_t)k->bk * (coopmat_bn(k) + 8));
   uint64_t scratch = (uint64_t)k->wm * k->wn * k->fm * k->fn * 4;
   return stages > scratch ? stages : scratch;
 }
@@ -107,6 +111,8 @@ static const char *coopmat_layout_check(const nxvk_device_info *d, const coopmat
     snprintf(buf, len, "%ux%ux%u is not one of %.64s's f16 x f16 + f32 configurations", k->fm, k->fn, k->fk, d->name);
   else if (k->fm % 8 || k->fn % 8 || k->fk % 8)
     snprintf(buf, len, "fragment sides must be multiples of 8");
+  else if (k->pf == 2 && k->st != 2)
+    snprintf(buf, len, "loads two steps ahead take two shared stages");
   else if (!k->bk || k->bk % k->fk || k->bk > 256)
     snprintf(buf, len, "BK must be a multiple of FK = %u up to 256", k->fk);
   else if ((bm * k->bk / 8) % nt || (k->bk * bn / 8) % nt)
@@ -282,12 +288,17 @@ int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t) {
       return nxvk_seterr(NXVK_E_BAD_REQUEST, "NXVK_DOT_TILES=%u,%u,%u,%u,%u: %s", v[0], v[1], v[2], v[3], v[4], why);
   }
   v = t->dot_coopmat;
-  if (v[0] || v[1] || v[2] || v[3] || v[4]) {
+  if (v[0] || v[1] || v[2] || v[3] || v[4] || t->dot_coopmat_stages || t->dot_coopmat_prefetch ||
+      t->dot_coopmat_group) {
     /* a layout for coopmat: checked here so that a sweep fails at once, not per product */
     coopmat_kernel k = coopmat_pick(c);
     char buf[200];
     const char *no = !d->coopmat_f16_f32 ? "this device has no f16 x f16 -> f32 cooperative matrices (nxvk info)"
                                          : coopmat_layout_check(d, &k, buf, sizeof buf);
+    if (no && !(v[0] || v[1] || v[2] || v[3] || v[4]))
+      return nxvk_seterr(NXVK_E_BAD_REQUEST,
+                         "NXVK_DOT_COOPMAT_STAGES=%u, NXVK_DOT_COOPMAT_PREFETCH=%u, NXVK_DOT_COOPMAT_GROUP=%u: %s", k.st,
+                         k.pf, k.gm, no);
     if (no) {
       if (v[5])
         return nxvk_seterr(NXVK_E_BAD_REQUEST, "NXVK_DOT_COOPMAT=%u,%u,%u,%u,%u,%u,%u,%u: %s", v[0], v[1], v[2], v[3], v[4],
@@ -445,11 +456,11 @@ static int copy_pass(nxvk_rec *r, const char *kernel, nxvk_buffer *src, const ui
  * parses the name back into the shader's defines). */
 static void coopmat_name(const coopmat_kernel *k, bool out_f16, char *name, size_t len) {
   if (k->wm == 2 && k->wn == 2 && k->fr == 4 && k->fc == 4 && k->bk == 32 && k->fm == 16 && k->fn == 16 &&
-      k->fk == 16 && !out_f16)
+      k->fk == 16 && k->st == 2 && k->pf == 1 && !k->gm && !out_f16)
     snprintf(name, len, "dot_coopmat_f32");
   else
-    snprintf(name, len, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_%s", k->wm, k->wn, k->fr, k->fc, k->bk, k->fm, k->fn, k->fk,
-             out_f16 ? "f16" : "f32");
+    snprintf(name, len, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_%s", k->wm, k->wn, k->fr, k->fc, k->bk, k->fm,
+             k->fn, k->fk, k->st, k->pf, k->gm, out_f16 ? "f16" : "f32");
 }
 
 bool nxvk_dot_coopmat_padding(nxvk_ctx *c, uint32_t m, uint32_t k, uint32_t n, uint32_t padded[3]) {
@@ -494,16 +505,24 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_dtype dtype, n
   const char *pack = f16 ? "f16_pad" : "f16_pack";
   int rc = a_direct ? NXVK_OK : copy_pass(r, pack, a, ameta, abytes / 4, &a16);
   if (rc == NXVK_OK && !b_direct) rc = copy_pass(r, pack, b, bmeta, bbytes / 4, &b16);
-  /* split K where the blocks would leave the device's units idle: two
-   * workgroups per unit (the 128 x 128 kernel's registers hold two on an
-   * NVIDIA SM; units unreported: 32), chunks of at least 8 k steps, at most
-   * 8 of them; f32 partials, summed in chunk order by dot_ksum */
+  /* split K where the blocks would leave the device's units idle: slots
+   * of 8 subgroups a unit (two workgroups of 4: the 64 x 64-per-subgroup
+   * kernels' registers hold two on an NVIDIA SM; one of 8; units
+   * unreported: 32); of 2 to 8 chunks of at least 8 k steps, the fewest
+   * whose waves of workgroups, each wave a chunk's work, take the least
+   * time: ceil(groups S / slots) / S (128 blocks on 264 slots: 2 chunks, one
+   * wave, where 3 took two); f32 partials, summed in chunk order by dot_ksum */
   uint32_t steps = (uint32_t)(Kp / k->bk), S = 1, KS = 0;
   uint64_t groups = gx * (Mp / bm) * batch, units = c->info.compute_units ? c->info.compute_units : 32;
+  uint64_t per_unit = k->wm * k->wn >= 8 ? 1 : 8 / (k->wm * k->wn), slots = units * per_unit;
   if (c->tuning->dot_coopmat_split) S = c->tuning->dot_coopmat_split;
-  else if (groups < 2 * units && steps >= 16) S = (uint32_t)((2 * units + groups - 1) / groups);
-  if (!c->tuning->dot_coopmat_split && S > 8) S = 8;
-  if (!c->tuning->dot_coopmat_split && S > steps / 8) S = steps / 8;
+  else if (groups < slots && steps >= 16) {
+    double best = 1.0; /* one chunk: one wave of the whole k */
+    for (uint32_t s = 2; s <= 8 && s <= steps / 8; s++) {
+      double t = (double)((groups * s + slots - 1) / slots) / s;
+      if (t < best - 1e-9) best = t, S = s;
+    }
+  }
   if (S > steps) S = steps;
   if (S > 1) {
     KS = (steps + S - 1) / S;

@@ -268,6 +268,9 @@ typedef struct nxvk_tuning {
   char dot_split[8];     /* NXVK_DOT_SPLIT: kernel, batch or copy */
   uint32_t dot_coopmat[8]; /* NXVK_DOT_COOPMAT: WM, WN, FR, FC, BK[, FM, FN, FK] of dot_coopmat */
   uint32_t dot_coopmat_split; /* NXVK_DOT_COOPMAT_SPLIT: k chunks of dot_coopmat (1: none) */
+  uint32_t dot_coopmat_stages; /* NXVK_DOT_COOPMAT_STAGES: shared stages of dot_coopmat (1 or 2) */
+  uint32_t dot_coopmat_prefetch; /* NXVK_DOT_COOPMAT_PREFETCH: k steps dot_coopmat loads ahead (1 or 2) */
+  uint32_t dot_coopmat_group; /* NXVK_DOT_COOPMAT_GROUP: row tiles a column walk of dot_coopmat (0: none) */
   uint32_t ew_unroll;    /* elements per invocation and round (codegen.c) */
   uint32_t ew_blocked;   /* 1: a workgroup's round is one contiguous block */
   bool reduce_fold;      /* a split reduction's last workgroup adds the partials */

@@ -5,7 +5,7 @@
  * 13 dtypes would multiply the embedded SPIR-V (and the build) by ten, for
  * kernels most runs never use.  Any other kernel an op asks for by name
  * ("ew_add_bf16", "copy_f16_i64", "reduce_u16", "iota_bool", "random_f16",
- * "dot_naive_i64", and dot's coopmat layouts "dotcm_2x2_4x4_k32_16x16x16_f16")
+ * "dot_naive_i64", and dot's coopmat layouts "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_f16")
  * is generated here from the same sources (elementwise.def through the code
  * generator; shaders/copy.comp, reduce.comp, iota.comp, random.comp, dot_naive.comp with the
  * variant's -D defines and their #includes inserted), compiled once through
@@ -145,20 +145,21 @@ unknown:
 static int glsl_for(const char *name, int f16_cvt, char **out) {
   *out = NULL;
   nxvk_dtype d, d2;
-  char defs[200];
+  char defs[256];
   const char *us = strrchr(name, '_');
   if (!us) goto unknown;
   if (strncmp(name, "dotcm_", 6) == 0) { /* dot.c's coopmat_name */
-    unsigned v[8];
+    unsigned v[11];
     char res[4], tail;
-    if (sscanf(name, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_%3s%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7],
-               res, &tail) != 9 ||
-        (strcmp(res, "f32") != 0 && strcmp(res, "f16") != 0))
+    if (sscanf(name, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_%3s%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+               &v[6], &v[7], &v[8], &v[9], &v[10], res, &tail) != 12 ||
+        (strcmp(res, "f32") != 0 && strcmp(res, "f16") != 0) || v[8] < 1 || v[8] > 2 || v[9] < 1 || v[9] > 2 ||
+        (v[9] == 2 && v[8] != 2) || v[10] > 64)
       goto unknown;
     snprintf(defs, sizeof defs,
              "#define WM %uu\n#define WN %uu\n#define FR %uu\n#define FC %uu\n#define BK %uu\n#define FM %uu\n"
-             "#define FN %uu\n#define FK %uu\n%s",
-             v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], res[1] == '1' ? "#define OUT_F16 1\n" : "");
+             "#define FN %uu\n#define FK %uu\n#define ST %u\n#define PF %u\n#define GM %u\n%s",
+             v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], res[1] == '1' ? "#define OUT_F16 1\n" : "");
     return hand_glsl(nxvk_src_dot_coopmat, defs, out);
   }
   if (strncmp(name, "peakcm_", 7) == 0) { /* bench peak's tensor-core rate (bench_peak.c) */

@@ -143,6 +143,19 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
       return bad("NXVK_DOT_COOPMAT_SPLIT", knob("NXVK_DOT_COOPMAT_SPLIT"), "want one number from 1 to 16");
     t->dot_coopmat_split = u[0];
   }
+  if (knob_list("NXVK_DOT_COOPMAT_STAGES", u, 1, 1, "want 1 or 2", &rc)) {
+    if (u[0] < 1 || u[0] > 2) return bad("NXVK_DOT_COOPMAT_STAGES", knob("NXVK_DOT_COOPMAT_STAGES"), "want 1 or 2");
+    t->dot_coopmat_stages = u[0];
+  }
+  if (knob_list("NXVK_DOT_COOPMAT_PREFETCH", u, 1, 1, "want 1 or 2", &rc)) {
+    if (u[0] < 1 || u[0] > 2) return bad("NXVK_DOT_COOPMAT_PREFETCH", knob("NXVK_DOT_COOPMAT_PREFETCH"), "want 1 or 2");
+    t->dot_coopmat_prefetch = u[0];
+  }
+  if (knob_list("NXVK_DOT_COOPMAT_GROUP", u, 1, 1, "want a number of row tiles from 0 to 64", &rc)) {
+    if (u[0] > 64)
+      return bad("NXVK_DOT_COOPMAT_GROUP", knob("NXVK_DOT_COOPMAT_GROUP"), "want a number of row tiles from 0 to 64");
+    t->dot_coopmat_group = u[0];
+  }
   if (rc) return rc;
   rc = nxvk_dot_tuning_check(c, t);
   if (rc) return rc;

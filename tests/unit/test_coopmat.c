@@ -4,7 +4,7 @@
  * results, and bench peak's rate kernels; malformed names are refused; and on a device without
  * cooperative matrices (lavapipe) the coopmat variant is refused with its
  * reason, f16 dot keeps its default kernel, bf16 names its blocker, and
- * NXVK_DOT_COOPMAT is refused when the context opens. */
+ * NXVK_DOT_COOPMAT and its pipeline knobs are refused when the context opens. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "nxvk.h"
@@ -16,19 +16,30 @@
 #include <string.h>
 
 /* the layouts scripts/gpu.sh coopmat sweeps (WM,WN,FR,FC,BK), on 16x16x16
- * and on NVIDIA's other f16 shape 16x8x16 */
+ * and on NVIDIA's other f16 shape 16x8x16, with two shared stages, loads
+ * one step ahead, no regrouping; then the other pipelines on a few */
 static const char *const layouts[] = {
     "2x2_4x4_k32_16x16x16", "2x2_4x4_k16_16x16x16", "2x2_4x4_k64_16x16x16", "2x4_4x2_k32_16x16x16",
     "4x2_4x4_k16_16x16x16", "2x4_4x4_k16_16x16x16", "4x2_2x4_k32_16x16x16", "2x2_2x4_k64_16x16x16",
     "2x2_4x8_k32_16x8x16",  "1x4_8x2_k32_16x16x16", "4x4_2x2_k32_16x16x16", "2x2_2x4_k32_16x16x16",
     "2x2_4x2_k32_16x16x16", "2x2_2x2_k64_16x16x16", "4x2_4x4_k32_16x16x16",
 };
+/* one shared stage (BK 64, 256-wide blocks), loads two steps ahead, row
+ * tiles regrouped (NXVK_DOT_COOPMAT_STAGES, _PREFETCH, _GROUP) */
+static const char *const pipelined[] = {
+    "2x2_4x4_k64_16x16x16_s1_p1_g0", "4x2_4x4_k32_16x16x16_s1_p1_g8", "2x4_4x2_k64_16x16x16_s1_p1_g0",
+    "2x2_4x4_k32_16x16x16_s2_p2_g0", "4x2_4x4_k16_16x16x16_s2_p2_g8", "2x4_4x2_k32_16x16x16_s2_p2_g16",
+};
 
 static void test_compile(void) {
-  for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++)
+  size_t nl = sizeof layouts / sizeof *layouts, np = sizeof pipelined / sizeof *pipelined;
+  for (size_t i = 0; i < nl + np; i++)
     for (int o = 0; o < 2; o++) {
       char name[64], *glsl = NULL;
-      snprintf(name, sizeof name, "dotcm_%s_%s", layouts[i], o ? "f16" : "f32");
+      if (i < nl)
+        snprintf(name, sizeof name, "dotcm_%s_s2_p1_g0_%s", layouts[i], o ? "f16" : "f32");
+      else
+        snprintf(name, sizeof name, "dotcm_%s_%s", pipelined[i - nl], o ? "f16" : "f32");
       int rc = nxvk_rt_kernel_glsl(name, &glsl);
       uint32_t *words = NULL;
       size_t bytes = 0;
@@ -53,8 +64,11 @@ static void test_compile(void) {
     free(glsl);
     free(words);
   }
-  static const char *const bad[] = {"peakcm_16x16x16_f32", "peakcm_16x16_s8", "dotcm_2x2_4x4_k32_16x16x16_bf16", "dotcm_2x2_4x4_k32_16x16_f32",
-                                    "dotcm_2x2_4x4_k32_16x16x16_f32x", "dotcm__f32"};
+  static const char *const bad[] = {"peakcm_16x16x16_f32", "peakcm_16x16_s8", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_bf16",
+                                    "dotcm_2x2_4x4_k32_16x16_s2_p1_g0_f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_f32x",
+                                    "dotcm_2x2_4x4_k32_16x16x16_f32", "dotcm_2x2_4x4_k32_16x16x16_s3_p1_g0_f32",
+                                    "dotcm_2x2_4x4_k32_16x16x16_s1_p2_g0_f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g65_f32",
+                                    "dotcm__f32"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char *glsl = NULL;
     int rc = nxvk_rt_kernel_glsl(bad[i], &glsl);
@@ -78,7 +92,7 @@ static void test_device(void) {
   if (rc) return;
   const nxvk_op_desc *dot = nxvk_op_find("dot");
   if (c->info.coopmat_f16_f32) {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 7; i++)
       printf("ok %d # SKIP %s has cooperative matrices: the no-coopmat checks are lavapipe's\n", ++tap_n,
              c->info.name);
     nxvk_ctx_close(c);
@@ -125,6 +139,15 @@ static void test_device(void) {
          "NXVK_DOT_COOPMAT without cooperative matrices: refused (%s)", nxvk_errmsg());
   if (rc == NXVK_OK) nxvk_ctx_close(c);
   unsetenv("NXVK_DOT_COOPMAT");
+  static const char *const knobs[] = {"NXVK_DOT_COOPMAT_STAGES", "NXVK_DOT_COOPMAT_PREFETCH", "NXVK_DOT_COOPMAT_GROUP"};
+  for (int i = 0; i < 3; i++) {
+    setenv(knobs[i], "1", 1);
+    rc = nxvk_ctx_open(&o, &c);
+    CHECK(rc == NXVK_E_BAD_REQUEST && strstr(nxvk_errmsg(), knobs[i]) != NULL,
+           "%s without cooperative matrices: refused (%s)", knobs[i], nxvk_errmsg());
+    if (rc == NXVK_OK) nxvk_ctx_close(c);
+    unsetenv(knobs[i]);
+  }
 }
 
 int main(void) {
