@@ -37,7 +37,9 @@ double nxvk_f16_round(double x) {
 }
 
 /* The coopmat kernel: dot_coopmat.comp with WM x WN subgroups of 32, FR x
- * FC accumulators of FM x FN each, k steps of BK, two shared stages; FM x
+ * FC accumulators of FM x FN each, k steps of BK, ST shared stages (2;
+ * NXVK_DOT_COOPMAT_STAGES), global loads PF steps ahead (1; _PREFETCH),
+ * row tiles regrouped by GM for L2 (0: none; _GROUP); FM x
  * FN x FK is one of the device's f16 x f16 + f32 -> f32 configurations
  * (nxvk info's cooperative_matrix_shapes): the largest it lists whose sides
  * are multiples of 8, 16x16x16 on NVIDIA.  The default block gives each

@@ -62,6 +62,10 @@ cases() {
   refused "$bin" "$tag NXVK_DOT_COOPMAT with six numbers" NXVK_DOT_COOPMAT=2,2,4,4,32,16
   refused "$bin" "$tag NXVK_DOT_COOPMAT with FR = 9 (or no cooperative matrices)" NXVK_DOT_COOPMAT=2,2,9,4,32
   refused "$bin" "$tag NXVK_DOT_COOPMAT_SPLIT past 16" NXVK_DOT_COOPMAT_SPLIT=17
+  refused "$bin" "$tag NXVK_DOT_COOPMAT_STAGES not 1 or 2" NXVK_DOT_COOPMAT_STAGES=3
+  refused "$bin" "$tag NXVK_DOT_COOPMAT_PREFETCH not 1 or 2" NXVK_DOT_COOPMAT_PREFETCH=0
+  refused "$bin" "$tag NXVK_DOT_COOPMAT_GROUP past 64" NXVK_DOT_COOPMAT_GROUP=65
+  refused "$bin" "$tag NXVK_DOT_COOPMAT_GROUP with a suffix" NXVK_DOT_COOPMAT_GROUP=8x
   refused "$bin" "$tag NXVK_DOT_SPLIT not a form" NXVK_DOT_SPLIT=batches
   refused "$bin" "$tag NXVK_EW_UNROLL past 8" NXVK_EW_UNROLL=9
   refused "$bin" "$tag NXVK_EW_UNROLL with a suffix" NXVK_EW_UNROLL=4x
