@@ -24,7 +24,8 @@
 #       default layout on f32 and f16 tensors at 1024-8192 and the ggml-vulkan
 #       shape 4096x14336x512 (M x K x N: 4096 x 512 out, K 14336), PyTorch's
 #       f16 matmul at the same sizes (compare-coopmat.txt), then every block
-#       layout of COOPMAT_LAYOUTS (NXVK_DOT_COOPMAT, nxvk(1); 13 by default) on f16 at
+#       layout of COOPMAT_LAYOUTS (NXVK_DOT_COOPMAT and, after a slash, its
+#       stages, prefetch and group: nxvk(1); 20 by default) on f16 at
 #       4096, 8192 and that shape, summed up in sweep.txt (GFLOPS per layout),
 #       and that shape with K split in 1, 2, 3, 4 and 6 (NXVK_DOT_COOPMAT_SPLIT).
 #   scripts/gpu.sh nx OUTDIR   the Elixir benches through Nxvk.Backend: Nx ops
@@ -116,18 +117,31 @@ elif [ "$what" = coopmat ]; then
   python3 bench/compare_torch.py --nxvk-json "$R/coopmat.json" --min-time 0.3 --out "$R/compare-coopmat.json" \
     > "$R/compare-coopmat.txt" 2>&1
   tail -n 20 "$R/compare-coopmat.txt"
-  # WM,WN,FR,FC,BK[,FM,FN,FK]: WM x WN subgroups of FR x FC fragments; the
-  # block is (WM FR FM) x (WN FC FN), k steps of BK; a layout the device
+  # WM,WN,FR,FC,BK[,FM,FN,FK][/sS][/pP][/gG]: WM x WN subgroups of FR x FC
+  # fragments; the block is (WM FR FM) x (WN FC FN), k steps of BK; then
+  # NXVK_DOT_COOPMAT_STAGES=S, _PREFETCH=P, _GROUP=G; a layout the device
   # cannot hold (shared memory, fragment shape) is refused and listed so
   step coopmat sweep
-  layouts=${COOPMAT_LAYOUTS:-2,2,4,4,32 2,2,4,4,16 2,4,4,2,32 4,2,2,4,32 2,4,4,4,16 4,2,4,4,16 1,4,8,2,32 4,4,2,2,32 2,2,2,4,32 2,2,4,2,32 2,2,2,2,64 4,2,4,4,32 2,2,4,8,32,16,8,16}
+  layouts=${COOPMAT_LAYOUTS:-2,2,4,4,32 2,2,4,4,16 2,4,4,2,32 4,2,2,4,32 2,4,4,4,16 4,2,4,4,16 1,4,8,2,32 4,4,2,2,32 2,2,2,4,32 2,2,4,2,32 2,2,2,2,64 4,2,4,4,32 2,2,4,8,32,16,8,16 2,2,4,4,32/p2 2,4,4,2,32/p2 2,2,4,4,64/s1 4,2,4,4,32/s1 2,4,4,4,32/s1 4,2,4,4,16/p2 2,4,4,2,32/g8}
+  cm_env() { # a layout entry -> its variables
+    local e="NXVK_DOT_COOPMAT=${1%%/*}" p rest=${1#*/}
+    [ "$rest" = "$1" ] && rest=
+    for p in ${rest//\// }; do
+      case $p in
+      s*) e="$e NXVK_DOT_COOPMAT_STAGES=${p#s}" ;;
+      p*) e="$e NXVK_DOT_COOPMAT_PREFETCH=${p#p}" ;;
+      g*) e="$e NXVK_DOT_COOPMAT_GROUP=${p#g}" ;;
+      esac
+    done
+    echo "$e"
+  }
   for L in $layouts; do
-    f=$(echo "$L" | tr , _)
-    NXVK_DOT_COOPMAT=$L $B bench matmul --variant coopmat --dtype f16 --sizes 4096,8192 --shapes 4096x14336x512 \
+    f=$(echo "$L" | tr ,/ __)
+    env $(cm_env "$L") $B bench matmul --variant coopmat --dtype f16 --sizes 4096,8192 --shapes 4096x14336x512 \
       --min-time 0.3 --warmup 0.2 --json "$R/sweep-$f.json" > "$R/sweep-$f.txt" 2>&1
     echo "$L exit $?"
   done
-  # split K on the ggml shape (128 blocks of 128 x 128 on 132 SMs: the rule splits it in 3)
+  # split K on the ggml shape (128 blocks of 128 x 128 on 132 SMs: the rule splits it in 2)
   for S in 1 2 3 4 6; do
     step coopmat split $S
     NXVK_DOT_COOPMAT_SPLIT=$S $B bench matmul --variant coopmat --dtype f16 --sizes 1024 --shapes 4096x14336x512 \
@@ -140,7 +154,7 @@ r = sys.argv[1]
 print("%-22s %10s %10s %16s   (f16 GFLOPS, kernel time; - = refused or failed: sweep-LAYOUT.txt says why)"
       % ("layout", "4096", "8192", "4096x14336x512"))
 for layout in sys.argv[2:]:
-    path = os.path.join(r, "sweep-%s.json" % layout.replace(",", "_"))
+    path = os.path.join(r, "sweep-%s.json" % layout.replace(",", "_").replace("/", "_"))
     cells = {}
     try:
         for x in json.load(open(path))["results"]:
