@@ -25,10 +25,13 @@ static const char *const layouts[] = {
     "2x2_4x2_k32_16x16x16", "2x2_2x2_k64_16x16x16", "4x2_4x4_k32_16x16x16",
 };
 /* one shared stage (BK 64, 256-wide blocks), loads two steps ahead, row
- * tiles regrouped (NXVK_DOT_COOPMAT_STAGES, _PREFETCH, _GROUP) */
+ * tiles regrouped (NXVK_DOT_COOPMAT_STAGES, _PREFETCH, _GROUP): gpu.sh's
+ * slashed entries and a few more */
 static const char *const pipelined[] = {
     "2x2_4x4_k64_16x16x16_s1_p1_g0", "4x2_4x4_k32_16x16x16_s1_p1_g8", "2x4_4x2_k64_16x16x16_s1_p1_g0",
     "2x2_4x4_k32_16x16x16_s2_p2_g0", "4x2_4x4_k16_16x16x16_s2_p2_g8", "2x4_4x2_k32_16x16x16_s2_p2_g16",
+    "2x4_4x2_k32_16x16x16_s2_p2_g0", "4x2_4x4_k32_16x16x16_s1_p1_g0", "2x4_4x4_k32_16x16x16_s1_p1_g0",
+    "4x2_4x4_k16_16x16x16_s2_p2_g0", "2x4_4x2_k32_16x16x16_s2_p1_g8",
 };
 
 static void test_compile(void) {
