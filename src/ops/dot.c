@@ -69,22 +69,41 @@ static void coopmat_fragment(const nxvk_device_info *d, uint32_t f[3]) {
   }
 }
 
+static const char *coopmat_layout_check(const nxvk_device_info *d, const coopmat_kernel *k, char *buf, size_t len);
+
+/* The default layouts, best first (bench/NOTES.md, measured on an H100):
+ * subgroups, each subgroup's tile of C (in elements: FR = TM / FM, FC =
+ * TN / FN on the device's fragment), BK, stages, prefetch, regrouping; the
+ * first whose shared memory and loads the device holds is taken. */
+static const struct {
+  uint32_t wm, wn, tm, tn, bk, st, pf, gm;
+} coopmat_defaults[] = {
+    {2, 2, 64, 64, 32, 2, 1, 0},
+};
+
 static coopmat_kernel coopmat_pick(const nxvk_ctx *c) {
   const uint32_t *t = c->tuning->dot_coopmat;
-  coopmat_kernel k = {2, 2, 4, 4, 32, 16, 16, 16, 2, 1, 0};
+  coopmat_kernel k = {0};
   uint32_t f[3];
   coopmat_fragment(&c->info, f);
-  k.fm = f[0], k.fn = f[1], k.fk = f[2];
-  k.fr = 64 / k.fm ? 64 / k.fm : 1;
-  k.fc = 64 / k.fn ? 64 / k.fn : 1;
-  if (k.bk % k.fk) k.bk = k.fk;
-  if (t[0]) {
-    k.wm = t[0], k.wn = t[1], k.fr = t[2], k.fc = t[3], k.bk = t[4];
-    if (t[5]) k.fm = t[5], k.fn = t[6], k.fk = t[7];
+  size_t nd = sizeof coopmat_defaults / sizeof *coopmat_defaults;
+  for (size_t i = 0; i < nd; i++) {
+    k = (coopmat_kernel){coopmat_defaults[i].wm, coopmat_defaults[i].wn, 0, 0, coopmat_defaults[i].bk, f[0], f[1], f[2],
+                         coopmat_defaults[i].st, coopmat_defaults[i].pf, coopmat_defaults[i].gm};
+    k.fr = coopmat_defaults[i].tm / k.fm ? coopmat_defaults[i].tm / k.fm : 1;
+    k.fc = coopmat_defaults[i].tn / k.fn ? coopmat_defaults[i].tn / k.fn : 1;
+    if (k.bk % k.fk) k.bk = k.fk;
+    if (t[0]) { /* NXVK_DOT_COOPMAT: that layout, two stages, one step ahead, unless told */
+      k.wm = t[0], k.wn = t[1], k.fr = t[2], k.fc = t[3], k.bk = t[4];
+      if (t[5]) k.fm = t[5], k.fn = t[6], k.fk = t[7];
+      k.st = 2, k.pf = 1, k.gm = 0;
+    }
+    if (c->tuning->dot_coopmat_stages) k.st = c->tuning->dot_coopmat_stages;
+    if (c->tuning->dot_coopmat_prefetch) k.pf = c->tuning->dot_coopmat_prefetch;
+    if (c->tuning->dot_coopmat_group) k.gm = c->tuning->dot_coopmat_group;
+    char buf[200];
+    if (t[0] || !coopmat_layout_check(&c->info, &k, buf, sizeof buf)) break;
   }
-  if (c->tuning->dot_coopmat_stages) k.st = c->tuning->dot_coopmat_stages;
-  if (c->tuning->dot_coopmat_prefetch) k.pf = c->tuning->dot_coopmat_prefetch;
-  k.gm = c->tuning->dot_coopmat_group;
   return k;
 }
 static uint32_t coopmat_bm(const coopmat_kernel *k) { return k->wm * k->fr * k->fm; }
