@@ -30,8 +30,8 @@
 // ST = 1: one shared stage instead of two (half the shared memory, so BK
 // 64 or 256-wide blocks fit in 48 KiB): the next step's registers are
 // stored between two barriers after the current step's products.
-// PF = 2 (with ST = 2): two register sets, each step's global loads two
-// steps ahead of its products instead of one (the loop unrolled by two).
+// PF = 2: two register sets, each step's global loads two steps ahead of
+// its products instead of one (the loop unrolled by two).
 // GM > 0: where the grid has a workgroup per row tile, consecutive
 // workgroups walk GM row tiles down a column before the next column (L2
 // reuse of B's column panels, as the blocks resident at once touch fewer).
@@ -211,14 +211,21 @@ void main() {
       // before the products of step s, stored after those of step s + 1
       if (steps > 1u) load_step(abase, bbase, kv, nv, 1u);
       barrier();
+      // (ST = 1: both steps on stage 0, a barrier before each store)
       for (uint s = 0u; s < steps; s += 2u) {
         if (s + 2u < steps) load_step2(abase, bbase, kv, nv, s + 2u);
         MMA_STAGE(0u)
-        if (s + 1u < steps) store_stage(1u);
+#if ST == 1
+        barrier();
+#endif
+        if (s + 1u < steps) store_stage(uint(ST) - 1u);
         barrier();
         if (s + 1u >= steps) break;
         if (s + 3u < steps) load_step(abase, bbase, kv, nv, s + 3u);
-        MMA_STAGE(1u)
+        MMA_STAGE(uint(ST) - 1u)
+#if ST == 1
+        barrier();
+#endif
         if (s + 2u < steps) store_stage2(0u);
         barrier();
       }

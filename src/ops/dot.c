@@ -132,8 +132,6 @@ static const char *coopmat_layout_check(const nxvk_device_info *d, const coopmat
     snprintf(buf, len, "%ux%ux%u is not one of %.64s's f16 x f16 + f32 configurations", k->fm, k->fn, k->fk, d->name);
   else if (k->fm % 8 || k->fn % 8 || k->fk % 8)
     snprintf(buf, len, "fragment sides must be multiples of 8");
-  else if (k->pf == 2 && k->st != 2)
-    snprintf(buf, len, "loads two steps ahead take two shared stages");
   else if (!k->bk || k->bk % k->fk || k->bk > 256)
     snprintf(buf, len, "BK must be a multiple of FK = %u up to 256", k->fk);
   else if ((bm * k->bk / 8) % nt || (k->bk * bn / 8) % nt)

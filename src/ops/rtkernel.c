@@ -154,7 +154,7 @@ static int glsl_for(const char *name, int f16_cvt, char **out) {
     if (sscanf(name, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_%3s%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
                &v[6], &v[7], &v[8], &v[9], &v[10], res, &tail) != 12 ||
         (strcmp(res, "f32") != 0 && strcmp(res, "f16") != 0) || v[8] < 1 || v[8] > 2 || v[9] < 1 || v[9] > 2 ||
-        (v[9] == 2 && v[8] != 2) || v[10] > 64)
+v[10] > 64)
       goto unknown;
     snprintf(defs, sizeof defs,
              "#define WM %uu\n#define WN %uu\n#define FR %uu\n#define FC %uu\n#define BK %uu\n#define FM %uu\n"

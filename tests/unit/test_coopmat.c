@@ -31,7 +31,8 @@ static const char *const pipelined[] = {
     "2x2_4x4_k64_16x16x16_s1_p1_g0", "4x2_4x4_k32_16x16x16_s1_p1_g8", "2x4_4x2_k64_16x16x16_s1_p1_g0",
     "2x2_4x4_k32_16x16x16_s2_p2_g0", "4x2_4x4_k16_16x16x16_s2_p2_g8", "2x4_4x2_k32_16x16x16_s2_p2_g16",
     "2x4_4x2_k32_16x16x16_s2_p2_g0", "4x2_4x4_k32_16x16x16_s1_p1_g0", "2x4_4x4_k32_16x16x16_s1_p1_g0",
-    "4x2_4x4_k16_16x16x16_s2_p2_g0", "2x4_4x2_k32_16x16x16_s2_p1_g8",
+    "4x2_4x4_k16_16x16x16_s2_p2_g0", "2x4_4x2_k32_16x16x16_s2_p1_g8", "4x2_4x4_k32_16x16x16_s1_p2_g0",
+    "2x2_4x4_k64_16x16x16_s1_p2_g8",
 };
 
 static void test_compile(void) {
@@ -70,7 +71,7 @@ static void test_compile(void) {
   static const char *const bad[] = {"peakcm_16x16x16_f32", "peakcm_16x16_s8", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_bf16",
                                     "dotcm_2x2_4x4_k32_16x16_s2_p1_g0_f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_f32x",
                                     "dotcm_2x2_4x4_k32_16x16x16_f32", "dotcm_2x2_4x4_k32_16x16x16_s3_p1_g0_f32",
-                                    "dotcm_2x2_4x4_k32_16x16x16_s1_p2_g0_f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g65_f32",
+                                    "dotcm_2x2_4x4_k32_16x16x16_s2_p3_g0_f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g65_f32",
                                     "dotcm__f32"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char *glsl = NULL;
