@@ -190,6 +190,18 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
     if (w[0] < 1 || w[0] > 64) return bad("NXVK_XFER_THREADS", knob("NXVK_XFER_THREADS"), "want a number of threads from 1 to 64");
     c->xfer_threads = (int)w[0];
   }
+  /* large transfers: 0, each piece one synchronous submission (the design
+   * before the lanes); uploads through uncached (write-combined) staging;
+   * the size from which transfers run in pieces on threads (0: every
+   * staged transfer, so tests reach the lanes with any size) */
+  if ((i = knob_choice("NXVK_XFER_PIPE", zero_one, 2, "want 0 or 1", &rc)) >= 0) c->xfer_pipe = i == 1;
+  if ((i = knob_choice("NXVK_XFER_WC", zero_one, 2, "want 0 or 1", &rc)) >= 0) c->xfer_wc = i == 1;
+  if ((v = knob("NXVK_XFER_MIN"))) {
+    uint64_t m = 0;
+    if (nxvk_parse_bytes(v, &m) != 0 || m > ((uint64_t)1 << 30))
+      return bad("NXVK_XFER_MIN", v, "want a size from 0 to 1G");
+    c->xfer_min = (size_t)m;
+  }
   /* 1: barriers only where recorded commands conflict, not after every one */
   if ((i = knob_choice("NXVK_LAZY_BARRIERS", zero_one, 2, "want 0 or 1", &rc)) >= 0) c->lazy_barriers = i == 1;
   /* importing host memory for large transfers: only with NXVK_XFER_IMPORT=1

@@ -238,6 +238,7 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   pthread_mutex_init(&c->rec_lock, NULL);
   pthread_mutex_init(&c->fusion_lock, NULL);
   pthread_mutex_init(&c->pool.lock, NULL);
+  pthread_mutex_init(&c->xfer_lock, NULL);
   c->pool.cap = (uint64_t)1 << 30; /* NXVK_POOL_CAP (src/ops/tuning.c) */
 
   int rc = nxvk_instance_acquire(validate, &c->inst);
@@ -291,6 +292,8 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
     c->spin_ns = strcmp(c->info.type, "cpu") != 0 ? 200000 : 0;
     c->xfer_piece = (size_t)8 << 20; /* memory.c; NXVK_XFER_PIECE, NXVK_XFER_THREADS */
     c->xfer_threads = 8;
+    c->xfer_min = NXVK_XFER_MIN;
+    c->xfer_pipe = true; /* NXVK_XFER_PIPE=0: each piece one synchronous submission, as before */
     c->lazy_barriers = false; /* submit.c; NXVK_LAZY_BARRIERS=1 (off until a GPU run has checked it) */
     c->max_spinners = 1024;
     rc = device_create(c);
@@ -308,6 +311,7 @@ void nxvk_ctx_close(nxvk_ctx *c) {
   if (c->device) {
     c->vk.vkDeviceWaitIdle(c->device);
     nxvk_recs_destroy(c);
+    nxvk_xfer_lanes_destroy(c);
     nxvk_kernels_destroy(c);
     nxvk_pool_trim(c);
     nxvk_pipeline_cache_save(c);
@@ -324,6 +328,7 @@ void nxvk_ctx_close(nxvk_ctx *c) {
   pthread_mutex_destroy(&c->kernel_lock);
   pthread_mutex_destroy(&c->rec_lock);
   pthread_mutex_destroy(&c->pool.lock);
+  pthread_mutex_destroy(&c->xfer_lock);
   if (c->fusion_memo_free) c->fusion_memo_free(c->fusion_memo);
   pthread_mutex_destroy(&c->fusion_lock);
   free(c->cache_dir);

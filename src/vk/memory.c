@@ -123,7 +123,10 @@ void nxvk_pool_trim(nxvk_ctx *c) {
   pthread_mutex_unlock(&c->pool.lock);
 }
 
-void nxvk_ctx_trim(nxvk_ctx *c) { nxvk_pool_trim(c); }
+void nxvk_ctx_trim(nxvk_ctx *c) {
+  nxvk_pool_trim(c);
+  nxvk_xfer_lanes_destroy(c);
+}
 
 void nxvk_ctx_set_mem_cap(nxvk_ctx *c, uint64_t bytes) { atomic_store(&c->mem_cap, bytes); }
 
@@ -403,6 +406,7 @@ typedef struct xfer {
   size_t npieces;
   size_t piece;
   bool write;
+  bool pipe;                             /* lanes (pipe_run), not piece_copy */
   int nthreads;
   atomic_int first_rc;
   pthread_mutex_t lock;
@@ -415,10 +419,26 @@ typedef struct xfer_worker {
   pthread_t tid;
 } xfer_worker;
 
+/* The first failure's code and message (errors are per thread). */
+static void xfer_fail(xfer *x, int rc) {
+  int zero = 0;
+  pthread_mutex_lock(&x->lock);
+  if (atomic_compare_exchange_strong(&x->first_rc, &zero, rc))
+    snprintf(x->err, sizeof x->err, "%s", nxvk_errmsg());
+  pthread_mutex_unlock(&x->lock);
+}
+
+static int pipe_run(xfer *x, int index);
+
 /* Worker t moves pieces t, t + T, t + 2T, ... so the threads finish together. */
 static void *xfer_main(void *arg) {
   xfer_worker *w = arg;
   xfer *x = w->x;
+  if (x->pipe) {
+    int rc = pipe_run(x, w->index);
+    if (rc) xfer_fail(x, rc);
+    return NULL;
+  }
   nxvk_buffer *staging = NULL;
   int rc = NXVK_OK;
   for (size_t p = (size_t)w->index; rc == NXVK_OK && p < x->npieces; p += (size_t)x->nthreads) {
@@ -428,14 +448,282 @@ static void *xfer_main(void *arg) {
     rc = piece_copy(x->c, &staging, XFER_PIECE, x->b, x->off + at, x->host + at, len, x->write, true);
   }
   nxvk_buffer_unref(x->c, staging);
-  if (rc) {
-    int zero = 0;
-    pthread_mutex_lock(&x->lock);
-    if (atomic_compare_exchange_strong(&x->first_rc, &zero, rc))
-      snprintf(x->err, sizeof x->err, "%s", nxvk_errmsg());
-    pthread_mutex_unlock(&x->lock);
-  }
+  if (rc) xfer_fail(x, rc);
   return NULL;
+}
+
+/* ---- pipelined transfers: lanes ----
+ *
+ * A lane is one thread's means to move pieces with the DMA copy of one
+ * overlapping the memcpy of the next: two staging slots of c->xfer_piece
+ * bytes each (host-visible, coherent, mapped; cached for downloads, and
+ * for uploads too unless NXVK_XFER_WC=1 asks for uncached, write-combined
+ * memory), a command buffer and a fence per slot, and their command pool.
+ * Each piece is its own vkQueueSubmit with its own fence, outside group
+ * commit: a group's members all wait for its last command, which made the
+ * threads of the earlier design (one synchronous submission per piece)
+ * memcpy together and then wait together for every DMA of the group.
+ * Lanes are made on first need and kept, idle ones in c->xfer_lanes, so a
+ * transfer allocates and pins nothing once warm.  Their staging is host
+ * memory the context keeps (like its pipelines): not in live_bytes, the
+ * pool or the memory cap; nxvk_ctx_trim frees it. */
+typedef struct nxvk_xfer_lane {
+  VkCommandPool pool;
+  VkCommandBuffer cmd[2];
+  VkFence fence[2];
+  bool pending[2];                     /* submitted, fence not yet waited on */
+  /* staging slots [kind][slot]: kind 0 uncached (uploads with xfer_wc), 1 cached */
+  VkBuffer st[2][2];
+  VkDeviceMemory st_mem[2][2];
+  void *st_map[2][2];
+  size_t cap;                          /* bytes per slot */
+  struct nxvk_xfer_lane *next;
+} nxvk_xfer_lane;
+
+static void lane_free_slots(nxvk_ctx *c, nxvk_xfer_lane *L) {
+  for (int k = 0; k < 2; k++)
+    for (int s = 0; s < 2; s++) {
+      if (L->st_map[k][s]) c->vk.vkUnmapMemory(c->device, L->st_mem[k][s]);
+      if (L->st[k][s]) c->vk.vkDestroyBuffer(c->device, L->st[k][s], NULL);
+      if (L->st_mem[k][s]) c->vk.vkFreeMemory(c->device, L->st_mem[k][s], NULL);
+      L->st[k][s] = VK_NULL_HANDLE;
+      L->st_mem[k][s] = VK_NULL_HANDLE;
+      L->st_map[k][s] = NULL;
+    }
+}
+
+static void lane_destroy(nxvk_ctx *c, nxvk_xfer_lane *L) {
+  if (!L) return;
+  lane_free_slots(c, L);
+  for (int s = 0; s < 2; s++)
+    if (L->fence[s]) c->vk.vkDestroyFence(c->device, L->fence[s], NULL);
+  if (L->pool) c->vk.vkDestroyCommandPool(c->device, L->pool, NULL); /* frees its command buffers */
+  free(L);
+}
+
+void nxvk_xfer_lanes_destroy(nxvk_ctx *c) {
+  pthread_mutex_lock(&c->xfer_lock);
+  nxvk_xfer_lane *L = c->xfer_lanes;
+  c->xfer_lanes = NULL;
+  pthread_mutex_unlock(&c->xfer_lock);
+  while (L) {
+    nxvk_xfer_lane *next = L->next;
+    lane_destroy(c, L);
+    L = next;
+  }
+}
+
+static int lane_create(nxvk_ctx *c, nxvk_xfer_lane **out) {
+  *out = NULL;
+  nxvk_xfer_lane *L = calloc(1, sizeof *L);
+  if (!L) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  VkCommandPoolCreateInfo cpci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+                                  .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+                                  .queueFamilyIndex = c->queue_family};
+  VkResult r = c->vk.vkCreateCommandPool(c->device, &cpci, NULL, &L->pool);
+  if (r == VK_SUCCESS) {
+    VkCommandBufferAllocateInfo cbai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                                        .commandPool = L->pool,
+                                        .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
+                                        .commandBufferCount = 2};
+    r = c->vk.vkAllocateCommandBuffers(c->device, &cbai, L->cmd);
+  }
+  VkFenceCreateInfo fci = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  for (int s = 0; s < 2 && r == VK_SUCCESS; s++) r = c->vk.vkCreateFence(c->device, &fci, NULL, &L->fence[s]);
+  if (r != VK_SUCCESS) {
+    lane_destroy(c, L);
+    return nxvk_vk_fail(r, "creating a transfer lane", __FILE__, __LINE__);
+  }
+  *out = L;
+  return NXVK_OK;
+}
+
+/* Staging slots of kind k (0 uncached, 1 cached) for L, made on first use. */
+static int lane_slots(nxvk_ctx *c, nxvk_xfer_lane *L, int k, size_t cap) {
+  if (L->cap != cap) { /* another piece size (not within one context today) */
+    lane_free_slots(c, L);
+    L->cap = cap;
+  }
+  for (int s = 0; s < 2; s++) {
+    if (L->st[k][s]) continue;
+    VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                              .size = cap,
+                              .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                              .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+    VkResult r = c->vk.vkCreateBuffer(c->device, &bci, NULL, &L->st[k][s]);
+    if (r != VK_SUCCESS) return nxvk_vk_fail(r, "vkCreateBuffer", __FILE__, __LINE__);
+    VkMemoryRequirements req;
+    c->vk.vkGetBufferMemoryRequirements(c->device, L->st[k][s], &req);
+    /* host-visible and coherent; cached or not as asked, else what there is */
+    const VkPhysicalDeviceMemoryProperties *mp = &c->mem_props;
+    VkMemoryPropertyFlags need = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    int best = -1, rank = -1;
+    for (uint32_t i = 0; i < mp->memoryTypeCount; i++) {
+      VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
+      if (!(req.memoryTypeBits & (1u << i)) || (f & need) != need) continue;
+      bool cached = (f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) != 0;
+      /* device-local host-visible memory (a BAR window) is small and slow to read: last */
+      int rk = ((cached == (k == 1)) ? 2 : 0) + ((f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) ? 0 : 1);
+      if (rk > rank) {
+        rank = rk;
+        best = (int)i;
+      }
+    }
+    if (best < 0) return nxvk_seterr(NXVK_E_ALLOC_FAILED, "no host-visible coherent memory for staging");
+    VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                                .allocationSize = req.size,
+                                .memoryTypeIndex = (uint32_t)best};
+    r = c->vk.vkAllocateMemory(c->device, &mai, NULL, &L->st_mem[k][s]);
+    if (r == VK_SUCCESS) r = c->vk.vkBindBufferMemory(c->device, L->st[k][s], L->st_mem[k][s], 0);
+    if (r == VK_SUCCESS) r = c->vk.vkMapMemory(c->device, L->st_mem[k][s], 0, VK_WHOLE_SIZE, 0, &L->st_map[k][s]);
+    if (r != VK_SUCCESS) {
+      int rc = nxvk_vk_fail(r, "allocating transfer staging", __FILE__, __LINE__);
+      if (rc == NXVK_E_ALLOC_FAILED)
+        nxvk_seterr(rc, "staging allocation of %llu bytes failed", (unsigned long long)req.size);
+      return rc;
+    }
+  }
+  return NXVK_OK;
+}
+
+static int lane_get(nxvk_ctx *c, nxvk_xfer_lane **out) {
+  pthread_mutex_lock(&c->xfer_lock);
+  nxvk_xfer_lane *L = c->xfer_lanes;
+  if (L) c->xfer_lanes = L->next;
+  pthread_mutex_unlock(&c->xfer_lock);
+  if (L) {
+    L->next = NULL;
+    *out = L;
+    return NXVK_OK;
+  }
+  return lane_create(c, out);
+}
+
+/* Waits for slot s's submission; NXVK_OK at once when none is pending. */
+static int lane_wait(nxvk_ctx *c, nxvk_xfer_lane *L, int s) {
+  if (!L->pending[s]) return NXVK_OK;
+  VkResult r = c->vk.vkWaitForFences(c->device, 1, &L->fence[s], VK_TRUE, UINT64_MAX);
+  if (r == VK_SUCCESS) {
+    L->pending[s] = false;
+    r = c->vk.vkResetFences(c->device, 1, &L->fence[s]);
+  }
+  if (r == VK_SUCCESS) return NXVK_OK;
+  int rc = nxvk_vk_fail(r, "vkWaitForFences", __FILE__, __LINE__);
+  if (rc == NXVK_E_DEVICE_LOST) atomic_store(&c->lost, true);
+  return rc;
+}
+
+/* Back to the idle list once nothing of it is in flight; destroyed where a
+ * wait failed (its command buffers may still be pending). */
+static void lane_put(nxvk_ctx *c, nxvk_xfer_lane *L) {
+  if (!L) return;
+  bool ok = lane_wait(c, L, 0) == NXVK_OK;
+  ok = lane_wait(c, L, 1) == NXVK_OK && ok;
+  if (!ok || atomic_load(&c->lost)) {
+    if (!atomic_load(&c->lost)) lane_destroy(c, L); /* a lost device may still hold them */
+    return;
+  }
+  pthread_mutex_lock(&c->xfer_lock);
+  L->next = c->xfer_lanes;
+  c->xfer_lanes = L;
+  pthread_mutex_unlock(&c->xfer_lock);
+}
+
+/* Records and submits the copy of slot s's first n bytes to or from b at
+ * off, signalling the slot's fence.  The barrier after the copy makes its
+ * writes visible to every later command (upload) or to the host
+ * (download). */
+static int lane_submit(nxvk_ctx *c, nxvk_xfer_lane *L, int k, int s, nxvk_buffer *b, VkDeviceSize off,
+                       size_t n, bool write) {
+  VkCommandBuffer cmd = L->cmd[s];
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  VkResult r = c->vk.vkResetCommandBuffer(cmd, 0);
+  if (r == VK_SUCCESS) r = c->vk.vkBeginCommandBuffer(cmd, &bi);
+  if (r != VK_SUCCESS) return nxvk_vk_fail(r, "vkBeginCommandBuffer", __FILE__, __LINE__);
+  VkBufferCopy region = {write ? 0 : off, write ? off : 0, n};
+  if (write) c->vk.vkCmdCopyBuffer(cmd, L->st[k][s], b->buffer, 1, &region);
+  else c->vk.vkCmdCopyBuffer(cmd, b->buffer, L->st[k][s], 1, &region);
+  VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
+                        .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
+                        .dstAccessMask = write ? VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                                     VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT
+                                               : VK_ACCESS_HOST_READ_BIT};
+  c->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                             write ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT
+                                   : VK_PIPELINE_STAGE_HOST_BIT,
+                             0, 1, &mb, 0, NULL, 0, NULL);
+  r = c->vk.vkEndCommandBuffer(cmd);
+  if (r != VK_SUCCESS) return nxvk_vk_fail(r, "vkEndCommandBuffer", __FILE__, __LINE__);
+  VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
+  pthread_mutex_lock(&c->queue_lock);
+  r = c->vk.vkQueueSubmit(c->queue, 1, &si, L->fence[s]);
+  pthread_mutex_unlock(&c->queue_lock);
+  atomic_fetch_add(&c->submits, 1);
+  if (r != VK_SUCCESS) {
+    int rc = nxvk_vk_fail(r, "vkQueueSubmit", __FILE__, __LINE__);
+    if (rc == NXVK_E_DEVICE_LOST) atomic_store(&c->lost, true);
+    return rc;
+  }
+  L->pending[s] = true;
+  return NXVK_OK;
+}
+
+/* Where piece p starts and how long it is. */
+static size_t piece_at(const xfer *x, size_t p, size_t *len) {
+  size_t at = p == 0 ? 0 : x->first + (p - 1) * XFER_PIECE;
+  *len = p == 0 ? x->first : x->n - at < XFER_PIECE ? x->n - at : XFER_PIECE;
+  return at;
+}
+
+/* Worker t of a pipelined transfer: pieces t, t + T, ...  Upload: memcpy
+ * piece i into slot i % 2 (once that slot's last copy is done), submit
+ * its copy, go on with the next; download: the copies of the first two
+ * pieces are submitted at once, and each memcpy out of a slot is followed
+ * by the submission of the slot's next piece.  Every copy is waited for
+ * before the lane is put back, on failure too. */
+static int pipe_run(xfer *x, int index) {
+  nxvk_ctx *c = x->c;
+  nxvk_xfer_lane *L = NULL;
+  int k = x->write && c->xfer_wc ? 0 : 1;
+  int rc = lane_get(c, &L);
+  if (rc == NXVK_OK) rc = lane_slots(c, L, k, XFER_PIECE);
+  if (rc) {
+    lane_put(c, L);
+    return rc;
+  }
+  size_t T = (size_t)x->nthreads, len;
+  if (x->write) {
+    int s = 0;
+    for (size_t p = (size_t)index; rc == NXVK_OK && p < x->npieces; p += T, s ^= 1) {
+      if (atomic_load(&x->first_rc)) break;
+      size_t at = piece_at(x, p, &len);
+      rc = lane_wait(c, L, s);
+      if (rc == NXVK_OK) {
+        memcpy(L->st_map[k][s], x->host + at, len);
+        rc = lane_submit(c, L, k, s, x->b, x->off + at, len, true);
+      }
+    }
+  } else {
+    size_t p = (size_t)index, next = p; /* next: the first piece not yet submitted */
+    for (int s = 0; s < 2 && rc == NXVK_OK && next < x->npieces; s++, next += T) {
+      size_t at = piece_at(x, next, &len);
+      rc = lane_submit(c, L, k, s, x->b, x->off + at, len, false);
+    }
+    for (int s = 0; rc == NXVK_OK && p < x->npieces; p += T, s ^= 1) {
+      if (atomic_load(&x->first_rc)) break;
+      size_t at = piece_at(x, p, &len);
+      rc = lane_wait(c, L, s);
+      if (rc == NXVK_OK) memcpy(x->host + at, L->st_map[k][s], len);
+      if (rc == NXVK_OK && next < x->npieces) {
+        size_t nat = piece_at(x, next, &len);
+        rc = lane_submit(c, L, k, s, x->b, x->off + nat, len, false);
+        next += T;
+      }
+    }
+  }
+  lane_put(c, L); /* waits for what is still in flight */
+  return rc;
 }
 
 /* Pieces of XFER_PIECE bytes, the first cut short so that the others start
@@ -444,6 +732,8 @@ static void *xfer_main(void *arg) {
 static int transfer_parallel(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, char *host, size_t n,
                              bool write) {
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  /* the lanes where no import is asked for (imports go one piece at a time) */
+  bool pipe = c->xfer_pipe && !c->import_align;
   size_t a = (size_t)c->import_align, piece = c->xfer_piece;
   size_t first = a ? piece - (size_t)((uintptr_t)host % a) : piece;
   if (first > n) first = n;
@@ -452,7 +742,7 @@ static int transfer_parallel(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, char
   if (t > c->xfer_threads) t = c->xfer_threads;
   if ((size_t)t > npieces) t = (int)npieces;
   xfer x = {.c = c, .b = b, .off = off, .host = host, .n = n, .first = first, .npieces = npieces,
-            .piece = piece, .write = write, .nthreads = t};
+            .piece = piece, .write = write, .pipe = pipe, .nthreads = t};
   atomic_init(&x.first_rc, 0);
   pthread_mutex_init(&x.lock, NULL);
   xfer_worker w[XFER_MAX_THREADS];
@@ -485,7 +775,7 @@ static int transfer_parallel(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, char
 #define IMPORT_XFER_MIN ((size_t)1 << 20)
 
 bool nxvk_xfer_direct(nxvk_ctx *c, size_t n) {
-  return n >= NXVK_XFER_MIN || (c->import_align && n >= IMPORT_XFER_MIN);
+  return n >= c->xfer_min || (c->import_align && n >= IMPORT_XFER_MIN);
 }
 
 /* One staged copy through a staging buffer of n bytes (no import). */

@@ -156,6 +156,11 @@ struct nxvk_ctx {
   VkDeviceSize import_align;           /* minImportedHostPointerAlignment */
   size_t xfer_piece;                   /* bytes per piece of a large transfer (NXVK_XFER_PIECE) */
   int xfer_threads;                    /* threads at most (NXVK_XFER_THREADS) */
+  size_t xfer_min;                     /* transfers this large run in pieces on threads (NXVK_XFER_MIN) */
+  bool xfer_pipe;                      /* pieces through lanes, overlapped (NXVK_XFER_PIPE; memory.c) */
+  bool xfer_wc;                        /* uploads through uncached (write-combined) staging (NXVK_XFER_WC) */
+  pthread_mutex_t xfer_lock;           /* xfer_lanes */
+  struct nxvk_xfer_lane *xfer_lanes;   /* owned: idle lanes (staging pair, fences, command pool) */
   atomic_ullong imported_bytes, import_failures;
   /* the ops' tuning: set and read by src/ops (tuning.c); plain memory this
    * layer only frees, so that src/vk knows no op */
@@ -199,8 +204,12 @@ struct nxvk_ctx {
 int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_buffer **out);
 void nxvk_buffer_ref(nxvk_buffer *b);
 void nxvk_buffer_unref(nxvk_ctx *c, nxvk_buffer *b);
-/* Transfers of NXVK_XFER_MIN bytes or more run on several threads. */
+/* Transfers of NXVK_XFER_MIN bytes or more (c->xfer_min, NXVK_XFER_MIN)
+ * run in pieces on several threads. */
 #define NXVK_XFER_MIN ((size_t)32 << 20)
+/* The transfer lanes' staging memory and Vulkan objects (memory.c), freed
+ * by nxvk_ctx_trim and at close. */
+void nxvk_xfer_lanes_destroy(nxvk_ctx *c);
 /* n bytes move best on their own (nxvk_buffer_write/read: several threads,
  * or host memory imported), not through staging inside a recording. */
 bool nxvk_xfer_direct(nxvk_ctx *c, size_t n);

@@ -33,12 +33,29 @@ static uint64_t rnd(uint64_t *s) {
   return *s * 0x2545F4914F6CDD1DULL;
 }
 
-enum { MODE_STAGING, MODE_IMPORT, MODE_IMPORT_REFUSED };
-static const char *const mode_names[] = {"staging only", "import", "import refused"};
+enum { MODE_STAGING, MODE_IMPORT, MODE_IMPORT_REFUSED, MODE_LANES, MODE_LANES_WC, MODE_SYNC };
+static const char *const mode_names[] = {"staging only", "import", "import refused",
+                                         "lanes", "lanes, uncached uploads", "one submission a piece"};
 
 static void run_mode(int mode) {
   setenv("NXVK_STAGING", "1", 1);
-  setenv("NXVK_XFER_IMPORT", mode == MODE_STAGING ? "0" : "1", 1);
+  setenv("NXVK_XFER_IMPORT", mode == MODE_IMPORT || mode == MODE_IMPORT_REFUSED ? "1" : "0", 1);
+  /* the lanes (NXVK_XFER_PIPE, default on) and the synchronous pieces
+   * before them, from any size (NXVK_XFER_MIN=0) in 1 MiB pieces on 3
+   * threads, so that small sizes, sizes that are no multiple of a piece
+   * and fewer pieces than threads all run the piecewise paths */
+  bool pieces = mode >= MODE_LANES;
+  if (pieces) {
+    setenv("NXVK_XFER_MIN", "0", 1);
+    setenv("NXVK_XFER_PIECE", "1M", 1);
+    setenv("NXVK_XFER_THREADS", "3", 1);
+  } else {
+    unsetenv("NXVK_XFER_MIN");
+    unsetenv("NXVK_XFER_PIECE");
+    unsetenv("NXVK_XFER_THREADS");
+  }
+  setenv("NXVK_XFER_PIPE", mode == MODE_SYNC ? "0" : "1", 1);
+  setenv("NXVK_XFER_WC", mode == MODE_LANES_WC ? "1" : "0", 1);
   if (mode == MODE_IMPORT_REFUSED) setenv("NXVK_TEST_INJECT", "import_fail", 1);
   else unsetenv("NXVK_TEST_INJECT");
   nxvk_ctx *c = NULL;
@@ -46,13 +63,19 @@ static void run_mode(int mode) {
   CHECK(rc == NXVK_OK, "%s: context opens (%s)", mode_names[mode], rc ? nxvk_errmsg() : "ok");
   if (rc) return;
   bool can_import = c->import_align != 0;
-  if (mode == MODE_STAGING)
-    CHECK(!can_import, "staging only: NXVK_XFER_IMPORT=0 turns the import off");
-  static const size_t sizes[] = {100, 70000, (300 << 10) + 7, (3 << 20) + 5, (40 << 20) + 12345};
+  if (mode != MODE_IMPORT && mode != MODE_IMPORT_REFUSED)
+    CHECK(!can_import, "%s: NXVK_XFER_IMPORT=0 turns the import off", mode_names[mode]);
+  static const size_t big_sizes[] = {100, 70000, (300 << 10) + 7, (3 << 20) + 5, (40 << 20) + 12345};
+  /* 0 and 1 byte, a piece less one, a piece, a piece and one, two pieces
+   * and a bit (fewer than the threads), seven pieces less 3 (more) */
+  static const size_t piece_sizes[] = {0, 1, 3, 100, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, (2 << 20) + 4097,
+                                       (7 << 20) - 3};
+  const size_t *sizes = pieces ? piece_sizes : big_sizes;
+  size_t nsizes = pieces ? sizeof piece_sizes / sizeof piece_sizes[0] : sizeof big_sizes / sizeof big_sizes[0];
   static const size_t host_offs[] = {0, 1, 4093};
   static const VkDeviceSize buf_offs[] = {0, 12};
   uint64_t seed = 0x9E3779B97F4A7C15ULL;
-  for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+  for (size_t si = 0; si < nsizes; si++) {
     size_t n = sizes[si];
     char *src = malloc(n + 8192), *dst = malloc(n + 8192);
     if (!src || !dst) {
@@ -69,7 +92,7 @@ static void run_mode(int mode) {
       for (size_t bi = 0; bi < sizeof buf_offs / sizeof buf_offs[0]; bi++) {
         /* the largest size once only (aligned host, buffer offset 0 and
          * unaligned host, offset 12): each run moves 80 MB on lavapipe */
-        if (si == 4 && (hi == 0) != (bi == 0)) continue;
+        if (!pieces && si == 4 && (hi == 0) != (bi == 0)) continue;
         size_t ho = host_offs[hi];
         VkDeviceSize bo = buf_offs[bi];
         nxvk_buffer *b = NULL;
@@ -78,13 +101,14 @@ static void run_mode(int mode) {
         rc = nxvk_buffer_create(c, bo + n, false, &b);
         /* the source's alignment, the reader's another one */
         char *from = src + ho, *to = dst + (4096 - ho) % 4096;
-        memset(to, 0xA5, n);
+        memset(to, 0xA5, n + 64); /* 64 guard bytes after: a read writes n bytes, no more */
         if (rc == NXVK_OK) rc = nxvk_buffer_write(c, b, bo, from, n);
         if (rc == NXVK_OK) rc = nxvk_buffer_read(c, b, bo, to, n);
         nxvk_buffer_unref(c, b);
         nxvk_ctx_stats(c, &s1);
         uint64_t imported = s1.imported_bytes - s0.imported_bytes, refused = s1.import_failures - s0.import_failures;
         bool same = rc == NXVK_OK && memcmp(from, to, n) == 0;
+        for (size_t g = n; g < n + 64; g++) same = same && (unsigned char)to[g] == 0xA5;
         CHECK(same, "%s: %zu bytes, host address %% 4096 = %zu, buffer offset %llu: up and back unchanged (%s)",
               mode_names[mode], n, ho, (unsigned long long)bo, rc ? nxvk_errmsg() : "ok");
         bool big = n >= ((size_t)1 << 20);
@@ -104,6 +128,10 @@ static void run_mode(int mode) {
     free(src);
     free(dst);
   }
+  /* which path ran: the lanes leave idle lanes behind, the others none */
+  bool lanes = mode == MODE_LANES || mode == MODE_LANES_WC || (mode == MODE_STAGING);
+  CHECK((c->xfer_lanes != NULL) == lanes, "%s: %s", mode_names[mode],
+        lanes ? "transfers ran through the lanes" : "no lane was used");
   nxvk_stats st;
   nxvk_ctx_stats(c, &st);
   CHECK(st.validation_messages == 0, "%s: no validation messages (%llu; run with NXVK_VALIDATE=1 to look)",
@@ -115,5 +143,8 @@ int main(void) {
   run_mode(MODE_STAGING);
   run_mode(MODE_IMPORT);
   run_mode(MODE_IMPORT_REFUSED);
+  run_mode(MODE_LANES);
+  run_mode(MODE_LANES_WC);
+  run_mode(MODE_SYNC);
   return tap_done();
 }
