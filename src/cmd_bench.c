@@ -24,6 +24,7 @@ static const char *const synopsis[] = {
     "ops [--ops OP,...] [--sizes N,...] [--dtype D,...] [OPTIONS]",
     "matmul [--sizes N,...] [--shapes MxKxN,...] [--variant V,...] [--dtype D,...] [OPTIONS]",
     "peak [--bytes SIZE] [OPTIONS]",
+    "transfers [--bytes SIZE] [OPTIONS]",
     "all [--sizes N,...] [--dtype D,...] [--bytes SIZE] [OPTIONS]",
     "fusion [--sizes N] [OPTIONS]",
     "concurrency [--clients N] [--bytes SIZE] [OPTIONS]",
@@ -34,7 +35,8 @@ static const nxvk_usage usage = {
     "bench", synopsis,
     "Times ops on the GPU against the CPU reference over sizes (ops), the matmul GFLOPS\n"
     "ladder for every dot variant (matmul), or the device's roofline: FMA rate, copy and\n"
-    "transfer bandwidth, dispatch latency (peak); all runs peak, ops and matmul.  Every\n"
+    "transfer bandwidth, dispatch latency (peak), or peak's h2d/d2h rows alone (transfers);\n"
+    "all runs peak, ops and matmul.  Every\n"
     "result is checked against the CPU reference before it is timed; a wrong one fails\n"
     "the bench (exit 1).  Times are medians of repeated runs after a warm-up, with min\n"
     "and max.  Sizes take K, M, G, T (x1024); ops sizes count elements, matmul sizes are n\n"
@@ -214,6 +216,10 @@ static int bench_device(const bench_opts *o, bench_report *rep, nxvk_ctx *ctx) {
     status = bench_peak(&b, mode_is(o, "matmul"));
     bench_print_notes(rep, row0, skip0);
   }
+  if (mode_is(o, "transfers")) {
+    status = bench_peak_transfers(&b);
+    bench_print_notes(rep, row0, skip0);
+  }
   if (status == EXIT_OK && (all || mode_is(o, "ops"))) {
     row0 = rep->nrows, skip0 = rep->nskips;
     status = bench_ops(&b);
@@ -308,11 +314,11 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
   if (npos > 1) USAGE("one mode only ('%s' is extra)", argv[1]);
   o.mode = argv[0];
   if (!mode_is(&o, "ops") && !mode_is(&o, "matmul") && !mode_is(&o, "peak") && !mode_is(&o, "all") &&
-      !mode_is(&o, "fusion") && !mode_is(&o, "concurrency")) {
-    static const char *const modes[] = {"ops", "matmul", "peak", "all", "fusion", "compare", "concurrency"};
-    const char *near = cli_nearest(o.mode, modes, 7);
+      !mode_is(&o, "fusion") && !mode_is(&o, "concurrency") && !mode_is(&o, "transfers")) {
+    static const char *const modes[] = {"ops", "matmul", "peak", "all", "fusion", "compare", "concurrency", "transfers"};
+    const char *near = cli_nearest(o.mode, modes, 8);
     if (near) USAGE("unknown mode '%s'; did you mean '%s'?", o.mode, near);
-    USAGE("unknown mode '%s' (ops, matmul, peak, all, fusion, concurrency or compare)", o.mode);
+    USAGE("unknown mode '%s' (ops, matmul, peak, transfers, all, fusion, concurrency or compare)", o.mode);
   }
   if (mode_is(&o, "concurrency") && (ops || sizes || dtypes || shapes || plot))
     USAGE("concurrency takes the timing options, --clients, --bytes, --json and --csv only");
@@ -322,7 +328,8 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
   if (mode_is(&o, "fusion") && (ops || dtypes || bytes || json || csv || plot))
     USAGE("fusion takes --sizes N (one size) and the timing options only");
   if (ops && !mode_is(&o, "ops") && !mode_is(&o, "all")) USAGE("--ops goes with the ops and all modes");
-  if ((sizes || dtypes) && mode_is(&o, "peak")) USAGE("--sizes and --dtype do not apply to peak");
+  if ((sizes || dtypes) && (mode_is(&o, "peak") || mode_is(&o, "transfers")))
+    USAGE("--sizes and --dtype do not apply to %s", o.mode);
   if (shapes && !mode_is(&o, "matmul")) USAGE("--shapes goes with the matmul mode");
   if (o.variants && !mode_is(&o, "matmul") && !mode_is(&o, "all")) USAGE("--variant goes with the matmul and all modes");
   if (o.variants) {
@@ -341,9 +348,11 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
       if (!known) USAGE("--variant: '%s' is not a dot variant (tiled vec vec1 regtile naive coopmat skinny)", items[i]);
     }
   }
-  if (bytes && !mode_is(&o, "peak") && !mode_is(&o, "all") && !mode_is(&o, "concurrency"))
-    USAGE("--bytes goes with the peak, all and concurrency modes");
-  if (plot && mode_is(&o, "peak")) USAGE("--plot draws ops or matmul results; peak has none to draw");
+  if (bytes && !mode_is(&o, "peak") && !mode_is(&o, "all") && !mode_is(&o, "concurrency") &&
+      !mode_is(&o, "transfers"))
+    USAGE("--bytes goes with the peak, transfers, all and concurrency modes");
+  if (plot && (mode_is(&o, "peak") || mode_is(&o, "transfers")))
+    USAGE("--plot draws ops or matmul results; %s has none to draw", o.mode);
   if (!(o.min_time >= 0 && o.min_time <= 3600)) USAGE("--min-time: give 0 to 3600 seconds");
   if (o.repeat != LONG_MIN && (o.repeat < 1 || o.repeat > 100000)) USAGE("--repeat: give 1 to 100000 runs");
   if (o.repeat == LONG_MIN) o.repeat = 0; /* none given: --min-time decides */

@@ -146,6 +146,8 @@ int bench_port_transfer(bench_ctx *b, int64_t bytes);
 
 /* bench_peak.c: `bench peak`; fma_only for the matmul percentage. */
 int bench_peak(bench_ctx *b, bool fma_only);
+/* `bench transfers`: peak's h2d and d2h rows only (tuning the transfer knobs). */
+int bench_peak_transfers(bench_ctx *b);
 
 /* bench_output.c */
 bench_row *bench_add_row(bench_report *r);

@@ -118,8 +118,7 @@ static int bench_transfers(bench_ctx *b, int64_t bytes) {
     /* how much moved by DMA straight from or to host memory (memory.c) */
     double imported = (double)(s1.imported_bytes - s0.imported_bytes), moved = (double)x.bytes * (double)x.calls;
     snprintf(row->note, sizeof row->note,
-             "%s, wall clock; %.0f%% of bytes imported (VK_EXT_external_memory_host), %llu imports refused; "
-             "8 MiB pieces, up to 8 threads",
+             "%s, wall clock; %.0f%% of bytes imported (VK_EXT_external_memory_host), %llu imports refused",
              dir == 0 ? "nxvk_tensor_upload" : "nxvk_tensor_download", moved > 0 ? 100.0 * imported / moved : 0.0,
              (unsigned long long)(s1.import_failures - s0.import_failures));
     bench_progress_done(b);
@@ -648,6 +647,11 @@ static int bench_latency(bench_ctx *b) {
 }
 
 #endif
+
+int bench_peak_transfers(bench_ctx *b) {
+  bench_print_header("peak");
+  return bench_transfers(b, transfer_bytes(b));
+}
 
 int bench_peak(bench_ctx *b, bool fma_only) {
   bench_print_header("peak");
