@@ -19,6 +19,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -142,6 +144,18 @@ typedef struct {
    * 16 384 page faults each time): the request's and the reply's */
   uint8_t *inbuf, *outbuf;
   size_t incap, outcap;
+  /* shared memory named by put/get's "shm" (shm_map): mapped whole and
+   * kept, so a client that reuses its region pays the mapping's page
+   * faults once; a few at most, the oldest unmapped first */
+  struct port_shm {
+    char name[256];
+    dev_t dev;
+    ino_t ino;
+    size_t size;
+    bool writable;
+    uint8_t *map;
+    uint64_t used;          /* s->requests when last used */
+  } shm[4];
   bool closed;              /* the client stopped reading */
   int status;               /* exit status once serving ends */
   int code;                 /* current request's error */
@@ -476,19 +490,124 @@ static int cmd_ping(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
   return NXVK_OK;
 }
 
+/* ---- shared memory (put and get with "shm") ---- */
+
+static void shm_unmap(struct port_shm *m) {
+  if (m->map && m->size) munmap(m->map, m->size);
+  memset(m, 0, sizeof *m);
+}
+
+static void shm_unmap_all(port_server *s) {
+  for (size_t i = 0; i < sizeof s->shm / sizeof s->shm[0]; i++) shm_unmap(&s->shm[i]);
+}
+
+/* "shm": {"name": "/NAME", "offset": N, "length": N} of a put or get: the
+ * POSIX shared memory object (shm_open(3): under /dev/shm on Linux) the
+ * tensor's bytes are read from (put) or written to (get) at offset, so
+ * they cross no pipe.  need: the tensor's bytes; put wants length (if
+ * given) equal to them, get wants at least them.  *at: where they are in
+ * this process.  Every check is made before a byte moves; each failure
+ * names its field. */
+static int shm_map(port_server *s, const char *cmd, const cJSON *o, size_t need, bool write, uint8_t **at) {
+  *at = NULL;
+  if (!cJSON_IsObject(o))
+    return fail(s, NXVK_E_BAD_REQUEST, "%s: \"shm\" must be an object {\"name\", \"offset\", \"length\"}", cmd);
+  for (const cJSON *k = o->child; k; k = k->next)
+    if (strcmp(k->string, "name") && strcmp(k->string, "offset") && strcmp(k->string, "length"))
+      return fail(s, NXVK_E_BAD_REQUEST, "%s: shm: unknown field \"%s\" (accepted: name offset length)", cmd,
+                  k->string);
+  const cJSON *nv = field(o, "name"), *ov = field(o, "offset"), *lv = field(o, "length");
+  const char *name = cJSON_IsString(nv) ? nv->valuestring : NULL;
+  size_t nlen = name ? strlen(name) : 0;
+  bool name_ok = name && nlen >= 2 && nlen < sizeof s->shm[0].name && name[0] == '/' &&
+                 strcmp(name, "/.") && strcmp(name, "/..");
+  for (size_t i = 1; name_ok && i < nlen; i++) name_ok = name[i] != '/';
+  if (!name_ok)
+    return fail(s, NXVK_E_BAD_REQUEST,
+                "%s: shm.name: want \"/NAME\", a shared memory object's name (one slash, first; at most %zu bytes)",
+                cmd, sizeof s->shm[0].name - 1);
+  uint64_t off = 0, len = need;
+  if (ov && !json_uint(ov, PORT_MAX_JSON_INT, &off))
+    return fail(s, NXVK_E_BAD_REQUEST, "%s: shm.offset: want a whole number of bytes", cmd);
+  if (lv && !json_uint(lv, PORT_MAX_JSON_INT, &len))
+    return fail(s, NXVK_E_BAD_REQUEST, "%s: shm.length: want a whole number of bytes", cmd);
+  if (!write && len != need)
+    return fail(s, NXVK_E_SIZE_MISMATCH, "%s: shm.length: %llu bytes; the tensor is %zu", cmd,
+                (unsigned long long)len, need);
+  if (write && len < need)
+    return fail(s, NXVK_E_SIZE_MISMATCH, "%s: shm.length: room for %llu bytes; the tensor is %zu", cmd,
+                (unsigned long long)len, need);
+  int fd = shm_open(name, write ? O_RDWR : O_RDONLY, 0);
+  if (fd < 0)
+    return fail(s, NXVK_E_BAD_REQUEST, "%s: shm.name: cannot open %s%s: %s", cmd, name,
+                write ? " to write" : "", strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return fail(s, NXVK_E_BAD_REQUEST, "%s: shm.name: %s is not a shared memory object", cmd, name);
+  }
+  size_t size = (size_t)st.st_size;
+  if (off > size || need > size - off) {
+    close(fd);
+    return fail(s, NXVK_E_SIZE_MISMATCH, "%s: shm.offset: %llu + %zu bytes runs past the end of %s (%zu bytes)",
+                cmd, (unsigned long long)off, need, name, size);
+  }
+  /* the mapping kept from an earlier request where it is the same object
+   * (a name unlinked and made again is another inode), as large, and
+   * writable where this one writes */
+  struct port_shm *m = NULL, *slot = &s->shm[0];
+  for (size_t i = 0; i < sizeof s->shm / sizeof s->shm[0]; i++) {
+    struct port_shm *e = &s->shm[i];
+    if (e->map && e->dev == st.st_dev && e->ino == st.st_ino && e->size == size && (e->writable || !write) &&
+        strcmp(e->name, name) == 0)
+      m = e;
+    if (!e->map || (slot->map && e->used < slot->used)) slot = e;
+  }
+  if (!m && need > 0) {
+    shm_unmap(slot);
+    /* the whole object, populated now: one pass of the kernel's, where
+     * faulting 64 MiB page by page in the copy took longer than the copy */
+    void *p = mmap(NULL, size, write ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+    if (p == MAP_FAILED) {
+      int e = errno;
+      close(fd);
+      return fail(s, NXVK_E_NO_MEMORY, "%s: shm.name: cannot map %s (%zu bytes): %s", cmd, name, size, strerror(e));
+    }
+    m = slot;
+    snprintf(m->name, sizeof m->name, "%s", name);
+    m->dev = st.st_dev;
+    m->ino = st.st_ino;
+    m->size = size;
+    m->writable = write;
+    m->map = p;
+  }
+  close(fd); /* the mapping keeps the object */
+  if (m) {
+    m->used = s->requests;
+    *at = m->map + off;
+  }
+  return NXVK_OK;
+}
+
 static int cmd_put(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
   nxvk_meta m;
   int rc = parse_meta(s, req, "put", &m);
   if (rc) return rc;
   size_t want = meta_bytes(&m);
-  if (f->data_len != want) {
+  const cJSON *shm = field(req, "shm");
+  if (shm && f->data_len)
+    return fail(s, NXVK_E_SIZE_MISMATCH, "put: the frame carries %zu tensor bytes; with \"shm\" it carries none",
+                f->data_len);
+  uint8_t *from = NULL;
+  if (shm && (rc = shm_map(s, "put", shm, want, false, &from))) return rc;
+  if (!shm && f->data_len != want) {
     char shape[200];
     nxvk_shape_str(&m.shape, shape, sizeof shape);
     return fail(s, NXVK_E_SIZE_MISMATCH, "put: the frame carries %zu tensor bytes; %s %s needs %zu",
                 f->data_len, nxvk_dtype_name(m.dtype), shape, want);
   }
-  const uint8_t *bytes;
-  port_frame_take(f, want, &bytes);
+  const uint8_t *bytes = from;
+  if (!shm) port_frame_take(f, want, &bytes);
   nxvk_tensor *t = NULL;
   rc = nxvk_tensor_new(s->ctx, m.dtype, &m.shape, &t);
   if (rc == NXVK_OK) rc = nxvk_tensor_upload(s->ctx, t, bytes, want);
@@ -510,6 +629,17 @@ static int cmd_get(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
   nxvk_tensor *t;
   int rc = lookup(s, field(req, "handle"), "get", &t);
   if (rc) return rc;
+  const cJSON *shm = field(req, "shm");
+  if (shm) {
+    size_t n = (size_t)nxvk_tensor_count(t) * nxvk_dtype_size(nxvk_tensor_dtype(t));
+    uint8_t *to = NULL;
+    if ((rc = shm_map(s, "get", shm, n, true, &to))) return rc;
+    if (n && (rc = nxvk_tensor_download(s->ctx, t, to, n))) return engine_fail(s, "get", rc);
+    cJSON_AddNumberToObject(r->json, "handle", field(req, "handle")->valuedouble);
+    describe(r->json, t);
+    cJSON_AddNumberToObject(r->json, "nbytes", (double)n);
+    return NXVK_OK;
+  }
   cJSON_AddNumberToObject(r->json, "handle", field(req, "handle")->valuedouble);
   describe(r->json, t);
   return fetch_into(s, "get", r, t, r->json);
@@ -812,8 +942,8 @@ static const struct port_command {
 } commands[] = {
     {"info", cmd_info_, "", false, false},
     {"ping", cmd_ping, "echo", true, false},
-    {"put", cmd_put, "dtype shape", true, false},
-    {"get", cmd_get, "handle", false, false},
+    {"put", cmd_put, "dtype shape shm", true, false},
+    {"get", cmd_get, "handle shm", false, false},
     {"free", cmd_free, "handle handles", false, false},
     {"op", cmd_op, "op in attrs fetch keep", false, false},
     {"run", cmd_graph_run, "graph fetch keep", true, false},
@@ -1168,6 +1298,7 @@ int cmd_port(int argc, char **argv, nxvk_cli *cli) {
 #endif
 
   serve(&s);
+  shm_unmap_all(&s);
   free(s.inbuf);
   free(s.outbuf);
 

@@ -363,6 +363,103 @@ def t_free_stats(tap):
     p.close()
 
 
+def t_shm(tap):
+    """put and get through a POSIX shared memory object ("shm"), not the
+    pipe: the port reads and writes the client's bytes in place.  Sizes
+    from 0 bytes to several transfer pieces (the lanes forced on with
+    NXVK_STAGING=1 and 1 MiB pieces), offsets that are not page-aligned,
+    a region rewritten or made anew between requests, and every field's
+    errors: one line naming the field, nothing created, serving on."""
+    import mmap
+    name = "/nxvk-test-%d" % os.getpid()
+    path = "/dev/shm" + name
+    size = (5 << 20) + 8192
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.ftruncate(fd, size)
+    mm = mmap.mmap(fd, size)
+    p = Port(env={"NXVK_STAGING": "1", "NXVK_XFER_MIN": "0", "NXVK_XFER_PIECE": "1M", "NXVK_XFER_THREADS": "3"})
+    try:
+        rng = np.random.default_rng(7)
+        for n, off in [(0, 0), (1, 3), (1000, 4096), ((1 << 20) // 4 + 1, 8), ((5 << 20) // 4, 4100)]:
+            a = rng.integers(0, 2**32, n, dtype=np.uint64).astype("<u4").view("<f4")
+            mm[off:off + a.nbytes] = a.tobytes()
+            r, b = p.ok({"cmd": "put", "dtype": "f32", "shape": [n], "shm": {"name": name, "offset": off}})
+            g, gb = p.ok({"cmd": "get", "handle": r["handle"]})
+            tap.ok(b == b"" and gb == a.tobytes(), "shm put: %d f32 from offset %d, the same bytes back by pipe" % (n, off))
+            # get into the region at another offset, guard bytes around it
+            goff = size - a.nbytes - 64 - (off % 7)
+            mm[goff - 64:goff + a.nbytes + 64] = b"\xa5" * (a.nbytes + 128)
+            g, gb = p.ok({"cmd": "get", "handle": r["handle"],
+                          "shm": {"name": name, "offset": goff, "length": a.nbytes + 64}})
+            tap.ok(gb == b"" and g["nbytes"] == a.nbytes and mm[goff:goff + a.nbytes] == a.tobytes() and
+                   mm[goff - 64:goff] == b"\xa5" * 64 and mm[goff + a.nbytes:goff + a.nbytes + 64] == b"\xa5" * 64,
+                   "shm get: %d f32 into offset %d, nothing written around them, no bytes in the frame" % (n, goff), g)
+            p.ok({"cmd": "free", "handle": r["handle"]})
+        # the same region rewritten: the port's kept mapping sees the new bytes
+        a = np.arange(4096, dtype="<f4")
+        for k in range(2):
+            mm[0:a.nbytes] = (a + k).tobytes()
+            r, _ = p.ok({"cmd": "put", "dtype": "f32", "shape": [4096], "shm": {"name": name}})
+            tap.ok(np.array_equal(p.get(r["handle"]), a + k), "shm put %d of the same region: its current bytes" % (k + 1))
+        # the name unlinked and made again (another object): the new one is read
+        mm.close()
+        os.close(fd)
+        os.unlink(path)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.ftruncate(fd, size)
+        mm = mmap.mmap(fd, size)
+        mm[0:a.nbytes] = (a * 3).tobytes()
+        r, _ = p.ok({"cmd": "put", "dtype": "f32", "shape": [4096], "shm": {"name": name}})
+        tap.ok(np.array_equal(p.get(r["handle"]), a * 3), "shm: a name made anew is read afresh, not the old mapping")
+        h = r["handle"]
+        s0 = p.stats()
+        put = {"cmd": "put", "dtype": "f32", "shape": [4]}
+        cases = [
+            (dict(put, shm="x"), b"", "bad_request", "shm", "shm not an object"),
+            (dict(put, shm={"offset": 0}), b"", "bad_request", "shm.name", "no name"),
+            (dict(put, shm={"name": 5}), b"", "bad_request", "shm.name", "a name not a string"),
+            (dict(put, shm={"name": "nxvk"}), b"", "bad_request", "shm.name", "a name without its slash"),
+            (dict(put, shm={"name": "/a/b"}), b"", "bad_request", "shm.name", "a name with a second slash"),
+            (dict(put, shm={"name": "/.."}), b"", "bad_request", "shm.name", "the name /.."),
+            (dict(put, shm={"name": "/" + "x" * 300}), b"", "bad_request", "shm.name", "a name too long"),
+            (dict(put, shm={"name": name + "-none"}), b"", "bad_request", "shm.name", "a name that does not exist"),
+            (dict(put, shm={"name": name, "offset": -1}), b"", "bad_request", "shm.offset", "a negative offset"),
+            (dict(put, shm={"name": name, "offset": 1.5}), b"", "bad_request", "shm.offset", "an offset not whole"),
+            (dict(put, shm={"name": name, "offset": "0"}), b"", "bad_request", "shm.offset", "an offset not a number"),
+            (dict(put, shm={"name": name, "offset": size - 15}), b"", "size_mismatch", "shm.offset",
+             "an offset whose bytes run past the end"),
+            (dict(put, shm={"name": name, "offset": size + 4096}), b"", "size_mismatch", "shm.offset",
+             "an offset past the end"),
+            (dict(put, shm={"name": name, "length": 15}), b"", "size_mismatch", "shm.length", "put: a length not the tensor's"),
+            (dict(put, shm={"name": name, "length": -4}), b"", "bad_request", "shm.length", "a negative length"),
+            (dict(put, shm={"name": name, "size": 16}), b"", "bad_request", "size", "an unknown field in shm"),
+            (dict(put, shm={"name": name}), b"\0" * 16, "size_mismatch", "shm", "shm and bytes in the frame"),
+            ({"cmd": "get", "handle": h, "shm": {"name": name, "length": 100}}, b"", "size_mismatch", "shm.length",
+             "get: room for fewer bytes than the tensor"),
+            ({"cmd": "get", "handle": h, "shm": {"name": name, "offset": size - 100}}, b"", "size_mismatch",
+             "shm.offset", "get: past the end"),
+            ({"cmd": "get", "handle": h, "shm": {"name": "/nope/"}}, b"", "bad_request", "shm.name", "get: a bad name"),
+            ({"cmd": "get", "handle": 424242, "shm": {"name": name}}, b"", "unknown_handle", "handle",
+             "get: an unknown handle"),
+        ]
+        before = mm[:]
+        for header, data, code, fieldname, desc in cases:
+            r, b = p.call(header, data)
+            err = r.get("error") or {}
+            msg = err.get("message", "")
+            tap.ok(r.get("ok") is False and err.get("code") == code and fieldname in msg and "\n" not in msg and
+                   b == b"" and p.alive(), "shm error, %s: %s naming %s, serving on" % (desc, code, fieldname), r)
+        s1 = p.stats()
+        tap.eq((s1["handles"], s1["live_tensors"]), (s0["handles"], s0["live_tensors"]),
+               "shm errors: no handle or tensor made")
+        tap.ok(mm[:] == before, "shm errors: the region unchanged")
+    finally:
+        p.close()
+        mm.close()
+        os.close(fd)
+        os.unlink(path)
+
+
 def t_errors(tap, info):
     p = Port()
     h = p.put(np.ones((2, 2), "<f4"))
@@ -623,7 +720,7 @@ def run_tests():
     except Exception as e:  # one group failing must not hide the others
         tap.ok(False, "t_ping_info raised", repr(e))
     info = info or {"dtypes": ["f32"]}
-    for fn, args in [(t_put_get, (info,)), (t_op, ()), (t_run, ()), (t_free_stats, ()), (t_errors, (info,)),
+    for fn, args in [(t_put_get, (info,)), (t_op, ()), (t_run, ()), (t_free_stats, ()), (t_shm, ()), (t_errors, (info,)),
                      (t_bad_frames, ()), (t_truncated, ()), (t_pipelining_and_eof, ()), (t_epipe, ()),
                      (t_device_lost, ()), (t_validation, ()), (t_cli, ()), (t_hot_path, ())]:
         try:
