@@ -7,7 +7,10 @@
  *     would run): one `run` request per add, its two inputs in the frame and
  *     the sum fetched, every result checked exactly; ops/s over all clients.
  *   - one large tensor's put and get through one port, as GB/s, beside the
- *     engine's own upload/download rate (bench peak's h2d/d2h).
+ *     engine's own upload/download rate (bench peak's h2d/d2h): its bytes
+ *     in the frames (the pipe), then in a POSIX shared memory object the
+ *     requests name ("shm", nxvk-port(7)), already there when the put's
+ *     clock starts and left there by the get.
  *
  * The ports are this binary (/proc/self/exe) run as `nxvk port`, started
  * with posix_spawn (safe in a process with threads), their stderr inherited.
@@ -22,6 +25,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -313,7 +318,8 @@ typedef struct pt_run {
   port_conn *conn;
   const uint8_t *data;
   size_t bytes;
-  char put_json[160];
+  char put_json[400], get_json[400];
+  bool shm;                  /* the bytes stay in the shared memory object */
   long calls;
   char err[400];
 } pt_run;
@@ -321,7 +327,8 @@ typedef struct pt_run {
 static int put_once(void *arg, double *ns) {
   pt_run *x = arg;
   double t0 = nxvk_now_ns();
-  int rc = conn_request(x->conn, x->put_json, x->data, x->bytes, NULL, 0, x->err, sizeof x->err);
+  int rc = conn_request(x->conn, x->put_json, x->shm ? NULL : x->data, x->shm ? 0 : x->bytes, NULL, 0, x->err,
+                        sizeof x->err);
   *ns = nxvk_now_ns() - t0;
   x->calls++;
   if (rc < 0) return NXVK_E_BAD_REQUEST;
@@ -335,7 +342,7 @@ static int put_once(void *arg, double *ns) {
 static int get_once(void *arg, double *ns) {
   pt_run *x = arg;
   double t0 = nxvk_now_ns();
-  int rc = conn_request(x->conn, "{\"cmd\":\"get\",\"handle\":1}", NULL, 0, NULL, 0, x->err, sizeof x->err);
+  int rc = conn_request(x->conn, x->get_json, NULL, 0, NULL, 0, x->err, sizeof x->err);
   *ns = nxvk_now_ns() - t0;
   x->calls++;
   return rc < 0 ? NXVK_E_BAD_REQUEST : NXVK_OK;
@@ -359,6 +366,26 @@ static bool port_times(port_conn *p, double t[3]) {
   return ok;
 }
 
+/* The shared memory object for the shm rows: bytes long, filled with data;
+ * NULL (and err set) where there is none to be had. */
+static uint8_t *shm_make(const char *name, size_t bytes, const uint8_t *data, char *err, size_t errlen) {
+  int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) {
+    snprintf(err, errlen, "shm_open %s: %s", name, strerror(errno));
+    return NULL;
+  }
+  void *p = MAP_FAILED;
+  if (ftruncate(fd, (off_t)bytes) == 0) p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) snprintf(err, errlen, "shared memory of %zu bytes: %s", bytes, strerror(errno));
+  close(fd);
+  if (p == MAP_FAILED) {
+    shm_unlink(name);
+    return NULL;
+  }
+  memcpy(p, data, bytes);
+  return p;
+}
+
 int bench_port_transfer(bench_ctx *b, int64_t bytes) {
   const char *exe = self_exe();
   if (!exe) {
@@ -372,65 +399,105 @@ int bench_port_transfer(bench_ctx *b, int64_t bytes) {
   if (nxvk_host_alloc(&h, NXVK_F32, &s) != NXVK_OK) return cli_engine_error(NXVK_E_NO_MEMORY);
   bench_fill_random(b, &h);
   x.data = h.data;
-  snprintf(x.put_json, sizeof x.put_json, "{\"cmd\":\"put\",\"dtype\":\"f32\",\"shape\":[%lld]}", (long long)(bytes / 4));
   if (conn_open(&conn, exe) < 0) {
     fprintf(stderr, "nxvk: error: bench concurrency: starting a port: %s\n", strerror(errno));
     nxvk_host_free(&h);
     return EXIT_FAIL;
   }
+  char shm_name[64];
+  snprintf(shm_name, sizeof shm_name, "/nxvk-bench-%ld", (long)getpid());
+  uint8_t *shm = NULL;
   int status = EXIT_OK;
-  /* handle 1 stays for the gets: put once, get it back, compare */
-  bool same = conn_request(&conn, x.put_json, x.data, x.bytes, NULL, 0, x.err, sizeof x.err) == 0 &&
-              conn_request(&conn, "{\"cmd\":\"get\",\"handle\":1}", NULL, 0, NULL, 0, x.err, sizeof x.err) == 0;
-  if (same && (conn.reply.data_len != x.bytes || memcmp(conn.reply.data, x.data, x.bytes) != 0)) {
-    snprintf(x.err, sizeof x.err, "%zu bytes put and got back came back changed", x.bytes);
-    same = false;
-  }
-  const char *variants[2] = {"port put", "port get"}, *names[2] = {"h2d", "d2h"};
-  if (same) bench_print_header("peak");
-  for (int dir = 0; dir < 2 && same; dir++) {
-    bench_progress(b, "concurrency: %s", variants[dir]);
-    bench_row *row = bench_add_row(b->rep);
-    if (!row) {
-      status = cli_engine_error(NXVK_E_NO_MEMORY);
-      break;
+  bool same = true, header = false;
+  /* the pipe, then shared memory: each way's first put stays for its
+   * gets; put once, got back, compared */
+  for (int way = 0; way < 2 && same; way++) {
+    x.shm = way == 1;
+    if (x.shm) {
+      shm = shm_make(shm_name, x.bytes, x.data, x.err, sizeof x.err);
+      if (!shm) {
+        /* no shared memory here (a container without /dev/shm): the pipe rows stand alone */
+        fprintf(stderr, "nxvk: bench concurrency: no shm rows: %s\n", x.err);
+        break;
+      }
+      snprintf(x.put_json, sizeof x.put_json,
+               "{\"cmd\":\"put\",\"dtype\":\"f32\",\"shape\":[%lld],\"shm\":{\"name\":\"%s\",\"offset\":0}}",
+               (long long)(bytes / 4), shm_name);
+    } else {
+      snprintf(x.put_json, sizeof x.put_json, "{\"cmd\":\"put\",\"dtype\":\"f32\",\"shape\":[%lld]}", (long long)(bytes / 4));
     }
-    row->device = b->device;
-    row->mode = "peak";
-    snprintf(row->name, sizeof row->name, "%s", names[dir]);
-    snprintf(row->variant, sizeof row->variant, "%s", variants[dir]);
-    row->dtype = "f32";
-    row->size = bytes;
-    row->gflops = row->gflops_min = row->gflops_max = row->speedup = row->speedup_e2e = row->pct_peak =
-        row->latency_us = row->max_abs = row->max_ulp = row->ops_per_s = NAN;
-    double t0[3], t1[3];
-    bool split = port_times(&conn, t0);
-    x.calls = 0;
-    int rc = bench_repeat(b->o, 1, true, dir == 0 ? put_once : get_once, &x, &row->e2e);
-    split = split && rc == NXVK_OK && port_times(&conn, t1) && x.calls > 0;
-    bench_progress_done(b);
-    if (rc) {
-      b->rep->nrows--;
+    same = conn_request(&conn, x.put_json, x.shm ? NULL : x.data, x.shm ? 0 : x.bytes, NULL, 0, x.err, sizeof x.err) == 0;
+    long long handle = 0;
+    for (size_t i = 0; same && i + 9 <= conn.reply.header_len && !handle; i++)
+      if (memcmp(conn.reply.header + i, "\"handle\":", 9) == 0) handle = atoll(conn.reply.header + i + 9);
+    if (x.shm)
+      snprintf(x.get_json, sizeof x.get_json,
+               "{\"cmd\":\"get\",\"handle\":%lld,\"shm\":{\"name\":\"%s\",\"offset\":0,\"length\":%zu}}", handle,
+               shm_name, x.bytes);
+    else
+      snprintf(x.get_json, sizeof x.get_json, "{\"cmd\":\"get\",\"handle\":%lld}", handle);
+    if (same && x.shm) memset(shm, 0, x.bytes); /* the get must write every byte back */
+    same = same && conn_request(&conn, x.get_json, NULL, 0, NULL, 0, x.err, sizeof x.err) == 0;
+    const uint8_t *back = x.shm ? shm : conn.reply.data;
+    size_t back_len = x.shm ? x.bytes : conn.reply.data_len;
+    if (same && (back_len != x.bytes || memcmp(back, x.data, x.bytes) != 0)) {
+      snprintf(x.err, sizeof x.err, "%zu bytes put and got back%s came back changed", x.bytes,
+               x.shm ? " through shared memory" : "");
       same = false;
-      break;
     }
-    row->bytes = (double)x.bytes;
-    row->gbps = row->bytes / row->e2e.median;
-    snprintf(row->check, sizeof row->check, "round trip");
-    /* where the port's time went, per request (puts: their frees included) */
-    char where[120] = "";
-    if (split)
-      snprintf(where, sizeof where, "; the port: read %.2f, engine %.2f, reply %.2f ms a request",
-               (t1[0] - t0[0]) / x.calls * 1e-6, (t1[1] - t0[1]) / x.calls * 1e-6, (t1[2] - t0[2]) / x.calls * 1e-6);
-    snprintf(row->note, sizeof row->note, "%s through one `nxvk port` over pipes, wall clock%s",
-             dir == 0 ? "put" : "get", where);
-    bench_print_row(row);
+    const char *variants[2][2] = {{"port put", "port get"}, {"port put shm", "port get shm"}};
+    const char *names[2] = {"h2d", "d2h"};
+    if (same && !header) bench_print_header("peak"), header = true;
+    for (int dir = 0; dir < 2 && same; dir++) {
+      bench_progress(b, "concurrency: %s", variants[way][dir]);
+      bench_row *row = bench_add_row(b->rep);
+      if (!row) {
+        status = cli_engine_error(NXVK_E_NO_MEMORY);
+        same = false;
+        break;
+      }
+      row->device = b->device;
+      row->mode = "peak";
+      snprintf(row->name, sizeof row->name, "%s", names[dir]);
+      snprintf(row->variant, sizeof row->variant, "%s", variants[way][dir]);
+      row->dtype = "f32";
+      row->size = bytes;
+      row->gflops = row->gflops_min = row->gflops_max = row->speedup = row->speedup_e2e = row->pct_peak =
+          row->latency_us = row->max_abs = row->max_ulp = row->ops_per_s = NAN;
+      double t0[3], t1[3];
+      bool split = port_times(&conn, t0);
+      x.calls = 0;
+      int rc = bench_repeat(b->o, 1, true, dir == 0 ? put_once : get_once, &x, &row->e2e);
+      split = split && rc == NXVK_OK && port_times(&conn, t1) && x.calls > 0;
+      bench_progress_done(b);
+      if (rc) {
+        b->rep->nrows--;
+        same = false;
+        break;
+      }
+      row->bytes = (double)x.bytes;
+      row->gbps = row->bytes / row->e2e.median;
+      snprintf(row->check, sizeof row->check, "round trip");
+      /* where the port's time went, per request (puts: their frees included) */
+      char where[120] = "";
+      if (split)
+        snprintf(where, sizeof where, "; the port: read %.2f, engine %.2f, reply %.2f ms a request",
+                 (t1[0] - t0[0]) / x.calls * 1e-6, (t1[1] - t0[1]) / x.calls * 1e-6,
+                 (t1[2] - t0[2]) / x.calls * 1e-6);
+      snprintf(row->note, sizeof row->note, "%s through one `nxvk port` %s, wall clock%s", dir == 0 ? "put" : "get",
+               x.shm ? "from/to shared memory" : "over pipes", where);
+      bench_print_row(row);
+    }
   }
   if (!same && status == EXIT_OK) {
     fprintf(stderr, "nxvk: error: bench concurrency: port put/get of %lld bytes: %s\n", (long long)bytes, x.err);
     status = EXIT_FAIL;
   }
   conn_close(&conn);
+  if (shm) {
+    munmap(shm, x.bytes);
+    shm_unlink(shm_name);
+  }
   nxvk_host_free(&h);
   return status;
 }
