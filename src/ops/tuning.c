@@ -196,6 +196,12 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
    * staged transfer, so tests reach the lanes with any size) */
   if ((i = knob_choice("NXVK_XFER_PIPE", zero_one, 2, "want 0 or 1", &rc)) >= 0) c->xfer_pipe = i == 1;
   if ((i = knob_choice("NXVK_XFER_WC", zero_one, 2, "want 0 or 1", &rc)) >= 0) c->xfer_wc = i == 1;
+  static const char *const copies[] = {"libc", "stream"};
+  if ((i = knob_choice("NXVK_XFER_COPY", copies, 2, "want libc or stream", &rc)) >= 0) {
+    if (i == 1 && !nxvk_xfer_can_stream())
+      return bad("NXVK_XFER_COPY", "stream", "this build has no streaming copy (x86-64 only)");
+    c->xfer_stream = i == 1;
+  }
   if ((v = knob("NXVK_XFER_MIN"))) {
     uint64_t m = 0;
     if (nxvk_parse_bytes(v, &m) != 0 || m > ((uint64_t)1 << 30))

@@ -669,6 +669,51 @@ static int lane_submit(nxvk_ctx *c, nxvk_xfer_lane *L, int k, int s, nxvk_buffer
   return NXVK_OK;
 }
 
+/* The lanes' memcpy between host memory and staging.  With
+ * c->xfer_stream (NXVK_XFER_COPY=stream) on x86-64, non-temporal stores
+ * (SSE2 movntdq, one 64-byte line an iteration): they write whole lines
+ * without reading them first, where a cached store reads each destination
+ * line before it writes it (3 bytes of memory traffic a byte copied, not
+ * 2), and leave the cache to the other threads; glibc streams only copies
+ * larger than a share of the last-level cache, far above a piece.  The
+ * sfence at the end orders the stores before the submission that follows. */
+#if defined(__x86_64__) && defined(__SSE2__)
+#include <emmintrin.h>
+static void copy_stream(void *dst, const void *src, size_t n) {
+  char *d = dst;
+  const char *s = src;
+  size_t head = (size_t)(-(uintptr_t)d & 15); /* to the destination's 16-byte alignment */
+  if (head > n) head = n;
+  memcpy(d, s, head);
+  d += head, s += head, n -= head;
+  for (; n >= 64; d += 64, s += 64, n -= 64) {
+    __m128i a = _mm_loadu_si128((const __m128i *)s), b = _mm_loadu_si128((const __m128i *)(s + 16));
+    __m128i c = _mm_loadu_si128((const __m128i *)(s + 32)), e = _mm_loadu_si128((const __m128i *)(s + 48));
+    _mm_stream_si128((__m128i *)d, a);
+    _mm_stream_si128((__m128i *)(d + 16), b);
+    _mm_stream_si128((__m128i *)(d + 32), c);
+    _mm_stream_si128((__m128i *)(d + 48), e);
+  }
+  memcpy(d, s, n);
+  _mm_sfence();
+}
+#define HAVE_COPY_STREAM 1
+#else
+#define HAVE_COPY_STREAM 0
+#endif
+
+bool nxvk_xfer_can_stream(void) { return HAVE_COPY_STREAM; }
+
+static void xfer_copy(nxvk_ctx *c, void *dst, const void *src, size_t n) {
+#if HAVE_COPY_STREAM
+  if (c->xfer_stream) {
+    copy_stream(dst, src, n);
+    return;
+  }
+#endif
+  memcpy(dst, src, n);
+}
+
 /* Where piece p starts and how long it is. */
 static size_t piece_at(const xfer *x, size_t p, size_t *len) {
   size_t at = p == 0 ? 0 : x->first + (p - 1) * XFER_PIECE;
@@ -700,7 +745,7 @@ static int pipe_run(xfer *x, int index) {
       size_t at = piece_at(x, p, &len);
       rc = lane_wait(c, L, s);
       if (rc == NXVK_OK) {
-        memcpy(L->st_map[k][s], x->host + at, len);
+        xfer_copy(c, L->st_map[k][s], x->host + at, len);
         rc = lane_submit(c, L, k, s, x->b, x->off + at, len, true);
       }
     }
@@ -714,7 +759,7 @@ static int pipe_run(xfer *x, int index) {
       if (atomic_load(&x->first_rc)) break;
       size_t at = piece_at(x, p, &len);
       rc = lane_wait(c, L, s);
-      if (rc == NXVK_OK) memcpy(x->host + at, L->st_map[k][s], len);
+      if (rc == NXVK_OK) xfer_copy(c, x->host + at, L->st_map[k][s], len);
       if (rc == NXVK_OK && next < x->npieces) {
         size_t nat = piece_at(x, next, &len);
         rc = lane_submit(c, L, k, s, x->b, x->off + nat, len, false);

@@ -159,6 +159,7 @@ struct nxvk_ctx {
   size_t xfer_min;                     /* transfers this large run in pieces on threads (NXVK_XFER_MIN) */
   bool xfer_pipe;                      /* pieces through lanes, overlapped (NXVK_XFER_PIPE; memory.c) */
   bool xfer_wc;                        /* uploads through uncached (write-combined) staging (NXVK_XFER_WC) */
+  bool xfer_stream;                    /* the lanes' memcpy with non-temporal stores (NXVK_XFER_COPY) */
   pthread_mutex_t xfer_lock;           /* xfer_lanes */
   struct nxvk_xfer_lane *xfer_lanes;   /* owned: idle lanes (staging pair, fences, command pool) */
   atomic_ullong imported_bytes, import_failures;
@@ -210,6 +211,8 @@ void nxvk_buffer_unref(nxvk_ctx *c, nxvk_buffer *b);
 /* The transfer lanes' staging memory and Vulkan objects (memory.c), freed
  * by nxvk_ctx_trim and at close. */
 void nxvk_xfer_lanes_destroy(nxvk_ctx *c);
+/* Whether this build has the lanes' streaming copy (x86-64). */
+bool nxvk_xfer_can_stream(void);
 /* n bytes move best on their own (nxvk_buffer_write/read: several threads,
  * or host memory imported), not through staging inside a recording. */
 bool nxvk_xfer_direct(nxvk_ctx *c, size_t n);

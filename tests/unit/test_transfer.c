@@ -33,9 +33,10 @@ static uint64_t rnd(uint64_t *s) {
   return *s * 0x2545F4914F6CDD1DULL;
 }
 
-enum { MODE_STAGING, MODE_IMPORT, MODE_IMPORT_REFUSED, MODE_LANES, MODE_LANES_WC, MODE_SYNC };
-static const char *const mode_names[] = {"staging only", "import", "import refused",
-                                         "lanes", "lanes, uncached uploads", "one submission a piece"};
+enum { MODE_STAGING, MODE_IMPORT, MODE_IMPORT_REFUSED, MODE_LANES, MODE_LANES_WC, MODE_LANES_STREAM, MODE_SYNC };
+static const char *const mode_names[] = {"staging only", "import", "import refused", "lanes",
+                                         "lanes, uncached uploads", "lanes, streaming copies",
+                                         "one submission a piece"};
 
 static void run_mode(int mode) {
   setenv("NXVK_STAGING", "1", 1);
@@ -56,6 +57,7 @@ static void run_mode(int mode) {
   }
   setenv("NXVK_XFER_PIPE", mode == MODE_SYNC ? "0" : "1", 1);
   setenv("NXVK_XFER_WC", mode == MODE_LANES_WC ? "1" : "0", 1);
+  setenv("NXVK_XFER_COPY", mode == MODE_LANES_STREAM ? "stream" : "libc", 1);
   if (mode == MODE_IMPORT_REFUSED) setenv("NXVK_TEST_INJECT", "import_fail", 1);
   else unsetenv("NXVK_TEST_INJECT");
   nxvk_ctx *c = NULL;
@@ -129,7 +131,7 @@ static void run_mode(int mode) {
     free(dst);
   }
   /* which path ran: the lanes leave idle lanes behind, the others none */
-  bool lanes = mode == MODE_LANES || mode == MODE_LANES_WC || (mode == MODE_STAGING);
+  bool lanes = mode == MODE_LANES || mode == MODE_LANES_WC || mode == MODE_LANES_STREAM || mode == MODE_STAGING;
   CHECK((c->xfer_lanes != NULL) == lanes, "%s: %s", mode_names[mode],
         lanes ? "transfers ran through the lanes" : "no lane was used");
   nxvk_stats st;
@@ -145,6 +147,8 @@ int main(void) {
   run_mode(MODE_IMPORT_REFUSED);
   run_mode(MODE_LANES);
   run_mode(MODE_LANES_WC);
+  if (nxvk_xfer_can_stream()) run_mode(MODE_LANES_STREAM);
+  else printf("ok %d - # SKIP no streaming copy in this build (x86-64 only)\n", ++tap_n);
   run_mode(MODE_SYNC);
   return tap_done();
 }
