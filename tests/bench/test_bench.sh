@@ -209,6 +209,19 @@ import json; d = json.load(open('$tmp/peak-staged.json'))
 got = {(r['name'], r['variant']) for r in d['results'] if (r.get('gbps') or 0) > 0}
 assert {('copy', 'device'), ('h2d', 'upload'), ('d2h', 'download')} <= got, got"
 
+# bench transfers: peak's h2d and d2h alone, through the lanes (NXVK_STAGING=1, from
+# 1 MiB in pieces of 1 MiB: a size that is no multiple of a piece)
+expect_status "bench transfers runs (the lanes, 1 MiB pieces, 3 MiB + 4 bytes)" 0 env NXVK_STAGING=1 \
+  NXVK_XFER_MIN=1M NXVK_XFER_PIECE=1M "$NXVK" bench transfers --repeat 2 --bytes 3145732 --json "$tmp/xfer.json"
+check "transfers: exactly peak's h2d and d2h rows, in GB/s" "$PY" -c "
+import json; d = json.load(open('$tmp/xfer.json'))
+r = d['results']
+assert [(x['mode'], x['name'], x['variant']) for x in r] == [('peak', 'h2d', 'upload'), ('peak', 'd2h', 'download')], r
+assert all(x['gbps'] > 0 and x['size'] == 3145732 for x in r), r"
+expect_status "transfers refuses --sizes" 2 "$NXVK" bench transfers --sizes 1K
+expect_status "a bad NXVK_XFER_COPY is an error naming it" 2 env NXVK_XFER_COPY=fast "$NXVK" bench transfers --bytes 1M
+check "the error names NXVK_XFER_COPY" grep -q "NXVK_XFER_COPY=fast" "$tmp/last.err"
+
 # ---- all -------------------------------------------------------------------
 expect_status "bench all runs (one size, --device all)" 0 \
   "$NXVK" bench all --ops add --sizes 1K --dtype f32 --repeat 1 --bytes 256K --device all \
@@ -332,6 +345,9 @@ check "concurrency table has ops/s rows for 1, 16 and 100 threads and 2 ports, e
 check "concurrency: the port's put and get of 1M in GB/s, checked by a round trip" \
   bash -c "grep -qE '^h2d +port put +f32 +1M .* [0-9.]+ GB/s +round trip' '$tmp/last.out' &&
            grep -qE '^d2h +port get +f32 +1M .* [0-9.]+ GB/s +round trip' '$tmp/last.out'"
+check "concurrency: put and get through shared memory too (where /dev/shm is), checked by a round trip" \
+  bash -c "test ! -d /dev/shm || { grep -qE '^h2d +port put shm +f32 +1M .* [0-9.]+ GB/s +round trip' '$tmp/last.out' &&
+           grep -qE '^d2h +port get shm +f32 +1M .* [0-9.]+ GB/s +round trip' '$tmp/last.out'; }"
 check "concurrency JSON: ops_per_s per thread count and for the port clients, GB/s for put and get" "$PY" -c "
 import json; d = json.load(open('$tmp/conc.json'))
 r = [x for x in d['results'] if x['mode'] == 'concurrency']
@@ -339,7 +355,9 @@ assert [x['dims'] for x in r] == ['1', '16', '100', '2 ports'], r
 assert all(x['ops_per_s'] > 0 for x in r), r
 assert [x['e2e_ns']['repeats'] for x in r] == [3, 48, 300, 6], r
 p = [x for x in d['results'] if x['mode'] == 'peak']
-assert [x['variant'] for x in p] == ['port put', 'port get'] and all(x['gbps'] > 0 for x in p), p"
+import os
+want = ['port put', 'port get'] + (['port put shm', 'port get shm'] if os.path.isdir('/dev/shm') else [])
+assert [x['variant'] for x in p] == want and all(x['gbps'] > 0 for x in p), p"
 check "concurrency CSV: ops_per_s for the four concurrency rows" "$PY" -c "
 import csv; rows = [x for x in csv.DictReader(open('$tmp/conc.csv')) if x['mode'] == 'concurrency']
 assert len(rows) == 4 and all(float(x['ops_per_s']) > 0 for x in rows), rows"
