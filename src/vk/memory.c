@@ -170,6 +170,13 @@ int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_b
                VK_BUFFER_USAGE_TRANSFER_DST_BIT,
       .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
   };
+  /* the transfer lanes on their own queue copy to and from it too */
+  uint32_t families[2] = {c->queue_family, c->xfer_family};
+  if (c->xfer_on_tq) {
+    bci.sharingMode = VK_SHARING_MODE_CONCURRENT;
+    bci.queueFamilyIndexCount = 2;
+    bci.pQueueFamilyIndices = families;
+  }
   VkResult r = c->vk.vkCreateBuffer(c->device, &bci, NULL, &b->buffer);
   if (r != VK_SUCCESS) {
     free(b);
@@ -519,7 +526,7 @@ static int lane_create(nxvk_ctx *c, nxvk_xfer_lane **out) {
   if (!L) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
   VkCommandPoolCreateInfo cpci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                   .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-                                  .queueFamilyIndex = c->queue_family};
+                                  .queueFamilyIndex = c->xfer_on_tq ? c->xfer_family : c->queue_family};
   VkResult r = c->vk.vkCreateCommandPool(c->device, &cpci, NULL, &L->pool);
   if (r == VK_SUCCESS) {
     VkCommandBufferAllocateInfo cbai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -644,21 +651,28 @@ static int lane_submit(nxvk_ctx *c, nxvk_xfer_lane *L, int k, int s, nxvk_buffer
   VkBufferCopy region = {write ? 0 : off, write ? off : 0, n};
   if (write) c->vk.vkCmdCopyBuffer(cmd, L->st[k][s], b->buffer, 1, &region);
   else c->vk.vkCmdCopyBuffer(cmd, b->buffer, L->st[k][s], 1, &region);
+  /* on the transfer queue an upload's writes reach the compute queue's
+   * later commands through the fence the host waits on before the
+   * transfer returns (no compute stage to name there) */
+  bool tq = c->xfer_on_tq;
   VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                         .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
-                        .dstAccessMask = write ? VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                                                     VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT
-                                               : VK_ACCESS_HOST_READ_BIT};
+                        .dstAccessMask = !write ? VK_ACCESS_HOST_READ_BIT
+                                         : tq   ? VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT
+                                                : VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                                                      VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT};
   c->vk.vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                             write ? VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT
-                                   : VK_PIPELINE_STAGE_HOST_BIT,
+                             !write ? VK_PIPELINE_STAGE_HOST_BIT
+                             : tq   ? VK_PIPELINE_STAGE_TRANSFER_BIT
+                                    : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
                              0, 1, &mb, 0, NULL, 0, NULL);
   r = c->vk.vkEndCommandBuffer(cmd);
   if (r != VK_SUCCESS) return nxvk_vk_fail(r, "vkEndCommandBuffer", __FILE__, __LINE__);
   VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
-  pthread_mutex_lock(&c->queue_lock);
-  r = c->vk.vkQueueSubmit(c->queue, 1, &si, L->fence[s]);
-  pthread_mutex_unlock(&c->queue_lock);
+  pthread_mutex_t *lock = tq ? &c->xfer_queue_lock : &c->queue_lock;
+  pthread_mutex_lock(lock);
+  r = c->vk.vkQueueSubmit(tq ? c->xfer_queue_tq : c->queue, 1, &si, L->fence[s]);
+  pthread_mutex_unlock(lock);
   atomic_fetch_add(&c->submits, 1);
   if (r != VK_SUCCESS) {
     int rc = nxvk_vk_fail(r, "vkQueueSubmit", __FILE__, __LINE__);

@@ -160,6 +160,13 @@ struct nxvk_ctx {
   bool xfer_pipe;                      /* pieces through lanes, overlapped (NXVK_XFER_PIPE; memory.c) */
   bool xfer_wc;                        /* uploads through uncached (write-combined) staging (NXVK_XFER_WC) */
   bool xfer_stream;                    /* the lanes' memcpy with non-temporal stores (NXVK_XFER_COPY) */
+  /* a transfer-only queue (xfer_family UINT32_MAX: none), used by the
+   * lanes where xfer_on_tq (NXVK_XFER_QUEUE=transfer); buffers are then
+   * shared by both families (VK_SHARING_MODE_CONCURRENT) */
+  uint32_t xfer_family;
+  VkQueue xfer_queue_tq;
+  pthread_mutex_t xfer_queue_lock;     /* held around vkQueueSubmit on it */
+  bool xfer_on_tq;
   pthread_mutex_t xfer_lock;           /* xfer_lanes */
   struct nxvk_xfer_lane *xfer_lanes;   /* owned: idle lanes (staging pair, fences, command pool) */
   atomic_ullong imported_bytes, import_failures;
