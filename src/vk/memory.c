@@ -787,7 +787,7 @@ static int pipe_run(xfer *x, int index) {
 
 /* Pieces of XFER_PIECE bytes, the first cut short so that the others start
  * on the import alignment in host memory (every piece's middle imports
- * whole); one piece runs on the calling thread. */
+ * whole); worker 0 runs on the calling thread. */
 static int transfer_parallel(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, char *host, size_t n,
                              bool write) {
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -805,25 +805,22 @@ static int transfer_parallel(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, char
   atomic_init(&x.first_rc, 0);
   pthread_mutex_init(&x.lock, NULL);
   xfer_worker w[XFER_MAX_THREADS];
-  int started = 0;
-  for (; t > 1 && started < t; started++) {
+  /* workers 1 .. t-1 on threads of their own, worker 0 on this one */
+  int started = 1;
+  for (; started < t; started++) {
     w[started] = (xfer_worker){.x = &x, .index = started};
     if (pthread_create(&w[started].tid, NULL, xfer_main, &w[started]) != 0) break;
   }
-  if (started == 0) {         /* one piece, or no thread to be had: this one does it all */
-    x.nthreads = 1;
-    w[0] = (xfer_worker){.x = &x, .index = 0};
-    xfer_main(&w[0]);
-  } else {
+  if (started < t) {
     /* a thread that failed to start leaves its pieces: the others cannot
      * take them over, so the transfer fails as a whole */
-    if (started < t) {
-      int zero = 0;
-      if (atomic_compare_exchange_strong(&x.first_rc, &zero, NXVK_E_NO_MEMORY))
-        snprintf(x.err, sizeof x.err, "could not start transfer thread %d of %d", started + 1, t);
-    }
-    for (int i = 0; i < started; i++) pthread_join(w[i].tid, NULL);
+    int zero = 0;
+    if (atomic_compare_exchange_strong(&x.first_rc, &zero, NXVK_E_NO_MEMORY))
+      snprintf(x.err, sizeof x.err, "could not start transfer thread %d of %d", started + 1, t);
   }
+  w[0] = (xfer_worker){.x = &x, .index = 0};
+  xfer_main(&w[0]);
+  for (int i = 1; i < started; i++) pthread_join(w[i].tid, NULL);
   pthread_mutex_destroy(&x.lock);
   int rc = atomic_load(&x.first_rc);
   return rc ? nxvk_seterr(rc, "%s", x.err) : NXVK_OK;
