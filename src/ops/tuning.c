@@ -196,11 +196,12 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
    * staged transfer, so tests reach the lanes with any size) */
   if ((i = knob_choice("NXVK_XFER_PIPE", zero_one, 2, "want 0 or 1", &rc)) >= 0) c->xfer_pipe = i == 1;
   if ((i = knob_choice("NXVK_XFER_WC", zero_one, 2, "want 0 or 1", &rc)) >= 0) c->xfer_wc = i == 1;
-  static const char *const queues[] = {"compute", "transfer"};
-  if ((i = knob_choice("NXVK_XFER_QUEUE", queues, 2, "want compute or transfer", &rc)) == 1) {
+  static const char *const queues[] = {"compute", "transfer", "mixed"};
+  if ((i = knob_choice("NXVK_XFER_QUEUE", queues, 3, "want compute, transfer or mixed", &rc)) >= 1) {
     if (c->xfer_family == UINT32_MAX)
-      return bad("NXVK_XFER_QUEUE", "transfer", "this device has no transfer-only queue family");
+      return bad("NXVK_XFER_QUEUE", queues[i], "this device has no transfer-only queue family");
     c->xfer_on_tq = true;
+    c->xfer_mixed = i == 2;
   }
   static const char *const copies[] = {"libc", "stream"};
   if ((i = knob_choice("NXVK_XFER_COPY", copies, 2, "want libc or stream", &rc)) >= 0) {

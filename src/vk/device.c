@@ -68,16 +68,19 @@ static int find_compute_queue(VkPhysicalDevice pd, uint32_t *family) {
 
 /* A transfer-only queue family (DMA engines: transfers, no graphics or
  * compute), UINT32_MAX where the device has none. */
-static uint32_t find_transfer_queue(VkPhysicalDevice pd) {
+static uint32_t find_transfer_queue(VkPhysicalDevice pd, int *count) {
   uint32_t nq = 0, found = UINT32_MAX;
+  *count = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
   VkQueueFamilyProperties qf[32];
   if (nq > 32) nq = 32;
   vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, qf);
   for (uint32_t i = 0; i < nq && found == UINT32_MAX; i++)
     if ((qf[i].queueFlags & VK_QUEUE_TRANSFER_BIT) &&
-        !(qf[i].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) && qf[i].queueCount > 0)
+        !(qf[i].queueFlags & (VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT)) && qf[i].queueCount > 0) {
       found = i;
+      *count = qf[i].queueCount < 4 ? (int)qf[i].queueCount : 4;
+    }
   return found;
 }
 
@@ -168,7 +171,8 @@ static int device_create(nxvk_ctx *c) {
   float prio = 1.0f;
   /* the compute queue, and a transfer-only one where there is one (the
    * transfer lanes may use it: NXVK_XFER_QUEUE, memory.c) */
-  c->xfer_family = find_transfer_queue(c->physical);
+  c->xfer_family = find_transfer_queue(c->physical, &c->xfer_nq);
+  float prios[4] = {1.0f, 1.0f, 1.0f, 1.0f};
   VkDeviceQueueCreateInfo qci[2] = {
       {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
        .queueFamilyIndex = c->queue_family,
@@ -176,8 +180,8 @@ static int device_create(nxvk_ctx *c) {
        .pQueuePriorities = &prio},
       {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
        .queueFamilyIndex = c->xfer_family,
-       .queueCount = 1,
-       .pQueuePriorities = &prio},
+       .queueCount = (uint32_t)c->xfer_nq,
+       .pQueuePriorities = prios},
   };
   VkDeviceCreateInfo ci = {
       .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO,
@@ -200,7 +204,7 @@ static int device_create(nxvk_ctx *c) {
     c->import_align = a && (a & (a - 1)) == 0 && a <= ((VkDeviceSize)1 << 20) ? a : 0;
   }
   c->vk.vkGetDeviceQueue(c->device, c->queue_family, 0, &c->queue);
-  if (c->xfer_family != UINT32_MAX) c->vk.vkGetDeviceQueue(c->device, c->xfer_family, 0, &c->xfer_queue_tq);
+  for (int i = 0; i < c->xfer_nq; i++) c->vk.vkGetDeviceQueue(c->device, c->xfer_family, (uint32_t)i, &c->xfer_queues[i]);
   if (d->timeline_semaphore) {
     VkSemaphoreTypeCreateInfo sti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
                                      .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
@@ -262,7 +266,7 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   pthread_mutex_init(&c->fusion_lock, NULL);
   pthread_mutex_init(&c->pool.lock, NULL);
   pthread_mutex_init(&c->xfer_lock, NULL);
-  pthread_mutex_init(&c->xfer_queue_lock, NULL);
+  for (int i = 0; i < 4; i++) pthread_mutex_init(&c->xfer_qlock[i], NULL);
   c->pool.cap = (uint64_t)1 << 30; /* NXVK_POOL_CAP (src/ops/tuning.c) */
 
   int rc = nxvk_instance_acquire(validate, &c->inst);
@@ -353,7 +357,7 @@ void nxvk_ctx_close(nxvk_ctx *c) {
   pthread_mutex_destroy(&c->rec_lock);
   pthread_mutex_destroy(&c->pool.lock);
   pthread_mutex_destroy(&c->xfer_lock);
-  pthread_mutex_destroy(&c->xfer_queue_lock);
+  for (int i = 0; i < 4; i++) pthread_mutex_destroy(&c->xfer_qlock[i]);
   if (c->fusion_memo_free) c->fusion_memo_free(c->fusion_memo);
   pthread_mutex_destroy(&c->fusion_lock);
   free(c->cache_dir);

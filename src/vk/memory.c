@@ -475,6 +475,9 @@ static void *xfer_main(void *arg) {
  * memory the context keeps (like its pipelines): not in live_bytes, the
  * pool or the memory cap; nxvk_ctx_trim frees it. */
 typedef struct nxvk_xfer_lane {
+  VkQueue queue;                       /* where its copies go, and the lock held around submitting */
+  pthread_mutex_t *qlock;
+  bool tq;                             /* a transfer-only queue: no compute stage in its barriers */
   VkCommandPool pool;
   VkCommandBuffer cmd[2];
   VkFence fence[2];
@@ -524,9 +527,24 @@ static int lane_create(nxvk_ctx *c, nxvk_xfer_lane **out) {
   *out = NULL;
   nxvk_xfer_lane *L = calloc(1, sizeof *L);
   if (!L) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  /* the compute queue, or the transfer family's queues in turn (with the
+   * compute queue among them where mixed) */
+  L->queue = c->queue;
+  L->qlock = &c->queue_lock;
+  if (c->xfer_on_tq) {
+    pthread_mutex_lock(&c->xfer_lock);
+    unsigned k = c->xfer_lanes_made++;
+    pthread_mutex_unlock(&c->xfer_lock);
+    int nq = c->xfer_nq + (c->xfer_mixed ? 1 : 0), q = (int)(k % (unsigned)nq);
+    if (q < c->xfer_nq) {
+      L->queue = c->xfer_queues[q];
+      L->qlock = &c->xfer_qlock[q];
+      L->tq = true;
+    }
+  }
   VkCommandPoolCreateInfo cpci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                   .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
-                                  .queueFamilyIndex = c->xfer_on_tq ? c->xfer_family : c->queue_family};
+                                  .queueFamilyIndex = L->tq ? c->xfer_family : c->queue_family};
   VkResult r = c->vk.vkCreateCommandPool(c->device, &cpci, NULL, &L->pool);
   if (r == VK_SUCCESS) {
     VkCommandBufferAllocateInfo cbai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
@@ -654,7 +672,7 @@ static int lane_submit(nxvk_ctx *c, nxvk_xfer_lane *L, int k, int s, nxvk_buffer
   /* on the transfer queue an upload's writes reach the compute queue's
    * later commands through the fence the host waits on before the
    * transfer returns (no compute stage to name there) */
-  bool tq = c->xfer_on_tq;
+  bool tq = L->tq;
   VkMemoryBarrier mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER,
                         .srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT,
                         .dstAccessMask = !write ? VK_ACCESS_HOST_READ_BIT
@@ -669,10 +687,9 @@ static int lane_submit(nxvk_ctx *c, nxvk_xfer_lane *L, int k, int s, nxvk_buffer
   r = c->vk.vkEndCommandBuffer(cmd);
   if (r != VK_SUCCESS) return nxvk_vk_fail(r, "vkEndCommandBuffer", __FILE__, __LINE__);
   VkSubmitInfo si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO, .commandBufferCount = 1, .pCommandBuffers = &cmd};
-  pthread_mutex_t *lock = tq ? &c->xfer_queue_lock : &c->queue_lock;
-  pthread_mutex_lock(lock);
-  r = c->vk.vkQueueSubmit(tq ? c->xfer_queue_tq : c->queue, 1, &si, L->fence[s]);
-  pthread_mutex_unlock(lock);
+  pthread_mutex_lock(L->qlock);
+  r = c->vk.vkQueueSubmit(L->queue, 1, &si, L->fence[s]);
+  pthread_mutex_unlock(L->qlock);
   atomic_fetch_add(&c->submits, 1);
   if (r != VK_SUCCESS) {
     int rc = nxvk_vk_fail(r, "vkQueueSubmit", __FILE__, __LINE__);

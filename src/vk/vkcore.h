@@ -160,13 +160,17 @@ struct nxvk_ctx {
   bool xfer_pipe;                      /* pieces through lanes, overlapped (NXVK_XFER_PIPE; memory.c) */
   bool xfer_wc;                        /* uploads through uncached (write-combined) staging (NXVK_XFER_WC) */
   bool xfer_stream;                    /* the lanes' memcpy with non-temporal stores (NXVK_XFER_COPY) */
-  /* a transfer-only queue (xfer_family UINT32_MAX: none), used by the
-   * lanes where xfer_on_tq (NXVK_XFER_QUEUE=transfer); buffers are then
-   * shared by both families (VK_SHARING_MODE_CONCURRENT) */
+  /* the transfer-only family's queues (xfer_family UINT32_MAX: none),
+   * up to 4, each with its lock around vkQueueSubmit; the lanes use them
+   * where xfer_on_tq (NXVK_XFER_QUEUE=transfer, or mixed: the compute
+   * queue too, xfer_mixed); buffers are then shared by both families
+   * (VK_SHARING_MODE_CONCURRENT) */
   uint32_t xfer_family;
-  VkQueue xfer_queue_tq;
-  pthread_mutex_t xfer_queue_lock;     /* held around vkQueueSubmit on it */
-  bool xfer_on_tq;
+  int xfer_nq;
+  VkQueue xfer_queues[4];
+  pthread_mutex_t xfer_qlock[4];
+  bool xfer_on_tq, xfer_mixed;
+  unsigned xfer_lanes_made;            /* lanes created so far: the next one's queue */
   pthread_mutex_t xfer_lock;           /* xfer_lanes */
   struct nxvk_xfer_lane *xfer_lanes;   /* owned: idle lanes (staging pair, fences, command pool) */
   atomic_ullong imported_bytes, import_failures;
