@@ -27,7 +27,7 @@ BIN = nxvk$(FLAVOR)
 SRC_CORE = $(wildcard src/core/*.c) $(wildcard src/vk/*.c) $(wildcard src/ops/*.c) $(wildcard src/io/*.c)
 SRC_CLI = src/main.c $(wildcard src/cmd_*.c) $(wildcard src/cli/*.c)
 # shader sources the run-time kernels are made from (src/ops/rtkernel.c)
-RT_SRC = copy reduce iota random dot_naive dtype f16 scan sort window conv_direct gather scatter index dot_coopmat peak_coopmat
+RT_SRC = copy reduce iota random dot_naive dtype f16 scan sort window conv_direct gather scatter index dot_coopmat peak_coopmat conv_coopmat
 OBJ_CORE = $(SRC_CORE:%.c=$(B)/%.o) $(B)/gen/spirv_table.o $(B)/gen/glsl_lib.o $(B)/gen/limits_json.o \
   $(B)/gen/edge_values_json.o $(B)/gen/size_classes_json.o $(RT_SRC:%=$(B)/gen/src_%.o)
 OBJ_CLI = $(SRC_CLI:%.c=$(B)/%.o)
@@ -62,7 +62,7 @@ HAND_VARIANTS = \
     peak_fma_$(d)_outer:peak_fma:-DDT_$(d)@-DOUTER) \
   peak_fma_f16:peak_fma:-DDT_f32@-DFMA_F16 peak_fma_f16_vec4:peak_fma:-DDT_f32@-DFMA_F16@-DVEC4 \
   copy_vec4:copy_vec4: \
-  $(foreach d,f32 f64,conv_direct_$(d):conv_direct:-DDT_$(d)) conv_gemm_f32:conv_gemm: conv_wpack_f32:conv_wpack: \
+  $(foreach d,f32 f64,conv_direct_$(d):conv_direct:-DDT_$(d)) conv_gemm_f32:conv_gemm: conv_wpack_f32:conv_wpack: conv_wpack_f16:conv_wpack:-DHALF \
   $(foreach d,f32 f64,cholesky_$(d):cholesky:-DDT_$(d) trsm_$(d):trsm:-DDT_$(d)) \
   $(foreach s,$(DTYPES),$(foreach d,$(DTYPES),copy_$(s)_$(d):copy:-DSRC_$(s)@-DDST_$(d)))
 

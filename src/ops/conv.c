@@ -242,7 +242,110 @@ static const char *gemm_tile_unfit(const nxvk_ctx *c, const uint32_t g[5]) {
   return NULL;
 }
 
+/* ---- f16 on cooperative matrices (conv_coopmat.comp) ---- */
+
+/* WM x WN subgroups of 32, FR x FC accumulators of FM x FN each, k steps
+ * of BK; emu: the emulation (CM_EMU), which needs no tensor cores. */
+typedef struct {
+  uint32_t wm, wn, fr, fc, bk, fm, fn, fk;
+  bool emu;
+} cm_layout;
+
+static uint32_t cm_bm(const cm_layout *k) { return k->wm * k->fr * k->fm; }
+static uint32_t cm_bn(const cm_layout *k) { return k->wn * k->fc * k->fn; }
+static uint32_t cm_threads(const cm_layout *k) { return k->wm * k->wn * 32; }
+static uint32_t round_to(uint64_t v, uint32_t m) { return (uint32_t)((v + m - 1) / m * m); }
+
+/* The fragment: of the device's f16 x f16 + f32 configurations whose sides
+ * are multiples of 8 with FM dividing 32 (a lane's outputs are one pixel),
+ * the largest, 16x16x16 first on a tie (16x16x16 where none is listed: the
+ * emulation's). */
+static void cm_fragment(const nxvk_device_info *d, uint32_t f[3]) {
+  f[0] = f[1] = f[2] = 16;
+  uint64_t best = 0;
+  for (int i = 0; i < d->coop_f16_nshapes; i++) {
+    const uint32_t *s = d->coop_f16_shapes[i];
+    uint64_t v = (uint64_t)s[0] * s[1] * s[2];
+    if (s[0] % 8 || s[1] % 8 || s[2] % 8 || 32 % s[0] || !v || v > 4096) continue;
+    if (v > best || (v == best && s[0] == 16 && s[1] == 16)) {
+      best = v;
+      memcpy(f, s, 3 * sizeof *f);
+    }
+  }
+}
+
+/* The rule: 4 x 1 subgroups of 32 pixels x 64 channels (128 x 64 on
+ * 16x16x16: O = 64 fills the tile, as conv_gemm's narrow tile), k steps of
+ * 32; NXVK_CONV_COOPMAT forces another. */
+static cm_layout cm_pick(const nxvk_ctx *c) {
+  const uint32_t *t = c->tuning->conv_coopmat;
+  cm_layout k = {4, 1, 2, 4, 32, 16, 16, 16, c->tuning->conv_coopmat_emu};
+  uint32_t f[3];
+  cm_fragment(&c->info, f);
+  k.fm = f[0], k.fn = f[1], k.fk = f[2];
+  k.fr = 32 / k.fm ? 32 / k.fm : 1;
+  k.fc = 64 / k.fn ? 64 / k.fn : 1;
+  k.bk = round_to(32, k.fk);
+  if (t[0]) k.wm = t[0], k.wn = t[1], k.fr = t[2], k.fc = t[3], k.bk = t[4];
+  return k;
+}
+
+/* Why layout k cannot run on this device, or NULL: the shader's rules
+ * (conv_coopmat.comp) and the device's limits, features and fragments. */
+static const char *cm_unfit(const nxvk_device_info *d, const cm_layout *k, char *buf, size_t len) {
+  uint32_t nt = cm_threads(k), bm = cm_bm(k), bn = cm_bn(k);
+  bool listed = false;
+  for (int i = 0; i < d->coop_f16_nshapes; i++)
+    listed |= d->coop_f16_shapes[i][0] == k->fm && d->coop_f16_shapes[i][1] == k->fn &&
+              d->coop_f16_shapes[i][2] == k->fk;
+  uint64_t stages = 2ull * 16 * ((uint64_t)k->bk * (bm / 8 + 1) + (uint64_t)k->bk * (bn / 8 + 1));
+  uint64_t scratch = (uint64_t)k->wm * k->wn * k->fm * k->fn * 4;
+  if (!k->emu && !d->coop_matrix_nv)
+    snprintf(buf, len, "no VK_NV_cooperative_matrix");
+  else if (!k->emu && !(d->f16 && d->coopmat_f16_f32))
+    snprintf(buf, len, "no f16 x f16 -> f32 subgroup configuration (or no shaderFloat16 or vulkanMemoryModel)");
+  else if (!k->emu && d->subgroup_size != 32)
+    snprintf(buf, len, "subgroups are not 32 wide");
+  else if (!(d->storage_16bit && d->int16))
+    snprintf(buf, len, "no storageBuffer16BitAccess and shaderInt16");
+  else if (!k->wm || !k->wn || !k->fr || !k->fc || k->fr > 8 || k->fc > 8 || k->wm * k->wn > 32)
+    snprintf(buf, len, "WM x WN from 1 to 32 subgroups, FR and FC from 1 to 8");
+  else if (!k->emu && !listed)
+    snprintf(buf, len, "%ux%ux%u is not one of %.64s's f16 x f16 + f32 configurations", k->fm, k->fn, k->fk, d->name);
+  else if (k->fm % 8 || k->fn % 8 || k->fk % 8 || 32 % k->fm)
+    snprintf(buf, len, "fragment sides must be multiples of 8, FM dividing 32");
+  else if (nt % (bm / 2))
+    snprintf(buf, len, "the %u invocations must be a multiple of the %u pixel pairs of a block", nt, bm / 2);
+  else if (!k->bk || k->bk % k->fk || k->bk % (nt / (bm / 2)) || k->bk > 256)
+    snprintf(buf, len, "BK must be a multiple of FK = %u and of %u, up to 256", k->fk, nt / (bm / 2));
+  else if ((k->bk * bn / 8) % nt)
+    snprintf(buf, len, "the %u invocations must split the %u x %u B tile's 16-byte loads evenly", nt, k->bk, bn);
+  else if (d->max_workgroup_invocations < nt || d->max_workgroup_size[0] < nt)
+    snprintf(buf, len, "%u invocations a workgroup are too many", nt);
+  else if (d->max_shared_memory < (stages > scratch ? stages : scratch))
+    snprintf(buf, len, "%llu bytes of shared memory are too many (%u)",
+             (unsigned long long)(stages > scratch ? stages : scratch), d->max_shared_memory);
+  else
+    return NULL;
+  return buf;
+}
+
+/* conv_coopmat's kernel name (rtkernel.c parses it back into defines) */
+static void cm_name(const cm_layout *k, char *name, size_t len) {
+  snprintf(name, len, "convcm_%ux%u_%ux%u_k%u_%ux%ux%u%s", k->wm, k->wn, k->fr, k->fc, k->bk, k->fm, k->fn, k->fk,
+           k->emu ? "_emu" : "");
+}
+
 int nxvk_conv_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t) {
+  if (t->conv_coopmat[0] || t->conv_coopmat_emu) {
+    char buf[200];
+    cm_layout k = cm_pick(c);
+    const char *why = cm_unfit(&c->info, &k, buf, sizeof buf);
+    if (why && t->conv_coopmat[0])
+      return nxvk_seterr(NXVK_E_BAD_REQUEST, "NXVK_CONV_COOPMAT=%u,%u,%u,%u,%u: %s", t->conv_coopmat[0],
+                         t->conv_coopmat[1], t->conv_coopmat[2], t->conv_coopmat[3], t->conv_coopmat[4], why);
+    if (why) return nxvk_seterr(NXVK_E_BAD_REQUEST, "NXVK_CONV_COOPMAT_EMU=1: %s", why);
+  }
   if (!t->conv_gemm[0]) return NXVK_OK;
   const char *why = gemm_tile_unfit(c, t->conv_gemm);
   return why ? nxvk_seterr(NXVK_E_BAD_REQUEST, "NXVK_CONV_GEMM=%u,%u,%u,%u,%u: want %s", t->conv_gemm[0],
@@ -314,6 +417,59 @@ static int conv_gemm_half(nxvk_rec *r, const conv_plan *p, nxvk_tensor *const *i
   return rc;
 }
 
+/* The layout conv_coopmat runs this conv with, or NULL where it does not
+ * run: f16, 2-D, one group, no input dilation, a device with f16
+ * cooperative matrices (or the emulation asked for), grids and 32-bit
+ * offsets within limits, NXVK_CONV_COOPMAT not 0 nor NXVK_CONV_DIRECT set. */
+static bool cm_choose(const nxvk_ctx *c, const conv_plan *p, const nxvk_tensor *x, const nxvk_tensor *out,
+                      cm_layout *k) {
+  char buf[200];
+  if (out->dtype != NXVK_F16 || p->S != 2 || p->G != 1 || p->B != 1 || p->idil[0] != 1 || p->idil[1] != 1 ||
+      c->tuning->conv_coopmat_off || c->tuning->conv_direct)
+    return false;
+  *k = cm_pick(c);
+  if (cm_unfit(&c->info, k, buf, sizeof buf)) return false;
+  uint64_t M = (uint64_t)p->NB * (uint64_t)(p->Y[0] * p->Y[1]), K = (uint64_t)(p->I * p->K[0] * p->K[1]);
+  uint64_t Kp = round_to(K, k->bk), OP = round_to((uint64_t)p->O, cm_bn(k));
+  return K > 0 && (M + cm_bm(k) - 1) / cm_bm(k) <= c->info.max_workgroup_count[0] &&
+         OP / cm_bn(k) <= c->info.max_workgroup_count[1] && Kp * OP < (1ull << 31) &&
+         (uint64_t)x->count < (1ull << 31) && (uint64_t)out->count < (1ull << 31) &&
+         (!strstr(c->info.driver_name, "llvmpipe") || Kp / k->bk < 16384); /* lavapipe's loop limit */
+}
+
+/* conv_coopmat: the f16 kernel packed into [Kp][OP] f16 (conv_wpack_f16,
+ * its flag word zeroed first), then the implicit GEMM on tensor cores. */
+static int conv_coopmat(nxvk_rec *r, const conv_plan *p, nxvk_buffer *xb, nxvk_buffer *wb, nxvk_buffer *yb,
+                        const cm_layout *k) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  uint32_t K = (uint32_t)(p->I * p->K[0] * p->K[1]), O = (uint32_t)p->O, Kp = round_to(K, k->bk),
+           OP = round_to(O, cm_bn(k)), M = (uint32_t)(p->NB * p->Y[0] * p->Y[1]), flag = Kp * OP / 2;
+  nxvk_buffer *packed = NULL;
+  uint64_t bytes = (uint64_t)Kp * OP * 2 + 16;
+  int rc = nxvk_buffer_create(c, bytes, false, &packed);
+  if (rc) return rc;
+  rc = nxvk_rec_fill(r, packed, bytes, 0);
+  uint32_t wmeta[11] = {K, O, OP, (uint32_t)p->I, (uint32_t)p->K[1], (uint32_t)p->k_st[0], (uint32_t)p->k_st[1],
+                        (uint32_t)p->k_st[2], (uint32_t)p->k_st[3], Kp, flag};
+  uint32_t wspec[1] = {NXVK_WG};
+  nxvk_buffer *wbufs[2] = {wb, packed};
+  if (rc == NXVK_OK) rc = nxvk_dispatch_1d(r, "conv_wpack_f16", wspec, 1, wmeta, 11, wbufs, 2, (uint64_t)Kp * OP / 2);
+  uint32_t g[27] = {M, O, K, (uint32_t)p->Y[0], (uint32_t)p->Y[1], (uint32_t)p->K[0], (uint32_t)p->K[1],
+                    (uint32_t)p->X[0], (uint32_t)p->X[1], (uint32_t)p->stride[0], (uint32_t)p->stride[1],
+                    (uint32_t)p->kdil[0], (uint32_t)p->kdil[1], (uint32_t)(int32_t)p->lo[0],
+                    (uint32_t)(int32_t)p->lo[1], (uint32_t)p->in_st[0], (uint32_t)p->in_st[1],
+                    (uint32_t)p->in_st[2], (uint32_t)p->in_st[3], (uint32_t)p->I, OP, Kp, flag,
+                    (uint32_t)p->out_st[0], (uint32_t)p->out_st[1], (uint32_t)p->out_st[2], (uint32_t)p->out_st[3]};
+  uint32_t spec[1] = {cm_threads(k)}; /* fixed in the shader; constant 0 is unused */
+  nxvk_buffer *bufs[3] = {xb, packed, yb};
+  char name[64];
+  cm_name(k, name, sizeof name);
+  if (rc == NXVK_OK)
+    rc = nxvk_dispatch_grid(r, name, spec, 1, g, 27, bufs, 3, (M + cm_bm(k) - 1) / cm_bm(k), OP / cm_bn(k), 1);
+  nxvk_buffer_unref(c, packed);
+  return rc;
+}
+
 int nxvk_conv_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in, int nin,
                   nxvk_tensor *out) {
   (void)op;
@@ -325,6 +481,8 @@ int nxvk_conv_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tens
   if (total == 0) return NXVK_OK;
   for (int d = 0; d < p.S; d++) KS *= p.K[d];
   nxvk_ctx *c = nxvk_rec_ctx(r);
+  cm_layout cm;
+  if (cm_choose(c, &p, in[0], out, &cm)) return conv_coopmat(r, &p, in[0]->buf, in[1]->buf, out->buf, &cm);
   bool half = out->dtype == NXVK_F16 || out->dtype == NXVK_BF16;
   if ((out->dtype == NXVK_F32 || half) && p.S == 2 && p.G == 1 && p.B == 1 && p.idil[0] == 1 && p.idil[1] == 1 &&
       p.I >= 1 && KS >= 1 && !c->tuning->conv_direct) {

@@ -276,6 +276,9 @@ typedef struct nxvk_tuning {
   bool reduce_fold;      /* a split reduction's last workgroup adds the partials */
   bool conv_direct;      /* NXVK_CONV_DIRECT: conv_direct alone, no implicit GEMM (conv.c) */
   uint32_t conv_gemm[5]; /* NXVK_CONV_GEMM: NT, TX, RB, CB, BK of conv_gemm */
+  uint32_t conv_coopmat[5]; /* NXVK_CONV_COOPMAT: WM, WN, FR, FC, BK of conv_coopmat */
+  bool conv_coopmat_off; /* NXVK_CONV_COOPMAT=0: f16 conv through conv_gemm's f32 copies */
+  bool conv_coopmat_emu; /* NXVK_CONV_COOPMAT_EMU=1: conv_coopmat's data flow without tensor cores */
   uint32_t sort_bits;   /* NXVK_SORT_BITS: 8 (sort8 kernels) or 4 bits a radix pass (sort.c) */
   uint32_t sort_items;  /* NXVK_SORT_ITEMS: elements per invocation of a pass */
   int f16_cvt;           /* NXVK_F16_CVT: 0 integer f16 conversions, 1 or 2 the driver's (codegen.h) */
@@ -284,7 +287,7 @@ typedef struct nxvk_tuning {
 /* Whether forced dot tiles suit the kernels on this device: NXVK_OK, or
  * NXVK_E_BAD_REQUEST with a message naming the variable (dot.c). */
 int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t);
-/* The same for a forced conv_gemm tile (conv.c). */
+/* The same for a forced conv_gemm tile and conv_coopmat layout (conv.c). */
 int nxvk_conv_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t);
 /* The 8-bit radix sort's workgroup size for `items` elements an invocation
  * on this device, 0 where it cannot run (no subgroup ballots, subgroups

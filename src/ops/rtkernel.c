@@ -5,7 +5,8 @@
  * 13 dtypes would multiply the embedded SPIR-V (and the build) by ten, for
  * kernels most runs never use.  Any other kernel an op asks for by name
  * ("ew_add_bf16", "copy_f16_i64", "reduce_u16", "iota_bool", "random_f16",
- * "dot_naive_i64", and dot's coopmat layouts "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_f16")
+ * "dot_naive_i64", dot's coopmat layouts "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_f16" and conv's
+ * "convcm_4x1_2x4_k32_16x16x16", "_emu" after it for the emulation)
  * is generated here from the same sources (elementwise.def through the code
  * generator; shaders/copy.comp, reduce.comp, iota.comp, random.comp, dot_naive.comp with the
  * variant's -D defines and their #includes inserted), compiled once through
@@ -25,7 +26,7 @@
 extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_random[],
     nxvk_src_dot_naive[], nxvk_src_dtype[], nxvk_src_f16[], nxvk_src_scan[], nxvk_src_sort[], nxvk_src_window[],
     nxvk_src_conv_direct[], nxvk_src_gather[], nxvk_src_scatter[], nxvk_src_index[], nxvk_src_dot_coopmat[],
-    nxvk_src_peak_coopmat[];
+    nxvk_src_peak_coopmat[], nxvk_src_conv_coopmat[];
 
 /* name -> content key, for the process (the GLSL of a name never changes) */
 typedef struct rt_name {
@@ -161,6 +162,21 @@ v[10] > 64)
              "#define FN %uu\n#define FK %uu\n#define ST %u\n#define PF %u\n#define GM %u\n%s",
              v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], res[1] == '1' ? "#define OUT_F16 1\n" : "");
     return hand_glsl(nxvk_src_dot_coopmat, defs, out);
+  }
+  if (strncmp(name, "convcm_", 7) == 0) { /* conv.c's cm_name */
+    unsigned v[8];
+    char emu[4] = "", tail;
+    int n = sscanf(name, "convcm_%ux%u_%ux%u_k%u_%ux%ux%u_%3s%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+                   &v[7], emu, &tail);
+    char canon[64];
+    snprintf(canon, sizeof canon, "convcm_%ux%u_%ux%u_k%u_%ux%ux%u%s", v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
+             n == 9 ? "_emu" : "");
+    if ((n != 8 && n != 9) || strcmp(canon, name) != 0) goto unknown; /* nothing after, no signs or zeros ahead */
+    snprintf(defs, sizeof defs,
+             "#define WM %uu\n#define WN %uu\n#define FR %uu\n#define FC %uu\n#define BK %uu\n#define FM %uu\n"
+             "#define FN %uu\n#define FK %uu\n%s",
+             v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], n == 9 ? "#define CM_EMU 1\n" : "");
+    return hand_glsl(nxvk_src_conv_coopmat, defs, out);
   }
   if (strncmp(name, "peakcm_", 7) == 0) { /* bench peak's tensor-core rate (bench_peak.c) */
     unsigned v[3];

@@ -82,6 +82,14 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
    * implicit GEMM is timed against, and a fault finder) */
   if ((i = knob_choice("NXVK_CONV_DIRECT", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->conv_direct = i == 1;
   knob_list("NXVK_CONV_GEMM", t->conv_gemm, 5, 5, "want NT,TX,RB,CB,BK (five whole numbers)", &rc);
+  /* f16 conv on cooperative matrices (conv_coopmat.comp): 0 turns it off
+   * (f16 through conv_gemm's f32 copies), five numbers force a layout; the
+   * emulation runs the same data flow without tensor cores (lavapipe) */
+  int ncm = knob_list("NXVK_CONV_COOPMAT", t->conv_coopmat, 1, 5, "want 0 or WM,WN,FR,FC,BK (five whole numbers)", &rc);
+  if (ncm == 1 && t->conv_coopmat[0] == 0) t->conv_coopmat_off = true;
+  else if (ncm && ncm != 5) rc = bad("NXVK_CONV_COOPMAT", knob("NXVK_CONV_COOPMAT"), "want 0 or WM,WN,FR,FC,BK (five whole numbers)");
+  if (ncm != 5) memset(t->conv_coopmat, 0, sizeof t->conv_coopmat);
+  if ((i = knob_choice("NXVK_CONV_COOPMAT_EMU", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->conv_coopmat_emu = i == 1;
   if (rc) return rc;
   rc = nxvk_conv_tuning_check(c, t);
   if (rc) return rc;
