@@ -42,7 +42,8 @@
 #       else on the system's mix in elixir/.  versions.txt says which erl ran.
 #   scripts/gpu.sh conv OUTDIR   conv2d of a ResNet-50 stage (N=32, 64 -> 64,
 #       56x56, 3x3, padding 1) in f32: `bench ops --ops conv --sizes 6272K` with
-#       the rule's tile and each NXVK_CONV_GEMM candidate (conv-TILE.txt), then
+#       the rule's tile and each NXVK_CONV_GEMM candidate (conv-TILE.txt), in f16
+#       on cooperative matrices and with NXVK_CONV_COOPMAT=0 (conv-f16-*.txt), then
 #       PyTorch's conv2d (cuDNN, TF32 off) against each run, in that order
 #       (compare-conv.txt; bench/NOTES.md "conv f32").
 #
@@ -94,10 +95,19 @@ elif [ "$what" = conv ]; then
       --cpu-limit 0.5 --json "$R/conv-$t.json" > "$R/conv-$t.txt" 2>&1
     tail -n 1 "$R/conv-$t.txt"
   done
-  step torch conv   # the conv rows in the loop's order: rule, then the candidates
+  # f16: cooperative matrices (the rule), then the old path (f32 copies through conv_gemm)
+  for t in rule 0; do
+    step conv f16 "$t"
+    g=$t; [ "$t" = rule ] && g=
+    NXVK_CONV_COOPMAT=$g $B bench ops --ops conv --sizes 6272K --dtype f16 --min-time 0.3 --warmup 0.3 \
+      --cpu-limit 0.5 --json "$R/conv-f16-$t.json" > "$R/conv-f16-$t.txt" 2>&1
+    tail -n 1 "$R/conv-f16-$t.txt"
+  done
+  step torch conv   # the conv rows in the loops' order: f32 rule, the candidates, f16 rule, f16 old path
   python3 bench/compare_torch.py --nxvk-json "$R/conv-rule.json" --nxvk-json "$R/conv-128,8,2,2,8.json" \
     --nxvk-json "$R/conv-256,16,2,1,8.json" --nxvk-json "$R/conv-256,16,2,2,8.json" \
-    --conv --dtype f32 --sizes 1K --matmul-sizes "" \
+    --nxvk-json "$R/conv-f16-rule.json" --nxvk-json "$R/conv-f16-0.json" \
+    --conv --dtype f32,f16 --sizes 1K --matmul-sizes "" \
     --min-time 0.3 --out "$R/compare-conv.json" > "$R/compare-conv.txt" 2>&1
   tail -n 8 "$R/compare-conv.txt"
 elif [ "$what" = coopmat ]; then

@@ -16,7 +16,10 @@
  * copies) on the whole output, and
  * conv_direct (one invocation per output element) elsewhere, or everywhere
  * with NXVK_CONV_DIRECT=1 (src/ops/tuning.c; timing).  NXVK_CONV_GEMM forces
- * conv_gemm's tile.  Padded positions are skipped, not multiplied as zeros
+ * conv_gemm's tile.  f16 takes conv_coopmat (the implicit GEMM on NV
+ * cooperative matrices, f32 sums rounded once to f16) instead, where the
+ * device has them; NXVK_CONV_COOPMAT=0 turns it off, five numbers force its
+ * layout, NXVK_CONV_COOPMAT_EMU=1 runs its data flow without them.  Padded positions are skipped, not multiplied as zeros
  * (0 * inf would be NaN).  The reference sums in long double and rounds
  * once.
  */

@@ -75,6 +75,8 @@ cases() {
   refused "$bin" "$tag NXVK_STAGING not 0 or 1" NXVK_STAGING=on
   refused "$bin" "$tag NXVK_GROUP_SUBMIT not 0 or 1" NXVK_GROUP_SUBMIT=yes
   refused "$bin" "$tag NXVK_CONV_DIRECT not 0 or 1" NXVK_CONV_DIRECT=on
+  refused "$bin" "$tag NXVK_CONV_COOPMAT not 0 or five numbers" NXVK_CONV_COOPMAT=4,1,2
+  refused "$bin" "$tag NXVK_CONV_COOPMAT_EMU not 0 or 1" NXVK_CONV_COOPMAT_EMU=yes
   refused "$bin" "$tag NXVK_F16_CVT not sw or hw" NXVK_F16_CVT=fast
   refused "$bin" "$tag NXVK_SCAN not a kernel" NXVK_SCAN=onepass
   # values that suit are taken, and the result stays right

@@ -107,7 +107,7 @@ def run(x, w, attrs, check=False, env=None):
     return p.returncode, (np.load(po) if p.returncode == 0 else None), text
 
 
-def judge(got, want, mag, terms, dt):
+def judge(got, want, mag, terms, dt, sum_eps=None):
     if got is None or got.shape != want.shape or got.dtype != dt:
         return False, "shape/dtype %s, want %s" % (None if got is None else (got.shape, got.dtype), want.shape)
     fin = np.isfinite(want)
@@ -117,7 +117,9 @@ def judge(got, want, mag, terms, dt):
     eps = float(np.finfo(dt).eps)
     g = got[fin].astype(np.float64)
     wv = want[fin]
-    bound = max(terms, 1) * eps * mag[fin] + eps * np.abs(wv) + float(np.finfo(dt).tiny)
+    # sum_eps: the sums' own precision where it is finer than the dtype's
+    # (f16 in f32 sums: each output within f32 summation error and one f16 ulp)
+    bound = max(terms, 1) * (sum_eps or eps) * mag[fin] + eps * np.abs(wv) + float(np.finfo(dt).tiny)
     err = np.abs(g - wv)
     if (err > bound).any():
         i = int(np.argmax(err - bound))
@@ -152,7 +154,7 @@ def np_conv_skip(x, w, strides=None, padding=None, kdil=None):
 
 
 def case(desc, xshape, wshape, dt=np.float32, check=False, special=False, skip_oracle=False, env=None,
-         wbad=None, **kw):
+         wbad=None, sum_eps=None, **kw):
     x = rng.standard_normal(xshape).astype(dt)
     w = rng.standard_normal(wshape).astype(dt)
     if special and x.size > 3 and w.size > 1:
@@ -166,7 +168,7 @@ def case(desc, xshape, wshape, dt=np.float32, check=False, special=False, skip_o
     if rc != 0:
         tap(False, desc, text)
         return
-    ok, why = judge(got, want, mag, terms, dt)
+    ok, why = judge(got, want, mag, terms, dt, sum_eps)
     tap(ok, desc, why)
 
 
@@ -217,13 +219,76 @@ case("infinite and NaN weights with padding skip the padding", (2, 16, 8, 8), (8
 case("an infinite weight, padding, strides, odd sizes", (1, 3, 7, 9), (5, 3, 3, 2), strides=[2, 1],
      padding=[[1, 2], [0, 1]], skip_oracle=True, wbad=[(7, np.inf)])
 case("f16 through the GEMM (f32 copies): 16 -> 24 channels, NHWC in", (2, 10, 10, 16), (24, 16, 3, 3),
-     dt=np.float16, pin=[0, 3, 1, 2], padding=[[1, 1], [1, 1]], check=True)
+     dt=np.float16, pin=[0, 3, 1, 2], padding=[[1, 1], [1, 1]], check=True, env={"NXVK_CONV_COOPMAT": "0"})
 case("f16, an infinite weight with padding", (1, 8, 6, 6), (4, 8, 3, 3), dt=np.float16, padding=[[1, 1], [1, 1]],
      skip_oracle=True, wbad=[(3, np.inf)])
 # NXVK_CONV_GEMM's tiles give the same results; bad ones are refused
 for tile in ["256,16,2,1,8", "128,8,2,2,8", "64,4,1,1,4", "128,8,2,2,16"]:
     case("NXVK_CONV_GEMM=%s" % tile, (2, 24, 10, 12), (72, 24, 3, 3), padding=[[1, 1], [1, 1]],
          env={"NXVK_CONV_GEMM": tile})
+
+# f16 on cooperative matrices (conv_coopmat.comp): NXVK_CONV_COOPMAT_EMU=1
+# runs its data flow (the gather, the stages, the stores, the border
+# recompute) with plain products, on any device; f32 sums, so the bound is
+# f32 summation error and one f16 ulp.  One-pixel and many-pixel blocks,
+# channels a multiple of the k step (one kernel position a step) or not, O
+# past the 64-channel tile, strides, dilation, permutations, non-finite
+# inputs and weights, and the layouts a GPU run sweeps (those that fit the
+# device's shared memory).
+EMU = {"NXVK_CONV_COOPMAT_EMU": "1"}
+F32 = float(np.finfo(np.float32).eps)
+case("coopmat (emulated): 64 -> 64, 8x8, padding 1", (2, 64, 8, 8), (64, 64, 3, 3), dt=np.float16,
+     padding=[[1, 1], [1, 1]], env=EMU, sum_eps=F32, check=True)
+case("coopmat (emulated): 64 -> 72, 7x9, strides [2,1]", (3, 64, 7, 9), (72, 64, 3, 3), dt=np.float16,
+     strides=[2, 1], padding=[[1, 1], [1, 1]], env=EMU, sum_eps=F32)
+case("coopmat (emulated): 3 channels, same", (2, 3, 9, 8), (4, 3, 3, 2), dt=np.float16, strides=[2, 1],
+     padding="same", env=EMU, sum_eps=F32)
+case("coopmat (emulated): NHWC in and out, dilated kernel", (3, 11, 12, 24), (20, 24, 3, 2), dt=np.float16,
+     pin=[0, 3, 1, 2], pout=[0, 3, 1, 2], kdil=[2, 1], padding=[[2, 1], [0, 1]], env=EMU, sum_eps=F32)
+case("coopmat (emulated): 70 -> 130 channels", (2, 70, 9, 10), (130, 70, 3, 3), dt=np.float16, strides=[1, 2],
+     padding="same", env=EMU, sum_eps=F32)
+case("coopmat (emulated): odd permutations", (5, 2, 3, 4), (2, 3, 2, 2), dt=np.float16, pin=[2, 1, 3, 0],
+     pk=[1, 3, 0, 2], pout=[3, 1, 0, 2], env=EMU, sum_eps=F32)
+case("coopmat (emulated): NaN and infinities in x and w", (1, 2, 5, 5), (2, 2, 2, 2), dt=np.float16, special=True,
+     env=EMU)
+case("coopmat (emulated): non-finite weights skip the padding", (2, 16, 8, 8), (8, 16, 3, 3), dt=np.float16,
+     padding=[[1, 1], [1, 1]], skip_oracle=True, wbad=[(5, np.inf), (200, -np.inf), (1000, np.nan)], env=EMU)
+case("coopmat (emulated): an infinite weight, strides, odd sizes", (1, 32, 7, 9), (5, 32, 3, 2), dt=np.float16,
+     strides=[2, 1], padding=[[1, 2], [0, 1]], skip_oracle=True, wbad=[(7, np.inf)], env=EMU)
+for lay in ["4,2,2,2,32", "2,2,2,2,32", "4,1,2,4,16", "2,1,2,4,32"]:
+    case("coopmat (emulated) NXVK_CONV_COOPMAT=%s" % lay, (2, 32, 11, 13), (40, 32, 3, 3), dt=np.float16,
+         padding=[[1, 1], [1, 1]], env=dict(EMU, NXVK_CONV_COOPMAT=lay), sum_eps=F32)
+
+
+def built(dt, env):
+    """the kernels an f16/f32 conv builds (NXVK_KERNEL_STATS=1 lists them)"""
+    x = np.ones((1, 16, 6, 6), dt)
+    w = np.ones((8, 16, 3, 3), dt)
+    rc, got, text = run(x, w, {"padding": [[1, 1], [1, 1]]}, env=dict(env, NXVK_KERNEL_STATS="1"))
+    ok = rc == 0 and got is not None and float(got[0, 0, 2, 2]) == 144.0 and float(got[0, 0, 0, 0]) == 64.0
+    return ok, text
+
+
+# the choice: f16 conv takes conv_coopmat where the device has NV
+# cooperative matrices (nxvk info), else conv_gemm through f32 copies;
+# NXVK_CONV_COOPMAT=0 turns it off, the emulation turns it on anywhere
+info = subprocess.run([NXVK, "info"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT).stdout.decode()
+has_cm = "NV yes" in info and "(dot variant coopmat) yes" in info
+ok, text = built(np.float16, {})
+want = "conv_wpack_f16" if has_cm else "conv_gemm_f32"
+tap(ok and want in text and ("conv_gemm_f32" in text) != has_cm,
+    "f16 conv by default: %s (%s cooperative matrices)" % (want, "with" if has_cm else "no"), text)
+ok, text = built(np.float16, {"NXVK_CONV_COOPMAT": "0"})
+tap(ok and "conv_gemm_f32" in text and "conv_wpack_f16" not in text, "NXVK_CONV_COOPMAT=0: conv_gemm", text)
+ok, text = built(np.float16, EMU)
+tap(ok and "conv_wpack_f16" in text and "conv_gemm_f32" not in text, "NXVK_CONV_COOPMAT_EMU=1: conv_coopmat", text)
+ok, text = built(np.float32, EMU)
+tap(ok and "conv_gemm_f32" in text and "conv_wpack_f16" not in text, "f32 conv stays on conv_gemm", text)
+for val, needle in [("4,1,2,4,24", "BK must" if has_cm else "cooperative"),
+                    ("4,1,2", "five whole numbers"), ("1", "five whole numbers")]:
+    rc, _, text = run(np.ones((1, 1, 3, 3), np.float16), np.ones((1, 1, 2, 2), np.float16), {},
+                      env={"NXVK_CONV_COOPMAT": val})
+    tap(rc != 0 and "NXVK_CONV_COOPMAT" in text and needle in text, "NXVK_CONV_COOPMAT=%s refused" % val, text)
 
 
 def refused(desc, xshape, wshape, attrs, needle, dt=np.float32, wdt=None):

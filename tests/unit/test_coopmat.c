@@ -1,7 +1,8 @@
 /* test_coopmat.c - TAP tests for dot's cooperative-matrix kernels that need
  * no cooperative matrices: every layout the GPU sweep (scripts/gpu.sh
  * coopmat) names compiles through the run-time compiler, with f32 and f16
- * results, and bench peak's rate kernels; malformed names are refused; and on a device without
+ * results, bench peak's rate kernels and conv's (conv_coopmat.comp, with its emulation); malformed
+ * names are refused; and on a device without
  * cooperative matrices (lavapipe) the coopmat variant is refused with its
  * reason, f16 dot keeps its default kernel, bf16 names its blocker, and
  * NXVK_DOT_COOPMAT and its pipeline knobs are refused when the context opens. */
@@ -68,7 +69,26 @@ static void test_compile(void) {
     free(glsl);
     free(words);
   }
-  static const char *const bad[] = {"peakcm_16x16x16_f32", "peakcm_16x16_s8", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_bf16",
+  /* conv's layouts (scripts/gpu.sh conv sweeps them), with and without the emulation */
+  static const char *const conv[] = {"4x1_2x4_k32_16x16x16", "4x2_2x2_k32_16x16x16", "2x2_2x2_k32_16x16x16",
+                                     "8x1_2x4_k32_16x16x16", "2x2_4x2_k32_16x16x16", "4x1_2x4_k16_16x16x16",
+                                     "4x1_2x8_k32_16x8x16"};
+  for (size_t i = 0; i < sizeof conv / sizeof *conv; i++)
+    for (int e = 0; e < 2; e++) {
+      char name[64], *glsl = NULL;
+      snprintf(name, sizeof name, "convcm_%s%s", conv[i], e ? "_emu" : "");
+      uint32_t *words = NULL;
+      size_t bytes = 0;
+      int rc = nxvk_rt_kernel_glsl(name, &glsl);
+      if (rc == NXVK_OK) rc = nxvk_glsl_compile(glsl, name, &words, &bytes);
+      CHECK(rc == NXVK_OK && bytes > 1000 && glsl && (strstr(glsl, "#define CM_EMU") != NULL) == (e == 1) &&
+                (strstr(glsl, "coopMatMulAddNV") != NULL),
+            "%s compiles (%s)", name, rc ? nxvk_errmsg() : "ok");
+      free(glsl);
+      free(words);
+    }
+  static const char *const bad[] = {"convcm_4x1_2x4_k32_16x16x16_f16", "convcm_4x1_2x4_k32_16x16",
+                                    "convcm_04x1_2x4_k32_16x16x16", "convcm_4x1_2x4_k32_16x16x16x", "peakcm_16x16x16_f32", "peakcm_16x16_s8", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_bf16",
                                     "dotcm_2x2_4x4_k32_16x16_s2_p1_g0_f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_f32x",
                                     "dotcm_2x2_4x4_k32_16x16x16_f32", "dotcm_2x2_4x4_k32_16x16x16_s3_p1_g0_f32",
                                     "dotcm_2x2_4x4_k32_16x16x16_s2_p3_g0_f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g65_f32",
