@@ -42,6 +42,7 @@
 #define F_SETPIPE_SZ 1031                              /* <fcntl.h> shows it with _GNU_SOURCE only */
 #endif
 #define PORT_MAX_JSON_INT 9007199254740992.0           /* 2^53: exact in a JSON number */
+#define PORT_MAX_PREPARED 65536                        /* prepared graphs held at once */
 
 static const char *const synopsis[] = {"[--max-frame BYTES] [--max-bytes SIZE] [--poll-us N] [--device N|NAME] [--validate]", NULL};
 static const nxvk_usage usage = {
@@ -122,6 +123,21 @@ static void handle_remove(handle_table *ht, port_handle *h) {
 
 /* ----------------------------------------------------------------- server */
 
+/* A growing text buffer (the reply header: send_reply) */
+typedef struct {
+  char *p;
+  size_t len, cap;
+  bool oom;
+} jbuf;
+
+/* A graph kept by prepare (cmd_prepare) */
+typedef struct {
+  uint64_t id;
+  nxvk_graph *g;
+  int *param;   /* per graph input: its parameter number, or -1 */
+  int nparams;
+} port_prepared;
+
 typedef struct {
   nxvk_cli *cli;
   nxvk_ctx *ctx;            /* == cli->ctx (main closes it after we return) */
@@ -140,6 +156,11 @@ typedef struct {
   uint64_t poll_ns;         /* --poll-us: poll for the next request this long before blocking */
   uint64_t max_bytes;       /* --max-bytes: device memory this port may hold (0: no cap) */
   bool hooks;               /* NXVK_TEST_HOOKS=1: debug_* commands */
+  jbuf hdr;                 /* the reply header's JSON (send_reply) */
+  bool cjson_reply;         /* NXVK_PORT_CJSON_REPLY=1: printed by cJSON instead */
+  port_prepared *prepared;  /* prepared graphs, in no order */
+  size_t nprepared;
+  uint64_t next_prepared;
   /* large frames' buffers, kept for the next (a fresh 64 MiB buffer costs
    * 16 384 page faults each time): the request's and the reply's */
   uint8_t *inbuf, *outbuf;
@@ -295,12 +316,18 @@ static int json_flag(port_server *s, const cJSON *req, const char *cmd, const ch
   return NXVK_OK;
 }
 
+static int lookup_id(port_server *s, uint64_t id, const char *where, nxvk_tensor **out);
+
 /* A live tensor from a handle value: unknown_handle for one never given out
  * or freed, device_lost for one made on a device since lost. */
 static int lookup(port_server *s, const cJSON *v, const char *where, nxvk_tensor **out) {
   uint64_t id;
   if (!json_uint(v, PORT_MAX_JSON_INT, &id) || id == 0)
     return fail(s, NXVK_E_BAD_REQUEST, "%s: a handle is a positive integer", where);
+  return lookup_id(s, id, where, out);
+}
+
+static int lookup_id(port_server *s, uint64_t id, const char *where, nxvk_tensor **out) {
   port_handle *h = handle_find(&s->handles, id);
   if (!h)
     return fail(s, NXVK_E_UNKNOWN_HANDLE, "%s: handle %llu is not live (never given out, or freed)",
@@ -785,66 +812,19 @@ static bool wants_fetch(const cJSON *fetch, const char *name) {
   return false;
 }
 
-static int cmd_graph_run(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
-  cJSON *graph = cJSON_GetObjectItemCaseSensitive(req, "graph");
-  const cJSON *fetch = field(req, "fetch");
-  bool keep;
-  if (!cJSON_IsObject(graph))
-    return fail(s, NXVK_E_BAD_REQUEST, "run: \"graph\" must be a graph object (inputs ops outputs)");
-  if (fetch && !cJSON_IsBool(fetch) && !cJSON_IsArray(fetch))
-    return fail(s, NXVK_E_BAD_REQUEST, "run: \"fetch\" must be true, false or a list of output names");
-  int rc = json_flag(s, req, "run", "keep", true, &keep);
-  if (rc == NXVK_OK) rc = run_outputs_check(s, graph);
-  if (rc) return rc;
-
-  const cJSON *inputs = field(graph, "inputs");
-  int ninputs = cJSON_IsObject(inputs) ? cJSON_GetArraySize(inputs) : 0;
-  run_temp *temps = calloc((size_t)ninputs + 1, sizeof *temps);
-  int ntemps = 0;
-  nxvk_graph *g = NULL;
-  nxvk_tensor **tin = NULL, **vals = NULL;
-  bool *owned = NULL;
-  int ni = 0, total = 0;
-  if (!temps) return fail(s, NXVK_E_NO_MEMORY, "run: out of memory");
-  rc = run_frame_inputs(s, graph, f, temps, &ntemps);
-  if (rc == NXVK_OK) {
-    /* the request's nesting was checked with its frame (PORT_MAX_DEPTH) */
-    rc = nxvk_graph_from_cjson(graph, "run", &g);
-    /* a request is not a file: its faults are bad requests */
-    if (rc) rc = fail(s, rc == NXVK_E_BAD_FILE ? NXVK_E_BAD_REQUEST : rc, "%s", nxvk_errmsg());
-  }
-  if (rc == NXVK_OK) {
-    ni = nxvk_graph_input_count(g);
-    total = ni + nxvk_graph_node_count(g);
-    tin = calloc((size_t)ni + 1, sizeof *tin);
-    owned = calloc((size_t)ni + 1, sizeof *owned);
-    vals = calloc((size_t)total + 1, sizeof *vals);
-    if (!tin || !owned || !vals) rc = fail(s, NXVK_E_NO_MEMORY, "run: out of memory");
-  }
-  for (int i = 0; i < ni && rc == NXVK_OK; i++) {
-    char where[300];
-    snprintf(where, sizeof where, "run: inputs.%s", nxvk_graph_input_name(g, i));
-    if (nxvk_graph_input_kind_of(g, i) == NXVK_GRAPH_IN_INLINE) {
-      rc = nxvk_tensor_from_host(s->ctx, nxvk_graph_input_host(g, i), &tin[i]);
-      owned[i] = rc == NXVK_OK;
-      if (rc) rc = engine_fail(s, where, rc);
-      continue;
-    }
-    uint64_t id = nxvk_graph_input_handle(g, i);
-    for (int k = 0; k < ntemps && !tin[i]; k++)
-      if (temps[k].id == id && strcmp(temps[k].name, nxvk_graph_input_name(g, i)) == 0) tin[i] = temps[k].t;
-    if (!tin[i]) {
-      cJSON *h = cJSON_CreateNumber((double)id);
-      rc = lookup(s, h, where, &tin[i]);
-      cJSON_Delete(h);
-    }
-  }
-  if (rc == NXVK_OK) {
-    uint64_t t0 = now_ns();
-    rc = nxvk_graph_run(s->ctx, g, tin, vals);
-    stage_add(s, ST_ENGINE, now_ns() - t0);
-    if (rc) rc = engine_fail(s, "run", rc);
-  }
+/* Runs graph g on its inputs tin (one per graph input) and answers with its
+ * outputs: fetched into the reply's bytes where `fetch` asks, kept as new
+ * handles when `keep`.  The run and exec commands end here. */
+static int graph_exec(port_server *s, const nxvk_graph *g, nxvk_tensor **tin, const cJSON *fetch,
+                      bool keep, port_reply *r) {
+  int ni = nxvk_graph_input_count(g), total = ni + nxvk_graph_node_count(g);
+  nxvk_tensor *vals_small[16], **vals = vals_small;
+  if (total + 1 > 16) vals = calloc((size_t)total + 1, sizeof *vals);
+  if (!vals) return fail(s, NXVK_E_NO_MEMORY, "run: out of memory");
+  uint64_t t0 = now_ns();
+  int rc = nxvk_graph_run(s->ctx, g, tin, vals);
+  stage_add(s, ST_ENGINE, now_ns() - t0);
+  if (rc) rc = engine_fail(s, "run", rc);
   if (rc == NXVK_OK) {
     int no = nxvk_graph_output_count(g);
     cJSON *outs = cJSON_AddArrayToObject(r->json, "outputs");
@@ -883,17 +863,199 @@ static int cmd_graph_run(port_server *s, cJSON *req, port_frame *f, port_reply *
         port_handle *h = id ? handle_find(&s->handles, (uint64_t)id->valuedouble) : NULL;
         if (h) drop_handle(s, h);
       }
+    for (int i = 0; i < total; i++) nxvk_tensor_free(vals[i]);
   }
-  for (int i = 0; i < total && vals; i++) nxvk_tensor_free(vals[i]);
+  if (vals != vals_small) free(vals);
+  return rc;
+}
+
+static int run_flags(port_server *s, const char *cmd, cJSON *req, const cJSON **fetch, bool *keep) {
+  *fetch = field(req, "fetch");
+  if (*fetch && !cJSON_IsBool(*fetch) && !cJSON_IsArray(*fetch))
+    return fail(s, NXVK_E_BAD_REQUEST, "%s: \"fetch\" must be true, false or a list of output names", cmd);
+  return json_flag(s, req, cmd, "keep", true, keep);
+}
+
+static int cmd_graph_run(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
+  cJSON *graph = cJSON_GetObjectItemCaseSensitive(req, "graph");
+  const cJSON *fetch;
+  bool keep;
+  if (!cJSON_IsObject(graph))
+    return fail(s, NXVK_E_BAD_REQUEST, "run: \"graph\" must be a graph object (inputs ops outputs)");
+  int rc = run_flags(s, "run", req, &fetch, &keep);
+  if (rc == NXVK_OK) rc = run_outputs_check(s, graph);
+  if (rc) return rc;
+
+  const cJSON *inputs = field(graph, "inputs");
+  int ninputs = cJSON_IsObject(inputs) ? cJSON_GetArraySize(inputs) : 0;
+  run_temp *temps = calloc((size_t)ninputs + 1, sizeof *temps);
+  int ntemps = 0;
+  nxvk_graph *g = NULL;
+  nxvk_tensor **tin = NULL;
+  bool *owned = NULL;
+  int ni = 0;
+  if (!temps) return fail(s, NXVK_E_NO_MEMORY, "run: out of memory");
+  rc = run_frame_inputs(s, graph, f, temps, &ntemps);
+  if (rc == NXVK_OK) {
+    /* the request's nesting was checked with its frame (PORT_MAX_DEPTH) */
+    rc = nxvk_graph_from_cjson(graph, "run", &g);
+    /* a request is not a file: its faults are bad requests */
+    if (rc) rc = fail(s, rc == NXVK_E_BAD_FILE ? NXVK_E_BAD_REQUEST : rc, "%s", nxvk_errmsg());
+  }
+  if (rc == NXVK_OK) {
+    ni = nxvk_graph_input_count(g);
+    tin = calloc((size_t)ni + 1, sizeof *tin);
+    owned = calloc((size_t)ni + 1, sizeof *owned);
+    if (!tin || !owned) rc = fail(s, NXVK_E_NO_MEMORY, "run: out of memory");
+  }
+  for (int i = 0; i < ni && rc == NXVK_OK; i++) {
+    char where[300];
+    snprintf(where, sizeof where, "run: inputs.%s", nxvk_graph_input_name(g, i));
+    if (nxvk_graph_input_kind_of(g, i) == NXVK_GRAPH_IN_INLINE) {
+      rc = nxvk_tensor_from_host(s->ctx, nxvk_graph_input_host(g, i), &tin[i]);
+      owned[i] = rc == NXVK_OK;
+      if (rc) rc = engine_fail(s, where, rc);
+      continue;
+    }
+    uint64_t id = nxvk_graph_input_handle(g, i);
+    for (int k = 0; k < ntemps && !tin[i]; k++)
+      if (temps[k].id == id && strcmp(temps[k].name, nxvk_graph_input_name(g, i)) == 0) tin[i] = temps[k].t;
+    if (!tin[i]) rc = lookup_id(s, id, where, &tin[i]);
+  }
+  if (rc == NXVK_OK) rc = graph_exec(s, g, tin, fetch, keep, r);
   for (int i = 0; i < ni && tin; i++)
     if (owned[i]) nxvk_tensor_free(tin[i]);
   for (int k = 0; k < ntemps; k++) nxvk_tensor_free(temps[k].t);
   free(temps);
   free(tin);
   free(owned);
-  free(vals);
   nxvk_graph_free(g);
   return rc;
+}
+
+/* Prepared graphs (prepare, exec, release): a graph parsed once and kept,
+ * whose parameters ("name": true in its inputs) are named by handles in
+ * each exec request, so a compiled function that runs again sends only
+ * the graph's number and its inputs' handles. */
+static port_prepared *prepared_find(port_server *s, const cJSON *v, const char *cmd) {
+  uint64_t id;
+  if (!json_uint(v, PORT_MAX_JSON_INT, &id) || id == 0) {
+    fail(s, NXVK_E_BAD_REQUEST, "%s: \"graph\" must be a prepared graph's number (from prepare)", cmd);
+    return NULL;
+  }
+  for (size_t i = 0; i < s->nprepared; i++)
+    if (s->prepared[i].id == id) return &s->prepared[i];
+  fail(s, NXVK_E_UNKNOWN_HANDLE, "%s: graph %llu is not prepared (never, or released)", cmd,
+       (unsigned long long)id);
+  return NULL;
+}
+
+static int cmd_prepare(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
+  cJSON *graph = cJSON_GetObjectItemCaseSensitive(req, "graph");
+  if (!cJSON_IsObject(graph))
+    return fail(s, NXVK_E_BAD_REQUEST, "prepare: \"graph\" must be a graph object (inputs ops outputs)");
+  int rc = run_outputs_check(s, graph);
+  if (rc) return rc;
+  if (s->nprepared >= PORT_MAX_PREPARED)
+    return fail(s, NXVK_E_TOO_LARGE, "prepare: %d graphs are prepared already (release some)",
+                PORT_MAX_PREPARED);
+  /* parameters ("x": true) become placeholder handles (exec names the real
+   * ones); param[i]: input i's parameter number, or -1 for a tensor kept by
+   * handle or given inline */
+  cJSON *inputs = cJSON_GetObjectItemCaseSensitive(graph, "inputs");
+  int nin = cJSON_IsObject(inputs) ? cJSON_GetArraySize(inputs) : 0, nparams = 0, k = 0;
+  int *param = calloc((size_t)nin + 1, sizeof *param);
+  if (!param) return fail(s, NXVK_E_NO_MEMORY, "prepare: out of memory");
+  for (cJSON *v = nin ? inputs->child : NULL; v && rc == NXVK_OK; v = v->next, k++) {
+    param[k] = -1;
+    if (cJSON_IsObject(v) && field(v, "bytes"))
+      rc = fail(s, NXVK_E_BAD_REQUEST, "prepare: inputs.%s: a prepared graph takes no bytes "
+                "(a parameter is true, a tensor a handle)", v->string);
+    else if (cJSON_IsString(v))
+      rc = fail(s, NXVK_E_BAD_REQUEST,
+                "prepare: inputs.%s: the port reads no files (put the tensor, then name its handle)",
+                v->string);
+    if (rc || !cJSON_IsTrue(v)) continue;
+    cJSON *ph = cJSON_CreateObject();
+    if (!ph || !cJSON_AddNumberToObject(ph, "handle", (double)(nparams + 1))) {
+      cJSON_Delete(ph);
+      rc = fail(s, NXVK_E_NO_MEMORY, "prepare: out of memory");
+      continue;
+    }
+    ph->string = v->string;
+    v->string = NULL;
+    cJSON_ReplaceItemViaPointer(inputs, v, ph);
+    v = ph;
+    param[k] = nparams++;
+  }
+  nxvk_graph *g = NULL;
+  if (rc == NXVK_OK) {
+    rc = nxvk_graph_from_cjson(graph, "prepare", &g);
+    if (rc) rc = fail(s, rc == NXVK_E_BAD_FILE ? NXVK_E_BAD_REQUEST : rc, "%s", nxvk_errmsg());
+  }
+  port_prepared *grown = rc ? NULL : realloc(s->prepared, (s->nprepared + 1) * sizeof *grown);
+  if (rc == NXVK_OK && !grown) rc = fail(s, NXVK_E_NO_MEMORY, "prepare: out of memory");
+  if (rc) {
+    free(param);
+    nxvk_graph_free(g);
+    return rc;
+  }
+  s->prepared = grown;
+  port_prepared *p = &s->prepared[s->nprepared++];
+  *p = (port_prepared){.id = ++s->next_prepared, .g = g, .param = param, .nparams = nparams};
+  cJSON_AddNumberToObject(r->json, "graph", (double)p->id);
+  cJSON_AddNumberToObject(r->json, "params", nparams);
+  return NXVK_OK;
+}
+static int cmd_exec(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
+  const port_prepared *p = prepared_find(s, field(req, "graph"), "exec");
+  if (!p) return s->code;
+  const cJSON *fetch, *in = field(req, "in");
+  bool keep;
+  int rc = run_flags(s, "exec", req, &fetch, &keep);
+  if (rc) return rc;
+  if (!cJSON_IsArray(in) || cJSON_GetArraySize(in) != p->nparams)
+    return fail(s, NXVK_E_BAD_REQUEST, "exec: \"in\" must list %d handle%s, one per parameter of graph %llu",
+                p->nparams, p->nparams == 1 ? "" : "s", (unsigned long long)p->id);
+  int ni = nxvk_graph_input_count(p->g);
+  nxvk_tensor *tin_small[16] = {0}, **tin = tin_small;
+  bool owned_small[16] = {0}, *owned = owned_small;
+  if (ni + 1 > 16) {
+    tin = calloc((size_t)ni + 1, sizeof *tin);
+    owned = calloc((size_t)ni + 1, sizeof *owned);
+    if (!tin || !owned) rc = fail(s, NXVK_E_NO_MEMORY, "exec: out of memory");
+  }
+  const cJSON *arg = in->child;
+  for (int i = 0; i < ni && rc == NXVK_OK; i++) {
+    char where[300];
+    snprintf(where, sizeof where, "exec: inputs.%s", nxvk_graph_input_name(p->g, i));
+    if (p->param[i] >= 0) {
+      rc = lookup(s, arg, where, &tin[i]);
+      arg = arg->next;
+    } else if (nxvk_graph_input_kind_of(p->g, i) == NXVK_GRAPH_IN_INLINE) {
+      rc = nxvk_tensor_from_host(s->ctx, nxvk_graph_input_host(p->g, i), &tin[i]);
+      owned[i] = rc == NXVK_OK;
+      if (rc) rc = engine_fail(s, where, rc);
+    } else {
+      rc = lookup_id(s, nxvk_graph_input_handle(p->g, i), where, &tin[i]);
+    }
+  }
+  if (rc == NXVK_OK) rc = graph_exec(s, p->g, tin, fetch, keep, r);
+  for (int i = 0; i < ni && tin && owned; i++)
+    if (owned[i]) nxvk_tensor_free(tin[i]);
+  if (tin != tin_small) free(tin);
+  if (owned != owned_small) free(owned);
+  return rc;
+}
+
+static int cmd_release(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
+  port_prepared *p = prepared_find(s, field(req, "graph"), "release");
+  if (!p) return s->code;
+  nxvk_graph_free(p->g);
+  free(p->param);
+  *p = s->prepared[--s->nprepared];
+  cJSON_AddNumberToObject(r->json, "released", 1);
+  return NXVK_OK;
 }
 
 static int cmd_stats(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
@@ -947,6 +1109,9 @@ static const struct port_command {
     {"free", cmd_free, "handle handles", false, false},
     {"op", cmd_op, "op in attrs fetch keep", false, false},
     {"run", cmd_graph_run, "graph fetch keep", true, false},
+    {"prepare", cmd_prepare, "graph", false, false},
+    {"exec", cmd_exec, "graph in fetch keep", false, false},
+    {"release", cmd_release, "graph", false, false},
     {"stats", cmd_stats, "", false, false},
     {"debug_lose_device", cmd_debug_lose_device, "", false, true},
 };
@@ -961,13 +1126,13 @@ static bool word_in(const char *list, const char *w) {
 static int dispatch(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
   const cJSON *cmd = field(req, "cmd");
   if (!cJSON_IsString(cmd))
-    return fail(s, NXVK_E_BAD_REQUEST, "a request needs \"cmd\" (info put get free op run stats ping)");
+    return fail(s, NXVK_E_BAD_REQUEST, "a request needs \"cmd\" (info put get free op run prepare exec release stats ping)");
   const struct port_command *c = NULL;
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp(commands[i].name, cmd->valuestring) == 0 && (!commands[i].test_hook || s->hooks))
       c = &commands[i];
   if (!c)
-    return fail(s, NXVK_E_BAD_REQUEST, "unknown command '%s' (info put get free op run stats ping)",
+    return fail(s, NXVK_E_BAD_REQUEST, "unknown command '%s' (info put get free op run prepare exec release stats ping)",
                 cmd->valuestring);
   for (const cJSON *k = req->child; k; k = k->next)
     if (strcmp(k->string, "id") && strcmp(k->string, "cmd") && !word_in(c->fields, k->string))
@@ -1026,25 +1191,154 @@ static int write_frame(port_server *s, const char *hdr, size_t hlen, const uint8
   return 0;
 }
 
-static void send_reply(port_server *s, const cJSON *id, int rc, port_reply *r) {
-  cJSON *out = cJSON_CreateObject();
-  if (out) cJSON_AddItemToObject(out, "id", id ? cJSON_Duplicate(id, true) : cJSON_CreateNull());
-  if (out) cJSON_AddBoolToObject(out, "ok", rc == NXVK_OK);
-  if (out && rc == NXVK_OK) {
-    /* the results, moved after id and ok */
-    while (r->json && r->json->child) {
-      cJSON *item = cJSON_DetachItemViaPointer(r->json, r->json->child);
-      cJSON_AddItemToObject(out, item->string, item);
+/* The reply header's JSON, written straight into a buffer the server keeps:
+ * cJSON_PrintUnformatted allocates as it goes and prints every number
+ * through sprintf and sscanf (a few microseconds a reply).  Integers, every
+ * number a reply holds but stats' ratios, print digit by digit; strings are
+ * escaped as cJSON escapes them.  NXVK_PORT_CJSON_REPLY=1 prints with cJSON
+ * instead (the A/B of bench/NOTES.md "The port's round trip"). */
+static void jb_put(jbuf *b, const char *src, size_t n) {
+  if (b->oom) return;
+  if (b->len + n > b->cap) {
+    size_t cap = b->cap ? b->cap * 2 : 1024;
+    while (cap < b->len + n) cap *= 2;
+    char *q = realloc(b->p, cap);
+    if (!q) {
+      b->oom = true;
+      return;
     }
-  } else if (out) {
-    cJSON *e = cJSON_AddObjectToObject(out, "error");
-    cJSON_AddStringToObject(e, "code", nxvk_err_name(rc));
-    cJSON_AddStringToObject(e, "message", s->message);
-    s->errors++;
+    b->p = q;
+    b->cap = cap;
   }
-  char *text = out ? cJSON_PrintUnformatted(out) : NULL;
-  cJSON_Delete(out);
-  size_t hlen = text ? strlen(text) : 0;
+  memcpy(b->p + b->len, src, n);
+  b->len += n;
+}
+
+static void jb_lit(jbuf *b, const char *s) { jb_put(b, s, strlen(s)); }
+
+static void jb_str(jbuf *b, const char *s) {
+  jb_put(b, "\"", 1);
+  const char *run = s;
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    jb_put(b, run, (size_t)(s - run));
+    char esc[8];
+    switch (c) {
+    case '"': jb_put(b, "\\\"", 2); break;
+    case '\\': jb_put(b, "\\\\", 2); break;
+    case '\b': jb_put(b, "\\b", 2); break;
+    case '\f': jb_put(b, "\\f", 2); break;
+    case '\n': jb_put(b, "\\n", 2); break;
+    case '\r': jb_put(b, "\\r", 2); break;
+    case '\t': jb_put(b, "\\t", 2); break;
+    default:
+      snprintf(esc, sizeof esc, "\\u%04x", c);
+      jb_put(b, esc, 6);
+    }
+    run = s + 1;
+  }
+  jb_put(b, run, (size_t)(s - run));
+  jb_put(b, "\"", 1);
+}
+
+static void jb_num(jbuf *b, double d) {
+  char tmp[32];
+  if (isnan(d) || isinf(d)) {
+    jb_put(b, "null", 4); /* as cJSON prints them */
+  } else if (d == floor(d) && fabs(d) < 9.0e18) {
+    long long v = (long long)d;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    int n = (int)sizeof tmp;
+    do tmp[--n] = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0) tmp[--n] = '-';
+    jb_put(b, tmp + n, sizeof tmp - (size_t)n);
+  } else {
+    /* cJSON's rule: 15 significant digits when they read back the same, else 17 */
+    int n = snprintf(tmp, sizeof tmp, "%1.15g", d);
+    if (strtod(tmp, NULL) != d) n = snprintf(tmp, sizeof tmp, "%1.17g", d);
+    jb_put(b, tmp, (size_t)n);
+  }
+}
+
+static void jb_value(jbuf *b, const cJSON *v) {
+  if (cJSON_IsNumber(v)) {
+    jb_num(b, v->valuedouble);
+  } else if (cJSON_IsString(v)) {
+    jb_str(b, v->valuestring ? v->valuestring : "");
+  } else if (cJSON_IsTrue(v)) {
+    jb_put(b, "true", 4);
+  } else if (cJSON_IsFalse(v)) {
+    jb_put(b, "false", 5);
+  } else if (cJSON_IsRaw(v)) {
+    jb_lit(b, v->valuestring ? v->valuestring : "null");
+  } else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
+    bool obj = cJSON_IsObject(v);
+    jb_put(b, obj ? "{" : "[", 1);
+    for (const cJSON *c = v->child; c; c = c->next) {
+      if (c != v->child) jb_put(b, ",", 1);
+      if (obj) {
+        jb_str(b, c->string ? c->string : "");
+        jb_put(b, ":", 1);
+      }
+      jb_value(b, c);
+    }
+    jb_put(b, obj ? "}" : "]", 1);
+  } else {
+    jb_put(b, "null", 4);
+  }
+}
+
+static void send_reply(port_server *s, const cJSON *id, int rc, port_reply *r) {
+  char *text = NULL;
+  size_t hlen = 0;
+  if (s->cjson_reply) {
+    cJSON *out = cJSON_CreateObject();
+    if (out) cJSON_AddItemToObject(out, "id", id ? cJSON_Duplicate(id, true) : cJSON_CreateNull());
+    if (out) cJSON_AddBoolToObject(out, "ok", rc == NXVK_OK);
+    if (out && rc == NXVK_OK) {
+      /* the results, moved after id and ok */
+      while (r->json && r->json->child) {
+        cJSON *item = cJSON_DetachItemViaPointer(r->json, r->json->child);
+        cJSON_AddItemToObject(out, item->string, item);
+      }
+    } else if (out) {
+      cJSON *e = cJSON_AddObjectToObject(out, "error");
+      cJSON_AddStringToObject(e, "code", nxvk_err_name(rc));
+      cJSON_AddStringToObject(e, "message", s->message);
+    }
+    text = out ? cJSON_PrintUnformatted(out) : NULL;
+    cJSON_Delete(out);
+    hlen = text ? strlen(text) : 0;
+  } else {
+    jbuf *b = &s->hdr;
+    b->len = 0;
+    b->oom = false;
+    jb_lit(b, "{\"id\":");
+    jb_value(b, id); /* NULL prints null */
+    if (rc == NXVK_OK) {
+      jb_lit(b, ",\"ok\":true");
+      for (const cJSON *c = r->json ? r->json->child : NULL; c; c = c->next) {
+        jb_put(b, ",", 1);
+        jb_str(b, c->string ? c->string : "");
+        jb_put(b, ":", 1);
+        jb_value(b, c);
+      }
+    } else {
+      jb_lit(b, ",\"ok\":false,\"error\":{\"code\":");
+      jb_str(b, nxvk_err_name(rc));
+      jb_lit(b, ",\"message\":");
+      jb_str(b, s->message);
+      jb_put(b, "}", 1);
+    }
+    jb_put(b, "}", 1);
+    if (!b->oom) {
+      text = b->p;
+      hlen = b->len;
+    }
+  }
+  if (rc != NXVK_OK) s->errors++;
   const uint8_t *d1 = rc ? NULL : r->data, *d2 = rc ? NULL : r->echo;
   size_t n1 = rc ? 0 : r->len, n2 = rc ? 0 : r->echo_len;
   if (!text || (uint64_t)hlen + n1 + n2 + 4 > UINT32_MAX) {
@@ -1052,11 +1346,16 @@ static void send_reply(port_server *s, const cJSON *id, int rc, port_reply *r) {
     static const char oom[] = "{\"id\":null,\"ok\":false,\"error\":{\"code\":\"too_large\","
                               "\"message\":\"the reply could not be built (over 4 GiB or out of memory)\"}}";
     write_frame(s, oom, sizeof oom - 1, NULL, 0, NULL, 0);
-    s->errors++;
+    if (rc == NXVK_OK) s->errors++;
   } else {
     write_frame(s, text, hlen, d1, n1, d2, n2);
   }
-  free(text);
+  if (s->cjson_reply) free(text);
+  /* a large header (info's) is not kept */
+  if (s->hdr.cap > 65536) {
+    free(s->hdr.p);
+    s->hdr = (jbuf){0};
+  }
 }
 
 /* The "id" of a request whose frame is refused, when its header can be read
@@ -1272,6 +1571,8 @@ int cmd_port(int argc, char **argv, nxvk_cli *cli) {
     return cli_usage_error(&usage, "--poll-us: %ld is not from 0 to 1000000", poll_us);
   const char *hooks = getenv("NXVK_TEST_HOOKS");
   s.hooks = hooks && strcmp(hooks, "1") == 0;
+  const char *cj = getenv("NXVK_PORT_CJSON_REPLY");
+  s.cjson_reply = cj && strcmp(cj, "1") == 0;
 
   /* A terminal on stdout would get binary frames: almost surely a mistake. */
   if (isatty(STDOUT_FILENO))
@@ -1305,5 +1606,11 @@ int cmd_port(int argc, char **argv, nxvk_cli *cli) {
   for (size_t i = 0; i < s.handles.cap; i++)
     if (s.handles.slot[i].id) nxvk_tensor_free(s.handles.slot[i].t);
   free(s.handles.slot);
+  for (size_t i = 0; i < s.nprepared; i++) {
+    nxvk_graph_free(s.prepared[i].g);
+    free(s.prepared[i].param);
+  }
+  free(s.prepared);
+  free(s.hdr.p);
   return s.status;
 }

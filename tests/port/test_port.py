@@ -712,6 +712,73 @@ def t_hot_path(tap):
     p.close()
 
 
+def t_prepare(tap):
+    """prepare / exec / release: a graph parsed once, run on handles named per call."""
+    p = Port()
+    x = np.array([[1, 2], [3, 4]], dtype="<f4")
+    y = np.array([10, -1], dtype="<f4")
+    hx, hy, hk = p.put(x), p.put(y), p.put(np.array([0.5, 2.0], dtype="<f4"))
+    graph = {"inputs": {"a": True, "k": {"handle": hk}, "b": True,
+                        "c": {"dtype": "f32", "shape": [2], "data": [1, "nan"]}},
+             "ops": [{"op": "add", "in": ["a", "b"], "out": "s"},
+                     {"op": "multiply", "in": ["s", "k"], "out": "m"},
+                     {"op": "add", "in": ["m", "c"], "out": "t"}],
+             "outputs": {"t": True, "m": True}}
+    r, _ = p.ok({"cmd": "prepare", "graph": graph})
+    g = r["graph"]
+    tap.ok(isinstance(g, int) and g > 0 and r["params"] == 2, "prepare: a graph number and its parameter count", r)
+    want_m = (x + y) * np.array([0.5, 2.0], "<f4")
+    want_t = want_m + np.array([1, np.nan], "<f4")
+    n = p.stats()["handles"]
+    r, data = p.ok({"cmd": "exec", "graph": g, "in": [hx, hy], "fetch": True})
+    got_t = np.frombuffer(data[:16], "<f4").reshape(2, 2)
+    got_m = np.frombuffer(data[16:], "<f4").reshape(2, 2)
+    tap.ok([o["name"] for o in r["outputs"]] == ["t", "m"] and np.array_equal(got_t, want_t, equal_nan=True)
+           and np.array_equal(got_m, want_m), "exec: parameters by handle in order, a kept handle, an inline input", r)
+    tap.eq(p.stats()["handles"], n + 2, "exec keeps one handle per output")
+    tap.ok(np.array_equal(p.get(r["outputs"][1]["handle"]), want_m), "exec: an output's handle holds it")
+    # the same graph on other parameters
+    x2 = np.array([[5, 6], [7, 8]], dtype="<f4")
+    hx2 = p.put(x2)
+    r, data = p.ok({"cmd": "exec", "graph": g, "in": [hx2, hy], "fetch": ["m"], "keep": False})
+    tap.ok(len(data) == 16 and np.array_equal(np.frombuffer(data, "<f4").reshape(2, 2), (x2 + y) * np.array([0.5, 2.0], "<f4"))
+           and all("handle" not in o for o in r["outputs"]), "exec again, other handles: fetch a list, keep false", r)
+    tap.eq(p.error({"cmd": "exec", "graph": g, "in": [hx]}), "bad_request", "exec: too few handles")
+    tap.eq(p.error({"cmd": "exec", "graph": g, "in": [hx, 999999]}), "unknown_handle", "exec: an unknown handle")
+    tap.eq(p.error({"cmd": "exec", "graph": g + 1000, "in": [hx, hy]}), "unknown_handle", "exec: an unknown graph")
+    tap.eq(p.error({"cmd": "prepare", "graph": dict(graph, inputs={"a": {"dtype": "f32", "shape": [2], "bytes": True}})}),
+           "bad_request", "prepare: bytes inputs are refused")
+    tap.eq(p.error({"cmd": "prepare", "graph": dict(graph, ops=[{"op": "nope", "in": ["a"], "out": "t"}])}),
+           "unknown_op", "prepare: an unknown op")
+    tap.eq(p.error({"cmd": "prepare", "graph": {"inputs": {"a": True}, "ops": [{"op": "exp", "in": ["q"], "out": "e"}],
+                                                "outputs": {"e": True}}}), "bad_request", "prepare: an unknown name")
+    # a kept tensor freed after prepare: exec says so
+    p.ok({"cmd": "free", "handle": hk})
+    tap.eq(p.error({"cmd": "exec", "graph": g, "in": [hx, hy]}), "unknown_handle", "exec: a kept input freed since")
+    r, _ = p.ok({"cmd": "release", "graph": g})
+    tap.eq(r.get("released"), 1, "release")
+    tap.eq(p.error({"cmd": "exec", "graph": g, "in": [hx, hy]}), "unknown_handle", "exec after release")
+    tap.eq(p.error({"cmd": "release", "graph": g}), "unknown_handle", "release twice")
+    tap.ok(p.alive(), "serving after prepare/exec errors")
+    p.close()
+
+
+def t_reply_printer(tap):
+    """The direct reply printer and cJSON's (NXVK_PORT_CJSON_REPLY=1) give the same replies."""
+    replies = []
+    for env in ({}, {"NXVK_PORT_CJSON_REPLY": "1"}):
+        p = Port(env=env)
+        h = p.put(np.array([1.5, -2, 3], dtype="<f4"))
+        got = [p.call({"cmd": "op", "op": "exp", "in": [h]})[0],
+               p.call({"cmd": "get", "handle": h})[0],
+               p.call({"cmd": "ping", "echo": {"s": "a\"q\"\\\n\t\u0001\u00e9", "n": [0, -7, 1.25, 1e300, 2 ** 40]}})[0],
+               p.call({"cmd": "op", "op": "nope\"\n"})[0],
+               p.call({"id": "x\"y", "cmd": "ping"})[0]]
+        replies.append(got)
+        p.close()
+    tap.eq(replies[0], replies[1], "replies printed directly equal cJSON's (strings, escapes, numbers, errors)")
+
+
 def run_tests():
     tap = Tap()
     info = None
@@ -720,7 +787,8 @@ def run_tests():
     except Exception as e:  # one group failing must not hide the others
         tap.ok(False, "t_ping_info raised", repr(e))
     info = info or {"dtypes": ["f32"]}
-    for fn, args in [(t_put_get, (info,)), (t_op, ()), (t_run, ()), (t_free_stats, ()), (t_shm, ()), (t_errors, (info,)),
+    for fn, args in [(t_put_get, (info,)), (t_op, ()), (t_run, ()), (t_prepare, ()), (t_reply_printer, ()),
+                     (t_free_stats, ()), (t_shm, ()), (t_errors, (info,)),
                      (t_bad_frames, ()), (t_truncated, ()), (t_pipelining_and_eof, ()), (t_epipe, ()),
                      (t_device_lost, ()), (t_validation, ()), (t_cli, ()), (t_hot_path, ())]:
         try:
