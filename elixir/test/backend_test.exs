@@ -573,6 +573,36 @@ if Code.ensure_loaded?(Nx) do
       assert Nxvk.Compiler.stats().evaluator == before.evaluator + 1
     end
 
+    test "Nxvk.Compiler: a prepared graph runs as one exec naming handles; host inputs still run" do
+      defmodule P do
+        import Nx.Defn
+        defn affine(t, u), do: t * 2.5 + u - 1
+      end
+
+      t = Nx.tensor([1.0, 2.0, 3.0])
+      u = Nx.tensor([0.5, -4.0, 8.0])
+      want = Nx.to_flat_list(P.affine(bin(t), bin(u)))
+      jit = Nx.Defn.jit(&P.affine/2, compiler: Nxvk.Compiler)
+      assert Nx.to_flat_list(jit.(t, u)) == want
+      :erlang.garbage_collect()
+      _ = Nxvk.Server.stats()
+      r = jit.(t, u)
+      # the request before stats: an exec (the graph and its two constants kept by the port)
+      assert ok!(Nxvk.Server.stats())["last_ns"]["cmd"] == "exec"
+      assert Nx.to_flat_list(r) == want
+      # an input on the host: the full run, with its bytes
+      r = jit.(bin(t), u)
+      assert ok!(Nxvk.Server.stats())["last_ns"]["cmd"] == "run"
+      assert Nx.to_flat_list(r) == want
+      # 200 calls: the constants are not put again, nothing accumulates
+      {:ok, %{"handles" => h0}} = settle(1_000_000)
+
+      for _ <- 1..200, do: jit.(t, u)
+
+      assert {:ok, %{"handles" => h}} = settle(h0)
+      assert h <= h0
+    end
+
     defp bin(t), do: Nx.backend_copy(t, Nx.BinaryBackend)
   end
 end

@@ -69,7 +69,7 @@ if Code.ensure_loaded?(Nx) do
       case plan do
         {:graph, lowered} ->
           count(:graph)
-          fn args_list -> Enum.map(args_list, &run(lowered, &1, device)) end
+          fn args_list -> Enum.map(args_list, &run(cache_key, lowered, &1, device)) end
 
         {:evaluator, why} ->
           count(:evaluator)
@@ -540,7 +540,159 @@ if Code.ensure_loaded?(Nx) do
 
     # ---------------------------------------------------------- running
 
-    defp run(plan, params, device) do
+    # A lowered function runs as an `exec` of a graph the port prepared
+    # once (nxvk-port(7), prepare): the request names the graph's number
+    # and the parameters' handles, nothing else.  That needs every
+    # parameter on this device already, in the type the graph was lowered
+    # for (else the full `run`, which sends the graph and any bytes), and
+    # constants the port can keep: they are put once and held by handle.
+    # Off with `config :nxvk, prepare: false` or NXVK_PREPARE=0.
+    defp run(cache_key, plan, params, device) do
+      server = Nxvk.Backend.server(device)
+
+      with true <- prepare?(),
+           {:ok, prep} <- prepared(cache_key, plan, server, device),
+           {:ok, handles} <- param_handles(prep.params, params, server),
+           {:ok, replies} <- exec(server, prep.graph, handles) do
+        result(plan, replies, server, device)
+      else
+        {:error, {code, _}} when code in [:unknown_handle, :device_lost] ->
+          # a kept constant lost with its device, or the graph released: prepare again next time
+          :ets.delete(table(), {:prepared, cache_key, server})
+          run_graph(plan, params, device)
+
+        _ ->
+          run_graph(plan, params, device)
+      end
+    end
+
+    defp prepare? do
+      case :persistent_term.get({__MODULE__, :prepare}, nil) do
+        nil ->
+          on = System.get_env("NXVK_PREPARE") != "0" and Application.get_env(:nxvk, :prepare, true) != false
+          :persistent_term.put({__MODULE__, :prepare}, on)
+          on
+
+        on ->
+          on
+      end
+    end
+
+    # {:ok, %{graph: number, params: [{index, type}]}} for this server, made
+    # on first use; :none when the graph cannot be prepared (a constant held
+    # as bytes)
+    defp prepared(cache_key, plan, server, device) do
+      key = {:prepared, cache_key, server}
+
+      case :ets.lookup(table(), key) do
+        [{_, :none}] ->
+          :none
+
+        [{_, prep}] ->
+          {:ok, prep}
+
+        [] ->
+          prep = prepare(plan, server, device)
+          :ets.insert(table(), {key, prep})
+          if prep == :none, do: :none, else: {:ok, prep}
+      end
+    end
+
+    defp prepare(plan, server, device) do
+      g = G.new(server, device, Nxvk.Backend.int64?(device))
+
+      {g, names, params, consts} =
+        Enum.reduce(plan.nodes, {g, %{}, [], []}, fn
+          {:input, v, i, type}, {g, names, ps, cs} ->
+            {g, x} = G.param(g)
+            {g, Map.put(names, v, x), [{i, type} | ps], cs}
+
+          {:const, v, t}, {g, names, ps, cs} ->
+            # kept on the device for as long as the prepared graph (its GC
+            # resource rides in the cache entry)
+            t = keep_const(t, server, device, g.int64)
+            {g, x} = G.input(g, t, t.type)
+            {g, Map.put(names, v, x), ps, [t | cs]}
+
+          {:op, v, name, ins, attrs}, {g, names, ps, cs} ->
+            {g, x} = G.op(g, name, Enum.map(ins, &Map.fetch!(names, &1)), attrs)
+            {g, Map.put(names, v, x), ps, cs}
+        end)
+
+      outs = Enum.map(plan.outputs, &Map.fetch!(names, &1))
+
+      with [] <- g.bytes,
+           {:ok, %{"graph" => id}, _} <- Nxvk.Server.request(server, G.prepare_header(g, outs)) do
+        %{graph: id, params: Enum.reverse(params), consts: consts}
+      else
+        _ -> :none
+      end
+    end
+
+    # a constant put on the device by itself (Nxvk.Backend keeps scalars on
+    # the host, to ride in each request's frame)
+    defp keep_const(%T{data: %Nxvk.Backend{handle: h}} = t, _server, _device, _int64) when is_integer(h), do: t
+
+    defp keep_const(%T{type: type, shape: shape} = t, server, device, int64) do
+      with true <- G.native?(type, int64),
+           header = %{"cmd" => "put", "dtype" => G.dtype(type), "shape" => Tuple.to_list(shape)},
+           {:ok, %{"handle" => h} = reply, _} <- Nxvk.Server.request(server, header, Nxvk.Backend.host_binary(t), gc: true) do
+        %T{t | data: %Nxvk.Backend{server: server, handle: h, ref: reply[:gc][h], device: device}}
+      else
+        # left as it is: its bytes make the graph unpreparable
+        _ -> t
+      end
+    end
+
+    # the parameters' handles, in the prepared graph's order
+    defp param_handles(order, params, server) do
+      Enum.reduce_while(order, {:ok, []}, fn {i, type}, {:ok, acc} ->
+        case Enum.fetch!(params, i).() do
+          %T{type: ^type, data: %Nxvk.Backend{handle: h, server: ^server, words: nil}} when is_integer(h) ->
+            {:cont, {:ok, [h | acc]}}
+
+          _ ->
+            {:halt, :no}
+        end
+      end)
+      |> case do
+        {:ok, hs} -> {:ok, Enum.reverse(hs)}
+        no -> no
+      end
+    end
+
+    defp exec(server, graph, handles) do
+      header =
+        {:raw, "exec",
+         ["\"cmd\":\"exec\",\"graph\":", Integer.to_string(graph), ",\"in\":[",
+          Enum.map_intersperse(handles, ?,, &Integer.to_string/1), ?]]}
+
+      case Nxvk.Server.request(server, header, [], gc: true) do
+        {:ok, reply, _} ->
+          refs = reply[:gc] || %{}
+          {:ok, Enum.map(reply["outputs"], &Map.put(&1, :ref, refs[&1["handle"]]))}
+
+        error ->
+          error
+      end
+    end
+
+    defp result(plan, replies, server, device) do
+      by_name =
+        Enum.zip(plan.outputs, replies)
+        |> Map.new(fn {v, %{"handle" => h} = o} ->
+          {v, %Nxvk.Backend{server: server, handle: h, ref: o[:ref], device: device}}
+        end)
+
+      {result, _} =
+        Composite.traverse(plan.result, nil, fn %T{data: {:nxvk_output, v}} = t, acc ->
+          {%T{t | data: Map.fetch!(by_name, v)}, acc}
+        end)
+
+      result
+    end
+
+    defp run_graph(plan, params, device) do
       server = Nxvk.Backend.server(device)
       g = G.new(server, device, Nxvk.Backend.int64?(device))
 
@@ -564,18 +716,7 @@ if Code.ensure_loaded?(Nx) do
 
       case G.run(g, outs) do
         {:ok, replies} ->
-          by_name =
-            Enum.zip(plan.outputs, replies)
-            |> Map.new(fn {v, %{"handle" => h} = o} ->
-              {v, %Nxvk.Backend{server: server, handle: h, ref: o[:ref], device: device}}
-            end)
-
-          {result, _} =
-            Composite.traverse(plan.result, nil, fn %T{data: {:nxvk_output, v}} = t, acc ->
-              {%T{t | data: Map.fetch!(by_name, v)}, acc}
-            end)
-
-          result
+          result(plan, replies, server, device)
 
         {:error, {code, msg}} ->
           raise RuntimeError, "nxvk: compiled defn: #{code}: #{msg}"

@@ -69,6 +69,12 @@ if Code.ensure_loaded?(Nx) do
       {%{g | inputs: [{v, json} | g.inputs], bytes: [bin | g.bytes]}, v, t.type}
     end
 
+    @doc "A parameter of a graph to prepare (nxvk-port(7), prepare): named by handle at each exec."
+    def param(g) do
+      {g, v} = name(g)
+      {%{g | inputs: [{v, true} | g.inputs]}, v}
+    end
+
     @doc """
     A tensor of a type the engine lacks, as its raw 32-bit words (an i32
     tensor of shape ++ [w]): for ops that only move elements.
@@ -454,11 +460,19 @@ if Code.ensure_loaded?(Nx) do
     through the encoder: the hot path of every native callback.
     """
     def raw_header(g, outputs) do
+      {:raw, "run", ["\"cmd\":\"run\",\"keep\":true,\"fetch\":false,\"graph\":", graph_json(g, outputs)]}
+    end
+
+    @doc "The request that prepares this graph (its parameters from `param/1`): `{:raw, \"prepare\", members}`."
+    def prepare_header(g, outputs), do: {:raw, "prepare", ["\"cmd\":\"prepare\",\"graph\":", graph_json(g, outputs)]}
+
+    defp graph_json(g, outputs) do
       inputs =
         g.inputs
         |> Enum.reverse()
         |> Enum.map_intersperse(?,, fn
           {v, %{"handle" => h} = m} when map_size(m) == 1 -> [?", v, "\":{\"handle\":", Integer.to_string(h), ?}]
+          {v, true} -> [?", v, "\":true"]
           {v, m} -> [?", v, "\":", Nxvk.JSON.encode!(m)]
         end)
 
@@ -473,16 +487,7 @@ if Code.ensure_loaded?(Nx) do
 
       outs = Enum.map_intersperse(outputs, ?,, &[?", &1, "\":true"])
 
-      {:raw, "run",
-       [
-         "\"cmd\":\"run\",\"keep\":true,\"fetch\":false,\"graph\":{\"inputs\":{",
-         inputs,
-         "},\"ops\":[",
-         ops,
-         "],\"outputs\":{",
-         outs,
-         "}}"
-       ]}
+      ["{\"inputs\":{", inputs, "},\"ops\":[", ops, "],\"outputs\":{", outs, "}}"]
     end
 
     @doc """

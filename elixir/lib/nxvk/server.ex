@@ -157,7 +157,7 @@ defmodule Nxvk.Server do
     with true <- is_pid(pid),
          {port, tab, ids} <- :persistent_term.get({__MODULE__, pid}, nil),
          {pairs, cmd} = header_pairs(header),
-         true <- (mode == :gc and cmd in ["put", "op", "run"]) or cmd in ["get", "ping", "info", "stats"] do
+         true <- (mode == :gc and cmd in ["put", "op", "run", "exec"]) or cmd in ["get", "ping", "info", "stats"] do
       id = :atomics.add_get(ids, 1, 1)
       frame = encode_header(id, pairs)
       # the reply goes to the alias, which dies with the monitor: a reply
@@ -203,7 +203,7 @@ defmodule Nxvk.Server do
 
   defp direct_answer(server, mode, cmd, payload) do
     case decode_reply(payload) do
-      {:ok, %{"ok" => true} = reply, bytes} when mode == :gc and cmd in ["put", "op", "run"] ->
+      {:ok, %{"ok" => true} = reply, bytes} when mode == :gc and cmd in ["put", "op", "run", "exec"] ->
         handles = new_handles(reply)
 
         refs =
@@ -340,10 +340,10 @@ defmodule Nxvk.Server do
         {pairs, cmd} = header_pairs(header)
         state = if cmd == "free", do: disown(state, freed_handles(pairs)), else: state
         state = flush_gc(state)
-        # only put, op and run make handles (a get's reply names one it reads)
+        # only put, op, run and exec make handles (a get's reply names one it reads)
         owner =
           cond do
-            cmd not in ["put", "op", "run"] -> :none
+            cmd not in ["put", "op", "run", "exec"] -> :none
             mode == :gc -> {:gc, caller}
             true -> caller
           end
@@ -487,7 +487,7 @@ defmodule Nxvk.Server do
   # GC resources of the handles it made, so free them now
   defp orphan(state, cmd, payload) do
     case decode_reply(payload) do
-      {:ok, %{"ok" => true} = reply, _} when cmd in ["put", "op", "run"] -> free_internal(state, new_handles(reply))
+      {:ok, %{"ok" => true} = reply, _} when cmd in ["put", "op", "run", "exec"] -> free_internal(state, new_handles(reply))
       _ -> state
     end
   end
