@@ -59,6 +59,7 @@ typedef struct {
   nxvk_tensor *t;       /* owned; NULL once the device it lived on was lost */
   uint64_t generation;  /* device generation it was made on */
   size_t bytes;         /* dtype size x elements */
+  int err;              /* the error of the early-replied run that was to make it (t is NULL) */
 } port_handle;
 
 /* Open addressing with linear probing; handles are never reused, so a
@@ -152,11 +153,16 @@ typedef struct {
    * "time_ns"), the current request's, and the previous request's ("last_ns") */
   uint64_t t_sum[5], t_cur[5], t_last[5];
   const char *cmd_cur, *cmd_last; /* their commands (NULL: none recognized) */
+  bool early_cur, early_last;     /* whether they replied early (engine after the reply) */
   uint64_t max_frame;
   uint64_t poll_ns;         /* --poll-us: poll for the next request this long before blocking */
   uint64_t max_bytes;       /* --max-bytes: device memory this port may hold (0: no cap) */
   bool hooks;               /* NXVK_TEST_HOOKS=1: debug_* commands */
   jbuf hdr;                 /* the reply header's JSON (send_reply) */
+  const cJSON *cur_id;      /* the current request's id (an early reply needs it) */
+  bool replied;             /* the current request's reply is written already (early) */
+  uint64_t early_reply_ns;  /* of the command stage, the early reply's share */
+  uint64_t early_runs, early_failures;
   bool cjson_reply;         /* NXVK_PORT_CJSON_REPLY=1: printed by cJSON instead */
   port_prepared *prepared;  /* prepared graphs, in no order */
   size_t nprepared;
@@ -290,6 +296,8 @@ static void stage_next(port_server *s) {
   memset(s->t_cur, 0, sizeof s->t_cur);
   s->cmd_last = s->cmd_cur;
   s->cmd_cur = NULL;
+  s->early_last = s->early_cur;
+  s->early_cur = false;
 }
 
 /* ------------------------------------------------------------ JSON helpers */
@@ -332,6 +340,9 @@ static int lookup_id(port_server *s, uint64_t id, const char *where, nxvk_tensor
   if (!h)
     return fail(s, NXVK_E_UNKNOWN_HANDLE, "%s: handle %llu is not live (never given out, or freed)",
                 where, (unsigned long long)id);
+  if (!h->t && h->err)
+    return fail(s, h->err, "%s: handle %llu: the run that was to make it failed after its early reply (%s)",
+                where, (unsigned long long)id, nxvk_err_name(h->err));
   if (!h->t)
     return fail(s, NXVK_E_DEVICE_LOST,
                 "%s: handle %llu was made on device generation %llu, which was lost (now %llu)",
@@ -812,11 +823,104 @@ static bool wants_fetch(const cJSON *fetch, const char *name) {
   return false;
 }
 
+static void send_reply(port_server *s, const cJSON *id, int rc, port_reply *r);
+
+/* An early reply (a run or exec with "early": true, keep and no fetch):
+ * the outputs' dtypes and shapes are inferred and their handles numbered
+ * first, the reply written, and the graph run after it, before the next
+ * request is read.  The client's side of the round trip (the pipe, the
+ * BEAM's wake-ups, decoding) then overlaps the engine's submit and wait
+ * instead of following it.  The reply cannot report a failure of the run
+ * itself: its handles then answer that error to whatever names them
+ * (stats' early_failures counts them).  Returns 1 when the graph does not
+ * qualify (an inference error, which the normal path reports, or outputs
+ * that would take over half of the --max-bytes headroom: alloc_failed must
+ * stay a reply the client can retry). */
+static int graph_exec_early(port_server *s, const nxvk_graph *g, nxvk_tensor **tin, port_reply *r) {
+  int ni = nxvk_graph_input_count(g), total = ni + nxvk_graph_node_count(g);
+  int no = nxvk_graph_output_count(g);
+  nxvk_meta metas_small[16], *metas = total + 1 > 16 ? calloc((size_t)total + 1, sizeof *metas) : metas_small;
+  if (!metas) return 1;
+  int rc = NXVK_OK;
+  for (int i = 0; i < ni; i++) metas[i] = (nxvk_meta){nxvk_tensor_dtype(tin[i]), *nxvk_tensor_shape(tin[i])};
+  for (int v = ni; v < total && rc == NXVK_OK; v++) {
+    const nxvk_attrs *a;
+    const int *ops;
+    int nops;
+    const nxvk_op_desc *op = nxvk_graph_value_op(g, v, &a, &ops, &nops);
+    nxvk_meta in[NXVK_MAX_INPUTS];
+    for (int k = 0; k < nops; k++) in[k] = metas[ops[k]];
+    rc = nxvk_op_infer(op, a, in, nops, &metas[v]);
+  }
+  uint64_t out_bytes = 0;
+  for (int o = 0; o < no && rc == NXVK_OK; o++) out_bytes += meta_bytes(&metas[nxvk_graph_output_value(g, o)]);
+  if (rc || (s->max_bytes && s->handle_bytes + out_bytes > s->max_bytes / 2)) {
+    if (metas != metas_small) free(metas);
+    return 1;
+  }
+  uint64_t first = s->next_handle + 1;
+  s->next_handle += (uint64_t)no;
+  cJSON *outs = cJSON_AddArrayToObject(r->json, "outputs");
+  for (int o = 0; o < no; o++) {
+    const nxvk_meta *m = &metas[nxvk_graph_output_value(g, o)];
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddItemToArray(outs, e);
+    cJSON_AddStringToObject(e, "name", nxvk_graph_output_name(g, o));
+    cJSON_AddStringToObject(e, "dtype", nxvk_dtype_name(m->dtype));
+    cJSON_AddItemToObject(e, "shape", shape_json(&m->shape));
+    cJSON_AddNumberToObject(e, "handle", (double)(first + (uint64_t)o));
+  }
+  if (metas != metas_small) free(metas);
+  uint64_t t0 = now_ns();
+  send_reply(s, s->cur_id, NXVK_OK, r);
+  s->early_reply_ns += now_ns() - t0;
+  s->replied = true;
+  s->early_cur = true;
+  s->early_runs++;
+
+  nxvk_tensor *vals_small[16], **vals = total + 1 > 16 ? calloc((size_t)total + 1, sizeof *vals) : vals_small;
+  rc = vals ? NXVK_OK : nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  t0 = now_ns();
+  if (rc == NXVK_OK) rc = nxvk_graph_run(s->ctx, g, tin, vals);
+  stage_add(s, ST_ENGINE, now_ns() - t0);
+  if (rc == NXVK_E_DEVICE_LOST && s->ctx) nxvk_ctx_mark_lost(s->ctx);
+  for (int o = 0; o < no; o++) {
+    nxvk_tensor *view = NULL;
+    const nxvk_tensor *t = rc ? NULL : vals[nxvk_graph_output_value(g, o)];
+    if (t) rc = nxvk_tensor_view(t, nxvk_tensor_shape(t), &view);
+    port_handle *h = handle_insert(&s->handles, first + (uint64_t)o);
+    if (!h) { /* out of host memory: the handle stays unknown */
+      nxvk_tensor_free(view);
+      continue;
+    }
+    h->generation = s->generation;
+    if (view) {
+      h->t = view;
+      h->bytes = (size_t)nxvk_tensor_count(view) * nxvk_dtype_size(nxvk_tensor_dtype(view));
+      s->live_handles++;
+      s->handle_bytes += h->bytes;
+    } else {
+      h->err = rc ? rc : NXVK_E_NO_MEMORY;
+      s->lost_handles++;
+    }
+  }
+  if (rc) {
+    s->early_failures++;
+    fprintf(stderr, "nxvk: port: a run replied to early failed: %s\n", nxvk_errmsg());
+  }
+  if (vals)
+    for (int i = 0; i < total; i++) nxvk_tensor_free(vals[i]);
+  if (vals != vals_small) free(vals);
+  return NXVK_OK;
+}
+
 /* Runs graph g on its inputs tin (one per graph input) and answers with its
  * outputs: fetched into the reply's bytes where `fetch` asks, kept as new
  * handles when `keep`.  The run and exec commands end here. */
 static int graph_exec(port_server *s, const nxvk_graph *g, nxvk_tensor **tin, const cJSON *fetch,
-                      bool keep, port_reply *r) {
+                      bool keep, bool early, port_reply *r) {
+  if (early && keep && (!fetch || cJSON_IsFalse(fetch)) && graph_exec_early(s, g, tin, r) == NXVK_OK)
+    return NXVK_OK;
   int ni = nxvk_graph_input_count(g), total = ni + nxvk_graph_node_count(g);
   nxvk_tensor *vals_small[16], **vals = vals_small;
   if (total + 1 > 16) vals = calloc((size_t)total + 1, sizeof *vals);
@@ -869,20 +973,21 @@ static int graph_exec(port_server *s, const nxvk_graph *g, nxvk_tensor **tin, co
   return rc;
 }
 
-static int run_flags(port_server *s, const char *cmd, cJSON *req, const cJSON **fetch, bool *keep) {
+static int run_flags(port_server *s, const char *cmd, cJSON *req, const cJSON **fetch, bool *keep, bool *early) {
   *fetch = field(req, "fetch");
   if (*fetch && !cJSON_IsBool(*fetch) && !cJSON_IsArray(*fetch))
     return fail(s, NXVK_E_BAD_REQUEST, "%s: \"fetch\" must be true, false or a list of output names", cmd);
-  return json_flag(s, req, cmd, "keep", true, keep);
+  int rc = json_flag(s, req, cmd, "keep", true, keep);
+  return rc ? rc : json_flag(s, req, cmd, "early", false, early);
 }
 
 static int cmd_graph_run(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
   cJSON *graph = cJSON_GetObjectItemCaseSensitive(req, "graph");
   const cJSON *fetch;
-  bool keep;
+  bool keep, early;
   if (!cJSON_IsObject(graph))
     return fail(s, NXVK_E_BAD_REQUEST, "run: \"graph\" must be a graph object (inputs ops outputs)");
-  int rc = run_flags(s, "run", req, &fetch, &keep);
+  int rc = run_flags(s, "run", req, &fetch, &keep, &early);
   if (rc == NXVK_OK) rc = run_outputs_check(s, graph);
   if (rc) return rc;
 
@@ -922,7 +1027,7 @@ static int cmd_graph_run(port_server *s, cJSON *req, port_frame *f, port_reply *
       if (temps[k].id == id && strcmp(temps[k].name, nxvk_graph_input_name(g, i)) == 0) tin[i] = temps[k].t;
     if (!tin[i]) rc = lookup_id(s, id, where, &tin[i]);
   }
-  if (rc == NXVK_OK) rc = graph_exec(s, g, tin, fetch, keep, r);
+  if (rc == NXVK_OK) rc = graph_exec(s, g, tin, fetch, keep, early, r);
   for (int i = 0; i < ni && tin; i++)
     if (owned[i]) nxvk_tensor_free(tin[i]);
   for (int k = 0; k < ntemps; k++) nxvk_tensor_free(temps[k].t);
@@ -1011,8 +1116,8 @@ static int cmd_exec(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
   const port_prepared *p = prepared_find(s, field(req, "graph"), "exec");
   if (!p) return s->code;
   const cJSON *fetch, *in = field(req, "in");
-  bool keep;
-  int rc = run_flags(s, "exec", req, &fetch, &keep);
+  bool keep, early;
+  int rc = run_flags(s, "exec", req, &fetch, &keep, &early);
   if (rc) return rc;
   if (!cJSON_IsArray(in) || cJSON_GetArraySize(in) != p->nparams)
     return fail(s, NXVK_E_BAD_REQUEST, "exec: \"in\" must list %d handle%s, one per parameter of graph %llu",
@@ -1040,7 +1145,7 @@ static int cmd_exec(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
       rc = lookup_id(s, nxvk_graph_input_handle(p->g, i), where, &tin[i]);
     }
   }
-  if (rc == NXVK_OK) rc = graph_exec(s, p->g, tin, fetch, keep, r);
+  if (rc == NXVK_OK) rc = graph_exec(s, p->g, tin, fetch, keep, early, r);
   for (int i = 0; i < ni && tin && owned; i++)
     if (owned[i]) nxvk_tensor_free(tin[i]);
   if (tin != tin_small) free(tin);
@@ -1079,12 +1184,15 @@ static int cmd_stats(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
   cJSON_AddNumberToObject(o, "errors", (double)s->errors);
   cJSON_AddNumberToObject(o, "generation", (double)s->generation);
   cJSON_AddNumberToObject(o, "device_losses", (double)s->device_losses);
+  cJSON_AddNumberToObject(o, "early_runs", (double)s->early_runs);
+  cJSON_AddNumberToObject(o, "early_failures", (double)s->early_failures);
   cJSON *t = cJSON_AddObjectToObject(o, "time_ns"), *l = cJSON_AddObjectToObject(o, "last_ns");
   for (int i = 0; i < 5; i++) {
     cJSON_AddNumberToObject(t, stage_names[i], (double)s->t_sum[i]);
     cJSON_AddNumberToObject(l, stage_names[i], (double)s->t_last[i]);
   }
   cJSON_AddStringToObject(l, "cmd", s->cmd_last ? s->cmd_last : "");
+  cJSON_AddBoolToObject(l, "early", s->early_last);
   return NXVK_OK;
 }
 
@@ -1108,9 +1216,9 @@ static const struct port_command {
     {"get", cmd_get, "handle shm", false, false},
     {"free", cmd_free, "handle handles", false, false},
     {"op", cmd_op, "op in attrs fetch keep", false, false},
-    {"run", cmd_graph_run, "graph fetch keep", true, false},
+    {"run", cmd_graph_run, "graph fetch keep early", true, false},
     {"prepare", cmd_prepare, "graph", false, false},
-    {"exec", cmd_exec, "graph in fetch keep", false, false},
+    {"exec", cmd_exec, "graph in fetch keep early", false, false},
     {"release", cmd_release, "graph", false, false},
     {"stats", cmd_stats, "", false, false},
     {"debug_lose_device", cmd_debug_lose_device, "", false, true},
@@ -1401,16 +1509,22 @@ static void serve_payload(port_server *s, const uint8_t *payload, size_t len) {
       rc = fail(s, NXVK_E_BAD_REQUEST, "header: a request is a JSON object");
     else {
       id = field(req, "id");
+      s->cur_id = id;
+      s->replied = false;
+      s->early_reply_ns = 0;
       t1 = now_ns();
       stage_add(s, ST_DECODE, t1 - t0);
       rc = dispatch(s, req, &f, &r);
-      stage_add(s, ST_COMMAND, now_ns() - t1);
+      stage_add(s, ST_COMMAND, now_ns() - t1 - s->early_reply_ns);
+      stage_add(s, ST_REPLY, s->early_reply_ns);
     }
   }
   /* any call may have been the one that found the device lost */
   if (s->ctx && !s->lost && nxvk_ctx_lost(s->ctx)) retire_generation(s);
   uint64_t t2 = now_ns();
-  send_reply(s, id, rc, &r);
+  if (!s->replied) send_reply(s, id, rc, &r);
+  s->replied = false;
+  s->cur_id = NULL;
   stage_add(s, ST_REPLY, now_ns() - t2);
   cJSON_Delete(req);
   cJSON_Delete(r.json);

@@ -763,6 +763,45 @@ def t_prepare(tap):
     p.close()
 
 
+def t_early(tap):
+    """"early": true: the reply (handles, dtypes, shapes) before the run; a run that fails after it."""
+    p = Port("--max-bytes", "1M")
+    x = np.array([1, 2, 3, 4], dtype="<f4")
+    hx = p.put(x)
+    graph = {"inputs": {"a": {"handle": hx}}, "ops": [{"op": "exp", "in": ["a"], "out": "e"},
+                                                      {"op": "sum", "in": ["e"], "out": "s"}],
+             "outputs": {"s": True, "e": True}}
+    r, data = p.ok({"cmd": "run", "graph": graph, "early": True})
+    outs = r["outputs"]
+    tap.ok([(o["name"], o["dtype"], o["shape"]) for o in outs] == [("s", "f32", []), ("e", "f32", [4])] and data == b"",
+           "early run: names, dtypes and shapes in the reply", r)
+    tap.ok(np.allclose(p.get(outs[1]["handle"]), np.exp(x)) and np.allclose(p.get(outs[0]["handle"]), np.exp(x).sum()),
+           "early run: its handles hold the results")
+    g = p.ok({"cmd": "prepare", "graph": dict(graph, inputs={"a": True})})[0]["graph"]
+    r, _ = p.ok({"cmd": "exec", "graph": g, "in": [hx], "early": True})
+    tap.ok(np.allclose(p.get(r["outputs"][1]["handle"]), np.exp(x)), "early exec: its handle holds the result", r)
+    st = p.stats()
+    tap.eq((st["early_runs"], st["early_failures"]), (2, 0), "stats: early_runs 2, early_failures 0")
+    r, data = p.ok({"cmd": "run", "graph": graph, "early": True, "fetch": True})
+    tap.ok(len(data) == 20 and p.stats()["early_runs"] == 2, "early with fetch: an ordinary run (the bytes need it)", r)
+    # an intermediate over the memory cap: the run fails after its reply
+    big = {"inputs": {"a": {"handle": hx}},
+           "ops": [{"op": "iota", "attrs": {"shape": [1048576], "dtype": "f32"}, "out": "i"},
+                   {"op": "sum", "in": ["i"], "out": "s"}], "outputs": {"s": True}}
+    tap.eq(p.error({"cmd": "run", "graph": big}), "alloc_failed", "the same graph, not early: alloc_failed")
+    r, _ = p.ok({"cmd": "run", "graph": big, "early": True})
+    h = r["outputs"][0]["handle"]
+    tap.eq(p.error({"cmd": "get", "handle": h}), "alloc_failed", "early: the failed run's handle answers its error")
+    tap.eq(p.error({"cmd": "op", "op": "exp", "in": [h]}), "alloc_failed", "early: and so does an op naming it")
+    st = p.stats()
+    tap.eq((st["early_runs"], st["early_failures"]), (3, 1), "stats: early_failures 1")
+    tap.eq(p.ok({"cmd": "free", "handle": h})[0]["freed"], 1, "early: the failed handle frees")
+    tap.eq(p.error({"cmd": "run", "graph": graph, "early": 1}), "bad_request", "early must be true or false")
+    tap.ok(p.alive(), "serving after an early failure")
+    rc, _ = p.close()
+    tap.ok(rc == 0 and "replied to early failed" in p.stderr, "exit 0; the failure said on stderr", p.stderr)
+
+
 def t_reply_printer(tap):
     """The direct reply printer and cJSON's (NXVK_PORT_CJSON_REPLY=1) give the same replies."""
     replies = []
@@ -787,7 +826,7 @@ def run_tests():
     except Exception as e:  # one group failing must not hide the others
         tap.ok(False, "t_ping_info raised", repr(e))
     info = info or {"dtypes": ["f32"]}
-    for fn, args in [(t_put_get, (info,)), (t_op, ()), (t_run, ()), (t_prepare, ()), (t_reply_printer, ()),
+    for fn, args in [(t_put_get, (info,)), (t_op, ()), (t_run, ()), (t_prepare, ()), (t_early, ()), (t_reply_printer, ()),
                      (t_free_stats, ()), (t_shm, ()), (t_errors, (info,)),
                      (t_bad_frames, ()), (t_truncated, ()), (t_pipelining_and_eof, ()), (t_epipe, ()),
                      (t_device_lost, ()), (t_validation, ()), (t_cli, ()), (t_hot_path, ())]:

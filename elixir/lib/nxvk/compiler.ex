@@ -664,7 +664,7 @@ if Code.ensure_loaded?(Nx) do
     defp exec(server, graph, handles) do
       header =
         {:raw, "exec",
-         ["\"cmd\":\"exec\",\"graph\":", Integer.to_string(graph), ",\"in\":[",
+         ["\"cmd\":\"exec\",", G.early_member(), "\"graph\":", Integer.to_string(graph), ",\"in\":[",
           Enum.map_intersperse(handles, ?,, &Integer.to_string/1), ?]]}
 
       case Nxvk.Server.request(server, header, [], gc: true) do

@@ -460,7 +460,28 @@ if Code.ensure_loaded?(Nx) do
     through the encoder: the hot path of every native callback.
     """
     def raw_header(g, outputs) do
-      {:raw, "run", ["\"cmd\":\"run\",\"keep\":true,\"fetch\":false,\"graph\":", graph_json(g, outputs)]}
+      {:raw, "run", ["\"cmd\":\"run\",\"keep\":true,\"fetch\":false,", early_member(), "\"graph\":", graph_json(g, outputs)]}
+    end
+
+    @doc """
+    `"early":true,` when runs that keep their outputs ask the port to reply
+    before running (nxvk-port(7), run: the round trip overlaps the engine;
+    a failure of the run is then answered by the outputs' handles when next
+    used): `config :nxvk, early_reply: true` or NXVK_EARLY_REPLY=1.
+    """
+    def early_member do
+      case :persistent_term.get({__MODULE__, :early}, nil) do
+        nil ->
+          on = System.get_env("NXVK_EARLY_REPLY") == "1" or Application.get_env(:nxvk, :early_reply, false) == true
+          :persistent_term.put({__MODULE__, :early}, on)
+          early_member()
+
+        true ->
+          "\"early\":true,"
+
+        false ->
+          ""
+      end
     end
 
     @doc "The request that prepares this graph (its parameters from `param/1`): `{:raw, \"prepare\", members}`."
