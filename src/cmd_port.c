@@ -831,8 +831,8 @@ static void send_reply(port_server *s, const cJSON *id, int rc, port_reply *r);
  * request is read.  The client's side of the round trip (the pipe, the
  * BEAM's wake-ups, decoding) then overlaps the engine's submit and wait
  * instead of following it.  The reply cannot report a failure of the run
- * itself: its handles then answer that error to whatever names them
- * (stats' early_failures counts them).  Returns 1 when the graph does not
+ * itself: its handles then answer that error's code to whatever names
+ * them (stats' early_failures counts such runs).  Returns 1 when the graph does not
  * qualify (an inference error, which the normal path reports, or outputs
  * that would take over half of the --max-bytes headroom: alloc_failed must
  * stay a reply the client can retry). */
@@ -904,10 +904,7 @@ static int graph_exec_early(port_server *s, const nxvk_graph *g, nxvk_tensor **t
       s->lost_handles++;
     }
   }
-  if (rc) {
-    s->early_failures++;
-    fprintf(stderr, "nxvk: port: a run replied to early failed: %s\n", nxvk_errmsg());
-  }
+  if (rc) s->early_failures++; /* nothing on stderr while serving (nxvk-port(7)) */
   if (vals)
     for (int i = 0; i < total; i++) nxvk_tensor_free(vals[i]);
   if (vals != vals_small) free(vals);
