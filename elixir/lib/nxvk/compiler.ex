@@ -98,7 +98,9 @@ if Code.ensure_loaded?(Nx) do
     def new_table,
       do: :ets.new(__MODULE__, [:named_table, :public, :set, read_concurrency: true])
 
-    defp table do
+    @doc false
+    # the cache (also of the graphs Nxvk.Graph prepares for Nxvk.Backend)
+    def table do
       case :ets.whereis(__MODULE__) do
         :undefined -> raise "nxvk: the :nxvk application is not started (Nxvk.Compiler's cache)"
         tid -> tid
@@ -566,17 +568,7 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
-    defp prepare? do
-      case :persistent_term.get({__MODULE__, :prepare}, nil) do
-        nil ->
-          on = System.get_env("NXVK_PREPARE") != "0" and Application.get_env(:nxvk, :prepare, true) != false
-          :persistent_term.put({__MODULE__, :prepare}, on)
-          on
-
-        on ->
-          on
-      end
-    end
+    defp prepare?, do: G.prepare?()
 
     # {:ok, %{graph: number, params: [{index, type}]}} for this server, made
     # on first use; :none when the graph cannot be prepared (a constant held
@@ -662,12 +654,7 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp exec(server, graph, handles) do
-      header =
-        {:raw, "exec",
-         ["\"cmd\":\"exec\",", G.early_member(), "\"graph\":", Integer.to_string(graph), ",\"in\":[",
-          Enum.map_intersperse(handles, ?,, &Integer.to_string/1), ?]]}
-
-      case Nxvk.Server.request(server, header, [], gc: true) do
+      case Nxvk.Server.request(server, G.exec_header(graph, handles), [], gc: true) do
         {:ok, reply, _} ->
           refs = reply[:gc] || %{}
           {:ok, Enum.map(reply["outputs"], &Map.put(&1, :ref, refs[&1["handle"]]))}

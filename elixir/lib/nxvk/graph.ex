@@ -517,7 +517,13 @@ if Code.ensure_loaded?(Nx) do
     """
     def run(g, outputs) do
       # a graph input may name an output directly; the port keeps that
-      case Nxvk.Server.request(g.server, raw_header(g, outputs), Enum.reverse(g.bytes), gc: true) do
+      header =
+        case prepared(g, outputs) do
+          nil -> raw_header(g, outputs)
+          id -> exec_header(id, g.inputs |> Enum.reverse() |> Enum.map(fn {_, %{"handle" => h}} -> h end))
+        end
+
+      case Nxvk.Server.request(g.server, header, Enum.reverse(g.bytes), gc: true) do
         {:ok, reply, _} ->
           refs = reply[:gc] || %{}
           {:ok, Enum.map(reply["outputs"], &Map.put(&1, :ref, refs[&1["handle"]]))}
@@ -525,6 +531,64 @@ if Code.ensure_loaded?(Nx) do
         error ->
           error
       end
+    end
+
+    @max_prepared 4096
+
+    # A graph whose inputs are all handles (every native callback on
+    # resident tensors) is prepared in the port the first time its shape of
+    # ops is seen (nxvk-port(7), prepare; the dtypes and shapes come from the
+    # inputs at each exec), then run by number: the port parses no graph.
+    # Keyed by the ops, input names and outputs, per server; at most
+    # #{@max_prepared} graphs per node, then the rest run as before.  Off
+    # with NXVK_PREPARE=0 or `config :nxvk, prepare: false`.
+    defp prepared(%{bytes: []} = g, outputs) do
+      if prepare?() and Enum.all?(g.inputs, &match?({_, %{"handle" => _}}, &1)) do
+        names = Enum.map(g.inputs, &elem(&1, 0))
+        key = {:backend_prepared, g.server, g.ops, names, outputs}
+        tab = Nxvk.Compiler.table()
+
+        case :ets.lookup(tab, key) do
+          [{_, id}] ->
+            id
+
+          [] ->
+            if :ets.info(tab, :size) < @max_prepared do
+              params = %{g | inputs: Enum.map(g.inputs, fn {v, _} -> {v, true} end)}
+
+              id =
+                case Nxvk.Server.request(g.server, prepare_header(params, outputs)) do
+                  {:ok, %{"graph" => id}, _} -> id
+                  _ -> nil
+                end
+
+              :ets.insert(tab, {key, id})
+              id
+            end
+        end
+      end
+    end
+
+    defp prepared(_g, _outputs), do: nil
+
+    @doc "Whether graphs are prepared in the port (NXVK_PREPARE, `config :nxvk, prepare:`)."
+    def prepare? do
+      case :persistent_term.get({__MODULE__, :prepare}, nil) do
+        nil ->
+          on = System.get_env("NXVK_PREPARE") != "0" and Application.get_env(:nxvk, :prepare, true) != false
+          :persistent_term.put({__MODULE__, :prepare}, on)
+          on
+
+        on ->
+          on
+      end
+    end
+
+    @doc "An exec of prepared graph `id` on `handles` (its parameters in order)."
+    def exec_header(id, handles) do
+      {:raw, "exec",
+       ["\"cmd\":\"exec\",", early_member(), "\"graph\":", Integer.to_string(id), ",\"in\":[",
+        Enum.map_intersperse(handles, ?,, &Integer.to_string/1), ?]]}
     end
   end
 end
