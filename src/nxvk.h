@@ -434,6 +434,13 @@ typedef struct nxvk_stats {
   uint64_t imported_bytes;               /* transferred straight from/to imported host memory */
   uint64_t import_failures;              /* imports refused (those bytes went through staging) */
   uint64_t validation_messages;          /* validation-layer errors/warnings seen */
+  /* recordings submitted, and the time they spent in each stage, summed
+   * over threads (ns): recording (begin to submit), submitting (end, the
+   * group's turn, vkQueueSubmit), waiting for the device, releasing
+   * (resets); queue_submit_ns sums the vkQueueSubmit calls alone (submits
+   * of them) */
+  uint64_t recordings;
+  uint64_t record_ns, submit_ns, wait_ns, release_ns, queue_submit_ns;
 } nxvk_stats;
 void nxvk_ctx_stats(nxvk_ctx *c, nxvk_stats *out);
 /* A cap on the device buffers alive at once (live_bytes, staging included):

@@ -85,6 +85,24 @@ static void *conc_main(void *arg) {
   return NULL;
 }
 
+/* Where one op's time went (the engine's stage times over the timed part,
+ * nxvk_stats), as the row's note: per op, in us; "other" is the rest of
+ * the op's wall time (tensors, read back, the check). */
+static void conc_stages(bench_row *row, const nxvk_stats *a, const nxvk_stats *b, int threads,
+                        double per_op_ns) {
+  double recs = (double)(b->recordings - a->recordings), subs = (double)(b->submits - a->submits);
+  if (recs <= 0 || subs <= 0) return;
+  double rec = (double)(b->record_ns - a->record_ns) / recs * 1e-3;
+  double sub = (double)(b->submit_ns - a->submit_ns) / recs * 1e-3;
+  double wait = (double)(b->wait_ns - a->wait_ns) / recs * 1e-3;
+  double rel = (double)(b->release_ns - a->release_ns) / recs * 1e-3;
+  double qs = (double)(b->queue_submit_ns - a->queue_submit_ns) / subs * 1e-3;
+  snprintf(row->note, sizeof row->note,
+           "%d threads, us an op: record %.1f, submit %.1f, wait %.1f, release %.1f, other %.1f; "
+           "%.1f ops a vkQueueSubmit (%.1f us each)",
+           threads, rec, sub, wait, rel, per_op_ns * 1e-3 - rec - sub - wait - rel, recs / subs, qs);
+}
+
 /* One thread count: a row, or an exit status after printing the error. */
 static int conc_run(bench_ctx *b, const nxvk_op_desc *op, int threads) {
   const bench_opts *o = b->o;
@@ -114,6 +132,16 @@ static int conc_run(bench_ctx *b, const nxvk_op_desc *op, int threads) {
    * started: on a failed start they run no timed op) */
   pthread_mutex_lock(&sh.lock);
   while (sh.ready < started) pthread_cond_wait(&sh.ready_cond, &sh.lock);
+  pthread_mutex_unlock(&sh.lock);
+  /* bench_busy.c's kernel (~1 ms) off the queue while timing: every op
+   * queued behind it waited for it, which made one thread's op take ~0.8 ms
+   * on an H100 (1 195 ops/s) where bench ops' end-to-end add, timed with it
+   * paused, took ~30 us; on lavapipe with it forced on (NXVK_TEST_INJECT=
+   * busy_on_cpu) 1 thread fell from 8 783 to 892 ops/s */
+  bench_busy_pause();
+  nxvk_stats st0;
+  nxvk_ctx_stats(sh.c, &st0);
+  pthread_mutex_lock(&sh.lock);
   double t0 = nxvk_now_ns();
   sh.deadline_ns = rc == NXVK_OK ? t0 + o->min_time * 1e9 : t0;
   sh.ops_per_thread = rc == NXVK_OK ? sh.ops_per_thread : 0;
@@ -125,6 +153,9 @@ static int conc_run(bench_ctx *b, const nxvk_op_desc *op, int threads) {
     pthread_join(th[i].tid, NULL);
     if (th[i].end_ns > end) end = th[i].end_ns;
   }
+  nxvk_stats st1;
+  nxvk_ctx_stats(sh.c, &st1);
+  bench_busy_resume();
   if (rc == NXVK_OK) rc = atomic_load(&sh.first_rc);
   long long ops = atomic_load(&sh.ops), wrong = atomic_load(&sh.wrong);
   if (rc) {
@@ -155,6 +186,7 @@ static int conc_run(bench_ctx *b, const nxvk_op_desc *op, int threads) {
           row->pct_peak = row->latency_us = row->max_abs = row->max_ulp = NAN;
       row->ops_per_s = wall > 0 ? (double)ops / (wall * 1e-9) : NAN;
       snprintf(row->check, sizeof row->check, "all %lld exact", ops);
+      conc_stages(row, &st0, &st1, threads, row->e2e.median);
       bench_print_row(row);
     }
   }

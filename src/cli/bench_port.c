@@ -263,6 +263,9 @@ int bench_port_clients(bench_ctx *b, int clients) {
   pthread_attr_destroy(&attr);
   pthread_mutex_lock(&sh.lock);
   while (sh.ready < started) pthread_cond_wait(&sh.ready_cond, &sh.lock);
+  pthread_mutex_unlock(&sh.lock);
+  bench_busy_pause(); /* the ports share the GPU with its kernel (bench_concurrency.c) */
+  pthread_mutex_lock(&sh.lock);
   double t0 = nxvk_now_ns();
   sh.deadline_ns = t0 + o->min_time * 1e9;
   if (fail) sh.ops_per_client = -1, sh.deadline_ns = t0;
@@ -274,6 +277,7 @@ int bench_port_clients(bench_ctx *b, int clients) {
     pthread_join(th[i].tid, NULL);
     if (th[i].end_ns > end) end = th[i].end_ns;
   }
+  bench_busy_resume();
   for (int i = 0; i < opened; i++) conn_close(&th[i].conn);
   free(th);
   pthread_cond_destroy(&sh.go_cond);

@@ -404,6 +404,12 @@ void nxvk_ctx_stats(nxvk_ctx *c, nxvk_stats *o) {
   o->imported_bytes = atomic_load(&c->imported_bytes);
   o->import_failures = atomic_load(&c->import_failures);
   o->validation_messages = atomic_load(&c->inst->validation_messages);
+  o->recordings = atomic_load(&c->recordings);
+  o->record_ns = atomic_load(&c->t_record);
+  o->submit_ns = atomic_load(&c->t_submit);
+  o->wait_ns = atomic_load(&c->t_wait);
+  o->release_ns = atomic_load(&c->t_release);
+  o->queue_submit_ns = atomic_load(&c->t_queue_submit);
 }
 
 void nxvk_ctx_last_validation(nxvk_ctx *c, char *buf, size_t len) {

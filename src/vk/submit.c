@@ -43,10 +43,18 @@ struct nxvk_rec {
 
   bool timestamps;
   uint32_t ndispatch;
+  uint64_t t_begin;                    /* when nxvk_rec_begin was called (stage times) */
   nxvk_rec *next;                      /* ctx free list */
 };
 
 nxvk_ctx *nxvk_rec_ctx(nxvk_rec *r) { return r->c; }
+
+/* CLOCK_MONOTONIC in ns, for the stage times (nxvk_stats; ~50 ns a read) */
+static uint64_t now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
 uint32_t nxvk_rec_dispatch_count(nxvk_rec *r) { return r->ndispatch; }
 
 uint32_t nxvk_groups_for(nxvk_ctx *c, uint64_t n, uint32_t wg) {
@@ -138,6 +146,7 @@ void nxvk_recs_destroy(nxvk_ctx *c) {
 int nxvk_rec_begin(nxvk_ctx *c, bool timestamps, nxvk_rec **out) {
   *out = NULL;
   if (atomic_load(&c->lost)) return nxvk_seterr(NXVK_E_DEVICE_LOST, "device was lost");
+  uint64_t t0 = now_ns();
   pthread_mutex_lock(&c->rec_lock);
   nxvk_rec *r = c->free_recs;
   if (r) c->free_recs = r->next;
@@ -147,6 +156,7 @@ int nxvk_rec_begin(nxvk_ctx *c, bool timestamps, nxvk_rec **out) {
     if (rc) return rc;
   }
   r->next = NULL;
+  r->t_begin = t0;
   r->timestamps = timestamps && c->info.timestamps;
   if (r->timestamps && !r->queries) {
     VkQueryPoolCreateInfo q = {
@@ -479,9 +489,11 @@ static VkResult group_submit(nxvk_ctx *c, VkCommandBuffer cmd, uint64_t *signal)
         .signalSemaphoreCount = 1,
         .pSignalSemaphores = &c->timeline,
     };
+    uint64_t tq = now_ns();
     pthread_mutex_lock(&c->queue_lock);
     VkResult vr = c->vk.vkQueueSubmit(c->queue, 1, &si, VK_NULL_HANDLE);
     pthread_mutex_unlock(&c->queue_lock);
+    atomic_fetch_add(&c->t_queue_submit, now_ns() - tq);
     atomic_fetch_add(&c->submits, 1);
     pthread_mutex_lock(&c->submit_lock);
     for (int i = 0; i < n; i++) *group_signal[i] = to;
@@ -532,6 +544,7 @@ int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns) {
   nxvk_ctx *c = r->c;
   int rc = NXVK_OK;
   if (gpu_ns) *gpu_ns = 0;
+  uint64_t t_sub = now_ns(), t_waited = 0, t_wait = 0;
   if (r->timestamps)
     c->vk.vkCmdWriteTimestamp(r->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, 1);
   /* Results read through mapped memory must be visible to the host. */
@@ -553,22 +566,28 @@ int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns) {
       rc = note_lost(c, nxvk_vk_fail(vr, "vkQueueSubmit", __FILE__, __LINE__));
       goto out;
     }
+    t_wait = now_ns();
     vr = wait_timeline(c, v);
+    t_waited = now_ns();
     if (vr != VK_SUCCESS) {
       rc = note_lost(c, nxvk_vk_fail(vr, "vkWaitSemaphores", __FILE__, __LINE__));
       goto out;
     }
   } else {
     bool lock = !c->inject_unlocked_submit;
+    uint64_t tq = now_ns();
     if (lock) pthread_mutex_lock(&c->queue_lock);
     vr = c->vk.vkQueueSubmit(c->queue, 1, &si, r->fence);
     if (lock) pthread_mutex_unlock(&c->queue_lock);
+    atomic_fetch_add(&c->t_queue_submit, now_ns() - tq);
     atomic_fetch_add(&c->submits, 1);
     if (vr != VK_SUCCESS) {
       rc = note_lost(c, nxvk_vk_fail(vr, "vkQueueSubmit", __FILE__, __LINE__));
       goto out;
     }
+    t_wait = now_ns();
     vr = wait_fence(c, r->fence);
+    t_waited = now_ns();
     if (vr != VK_SUCCESS) {
       rc = note_lost(c, nxvk_vk_fail(vr, "vkWaitForFences", __FILE__, __LINE__));
       goto out;
@@ -585,6 +604,12 @@ int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns) {
     }
   }
 out:
+  if (t_waited) {
+    atomic_fetch_add(&c->recordings, 1);
+    atomic_fetch_add(&c->t_record, t_sub - r->t_begin);
+    atomic_fetch_add(&c->t_submit, t_wait - t_sub);
+    atomic_fetch_add(&c->t_wait, t_waited - t_wait);
+  }
   if (rc == NXVK_E_DEVICE_LOST) {
     /* nothing may be reused on a lost device; drop our references */
     for (int i = 0; i < r->nheld; i++) nxvk_buffer_unref(c, r->held[i]);
@@ -592,6 +617,7 @@ out:
     rec_destroy(c, r);
   } else {
     rec_release(r);
+    if (t_waited) atomic_fetch_add(&c->t_release, now_ns() - t_waited);
   }
   return rc;
 }

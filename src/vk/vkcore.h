@@ -208,6 +208,8 @@ struct nxvk_ctx {
   atomic_ullong live_tensors, live_bytes, live_buffers, peak_bytes, buffers_created;
   atomic_ullong mem_cap;               /* live_bytes may not pass it (0: none); nxvk_ctx_set_mem_cap */
   atomic_ullong pipelines_created, submits;
+  /* submit.c's stage times (nxvk_stats: recordings, record_ns ...) */
+  atomic_ullong recordings, t_record, t_submit, t_wait, t_release, t_queue_submit;
   nxvk_pool pool;
 };
 
