@@ -177,8 +177,18 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   if (knob_choice("NXVK_STAGING", zero_one, 2, "want 0 or 1", &rc) == 1) c->host_visible_fast_path = false;
   c->no_dedicated = getenv("NXVK_NO_DEDICATED") != NULL;
   if (knob_choice("NXVK_GROUP_SUBMIT", zero_one, 2, "want 0 or 1", &rc) == 0) c->group_submit = false;
-  /* waits: how long to poll before blocking, and how many threads may poll at once */
   uint32_t w[1];
+  /* group commit: groups one leader submits at most before another leads
+   * (more than 1: the others poll for their group's value before blocking) */
+  if (knob_list("NXVK_GROUP_ROUNDS", w, 1, 1, "want a number of groups from 1 to 1024", &rc)) {
+    if (w[0] < 1 || w[0] > 1024) return bad("NXVK_GROUP_ROUNDS", knob("NXVK_GROUP_ROUNDS"), "want a number of groups from 1 to 1024");
+    c->group_rounds = (int)w[0];
+  }
+  /* queues (src/vk/device.c reads it before making the device): 1 to 16,
+   * at most the queue family's count */
+  if (knob_list("NXVK_QUEUES", w, 1, 1, "want a number of queues from 1 to 16", &rc) && (w[0] < 1 || w[0] > 16))
+    return bad("NXVK_QUEUES", knob("NXVK_QUEUES"), "want a number of queues from 1 to 16");
+  /* waits: how long to poll before blocking, and how many threads may poll at once */
   if (knob_list("NXVK_WAIT_SPIN_US", w, 1, 1, "want microseconds from 0 to 10000", &rc)) {
     if (w[0] > 10000) return bad("NXVK_WAIT_SPIN_US", knob("NXVK_WAIT_SPIN_US"), "want microseconds from 0 to 10000");
     c->spin_ns = (uint64_t)w[0] * 1000;

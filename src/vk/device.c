@@ -46,7 +46,7 @@ static int choose_device(const nxvk_device_info *infos, uint32_t n, const char *
   return NXVK_OK;
 }
 
-static int find_compute_queue(VkPhysicalDevice pd, uint32_t *family) {
+static int find_compute_queue(VkPhysicalDevice pd, uint32_t *family, uint32_t *count) {
   uint32_t nq = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(pd, &nq, NULL);
   VkQueueFamilyProperties *qf = calloc(nq ? nq : 1, sizeof *qf);
@@ -60,6 +60,7 @@ static int find_compute_queue(VkPhysicalDevice pd, uint32_t *family) {
       found = (int)i;
   for (uint32_t i = 0; i < nq && found < 0; i++)
     if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) found = (int)i;
+  *count = found >= 0 ? qf[found].queueCount : 0;
   free(qf);
   if (found < 0) return nxvk_seterr(NXVK_E_NO_DEVICE, "device has no compute queue");
   *family = (uint32_t)found;
@@ -168,16 +169,18 @@ static int device_create(nxvk_ctx *c) {
   if (d->atomic_f32_add) CHAIN_AFTER_S8(af);
   if (d->atomic_i64) CHAIN_AFTER_S8(ai);
 #undef CHAIN_AFTER_S8
-  float prio = 1.0f;
-  /* the compute queue, and a transfer-only one where there is one (the
-   * transfer lanes may use it: NXVK_XFER_QUEUE, memory.c) */
+  float prio[NXVK_MAX_LANES];
+  for (int i = 0; i < NXVK_MAX_LANES; i++) prio[i] = 1.0f;
+  /* the compute queues (one a lane, submit.c), and a transfer-only one
+   * where there is one (the transfer lanes may use it: NXVK_XFER_QUEUE,
+   * memory.c) */
   c->xfer_family = find_transfer_queue(c->physical, &c->xfer_nq);
   float prios[4] = {1.0f, 1.0f, 1.0f, 1.0f};
   VkDeviceQueueCreateInfo qci[2] = {
       {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
        .queueFamilyIndex = c->queue_family,
-       .queueCount = 1,
-       .pQueuePriorities = &prio},
+       .queueCount = (uint32_t)c->nqueues,
+       .pQueuePriorities = prio},
       {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
        .queueFamilyIndex = c->xfer_family,
        .queueCount = (uint32_t)c->xfer_nq,
@@ -203,13 +206,21 @@ static int device_create(nxvk_ctx *c) {
     /* a power of two that divides memory.c's 8 MiB pieces (drivers give 4 KiB or 64 KiB) */
     c->import_align = a && (a & (a - 1)) == 0 && a <= ((VkDeviceSize)1 << 20) ? a : 0;
   }
+  /* c->queue is lane 0's (memory.c's transfer lanes submit on it too,
+   * under c->queue_lock); more lanes than queues share them, and their locks */
   c->vk.vkGetDeviceQueue(c->device, c->queue_family, 0, &c->queue);
+  for (int i = 0; i < c->nlanes; i++) {
+    int k = i % c->nqueues;
+    c->vk.vkGetDeviceQueue(c->device, c->queue_family, (uint32_t)k, &c->lanes[i].queue);
+    c->lanes[i].qlock = k == 0 ? &c->queue_lock : &c->lanes[k].queue_lock;
+  }
   for (int i = 0; i < c->xfer_nq; i++) c->vk.vkGetDeviceQueue(c->device, c->xfer_family, (uint32_t)i, &c->xfer_queues[i]);
   if (d->timeline_semaphore) {
     VkSemaphoreTypeCreateInfo sti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
                                      .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE};
     VkSemaphoreCreateInfo sci = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &sti};
-    VK_CHECK(c->vk.vkCreateSemaphore(c->device, &sci, NULL, &c->timeline));
+    for (int i = 0; i < c->nlanes; i++)
+      VK_CHECK(c->vk.vkCreateSemaphore(c->device, &sci, NULL, &c->lanes[i].timeline));
     c->group_submit = true;
   }
 
@@ -259,8 +270,11 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
     }
   }
   pthread_mutex_init(&c->queue_lock, NULL);
-  pthread_mutex_init(&c->submit_lock, NULL);
-  pthread_cond_init(&c->submit_cond, NULL);
+  for (int i = 0; i < NXVK_MAX_LANES; i++) {
+    pthread_mutex_init(&c->lanes[i].queue_lock, NULL);
+    pthread_mutex_init(&c->lanes[i].submit_lock, NULL);
+    pthread_cond_init(&c->lanes[i].submit_cond, NULL);
+  }
   pthread_mutex_init(&c->kernel_lock, NULL);
   pthread_mutex_init(&c->rec_lock, NULL);
   pthread_mutex_init(&c->fusion_lock, NULL);
@@ -307,7 +321,8 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
    * device that promises f16 subnormals (NXVK_F16_CVT's form without the
    * software subnormal path; lavapipe keeps them though it does not say so) */
   if (rc == NXVK_OK && inj && strstr(inj, "f16_denorm_preserve")) c->info.denorm_preserve_f16 = true;
-  if (rc == NXVK_OK) rc = find_compute_queue(c->physical, &c->queue_family);
+  uint32_t family_queues = 0;
+  if (rc == NXVK_OK) rc = find_compute_queue(c->physical, &c->queue_family, &family_queues);
   if (rc == NXVK_OK) {
     vkGetPhysicalDeviceMemoryProperties(c->physical, &c->mem_props);
     /* CPU and integrated devices share host memory: map it directly
@@ -324,6 +339,15 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
     c->xfer_pipe = true; /* NXVK_XFER_PIPE=0: each piece one synchronous submission, as before */
     c->lazy_barriers = false; /* submit.c; NXVK_LAZY_BARRIERS=1 (off until a GPU run has checked it) */
     c->max_spinners = 1024;
+    c->group_rounds = 1; /* submit.c; NXVK_GROUP_ROUNDS */
+    /* lanes: one, or NXVK_QUEUES (src/ops/tuning.c checks the value; it
+     * is needed here, before the device), on as many of the family's
+     * queues (fewer queues: lanes share them, as on lavapipe's one) */
+    const char *nq = getenv("NXVK_QUEUES");
+    long want_q = nq && *nq ? strtol(nq, NULL, 10) : 1;
+    c->nlanes = want_q < 1 ? 1 : want_q > NXVK_MAX_LANES ? NXVK_MAX_LANES : (int)want_q;
+    c->nqueues = c->nlanes < (int)family_queues ? c->nlanes : (int)family_queues;
+    if (c->nqueues < 1) c->nqueues = 1;
     rc = device_create(c);
   }
   if (rc) {
@@ -344,15 +368,19 @@ void nxvk_ctx_close(nxvk_ctx *c) {
     nxvk_pool_trim(c);
     nxvk_pipeline_cache_save(c);
     if (c->pipeline_cache) c->vk.vkDestroyPipelineCache(c->device, c->pipeline_cache, NULL);
-    if (c->timeline) c->vk.vkDestroySemaphore(c->device, c->timeline, NULL);
+    for (int i = 0; i < c->nlanes; i++)
+      if (c->lanes[i].timeline) c->vk.vkDestroySemaphore(c->device, c->lanes[i].timeline, NULL);
     c->vk.vkDestroyDevice(c->device, NULL);
   }
   nxvk_instance_release(c->inst);
   pthread_mutex_destroy(&c->queue_lock);
-  pthread_mutex_destroy(&c->submit_lock);
-  pthread_cond_destroy(&c->submit_cond);
-  free(c->queued);
-  free(c->queued_signal);
+  for (int i = 0; i < NXVK_MAX_LANES; i++) {
+    pthread_mutex_destroy(&c->lanes[i].queue_lock);
+    pthread_mutex_destroy(&c->lanes[i].submit_lock);
+    pthread_cond_destroy(&c->lanes[i].submit_cond);
+    free(c->lanes[i].queued);
+    free(c->lanes[i].queued_slot);
+  }
   pthread_mutex_destroy(&c->kernel_lock);
   pthread_mutex_destroy(&c->rec_lock);
   pthread_mutex_destroy(&c->pool.lock);

@@ -441,92 +441,139 @@ static VkResult wait_fence(nxvk_ctx *c, VkFence fence) {
   return c->vk.vkWaitForFences(c->device, 1, &fence, VK_TRUE, UINT64_MAX);
 }
 
-/* Group commit: queue cmd; the thread that finds nobody in vkQueueSubmit
- * submits everything queued so far (its own included) in one call, which
- * signals the timeline once, with the group's last value.  *signal gets
- * that value, for the caller to wait on.  A vkQueueSubmit that fails fails
- * every command buffer it carried. */
-static VkResult group_submit(nxvk_ctx *c, VkCommandBuffer cmd, uint64_t *signal) {
-  pthread_mutex_lock(&c->submit_lock);
-  if (c->nqueued == c->capqueued) {
-    int cap = c->capqueued ? 2 * c->capqueued : 16;
-    VkCommandBuffer *q = realloc(c->queued, (size_t)cap * sizeof *q);
-    if (q) c->queued = q;
-    uint64_t **qs = q ? realloc(c->queued_signal, (size_t)cap * sizeof *qs) : NULL;
-    if (!qs) {
-      pthread_mutex_unlock(&c->submit_lock);
-      return VK_ERROR_OUT_OF_HOST_MEMORY;
-    }
-    c->queued_signal = qs;
-    c->capqueued = cap;
-  }
-  uint64_t v = ++c->timeline_assigned;
-  c->queued[c->nqueued] = cmd;
-  c->queued_signal[c->nqueued++] = signal;
-  *signal = 0;
-  while (c->submitting && c->timeline_submitted < v) pthread_cond_wait(&c->submit_cond, &c->submit_lock);
-  if (c->timeline_submitted < v) {
-    /* nobody is submitting and ours is still queued: submit the group */
-    c->submitting = true;
-    int n = c->nqueued;
-    VkCommandBuffer *group = c->queued;
-    uint64_t **group_signal = c->queued_signal;
-    uint64_t from = c->timeline_submitted + 1, to = c->timeline_assigned;
-    c->queued = NULL;
-    c->queued_signal = NULL;
-    c->nqueued = c->capqueued = 0;
-    pthread_mutex_unlock(&c->submit_lock);
+/* A command buffer's place in a group: the group's signal value (0 until
+ * its vkQueueSubmit returned) and that call's result. */
+typedef struct group_slot {
+  atomic_ullong value;
+  VkResult vr;
+} group_slot;
+
+/* Submit what is queued on lane q, one group (one vkQueueSubmit) at a time,
+ * at most `rounds` groups; called and returns with q->submit_lock held,
+ * q->submitting false. */
+static void lead(nxvk_ctx *c, nxvk_lane *q, int rounds) {
+  atomic_store(&q->submitting, true);
+  for (int round = 0; round < rounds && q->nqueued > 0; round++) {
+    int n = q->nqueued;
+    VkCommandBuffer *group = q->queued;
+    group_slot **slots = q->queued_slot;
+    uint64_t to = q->timeline_assigned;
+    q->queued = NULL;
+    q->queued_slot = NULL;
+    q->nqueued = q->capqueued = 0;
+    pthread_mutex_unlock(&q->submit_lock);
     VkTimelineSemaphoreSubmitInfo tsi = {
         .sType = VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO,
         .signalSemaphoreValueCount = 1,
         .pSignalSemaphoreValues = &to,
     };
+    /* with several lanes, the group also waits for what the others have
+     * been seen to complete: values already reached, so no delay, but the
+     * memory dependency that makes their writes visible on this queue */
+    VkSemaphore wsem[NXVK_MAX_LANES];
+    uint64_t wval[NXVK_MAX_LANES];
+    VkPipelineStageFlags wstage[NXVK_MAX_LANES];
+    uint32_t nw = 0;
+    for (int i = 0; i < c->nlanes; i++) {
+      uint64_t done = atomic_load(&c->lanes[i].completed);
+      if (&c->lanes[i] == q || done == 0) continue;
+      wsem[nw] = c->lanes[i].timeline;
+      wval[nw] = done;
+      wstage[nw++] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+    }
+    tsi.waitSemaphoreValueCount = nw;
+    tsi.pWaitSemaphoreValues = wval;
     VkSubmitInfo si = {
         .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
         .pNext = &tsi,
+        .waitSemaphoreCount = nw,
+        .pWaitSemaphores = wsem,
+        .pWaitDstStageMask = wstage,
         .commandBufferCount = (uint32_t)n,
         .pCommandBuffers = group,
         .signalSemaphoreCount = 1,
-        .pSignalSemaphores = &c->timeline,
+        .pSignalSemaphores = &q->timeline,
     };
     uint64_t tq = now_ns();
-    pthread_mutex_lock(&c->queue_lock);
-    VkResult vr = c->vk.vkQueueSubmit(c->queue, 1, &si, VK_NULL_HANDLE);
-    pthread_mutex_unlock(&c->queue_lock);
+    pthread_mutex_lock(q->qlock);
+    VkResult vr = c->vk.vkQueueSubmit(q->queue, 1, &si, VK_NULL_HANDLE);
+    pthread_mutex_unlock(q->qlock);
     atomic_fetch_add(&c->t_queue_submit, now_ns() - tq);
     atomic_fetch_add(&c->submits, 1);
-    pthread_mutex_lock(&c->submit_lock);
-    for (int i = 0; i < n; i++) *group_signal[i] = to;
-    if (!c->queued) {           /* keep the larger arrays for the next group */
-      c->queued = group;
-      c->queued_signal = group_signal;
-      c->capqueued = n;
+    pthread_mutex_lock(&q->submit_lock);
+    for (int i = 0; i < n; i++) { /* the result first: a spinning owner reads it once value is set */
+      slots[i]->vr = vr;
+      atomic_store_explicit(&slots[i]->value, to, memory_order_release);
+    }
+    if (!q->queued) {           /* keep the larger arrays for the next group */
+      q->queued = group;
+      q->queued_slot = slots;
+      q->capqueued = n;
     } else {
       free(group);
-      free(group_signal);
+      free(slots);
     }
-    if (vr != VK_SUCCESS) {
-      c->failed_from = from;
-      c->failed_to = to;
-      c->failed_vr = vr;
-    }
-    c->timeline_submitted = to;
-    c->submitting = false;
-    pthread_cond_broadcast(&c->submit_cond);
+    pthread_cond_broadcast(&q->submit_cond);
   }
-  VkResult vr = v >= c->failed_from && v <= c->failed_to ? c->failed_vr : VK_SUCCESS;
-  pthread_mutex_unlock(&c->submit_lock);
-  return vr;
+  atomic_store(&q->submitting, false);
+  if (q->nqueued > 0) pthread_cond_broadcast(&q->submit_cond); /* one of them leads next */
 }
 
-/* As wait_fence, for value v of the timeline. */
-static VkResult wait_timeline(nxvk_ctx *c, uint64_t v) {
+/* Group commit on lane q: queue cmd; a thread that finds nobody submitting
+ * on q leads: it submits everything queued there so far (its own
+ * included) in one vkQueueSubmit, which signals q's timeline once, with
+ * the group's last value, and with c->group_rounds > 1 goes on with what
+ * was queued meanwhile, up to that many groups.  The others wait for their
+ * group's value: blocking on submit_cond, or (group_rounds > 1, polling
+ * waits) polling it first, and lead when nobody does.  *signal gets the
+ * value, for the caller to wait on.  A vkQueueSubmit that fails fails
+ * every command buffer it carried. */
+static VkResult group_submit(nxvk_ctx *c, nxvk_lane *q, VkCommandBuffer cmd, uint64_t *signal) {
+  group_slot me = {.vr = VK_SUCCESS};
+  atomic_init(&me.value, 0);
+  pthread_mutex_lock(&q->submit_lock);
+  if (q->nqueued == q->capqueued) {
+    int cap = q->capqueued ? 2 * q->capqueued : 16;
+    VkCommandBuffer *nq = realloc(q->queued, (size_t)cap * sizeof *nq);
+    if (nq) q->queued = nq;
+    group_slot **qs = nq ? realloc(q->queued_slot, (size_t)cap * sizeof *qs) : NULL;
+    if (!qs) {
+      pthread_mutex_unlock(&q->submit_lock);
+      return VK_ERROR_OUT_OF_HOST_MEMORY;
+    }
+    q->queued_slot = qs;
+    q->capqueued = cap;
+  }
+  ++q->timeline_assigned;
+  q->queued[q->nqueued] = cmd;
+  q->queued_slot[q->nqueued++] = &me;
+  if (!atomic_load(&q->submitting)) lead(c, q, c->group_rounds);
+  if (atomic_load(&me.value) == 0 && c->group_rounds > 1 && c->spin_ns) {
+    pthread_mutex_unlock(&q->submit_lock);
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (atomic_load_explicit(&me.value, memory_order_acquire) == 0 && atomic_load(&q->submitting) &&
+           spin_more(c, &t0)) {
+    }
+    pthread_mutex_lock(&q->submit_lock);
+  }
+  while (atomic_load(&me.value) == 0) {
+    if (!atomic_load(&q->submitting)) lead(c, q, c->group_rounds);
+    else pthread_cond_wait(&q->submit_cond, &q->submit_lock);
+  }
+  pthread_mutex_unlock(&q->submit_lock);
+  *signal = atomic_load(&me.value);
+  return me.vr;
+}
+
+/* As wait_fence, for value v of lane q's timeline. */
+static VkResult wait_timeline(nxvk_ctx *c, nxvk_lane *q, uint64_t v) {
   if (spin_begin(c)) {
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     uint64_t now = 0;
     VkResult vr;
-    do vr = c->vk.vkGetSemaphoreCounterValue(c->device, c->timeline, &now);
+    do vr = c->vk.vkGetSemaphoreCounterValue(c->device, q->timeline, &now);
     while (vr == VK_SUCCESS && now < v && spin_more(c, &t0));
     atomic_fetch_sub(&c->spinners, 1);
     if (vr != VK_SUCCESS || now >= v) return vr;
@@ -534,7 +581,7 @@ static VkResult wait_timeline(nxvk_ctx *c, uint64_t v) {
   VkSemaphoreWaitInfo wi = {
       .sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO,
       .semaphoreCount = 1,
-      .pSemaphores = &c->timeline,
+      .pSemaphores = &q->timeline,
       .pValues = &v,
   };
   return c->vk.vkWaitSemaphores(c->device, &wi, UINT64_MAX);
@@ -559,16 +606,26 @@ int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns) {
       .commandBufferCount = 1,
       .pCommandBuffers = &r->cmd,
   };
+  /* lanes in turn (group commit only; one lane otherwise): a recording
+   * that reads what another lane wrote began after that one's wait, so its
+   * group waits on that lane's timeline (group_submit) */
+  bool lanes = c->nlanes > 1 && c->group_submit;
+  nxvk_lane *q = &c->lanes[lanes ? atomic_fetch_add(&c->next_lane, 1) % (unsigned)c->nlanes : 0];
   if (c->group_submit && !c->inject_unlocked_submit) {
     uint64_t v = 0;
-    vr = group_submit(c, r->cmd, &v);
+    vr = group_submit(c, q, r->cmd, &v);
     if (vr != VK_SUCCESS) {
       rc = note_lost(c, nxvk_vk_fail(vr, "vkQueueSubmit", __FILE__, __LINE__));
       goto out;
     }
     t_wait = now_ns();
-    vr = wait_timeline(c, v);
+    vr = wait_timeline(c, q, v);
     t_waited = now_ns();
+    if (lanes && vr == VK_SUCCESS) {
+      unsigned long long done = atomic_load(&q->completed);
+      while (done < v && !atomic_compare_exchange_weak(&q->completed, &done, v)) {
+      }
+    }
     if (vr != VK_SUCCESS) {
       rc = note_lost(c, nxvk_vk_fail(vr, "vkWaitSemaphores", __FILE__, __LINE__));
       goto out;
@@ -576,9 +633,9 @@ int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns) {
   } else {
     bool lock = !c->inject_unlocked_submit;
     uint64_t tq = now_ns();
-    if (lock) pthread_mutex_lock(&c->queue_lock);
-    vr = c->vk.vkQueueSubmit(c->queue, 1, &si, r->fence);
-    if (lock) pthread_mutex_unlock(&c->queue_lock);
+    if (lock) pthread_mutex_lock(q->qlock);
+    vr = c->vk.vkQueueSubmit(q->queue, 1, &si, r->fence);
+    if (lock) pthread_mutex_unlock(q->qlock);
     atomic_fetch_add(&c->t_queue_submit, now_ns() - tq);
     atomic_fetch_add(&c->submits, 1);
     if (vr != VK_SUCCESS) {

@@ -3,9 +3,9 @@
  * submission.  Knows nothing about ops: it runs named SPIR-V kernels over
  * buffers.  Internal to the engine.
  *
- * Threading: a ctx is shared by all threads.  The queue is externally
- * synchronized, so every vkQueueSubmit holds queue_lock; fences are waited on
- * outside it.  Recordings (command pool + buffer + fence + descriptor pool +
+ * Threading: a ctx is shared by all threads.  A queue is externally
+ * synchronized, so every vkQueueSubmit holds its lane's queue_lock; fences
+ * and timelines are waited on outside it.  Recordings (command pool + buffer + fence + descriptor pool +
  * metadata buffer) are pooled and owned by one thread at a time, which gives
  * each thread its own command pool without thread-local storage.
  */
@@ -99,6 +99,24 @@ typedef struct nxvk_kernel {
 
 typedef struct nxvk_rec nxvk_rec;
 
+/* One queue and its submissions (submit.c). */
+#define NXVK_MAX_LANES 16
+typedef struct nxvk_lane {
+  VkQueue queue;
+  pthread_mutex_t queue_lock;          /* its queue's lock, where it is the first lane on it */
+  pthread_mutex_t *qlock;              /* held around every vkQueueSubmit on queue: that
+                                        * lane's queue_lock, or c->queue_lock for queue 0 */
+  VkSemaphore timeline;                /* VK_NULL_HANDLE: one submission and fence each */
+  pthread_mutex_t submit_lock;
+  pthread_cond_t submit_cond;
+  atomic_bool submitting;              /* a thread leads (submits groups) on this lane */
+  uint64_t timeline_assigned;          /* the last value given to a command buffer */
+  VkCommandBuffer *queued;             /* owned; the next group, in order */
+  struct group_slot **queued_slot;     /* owned; where each one's group value goes */
+  int nqueued, capqueued;
+  atomic_ullong completed;             /* a value of timeline a host wait has seen reached */
+} nxvk_lane;
+
 /* Freed buffers wait here for reuse, by size class (4 per power of two from
  * 256 bytes to NXVK_POOL_MAX_BUFFER), so a warm hot path allocates nothing. */
 #define NXVK_POOL_CLASSES 96
@@ -121,27 +139,24 @@ struct nxvk_ctx {
   nxvk_device_info info;
   VkPhysicalDeviceMemoryProperties mem_props;
   uint32_t queue_family;
-  VkQueue queue;
-  pthread_mutex_t queue_lock;          /* held around every vkQueueSubmit */
-  /* Group commit (submit.c): where the device has timeline semaphores, a
-   * thread that submits while another is in vkQueueSubmit queues its
+  VkQueue queue;                       /* the family's first queue (lane 0's) */
+  pthread_mutex_t queue_lock;          /* held around every vkQueueSubmit on it */
+  /* Lanes (submit.c): one, or NXVK_QUEUES, on as many queues of
+   * queue_family (past the family's count lanes share queues).  A
+   * submission takes the next lane in turn, so groups on different queues
+   * may run on the device at once.  Each lane has its own lock, timeline
+   * and group commit: where the device has timeline semaphores, a thread
+   * that submits while another is in vkQueueSubmit on its lane queues its
    * command buffer, and the next submitter takes every queued one in one
-   * vkQueueSubmit, which signals `timeline` once, to the group's last
-   * value; each thread waits for that value (not its own: the validation
-   * layer of Vulkan SDK 1.3.239 can miss a host wait on a value no
-   * submission signals and time out after 10 s). */
-  VkSemaphore timeline;                /* VK_NULL_HANDLE: one submission and fence each */
+   * vkQueueSubmit, which signals the lane's timeline once, to the group's
+   * last value; each thread waits for that value (not its own: the
+   * validation layer of Vulkan SDK 1.3.239 can miss a host wait on a value
+   * no submission signals and time out after 10 s). */
+  nxvk_lane lanes[NXVK_MAX_LANES];
+  int nlanes, nqueues;
+  atomic_uint next_lane;
   bool group_submit;                   /* use it (NXVK_GROUP_SUBMIT, src/ops/tuning.c) */
-  pthread_mutex_t submit_lock;
-  pthread_cond_t submit_cond;
-  bool submitting;                     /* a thread is in vkQueueSubmit for the group */
-  uint64_t timeline_assigned;          /* the last value given to a command buffer */
-  uint64_t timeline_submitted;         /* every value up to it is submitted (or failed) */
-  uint64_t failed_from, failed_to;     /* the last group whose vkQueueSubmit failed */
-  VkResult failed_vr;
-  VkCommandBuffer *queued;             /* owned; values timeline_submitted + 1 ... in order */
-  uint64_t **queued_signal;            /* owned; where each one's group end is written */
-  int nqueued, capqueued;
+  int group_rounds;                    /* groups a leader submits at most (NXVK_GROUP_ROUNDS) */
   /* waits poll this long before blocking, at most max_spinners threads at
    * once (submit.c; NXVK_WAIT_SPIN_US, NXVK_WAIT_SPINNERS) */
   uint64_t spin_ns;
