@@ -193,6 +193,10 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
     if (w[0] > 10000) return bad("NXVK_WAIT_SPIN_US", knob("NXVK_WAIT_SPIN_US"), "want microseconds from 0 to 10000");
     c->spin_ns = (uint64_t)w[0] * 1000;
   }
+  if (knob_list("NXVK_WAIT_POLL_GAP_US", w, 1, 1, "want microseconds from 0 to 1000", &rc)) {
+    if (w[0] > 1000) return bad("NXVK_WAIT_POLL_GAP_US", knob("NXVK_WAIT_POLL_GAP_US"), "want microseconds from 0 to 1000");
+    c->poll_gap_ns = (uint64_t)w[0] * 1000;
+  }
   if (knob_list("NXVK_WAIT_SPINNERS", w, 1, 1, "want a number of threads from 1 to 1024", &rc)) {
     if (w[0] < 1 || w[0] > 1024) return bad("NXVK_WAIT_SPINNERS", knob("NXVK_WAIT_SPINNERS"), "want a number of threads from 1 to 1024");
     c->max_spinners = (int)w[0];

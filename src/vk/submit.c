@@ -422,10 +422,21 @@ static bool spin_begin(nxvk_ctx *c) {
   return false;
 }
 
-static bool spin_more(nxvk_ctx *c, const struct timespec *t0) {
+static uint64_t since(const struct timespec *t0) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)((t.tv_sec - t0->tv_sec) * 1000000000L + (t.tv_nsec - t0->tv_nsec)) < c->spin_ns;
+  return (uint64_t)((t.tv_sec - t0->tv_sec) * 1000000000L + (t.tv_nsec - t0->tv_nsec));
+}
+
+/* Whether to poll again; with c->poll_gap_ns (NXVK_WAIT_POLL_GAP_US) it
+ * first lets that long pass reading only the clock, in case a poll (a call
+ * into the driver) is what the submitting threads wait behind. */
+static bool spin_more(nxvk_ctx *c, const struct timespec *t0) {
+  uint64_t t = since(t0);
+  if (c->poll_gap_ns)
+    while (since(t0) - t < c->poll_gap_ns) {
+    }
+  return t < c->spin_ns;
 }
 
 static VkResult wait_fence(nxvk_ctx *c, VkFence fence) {

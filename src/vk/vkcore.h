@@ -160,6 +160,7 @@ struct nxvk_ctx {
   /* waits poll this long before blocking, at most max_spinners threads at
    * once (submit.c; NXVK_WAIT_SPIN_US, NXVK_WAIT_SPINNERS) */
   uint64_t spin_ns;
+  uint64_t poll_gap_ns;                /* between two polls (NXVK_WAIT_POLL_GAP_US) */
   int max_spinners;
   atomic_int spinners;
   bool lazy_barriers;                  /* barriers only where commands conflict (submit.c) */

@@ -74,6 +74,10 @@ cases() {
   refused "$bin" "$tag NXVK_POOL_CAP not a size" NXVK_POOL_CAP=lots
   refused "$bin" "$tag NXVK_STAGING not 0 or 1" NXVK_STAGING=on
   refused "$bin" "$tag NXVK_GROUP_SUBMIT not 0 or 1" NXVK_GROUP_SUBMIT=yes
+  refused "$bin" "$tag NXVK_QUEUES over 16" NXVK_QUEUES=17
+  refused "$bin" "$tag NXVK_QUEUES 0" NXVK_QUEUES=0
+  refused "$bin" "$tag NXVK_GROUP_ROUNDS 0" NXVK_GROUP_ROUNDS=0
+  refused "$bin" "$tag NXVK_WAIT_POLL_GAP_US over 1000" NXVK_WAIT_POLL_GAP_US=1001
   refused "$bin" "$tag NXVK_CONV_DIRECT not 0 or 1" NXVK_CONV_DIRECT=on
   refused "$bin" "$tag NXVK_CONV_COOPMAT not 0 or five numbers" NXVK_CONV_COOPMAT=4,1,2
   refused "$bin" "$tag NXVK_CONV_COOPMAT_EMU not 0 or 1" NXVK_CONV_COOPMAT_EMU=yes
@@ -87,6 +91,9 @@ cases() {
   taken "$bin" "$tag NXVK_EW_UNROLL=3 is taken" NXVK_EW_UNROLL=3 exp '{}'
   taken "$bin" "$tag NXVK_POOL_CAP=1M is taken" NXVK_POOL_CAP=1M
   taken "$bin" "$tag NXVK_GROUP_SUBMIT=0 is taken" NXVK_GROUP_SUBMIT=0
+  taken "$bin" "$tag NXVK_QUEUES=3 is taken (lanes share the device's queues)" NXVK_QUEUES=3
+  taken "$bin" "$tag NXVK_GROUP_ROUNDS=8 is taken" NXVK_GROUP_ROUNDS=8
+  taken "$bin" "$tag NXVK_WAIT_POLL_GAP_US=2 is taken" NXVK_WAIT_POLL_GAP_US=2
   taken "$bin" "$tag NXVK_F16_CVT=sw is taken" NXVK_F16_CVT=sw
   taken "$bin" "$tag NXVK_SCAN=blocks is taken" NXVK_SCAN=blocks cumulative_sum '{"axis":1}'
 }
