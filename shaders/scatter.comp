@@ -6,8 +6,19 @@
 // [0, lim]; otherwise an update whose index is out of range is dropped.
 // Compiled at run time (src/ops/rtkernel.c) per mode and index dtype:
 //   OP_PUT   -DEB_<bytes>: store the update (put_slice: no two updates meet)
-//   OP_OWNER : owner[t] = max(owner[t], row + 1), so the last row wins ...
-//   OP_OWNED -DEB_<bytes>: ... and only the owning row stores (indexed_put)
+//   OP_OWNER : owner[t] = max(owner[t], i / row_len + 1): the last row wins
+//              (row_len 1: the update's own position, which orders rows too,
+//              since the elements of one row meet no other of that row) ...
+//   OP_OWNED -DEB_<bytes>: ... and only the owning row stores (indexed_put
+//              "owned": a copy, the owners, the stores)
+//   OP_PICKG -DEB_<bytes>: over the targets, out[t] = owner[t] ?
+//              u[owner[t] - 1] : x[t] (indexed_put "gather": owners by
+//              position, then this pass, which is the copy too)
+//   OP_OWNP  -DEB_<1|2|4>: s[t] = max(s[t], (row + 1) << 32 | the update's
+//              bits) by one 64-bit atomicMax: the owner and its value at
+//              once (shaderBufferInt64Atomics) ...
+//   OP_PICKP -DEB_<1|2|4>: ... then out[t] = s[t] >> 32 ? low bits : x[t]
+//              (indexed_put "packed")
 //   OP_ADD32 : 32-bit integer add (8/16-bit dtypes go through i32 scratch)
 //   OP_ADD64 : 64-bit integer add as two 32-bit atomics (low word, then the
 //              carry into the high word): exact, in any order
@@ -16,7 +27,8 @@
 //   OP_ADDD  : f64 add by 64-bit compare-and-swap (shaderBufferInt64Atomics)
 //
 // meta: as gather.comp, over the updates' dimensions ([14..21] dst stride
-//       per update dim), then [46] elements per update row [47] CLAMP.
+//       per update dim), then [46] elements per update row [47] CLAMP; the
+//       PICK passes: [0] the number of targets.
 #extension GL_GOOGLE_include_directive : require
 #if defined(OP_ADD32) || defined(OP_ADDF) || defined(OP_OWNER)
 #define E uint
@@ -42,16 +54,48 @@
 #elif defined(EB_8)
 #define E uvec2
 #else
-#error "compile with -DOP_<mode> (and -DEB_<bytes> for OP_PUT / OP_OWNED)"
+#error "compile with -DOP_<mode> (and -DEB_<bytes> for OP_PUT / OP_OWNED / OP_OWNP / OP_PICK*)"
+#endif
+#if defined(OP_OWNP)
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_atomic_int64 : require
 #endif
 #define IDX_BINDING 2
 
 layout(local_size_x_id = 0) in;
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
+
+#if defined(OP_PICKG) || defined(OP_PICKP)
+// binding 1 the target x, 2 the updates (PICKG), 3 the output, 4 the owners
+layout(std430, binding = 1) readonly buffer Src { E x[]; };
+layout(std430, binding = 3) writeonly buffer Dst { E d[]; };
+#if defined(OP_PICKG)
+layout(std430, binding = 2) readonly buffer Upd { E u[]; };
+layout(std430, binding = 4) readonly buffer Owner { uint owner[]; };
+#else
+layout(std430, binding = 4) readonly buffer Owner { uvec2 owner[]; };
+#endif
+
+void main() {
+  uint n = meta[pc.meta_off];
+  uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  for (uint t = gl_GlobalInvocationID.x; t < n; t += step) {
+#if defined(OP_PICKG)
+    uint o = owner[t];
+    d[t] = o != 0u ? u[o - 1u] : x[t];
+#else
+    uvec2 o = owner[t];
+    d[t] = o.y != 0u ? E(o.x) : x[t];
+#endif
+  }
+}
+#else
 layout(std430, binding = 1) readonly buffer Upd { E u[]; };
 #if defined(OP_ADD64)
 layout(std430, binding = 3) buffer Dst { uint d[]; };
+#elif defined(OP_OWNP)
+layout(std430, binding = 3) buffer Dst { uint64_t d[]; };
 #else
 layout(std430, binding = 3) buffer Dst { E d[]; };
 #endif
@@ -88,6 +132,8 @@ void main() {
     atomicMax(owner[ti], i / row_len + 1u);
 #elif defined(OP_OWNED)
     if (owner[ti] == i / row_len + 1u) d[ti] = u[i];
+#elif defined(OP_OWNP)
+    atomicMax(d[ti], (uint64_t(i / row_len + 1u) << 32) | uint64_t(uint(u[i])));
 #elif defined(OP_ADD32)
     atomicAdd(d[ti], u[i]);
 #elif defined(OP_ADD64)
@@ -118,3 +164,4 @@ void main() {
 #endif
   }
 }
+#endif

@@ -11,7 +11,8 @@
  *   - indexed_add and indexed_put drop an update whose index is out of range
  *     (XLA's scatter, what EXLA does);
  *   - indexed_put: of updates that meet, the last row wins, as in
- *     Nx.BinaryBackend (deterministic: an owner pass takes the largest row);
+ *     Nx.BinaryBackend (deterministic: an owner pass takes the largest row,
+ *     in one of three pass structures, put_form);
  *   - indexed_add: integers add exactly (wrapping) in any order; floats add
  *     one update at a time by atomics (f32 atomicAdd where the device has
  *     VK_EXT_shader_atomic_float, else compare-and-swap; f64 by 64-bit
@@ -452,7 +453,7 @@ static void putslice_plan(const nxvk_shape *t, const nxvk_shape *u, plan *p) {
 
 /* ---- the scatter passes ---- */
 
-enum { SC_PUT, SC_OWNER, SC_OWNED, SC_ADD32, SC_ADD64, SC_ADDF, SC_ADDFA, SC_ADDD };
+enum { SC_PUT, SC_OWNER, SC_OWNED, SC_ADD32, SC_ADD64, SC_ADDF, SC_ADDFA, SC_ADDD, SC_OWNP };
 
 static int scatter_run(nxvk_rec *r, int mode, const plan *p, int64_t n, int64_t row_len,
                        bool clamp, nxvk_buffer *upd, nxvk_dtype ed, nxvk_tensor *ix,
@@ -461,9 +462,9 @@ static int scatter_run(nxvk_rec *r, int mode, const plan *p, int64_t n, int64_t 
   plan_meta(p, n, meta);
   meta[46] = (uint32_t)(row_len > 0 ? row_len : 1);
   meta[47] = clamp ? 1u : 0u;
-  static const char *const modes[] = {"put", "owner", "owned", "add32", "add64", "addf", "addfa", "addd"};
+  static const char *const modes[] = {"put", "owner", "owned", "add32", "add64", "addf", "addfa", "addd", "ownp"};
   char name[40];
-  if (mode == SC_PUT || mode == SC_OWNED)
+  if (mode == SC_PUT || mode == SC_OWNED || mode == SC_OWNP)
     snprintf(name, sizeof name, "scatter_%s_b%c_%s", modes[mode], eb_char(ed), nxvk_dtype_name(ix->dtype));
   else
     snprintf(name, sizeof name, "scatter_%s_%s", modes[mode], nxvk_dtype_name(ix->dtype));
@@ -471,6 +472,20 @@ static int scatter_run(nxvk_rec *r, int mode, const plan *p, int64_t n, int64_t 
   nxvk_buffer *bufs[4] = {upd, ix->buf, dst, owner ? owner : dst};
   int nb = mode == SC_OWNER || mode == SC_OWNED ? 4 : 3;
   return nxvk_dispatch_1d(r, name, spec, 1, meta, 48, bufs, nb, (uint64_t)n);
+}
+
+/* indexed_put's last pass, over the n targets: out[t] = the owner's update
+ * where the target has one, else x[t] (scatter.comp's OP_PICKG with 32-bit
+ * owners holding an update's position + 1, OP_PICKP with 64-bit words
+ * holding (row + 1) << 32 and the update's bits). */
+static int pick_run(nxvk_rec *r, bool packed, int64_t n, nxvk_dtype ed, nxvk_buffer *x, nxvk_buffer *upd,
+                    nxvk_buffer *dst, nxvk_buffer *owner) {
+  uint32_t meta[1] = {(uint32_t)n};
+  char name[40];
+  snprintf(name, sizeof name, "scatter_pick%c_b%c_u32", packed ? 'p' : 'g', eb_char(ed));
+  uint32_t spec[1] = {NXVK_WG};
+  nxvk_buffer *bufs[4] = {x, packed ? x : upd, dst, owner};
+  return nxvk_dispatch_1d(r, name, spec, 1, meta, 1, bufs, 4, (uint64_t)n);
 }
 
 static int flat_copy(nxvk_rec *r, nxvk_buffer *src, nxvk_dtype sd, nxvk_buffer *dst, nxvk_dtype dd,
@@ -715,6 +730,57 @@ int nxvk_indexed_supported(nxvk_ctx *c, const nxvk_op *op, const nxvk_attrs *a,
   return NXVK_OK;
 }
 
+/* indexed_put's pass structure for nt targets and nu updates of dtype d.
+ * Bytes moved, T per target and U per update, a random access counted as
+ * one 32-byte sector (bench/NOTES.md):
+ *   owned  copy x (8T), zero the owners (4T); owners: index (4U), a random
+ *          atomicMax (32U); stores: index, owner, update, random read of
+ *          the owner and write (4U + 4U + 64U): 12T + 108U, 4 passes;
+ *   gather zero the owners (4T); owners by position (4U + 32U); pick: owner,
+ *          x, out (12T) and a random read of the update (32U): 16T + 68U;
+ *   packed zero 64-bit words (8T); one atomicMax of (row, bits) (8U + 32U);
+ *          pick: word, x, out (16T): 24T + 40U; dtypes of at most 4 bytes,
+ *          64-bit atomics, and 8T within a storage buffer's range.
+ * So packed where nu >= nt / 4, gather where nu >= nt / 8, else owned;
+ * NXVK_SCATTER_PUT forces one (packed falls back to gather where it cannot
+ * run). */
+static int put_form(nxvk_ctx *c, nxvk_dtype d, int64_t nt, int64_t nu) {
+  bool packed_ok = nxvk_dtype_size(d) <= 4 && c->info.atomic_i64 &&
+                   (uint64_t)nt * 8 <= c->info.max_storage_buffer_range;
+  int f = c->tuning->scatter_put;
+  if (f == NXVK_PUT_PACKED) return packed_ok ? f : NXVK_PUT_GATHER;
+  if (f) return f;
+  if (packed_ok && nu * 4 >= nt) return NXVK_PUT_PACKED;
+  return nu * 8 >= nt ? NXVK_PUT_GATHER : NXVK_PUT_OWNED;
+}
+
+static int indexed_put_gpu(nxvk_rec *r, const plan *p, nxvk_tensor *t, nxvk_tensor *ix, nxvk_tensor *u,
+                           nxvk_tensor *out, int64_t row) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  nxvk_dtype d = t->dtype;
+  if (u->count == 0) return flat_copy(r, t->buf, d, out->buf, d, out->count);
+  int form = put_form(c, d, out->count, u->count);
+  VkDeviceSize wb = (VkDeviceSize)out->count * (form == NXVK_PUT_PACKED ? 8 : 4);
+  nxvk_buffer *own;
+  int rc = nxvk_buffer_create(c, wb, false, &own);
+  if (rc) return rc;
+  if (form == NXVK_PUT_OWNED) rc = flat_copy(r, t->buf, d, out->buf, d, out->count);
+  if (rc == NXVK_OK) rc = nxvk_rec_fill(r, own, wb, 0);
+  if (rc == NXVK_OK && form == NXVK_PUT_PACKED) {
+    rc = scatter_run(r, SC_OWNP, p, u->count, row, false, u->buf, d, ix, own, NULL);
+  } else if (rc == NXVK_OK) {
+    /* gather: owners by position (row_len 1) */
+    rc = scatter_run(r, SC_OWNER, p, u->count, form == NXVK_PUT_GATHER ? 1 : row, false, u->buf, d, ix,
+                     out->buf, own);
+    if (rc == NXVK_OK && form == NXVK_PUT_OWNED)
+      rc = scatter_run(r, SC_OWNED, p, u->count, row, false, u->buf, d, ix, out->buf, own);
+  }
+  if (rc == NXVK_OK && form != NXVK_PUT_OWNED)
+    rc = pick_run(r, form == NXVK_PUT_PACKED, out->count, d, t->buf, u->buf, out->buf, own);
+  nxvk_buffer_unref(c, own);
+  return rc;
+}
+
 int nxvk_indexed_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                      int nin, nxvk_tensor *out) {
   (void)nin;
@@ -727,20 +793,7 @@ int nxvk_indexed_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_t
   for (int k = 0; k < p.K; k++)
     if (p.lim[k] < 0) return flat_copy(r, t->buf, d, out->buf, d, out->count);
   int64_t row = u->shape.dim[0] ? u->count / u->shape.dim[0] : 1;
-  if (op->code == 1) { /* indexed_put: copy, owners, then the owning rows store */
-    int rc = flat_copy(r, t->buf, d, out->buf, d, out->count);
-    if (rc || u->count == 0) return rc;
-    nxvk_buffer *own;
-    rc = nxvk_buffer_create(c, (VkDeviceSize)out->count * 4, false, &own);
-    if (rc) return rc;
-    rc = nxvk_rec_fill(r, own, (VkDeviceSize)out->count * 4, 0);
-    if (rc == NXVK_OK)
-      rc = scatter_run(r, SC_OWNER, &p, u->count, row, false, u->buf, d, ix, out->buf, own);
-    if (rc == NXVK_OK)
-      rc = scatter_run(r, SC_OWNED, &p, u->count, row, false, u->buf, d, ix, out->buf, own);
-    nxvk_buffer_unref(c, own);
-    return rc;
-  }
+  if (op->code == 1) return indexed_put_gpu(r, &p, t, ix, u, out, row);
   size_t es = nxvk_dtype_size(d);
   bool f = nxvk_dtype_is_float(d);
   if (es == 4 || es == 8) { /* in place: i32 u32 f32 i64 u64 */

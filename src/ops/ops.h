@@ -283,7 +283,10 @@ typedef struct nxvk_tuning {
   uint32_t sort_items;  /* NXVK_SORT_ITEMS: elements per invocation of a pass */
   int f16_cvt;           /* NXVK_F16_CVT: 0 integer f16 conversions, 1 or 2 the driver's (codegen.h) */
   bool scan_one_pass;    /* NXVK_SCAN: one_pass (scan.comp mode 4) or blocks (three passes) */
+  int scatter_put;       /* NXVK_SCATTER_PUT: 0 the rule, else an NXVK_PUT_* (index.c) */
 } nxvk_tuning;
+/* indexed_put's pass structures (index.c, bench/NOTES.md) */
+enum { NXVK_PUT_RULE, NXVK_PUT_PACKED, NXVK_PUT_GATHER, NXVK_PUT_OWNED };
 /* Whether forced dot tiles suit the kernels on this device: NXVK_OK, or
  * NXVK_E_BAD_REQUEST with a message naming the variable (dot.c). */
 int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t);

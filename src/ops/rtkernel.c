@@ -101,8 +101,9 @@ static int hand_glsl(const char *src, const char *defines, char **out) {
   return NXVK_OK;
 }
 
-/* gather_b<bytes>_<ix>, scatter_{put,owned}_b<bytes>_<ix> and
- * scatter_{owner,add32,add64,addf,addfa,addd}_<ix> (index.c names them). */
+/* gather_b<bytes>_<ix>, scatter_{put,owned,ownp,pickg,pickp}_b<bytes>_<ix>
+ * and scatter_{owner,add32,add64,addf,addfa,addd}_<ix> (index.c names
+ * them; the pick passes read no index: index.c names them _u32). */
 static int index_glsl(const char *name, const char *us, nxvk_dtype ix, char **out) {
   if (!nxvk_dtype_is_int(ix)) goto unknown;
   bool gather = strncmp(name, "gather_", 7) == 0;
@@ -118,7 +119,8 @@ static int index_glsl(const char *name, const char *us, nxvk_dtype ix, char **ou
     if (n >= sizeof modes) goto unknown;
     memcpy(modes, mode, n);
     modes[n] = 0;
-    bool sized = strcmp(modes, "put") == 0 || strcmp(modes, "owned") == 0;
+    bool sized = strcmp(modes, "put") == 0 || strcmp(modes, "owned") == 0 || strcmp(modes, "ownp") == 0 ||
+                 strcmp(modes, "pickg") == 0 || strcmp(modes, "pickp") == 0;
     if (!sized && strcmp(modes, "owner") && strcmp(modes, "add32") && strcmp(modes, "add64") &&
         strcmp(modes, "addf") && strcmp(modes, "addfa") && strcmp(modes, "addd"))
       goto unknown;
@@ -132,6 +134,7 @@ static int index_glsl(const char *name, const char *us, nxvk_dtype ix, char **ou
       if (*q >= 'a' && *q <= 'z') *q = (char)(*q - 'a' + 'A');
   }
   if (bytes && bytes != '1' && bytes != '2' && bytes != '4' && bytes != '8') goto unknown;
+  if (bytes == '8' && (strcmp(modes, "OWNP") == 0 || strcmp(modes, "PICKP") == 0)) goto unknown;
   char defs[128] = "", eb[24] = "";
   if (bytes) snprintf(eb, sizeof eb, "#define EB_%c 1\n", bytes);
   snprintf(defs, sizeof defs, "#define IX_%s 1\n%s%s%s%s", nxvk_dtype_name(ix), eb,

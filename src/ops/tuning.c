@@ -117,6 +117,17 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   t->scan_one_pass = gpu;
   if ((i = knob_choice("NXVK_SCAN", scans, 2, "want one_pass or blocks", &rc)) >= 0) t->scan_one_pass = i == 0;
   if (rc) return rc;
+  /* indexed_put: packed (one 64-bit atomicMax of row and value, then a pass
+   * over the targets), gather (a 32-bit owner, then a pass over the targets
+   * reading the owner's update) or owned (a copy, the owners, then the
+   * owning rows store); unset: index.c's rule by sizes */
+  static const char *const puts[] = {"packed", "gather", "owned"};
+  if ((i = knob_choice("NXVK_SCATTER_PUT", puts, 3, "want packed, gather or owned", &rc)) >= 0) {
+    if (i == 0 && !c->info.atomic_i64)
+      return bad("NXVK_SCATTER_PUT", "packed", "the device lacks 64-bit atomics (shaderBufferInt64Atomics)");
+    t->scatter_put = NXVK_PUT_PACKED + i;
+  }
+  if (rc) return rc;
   /* f16 conversions in the elementwise kernels and sums: the driver's
    * (packFloat2x16 of an f16vec2, one instruction for two values, against
    * ~20 integer operations each) where the device promises round to

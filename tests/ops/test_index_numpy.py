@@ -11,7 +11,8 @@ and negative edges written out), slicing, np.take, np.take_along_axis,
 advanced indexing, np.add.at; indices clamped (gather, take,
 take_along_axis: into [0, dim-1]; starts: into [0, dim-length]) or dropped
 (indexed_add, indexed_put) as nxvk-run(1) documents.  indexed_put's oracle
-is a loop in row order (the last duplicate wins).  Every integer dtype
+is a loop in row order (the last duplicate wins), checked under each of
+the engine's pass structures (NXVK_SCATTER_PUT).  Every integer dtype
 serves as the index dtype; the data dtypes are every one numpy has (not
 bf16: conformance checks it against the reference).
 
@@ -133,7 +134,7 @@ def judge(desc, got, want, close):
         tap(ok, desc, d)
 
 
-def flush(label):
+def flush(label, env=None):
     if not PENDING:
         return
     gdir = tempfile.mkdtemp(dir=TMP)
@@ -153,7 +154,7 @@ def flush(label):
     with open(os.path.join(gdir, "g.json"), "w") as f:
         json.dump(graph, f)
     p = subprocess.run([NXVK, "run", os.path.join(gdir, "g.json")], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=300)
+                       stderr=subprocess.PIPE, timeout=300, env=dict(os.environ, **(env or {})))
     tap(p.returncode == 0, "%s: a graph of %d ops runs" % (label, len(PENDING)), p.stderr.decode(errors="replace"))
     for j, (desc, op, inputs, attrs, want, close) in enumerate(PENDING):
         path = os.path.join(gdir, "o%d.npy" % j)
@@ -321,6 +322,7 @@ def cases(rng):
     check("indexed_put i32: the last of 300 duplicates wins", "indexed_put", [np.zeros(2, np.int32), ii, u], None,
           np.array([299, 0], np.int32))
     flush("duplicates")
+    put_forms(rng)
     # errors: exit 2 and one line naming the operand or attribute
     for desc, op, ins, attrs, words in (
             ("take refuses float indices", "take", [np.ones(3, np.float32), np.ones(2, np.float32)], None, "indices"),
@@ -337,6 +339,35 @@ def cases(rng):
         rc, got, err = run(op, ins, attrs)
         lines = err.strip().splitlines()
         tap(rc == 2 and got is None and len(lines) == 1 and words in lines[0], desc, "exit %d: %r" % (rc, err))
+
+
+def put_forms(rng):
+    """indexed_put under each pass structure (NXVK_SCATTER_PUT, index.c's
+    put_form) and the rule: every dtype, bits exact (NaN, -0.0 and inf
+    updates travel unchanged), duplicates across workgroups, out-of-range
+    rows dropped, windows, and a few updates into a large target (the rule's
+    owned form)."""
+    for form in ("packed", "gather", "owned", None):
+        label = "indexed_put NXVK_SCATTER_PUT=%s" % (form or "(the rule)")
+        for n, dt in enumerate(NP):
+            ix = IX[(n + 3) % len(IX)]
+            tg = data(dt, (40, 3), rng)
+            ii = indices(ix, (900, 1), 40, rng)
+            u = data(dt, (900, 3), rng)
+            check("%s %s [40,3] rows [900,1] %s" % (label, dt, ix), "indexed_put", [tg, ii, u], None,
+                  o_scatter("indexed_put", tg, ii, u, None))
+            tg = data(dt, (6, 5, 4), rng)
+            ii = indices(ix, (30, 2), 6, rng)
+            ii[:, 1] = indices(ix, (30,), 4, rng)
+            u = data(dt, (30, 3), rng)
+            check("%s %s axes [0,2] window [30,3] %s" % (label, dt, ix), "indexed_put", [tg, ii, u],
+                  {"axes": [0, 2]}, o_scatter("indexed_put", tg, ii, u, [0, 2]))
+            tg = data(dt, (3000,), rng)
+            ii = indices(ix if ix not in ("u8", "i8") else "i32", (7, 1), 3000, rng)
+            u = data(dt, (7,), rng)
+            check("%s %s 7 updates into 3000 %s" % (label, dt, ix), "indexed_put", [tg, ii, u], None,
+                  o_scatter("indexed_put", tg, ii, u, None))
+        flush(label, {"NXVK_SCATTER_PUT": form} if form else None)
 
 
 def main():
