@@ -83,6 +83,7 @@ cases() {
   refused "$bin" "$tag NXVK_CONV_COOPMAT_EMU not 0 or 1" NXVK_CONV_COOPMAT_EMU=yes
   refused "$bin" "$tag NXVK_F16_CVT not sw or hw" NXVK_F16_CVT=fast
   refused "$bin" "$tag NXVK_SCAN not a kernel" NXVK_SCAN=onepass
+  refused "$bin" "$tag NXVK_SCATTER_PUT not a form" NXVK_SCATTER_PUT=fast
   # values that suit are taken, and the result stays right
   taken "$bin" "$tag NXVK_DOT_TILES=8,8,8,8,8 (one invocation a workgroup) is taken" NXVK_DOT_TILES=8,8,8,8,8
   taken "$bin" "$tag NXVK_DOT_TILES=32,16,4,2,4 is taken" NXVK_DOT_TILES=32,16,4,2,4
@@ -96,6 +97,7 @@ cases() {
   taken "$bin" "$tag NXVK_WAIT_POLL_GAP_US=2 is taken" NXVK_WAIT_POLL_GAP_US=2
   taken "$bin" "$tag NXVK_F16_CVT=sw is taken" NXVK_F16_CVT=sw
   taken "$bin" "$tag NXVK_SCAN=blocks is taken" NXVK_SCAN=blocks cumulative_sum '{"axis":1}'
+  taken "$bin" "$tag NXVK_SCATTER_PUT=owned is taken" NXVK_SCATTER_PUT=owned
 }
 
 cases ./nxvk plain
