@@ -347,10 +347,17 @@ def put_forms(rng):
     updates travel unchanged), duplicates across workgroups, out-of-range
     rows dropped, windows, and a few updates into a large target (the rule's
     owned form)."""
-    for form in ("packed", "gather", "owned", None):
+    no_i64 = {"NXVK_TEST_INJECT": "no_int64"}
+    for form in ("packed", "gather", "owned", None, "no_int64"):
         label = "indexed_put NXVK_SCATTER_PUT=%s" % (form or "(the rule)")
+        if form == "no_int64":
+            label = "indexed_put, the rule without 64-bit atomics (NXVK_TEST_INJECT=no_int64)"
         for n, dt in enumerate(NP):
+            if form == "no_int64" and dt in ("i64", "u64", "f64"):
+                continue
             ix = IX[(n + 3) % len(IX)]
+            if form == "no_int64" and ix in ("i64", "u64"):
+                ix = "i32"
             tg = data(dt, (40, 3), rng)
             ii = indices(ix, (900, 1), 40, rng)
             u = data(dt, (900, 3), rng)
@@ -367,7 +374,14 @@ def put_forms(rng):
             u = data(dt, (7,), rng)
             check("%s %s 7 updates into 3000 %s" % (label, dt, ix), "indexed_put", [tg, ii, u], None,
                   o_scatter("indexed_put", tg, ii, u, None))
-        flush(label, {"NXVK_SCATTER_PUT": form} if form else None)
+        flush(label, no_i64 if form == "no_int64" else {"NXVK_SCATTER_PUT": form} if form else None)
+    p = subprocess.run([NXVK, "run", "--op", "add", '{"dtype":"f32","shape":[1],"data":[1]}',
+                        '{"dtype":"f32","shape":[1],"data":[1]}'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=120, env=dict(os.environ, NXVK_SCATTER_PUT="packed", **no_i64))
+    lines = p.stderr.strip().splitlines()
+    tap(p.returncode == 2 and len(lines) == 1 and "NXVK_SCATTER_PUT=packed" in lines[0] and "64-bit" in lines[0],
+        "NXVK_SCATTER_PUT=packed is refused on a device without 64-bit atomics, naming the variable",
+        "exit %d: %r" % (p.returncode, p.stderr))
 
 
 def main():
