@@ -233,6 +233,7 @@ static void read_test_faults(nxvk_ctx *c) {
   c->inject_leak = strstr(env, "leak") != NULL;
   c->inject_unlocked_submit = strstr(env, "unlocked_submit") != NULL;
   c->inject_import_fail = strstr(env, "import_fail") != NULL;
+  c->inject_lane_fail = strstr(env, "lane_fail") != NULL;
   const char *b = strstr(env, "break_op:");
   if (b) {
     b += 9;

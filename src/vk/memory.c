@@ -769,12 +769,16 @@ static int pipe_run(xfer *x, int index) {
     return rc;
   }
   size_t T = (size_t)x->nthreads, len;
+  /* test-only: worker 1 fails after two pieces are in flight, so the
+   * others must stop and every lane come back idle */
+  size_t fail_at = c->inject_lane_fail && index == 1 ? (size_t)index + 2 * T : SIZE_MAX;
   if (x->write) {
     int s = 0;
     for (size_t p = (size_t)index; rc == NXVK_OK && p < x->npieces; p += T, s ^= 1) {
       if (atomic_load(&x->first_rc)) break;
       size_t at = piece_at(x, p, &len);
-      rc = lane_wait(c, L, s);
+      rc = p == fail_at ? nxvk_seterr(NXVK_E_ALLOC_FAILED, "transfer piece %zu refused (NXVK_TEST_INJECT)", p)
+                        : lane_wait(c, L, s);
       if (rc == NXVK_OK) {
         xfer_copy(c, L->st_map[k][s], x->host + at, len);
         rc = lane_submit(c, L, k, s, x->b, x->off + at, len, true);
@@ -789,7 +793,8 @@ static int pipe_run(xfer *x, int index) {
     for (int s = 0; rc == NXVK_OK && p < x->npieces; p += T, s ^= 1) {
       if (atomic_load(&x->first_rc)) break;
       size_t at = piece_at(x, p, &len);
-      rc = lane_wait(c, L, s);
+      rc = p == fail_at ? nxvk_seterr(NXVK_E_ALLOC_FAILED, "transfer piece %zu refused (NXVK_TEST_INJECT)", p)
+                        : lane_wait(c, L, s);
       if (rc == NXVK_OK) xfer_copy(c, x->host + at, L->st_map[k][s], len);
       if (rc == NXVK_OK && next < x->npieces) {
         size_t nat = piece_at(x, next, &len);

@@ -218,6 +218,7 @@ struct nxvk_ctx {
 
   /* test-only faults (NXVK_TEST_INJECT) */
   bool inject_leak, inject_unlocked_submit, inject_import_fail;
+  bool inject_lane_fail;               /* a transfer's worker 1 fails at its third piece (memory.c) */
   char inject_break_op[32];
 
   /* accounting */

@@ -141,6 +141,55 @@ static void run_mode(int mode) {
   nxvk_ctx_close(c);
 }
 
+/* A worker that fails mid-transfer (NXVK_TEST_INJECT=lane_fail: worker 1
+ * refuses its third piece while two of its copies are in flight): the
+ * transfer fails with that worker's message, both ways, leaves no buffer
+ * behind, and the lanes are idle again: a transfer on one thread (worker
+ * 0 only, which never fails) then moves its bytes unchanged. */
+static void run_lane_failure(void) {
+  setenv("NXVK_STAGING", "1", 1);
+  setenv("NXVK_XFER_IMPORT", "0", 1);
+  setenv("NXVK_XFER_MIN", "0", 1);
+  setenv("NXVK_XFER_PIECE", "1M", 1);
+  setenv("NXVK_XFER_THREADS", "3", 1);
+  setenv("NXVK_XFER_PIPE", "1", 1);
+  setenv("NXVK_TEST_INJECT", "lane_fail", 1);
+  nxvk_ctx *c = NULL;
+  int rc = nxvk_ctx_open(NULL, &c);
+  CHECK(rc == NXVK_OK, "lane failure: context opens (%s)", rc ? nxvk_errmsg() : "ok");
+  if (rc) return;
+  size_t n = (12 << 20) + 5; /* 13 pieces: worker 1 has its third on 2 or 3 threads */
+  char *src = malloc(n), *dst = malloc(n);
+  nxvk_buffer *b = NULL;
+  nxvk_stats s0, s1;
+  nxvk_ctx_stats(c, &s0);
+  rc = src && dst ? nxvk_buffer_create(c, n, false, &b) : NXVK_E_NO_MEMORY;
+  CHECK(rc == NXVK_OK, "lane failure: a buffer of %zu bytes", n);
+  if (rc == NXVK_OK) {
+    for (size_t i = 0; i < n; i++) src[i] = (char)(i * 7 + 3);
+    rc = nxvk_buffer_write(c, b, 0, src, n);
+    CHECK(rc == NXVK_E_ALLOC_FAILED && strstr(nxvk_errmsg(), "refused (NXVK_TEST_INJECT)"),
+          "lane failure: the upload fails with the worker's message (%d: %s)", rc, nxvk_errmsg());
+    rc = nxvk_buffer_read(c, b, 0, dst, n);
+    CHECK(rc == NXVK_E_ALLOC_FAILED && strstr(nxvk_errmsg(), "refused (NXVK_TEST_INJECT)"),
+          "lane failure: the download fails the same way (%d: %s)", rc, nxvk_errmsg());
+    size_t one = 1 << 20; /* one piece: worker 0 alone */
+    memset(dst, 0, one);
+    rc = nxvk_buffer_write(c, b, 0, src, one);
+    if (rc == NXVK_OK) rc = nxvk_buffer_read(c, b, 0, dst, one);
+    CHECK(rc == NXVK_OK && memcmp(src, dst, one) == 0, "lane failure: the lanes work again after it (%s)",
+          rc ? nxvk_errmsg() : "ok");
+  }
+  nxvk_buffer_unref(c, b);
+  nxvk_ctx_stats(c, &s1);
+  CHECK(s1.live_buffers == s0.live_buffers, "lane failure: no buffer left behind (live %llu, then %llu)",
+        (unsigned long long)s0.live_buffers, (unsigned long long)s1.live_buffers);
+  free(src);
+  free(dst);
+  nxvk_ctx_close(c);
+  unsetenv("NXVK_TEST_INJECT");
+}
+
 int main(void) {
   run_mode(MODE_STAGING);
   run_mode(MODE_IMPORT);
@@ -150,5 +199,6 @@ int main(void) {
   if (nxvk_xfer_can_stream()) run_mode(MODE_LANES_STREAM);
   else printf("ok %d - # SKIP no streaming copy in this build (x86-64 only)\n", ++tap_n);
   run_mode(MODE_SYNC);
+  run_lane_failure();
   return tap_done();
 }
