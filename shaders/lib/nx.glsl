@@ -65,6 +65,93 @@ float nx_cbrt(float a) { return nxf_cbrt(a); }
 float nx_erfc(float a) { return nxf_erfc(a); }
 float nx_erf_inv(float a) { return nxf_erf_inv(a); }
 
+// ---- f16 and bf16: cheaper forms of the f32 functions above where the
+// operands are f16 or bf16 values (NXVK_EW16, src/ops/tuning.c; codegen.c
+// calls them).  Each returns an f32 that rounds to the same f16 / bf16 as
+// the f32 function's result, so every stored or fused value is unchanged.
+// fz (NXVK_EW16=fuzz, a test mode): act as the worst device the Vulkan spec
+// allows, f32 denormal operands and results flushed, exp2 4 ULP off.
+float nx16_ftz(float x, bool fz) {
+  uint u = floatBitsToUint(x);
+  return fz && (u & 0x7f800000u) == 0u ? uintBitsToFloat(u & 0x80000000u) : x;
+}
+// a + b, a - b, a * b of two f16 values: the driver's f32 operation alone.
+// Proof that no f32 denormal can occur, so a flushing device (NVIDIA,
+// shaderDenormPreserveFloat32 = false) computes the IEEE f32 result that
+// nxf_add / nxf_mul return: an f16 value widened is 0, inf, NaN or a
+// multiple of 2^-24 of magnitude >= 2^-24 (f16's least subnormal), a normal
+// f32; a sum or difference of two such is a multiple of 2^-24, so 0 or
+// >= 2^-24 in magnitude, and rounding to f32 keeps it there; a product is 0
+// or >= 2^-48 (and <= 65504^2, finite).  (Rounding the f32 result to f16 is
+// what numpy does; it equals rounding the exact result once, as f32's 24
+// bits >= 2 * 11 + 2 make double rounding innocuous for + - *.)
+float nx16_add(float a, float b, bool fz) {
+  precise float r = nx16_ftz(a, fz) + nx16_ftz(b, fz);
+  return nx16_ftz(r, fz);
+}
+float nx16_sub(float a, float b, bool fz) {
+  precise float r = nx16_ftz(a, fz) - nx16_ftz(b, fz);
+  return nx16_ftz(r, fz);
+}
+float nx16_mul(float a, float b, bool fz) {
+  precise float r = nx16_ftz(a, fz) * nx16_ftz(b, fz);
+  return nx16_ftz(r, fz);
+}
+// bf16: may the driver's + - * take both word pairs (two bf16 of a and of
+// b each)?  Yes when each of the four operands is 0 or at least 2^-118 in
+// magnitude (thr 0x047f047f: add, subtract) or 2^-63 (0x1fff1fff:
+// multiply), and inf and NaN pass.  Then no f32 denormal occurs, the same
+// argument as f16's: bf16 values from 2^-118 up are multiples of 2^-125, so
+// a sum is 0 or >= 2^-125; a product of values >= 2^-63 is >= 2^-126.
+// Else (a bf16 subnormal or tiny operand, rare) ew_eval does it.  Per half
+// x = bits & 0x7fff: x + 0x7fff (no carry out) | 0x8000 is 0xffff for x = 0
+// and 0x7fff + x for x >= 1; minus thr it keeps bit 15 exactly when x = 0
+// or x > thr.
+bool nx16_bf_ok(uint a, uint b, uint thr) {
+  uint ta = (((a & 0x7fff7fffu) + 0x7fff7fffu) | 0x80008000u) - thr;
+  uint tb = (((b & 0x7fff7fffu) + 0x7fff7fffu) | 0x80008000u) - thr;
+  return (ta & tb & 0x80008000u) == 0x80008000u;
+}
+// e^x for an f16 (bf false) or bf16 (bf true) value x: the driver's exp2
+// on a reduced argument, and nxf_exp only where that result may round to a
+// different 16-bit value than nxf_exp's would.
+//   x log2(e) = a + b: a = x L1 exact (L1 = 2955/2048 has 12 bits, x at
+//   most 11), b = x L2 (L2 = log2(e) - L1 to 2^-36 relative); k = the
+//   integer nearest a, f = (a - k) + b (a - k exact), |f| <= 0.52; e^x =
+//   2^k 2^f, 2^k added to the exponent bits.  Error of y: f's roundings
+//   (2^-25 absolute: 0.7 ULP of y) plus exp2's, <= 3 + 2|f| < 4.1 ULP by
+//   the Vulkan spec's precision table whatever the device: < 4.8 ULP in
+//   all; nxf_exp is <= 1 ULP, so the two differ by < 5.8 ULP.
+//   y is taken unless its bits below the 16-bit precision (13 for f16
+//   normal results, more for f16 subnormals, 16 for bf16) lie within 8 ULP
+//   of the midpoint pattern, where the two could round apart.  Ranges:
+//   f16's x is clamped to [-18, 12] (e^-18 < 2^-25 / 1.9 rounds to 0,
+//   e^12 > 65520 to inf, both also after the error), so y is a normal f32
+//   from 2^-27 to 2^18; bf16's x outside [-87, 88.5] (bf16 subnormal, or
+//   near f32 overflow) and NaN take nxf_exp.  A flushing device changes
+//   nothing: a, b, f and y are normal or 0, and a bf16 subnormal x read as
+//   0 gives y = 1 +- 4 ULP, which rounds to 1 as e^x does.
+float nx16_exp(float x, bool bf, bool fz) {
+  float xc = nx16_ftz(bf ? x : clamp(x, -18.0, 12.0), fz);
+  float a = nx16_ftz(xc * 1.44287109375, fz);
+  float b = nx16_ftz(xc * uintBitsToFloat(0xb9389ad4u), fz);
+  float kf = floor(a + 0.5);
+  float f = nx16_ftz((a - kf) + b, fz);
+  uint e2 = floatBitsToUint(exp2(f));
+  if (fz) e2 += ((floatBitsToUint(x) * 0x9e3779b1u) >> 31) != 0u ? 4u : 0xfffffffcu;
+  uint y = e2 + (uint(int(kf)) << 23);
+  bool rare;
+  if (bf) {
+    rare = nx_isnanf(x) || !(x >= -87.0 && x <= 88.5) || (y & 0xffffu) + 8u - 0x8000u < 16u;
+  } else {
+    uint sh = uint(clamp(int(y >> 23) - 94, 0, 19));   // 32 - bits below f16 precision
+    uint t = 8u << sh;                                  // 8 ULP of y, in those bits
+    rare = nx_isnanf(x) || (((y & 0x7fffffu) | 0x800000u) << sh) + t - 0x80000000u < 2u * t;
+  }
+  if (rare) return nxf_exp(x);
+  return uintBitsToFloat(y);
+}
+
 // ---- f64: the same guarantees as f32 on a driver that flushes f64
 // denormals (shaderDenormPreserveFloat64 = false): add, subtract, multiply,
 // divide, sqrt bit-identical to IEEE (divide and sqrt correctly rounded on

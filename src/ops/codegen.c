@@ -175,11 +175,38 @@ static bool value_read(const nxvk_cg_program *p, int v) {
   return false;
 }
 
-static void emit_op_function(sbuf *s, const nxvk_cg_node *n) {
+/* The cheaper body of an f16 / bf16 op under NXVK_EW16 (nx.glsl's nx16_*,
+ * which give the same 16-bit results), or NULL: f16 add, subtract and
+ * multiply without the f32 denormal tests, and f16 / bf16 exp through exp2
+ * with a test for the rare results that need nxf_exp. */
+static const char *fast16_expr(const nxvk_cg_node *n, int fast16, char *buf, size_t len) {
+  const char *fz = (fast16 & NXVK_EW16_FUZZ) ? "true" : "false";
+  const char *name = n->op->name;
+  if ((fast16 & NXVK_EW16_ARITH) && n->dtype == NXVK_F16) {
+    const char *f = strcmp(name, "add") == 0        ? "nx16_add"
+                    : strcmp(name, "subtract") == 0 ? "nx16_sub"
+                    : strcmp(name, "multiply") == 0 ? "nx16_mul"
+                                                    : NULL;
+    if (f) {
+      snprintf(buf, len, "%s(a, b, %s)", f, fz);
+      return buf;
+    }
+  }
+  if ((fast16 & NXVK_EW16_EXP) && (n->dtype == NXVK_F16 || n->dtype == NXVK_BF16) && strcmp(name, "exp") == 0) {
+    snprintf(buf, len, "nx16_exp(a, %s, %s)", n->dtype == NXVK_BF16 ? "true" : "false", fz);
+    return buf;
+  }
+  return NULL;
+}
+
+static void emit_op_function(sbuf *s, const nxvk_cg_node *n, int fast16) {
   const char *names[3];
   int arity = operand_names(n->op, names);
   const char *t = glsl_compute(n->dtype);
   bool cmp = n->op->kind == NXVK_KIND_COMPARE;
+  char fbuf[64];
+  const char *expr = fast16_expr(n, fast16, fbuf, sizeof fbuf);
+  if (!expr) expr = n->op->expr;
   sb_printf(s, "%s op_%s_%s(", cmp ? "uint" : t, n->op->name, nxvk_dtype_name(n->dtype));
   for (int i = 0; i < arity; i++) {
     bool pred = n->op->kind == NXVK_KIND_SELECT && i == 0;
@@ -188,9 +215,9 @@ static void emit_op_function(sbuf *s, const nxvk_cg_node *n) {
   /* NXW: the dtype's width in bits, for the expressions that need it */
   int w = (int)nxvk_dtype_size(n->dtype) * 8;
   if (cmp)
-    sb_printf(s, ") { const int NXW = %d; return (%s) ? 1u : 0u; }\n", w, n->op->expr);
+    sb_printf(s, ") { const int NXW = %d; return (%s) ? 1u : 0u; }\n", w, expr);
   else
-    sb_printf(s, ") { const int NXW = %d; return %s; }\n", w, n->op->expr);
+    sb_printf(s, ") { const int NXW = %d; return %s; }\n", w, expr);
 }
 
 /* The nodes in order, into locals v<ninputs>...; an f16 / bf16 value no
@@ -304,6 +331,25 @@ static int emit_paired_main(sbuf *s, const nxvk_cg_program *p) {
     if (hw && p->in_dtype[k] == NXVK_F16) sb_printf(s, "      vec2 f%d = nx_f16x2_to_f32(l%d[u]);\n", k, k);
   for (int o = 0; o < p->noutputs; o++)
     sb_printf(s, "      %s lo%d, hi%d;\n", hw_out[o] ? "float" : "uint", o, o);
+  /* bf16 add / subtract / multiply (NXVK_EW16 arith): one test of the
+   * four operands' bits a word pair, then the driver's operation
+   * (nx.glsl's nx16_bf_ok); ew_eval only where the test fails */
+  const char *bf_op = NULL;
+  if ((p->fast16 & NXVK_EW16_ARITH) && p->nnodes == 1 && p->noutputs == 1 && ni == 2 &&
+      p->output[0] == ni && p->node[0].dtype == NXVK_BF16 && p->in_dtype[0] == NXVK_BF16 &&
+      p->in_dtype[1] == NXVK_BF16 && p->node[0].arg[0] == 0 && p->node[0].arg[1] == 1) {
+    const char *name = p->node[0].op->name;
+    bf_op = strcmp(name, "add") == 0 ? "add" : strcmp(name, "subtract") == 0 ? "sub" : strcmp(name, "multiply") == 0 ? "mul" : NULL;
+  }
+  if (bf_op) {
+    const char *fz = (p->fast16 & NXVK_EW16_FUZZ) ? "true" : "false";
+    sb_printf(s, "      if (nx16_bf_ok(l0[u], l1[u], %s)) {\n", strcmp(bf_op, "mul") == 0 ? "0x1fff1fffu" : "0x047f047fu");
+    sb_printf(s, "        lo0 = nx_bf16_bits(floatBitsToUint(nx16_%s(uintBitsToFloat(l0[u] << 16u), "
+                 "uintBitsToFloat(l1[u] << 16u), %s)));\n", bf_op, fz);
+    sb_printf(s, "        hi0 = nx_bf16_bits(floatBitsToUint(nx16_%s(uintBitsToFloat(l0[u] & 0xffff0000u), "
+                 "uintBitsToFloat(l1[u] & 0xffff0000u), %s)));\n", bf_op, fz);
+    sb_printf(s, "      } else {\n");
+  }
   for (int h = 0; h < 2; h++) {
     sb_printf(s, "      ew_eval(");
     for (int k = 0; k < ni; k++) {
@@ -319,6 +365,7 @@ static int emit_paired_main(sbuf *s, const nxvk_cg_program *p) {
     for (int o = 0; o < p->noutputs; o++) sb_printf(s, "%s%s%d", ni + o ? ", " : "", h ? "hi" : "lo", o);
     sb_printf(s, ");\n");
   }
+  if (bf_op) sb_printf(s, "      }\n");
   for (int o = 0; o < p->noutputs; o++) {
     if (hw_out[o])
       sb_printf(s, "      uint w%d = nx_f32x2_to_f16(lo%d, hi%d);\n"
@@ -377,7 +424,7 @@ int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out) {
     bool seen = false;
     for (int j = 0; j < i && !seen; j++)
       seen = p->node[j].op == p->node[i].op && p->node[j].dtype == p->node[i].dtype;
-    if (!seen) emit_op_function(&s, &p->node[i]);
+    if (!seen) emit_op_function(&s, &p->node[i], p->fast16);
   }
 
   if (paired) {

@@ -479,11 +479,12 @@ static void memo_add(nxvk_ctx *c, const nxvk_cg_program *p, const char *key) {
 }
 
 int nxvk_fusion_glsl(const nxvk_graph *g, const nxvk_meta *metas, const nxvk_plan_step *st,
-                     int f16_cvt, char **glsl) {
+                     int f16_cvt, int fast16, char **glsl) {
   *glsl = NULL;
   nxvk_cg_program p;
   int rc = build_program(g, metas, st, &p);
   p.f16_cvt = f16_cvt;
+  p.fast16 = fast16;
   char *body = NULL;
   if (rc == NXVK_OK) rc = nxvk_cg_glsl(&p, nxvk_glsl_lib, &body);
   if (rc) return rc;
@@ -577,6 +578,7 @@ int nxvk_fusion_record(nxvk_rec *r, const nxvk_graph *g, const nxvk_meta *metas,
   int rc = build_program(g, metas, st, &prog);
   if (rc) return rc;
   prog.f16_cvt = c->tuning ? c->tuning->f16_cvt : 0;
+  prog.fast16 = c->tuning ? c->tuning->ew16 : 0;
   nxvk_kernel *k = NULL;
   int64_t count;
   rc = nxvk_shape_count(&metas[st->outputs[0]].shape, &count);
@@ -592,7 +594,7 @@ int nxvk_fusion_record(nxvk_rec *r, const nxvk_graph *g, const nxvk_meta *metas,
     st->glsl_ms = (nxvk_now_ns() * 1e-6) - t;
   } else {
     char *glsl;
-    rc = nxvk_fusion_glsl(g, metas, st, prog.f16_cvt, &glsl);
+    rc = nxvk_fusion_glsl(g, metas, st, prog.f16_cvt, prog.fast16, &glsl);
     if (rc) return rc;
     uint8_t digest[NXVK_SHA256_BYTES];
     nxvk_sha256(glsl, strlen(glsl), digest);

@@ -21,8 +21,8 @@ int nxvk_fusion_record(nxvk_rec *r, const nxvk_graph *g, const nxvk_meta *metas,
                        nxvk_plan_step *st, nxvk_tensor **values, const char *cache_dir);
 
 /* The GLSL of a fused step (malloc'd), with the header line that makes its
- * content address; for tests and --explain.  f16_cvt: nxvk_cg_program's. */
+ * content address; for tests and --explain.  f16_cvt, fast16: nxvk_cg_program's. */
 int nxvk_fusion_glsl(const nxvk_graph *g, const nxvk_meta *metas, const nxvk_plan_step *st,
-                     int f16_cvt, char **glsl);
+                     int f16_cvt, int fast16, char **glsl);
 
 #endif

@@ -282,6 +282,7 @@ typedef struct nxvk_tuning {
   uint32_t sort_bits;   /* NXVK_SORT_BITS: 8 (sort8 kernels) or 4 bits a radix pass (sort.c) */
   uint32_t sort_items;  /* NXVK_SORT_ITEMS: elements per invocation of a pass */
   int f16_cvt;           /* NXVK_F16_CVT: 0 integer f16 conversions, 1 or 2 the driver's (codegen.h) */
+  int ew16;              /* NXVK_EW16: codegen.h's NXVK_EW16_* flags (cheaper f16 / bf16 forms, same bits) */
   bool scan_one_pass;    /* NXVK_SCAN: one_pass (scan.comp mode 4) or blocks (three passes) */
   int scatter_put;       /* NXVK_SCATTER_PUT: 0 the rule, else an NXVK_PUT_* (index.c) */
 } nxvk_tuning;

@@ -31,7 +31,7 @@ extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_
 /* name -> content key, for the process (the GLSL of a name never changes) */
 typedef struct rt_name {
   char name[48];
-  int f16_cvt;              /* the GLSL's NX_F16_HW (0: none) */
+  int variant;              /* f16_cvt (the GLSL's NX_F16_HW, 0: none) | fast16 << 4 */
   char key[65];
   char *glsl;               /* kept until its first compile in a context */
   struct rt_name *next;
@@ -145,9 +145,11 @@ unknown:
 }
 
 /* GLSL for a kernel name, or NXVK_E_UNSUPPORTED when the name means nothing;
- * f16_cvt: the f16 conversions of ew_*_f16 and reduce_f16 (codegen.h). */
-static int glsl_for(const char *name, int f16_cvt, char **out) {
+ * variant: the f16 conversions of ew_*_f16 and reduce_f16 (codegen.h's
+ * f16_cvt) | the fast16 forms of ew_*_f16 and ew_*_bf16 << 4. */
+static int glsl_for(const char *name, int variant, char **out) {
   *out = NULL;
+  int f16_cvt = variant & 15;
   nxvk_dtype d, d2;
   char defs[256];
   const char *us = strrchr(name, '_');
@@ -210,6 +212,7 @@ v[10] > 64)
     p.noutputs = 1;
     p.output[0] = p.ninputs;
     p.f16_cvt = f16_cvt;
+    p.fast16 = variant >> 4;
     return nxvk_cg_glsl(&p, nxvk_glsl_lib, out);
   }
   if (strncmp(name, "copy_", 5) == 0) {
@@ -266,10 +269,10 @@ unknown:
 int nxvk_rt_kernel_glsl(const char *name, char **glsl) { return glsl_for(name, 0, glsl); }
 
 /* The name's entry (GLSL and key made on first use). */
-static int lookup(const char *name, int f16_cvt, rt_name **out) {
+static int lookup(const char *name, int variant, rt_name **out) {
   pthread_mutex_lock(&rt_lock);
   for (rt_name *e = rt_names; e; e = e->next)
-    if (strcmp(e->name, name) == 0 && e->f16_cvt == f16_cvt) {
+    if (strcmp(e->name, name) == 0 && e->variant == variant) {
       pthread_mutex_unlock(&rt_lock);
       *out = e;
       return NXVK_OK;
@@ -278,7 +281,7 @@ static int lookup(const char *name, int f16_cvt, rt_name **out) {
   if (strlen(name) >= sizeof rt_names->name)
     return nxvk_seterr(NXVK_E_UNSUPPORTED, "no kernel named '%.60s'", name);
   char *glsl;
-  int rc = glsl_for(name, f16_cvt, &glsl);
+  int rc = glsl_for(name, variant, &glsl);
   if (rc) return rc;
   rt_name *e = calloc(1, sizeof *e);
   if (!e) {
@@ -286,14 +289,14 @@ static int lookup(const char *name, int f16_cvt, rt_name **out) {
     return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
   }
   snprintf(e->name, sizeof e->name, "%s", name);
-  e->f16_cvt = f16_cvt;
+  e->variant = variant;
   uint8_t dg[NXVK_SHA256_BYTES];
   nxvk_sha256(glsl, strlen(glsl), dg);
   nxvk_sha256_hex(dg, e->key);
   e->glsl = glsl;
   pthread_mutex_lock(&rt_lock);
   for (rt_name *o = rt_names; o; o = o->next)
-    if (strcmp(o->name, name) == 0 && o->f16_cvt == f16_cvt) { /* another thread made it meanwhile */
+    if (strcmp(o->name, name) == 0 && o->variant == variant) { /* another thread made it meanwhile */
       pthread_mutex_unlock(&rt_lock);
       free(e->glsl);
       free(e);
@@ -310,10 +313,13 @@ static int lookup(const char *name, int f16_cvt, rt_name **out) {
 int nxvk_rt_kernel_get(nxvk_ctx *c, const char *name, const uint32_t *spec, int nspec, int nbuffers,
                        nxvk_kernel **k) {
   rt_name *e = NULL;
-  /* only f16 kernels differ by NXVK_F16_CVT: one entry for every other name */
+  /* only f16 kernels differ by NXVK_F16_CVT, only f16 and bf16 elementwise
+   * kernels by NXVK_EW16: one entry for every other name */
   size_t len = strlen(name);
-  int f16_cvt = len > 4 && strcmp(name + len - 4, "_f16") == 0 ? (c->tuning ? c->tuning->f16_cvt : 0) : 0;
-  int rc = lookup(name, f16_cvt, &e);
+  bool f16 = len > 4 && strcmp(name + len - 4, "_f16") == 0, bf16 = len > 5 && strcmp(name + len - 5, "_bf16") == 0;
+  int variant = f16 && c->tuning ? c->tuning->f16_cvt : 0;
+  if ((f16 || bf16) && strncmp(name, "ew_", 3) == 0 && c->tuning) variant |= c->tuning->ew16 << 4;
+  int rc = lookup(name, variant, &e);
   if (rc) return rc;
   rc = nxvk_kernel_get_spirv(c, e->key, NULL, 0, spec, nspec, nbuffers, k);
   if (rc || *k) return rc;

@@ -7,6 +7,7 @@
  * believing it measured the override.
  */
 #include "ops.h"
+#include "codegen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +145,16 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
                                        "(shaderFloat16 and shaderRoundingModeRTEFloat16)");
     t->f16_cvt = i ? hw : 0;
   }
+  /* f16 add / subtract / multiply without the f32 denormal tests, f16 and
+   * bf16 exp through exp2 with a rare exact path (nx.glsl's nx16_*): the
+   * same bits by argument on every device, so on everywhere.  0: the f32
+   * functions, for A/B runs; fuzz: the cheap forms acting as the worst
+   * device the Vulkan spec allows (tests). */
+  static const char *const ew16s[] = {"0", "arith", "exp", "all", "fuzz"};
+  static const int ew16v[] = {0, NXVK_EW16_ARITH, NXVK_EW16_EXP, NXVK_EW16_ARITH | NXVK_EW16_EXP,
+                              NXVK_EW16_ARITH | NXVK_EW16_EXP | NXVK_EW16_FUZZ};
+  t->ew16 = ew16v[3];
+  if ((i = knob_choice("NXVK_EW16", ew16s, 5, "want 0, arith, exp, all or fuzz", &rc)) >= 0) t->ew16 = ew16v[i];
   if (rc) return rc;
 
   knob_list("NXVK_DOT_TILES", t->dot_tiles, 5, 5, "want BM,BN,BK,TM,TN (five whole numbers)", &rc);
