@@ -1,0 +1,168 @@
+#!/usr/bin/python3
+"""test_ew16_numpy.py - the cheap f16 / bf16 forms of add, subtract,
+multiply and exp (NXVK_EW16, shaders/lib/nx.glsl's nx16_*) give the bits of
+the f32 functions rounded once, over every 16-bit pattern.
+
+Modes: 0 (the f32 functions with their denormal tests, as before), all (the
+default) and fuzz (the cheap forms acting as the worst device the Vulkan
+spec allows: f32 denormal operands and results flushed as NVIDIA does, the
+driver's exp2 4 ULP off).  Lavapipe neither flushes nor errs that much, so
+fuzz is what shows the guards (bf16's operand test, exp's distance from a
+rounding midpoint) cover such a device.  Oracle: numpy, f32 then one
+rounding (f16: numpy's float16; bf16: to nearest even on the bits, NaN as a
+class).  exp: f16 bit-identical to numpy; bf16 bit-identical to mode 0 and
+within 1 bf16 ulp of numpy's f32 exp (nxvk's f32 exp and numpy's may differ
+by an f32 ULP).  Single ops (the paired kernels) and a fused graph.
+TAP on stdout.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from pytap import NXVK, done, tap  # noqa: E402
+
+TMP = tempfile.mkdtemp(prefix="nxvk_ew16_")
+MODES = ["0", "all", "fuzz"]
+ALL = np.arange(65536, dtype=np.uint16)
+OTHER = np.random.default_rng(28).permutation(ALL)
+
+
+def save(path, dt, bits):
+    np.save(path, bits.view(np.float16) if dt == "f16" else bits.view(np.dtype("V2")))
+
+
+def f32(dt, bits):
+    if dt == "f16":
+        return bits.view(np.float16).astype(np.float32)
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def round16(dt, x):
+    x = np.asarray(x, np.float32)
+    if dt == "f16":
+        with np.errstate(all="ignore"):
+            return x.astype(np.float16).view(np.uint16)
+    u = x.view(np.uint32)
+    return ((u + 0x7fff + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def oracle(dt, op, a, b):
+    x, y = f32(dt, a), f32(dt, b)
+    with np.errstate(all="ignore"):
+        r = {"add": lambda: x + y, "subtract": lambda: x - y, "multiply": lambda: x * y, "exp": lambda: np.exp(x)}[op]()
+    return round16(dt, r)
+
+
+def mismatches(dt, got, want):
+    """indices where the bits differ, NaN equal to any NaN"""
+    g, w = f32(dt, got), f32(dt, want)
+    return np.nonzero((got != want) & ~(np.isnan(g) & np.isnan(w)))[0]
+
+
+def ulps16(dt, got, want):
+    """distance in 16-bit steps on the monotone key (finite values)"""
+    def key(b):
+        b = b.astype(np.int64)
+        return np.where(b & 0x8000, -(b & 0x7fff), b & 0x7fff)
+    return np.abs(key(got) - key(want))
+
+
+def run(args, mode, out):
+    env = dict(os.environ, NXVK_EW16=mode)
+    p = subprocess.run([NXVK, "run"] + args, env=env, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        return None, p.stderr.strip()
+    return {k: np.load(v).view(np.uint16) for k, v in out.items()}, None
+
+
+def single_ops(dt):
+    d = tempfile.mkdtemp(prefix=dt + "_", dir=TMP)
+    pa, pb, po = (os.path.join(d, n) for n in ("a.npy", "b.npy", "o.npy"))
+    save(pa, dt, ALL)
+    save(pb, dt, OTHER)
+    for op in ("add", "subtract", "multiply", "exp"):
+        want = oracle(dt, op, ALL, OTHER)
+        base = None
+        for mode in MODES:
+            got, err = run(["--op", op, pa] + ([] if op == "exp" else [pb]) + ["-o", po], mode, {"o": po})
+            if got is None:
+                tap(False, "%s %s NXVK_EW16=%s: run" % (op, dt, mode), err)
+                continue
+            got = got["o"]
+            if base is None:
+                base = got
+            bad = mismatches(dt, got, want)
+            what = "every %s pattern" % dt + ("" if op == "exp" else " with a permutation of them")
+            if op == "exp" and dt == "bf16":
+                same = mismatches(dt, got, base)
+                far = bad[ulps16(dt, got[bad], want[bad]) > 1]
+                tap(len(same) == 0 and len(far) == 0,
+                    "exp bf16 NXVK_EW16=%s: %s bit-identical to mode 0, within 1 ulp of numpy's f32 exp "
+                    "(%d differ by 1)" % (mode, what, len(bad)),
+                    ["[%d] 0x%04x: got 0x%04x, mode 0 0x%04x, numpy 0x%04x" % (i, ALL[i], got[i], base[i], want[i])
+                     for i in list(same[:3]) + list(far[:3])])
+            else:
+                tap(len(bad) == 0, "%s %s NXVK_EW16=%s: %s bit-identical to numpy" % (op, dt, mode, what),
+                    ["%d differ; [%d] 0x%04x, 0x%04x: got 0x%04x want 0x%04x" % (
+                        len(bad), i, ALL[i], OTHER[i], got[i], want[i]) for i in bad[:3]])
+
+
+def fused(dt):
+    """exp(a + b) * b - a and exp(a) * a, fused, every mode against mode 0
+    and the oracle step by step (each intermediate rounded to the dtype)"""
+    d = tempfile.mkdtemp(prefix=dt + "_g_", dir=TMP)
+    a, b = ALL[:65535], OTHER[:65535]   # odd count: the last word's upper half
+    save(os.path.join(d, "a.npy"), dt, a)
+    save(os.path.join(d, "b.npy"), dt, b)
+    graph = {"inputs": {"a": "a.npy", "b": "b.npy"},
+             "ops": [{"op": "add", "in": ["a", "b"], "out": "s"},
+                     {"op": "exp", "in": ["s"], "out": "t"},
+                     {"op": "multiply", "in": ["t", "b"], "out": "u"},
+                     {"op": "subtract", "in": ["u", "a"], "out": "v"},
+                     {"op": "exp", "in": ["a"], "out": "e"},
+                     {"op": "multiply", "in": ["e", "a"], "out": "w"}],
+             "outputs": {"v": "v.npy", "w": "w.npy"}}
+    with open(os.path.join(d, "g.json"), "w") as f:
+        json.dump(graph, f)
+    s = oracle(dt, "add", a, b)
+    t = oracle(dt, "exp", s, s)
+    v = oracle(dt, "subtract", oracle(dt, "multiply", t, b), a)
+    w = oracle(dt, "multiply", oracle(dt, "exp", a, a), a)
+    base = None
+    for mode in MODES:
+        got, err = run([os.path.join(d, "g.json")], mode, {k: os.path.join(d, k + ".npy") for k in ("v", "w")})
+        if got is None:
+            tap(False, "fused %s NXVK_EW16=%s: run" % (dt, mode), err)
+            continue
+        if base is None:
+            base = got
+        same = [k for k in got if len(mismatches(dt, got[k], base[k]))]
+        # f16: exactly numpy's steps; bf16: exp may differ from numpy's by an ulp, which the next steps carry
+        exact = [k for k, want in (("v", v), ("w", w)) if len(mismatches(dt, got[k], want))]
+        tap(not same and (dt == "bf16" or not exact),
+            "fused exp(a + b) * b - a and exp(a) * a, %s NXVK_EW16=%s: bit-identical to mode 0%s" % (
+                dt, mode, "" if dt == "bf16" else " and to numpy step by step"),
+            None if not same and (dt == "bf16" or not exact) else "differ from mode 0: %s; from numpy: %s" % (same, exact))
+
+
+def knob():
+    p = subprocess.run([NXVK, "run", "--op", "exp", '{"dtype":"f16","shape":[1],"data":[1]}'],
+                       env=dict(os.environ, NXVK_EW16="fast"), capture_output=True, text=True)
+    ok = p.returncode == 2 and "NXVK_EW16=fast" in p.stderr
+    tap(ok, "NXVK_EW16=fast refused (exit 2) naming the variable", None if ok else p.stderr)
+
+
+try:
+    for dt in ("f16", "bf16"):
+        single_ops(dt)
+        fused(dt)
+    knob()
+finally:
+    shutil.rmtree(TMP, ignore_errors=True)
+sys.exit(done())
