@@ -108,6 +108,16 @@ uint nx_f32x2_to_f16(float lo, float hi) {
   return w;
 }
 
+// the same for two values neither of which is an f32 subnormal (nx.glsl's
+// nx16_* results): no sign to restore
+uint nx_f32x2_to_f16n(float lo, float hi) {
+#if NX_F16_HW == 2
+  return packFloat2x16(f16vec2(vec2(lo, hi)));
+#else
+  return nx_f32x2_to_f16(lo, hi);
+#endif
+}
+
 // x rounded to the nearest f16 value, as f32 (nx_f16_round's bits)
 float nx_f16_round_hw(float x) { return nx_f16x2_to_f32(nx_f32x2_to_f16(x, 0.0)).x; }
 #endif

@@ -367,9 +367,13 @@ static int emit_paired_main(sbuf *s, const nxvk_cg_program *p) {
   }
   if (bf_op) sb_printf(s, "      }\n");
   for (int o = 0; o < p->noutputs; o++) {
+    /* an nx16_* result is never an f32 subnormal: no sign to restore */
+    char fb[64];
+    int v = p->output[o];
+    bool n16 = v >= ni && fast16_expr(&p->node[v - ni], p->fast16, fb, sizeof fb);
     if (hw_out[o])
-      sb_printf(s, "      uint w%d = nx_f32x2_to_f16(lo%d, hi%d);\n"
-                   "      out%d.v[i] = 2u * i + 1u < n ? w%d : (w%d & 65535u);\n", o, o, o, o, o, o);
+      sb_printf(s, "      uint w%d = nx_f32x2_to_f16%s(lo%d, hi%d);\n"
+                   "      out%d.v[i] = 2u * i + 1u < n ? w%d : (w%d & 65535u);\n", o, n16 ? "n" : "", o, o, o, o, o);
     else
       sb_printf(s, "      out%d.v[i] = lo%d | ((2u * i + 1u < n ? hi%d : 0u) << 16u);\n", o, o, o);
   }
