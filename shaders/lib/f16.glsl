@@ -118,6 +118,27 @@ uint nx_f32x2_to_f16n(float lo, float hi) {
 #endif
 }
 
+#if NX_F16_HW == 2
+// a + b, a - b, a * b of the two f16 of words a and b, in f16 arithmetic
+// (codegen.c, NXVK_EW16 f16x2): IEEE f16 operations round the exact
+// result once (the kernel declares RTE and DenormPreserve 16), which is
+// numpy's f32 result rounded to f16: a product of two f16 is exact in f32,
+// and for sums f32's 24 bits >= 2 * 11 + 2 make the double rounding
+// innocuous.  The same bits but NaN payloads.
+uint nx16x2_add(uint a, uint b) {
+  precise f16vec2 r = unpackFloat2x16(a) + unpackFloat2x16(b);
+  return packFloat2x16(r);
+}
+uint nx16x2_sub(uint a, uint b) {
+  precise f16vec2 r = unpackFloat2x16(a) - unpackFloat2x16(b);
+  return packFloat2x16(r);
+}
+uint nx16x2_mul(uint a, uint b) {
+  precise f16vec2 r = unpackFloat2x16(a) * unpackFloat2x16(b);
+  return packFloat2x16(r);
+}
+#endif
+
 // x rounded to the nearest f16 value, as f32 (nx_f16_round's bits)
 float nx_f16_round_hw(float x) { return nx_f16x2_to_f32(nx_f32x2_to_f16(x, 0.0)).x; }
 #endif

@@ -247,6 +247,16 @@ static int emit_nodes(sbuf *s, const nxvk_cg_program *p, const char *ind) {
   return NXVK_OK;
 }
 
+/* "add", "sub" or "mul" when the program is that one op on two inputs of
+ * dtype d (an f16 or bf16 add, subtract or multiply kernel), else NULL */
+static const char *binary16_op(const nxvk_cg_program *p, nxvk_dtype d) {
+  if (p->nnodes != 1 || p->noutputs != 1 || p->ninputs != 2 || p->output[0] != 2 || p->node[0].dtype != d ||
+      p->in_dtype[0] != d || p->in_dtype[1] != d || p->node[0].arg[0] != 0 || p->node[0].arg[1] != 1)
+    return NULL;
+  const char *name = p->node[0].op->name;
+  return strcmp(name, "add") == 0 ? "add" : strcmp(name, "subtract") == 0 ? "sub" : strcmp(name, "multiply") == 0 ? "mul" : NULL;
+}
+
 /* main() of a paired kernel (every input and output 16 bits wide): each
  * invocation takes two elements per 32-bit word, so a warp's load or store
  * moves 128 bytes as the f32 kernels' do (one 16-bit element at a time
@@ -327,6 +337,16 @@ static int emit_paired_main(sbuf *s, const nxvk_cg_program *p) {
                "    [[unroll]] for (uint u = 0u; u < UNROLL; u++) {\n"
                "      if (u * ustep >= np - i0) break;\n"
                "      uint i = i0 + u * ustep;\n");
+  /* f16 add / subtract / multiply where the device promises f16 RTE and
+   * subnormals (NX_F16_HW 2, NXVK_EW16 f16x2): both elements of a word in
+   * one f16 instruction, no conversion (f16.glsl's nx16x2_*) */
+  const char *x2 = binary16_op(p, NXVK_F16);
+  if (x2 && (p->fast16 & NXVK_EW16_F16X2) && hw && p->f16_cvt == 2) {
+    sb_printf(s, "      uint w0 = nx16x2_%s(l0[u], l1[u]);\n"
+                 "      out0.v[i] = 2u * i + 1u < n ? w0 : (w0 & 65535u);\n"
+                 "    }\n  }\n}\n", x2);
+    return NXVK_OK;
+  }
   for (int k = 0; k < ni; k++)
     if (hw && p->in_dtype[k] == NXVK_F16) sb_printf(s, "      vec2 f%d = nx_f16x2_to_f32(l%d[u]);\n", k, k);
   for (int o = 0; o < p->noutputs; o++)
@@ -334,13 +354,7 @@ static int emit_paired_main(sbuf *s, const nxvk_cg_program *p) {
   /* bf16 add / subtract / multiply (NXVK_EW16 arith): one test of the
    * four operands' bits a word pair, then the driver's operation
    * (nx.glsl's nx16_bf_ok); ew_eval only where the test fails */
-  const char *bf_op = NULL;
-  if ((p->fast16 & NXVK_EW16_ARITH) && p->nnodes == 1 && p->noutputs == 1 && ni == 2 &&
-      p->output[0] == ni && p->node[0].dtype == NXVK_BF16 && p->in_dtype[0] == NXVK_BF16 &&
-      p->in_dtype[1] == NXVK_BF16 && p->node[0].arg[0] == 0 && p->node[0].arg[1] == 1) {
-    const char *name = p->node[0].op->name;
-    bf_op = strcmp(name, "add") == 0 ? "add" : strcmp(name, "subtract") == 0 ? "sub" : strcmp(name, "multiply") == 0 ? "mul" : NULL;
-  }
+  const char *bf_op = (p->fast16 & NXVK_EW16_ARITH) ? binary16_op(p, NXVK_BF16) : NULL;
   if (bf_op) {
     const char *fz = (p->fast16 & NXVK_EW16_FUZZ) ? "true" : "false";
     sb_printf(s, "      if (nx16_bf_ok(l0[u], l1[u], %s)) {\n", strcmp(bf_op, "mul") == 0 ? "0x1fff1fffu" : "0x047f047fu");

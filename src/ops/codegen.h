@@ -32,13 +32,15 @@ typedef struct nxvk_cg_program {
   int f16_cvt;
   /* NXVK_EW16: cheaper f16 / bf16 forms with the same bits (nx.glsl's
    * nx16_*): NXVK_EW16_ARITH f16 add / subtract / multiply, NXVK_EW16_EXP
-   * f16 and bf16 exp; NXVK_EW16_FUZZ (tests) makes them act as the worst
+   * f16 and bf16 exp; NXVK_EW16_F16X2 f16 add / subtract / multiply
+   * kernels in f16 arithmetic where f16_cvt is 2; NXVK_EW16_FUZZ (tests) makes them act as the worst
    * device the Vulkan spec allows (flushed denormals, exp2 4 ULP off). */
   int fast16;
 } nxvk_cg_program;
 #define NXVK_EW16_ARITH 1
 #define NXVK_EW16_EXP 2
 #define NXVK_EW16_FUZZ 4
+#define NXVK_EW16_F16X2 8
 
 /* Result dtype of a node (compare -> u8). */
 nxvk_dtype nxvk_cg_value_dtype(const nxvk_cg_program *p, int value);

@@ -148,13 +148,19 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   /* f16 add / subtract / multiply without the f32 denormal tests, f16 and
    * bf16 exp through exp2 with a rare exact path (nx.glsl's nx16_*): the
    * same bits by argument on every device, so on everywhere.  0: the f32
-   * functions, for A/B runs; fuzz: the cheap forms acting as the worst
-   * device the Vulkan spec allows (tests). */
-  static const char *const ew16s[] = {"0", "arith", "exp", "all", "fuzz"};
-  static const int ew16v[] = {0, NXVK_EW16_ARITH, NXVK_EW16_EXP, NXVK_EW16_ARITH | NXVK_EW16_EXP,
-                              NXVK_EW16_ARITH | NXVK_EW16_EXP | NXVK_EW16_FUZZ};
+   * functions, for A/B runs; f32: all but f16 add / subtract / multiply
+   * kernels in f16 arithmetic (f16x2, where the device promises f16 RTE
+   * and subnormals); fuzz: the cheap forms acting as the worst device the
+   * Vulkan spec allows (tests). */
+  static const char *const ew16s[] = {"0", "arith", "exp", "all", "fuzz", "f32"};
+  static const int ew16v[] = {0,
+                              NXVK_EW16_ARITH | NXVK_EW16_F16X2,
+                              NXVK_EW16_EXP,
+                              NXVK_EW16_ARITH | NXVK_EW16_EXP | NXVK_EW16_F16X2,
+                              NXVK_EW16_ARITH | NXVK_EW16_EXP | NXVK_EW16_F16X2 | NXVK_EW16_FUZZ,
+                              NXVK_EW16_ARITH | NXVK_EW16_EXP};
   t->ew16 = ew16v[3];
-  if ((i = knob_choice("NXVK_EW16", ew16s, 5, "want 0, arith, exp, all or fuzz", &rc)) >= 0) t->ew16 = ew16v[i];
+  if ((i = knob_choice("NXVK_EW16", ew16s, 6, "want 0, arith, exp, all, f32 or fuzz", &rc)) >= 0) t->ew16 = ew16v[i];
   if (rc) return rc;
 
   knob_list("NXVK_DOT_TILES", t->dot_tiles, 5, 5, "want BM,BN,BK,TM,TN (five whole numbers)", &rc);

@@ -4,7 +4,9 @@ multiply and exp (NXVK_EW16, shaders/lib/nx.glsl's nx16_*) give the bits of
 the f32 functions rounded once, over every 16-bit pattern.
 
 Modes: 0 (the f32 functions with their denormal tests, as before), all (the
-default) and fuzz (the cheap forms acting as the worst device the Vulkan
+default; f16 add, subtract and multiply kernels in f16 arithmetic where the
+device promises f16 RTE and subnormals, simulated here), f32 (all but
+those: in f32) and fuzz (the cheap forms acting as the worst device the Vulkan
 spec allows: f32 denormal operands and results flushed as NVIDIA does, the
 driver's exp2 4 ULP off).  Lavapipe neither flushes nor errs that much, so
 fuzz is what shows the guards (bf16's operand test, exp's distance from a
@@ -109,7 +111,8 @@ def single_ops(dt):
         want = oracle(dt, op, ALL, OTHER)
         base = None
         # mode 0 once, under the last form
-        runs = [(f, m) for f in forms for m in MODES if f is forms[-1] or m != "0"]
+        modes = MODES + (["f32"] if dt == "f16" else [])   # f16: without the f16-arithmetic kernels too
+        runs = [(f, m) for f in forms for m in modes if f is forms[-1] or m != "0"]
         for (form, extra), mode in runs:
             got, err = run(["--op", op, pa] + ([] if op == "exp" else [pb]) + ["-o", po], mode, {"o": po}, extra)
             mode = "%s%s" % (mode, " F16_CVT=" + form if form else "")
