@@ -741,16 +741,18 @@ int nxvk_indexed_supported(nxvk_ctx *c, const nxvk_op *op, const nxvk_attrs *a,
  *   packed zero 64-bit words (8T); one atomicMax of (row, bits) (8U + 32U);
  *          pick: word, x, out (16T): 24T + 40U; dtypes of at most 4 bytes,
  *          64-bit atomics, and 8T within a storage buffer's range.
- * So packed where nu >= nt / 4, gather where nu >= nt / 8, else owned;
- * NXVK_SCATTER_PUT forces one (packed falls back to gather where it cannot
- * run). */
+ * Measured (H100, 16M f32, bench/NOTES.md): gather 1.07 ms, packed 1.17
+ * (its 64-bit words double the random atomics' footprint, past the L2),
+ * owned 2.02; at 1M all within 2% but owned.  So gather where
+ * nu >= nt / 8 (a prediction, not measured), else owned; packed only by
+ * NXVK_SCATTER_PUT, which forces a form (packed falls back to gather where
+ * it cannot run). */
 static int put_form(nxvk_ctx *c, nxvk_dtype d, int64_t nt, int64_t nu) {
   bool packed_ok = nxvk_dtype_size(d) <= 4 && c->info.atomic_i64 &&
                    (uint64_t)nt * 8 <= c->info.max_storage_buffer_range;
   int f = c->tuning->scatter_put;
   if (f == NXVK_PUT_PACKED) return packed_ok ? f : NXVK_PUT_GATHER;
   if (f) return f;
-  if (packed_ok && nu * 4 >= nt) return NXVK_PUT_PACKED;
   return nu * 8 >= nt ? NXVK_PUT_GATHER : NXVK_PUT_OWNED;
 }
 
