@@ -43,9 +43,9 @@ double nxvk_f16_round(double x) {
  * FN x FK is one of the device's f16 x f16 + f32 -> f32 configurations
  * (nxvk info's cooperative_matrix_shapes): the largest it lists whose sides
  * are multiples of 8, 16x16x16 on NVIDIA.  The default block gives each
- * subgroup 64 x 64 of C (FR = 64 / FM, FC = 64 / FN) on 2 x 2 subgroups:
- * of the three layouts measured on 16x16x16 (bench/NOTES.md) it was never
- * far from the best.  NXVK_DOT_COOPMAT="WM,WN,FR,FC,BK[,FM,FN,FK]" picks
+ * subgroup 64 x 64 of C (FR = 64 / FM, FC = 64 / FN) on 2 x 4 subgroups
+ * with one shared stage, or 2 x 2 with two where that does not fit
+ * (coopmat_defaults).  NXVK_DOT_COOPMAT="WM,WN,FR,FC,BK[,FM,FN,FK]" picks
  * another for tuning runs (checked against the device in
  * nxvk_dot_tuning_check); every layout but the default 16x16x16 one with
  * f32 results is compiled at run time (rtkernel.c: dotcm_...). */
@@ -74,10 +74,15 @@ static const char *coopmat_layout_check(const nxvk_device_info *d, const coopmat
 /* The default layouts, best first (bench/NOTES.md, measured on an H100):
  * subgroups, each subgroup's tile of C (in elements: FR = TM / FM, FC =
  * TN / FN on the device's fragment), BK, stages, prefetch, regrouping; the
- * first whose shared memory and loads the device holds is taken. */
+ * first whose shared memory, invocations and loads the device holds is
+ * taken.  128 x 256 blocks on 2 x 4 subgroups with one shared stage (27
+ * KiB) beat 128 x 128 on 2 x 2 with two (37 KiB) by 3-6% at 4096², 8192²
+ * and 4096x14336x512 (157 / 176 / 178 against 152 / 169 / 169 TFLOPS);
+ * 256 x 128 the same way did not (148 / 165 / 168). */
 static const struct {
   uint32_t wm, wn, tm, tn, bk, st, pf, gm;
 } coopmat_defaults[] = {
+    {2, 4, 64, 64, 32, 1, 1, 0},
     {2, 2, 64, 64, 32, 2, 1, 0},
 };
 
@@ -470,9 +475,10 @@ static int copy_pass(nxvk_rec *r, const char *kernel, nxvk_buffer *src, const ui
   return nxvk_dispatch_1d(r, kernel, spec, 1, meta, 5, bufs, 2, words);
 }
 
-/* The coopmat kernel's name: the embedded dot_coopmat_f32 for the default
- * 16x16x16 layout with f32 results, else a run-time kernel (rtkernel.c
- * parses the name back into the shader's defines). */
+/* The coopmat kernel's name: the embedded dot_coopmat_f32 for the 2,2,4,4,32
+ * layout on 16x16x16 with f32 results (the default before 128 x 256, and
+ * the fallback), else a run-time kernel (rtkernel.c parses the name back
+ * into the shader's defines). */
 static void coopmat_name(const coopmat_kernel *k, bool out_f16, char *name, size_t len) {
   if (k->wm == 2 && k->wn == 2 && k->fr == 4 && k->fc == 4 && k->bk == 32 && k->fm == 16 && k->fn == 16 &&
       k->fk == 16 && k->st == 2 && k->pf == 1 && !k->gm && !out_f16)
