@@ -430,9 +430,6 @@ static bool cm_choose(const nxvk_ctx *c, const conv_plan *p, const nxvk_tensor *
   if (out->dtype != NXVK_F16 || p->S != 2 || p->G != 1 || p->B != 1 || p->idil[0] != 1 || p->idil[1] != 1 ||
       c->tuning->conv_coopmat_off || c->tuning->conv_direct)
     return false;
-  /* not the rule yet: an H100 run has to check it first (a forced layout
-   * or the emulation turns it on) */
-  if (!c->tuning->conv_coopmat[0] && !c->tuning->conv_coopmat_emu) return false;
   *k = cm_pick(c);
   if (cm_unfit(&c->info, k, buf, sizeof buf)) return false;
   uint64_t M = (uint64_t)p->NB * (uint64_t)(p->Y[0] * p->Y[1]), K = (uint64_t)(p->I * p->K[0] * p->K[1]);

@@ -275,8 +275,8 @@ def built(dt, env):
 info = subprocess.run([NXVK, "info"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT).stdout.decode()
 has_cm = "NV yes" in info and "(dot variant coopmat) yes" in info
 ok, text = built(np.float16, {})
-want = "conv_gemm_f32"  # until an H100 run has checked conv_coopmat
-tap(ok and want in text and "conv_wpack_f16" not in text,
+want = "conv_wpack_f16" if has_cm else "conv_gemm_f32"
+tap(ok and want in text and ("conv_gemm_f32" in text) != has_cm,
     "f16 conv by default: %s (%s cooperative matrices)" % (want, "with" if has_cm else "no"), text)
 ok, text = built(np.float16, {"NXVK_CONV_COOPMAT": "0"})
 tap(ok and "conv_gemm_f32" in text and "conv_wpack_f16" not in text, "NXVK_CONV_COOPMAT=0: conv_gemm", text)
