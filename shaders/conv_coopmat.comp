@@ -168,10 +168,10 @@ float sm_half(uint h) { return nx_f16_to_f32((sm[h / 8u][(h % 8u) / 2u] >> (16u 
 // (row-major, stride bs); this lane's elements e = lane + 32 h: row e / FN,
 // column e % FN
 void emu_mad(inout float acc[FE], uint aoff, uint as, uint boff, uint bs, uint lane) {
-  [[unroll]] for (uint h = 0u; h < FE; h++) {
+  [[dont_unroll]] for (uint h = 0u; h < FE; h++) {
     uint e = lane + 32u * h, r = e / FN, c = e % FN;
     float s = acc[h];
-    for (uint k = 0u; k < FK; k++) s = fma(sm_half(aoff * 8u + k * as * 8u + r), sm_half(boff * 8u + k * bs * 8u + c), s);
+    [[dont_unroll]] for (uint k = 0u; k < FK; k++) s = fma(sm_half(aoff * 8u + k * as * 8u + r), sm_half(boff * 8u + k * bs * 8u + c), s);
     acc[h] = s;
   }
 }
@@ -252,8 +252,8 @@ void main() {
     }
     [[unroll]] for (uint kk = 0u; kk < BK; kk += FK) {
 #ifdef CM_EMU
-      [[unroll]] for (uint i = 0u; i < FR; i++)
-        [[unroll]] for (uint j = 0u; j < FC; j++)
+      [[dont_unroll]] for (uint i = 0u; i < FR; i++)
+        [[dont_unroll]] for (uint j = 0u; j < FC; j++)
           emu_mad(acc[i][j], st * A_STAGE + kk * AV + (wr * FR * FM + i * FM) / 8u, AV,
                   B0 + st * B_STAGE + kk * BV + (wc * FC * FN + j * FN) / 8u, BV, lane);
 #else
