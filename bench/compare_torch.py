@@ -446,10 +446,11 @@ def print_side_by_side(nx, pt, rat):
         if r["mode"] != "ops":
             continue
         p = ptm.get(("ops", r["name"], r["dtype"], r["size"]))
-        x = rmap.get(("ops", r["name"], "", r["dtype"], r["size"]))
         key = "gflops" if r["name"] == "conv" else "gbps"  # conv: GFLOPS, the others GB/s
+        # each row's own ratio: several runs of one case (tuning candidates) share rmap's key
+        ratio = r[key] / p[key] if p and p.get(key) and r.get(key) else None
         print("%-6s %-5s %8s %12s %12s %8s" % (r["name"], r["dtype"], size_label(r["size"]), fmt(r.get(key)),
-                                              fmt(p and p.get(key)), fmt(x and x["ratio"], "%.3f")))
+                                              fmt(p and p.get(key)), fmt(ratio, "%.3f")))
     if not nx:
         for p in pt:
             v = p.get("gflops", p.get("gbps"))

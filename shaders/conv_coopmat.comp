@@ -66,9 +66,9 @@
 
 #ifndef WM
 #define WM 4u
-#define WN 1u
+#define WN 2u
 #define FR 2u
-#define FC 4u
+#define FC 2u
 #define BK 32u
 #endif
 #ifndef FM

@@ -277,17 +277,19 @@ static void cm_fragment(const nxvk_device_info *d, uint32_t f[3]) {
   }
 }
 
-/* The rule: 4 x 1 subgroups of 32 pixels x 64 channels (128 x 64 on
+/* The rule: 4 x 2 subgroups of 32 pixels x 32 channels each (128 x 64 on
  * 16x16x16: O = 64 fills the tile, as conv_gemm's narrow tile), k steps of
- * 32; NXVK_CONV_COOPMAT forces another. */
+ * 32.  On an H100 the ResNet-50 stage took 95 us so, against 111 us as 4 x 1
+ * subgroups of 32 x 64 (199 registers an invocation) and 103-113 us for the
+ * other layouts measured (bench/NOTES.md).  NXVK_CONV_COOPMAT forces another. */
 static cm_layout cm_pick(const nxvk_ctx *c) {
   const uint32_t *t = c->tuning->conv_coopmat;
-  cm_layout k = {4, 1, 2, 4, 32, 16, 16, 16, c->tuning->conv_coopmat_emu};
+  cm_layout k = {4, 2, 2, 2, 32, 16, 16, 16, c->tuning->conv_coopmat_emu};
   uint32_t f[3];
   cm_fragment(&c->info, f);
   k.fm = f[0], k.fn = f[1], k.fk = f[2];
   k.fr = 32 / k.fm ? 32 / k.fm : 1;
-  k.fc = 64 / k.fn ? 64 / k.fn : 1;
+  k.fc = 32 / k.fn ? 32 / k.fn : 1;
   k.bk = round_to(32, k.fk);
   if (t[0]) k.wm = t[0], k.wn = t[1], k.fr = t[2], k.fc = t[3], k.bk = t[4];
   return k;

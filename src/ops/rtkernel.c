@@ -6,7 +6,7 @@
  * kernels most runs never use.  Any other kernel an op asks for by name
  * ("ew_add_bf16", "copy_f16_i64", "reduce_u16", "iota_bool", "random_f16",
  * "dot_naive_i64", dot's coopmat layouts "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_f16" and conv's
- * "convcm_4x1_2x4_k32_16x16x16", "_emu" after it for the emulation)
+ * "convcm_4x2_2x2_k32_16x16x16", "_emu" after it for the emulation)
  * is generated here from the same sources (elementwise.def through the code
  * generator; shaders/copy.comp, reduce.comp, iota.comp, random.comp, dot_naive.comp with the
  * variant's -D defines and their #includes inserted), compiled once through
