@@ -9,6 +9,10 @@
  * request that fails gets an error reply and the server reads the next one;
  * only end of input (or a client that stopped reading) ends it.
  */
+#ifdef __linux__
+#define _GNU_SOURCE /* sched_setaffinity, cpu_set_t (avoid_irq_cpus) */
+#include <sched.h>
+#endif
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -163,6 +167,7 @@ typedef struct {
   bool replied;             /* the current request's reply is written already (early) */
   uint64_t early_reply_ns;  /* of the command stage, the early reply's share */
   uint64_t early_runs, early_failures;
+  int irq_cpus_left;        /* vCPUs left for taking the GPU's interrupts (avoid_irq_cpus) */
   bool cjson_reply;         /* NXVK_PORT_CJSON_REPLY=1: printed by cJSON instead */
   port_prepared *prepared;  /* prepared graphs, in no order */
   size_t nprepared;
@@ -1183,6 +1188,7 @@ static int cmd_stats(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
   cJSON_AddNumberToObject(o, "device_losses", (double)s->device_losses);
   cJSON_AddNumberToObject(o, "early_runs", (double)s->early_runs);
   cJSON_AddNumberToObject(o, "early_failures", (double)s->early_failures);
+  cJSON_AddNumberToObject(o, "irq_cpus_left", s->irq_cpus_left);
   cJSON *t = cJSON_AddObjectToObject(o, "time_ns"), *l = cJSON_AddObjectToObject(o, "last_ns");
   for (int i = 0; i < 5; i++) {
     cJSON_AddNumberToObject(t, stage_names[i], (double)s->t_sum[i]);
@@ -1641,6 +1647,62 @@ static void serve(port_server *s) {
   }
 }
 
+/* On a virtual machine the vCPU that takes the GPU's interrupts runs a
+ * thread that submits and waits at half speed (a 1K add 68-70 us there,
+ * 30-35 elsewhere: nxvk-bench(1)), and the port's every request is such a
+ * thread.  Before the device opens (the driver's threads inherit it), the
+ * process leaves the vCPUs that /proc/interrupts and /proc/irq/N say take a
+ * GPU driver's interrupts (nvidia, amdgpu, i915, xe, nouveau, radeon), when
+ * they are fewer than half of those it may use.  Returns how many it left;
+ * NXVK_PORT_IRQ_CPUS=1 keeps them. */
+static int avoid_irq_cpus(void) {
+#ifdef __linux__
+  const char *keep = getenv("NXVK_PORT_IRQ_CPUS");
+  if (keep && strcmp(keep, "1") == 0) return 0;
+  cpu_set_t allowed, irq;
+  if (sched_getaffinity(0, sizeof allowed, &allowed)) return 0;
+  CPU_ZERO(&irq);
+  FILE *f = fopen("/proc/interrupts", "r");
+  if (!f) return 0;
+  char line[4096];
+  static const char *const drivers[] = {"nvidia", "amdgpu", "i915", " xe", "nouveau", "radeon"};
+  while (fgets(line, sizeof line, f)) {
+    bool gpu = false;
+    for (size_t i = 0; i < sizeof drivers / sizeof drivers[0]; i++) gpu |= strstr(line, drivers[i]) != NULL;
+    char *end;
+    long n = strtol(line, &end, 10);
+    if (!gpu || end == line || *end != ':') continue;
+    char path[64], list[1024];
+    snprintf(path, sizeof path, "/proc/irq/%ld/effective_affinity_list", n);
+    FILE *a = fopen(path, "r");
+    if (!a) {
+      snprintf(path, sizeof path, "/proc/irq/%ld/smp_affinity_list", n);
+      a = fopen(path, "r");
+    }
+    if (!a) continue;
+    if (fgets(list, sizeof list, a)) /* "3", "0-3,8" */
+      for (char *p = list; *p && *p != '\n';) {
+        long lo = strtol(p, &end, 10), hi = lo;
+        if (end == p) break;
+        if (*end == '-') hi = strtol(end + 1, &end, 10);
+        for (long c = lo; c <= hi && c < CPU_SETSIZE; c++) CPU_SET((int)c, &irq);
+        p = *end == ',' ? end + 1 : end;
+        if (*p != ',' && !(*p >= '0' && *p <= '9')) break;
+      }
+    fclose(a);
+  }
+  fclose(f);
+  cpu_set_t rest;
+  CPU_AND(&irq, &irq, &allowed);
+  CPU_XOR(&rest, &allowed, &irq);
+  int n_irq = CPU_COUNT(&irq), n_all = CPU_COUNT(&allowed);
+  if (n_irq == 0 || 2 * n_irq >= n_all || sched_setaffinity(0, sizeof rest, &rest)) return 0;
+  return n_irq;
+#else
+  return 0;
+#endif
+}
+
 /* The default cap: the budget of the largest device-local heap (its size
  * where the device gives no budget). */
 static uint64_t default_max_bytes(nxvk_ctx *ctx) {
@@ -1689,6 +1751,7 @@ int cmd_port(int argc, char **argv, nxvk_cli *cli) {
   if (isatty(STDOUT_FILENO))
     return cli_usage_error(&usage,
                            "standard output is a terminal; the port speaks binary frames to a program");
+  s.irq_cpus_left = avoid_irq_cpus();
   rc = cli_ctx(cli, &s.ctx);
   if (rc) return cli_engine_error(rc);
   s.max_bytes = max_bytes ? cap : default_max_bytes(s.ctx);

@@ -68,6 +68,8 @@ end
 
 {:ok, info} = Nxvk.Server.info()
 IO.puts("device: #{info["device"]["name"]} (#{info["device"]["driver_name"]} #{info["device"]["driver_version"]}), #{DateTime.utc_now() |> DateTime.truncate(:second)}")
+{:ok, st} = Nxvk.Server.stats()
+IO.puts("port: vCPUs kept off for the GPU's interrupts: #{st["irq_cpus_left"]}; early replies: #{Nxvk.Graph.early_member() != ""}; prepared graphs: #{Nxvk.Graph.prepare?()}")
 IO.puts("command: mix run bench/nx_ops.exs #{Enum.join(System.argv(), " ")}\n")
 
 engine = Bench.engine(ops, sizes)

@@ -797,6 +797,10 @@ def t_early(tap):
     tap.eq((st["early_runs"], st["early_failures"]), (3, 1), "stats: early_failures 1")
     tap.eq(p.ok({"cmd": "free", "handle": h})[0]["freed"], 1, "early: the failed handle frees")
     tap.eq(p.error({"cmd": "run", "graph": graph, "early": 1}), "bad_request", "early must be true or false")
+    irq = open("/proc/interrupts").read() if os.path.exists("/proc/interrupts") else ""
+    gpu_irq = any(d in irq for d in ("nvidia", "amdgpu", "i915", " xe", "nouveau", "radeon"))
+    tap.ok(isinstance(st.get("irq_cpus_left"), int) and (gpu_irq or st["irq_cpus_left"] == 0),
+           "stats: irq_cpus_left (0 with no GPU interrupt here)", st.get("irq_cpus_left"))
     tap.ok(p.alive(), "serving after an early failure")
     rc, _ = p.close()
     tap.ok(rc == 0 and p.stderr == "", "exit 0, nothing on stderr", p.stderr)
