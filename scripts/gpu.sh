@@ -29,7 +29,9 @@
 #       4096, 8192 and that shape, summed up in sweep.txt (GFLOPS per layout),
 #       and that shape with K split in 1, 2, 3, 4 and 6 (NXVK_DOT_COOPMAT_SPLIT).
 #   scripts/gpu.sh nx OUTDIR   the Elixir benches through Nxvk.Backend: Nx ops
-#       against Nx.BinaryBackend and `nxvk bench` (1K, 1M, 16M: nx_ops.md),
+#       against Nx.BinaryBackend and `nxvk bench` (1K, 1M, 16M: nx_ops.md;
+#       the 1K add again with early replies and busy-waiting schedulers:
+#       nx_ops_latency.md),
 #       the defn MLP step (mlp.md), and Nx.Serving over NX_DEVICES (default:
 #       0,1 where nvidia-smi lists two GPUs or more, else 0; serving.txt);
 #       NX_SIZES, NX_REQUESTS and NX_WIDTH change 1K,1M,16M, 20000 and 1024.  On
@@ -82,6 +84,12 @@ if [ "$what" = nx ]; then
     >> "$R/versions.txt" 2>&1
   cat "$R/versions.txt"
   step nx_ops; $W mix run bench/nx_ops.exs --sizes "${NX_SIZES:-1K,1M,16M}" > "$R/nx_ops.md" 2>&1; tail -n 3 "$R/nx_ops.md"
+  # the 1K add again with the latency settings of elixir/README.md: early
+  # replies and the VM's schedulers busy-waiting (bench/NOTES.md)
+  step nx_ops_latency
+  NXVK_EARLY_REPLY=1 ELIXIR_ERL_OPTIONS="+sbwt very_long +sbwtdcpu very_long +sbwtdio very_long +swt very_low" \
+    $W mix run bench/nx_ops.exs --sizes 1K --ops add > "$R/nx_ops_latency.md" 2>&1
+  tail -n 3 "$R/nx_ops_latency.md"
   step mlp; $W mix run bench/mlp.exs > "$R/mlp.md" 2>&1; tail -n 3 "$R/mlp.md"
   step serving "($NX_DEVICES)"
   $W mix run bench/serving.exs --devices "$NX_DEVICES" --requests "${NX_REQUESTS:-20000}" --width "${NX_WIDTH:-1024}" \
