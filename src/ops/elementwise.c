@@ -92,7 +92,7 @@ int nxvk_ew_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor
   bool paired = nxvk_dtype_size(out->dtype) == 2;
   for (int k = 0; k < nin; k++) paired &= nxvk_dtype_size(in[k]->dtype) == 2;
   uint64_t units = paired ? ((uint64_t)out->count + 1) / 2 : (uint64_t)out->count;
-  uint32_t groups = nxvk_ew_launch(nxvk_rec_ctx(r), units, spec);
+  uint32_t groups = nxvk_ew_launch(nxvk_rec_ctx(r), units, paired, spec);
   nxvk_buffer *bufs[4];
   for (int k = 0; k < nin; k++) bufs[k] = in[k]->buf;
   bufs[nin] = out->buf;

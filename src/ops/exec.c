@@ -301,11 +301,12 @@ int nxvk_dispatch_1d(nxvk_rec *r, const char *kernel, const uint32_t *spec, int 
   return nxvk_dispatch_grid(r, kernel, spec, nspec, meta, nmeta, bufs, nbufs, groups, 1, 1);
 }
 
-uint32_t nxvk_ew_launch(nxvk_ctx *c, uint64_t n, uint32_t spec[NXVK_EW_SPEC]) {
+uint32_t nxvk_ew_launch(nxvk_ctx *c, uint64_t n, bool paired, uint32_t spec[NXVK_EW_SPEC]) {
+  uint32_t unroll = paired ? c->tuning->ew16_unroll : c->tuning->ew_unroll;
   spec[0] = NXVK_WG;
-  spec[1] = c->tuning->ew_unroll;
+  spec[1] = unroll;
   spec[2] = c->tuning->ew_blocked;
-  return nxvk_groups_for(c, n, NXVK_WG * c->tuning->ew_unroll);
+  return nxvk_groups_for(c, n, NXVK_WG * unroll);
 }
 
 int nxvk_strided_copy(nxvk_rec *r, nxvk_buffer *src, nxvk_dtype sd, int64_t src_base,

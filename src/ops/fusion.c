@@ -585,7 +585,7 @@ int nxvk_fusion_record(nxvk_rec *r, const nxvk_graph *g, const nxvk_meta *metas,
   if (rc) return rc;
   uint32_t spec[NXVK_EW_SPEC];
   uint32_t groups =
-      nxvk_ew_launch(c, nxvk_cg_paired(&prog) ? ((uint64_t)count + 1) / 2 : (uint64_t)count, spec);
+      nxvk_ew_launch(c, nxvk_cg_paired(&prog) ? ((uint64_t)count + 1) / 2 : (uint64_t)count, nxvk_cg_paired(&prog), spec);
   if (memo_find(c, &prog, st->key)) /* built in this process: no GLSL needed */
     rc = nxvk_kernel_get_spirv(c, st->key, NULL, 0, spec, NXVK_EW_SPEC, st->ninputs + st->noutputs, &k);
   if (rc) return rc;

@@ -255,7 +255,7 @@ int nxvk_rt_kernel_glsl(const char *name, char **glsl);
  * specialization constants {workgroup size, elements per invocation and
  * round, blocked rounds} and returns the workgroup count. */
 #define NXVK_EW_SPEC 3
-uint32_t nxvk_ew_launch(nxvk_ctx *c, uint64_t n, uint32_t spec[NXVK_EW_SPEC]);
+uint32_t nxvk_ew_launch(nxvk_ctx *c, uint64_t n, bool paired, uint32_t spec[NXVK_EW_SPEC]);
 
 /* The ops' tuning (tuning.c): each kernel's rule, or what a variable
  * forced, read once when the context opens and checked then against the
@@ -272,6 +272,7 @@ typedef struct nxvk_tuning {
   uint32_t dot_coopmat_prefetch; /* NXVK_DOT_COOPMAT_PREFETCH: k steps dot_coopmat loads ahead (1 or 2) */
   uint32_t dot_coopmat_group; /* NXVK_DOT_COOPMAT_GROUP: row tiles a column walk of dot_coopmat (0: none) */
   uint32_t ew_unroll;    /* elements per invocation and round (codegen.c) */
+  uint32_t ew16_unroll;  /* words (two 16-bit elements) per invocation and round of a paired kernel */
   uint32_t ew_blocked;   /* 1: a workgroup's round is one contiguous block */
   bool reduce_fold;      /* a split reduction's last workgroup adds the partials */
   bool conv_direct;      /* NXVK_CONV_DIRECT: conv_direct alone, no implicit GEMM (conv.c) */

@@ -74,6 +74,16 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
     if (u[0] < 1 || u[0] > 8) return bad("NXVK_EW_UNROLL", knob("NXVK_EW_UNROLL"), "want one number from 1 to 8");
     t->ew_unroll = u[0];
   }
+  /* kernels of 16-bit elements two a word (codegen.c's paired kernels): 4
+   * words a round on GPUs, where an H100 ran f16/bf16 add at 0.88-0.90 /
+   * 0.82-0.88 of PyTorch against 0.64-0.65 / 0.67-0.72 with 8 (exp 0.59-0.61
+   * against 0.56-0.61; bench/NOTES.md); NXVK_EW_UNROLL sets both,
+   * NXVK_EW16_UNROLL these alone */
+  t->ew16_unroll = knob("NXVK_EW_UNROLL") ? t->ew_unroll : gpu ? 4 : 1;
+  if (knob_list("NXVK_EW16_UNROLL", u, 1, 1, "want one number from 1 to 8", &rc)) {
+    if (u[0] < 1 || u[0] > 8) return bad("NXVK_EW16_UNROLL", knob("NXVK_EW16_UNROLL"), "want one number from 1 to 8");
+    t->ew16_unroll = u[0];
+  }
   if ((i = knob_choice("NXVK_EW_BLOCKED", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->ew_blocked = (uint32_t)i;
   /* the last workgroup of a split reduction adding the partials saves a
    * GPU a dispatch; lavapipe ran it 20-40% slower than two passes */

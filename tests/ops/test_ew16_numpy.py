@@ -138,7 +138,7 @@ def single_ops(dt):
                         len(bad), i, ALL[i], OTHER[i], got[i], want[i]) for i in bad[:3]])
 
 
-def fused(dt):
+def fused(dt, extra=None, label=""):
     """exp(a + b) * b - a and exp(a) * a, fused, every mode against mode 0
     and the oracle step by step (each intermediate rounded to the dtype)"""
     d = tempfile.mkdtemp(prefix=dt + "_g_", dir=TMP)
@@ -161,7 +161,7 @@ def fused(dt):
     w = oracle(dt, "multiply", oracle(dt, "exp", a, a), a)
     base = None
     for mode in MODES:
-        got, err = run([os.path.join(d, "g.json")], mode, {k: os.path.join(d, k + ".npy") for k in ("v", "w")})
+        got, err = run([os.path.join(d, "g.json")], mode, {k: os.path.join(d, k + ".npy") for k in ("v", "w")}, extra)
         if got is None:
             tap(False, "fused %s NXVK_EW16=%s: run" % (dt, mode), err)
             continue
@@ -171,8 +171,8 @@ def fused(dt):
         # f16: exactly numpy's steps; bf16: exp may differ from numpy's by an ulp, which the next steps carry
         exact = [k for k, want in (("v", v), ("w", w)) if len(mismatches(dt, got[k], want))]
         tap(not same and (dt == "bf16" or not exact),
-            "fused exp(a + b) * b - a and exp(a) * a, %s NXVK_EW16=%s: bit-identical to mode 0%s" % (
-                dt, mode, "" if dt == "bf16" else " and to numpy step by step"),
+            "fused exp(a + b) * b - a and exp(a) * a, %s NXVK_EW16=%s%s: bit-identical to mode 0%s" % (
+                dt, mode, label, "" if dt == "bf16" else " and to numpy step by step"),
             None if not same and (dt == "bf16" or not exact) else "differ from mode 0: %s; from numpy: %s" % (same, exact))
 
 
@@ -181,12 +181,18 @@ def knob():
                        env=dict(os.environ, NXVK_EW16="fast"), capture_output=True, text=True)
     ok = p.returncode == 2 and "NXVK_EW16=fast" in p.stderr
     tap(ok, "NXVK_EW16=fast refused (exit 2) naming the variable", None if ok else p.stderr)
+    p = subprocess.run([NXVK, "run", "--op", "exp", '{"dtype":"f16","shape":[1],"data":[1]}'],
+                       env=dict(os.environ, NXVK_EW16_UNROLL="9"), capture_output=True, text=True)
+    ok = p.returncode == 2 and "NXVK_EW16_UNROLL=9" in p.stderr
+    tap(ok, "NXVK_EW16_UNROLL=9 refused (exit 2) naming the variable", None if ok else p.stderr)
 
 
 try:
     for dt in ("f16", "bf16"):
         single_ops(dt)
         fused(dt)
+        # the GPUs' form: 4 words a round, each round one contiguous block
+        fused(dt, {"NXVK_EW16_UNROLL": "4", "NXVK_EW_BLOCKED": "1"}, " (NXVK_EW16_UNROLL=4, blocked)")
     knob()
 finally:
     shutil.rmtree(TMP, ignore_errors=True)
