@@ -342,6 +342,8 @@ check "concurrency table has ops/s rows for 1, 16 and 100 threads and 2 ports, e
            grep -qE '^add +f32 +1K +16 .* [0-9]+ +all 48 exact' '$tmp/last.out' &&
            grep -qE '^add +f32 +1K +100 .* [0-9]+ +all 300 exact' '$tmp/last.out' &&
            grep -qE '^add +f32 +1K +2 ports .* [0-9]+ +all 6 exact' '$tmp/last.out'"
+check "concurrency notes split each thread count's op into the engine's stages" \
+  bash -c "for t in 1 16 100; do grep -qE \"^note: concurrency add threads f32 1K: \$t threads, us an op: record [0-9.]+, submit [0-9.]+, wait [0-9.]+, release [0-9.]+, other -?[0-9.]+; [0-9.]+ ops a vkQueueSubmit \\([0-9.]+ us each\\)\" '$tmp/last.out' || exit 1; done"
 check "concurrency: the port's put and get of 1M in GB/s, checked by a round trip" \
   bash -c "grep -qE '^h2d +port put +f32 +1M .* [0-9.]+ GB/s +round trip' '$tmp/last.out' &&
            grep -qE '^d2h +port get +f32 +1M .* [0-9.]+ GB/s +round trip' '$tmp/last.out'"

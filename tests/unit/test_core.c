@@ -574,7 +574,9 @@ static void test_batches(void) {
   nxvk_tensor *t1 = NULL, *t2 = NULL, *t3 = NULL;
   nxvk_attrs ra;
   parse_attrs(red, "{\"axes\":[1]}", &ra);
-  uint64_t submits0 = stats().submits;
+  nxvk_stats st0 = stats();
+  uint64_t submits0 = st0.submits;
+  double wall0 = nxvk_now_ns();
   if (rc == NXVK_OK) rc = nxvk_batch_begin(ctx, NXVK_BATCH_TIMESTAMPS, &b);
   nxvk_tensor *in2[2] = {x, y};
   if (rc == NXVK_OK) rc = nxvk_batch_op(b, bin, NULL, in2, 2, &t1);
@@ -585,9 +587,26 @@ static void test_batches(void) {
     rc = nxvk_batch_submit(b, &gpu_ns);
     b = NULL;
   }
+  double wall = nxvk_now_ns() - wall0;
   CHECK(rc == NXVK_OK, "batch of 3 ops submits%s%s", rc ? ": " : "", rc ? nxvk_errmsg() : "");
   CHECK(stats().submits == submits0 + 1, "a batch is one submit (%llu)",
         (unsigned long long)(stats().submits - submits0));
+  {
+    /* the stage times (nxvk_stats): one recording more, each stage's sum
+     * grown, and the stages within the wall time of the batch */
+    nxvk_stats st1 = stats();
+    uint64_t staged = (st1.record_ns - st0.record_ns) + (st1.submit_ns - st0.submit_ns) +
+                      (st1.wait_ns - st0.wait_ns) + (st1.release_ns - st0.release_ns);
+    CHECK(st1.recordings == st0.recordings + 1, "the batch is one recording in the stage times (%llu)",
+          (unsigned long long)(st1.recordings - st0.recordings));
+    CHECK(st1.record_ns > st0.record_ns && st1.submit_ns > st0.submit_ns && st1.wait_ns > st0.wait_ns &&
+              st1.release_ns > st0.release_ns && st1.queue_submit_ns > st0.queue_submit_ns,
+          "every stage of the batch took time (record %llu, submit %llu, wait %llu, release %llu ns)",
+          (unsigned long long)(st1.record_ns - st0.record_ns), (unsigned long long)(st1.submit_ns - st0.submit_ns),
+          (unsigned long long)(st1.wait_ns - st0.wait_ns), (unsigned long long)(st1.release_ns - st0.release_ns));
+    CHECK((double)staged <= wall, "the stages add up to no more than the batch's wall time (%llu of %.0f ns)",
+          (unsigned long long)staged, wall);
+  }
   CHECK(!dev.timestamps || gpu_ns >= 0, "timestamped batch reports gpu time (%g ns)", gpu_ns);
   /* every step against the reference on the GPU's own operands */
   nxvk_host h1 = {0}, h2 = {0}, h3 = {0};
