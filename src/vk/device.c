@@ -344,8 +344,12 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
     /* lanes: one, or NXVK_QUEUES (src/ops/tuning.c checks the value; it
      * is needed here, before the device), on as many of the family's
      * queues (fewer queues: lanes share them, as on lavapipe's one) */
+    /* default: 2 on GPUs with the queues (H100, 2026-11-27, bench
+     * concurrency, ops/s from 16 / 100 threads: 1 lane 49 207 / 48 022,
+     * 2 lanes 63 449 / 55 325, 4 50 738 / 29 503, 8 34 699 / 33 512) */
     const char *nq = getenv("NXVK_QUEUES");
-    long want_q = nq && *nq ? strtol(nq, NULL, 10) : 1;
+    long want_q = nq && *nq ? strtol(nq, NULL, 10)
+                            : strcmp(c->info.type, "cpu") != 0 && family_queues >= 2 ? 2 : 1;
     c->nlanes = want_q < 1 ? 1 : want_q > NXVK_MAX_LANES ? NXVK_MAX_LANES : (int)want_q;
     c->nqueues = c->nlanes < (int)family_queues ? c->nlanes : (int)family_queues;
     if (c->nqueues < 1) c->nqueues = 1;

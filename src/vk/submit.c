@@ -486,8 +486,10 @@ static void lead(nxvk_ctx *c, nxvk_lane *q, int rounds) {
     VkPipelineStageFlags wstage[NXVK_MAX_LANES];
     uint32_t nw = 0;
     for (int i = 0; i < c->nlanes; i++) {
+      /* a value this lane already waited for needs no second wait: the
+       * wait orders everything submitted after it on this queue */
       uint64_t done = atomic_load(&c->lanes[i].completed);
-      if (&c->lanes[i] == q || done == 0) continue;
+      if (&c->lanes[i] == q || done <= q->waited[i]) continue;
       wsem[nw] = c->lanes[i].timeline;
       wval[nw] = done;
       wstage[nw++] = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
@@ -509,6 +511,10 @@ static void lead(nxvk_ctx *c, nxvk_lane *q, int rounds) {
     pthread_mutex_lock(q->qlock);
     VkResult vr = c->vk.vkQueueSubmit(q->queue, 1, &si, VK_NULL_HANDLE);
     pthread_mutex_unlock(q->qlock);
+    for (uint32_t i = 0, j = 0; vr == VK_SUCCESS && i < nw; i++) { /* which lanes those were */
+      while (c->lanes[j].timeline != wsem[i]) j++;
+      q->waited[j] = wval[i];
+    }
     atomic_fetch_add(&c->t_queue_submit, now_ns() - tq);
     atomic_fetch_add(&c->submits, 1);
     pthread_mutex_lock(&q->submit_lock);
@@ -617,11 +623,16 @@ int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns) {
       .commandBufferCount = 1,
       .pCommandBuffers = &r->cmd,
   };
-  /* lanes in turn (group commit only; one lane otherwise): a recording
-   * that reads what another lane wrote began after that one's wait, so its
-   * group waits on that lane's timeline (group_submit) */
+  /* a lane per thread (group commit only; one lane otherwise), the
+   * threads spread over the lanes in the order they first submit: a lone
+   * thread keeps to one lane and never waits on another.  A recording that
+   * reads what another lane wrote began after that one's wait, so its group
+   * waits on that lane's timeline (group_submit) */
   bool lanes = c->nlanes > 1 && c->group_submit;
-  nxvk_lane *q = &c->lanes[lanes ? atomic_fetch_add(&c->next_lane, 1) % (unsigned)c->nlanes : 0];
+  static _Thread_local unsigned thread_seq; /* 0: not given yet */
+  static atomic_uint threads_seen;
+  if (lanes && thread_seq == 0) thread_seq = atomic_fetch_add(&threads_seen, 1) + 1;
+  nxvk_lane *q = &c->lanes[lanes ? (thread_seq - 1) % (unsigned)c->nlanes : 0];
   if (c->group_submit && !c->inject_unlocked_submit) {
     uint64_t v = 0;
     vr = group_submit(c, q, r->cmd, &v);

@@ -115,6 +115,8 @@ typedef struct nxvk_lane {
   struct group_slot **queued_slot;     /* owned; where each one's group value goes */
   int nqueued, capqueued;
   atomic_ullong completed;             /* a value of timeline a host wait has seen reached */
+  uint64_t waited[NXVK_MAX_LANES];     /* the other lanes' values a submission here waited
+                                        * for (the leader's, under submitting) */
 } nxvk_lane;
 
 /* Freed buffers wait here for reuse, by size class (4 per power of two from
@@ -142,9 +144,9 @@ struct nxvk_ctx {
   VkQueue queue;                       /* the family's first queue (lane 0's) */
   pthread_mutex_t queue_lock;          /* held around every vkQueueSubmit on it */
   /* Lanes (submit.c): one, or NXVK_QUEUES, on as many queues of
-   * queue_family (past the family's count lanes share queues).  A
-   * submission takes the next lane in turn, so groups on different queues
-   * may run on the device at once.  Each lane has its own lock, timeline
+   * queue_family (past the family's count lanes share queues).  Each
+   * thread submits on one lane (they are spread in turn), so groups on
+   * different queues may run on the device at once.  Each lane has its own lock, timeline
    * and group commit: where the device has timeline semaphores, a thread
    * that submits while another is in vkQueueSubmit on its lane queues its
    * command buffer, and the next submitter takes every queued one in one
@@ -154,7 +156,6 @@ struct nxvk_ctx {
    * no submission signals and time out after 10 s). */
   nxvk_lane lanes[NXVK_MAX_LANES];
   int nlanes, nqueues;
-  atomic_uint next_lane;
   bool group_submit;                   /* use it (NXVK_GROUP_SUBMIT, src/ops/tuning.c) */
   int group_rounds;                    /* groups a leader submits at most (NXVK_GROUP_ROUNDS) */
   /* waits poll this long before blocking, at most max_spinners threads at
