@@ -245,6 +245,7 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
     if (nxvk_parse_bytes(v, &piece) != 0 || piece < (1u << 20) || piece > (64u << 20) || piece % (1u << 20))
       return bad("NXVK_XFER_PIECE", v, "want a whole number of MiB from 1M to 64M");
     c->xfer_piece = (size_t)piece;
+    c->xfer_piece_set = true;
   }
   if (knob_list("NXVK_XFER_THREADS", w, 1, 1, "want a number of threads from 1 to 64", &rc)) {
     if (w[0] < 1 || w[0] > 64) return bad("NXVK_XFER_THREADS", knob("NXVK_XFER_THREADS"), "want a number of threads from 1 to 64");

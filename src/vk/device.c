@@ -334,9 +334,15 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
      * H100 host of 16 cores, 4 pollers gave 29 505 ops/s from 16 threads,
      * all 16 gave 38 306) */
     c->spin_ns = strcmp(c->info.type, "cpu") != 0 ? 200000 : 0;
-    c->xfer_piece = (size_t)8 << 20; /* memory.c; NXVK_XFER_PIECE, NXVK_XFER_THREADS */
+    /* memory.c's transfers (NXVK_XFER_*; measured on an H100, 256 MiB,
+     * 2026-11-27: 4 MiB pieces 37.6 / 30.2 GB/s against 8 MiB's 29.8 /
+     * 28.0 and 16 MiB's 25.6 / 23.8; streaming copies 32.5 / 37.1 against
+     * memcpy's 29.8 / 28.0; at 8 MiB the lanes in 1 MiB pieces 14.4 /
+     * 12.2 against one staging copy's 9.2 / 9.2) */
+    c->xfer_piece = (size_t)4 << 20;
     c->xfer_threads = 8;
     c->xfer_min = NXVK_XFER_MIN;
+    c->xfer_stream = nxvk_xfer_can_stream();
     c->xfer_pipe = true; /* NXVK_XFER_PIPE=0: each piece one synchronous submission, as before */
     c->lazy_barriers = false; /* submit.c; NXVK_LAZY_BARRIERS=1 (off until a GPU run has checked it) */
     c->max_spinners = 1024;

@@ -397,9 +397,10 @@ static int piece_copy(nxvk_ctx *c, nxvk_buffer **staging, size_t staging_size, n
 
 /* ---- large transfers on several threads ---- */
 
-/* bytes per copy (one pooled staging buffer per thread) and threads at
- * most: c->xfer_piece (default 8 MiB) and c->xfer_threads (default 8), set
- * by NXVK_XFER_PIECE and NXVK_XFER_THREADS (src/ops/tuning.c) */
+/* bytes per copy and threads at most: c->xfer_piece (default 4 MiB; the
+ * lanes take smaller pieces for smaller transfers) and c->xfer_threads
+ * (default 8), set by NXVK_XFER_PIECE and NXVK_XFER_THREADS
+ * (src/ops/tuning.c) */
 #define XFER_PIECE (x->piece)
 #define XFER_MAX_THREADS 64
 
@@ -763,7 +764,7 @@ static int pipe_run(xfer *x, int index) {
   nxvk_xfer_lane *L = NULL;
   int k = x->write && c->xfer_wc ? 0 : 1;
   int rc = lane_get(c, &L);
-  if (rc == NXVK_OK) rc = lane_slots(c, L, k, XFER_PIECE);
+  if (rc == NXVK_OK) rc = lane_slots(c, L, k, c->xfer_piece); /* the largest piece */
   if (rc) {
     lane_put(c, L);
     return rc;
@@ -816,11 +817,19 @@ static int transfer_parallel(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, char
   /* the lanes where no import is asked for (imports go one piece at a time) */
   bool pipe = c->xfer_pipe && !c->import_align;
   size_t a = (size_t)c->import_align, piece = c->xfer_piece;
+  int t = cpus < 2 ? 2 : cpus > XFER_MAX_THREADS ? XFER_MAX_THREADS : (int)cpus;
+  if (t > c->xfer_threads) t = c->xfer_threads;
+  /* the lanes' pieces: unless NXVK_XFER_PIECE says, at least two a thread
+   * (a lane overlaps a piece's DMA with the next one's copy only where it
+   * has a next one), whole MiB from 1 MiB to c->xfer_piece: 4 MiB at 256
+   * MiB and 64 MiB, 1 MiB at 8 MiB */
+  if (pipe && !c->xfer_piece_set) {
+    size_t p = n / (2 * (size_t)t) & ~(((size_t)1 << 20) - 1);
+    piece = p < ((size_t)1 << 20) ? (size_t)1 << 20 : p < piece ? p : piece;
+  }
   size_t first = a ? piece - (size_t)((uintptr_t)host % a) : piece;
   if (first > n) first = n;
   size_t npieces = 1 + (n - first + piece - 1) / piece;
-  int t = cpus < 2 ? 2 : cpus > XFER_MAX_THREADS ? XFER_MAX_THREADS : (int)cpus;
-  if (t > c->xfer_threads) t = c->xfer_threads;
   if ((size_t)t > npieces) t = (int)npieces;
   xfer x = {.c = c, .b = b, .off = off, .host = host, .n = n, .first = first, .npieces = npieces,
             .piece = piece, .write = write, .pipe = pipe, .nthreads = t};

@@ -171,7 +171,8 @@ struct nxvk_ctx {
    * and copy it by DMA (memory.c); 0 where the device has no such import or
    * NXVK_XFER_IMPORT=0 turned it off */
   VkDeviceSize import_align;           /* minImportedHostPointerAlignment */
-  size_t xfer_piece;                   /* bytes per piece of a large transfer (NXVK_XFER_PIECE) */
+  size_t xfer_piece;                   /* bytes per piece of a large transfer, at most (NXVK_XFER_PIECE) */
+  bool xfer_piece_set;                 /* NXVK_XFER_PIECE given: every piece that size */
   int xfer_threads;                    /* threads at most (NXVK_XFER_THREADS) */
   size_t xfer_min;                     /* transfers this large run in pieces on threads (NXVK_XFER_MIN) */
   bool xfer_pipe;                      /* pieces through lanes, overlapped (NXVK_XFER_PIPE; memory.c) */
@@ -238,7 +239,7 @@ void nxvk_buffer_ref(nxvk_buffer *b);
 void nxvk_buffer_unref(nxvk_ctx *c, nxvk_buffer *b);
 /* Transfers of NXVK_XFER_MIN bytes or more (c->xfer_min, NXVK_XFER_MIN)
  * run in pieces on several threads. */
-#define NXVK_XFER_MIN ((size_t)32 << 20)
+#define NXVK_XFER_MIN ((size_t)8 << 20)
 /* The transfer lanes' staging memory and Vulkan objects (memory.c), freed
  * by nxvk_ctx_trim and at close. */
 void nxvk_xfer_lanes_destroy(nxvk_ctx *c);

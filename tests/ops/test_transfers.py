@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """test_transfers.py - large transfers (issue 30): tensors of NXVK_XFER_MIN
-(32 MiB) and more move between host and device on several threads in 8 MiB
-pieces (src/vk/memory.c), from 1 MiB each piece's page-aligned middle
+(8 MiB) and more move between host and device on several threads in pieces
+of at most 4 MiB (src/vk/memory.c's lanes, streaming copies on x86-64), from 1 MiB each piece's page-aligned middle
 imported from host memory (VK_EXT_external_memory_host) with
 NXVK_XFER_IMPORT=1 where the device has it, else through staging (the default).  lavapipe maps
 device memory, so NXVK_STAGING=1 forces the paths a discrete GPU takes.  A
@@ -24,7 +24,8 @@ rng = np.random.default_rng(3030)
 
 for staging, imp in (("1", "1"), ("1", "0"), ("0", "1")):
     env = dict(os.environ, NXVK_STAGING=staging, NXVK_XFER_IMPORT=imp)
-    for count, what in ((9_000_001, "36 MB, no multiple of the 8 MiB piece"), (1_000_003, "4 MB, one thread")):
+    for count, what in ((9_000_001, "36 MB, no multiple of a piece"), (2_500_001, "10 MB, 1 MiB pieces"),
+                        (1_000_003, "4 MB, one staging copy")):
         a = rng.standard_normal(count, dtype=np.float32)
         b = rng.standard_normal(count, dtype=np.float32)
         rc, got, lines = run_op("add", [a, b], TMP, env=env)
