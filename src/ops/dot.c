@@ -321,8 +321,8 @@ int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t) {
                                          : coopmat_layout_check(d, &k, buf, sizeof buf);
     if (no && !(v[0] || v[1] || v[2] || v[3] || v[4]))
       return nxvk_seterr(NXVK_E_BAD_REQUEST,
-                         "NXVK_DOT_COOPMAT_STAGES=%u, NXVK_DOT_COOPMAT_PREFETCH=%u, NXVK_DOT_COOPMAT_GROUP=%u: %s", k.st,
-                         k.pf, k.gm, no);
+                         "NXVK_DOT_COOPMAT_STAGES=%u, NXVK_DOT_COOPMAT_PREFETCH=%u, NXVK_DOT_COOPMAT_GROUP=%u (0: unset): %s",
+                         t->dot_coopmat_stages, t->dot_coopmat_prefetch, t->dot_coopmat_group, no);
     if (no) {
       if (v[5])
         return nxvk_seterr(NXVK_E_BAD_REQUEST, "NXVK_DOT_COOPMAT=%u,%u,%u,%u,%u,%u,%u,%u: %s", v[0], v[1], v[2], v[3], v[4],
