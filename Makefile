@@ -57,6 +57,7 @@ HAND_VARIANTS = \
   $(foreach d,$(DTYPES),iota_$(d):iota:-DDT_$(d)) \
   $(foreach d,$(DTYPES),scan_$(d):scan:-DDT_$(d) sort_$(d):sort:-DDT_$(d) window_$(d):window:-DDT_$(d) wscatter_$(d):window:-DDT_$(d)@-DSCATTER) \
   $(foreach d,$(DTYPES),sort8_$(d):sort:-DDT_$(d)@-DRADIX8) \
+  $(foreach d,f32 i32 u8,scanlb_$(d):scan:-DDT_$(d)@-DLOOKBACK) \
   $(foreach d,f32 f64,random_$(d):random:-DDT_$(d)) \
   $(foreach d,f32 f64,peak_fma_$(d):peak_fma:-DDT_$(d) peak_fma_$(d)_vec4:peak_fma:-DDT_$(d)@-DVEC4 \
     peak_fma_$(d)_outer:peak_fma:-DDT_$(d)@-DOUTER) \

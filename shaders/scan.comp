@@ -41,6 +41,11 @@
 //           flags (uint, zeroed: the ticket, one per tile, one per group)
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
+#ifdef LOOKBACK
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_shuffle_relative : require
+#endif
 #include "dtype.glsl"
 #ifdef IS_FLOAT
 #include "nxmath.glsl"
@@ -120,10 +125,12 @@ void wg_scan() {
   barrier();
 }
 
+#ifndef LOOKBACK
 // mode 4's tile, padded by one word in 32 (the invocations' contiguous
 // runs of ITEMS then fall in distinct banks)
 shared T sdata[gl_WorkGroupSize.x * ITEMS + (gl_WorkGroupSize.x * ITEMS) / 32u];
 shared T red[gl_WorkGroupSize.x];
+#endif
 shared uint s_tile;
 shared T s_ex;
 
@@ -143,6 +150,7 @@ void wait_flag(uint f) {
     for (uint q = 0u; !ready && q < 4096u; q++) ready = flags[f] != 0u;
 }
 
+#ifndef LOOKBACK
 void one_pass(uint m) {
   uint rows = meta[m], n = meta[m + 1u], nb = meta[m + 3u], ng = meta[m + 5u];
   bool rev = meta[m + 4u] != 0u;
@@ -223,6 +231,210 @@ void one_pass(uint m) {
   }
 }
 
+#endif
+
+#ifdef LOOKBACK
+// LOOKBACK (the scanlb_<dtype> kernels; dtypes computed in 32 bits): rows of
+// contiguous lines in one pass, each element read once and written once.
+// A workgroup takes the next tile (WG * ITEMS elements of one row) from the
+// ticket (flags[0]), so it only waits for tiles whose workgroups have
+// started.  Invocation t holds ITEMS / 4 runs of 4 contiguous elements, run
+// j at 4 (j WG + t) in the tile (loaded as one 4-vector where the row allows:
+// a subgroup's load covers 4 x its width contiguous elements).  Each run is
+// scanned in registers, the runs of one (j, subgroup) segment by a subgroup
+// scan through shuffles (subgroupShuffleUp, then combine: nxmath's IEEE add,
+// not the driver's subgroupInclusiveAdd, which may flush denormals), the
+// NJ x subgroups segments by subgroup 0 in order.
+// Tile b's exclusive prefix, deterministic whatever ran first: the totals of
+// aligned power-of-two runs of tiles, S(l, k) over tiles [k 2^l, (k+1) 2^l),
+// S(0, k) a tile's total and S(l+1, k) = S(l, 2k) (+) S(l, 2k+1).  A tile
+// publishes S(0, b), then for each trailing one bit l of b reads S(l, b>>l - 1)
+// and publishes S(l+1, b>>(l+1)) (every such tile runs earlier);
+// its prefix is the fold, high bits first, of S(l, (b>>l) - 1) over the set
+// bits l of b (popcount(b) reads, one lane each; the climb reads a subset).
+// Every partial is a run of adjacent tiles (products of runs stay finite
+// where the sequential product does).
+// meta: [0] rows [1] n [3] nb (tiles per row) [4] reverse [5] levels
+//       (bit length of nb) [6] 4-vector loads allowed (rows start at
+//       multiples of 4 elements, as does a reversed row's end)
+// bindings: 3 the S values (T), level by level: level l holds rows x
+//           (nb >> l); 4 the ticket then one flag per S value (zeroed)
+#if defined(DT_f32)
+#define ST4 vec4
+#elif defined(DT_i32)
+#define ST4 ivec4
+#elif defined(DT_u32)
+#define ST4 uvec4
+#elif defined(DT_f16) || defined(DT_bf16) || defined(DT_u16)
+#define ST4 u16vec4
+#elif defined(DT_i16)
+#define ST4 i16vec4
+#elif defined(DT_i8)
+#define ST4 i8vec4
+#elif defined(DT_u8) || defined(DT_bool)
+#define ST4 u8vec4
+#else
+#error "the look-back scan takes dtypes computed in 32 bits"
+#endif
+layout(std430, binding = 1) readonly buffer In4 { ST4 x4[]; };
+layout(std430, binding = 2) writeonly buffer Out4 { ST4 y4[]; };
+
+const uint NJ = ITEMS / 4u;
+// segments: NJ per subgroup, subgroups of at least 4 (scan.c checks)
+shared T wseg[(gl_WorkGroupSize.x / 4u) * (ITEMS / 4u)];
+
+// S(l, k) of row r: its slot in part[], its flag at 1 + slot
+uint sslot(uint l, uint r, uint k, uint rows, uint nb) {
+  uint off = 0u;
+  for (uint q = 0u; q < l; q++) off += nb >> q;
+  return rows * off + r * (nb >> l) + k;
+}
+
+// inclusive scan over the subgroup's lanes, in a fixed tree
+T sg_scan(T v) {
+  uint lane = gl_SubgroupInvocationID;
+  for (uint d = 1u; d < gl_SubgroupSize; d <<= 1) {
+    T o = subgroupShuffleUp(v, d);
+    if (lane >= d) v = combine(o, v);
+  }
+  return v;
+}
+
+void lookback(uint m) {
+  uint rows = meta[m], n = meta[m + 1u], nb = meta[m + 3u], nlev = meta[m + 5u];
+  bool rev = meta[m + 4u] != 0u, vec = meta[m + 6u] != 0u;
+  uint t = gl_LocalInvocationID.x, lane = gl_SubgroupInvocationID, sg = gl_SubgroupID;
+  uint SG = gl_SubgroupSize, NW = gl_NumSubgroups;
+  const uint WG = gl_WorkGroupSize.x;
+  uint tsize = WG * ITEMS;
+  uint total = rows * nb;
+  for (;;) {
+    if (t == 0u) s_tile = atomicAdd(ticket[0], 1u);
+    barrier();
+    uint tile = s_tile;
+    if (tile >= total) break;   // the same for the whole workgroup
+    uint r = tile / nb, b = tile - r * nb;
+    uint rowbase = r * n, k0 = b * tsize;
+    bool full = vec && k0 + tsize <= n;
+    T v[ITEMS];
+    if (full) {
+      [[unroll]] for (uint j = 0u; j < NJ; j++) {
+        uint k = k0 + 4u * (j * WG + t);
+        ST4 q = x4[(rowbase + (rev ? n - 4u - k : k)) >> 2];
+        if (rev) q = q.wzyx;
+        v[4u * j] = LD(q.x);
+        v[4u * j + 1u] = LD(q.y);
+        v[4u * j + 2u] = LD(q.z);
+        v[4u * j + 3u] = LD(q.w);
+      }
+    } else {
+      [[unroll]] for (uint i = 0u; i < ITEMS; i++) {
+        uint k = k0 + 4u * ((i >> 2) * WG + t) + (i & 3u);
+        v[i] = k < n ? LD(x[rowbase + (rev ? n - 1u - k : k)]) : identity();
+      }
+    }
+    // each run in registers, then the runs of each segment across lanes
+    T inc[NJ];
+    [[unroll]] for (uint j = 0u; j < NJ; j++) {
+      v[4u * j + 1u] = combine(v[4u * j], v[4u * j + 1u]);
+      v[4u * j + 2u] = combine(v[4u * j + 1u], v[4u * j + 2u]);
+      v[4u * j + 3u] = combine(v[4u * j + 2u], v[4u * j + 3u]);
+      inc[j] = v[4u * j + 3u];
+    }
+    for (uint d = 1u; d < SG; d <<= 1) {
+      [[unroll]] for (uint j = 0u; j < NJ; j++) {
+        T o = subgroupShuffleUp(inc[j], d);
+        if (lane >= d) inc[j] = combine(o, inc[j]);
+      }
+    }
+    T lex[NJ];   // the lane's exclusive prefix in its segment (lane 0: none)
+    [[unroll]] for (uint j = 0u; j < NJ; j++) {
+      lex[j] = subgroupShuffleUp(inc[j], 1u);
+      if (lane == SG - 1u) wseg[j * NW + sg] = inc[j];
+    }
+    barrier();
+    // Every subgroup alike (no branch on the subgroup: lavapipe mixed up
+    // subgroup operations and barriers inside one): the segments' exclusive
+    // prefixes in the tile, in batches of SG, keeping its own segments'
+    uint C = NJ * NW;
+    T carry = identity();
+    T pre[NJ];
+    for (uint base = 0u; base < C; base += SG) {
+      uint i = base + lane;
+      T s = sg_scan(i < C ? wseg[i] : identity());
+      T e = combine(carry, subgroupShuffleUp(s, 1u));
+      if (lane == 0u) e = carry;
+      [[unroll]] for (uint j = 0u; j < NJ; j++) {
+        uint mine = j * NW + sg;   // the same for the whole subgroup
+        T ej = subgroupShuffle(e, (mine - base) & (SG - 1u));
+        if (mine >= base && mine < base + SG) pre[j] = ej;
+      }
+      carry = combine(carry, subgroupShuffle(s, SG - 1u));
+    }
+    // the tile's total S(0, b), published by one invocation
+    if (t == 0u) {
+      uint s0 = r * nb + b;
+      part[s0] = carry;
+      memoryBarrierBuffer();
+      flags[1u + s0] = 1u;
+    }
+    // the climb, S(l + 1, b >> (l + 1)) while bit l of b is set (published by
+    // invocation 0), and the tile's prefix: S(l, (b>>l) - 1) for the set bits,
+    // higher bits to the left.  Each subgroup reads them (a lane each)
+    T c = carry, ex = identity();
+    bool climb = true;
+    for (uint l0 = 0u; l0 < nlev; l0 += SG) {
+      uint l = l0 + lane;
+      T a = identity();
+      if (l < nlev && ((b >> l) & 1u) != 0u) {
+        uint s = sslot(l, r, (b >> l) - 1u, rows, nb);
+        wait_flag(1u + s);
+        memoryBarrierBuffer();
+        a = part[s];
+      }
+      for (uint q = 0u; q < SG && l0 + q < nlev; q++) {
+        uint lq = l0 + q;
+        T aq = subgroupShuffle(a, q);
+        if (((b >> lq) & 1u) == 0u) {
+          climb = false;
+          continue;
+        }
+        ex = combine(aq, ex);
+        if (climb && lq + 1u < nlev) {
+          c = combine(aq, c);
+          if (t == 0u) {
+            uint s = sslot(lq + 1u, r, b >> (lq + 1u), rows, nb);
+            part[s] = c;
+            memoryBarrierBuffer();
+            flags[1u + s] = 1u;
+          }
+        }
+      }
+    }
+    [[unroll]] for (uint j = 0u; j < NJ; j++) {
+      T p = combine(ex, pre[j]);
+      if (lane != 0u) p = combine(p, lex[j]);
+      [[unroll]] for (uint c = 0u; c < 4u; c++) v[4u * j + c] = combine(p, v[4u * j + c]);
+    }
+    if (full) {
+      [[unroll]] for (uint j = 0u; j < NJ; j++) {
+        uint k = k0 + 4u * (j * WG + t);
+        ST4 q = ST4(STV(v[4u * j]), STV(v[4u * j + 1u]), STV(v[4u * j + 2u]), STV(v[4u * j + 3u]));
+        if (rev) q = q.wzyx;
+        y4[(rowbase + (rev ? n - 4u - k : k)) >> 2] = q;
+      }
+    } else {
+      [[unroll]] for (uint i = 0u; i < ITEMS; i++) {
+        uint k = k0 + 4u * ((i >> 2) * WG + t) + (i & 3u);
+        if (k < n) y[rowbase + (rev ? n - 1u - k : k)] = STV(v[i]);
+      }
+    }
+    barrier();   // before the next tile's s_tile and wseg
+  }
+}
+
+void main() { lookback(pc.meta_off); }
+#else
 void main() {
   uint m = pc.meta_off;
   if (MODE == 4u) {
@@ -296,3 +508,4 @@ void main() {
     barrier();
   }
 }
+#endif

@@ -191,6 +191,11 @@ int nxvk_scan_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *
                   nxvk_tensor *);
 int nxvk_scan_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
 enum { NXVK_SCAN_SUM, NXVK_SCAN_PRODUCT, NXVK_SCAN_MAX, NXVK_SCAN_MIN };
+/* the scan kernels for rows of contiguous lines (NXVK_SCAN, scan.c) */
+enum { NXVK_SCAN_BLOCKS, NXVK_SCAN_ONE_PASS, NXVK_SCAN_LOOKBACK };
+/* Whether this device can run the look-back scan with workgroups of wg
+ * (subgroup shuffles, whole subgroups of at least 4) (scan.c). */
+bool nxvk_scan_lookback_ok(const nxvk_ctx *c, uint32_t wg);
 /* Running sums (code) of `rows` contiguous rows of n elements, src -> dst,
  * in dtype dt (the sort's digit counts). */
 int nxvk_scan_rows(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src, nxvk_buffer *dst,
@@ -284,7 +289,9 @@ typedef struct nxvk_tuning {
   uint32_t sort_items;  /* NXVK_SORT_ITEMS: elements per invocation of a pass */
   int f16_cvt;           /* NXVK_F16_CVT: 0 integer f16 conversions, 1 or 2 the driver's (codegen.h) */
   int ew16;              /* NXVK_EW16: codegen.h's NXVK_EW16_* flags (cheaper f16 / bf16 forms, same bits) */
-  bool scan_one_pass;    /* NXVK_SCAN: one_pass (scan.comp mode 4) or blocks (three passes) */
+  uint32_t scan_kind;    /* NXVK_SCAN: NXVK_SCAN_BLOCKS, _ONE_PASS or _LOOKBACK (scan.c) */
+  uint32_t scan_wg;      /* NXVK_SCAN_WG: the look-back scan's workgroup size (0: the rule) */
+  uint32_t scan_items;   /* NXVK_SCAN_ITEMS: its elements per invocation (0: the rule) */
   int scatter_put;       /* NXVK_SCATTER_PUT: 0 the rule, else an NXVK_PUT_* (index.c) */
 } nxvk_tuning;
 /* indexed_put's pass structures (index.c, bench/NOTES.md) */

@@ -238,8 +238,8 @@ v[10] > 64)
     snprintf(defs, sizeof defs, "#define DT_%s 1\n%s", nxvk_dtype_name(d), stem == 11 ? "#define OUT_F32 1\n" : "");
     return hand_glsl(nxvk_src_dot_naive, defs, out);
   }
-  if (stem == 4 && strncmp(name, "scan", 4) == 0) {
-    snprintf(defs, sizeof defs, "#define DT_%s 1\n", nxvk_dtype_name(d));
+  if ((stem == 4 && strncmp(name, "scan", 4) == 0) || (stem == 6 && strncmp(name, "scanlb", 6) == 0)) {
+    snprintf(defs, sizeof defs, "#define DT_%s 1\n%s", nxvk_dtype_name(d), stem == 6 ? "#define LOOKBACK 1\n" : "");
     return hand_glsl(nxvk_src_scan, defs, out);
   }
   if ((stem == 4 && strncmp(name, "sort", 4) == 0) || (stem == 5 && strncmp(name, "sort8", 5) == 0)) {

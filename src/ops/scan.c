@@ -43,18 +43,77 @@ int nxvk_scan_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in,
  * from a ticket until none is left) */
 #define SCAN_ONE_PASS_GROUPS 65535u
 
+/* the look-back scan (scan.comp LOOKBACK): workgroup size and elements per
+ * invocation by default (NXVK_SCAN_WG, NXVK_SCAN_ITEMS), a tile of 4096 */
+#define SCAN_LB_WG 256u
+#define SCAN_LB_ITEMS 16u
+
+bool nxvk_scan_lookback_ok(const nxvk_ctx *c, uint32_t wg) {
+  const nxvk_device_info *d = &c->info;
+  return d->subgroup_shuffle && d->min_subgroup_size >= 4 && d->max_subgroup_size <= 128 &&
+         wg <= d->max_workgroup_invocations && wg % d->max_subgroup_size == 0;
+}
+
+/* levels of the look-back's S values: the bit length of nb */
+static uint32_t bit_length(uint64_t nb) {
+  uint32_t L = 0;
+  while (nb >> L) L++;
+  return L;
+}
+
+static int scan_lookback(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src, nxvk_buffer *dst,
+                         const nxvk_lines *l, bool reverse) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  const nxvk_tuning *tu = c->tuning;
+  uint32_t wg = tu->scan_wg ? tu->scan_wg : SCAN_LB_WG;
+  uint32_t items = tu->scan_items ? tu->scan_items : SCAN_LB_ITEMS;
+  uint64_t bsize = (uint64_t)wg * items;
+  uint64_t nb = ((uint64_t)l->n + bsize - 1) / bsize;
+  uint64_t total = (uint64_t)l->outer * nb, nslots = 0;
+  uint32_t levels = bit_length(nb);
+  for (uint32_t q = 0; q < levels; q++) nslots += (uint64_t)l->outer * (nb >> q);
+  if (nslots + 1 > UINT32_MAX || (uint64_t)l->outer * (uint64_t)l->n > UINT32_MAX)
+    return nxvk_seterr(NXVK_E_TOO_LARGE, "scan: %llu rows of %lld are too many tiles",
+                       (unsigned long long)l->outer, (long long)l->n);
+  /* 4-vector loads and stores: every row starts at a multiple of 4
+   * elements (a reversed row's end too) */
+  bool vec = l->n % 4 == 0 || (l->outer == 1 && !reverse);
+  uint32_t meta[7] = {(uint32_t)l->outer, (uint32_t)l->n, 1, (uint32_t)nb, reverse, levels, vec};
+  char name[32];
+  snprintf(name, sizeof name, "scanlb_%s", nxvk_dtype_name(dt));
+  nxvk_buffer *part = NULL, *flags = NULL;
+  int rc = nxvk_buffer_create(c, nslots * 4, false, &part);
+  /* the ticket and a flag per S value, zeroed */
+  uint64_t fbytes = (1 + nslots) * 4;
+  if (rc == NXVK_OK) rc = nxvk_buffer_create(c, fbytes, false, &flags);
+  if (rc == NXVK_OK) rc = nxvk_rec_fill(r, flags, fbytes, 0);
+  if (rc == NXVK_OK) {
+    uint32_t spec[4] = {wg, (uint32_t)code, 5, items};
+    nxvk_buffer *bufs[4] = {src, dst, part, flags};
+    uint32_t groups = nxvk_groups_for(c, total < SCAN_ONE_PASS_GROUPS ? total : SCAN_ONE_PASS_GROUPS, 1);
+    rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 7, bufs, 4, groups, 1, 1);
+  }
+  nxvk_buffer_unref(c, part);
+  nxvk_buffer_unref(c, flags);
+  return rc;
+}
+
 static int scan_lines(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src, nxvk_buffer *dst,
                       const nxvk_lines *l, bool reverse) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
   char name[32];
   snprintf(name, sizeof name, "scan_%s", nxvk_dtype_name(dt));
-  /* rows of contiguous lines longer than a few elements: the one-pass scan
-   * (NXVK_SCAN=one_pass, the rule) or the three-pass block scan (blocks) */
+  /* rows of contiguous lines longer than a few elements: the look-back scan
+   * (NXVK_SCAN=lookback, the GPU rule; dtypes computed in 32 bits), the
+   * one-pass scan (one_pass; 8-byte dtypes under lookback) or the
+   * three-pass block scan (blocks) */
   bool blocked = l->inner == 1 && l->n > 64;
-  bool one_pass = blocked && c->tuning->scan_one_pass;
+  size_t tsz = nxvk_dtype_size(dt) == 8 ? 8 : 4; /* the compute type: f16 / bf16 as f32, narrow integers 32 bits */
+  if (blocked && c->tuning->scan_kind == NXVK_SCAN_LOOKBACK && tsz == 4)
+    return scan_lookback(r, dt, code, src, dst, l, reverse);
+  bool one_pass = blocked && c->tuning->scan_kind != NXVK_SCAN_BLOCKS;
   /* one pass: 16 elements per invocation (8 for 8-byte dtypes: the tile
    * in shared memory stays under 17 KiB) */
-  size_t tsz = nxvk_dtype_size(dt) == 8 ? 8 : 4; /* the compute type: f16 / bf16 as f32, narrow integers 32 bits */
   uint32_t items = one_pass ? (tsz == 8 ? 8u : 16u) : SCAN_ITEMS;
   uint64_t bsize = (uint64_t)NXVK_WG * items;
   uint64_t nb = blocked ? (uint64_t)(l->n + (int64_t)bsize - 1) / bsize : 1;

@@ -119,14 +119,30 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
                  "this device cannot run the 8-bit sort (subgroup ballots, subgroups of at most 128, shared memory)");
     t->sort_bits = i ? 8 : 4;
   }
-  /* scans of contiguous rows: one pass, each element read once (tiles
-   * chained by a ticket and published totals), or the three-pass block scan
-   * that reads the input twice (scan.c).  CPU devices take blocks: lavapipe
-   * cut long waits for another workgroup short and lost the waiting
-   * workgroups' outputs (scan.comp's wait_flag) */
-  static const char *const scans[] = {"one_pass", "blocks"};
-  t->scan_one_pass = gpu;
-  if ((i = knob_choice("NXVK_SCAN", scans, 2, "want one_pass or blocks", &rc)) >= 0) t->scan_one_pass = i == 0;
+  /* scans of contiguous rows: look-back (one pass, subgroup scans,
+   * 4-vector loads), one_pass (one pass, shared-memory scans) or the
+   * three-pass block scan that reads the input twice (scan.c).  CPU devices
+   * take blocks: lavapipe cut long waits for another workgroup short and
+   * lost the waiting workgroups' outputs (scan.comp's wait_flag) */
+  static const char *const scans[] = {"blocks", "one_pass", "lookback"};
+  knob_list("NXVK_SCAN_WG", &t->scan_wg, 1, 1, "want a workgroup size (64 to 1024, a power of two)", &rc);
+  if (rc) return rc;
+  if (t->scan_wg && (t->scan_wg < 64 || t->scan_wg > 1024 || (t->scan_wg & (t->scan_wg - 1)) ||
+                     !nxvk_scan_lookback_ok(c, t->scan_wg)))
+    return bad("NXVK_SCAN_WG", knob("NXVK_SCAN_WG"),
+               "want a power of two from 64 to 1024 that this device's look-back scan can take "
+               "(whole subgroups of at least 4, at most its workgroup invocations)");
+  knob_list("NXVK_SCAN_ITEMS", &t->scan_items, 1, 1, "want elements per invocation (4 to 64, a multiple of 4)", &rc);
+  if (rc) return rc;
+  if (t->scan_items && (t->scan_items < 4 || t->scan_items > 64 || t->scan_items % 4))
+    return bad("NXVK_SCAN_ITEMS", knob("NXVK_SCAN_ITEMS"), "want 4 to 64, a multiple of 4");
+  t->scan_kind = !gpu ? NXVK_SCAN_BLOCKS : nxvk_scan_lookback_ok(c, 256) ? NXVK_SCAN_LOOKBACK : NXVK_SCAN_ONE_PASS;
+  if ((i = knob_choice("NXVK_SCAN", scans, 3, "want lookback, one_pass or blocks", &rc)) >= 0) {
+    if (i == NXVK_SCAN_LOOKBACK && !nxvk_scan_lookback_ok(c, t->scan_wg ? t->scan_wg : 256))
+      return bad("NXVK_SCAN", "lookback", "this device lacks subgroup shuffles in compute shaders "
+                                          "or subgroups of at least 4");
+    t->scan_kind = (uint32_t)i;
+  }
   if (rc) return rc;
   /* indexed_put: packed (one 64-bit atomicMax of row and value, then a pass
    * over the targets), gather (a 32-bit owner, then a pass over the targets

@@ -19,7 +19,8 @@ scan's combine is nxmath.glsl's IEEE add and multiply, not the driver's:
 f16 and bf16 compute in f32 (their results rounded once, as numpy's oracle
 here rounds the exact f64 result), f64 in f64.  TAP on stdout.
 Every case runs under each scan kernel (NXVK_SCAN): the rule, blocks and
-one_pass.  Environment: NXVK (default ./nxvk).
+one_pass, lookback (also with tiles of 256: many levels of
+look-back totals).  Environment: NXVK (default ./nxvk).
 """
 import json
 import os
@@ -175,7 +176,10 @@ def big_cases(rng):
 # block scan and the one-pass scan (on lavapipe on one thread: see
 # scan.comp's wait_flag; LP_NUM_THREADS means nothing to other drivers).
 VARIANTS = (("rule", {}), ("blocks", {"NXVK_SCAN": "blocks"}),
-            ("one_pass", {"NXVK_SCAN": "one_pass", "LP_NUM_THREADS": "1"}))
+            ("one_pass", {"NXVK_SCAN": "one_pass", "LP_NUM_THREADS": "1"}),
+            ("lookback", {"NXVK_SCAN": "lookback", "LP_NUM_THREADS": "1"}),
+            ("lookback 64x4", {"NXVK_SCAN": "lookback", "NXVK_SCAN_WG": "64", "NXVK_SCAN_ITEMS": "4",
+                               "LP_NUM_THREADS": "1"}))
 
 
 def main():
