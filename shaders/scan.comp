@@ -45,6 +45,7 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_KHR_shader_subgroup_shuffle_relative : require
+#extension GL_KHR_shader_subgroup_vote : require
 #endif
 #include "dtype.glsl"
 #ifdef IS_FLOAT
@@ -284,10 +285,24 @@ const uint NJ = ITEMS / 4u;
 shared T wseg[(gl_WorkGroupSize.x / 4u) * (ITEMS / 4u)];
 
 // S(l, k) of row r: its slot in part[], its flag at 1 + slot
+// (levels below l hold sum over q < l of nb >> q = (2 nb - popcount(nb)) -
+// (2 (nb >> l) - popcount(nb >> l)) slots a row; no loop of a lane's own
+// length: lavapipe lost track of lanes that left a loop one by one)
 uint sslot(uint l, uint r, uint k, uint rows, uint nb) {
-  uint off = 0u;
-  for (uint q = 0u; q < l; q++) off += nb >> q;
-  return rows * off + r * (nb >> l) + k;
+  uint hi = nb >> l;
+  uint off = 2u * nb - uint(bitCount(nb)) - (2u * hi - uint(bitCount(hi)));
+  return rows * off + r * hi + k;
+}
+
+// part[s] = v, then its flag, by invocation 0.  The memory barrier runs on
+// its whole subgroup: lavapipe lost track of a subgroup's lanes after one
+// that ran on a single lane.
+void publish(uint s, T v) {
+  if (gl_SubgroupID == 0u) {
+    if (gl_SubgroupInvocationID == 0u) part[s] = v;
+    memoryBarrierBuffer();
+    if (gl_SubgroupInvocationID == 0u) flags[1u + s] = 1u;
+  }
 }
 
 // inclusive scan over the subgroup's lanes, in a fixed tree
@@ -308,11 +323,13 @@ void lookback(uint m) {
   const uint WG = gl_WorkGroupSize.x;
   uint tsize = WG * ITEMS;
   uint total = rows * nb;
-  for (;;) {
+  {
+    // one tile per workgroup (lavapipe caps the loop turns of one
+    // invocation: a workgroup that took every tile in turn hit it)
     if (t == 0u) s_tile = atomicAdd(ticket[0], 1u);
     barrier();
     uint tile = s_tile;
-    if (tile >= total) break;   // the same for the whole workgroup
+    if (tile >= total) return;   // the same for the whole workgroup
     uint r = tile / nb, b = tile - r * nb;
     uint rowbase = r * n, k0 = b * tsize;
     bool full = vec && k0 + tsize <= n;
@@ -371,46 +388,36 @@ void lookback(uint m) {
       }
       carry = combine(carry, subgroupShuffle(s, SG - 1u));
     }
-    // the tile's total S(0, b), published by one invocation
-    if (t == 0u) {
-      uint s0 = r * nb + b;
-      part[s0] = carry;
-      memoryBarrierBuffer();
-      flags[1u + s0] = 1u;
-    }
-    // the climb, S(l + 1, b >> (l + 1)) while bit l of b is set (published by
-    // invocation 0), and the tile's prefix: S(l, (b>>l) - 1) for the set bits,
-    // higher bits to the left.  Each subgroup reads them (a lane each)
+    // One value published per tile: S(z, b >> z) for z the trailing one bits
+    // of b (only S(l, k) of even k are ever read), the tile's total folded
+    // with the z values below it: S(0, b) at once where b is even, else
+    // after the reads.  The tile's prefix: S(l, (b>>l) - 1) for the set bits
+    // l of b, higher bits to the left.  Each subgroup reads them (a lane
+    // each) and folds them alike.
+    uint z = findLSB(~b);
+    if (z == 0u) publish(r * nb + b, carry);
     T c = carry, ex = identity();
-    bool climb = true;
     for (uint l0 = 0u; l0 < nlev; l0 += SG) {
       uint l = l0 + lane;
+      bool need = l < nlev && ((b >> l) & 1u) != 0u;
+      uint s = need ? sslot(l, r, (b >> l) - 1u, rows, nb) : 0u;
+      // waits that every lane turns through together (subgroupAll):
+      // lavapipe lost track of its lanes after a loop they left one by one
+      bool ready = !need || flags[1u + s] != 0u;
+      for (uint o = 0u; !subgroupAll(ready) && o < 4096u; o++)
+        for (uint w = 0u; !subgroupAll(ready) && w < 4096u; w++)
+          if (!ready) ready = flags[1u + s] != 0u;
+      memoryBarrierBuffer();
       T a = identity();
-      if (l < nlev && ((b >> l) & 1u) != 0u) {
-        uint s = sslot(l, r, (b >> l) - 1u, rows, nb);
-        wait_flag(1u + s);
-        memoryBarrierBuffer();
-        a = part[s];
-      }
+      if (need) a = part[s];
       for (uint q = 0u; q < SG && l0 + q < nlev; q++) {
         uint lq = l0 + q;
         T aq = subgroupShuffle(a, q);
-        if (((b >> lq) & 1u) == 0u) {
-          climb = false;
-          continue;
-        }
-        ex = combine(aq, ex);
-        if (climb && lq + 1u < nlev) {
-          c = combine(aq, c);
-          if (t == 0u) {
-            uint s = sslot(lq + 1u, r, b >> (lq + 1u), rows, nb);
-            part[s] = c;
-            memoryBarrierBuffer();
-            flags[1u + s] = 1u;
-          }
-        }
+        if (((b >> lq) & 1u) != 0u) ex = combine(aq, ex);
+        if (lq < z) c = combine(aq, c);
       }
     }
+    if (z > 0u) publish(sslot(z, r, b >> z, rows, nb), c);
     [[unroll]] for (uint j = 0u; j < NJ; j++) {
       T p = combine(ex, pre[j]);
       if (lane != 0u) p = combine(p, lex[j]);
@@ -429,7 +436,6 @@ void lookback(uint m) {
         if (k < n) y[rowbase + (rev ? n - 1u - k : k)] = STV(v[i]);
       }
     }
-    barrier();   // before the next tile's s_tile and wseg
   }
 }
 

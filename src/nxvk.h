@@ -318,7 +318,7 @@ typedef struct nxvk_device_info {
   uint64_t max_allocation_size;
   uint32_t subgroup_size, min_subgroup_size, max_subgroup_size;
   bool subgroup_ballot;             /* basic and ballot subgroup operations in compute shaders */
-  bool subgroup_shuffle;            /* basic and relative-shuffle subgroup operations in compute shaders */
+  bool subgroup_shuffle;            /* basic, vote, shuffle and relative-shuffle subgroup operations in compute shaders */
   uint32_t compute_units;           /* SMs (NVIDIA) or CUs (AMD); 0 = not reported */
   float timestamp_period_ns;
   uint32_t timestamp_valid_bits;    /* of the compute queue; 0 = no timestamps */

@@ -72,7 +72,8 @@ static int scan_lookback(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src,
   uint64_t total = (uint64_t)l->outer * nb, nslots = 0;
   uint32_t levels = bit_length(nb);
   for (uint32_t q = 0; q < levels; q++) nslots += (uint64_t)l->outer * (nb >> q);
-  if (nslots + 1 > UINT32_MAX || (uint64_t)l->outer * (uint64_t)l->n > UINT32_MAX)
+  if (nslots + 1 > UINT32_MAX || (uint64_t)l->outer * (uint64_t)l->n > UINT32_MAX ||
+      total > (uint64_t)SCAN_ONE_PASS_GROUPS * SCAN_ONE_PASS_GROUPS)
     return nxvk_seterr(NXVK_E_TOO_LARGE, "scan: %llu rows of %lld are too many tiles",
                        (unsigned long long)l->outer, (long long)l->n);
   /* 4-vector loads and stores: every row starts at a multiple of 4
@@ -90,8 +91,11 @@ static int scan_lookback(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src,
   if (rc == NXVK_OK) {
     uint32_t spec[4] = {wg, (uint32_t)code, 5, items};
     nxvk_buffer *bufs[4] = {src, dst, part, flags};
-    uint32_t groups = nxvk_groups_for(c, total < SCAN_ONE_PASS_GROUPS ? total : SCAN_ONE_PASS_GROUPS, 1);
-    rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 7, bufs, 4, groups, 1, 1);
+    /* one workgroup per tile, in a grid of up to 65535 x 65535 (the ticket
+     * orders them; those past the last tile return) */
+    uint64_t gx = total < SCAN_ONE_PASS_GROUPS ? total : SCAN_ONE_PASS_GROUPS;
+    uint64_t gy = (total + gx - 1) / gx;
+    rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 7, bufs, 4, (uint32_t)gx, (uint32_t)gy, 1);
   }
   nxvk_buffer_unref(c, part);
   nxvk_buffer_unref(c, flags);

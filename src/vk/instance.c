@@ -477,7 +477,8 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
   VkSubgroupFeatureFlags want = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT;
   o->subgroup_ballot = v11 && (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                        (sub.supportedOperations & want) == want;
-  VkSubgroupFeatureFlags shuf = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT;
+  VkSubgroupFeatureFlags shuf = VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT |
+                                VK_SUBGROUP_FEATURE_SHUFFLE_BIT | VK_SUBGROUP_FEATURE_SHUFFLE_RELATIVE_BIT;
   o->subgroup_shuffle = v11 && (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                         (sub.supportedOperations & shuf) == shuf;
 
