@@ -277,6 +277,8 @@ void one_pass(uint m) {
 #else
 #error "the look-back scan takes dtypes computed in 32 bits"
 #endif
+// the error flag (host-visible, zeroed; scan.c turns 1 into an error)
+layout(std430, binding = 5) coherent buffer Err { uint err[]; };
 layout(std430, binding = 1) readonly buffer In4 { ST4 x4[]; };
 layout(std430, binding = 2) writeonly buffer Out4 { ST4 y4[]; };
 
@@ -407,6 +409,11 @@ void lookback(uint m) {
       for (uint o = 0u; !subgroupAll(ready) && o < 4096u; o++)
         for (uint w = 0u; !subgroupAll(ready) && w < 4096u; w++)
           if (!ready) ready = flags[1u + s] != 0u;
+      // still waiting after 2^24 turns (seconds; lavapipe cuts any wait
+      // past 65 535 turns short): the device did not run the earlier
+      // workgroup alongside, and the result would be wrong, so the host
+      // fails the op instead
+      if (!ready) err[0] = 1u;
       memoryBarrierBuffer();
       T a = identity();
       if (need) a = part[s];

@@ -82,23 +82,33 @@ static int scan_lookback(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src,
   uint32_t meta[7] = {(uint32_t)l->outer, (uint32_t)l->n, 1, (uint32_t)nb, reverse, levels, vec};
   char name[32];
   snprintf(name, sizeof name, "scanlb_%s", nxvk_dtype_name(dt));
-  nxvk_buffer *part = NULL, *flags = NULL;
+  nxvk_buffer *part = NULL, *flags = NULL, *err = NULL;
   int rc = nxvk_buffer_create(c, nslots * 4, false, &part);
   /* the ticket and a flag per S value, zeroed */
   uint64_t fbytes = (1 + nslots) * 4;
   if (rc == NXVK_OK) rc = nxvk_buffer_create(c, fbytes, false, &flags);
   if (rc == NXVK_OK) rc = nxvk_rec_fill(r, flags, fbytes, 0);
+  /* the kernel's error flag: a workgroup that waited for an earlier one
+   * past its bound (the device did not run them alongside) */
+  if (rc == NXVK_OK) rc = nxvk_buffer_create(c, 4, true, &err);
+  if (rc == NXVK_OK) {
+    *(volatile uint32_t *)err->mapped = 0;
+    rc = nxvk_rec_check_word(r, err, NXVK_E_UNSUPPORTED,
+                             "scan: a workgroup waited too long for an earlier one (this device does not run "
+                             "workgroups alongside each other as the look-back scan needs; NXVK_SCAN=blocks)");
+  }
   if (rc == NXVK_OK) {
     uint32_t spec[4] = {wg, (uint32_t)code, 5, items};
-    nxvk_buffer *bufs[4] = {src, dst, part, flags};
+    nxvk_buffer *bufs[5] = {src, dst, part, flags, err};
     /* one workgroup per tile, in a grid of up to 65535 x 65535 (the ticket
      * orders them; those past the last tile return) */
     uint64_t gx = total < SCAN_ONE_PASS_GROUPS ? total : SCAN_ONE_PASS_GROUPS;
     uint64_t gy = (total + gx - 1) / gx;
-    rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 7, bufs, 4, (uint32_t)gx, (uint32_t)gy, 1);
+    rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 7, bufs, 5, (uint32_t)gx, (uint32_t)gy, 1);
   }
   nxvk_buffer_unref(c, part);
   nxvk_buffer_unref(c, flags);
+  nxvk_buffer_unref(c, err);
   return rc;
 }
 

@@ -36,6 +36,14 @@ struct nxvk_rec {
   nxvk_buffer **held;                  /* references kept until completion */
   int nheld, capheld;
 
+  /* error flags read after completion (nxvk_rec_check_word; held) */
+  struct rec_check {
+    nxvk_buffer *b;
+    int code;
+    const char *msg;
+  } *checks;
+  int nchecks, capchecks;
+
   /* buffers read and written by commands since the last barrier (lazy
    * barriers, see before()) */
   VkBuffer since_rd[HAZARD_MAX], since_wr[HAZARD_MAX];
@@ -74,6 +82,7 @@ static void rec_destroy(nxvk_ctx *c, nxvk_rec *r) {
   free(r->dpools);
   free(r->meta);
   free(r->held);
+  free(r->checks);
   free(r);
 }
 
@@ -113,6 +122,7 @@ static void rec_release(nxvk_rec *r) {
   nxvk_ctx *c = r->c;
   for (int i = 0; i < r->nheld; i++) nxvk_buffer_unref(c, r->held[i]);
   r->nheld = 0;
+  r->nchecks = 0;
   VkResult vr = c->vk.vkResetCommandPool(c->device, r->pool, 0);
   if (vr == VK_SUCCESS) vr = c->vk.vkResetFences(c->device, 1, &r->fence);
   for (int i = 0; i < r->ndpools && vr == VK_SUCCESS; i++)
@@ -203,6 +213,15 @@ int nxvk_rec_hold(nxvk_rec *r, nxvk_buffer *b) {
   if (rc) return rc;
   nxvk_buffer_ref(b);
   r->held[r->nheld++] = b;
+  return NXVK_OK;
+}
+
+int nxvk_rec_check_word(nxvk_rec *r, nxvk_buffer *b, int code, const char *msg) {
+  if (!b->mapped) return nxvk_seterr(NXVK_E_BAD_REQUEST, "an error flag needs a mapped buffer");
+  int rc = grow((void **)&r->checks, &r->capchecks, r->nchecks + 1, sizeof *r->checks);
+  if (rc == NXVK_OK) rc = nxvk_rec_hold(r, b);
+  if (rc) return rc;
+  r->checks[r->nchecks++] = (struct rec_check){b, code, msg};
   return NXVK_OK;
 }
 
@@ -672,6 +691,9 @@ int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns) {
       goto out;
     }
   }
+  for (int i = 0; i < r->nchecks && rc == NXVK_OK; i++)
+    if (*(volatile const uint32_t *)r->checks[i].b->mapped != 0)
+      rc = nxvk_seterr(r->checks[i].code, "%s", r->checks[i].msg);
   if (r->timestamps && gpu_ns) {
     uint64_t ts[2];
     vr = c->vk.vkGetQueryPoolResults(c->device, r->queries, 0, 2, sizeof ts, ts, sizeof ts[0],

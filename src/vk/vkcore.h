@@ -284,6 +284,10 @@ int nxvk_rec_update(nxvk_rec *r, nxvk_buffer *b, VkDeviceSize off, const void *d
 int nxvk_rec_fill(nxvk_rec *r, nxvk_buffer *b, VkDeviceSize n, uint32_t word);
 /* Keep a buffer alive until the recording completes. */
 int nxvk_rec_hold(nxvk_rec *r, nxvk_buffer *b);
+/* A kernel's error flag: once the recording completes, nxvk_rec_submit
+ * fails with `code` and `msg` (a static string) where the first word of the
+ * host-visible buffer b is not 0.  The recording holds b until then. */
+int nxvk_rec_check_word(nxvk_rec *r, nxvk_buffer *b, int code, const char *msg);
 /* End, submit (under the queue lock), wait (outside it), release to pool. */
 int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns);
 void nxvk_rec_abort(nxvk_rec *r);
