@@ -71,6 +71,8 @@ clean "reductions finished by their last workgroup (the GPU form)" NXVK_REDUCE_F
 # lavapipe runs it on one thread only (scan.comp's wait_flag)
 clean "scans in one pass (the GPU form)" NXVK_SCAN=one_pass LP_NUM_THREADS=1 -- \
   --op cumulative_sum,cumulative_product,cumulative_max,cumulative_min --dtype f32,bf16,i32
+clean "scans by look-back (the GPU form)" NXVK_SCAN=lookback LP_NUM_THREADS=1 -- \
+  --op cumulative_sum,cumulative_product,cumulative_max,cumulative_min --dtype f32,bf16,i32
 # f64 dot's two grids: products large enough for its largest tile run on
 # the 8 x 16 grid (dot_vec128_f64), which the quick shapes on lavapipe do not
 # reach; NXVK_DOT_NT=128 puts every unsplit vec case there, and 256 keeps

@@ -84,6 +84,8 @@ cases() {
   refused "$bin" "$tag NXVK_F16_CVT not sw or hw" NXVK_F16_CVT=fast
   refused "$bin" "$tag NXVK_SCAN not a kernel" NXVK_SCAN=onepass
   refused "$bin" "$tag NXVK_SCATTER_PUT not a form" NXVK_SCATTER_PUT=fast
+  refused "$bin" "$tag NXVK_SCAN_WG not a power of two" NXVK_SCAN_WG=100
+  refused "$bin" "$tag NXVK_SCAN_ITEMS not a multiple of 4" NXVK_SCAN_ITEMS=6
   # values that suit are taken, and the result stays right
   taken "$bin" "$tag NXVK_DOT_TILES=8,8,8,8,8 (one invocation a workgroup) is taken" NXVK_DOT_TILES=8,8,8,8,8
   taken "$bin" "$tag NXVK_DOT_TILES=32,16,4,2,4 is taken" NXVK_DOT_TILES=32,16,4,2,4
@@ -98,6 +100,8 @@ cases() {
   taken "$bin" "$tag NXVK_F16_CVT=sw is taken" NXVK_F16_CVT=sw
   taken "$bin" "$tag NXVK_SCAN=blocks is taken" NXVK_SCAN=blocks cumulative_sum '{"axis":1}'
   taken "$bin" "$tag NXVK_SCATTER_PUT=owned is taken" NXVK_SCATTER_PUT=owned
+  taken "$bin" "$tag NXVK_SCAN=lookback is taken" NXVK_SCAN=lookback cumulative_sum '{"axis":1}'
+  taken "$bin" "$tag NXVK_SCAN_ITEMS=8 is taken" NXVK_SCAN_ITEMS=8 cumulative_sum '{"axis":1}'
 }
 
 cases ./nxvk plain
