@@ -137,18 +137,23 @@ shared T s_ex;
 
 uint pad(uint i) { return i + (i >> 5); }
 
+// the error flag of the one-pass forms (modes 4 and LOOKBACK; host-visible,
+// zeroed): 1 when a wait gave up, which scan.c's check turns into an error
+layout(std430, binding = 5) coherent buffer Err { uint err[]; };
+
 // Until flags[f] is set (volatile: read again on every turn).  Bounded, at
 // 2^24 reads (seconds), so that a device that did not run an earlier
-// workgroup gives wrong results, which the checks catch, instead of a hang.
-// Two nested loops: lavapipe (gallivm) cuts any single loop off after 65535
-// turns.  lavapipe also lost the outputs of workgroups that waited long (on
-// 2 threads or more), so CPU devices take the blocks path (tuning.c); one
-// thread (LP_NUM_THREADS=1) runs the tiles in ticket order, never waiting,
-// which is how the tests check this mode's arithmetic there.
+// workgroup fails the op (the error flag) instead of hanging; the result
+// is then never used.  lavapipe (gallivm) gives an invocation 65 535 loop
+// turns for all its loops together, so a long wait there ends early and
+// fails the op: CPU devices take the blocks path (tuning.c); one thread
+// (LP_NUM_THREADS=1) runs the tiles in ticket order, never waiting, which
+// is how the tests check this mode's arithmetic there.
 void wait_flag(uint f) {
   bool ready = flags[f] != 0u;
   for (uint o = 0u; !ready && o < 4096u; o++)
     for (uint q = 0u; !ready && q < 4096u; q++) ready = flags[f] != 0u;
+  if (!ready) err[0] = 1u;
 }
 
 #ifndef LOOKBACK
@@ -277,8 +282,6 @@ void one_pass(uint m) {
 #else
 #error "the look-back scan takes dtypes computed in 32 bits"
 #endif
-// the error flag (host-visible, zeroed; scan.c turns 1 into an error)
-layout(std430, binding = 5) coherent buffer Err { uint err[]; };
 layout(std430, binding = 1) readonly buffer In4 { ST4 x4[]; };
 layout(std430, binding = 2) writeonly buffer Out4 { ST4 y4[]; };
 

@@ -54,6 +54,19 @@ bool nxvk_scan_lookback_ok(const nxvk_ctx *c, uint32_t wg) {
          wg <= d->max_workgroup_invocations && wg % d->max_subgroup_size == 0;
 }
 
+/* The one-pass kernels' error flag (binding 5), zeroed: a workgroup that
+ * waited for an earlier one past its bound (the device did not run them
+ * alongside) sets it, and the submission then fails with this error
+ * instead of returning the wrong result. */
+static int err_flag(nxvk_rec *r, nxvk_buffer **err) {
+  int rc = nxvk_buffer_create(nxvk_rec_ctx(r), 4, true, err);
+  if (rc) return rc;
+  *(volatile uint32_t *)(*err)->mapped = 0;
+  return nxvk_rec_check_word(r, *err, NXVK_E_UNSUPPORTED,
+                             "scan: a workgroup waited too long for an earlier one (this device does not run "
+                             "workgroups alongside each other as the one-pass scans need; NXVK_SCAN=blocks)");
+}
+
 /* levels of the look-back's S values: the bit length of nb */
 static uint32_t bit_length(uint64_t nb) {
   uint32_t L = 0;
@@ -88,15 +101,7 @@ static int scan_lookback(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src,
   uint64_t fbytes = (1 + nslots) * 4;
   if (rc == NXVK_OK) rc = nxvk_buffer_create(c, fbytes, false, &flags);
   if (rc == NXVK_OK) rc = nxvk_rec_fill(r, flags, fbytes, 0);
-  /* the kernel's error flag: a workgroup that waited for an earlier one
-   * past its bound (the device did not run them alongside) */
-  if (rc == NXVK_OK) rc = nxvk_buffer_create(c, 4, true, &err);
-  if (rc == NXVK_OK) {
-    *(volatile uint32_t *)err->mapped = 0;
-    rc = nxvk_rec_check_word(r, err, NXVK_E_UNSUPPORTED,
-                             "scan: a workgroup waited too long for an earlier one (this device does not run "
-                             "workgroups alongside each other as the look-back scan needs; NXVK_SCAN=blocks)");
-  }
+  if (rc == NXVK_OK) rc = err_flag(r, &err);
   if (rc == NXVK_OK) {
     uint32_t spec[4] = {wg, (uint32_t)code, 5, items};
     nxvk_buffer *bufs[5] = {src, dst, part, flags, err};
@@ -136,14 +141,14 @@ static int scan_lines(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src, nx
                       (uint32_t)ng};
   if (!blocked) {
     uint32_t spec[4] = {NXVK_WG, (uint32_t)code, 3, SCAN_ITEMS};
-    nxvk_buffer *bufs[4] = {src, dst, dst, dst};
-    return nxvk_dispatch_1d(r, name, spec, 4, meta, 6, bufs, 4, (uint64_t)(l->outer * l->inner));
+    nxvk_buffer *bufs[5] = {src, dst, dst, dst, dst};   /* 3..5 unused */
+    return nxvk_dispatch_1d(r, name, spec, 4, meta, 6, bufs, 5, (uint64_t)(l->outer * l->inner));
   }
   uint64_t total = (uint64_t)l->outer * nb;
   if (total + (uint64_t)l->outer * ng + 1 > UINT32_MAX)
     return nxvk_seterr(NXVK_E_TOO_LARGE, "scan: %llu rows of %lld are too many blocks",
                        (unsigned long long)l->outer, (long long)l->n);
-  nxvk_buffer *part = NULL, *flags = NULL;
+  nxvk_buffer *part = NULL, *flags = NULL, *err = NULL;
   uint64_t nparts = one_pass ? total + (uint64_t)l->outer * ng : total;
   int rc = nxvk_buffer_create(c, nparts * tsz, false, &part);
   if (rc) return rc;
@@ -152,22 +157,24 @@ static int scan_lines(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src, nx
     uint64_t fbytes = (1 + nparts) * 4;
     rc = nxvk_buffer_create(c, fbytes, false, &flags);
     if (rc == NXVK_OK) rc = nxvk_rec_fill(r, flags, fbytes, 0);
+    if (rc == NXVK_OK) rc = err_flag(r, &err);
     if (rc == NXVK_OK) {
       uint32_t spec[4] = {NXVK_WG, (uint32_t)code, 4, items};
-      nxvk_buffer *bufs[4] = {src, dst, part, flags};
+      nxvk_buffer *bufs[5] = {src, dst, part, flags, err};
       uint32_t groups = nxvk_groups_for(c, total < SCAN_ONE_PASS_GROUPS ? total : SCAN_ONE_PASS_GROUPS, 1);
-      rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 6, bufs, 4, groups, 1, 1);
+      rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 6, bufs, 5, groups, 1, 1);
     }
   }
-  nxvk_buffer *bufs[4] = {src, dst, part, part};
+  nxvk_buffer *bufs[5] = {src, dst, part, part, part};   /* 4..5 unused */
   for (uint32_t mode = 0; !one_pass && mode < 3 && rc == NXVK_OK; mode++) {
     uint32_t spec[4] = {NXVK_WG, (uint32_t)code, mode, SCAN_ITEMS};
     uint64_t groups = mode == 1 ? (uint64_t)l->outer : total;
-    rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 6, bufs, 4, nxvk_groups_for(c, groups, 1), 1, 1);
+    rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 6, bufs, 5, nxvk_groups_for(c, groups, 1), 1, 1);
   }
   /* the recording holds its own references until the work completes */
   nxvk_buffer_unref(c, part);
   nxvk_buffer_unref(c, flags);
+  nxvk_buffer_unref(c, err);
   return rc;
 }
 
