@@ -38,7 +38,10 @@
 // spec: 0 workgroup size, 1 op (0 sum 1 product 2 max 3 min), 2 mode, 3 ITEMS
 // bindings: 1 x in, 2 y out, 3 block partials (T, rows * nb; mode 4: then
 //           the groups' inclusive prefixes, rows * groups), 4 mode 4's
-//           flags (uint, zeroed: the ticket, one per tile, one per group)
+//           flags (uint, zeroed: the ticket, one per tile, one per group),
+//           5 mode 4's error flag (a wait gave up)
+// With -DLOOKBACK (scanlb_<dtype>) the file is the look-back scan instead,
+// described where it starts below.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #ifdef LOOKBACK

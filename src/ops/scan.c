@@ -2,9 +2,9 @@
  * scan.c - cumulative_sum cumulative_product cumulative_max cumulative_min
  * along one axis ("axis", default 0 as Nx), forward or from the end
  * ("reverse").  GPU: shaders/scan.comp: rows of contiguous lines in one
- * pass (tiles chained through published totals, mode 4) or, with
- * NXVK_SCAN=blocks, a three-pass block scan; one invocation per line
- * otherwise.
+ * pass, the look-back scan (scanlb_<dtype>, dtypes computed in 32 bits) or
+ * mode 4 (NXVK_SCAN=one_pass; 8-byte dtypes), or with NXVK_SCAN=blocks a
+ * three-pass block scan; one invocation per line otherwise.
  */
 #include "ops.h"
 
