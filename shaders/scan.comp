@@ -405,32 +405,39 @@ void lookback(uint m) {
     uint z = findLSB(~b);
     if (z == 0u) publish(r * nb + b, carry);
     T c = carry, ex = identity();
-    for (uint l0 = 0u; l0 < nlev; l0 += SG) {
-      uint l = l0 + lane;
-      bool need = l < nlev && ((b >> l) & 1u) != 0u;
-      uint s = need ? sslot(l, r, (b >> l) - 1u, rows, nb) : 0u;
-      // waits that every lane turns through together (subgroupAll):
-      // lavapipe lost track of its lanes after a loop they left one by one
-      bool ready = !need || flags[1u + s] != 0u;
-      for (uint o = 0u; !subgroupAll(ready) && o < 4096u; o++)
-        for (uint w = 0u; !subgroupAll(ready) && w < 4096u; w++)
-          if (!ready) ready = flags[1u + s] != 0u;
-      // still waiting after 2^24 turns (seconds; lavapipe cuts any wait
-      // past 65 535 turns short): the device did not run the earlier
-      // workgroup alongside, and the result would be wrong, so the host
-      // fails the op instead
-      if (!ready) err[0] = 1u;
-      memoryBarrierBuffer();
-      T a = identity();
-      if (need) a = part[s];
-      for (uint q = 0u; q < SG && l0 + q < nlev; q++) {
-        uint lq = l0 + q;
-        T aq = subgroupShuffle(a, q);
-        if (((b >> lq) & 1u) != 0u) ex = combine(aq, ex);
-        if (lq < z) c = combine(aq, c);
+    // Two rounds: the levels below z (the climb, published at once: a tile
+    // that also waited for its higher levels first chained every odd
+    // tile's value to the one before, 2-6 us a tile on the H100), then
+    // the levels above z (the rest of the prefix)
+    for (uint ph = 0u; ph < 2u; ph++) {
+      uint lo = ph == 0u ? 0u : z + 1u, hi = ph == 0u ? z : nlev;
+      for (uint l0 = lo; l0 < hi; l0 += SG) {
+        uint l = l0 + lane;
+        bool need = l < hi && ((b >> l) & 1u) != 0u;
+        uint s = need ? sslot(l, r, (b >> l) - 1u, rows, nb) : 0u;
+        // waits that every lane turns through together (subgroupAll):
+        // lavapipe lost track of its lanes after a loop they left one by one
+        bool ready = !need || flags[1u + s] != 0u;
+        for (uint o = 0u; !subgroupAll(ready) && o < 4096u; o++)
+          for (uint w = 0u; !subgroupAll(ready) && w < 4096u; w++)
+            if (!ready) ready = flags[1u + s] != 0u;
+        // still waiting after 2^24 turns (seconds; lavapipe cuts any wait
+        // past 65 535 turns short): the device did not run the earlier
+        // workgroup alongside, and the result would be wrong, so the host
+        // fails the op instead
+        if (!ready) err[0] = 1u;
+        memoryBarrierBuffer();
+        T a = identity();
+        if (need) a = part[s];
+        for (uint q = 0u; q < SG && l0 + q < hi; q++) {
+          uint lq = l0 + q;
+          T aq = subgroupShuffle(a, q);
+          if (((b >> lq) & 1u) != 0u) ex = combine(aq, ex);
+          if (ph == 0u) c = combine(aq, c);
+        }
       }
+      if (ph == 0u && z > 0u) publish(sslot(z, r, b >> z, rows, nb), c);
     }
-    if (z > 0u) publish(sslot(z, r, b >> z, rows, nb), c);
     [[unroll]] for (uint j = 0u; j < NJ; j++) {
       T p = combine(ex, pre[j]);
       if (lane != 0u) p = combine(p, lex[j]);

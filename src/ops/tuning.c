@@ -119,7 +119,7 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
                  "this device cannot run the 8-bit sort (subgroup ballots, subgroups of at most 128, shared memory)");
     t->sort_bits = i ? 8 : 4;
   }
-  /* scans of contiguous rows: look-back (one pass, subgroup scans,
+  /* scans of contiguous rows: lookback (one pass, subgroup scans,
    * 4-vector loads), one_pass (one pass, shared-memory scans) or the
    * three-pass block scan that reads the input twice (scan.c).  CPU devices
    * take blocks: lavapipe cut long waits for another workgroup short and
@@ -136,7 +136,9 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   if (rc) return rc;
   if (t->scan_items && (t->scan_items < 4 || t->scan_items > 64 || t->scan_items % 4))
     return bad("NXVK_SCAN_ITEMS", knob("NXVK_SCAN_ITEMS"), "want 4 to 64, a multiple of 4");
-  t->scan_kind = !gpu ? NXVK_SCAN_BLOCKS : nxvk_scan_lookback_ok(c, 256) ? NXVK_SCAN_LOOKBACK : NXVK_SCAN_ONE_PASS;
+  /* GPUs: one_pass until lookback measures faster on one (its first form
+   * chained every tile to the one before: 7-54 GB/s on the H100, bench/NOTES.md) */
+  t->scan_kind = gpu ? NXVK_SCAN_ONE_PASS : NXVK_SCAN_BLOCKS;
   if ((i = knob_choice("NXVK_SCAN", scans, 3, "want lookback, one_pass or blocks", &rc)) >= 0) {
     if (i == NXVK_SCAN_LOOKBACK && !nxvk_scan_lookback_ok(c, t->scan_wg ? t->scan_wg : 256))
       return bad("NXVK_SCAN", "lookback", "this device lacks subgroup shuffles in compute shaders "
