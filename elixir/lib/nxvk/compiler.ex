@@ -653,16 +653,8 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
-    defp exec(server, graph, handles) do
-      case Nxvk.Server.request(server, G.exec_header(graph, handles), [], gc: true) do
-        {:ok, reply, _} ->
-          refs = reply[:gc] || %{}
-          {:ok, Enum.map(reply["outputs"], &Map.put(&1, :ref, refs[&1["handle"]]))}
-
-        error ->
-          error
-      end
-    end
+    defp exec(server, graph, handles),
+      do: G.request_outputs(server, G.exec_header(graph, handles), [])
 
     defp result(plan, replies, server, device) do
       by_name =

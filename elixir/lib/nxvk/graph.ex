@@ -523,7 +523,15 @@ if Code.ensure_loaded?(Nx) do
           id -> exec_header(id, g.inputs |> Enum.reverse() |> Enum.map(fn {_, %{"handle" => h}} -> h end))
         end
 
-      case Nxvk.Server.request(g.server, header, Enum.reverse(g.bytes), gc: true) do
+      request_outputs(g.server, header, Enum.reverse(g.bytes))
+    end
+
+    @doc """
+    Sends a run or exec `header` (with `bytes`) and returns its kept outputs,
+    each with the GC reference that frees its handle, as `run/2` does.
+    """
+    def request_outputs(server, header, bytes) do
+      case Nxvk.Server.request(server, header, bytes, gc: true) do
         {:ok, reply, _} ->
           refs = reply[:gc] || %{}
           {:ok, Enum.map(reply["outputs"], &Map.put(&1, :ref, refs[&1["handle"]]))}
