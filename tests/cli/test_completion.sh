@@ -44,7 +44,7 @@ done
 
 # modes, values from the op table and the dtypes, files
 got=$(complete_words nxvk bench "")
-if [ "$(echo $got)" = "all compare concurrency fusion matmul ops peak" ]; then ok "nxvk bench <TAB>: its modes"
+if [ "$(echo $got)" = "all compare concurrency fusion matmul ops peak transfers" ]; then ok "nxvk bench <TAB>: its modes"
 else not_ok "nxvk bench <TAB>" "$got"; fi
 got=$(complete_words nxvk stress "")
 if [ "$(echo $got)" = "bounds kill leak oom race" ]; then ok "nxvk stress <TAB>: its modes"
@@ -104,7 +104,7 @@ EOF
   [ "$(basename "$NXVK")" = nxvk ] || { mkdir -p "$T/bin"; cp "$NXVK" "$T/bin/nxvk"; bindir="$T/bin"; }
   zoffers() { timeout 30 zsh -f "$T/zcomp.zsh" "$T/fpath" "$bindir" "$T/zout" "$1" >/dev/null 2>&1; sort -u "$T/zout" | grep -v '^$' | tr '\n' ' '; }
   for case in "nxvk run --op ex|exp expm1 " "nxvk bench --ops add,su|subtract sum " \
-              "nxvk bench |all compare concurrency fusion matmul ops peak " "nxvk info --|--device --help --json --validate --verbose " \
+              "nxvk bench |all compare concurrency fusion matmul ops peak transfers " "nxvk info --|--device --help --json --validate --verbose " \
               "nxvk conformance --dtype f|f16 f32 f64 "; do
     line=${case%%|*} want=${case#*|}
     got=$(zoffers "$line")
