@@ -64,6 +64,7 @@ typedef struct {
   uint64_t generation;  /* device generation it was made on */
   size_t bytes;         /* dtype size x elements */
   int err;              /* the error of the early-replied run that was to make it (t is NULL) */
+  char *msg;            /* owned: that run's message, naming the op that failed (or NULL) */
 } port_handle;
 
 /* Open addressing with linear probing; handles are never reused, so a
@@ -123,6 +124,7 @@ static void handle_remove(handle_table *ht, port_handle *h) {
   }
   ht->slot[hole].id = 0;
   ht->slot[hole].t = NULL;
+  ht->slot[hole].msg = NULL;
   ht->used--;
 }
 
@@ -278,6 +280,7 @@ static void drop_handle(port_server *s, port_handle *h) {
   } else {
     s->lost_handles--;
   }
+  free(h->msg);
   handle_remove(&s->handles, h);
 }
 
@@ -346,8 +349,8 @@ static int lookup_id(port_server *s, uint64_t id, const char *where, nxvk_tensor
     return fail(s, NXVK_E_UNKNOWN_HANDLE, "%s: handle %llu is not live (never given out, or freed)",
                 where, (unsigned long long)id);
   if (!h->t && h->err)
-    return fail(s, h->err, "%s: handle %llu: the run that was to make it failed after its early reply (%s)",
-                where, (unsigned long long)id, nxvk_err_name(h->err));
+    return fail(s, h->err, "%s: handle %llu: the run that was to make it failed after its early reply (%s): %s",
+                where, (unsigned long long)id, nxvk_err_name(h->err), h->msg ? h->msg : "no detail");
   if (!h->t)
     return fail(s, NXVK_E_DEVICE_LOST,
                 "%s: handle %llu was made on device generation %llu, which was lost (now %llu)",
@@ -889,6 +892,10 @@ static int graph_exec_early(port_server *s, const nxvk_graph *g, nxvk_tensor **t
   if (rc == NXVK_OK) rc = nxvk_graph_run(s->ctx, g, tin, vals);
   stage_add(s, ST_ENGINE, now_ns() - t0);
   if (rc == NXVK_E_DEVICE_LOST && s->ctx) nxvk_ctx_mark_lost(s->ctx);
+  /* the engine's message names the op that failed (ops[i] (op -> value)):
+   * each handle keeps it for the error at its next use */
+  char msg[512] = "";
+  if (rc) snprintf(msg, sizeof msg, "%s", nxvk_errmsg());
   for (int o = 0; o < no; o++) {
     nxvk_tensor *view = NULL;
     const nxvk_tensor *t = rc ? NULL : vals[nxvk_graph_output_value(g, o)];
@@ -906,6 +913,7 @@ static int graph_exec_early(port_server *s, const nxvk_graph *g, nxvk_tensor **t
       s->handle_bytes += h->bytes;
     } else {
       h->err = rc ? rc : NXVK_E_NO_MEMORY;
+      h->msg = strdup(msg[0] ? msg : nxvk_errmsg());
       s->lost_handles++;
     }
   }
@@ -1778,7 +1786,10 @@ int cmd_port(int argc, char **argv, nxvk_cli *cli) {
   free(s.outbuf);
 
   for (size_t i = 0; i < s.handles.cap; i++)
-    if (s.handles.slot[i].id) nxvk_tensor_free(s.handles.slot[i].t);
+    if (s.handles.slot[i].id) {
+      nxvk_tensor_free(s.handles.slot[i].t);
+      free(s.handles.slot[i].msg);
+    }
   free(s.handles.slot);
   for (size_t i = 0; i < s.nprepared; i++) {
     nxvk_graph_free(s.prepared[i].g);

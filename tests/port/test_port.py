@@ -793,6 +793,11 @@ def t_early(tap):
     h = r["outputs"][0]["handle"]
     tap.eq(p.error({"cmd": "get", "handle": h}), "alloc_failed", "early: the failed run's handle answers its error")
     tap.eq(p.error({"cmd": "op", "op": "exp", "in": [h]}), "alloc_failed", "early: and so does an op naming it")
+    for _ in range(2):  # every use, not only the first, names the op that failed
+        r, _ = p.call({"cmd": "get", "handle": h})
+        msg = (r.get("error") or {}).get("message", "")
+        tap.ok("ops[0] (iota -> i)" in msg and "memory cap" in msg,
+               "early: the error names the failed op and the engine's reason", msg)
     st = p.stats()
     tap.eq((st["early_runs"], st["early_failures"]), (3, 1), "stats: early_failures 1")
     tap.eq(p.ok({"cmd": "free", "handle": h})[0]["freed"], 1, "early: the failed handle frees")
