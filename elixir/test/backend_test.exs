@@ -610,6 +610,56 @@ if Code.ensure_loaded?(Nx) do
       assert h <= h0
     end
 
+    test "early replies: a failed op's error surfaces, naming the op, at every use of each of its results" do
+      # device 4 is a port whose exp fails on the device (NXVK_TEST_INJECT=fail_op:exp):
+      # after inference, so an early reply has already answered with handles
+      Application.put_env(:nxvk, :device_map, %{4 => 0})
+      Application.put_env(:nxvk, :device_env, %{4 => [{"NXVK_TEST_INJECT", "fail_op:exp"}]})
+      early = :persistent_term.get({Nxvk.Graph, :early}, nil)
+
+      on_exit(fn ->
+        Application.delete_env(:nxvk, :device_map)
+        Application.delete_env(:nxvk, :device_env)
+        if early == nil, do: :persistent_term.erase({Nxvk.Graph, :early}), else: :persistent_term.put({Nxvk.Graph, :early}, early)
+      end)
+
+      dev = {Nxvk.Backend, device: 4}
+      x = Nx.tensor([1.0, 2.0, 3.0], backend: dev)
+      named = ~r/ops\[\d+\] \(exp -> .*exp: failed on the device/
+
+      # replies after the run: the call itself raises
+      :persistent_term.put({Nxvk.Graph, :early}, false)
+      assert_raise RuntimeError, named, fn -> Nx.exp(x) end
+
+      # early replies: the call returns; the result's every use raises, naming exp
+      :persistent_term.put({Nxvk.Graph, :early}, true)
+      y = Nx.exp(x)
+      assert %Nxvk.Backend{device: 4} = y.data
+      stats = fn -> ok!(Nxvk.Server.stats(Nxvk.Backend.server(4))) end
+      assert %{"early_failures" => f0} = stats.()
+      assert f0 >= 1
+      assert_raise RuntimeError, named, fn -> Nx.add(y, x) end
+      assert_raise RuntimeError, named, fn -> Nx.multiply(y, 2) end
+      assert_raise RuntimeError, named, fn -> Nx.to_binary(y) end
+      assert_raise RuntimeError, named, fn -> Nx.backend_transfer(y, Nx.BinaryBackend) end
+      assert_raise RuntimeError, named, fn -> Nx.to_flat_list(y) end
+      # and a run that does not name it is unaffected
+      assert Nx.to_flat_list(Nx.add(x, x)) == [2.0, 4.0, 6.0]
+
+      # one compiled request with two results: both answer the failure
+      both = Nx.Defn.jit(fn t -> {Nx.exp(t), Nx.add(t, 1)} end, compiler: Nxvk.Compiler, device: 4)
+      {e, a} = both.(x)
+      assert_raise RuntimeError, named, fn -> Nx.to_binary(a) end
+      assert_raise RuntimeError, named, fn -> Nx.to_binary(e) end
+      assert_raise RuntimeError, named, fn -> Nx.subtract(a, x) end
+      assert %{"early_failures" => f1} = stats.()
+      assert f1 > f0
+      # with the port's early replies off again, the same request raises at the call
+      :persistent_term.put({Nxvk.Graph, :early}, false)
+      jit2 = Nx.Defn.jit(fn t -> {Nx.exp(t), Nx.add(t, 2)} end, compiler: Nxvk.Compiler, device: 4)
+      assert_raise RuntimeError, named, fn -> jit2.(x) end
+    end
+
     defp bin(t), do: Nx.backend_copy(t, Nx.BinaryBackend)
   end
 end

@@ -163,6 +163,8 @@ int nxvk_rec_op(nxvk_rec *r, const nxvk_op_desc *desc, const nxvk_attrs *a,
                        nxvk_dtype_missing(&c->info, om.dtype));
   if (op->supported && (rc = op->supported(c, op, a, metas, nin)) != NXVK_OK) return rc;
   if (!op->gpu) return nxvk_tensor_view(in[0], &om.shape, out); /* reshape */
+  if (c->inject_fail_op[0] && strcmp(c->inject_fail_op, desc->name) == 0) /* test-only fault */
+    return nxvk_seterr(NXVK_E_VULKAN, "%s: failed on the device (NXVK_TEST_INJECT=fail_op)", desc->name);
   nxvk_tensor *t;
   rc = nxvk_tensor_new(c, om.dtype, &om.shape, &t);
   if (rc) return rc;

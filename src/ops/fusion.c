@@ -631,15 +631,18 @@ int nxvk_fusion_record(nxvk_rec *r, const nxvk_graph *g, const nxvk_meta *metas,
   rc = nxvk_rec_meta(r, meta, NXVK_EW_META_WORDS(st->ninputs), &off);
   if (rc == NXVK_OK)
     rc = nxvk_rec_dispatch(r, k, b, st->ninputs + st->noutputs, off, groups, 1, 1);
-  /* test-only fault (NXVK_TEST_INJECT=break_op:NAME): a kernel holding op
-   * NAME gets one wrong element in each output, as the op alone would */
+  /* test-only faults (NXVK_TEST_INJECT=break_op:NAME): a kernel holding op
+   * NAME gets one wrong element in each output, as the op alone would;
+   * fail_op:NAME: its recording fails */
   bool broken = false;
-  for (int j = 0; j < st->nnodes && c->inject_break_op[0]; j++) {
+  for (int j = 0; j < st->nnodes && (c->inject_break_op[0] || c->inject_fail_op[0]); j++) {
     const nxvk_attrs *a;
     const int *args;
     int nargs;
     const nxvk_op_desc *op = nxvk_graph_value_op(g, ni + st->nodes[j], &a, &args, &nargs);
     broken |= strcmp(c->inject_break_op, op->name) == 0;
+    if (rc == NXVK_OK && strcmp(c->inject_fail_op, op->name) == 0)
+      rc = nxvk_seterr(NXVK_E_VULKAN, "%s: failed on the device (NXVK_TEST_INJECT=fail_op)", op->name);
   }
   for (int o = 0; o < st->noutputs && broken && rc == NXVK_OK && count > 1; o++) {
     nxvk_tensor *t2 = values[st->outputs[o]];

@@ -241,6 +241,13 @@ static void read_test_faults(nxvk_ctx *c) {
     if (n >= sizeof c->inject_break_op) n = sizeof c->inject_break_op - 1;
     memcpy(c->inject_break_op, b, n);
   }
+  const char *f = strstr(env, "fail_op:");
+  if (f) {
+    f += 8;
+    size_t n = strcspn(f, ",");
+    if (n >= sizeof c->inject_fail_op) n = sizeof c->inject_fail_op - 1;
+    memcpy(c->inject_fail_op, f, n);
+  }
 }
 
 bool nxvk_ctx_lost(nxvk_ctx *c) { return atomic_load(&c->lost); }

@@ -222,6 +222,7 @@ struct nxvk_ctx {
   bool inject_leak, inject_unlocked_submit, inject_import_fail;
   bool inject_lane_fail;               /* a transfer's worker 1 fails at its third piece (memory.c) */
   char inject_break_op[32];
+  char inject_fail_op[32]; /* NXVK_TEST_INJECT=fail_op:NAME: op NAME's recording fails (vulkan_error) */
 
   /* accounting */
   atomic_ullong live_tensors, live_bytes, live_buffers, peak_bytes, buffers_created;

@@ -466,13 +466,22 @@ if Code.ensure_loaded?(Nx) do
     @doc """
     `"early":true,` when runs that keep their outputs ask the port to reply
     before running (nxvk-port(7), run: the round trip overlaps the engine;
-    a failure of the run is then answered by the outputs' handles when next
-    used): `config :nxvk, early_reply: true` or NXVK_EARLY_REPLY=1.
+    a failure of the run is then answered by the outputs' handles, naming
+    the op that failed, at their next use, as CUDA's asynchronous launches
+    report errors at the next synchronisation).  On by default; off with
+    `config :nxvk, early_reply: false` or NXVK_EARLY_REPLY=0 (the variable
+    wins over the config).
     """
     def early_member do
       case :persistent_term.get({__MODULE__, :early}, nil) do
         nil ->
-          on = System.get_env("NXVK_EARLY_REPLY") == "1" or Application.get_env(:nxvk, :early_reply, false) == true
+          on =
+            case System.get_env("NXVK_EARLY_REPLY") do
+              "0" -> false
+              "1" -> true
+              _ -> Application.get_env(:nxvk, :early_reply, true) != false
+            end
+
           :persistent_term.put({__MODULE__, :early}, on)
           early_member()
 
