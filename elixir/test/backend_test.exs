@@ -42,34 +42,75 @@ if Code.ensure_loaded?(Nx) do
       convs = [
         {x, w, [feature_group_size: 2]},
         {x, w, [feature_group_size: 2, strides: [2, 1], padding: :same]},
-        {x, w, [feature_group_size: 2, padding: [{1, 2}, {-1, 0}], input_dilation: [2, 1], kernel_dilation: [1, 2]]},
+        {x, w,
+         [
+           feature_group_size: 2,
+           padding: [{1, 2}, {-1, 0}],
+           input_dilation: [2, 1],
+           kernel_dilation: [1, 2]
+         ]},
         {x, wb, [batch_group_size: 2, strides: [1, 2]]},
         # NHWC input, HWIO kernel, NHWC output
-        {xh, wh, [input_permutation: [0, 3, 1, 2], kernel_permutation: [3, 2, 0, 1], output_permutation: [0, 3, 1, 2],
-          padding: :same]},
+        {xh, wh,
+         [
+           input_permutation: [0, 3, 1, 2],
+           kernel_permutation: [3, 2, 0, 1],
+           output_permutation: [0, 3, 1, 2],
+           padding: :same
+         ]},
         {Nx.as_type(x, :s32), Nx.as_type(w, :s32), [feature_group_size: 2]},
         {Nx.as_type(x, :f16), Nx.as_type(w, :f16), [feature_group_size: 2]}
       ]
 
       for {a, k, opts} <- convs do
-        got = Nx.conv(Nx.backend_transfer(a, Nxvk.Backend), Nx.backend_transfer(k, Nxvk.Backend), opts)
+        got =
+          Nx.conv(
+            Nx.backend_transfer(a, Nxvk.Backend),
+            Nx.backend_transfer(k, Nxvk.Backend),
+            opts
+          )
+
         want = Nx.with_default_backend(Nx.BinaryBackend, fn -> Nx.conv(bin(a), bin(k), opts) end)
-        assert got.type == want.type and got.shape == want.shape, inspect({opts, got.shape, want.shape})
+
+        assert got.type == want.type and got.shape == want.shape,
+               inspect({opts, got.shape, want.shape})
+
         tol = if got.type == {:f, 16}, do: 2.0e-2, else: 2.0e-6
         assert_close(Nx.to_flat_list(got), Nx.to_flat_list(want), tol, 1.0e-4)
       end
 
-      spd = Nx.tensor([[[6.0, 1.0, 2.0], [1.0, 5.0, 0.5], [2.0, 0.5, 4.0]], [[2.0, 3.0, 0.0], [3.0, 5.0, 1.0], [0.0, 1.0, 3.0]]])
-      assert_close(Nx.to_flat_list(Nx.LinAlg.cholesky(spd)), Nx.to_flat_list(Nx.with_default_backend(Nx.BinaryBackend, fn -> Nx.LinAlg.cholesky(bin(spd)) end)), 1.0e-6, 1.0e-5)
+      spd =
+        Nx.tensor([
+          [[6.0, 1.0, 2.0], [1.0, 5.0, 0.5], [2.0, 0.5, 4.0]],
+          [[2.0, 3.0, 0.0], [3.0, 5.0, 1.0], [0.0, 1.0, 3.0]]
+        ])
+
+      assert_close(
+        Nx.to_flat_list(Nx.LinAlg.cholesky(spd)),
+        Nx.to_flat_list(
+          Nx.with_default_backend(Nx.BinaryBackend, fn -> Nx.LinAlg.cholesky(bin(spd)) end)
+        ),
+        1.0e-6,
+        1.0e-5
+      )
 
       l = Nx.tensor([[3.0, 0.0, 0.0], [2.0, 1.0, 0.0], [1.0, -1.0, 2.0]], type: :f64)
       b = Nx.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], type: :f64)
 
-      for opts <- [[], [lower: false, transform_a: :transpose], [left_side: false, transform_a: :transpose]] do
+      for opts <- [
+            [],
+            [lower: false, transform_a: :transpose],
+            [left_side: false, transform_a: :transpose]
+          ] do
         {bb, aa} = if opts[:left_side] == false, do: {Nx.transpose(b), l}, else: {b, l}
         aa = if opts[:lower] == false, do: Nx.transpose(aa), else: aa
         got = Nx.LinAlg.triangular_solve(aa, bb, opts)
-        want = Nx.with_default_backend(Nx.BinaryBackend, fn -> Nx.LinAlg.triangular_solve(bin(aa), bin(bb), opts) end)
+
+        want =
+          Nx.with_default_backend(Nx.BinaryBackend, fn ->
+            Nx.LinAlg.triangular_solve(bin(aa), bin(bb), opts)
+          end)
+
         assert got.shape == want.shape
         assert_close(Nx.to_flat_list(got), Nx.to_flat_list(want), 1.0e-14, 1.0e-12)
       end
@@ -112,7 +153,19 @@ if Code.ensure_loaded?(Nx) do
 
       stats = Nxvk.Backend.stats()
 
-      for cb <- [:add, :multiply, :dot, :sum, :reduce_max, :argmax, :tanh, :broadcast, :slice, :less, :as_type] do
+      for cb <- [
+            :add,
+            :multiply,
+            :dot,
+            :sum,
+            :reduce_max,
+            :argmax,
+            :tanh,
+            :broadcast,
+            :slice,
+            :less,
+            :as_type
+          ] do
         assert %{native: n, fallback: 0} = stats[cb], "#{cb}: #{inspect(stats[cb])}"
         assert n >= 1
       end
@@ -127,21 +180,35 @@ if Code.ensure_loaded?(Nx) do
       nx = fn fun -> Nx.with_default_backend(Nx.BinaryBackend, fun) end
 
       checks =
-        for({lo, hi} <- [{0.0, 3.0}, {:nan, 3.0}, {0.0, :nan}, {4.0, 2.0}], do: {:clip, Nx.clip(f, lo, hi), nx.(fn -> Nx.clip(bin(f), lo, hi) end)}) ++
+        for(
+          {lo, hi} <- [{0.0, 3.0}, {:nan, 3.0}, {0.0, :nan}, {4.0, 2.0}],
+          do: {:clip, Nx.clip(f, lo, hi), nx.(fn -> Nx.clip(bin(f), lo, hi) end)}
+        ) ++
           [
             {:clip, Nx.clip(i, 2.0, 3), nx.(fn -> Nx.clip(bin(i), 2.0, 3) end)},
             # an exponent held in the BEAM, then one on the device (every bit walked)
             {:pow, Nx.pow(i, 3), nx.(fn -> Nx.pow(bin(i), 3) end)},
-            {:pow, Nx.pow(Nx.tensor([3, -3, 12_345]), Nx.tensor([40, 41, 5])), Nx.pow(Nx.tensor([3, -3, 12_345], backend: Nx.BinaryBackend), Nx.tensor([40, 41, 5], backend: Nx.BinaryBackend))},
-            {:pow, Nx.pow(u, Nx.tensor([7, 8, 1], type: :u8)), Nx.pow(bin(u), Nx.tensor([7, 8, 1], type: :u8, backend: Nx.BinaryBackend))},
+            {:pow, Nx.pow(Nx.tensor([3, -3, 12_345]), Nx.tensor([40, 41, 5])),
+             Nx.pow(
+               Nx.tensor([3, -3, 12_345], backend: Nx.BinaryBackend),
+               Nx.tensor([40, 41, 5], backend: Nx.BinaryBackend)
+             )},
+            {:pow, Nx.pow(u, Nx.tensor([7, 8, 1], type: :u8)),
+             Nx.pow(bin(u), Nx.tensor([7, 8, 1], type: :u8, backend: Nx.BinaryBackend))},
             {:remainder, Nx.remainder(i, 3), nx.(fn -> Nx.remainder(bin(i), 3) end)},
             {:remainder, Nx.remainder(Nx.tensor(-11, type: :s8), Nx.tensor(10, type: :u8)),
-             Nx.remainder(Nx.tensor(-11, type: :s8, backend: Nx.BinaryBackend), Nx.tensor(10, type: :u8, backend: Nx.BinaryBackend))},
-            {:remainder, Nx.remainder(Nx.tensor([5.5, -5.5, 1.0e10]), 3.0), nx.(fn -> Nx.remainder(Nx.tensor([5.5, -5.5, 1.0e10]), 3.0) end)}
+             Nx.remainder(
+               Nx.tensor(-11, type: :s8, backend: Nx.BinaryBackend),
+               Nx.tensor(10, type: :u8, backend: Nx.BinaryBackend)
+             )},
+            {:remainder, Nx.remainder(Nx.tensor([5.5, -5.5, 1.0e10]), 3.0),
+             nx.(fn -> Nx.remainder(Nx.tensor([5.5, -5.5, 1.0e10]), 3.0) end)}
           ]
 
       for {name, got, want} <- checks do
-        assert {got.type, got.shape, Nx.to_binary(got)} == {want.type, want.shape, Nx.to_binary(want)}, "#{name}: #{inspect(got)} vs #{inspect(want)}"
+        assert {got.type, got.shape, Nx.to_binary(got)} ==
+                 {want.type, want.shape, Nx.to_binary(want)},
+               "#{name}: #{inspect(got)} vs #{inspect(want)}"
       end
 
       x = Nx.iota({5, 2}, names: [:x, :y])
@@ -149,7 +216,9 @@ if Code.ensure_loaded?(Nx) do
       for leftover <- [:repeat, :discard] do
         got = Nx.to_batched(x, 2, leftover: leftover) |> Enum.to_list()
         want = nx.(fn -> Nx.to_batched(bin(x), 2, leftover: leftover) |> Enum.to_list() end)
-        assert Enum.map(got, &{&1.shape, &1.names, Nx.to_binary(&1)}) == Enum.map(want, &{&1.shape, &1.names, Nx.to_binary(&1)})
+
+        assert Enum.map(got, &{&1.shape, &1.names, Nx.to_binary(&1)}) ==
+                 Enum.map(want, &{&1.shape, &1.names, Nx.to_binary(&1)})
       end
 
       stats = Nxvk.Backend.stats()
@@ -191,7 +260,20 @@ if Code.ensure_loaded?(Nx) do
       assert nan == :nan
       stats = Nxvk.Backend.stats()
 
-      for cb <- [:tan, :asin, :acos, :atan, :sinh, :cosh, :asinh, :acosh, :atanh, :cbrt, :erfc, :erf_inv] do
+      for cb <- [
+            :tan,
+            :asin,
+            :acos,
+            :atan,
+            :sinh,
+            :cosh,
+            :asinh,
+            :acosh,
+            :atanh,
+            :cbrt,
+            :erfc,
+            :erf_inv
+          ] do
         assert %{native: n, fallback: 0} = stats[cb], "#{cb}: #{inspect(stats[cb])}"
         assert n >= 1
       end
@@ -205,24 +287,39 @@ if Code.ensure_loaded?(Nx) do
       for ity <- [:s32, :u8, :s16, :s64, :u64] do
         i2 = Nx.tensor([[3, 1], [0, 4], [3, 1], [2, 2]], type: ity)
         i1 = Nx.tensor([[2, 0, 1, 1], [0, 0, 2, 1]], type: ity)
-        ia = Nx.tensor([[[2], [0], [1], [4], [4]], [[0], [1], [1], [3], [2]], [[1], [1], [1], [1], [1]],
-                         [[4], [3], [2], [1], [0]]], type: ity) |> Nx.reshape({4, 5, 1})
+
+        ia =
+          Nx.tensor(
+            [
+              [[2], [0], [1], [4], [4]],
+              [[0], [1], [1], [3], [2]],
+              [[1], [1], [1], [1], [1]],
+              [[4], [3], [2], [1], [0]]
+            ],
+            type: ity
+          )
+          |> Nx.reshape({4, 5, 1})
+
         rows = Nx.tensor([[1], [3], [1], [0]], type: ity)
         upd = Nx.iota({4, 5, 3}, type: :f32) |> Nx.add(1.0)
+
         checks = [
-          {Nx.pad(t, v, [{1, -1, 1}, {-2, 0, 0}, {0, 2, 2}]), Nx.pad(bin(t), bin(v), [{1, -1, 1}, {-2, 0, 0}, {0, 2, 2}])},
+          {Nx.pad(t, v, [{1, -1, 1}, {-2, 0, 0}, {0, 2, 2}]),
+           Nx.pad(bin(t), bin(v), [{1, -1, 1}, {-2, 0, 0}, {0, 2, 2}])},
           {Nx.put_slice(t, [1, Nx.tensor(3, type: ity), 0], Nx.broadcast(7.0, {2, 2, 3})),
            Nx.put_slice(bin(t), [1, 3, 0], Nx.broadcast(bin(Nx.tensor(7.0)), {2, 2, 3}))},
           {Nx.slice(t, [Nx.tensor(2, type: ity), 1, 0], [2, 3, 2], strides: [1, 2, 1]),
            Nx.slice(bin(t), [2, 1, 0], [2, 3, 2], strides: [1, 2, 1])},
           {Nx.gather(t, i2), Nx.gather(bin(t), bin(i2))},
-          {Nx.gather(t, Nx.min(i2, 2), axes: [0, 2]), Nx.gather(bin(t), bin(Nx.min(i2, 2)), axes: [0, 2])},
+          {Nx.gather(t, Nx.min(i2, 2), axes: [0, 2]),
+           Nx.gather(bin(t), bin(Nx.min(i2, 2)), axes: [0, 2])},
           {Nx.take(t, i1, axis: 1), Nx.take(bin(t), bin(i1), axis: 1)},
           {Nx.take_along_axis(t, Nx.broadcast(ia, {4, 5, 3}), axis: 1),
            Nx.take_along_axis(bin(t), Nx.broadcast(bin(ia), {4, 5, 3}), axis: 1)},
           {Nx.indexed_add(t, rows, upd), Nx.indexed_add(bin(t), bin(rows), bin(upd))},
           {Nx.indexed_put(t, rows, upd), Nx.indexed_put(bin(t), bin(rows), bin(upd))},
-          {Nx.broadcast(Nx.tensor([1.0, 2.0]), {2, 3}, axes: [0]), Nx.broadcast(bin(Nx.tensor([1.0, 2.0])), {2, 3}, axes: [0])}
+          {Nx.broadcast(Nx.tensor([1.0, 2.0]), {2, 3}, axes: [0]),
+           Nx.broadcast(bin(Nx.tensor([1.0, 2.0])), {2, 3}, axes: [0])}
         ]
 
         for {got, want} <- checks do
@@ -239,12 +336,25 @@ if Code.ensure_loaded?(Nx) do
       assert Nx.to_flat_list(Nx.indexed_put(x, ix, up)) == [2, 20, 4]
       # out of range: clamped by take, dropped by indexed_add (as EXLA)
       assert Nx.to_flat_list(Nx.take(x, Nx.tensor([-1, 7], type: :s32))) == [10, 30]
-      assert Nx.to_flat_list(Nx.indexed_add(x, Nx.tensor([[5], [1]], type: :s32), Nx.tensor([1, 1], type: :s32))) ==
+
+      assert Nx.to_flat_list(
+               Nx.indexed_add(x, Nx.tensor([[5], [1]], type: :s32), Nx.tensor([1, 1], type: :s32))
+             ) ==
                [10, 21, 30]
 
       stats = Nxvk.Backend.stats()
 
-      for cb <- [:pad, :put_slice, :slice, :gather, :take, :take_along_axis, :indexed_add, :indexed_put, :broadcast] do
+      for cb <- [
+            :pad,
+            :put_slice,
+            :slice,
+            :gather,
+            :take,
+            :take_along_axis,
+            :indexed_add,
+            :indexed_put,
+            :broadcast
+          ] do
         assert %{native: n, fallback: 0} = stats[cb], "#{cb}: #{inspect(stats[cb])}"
         assert n >= 1
       end
@@ -262,22 +372,43 @@ if Code.ensure_loaded?(Nx) do
       i8 = Nx.tensor([[100, -100, 27], [1, 2, 3]], type: :s8, backend: backend)
       # finite floats beyond the integer's range are left out: Nx does not
       # define them (its BinaryBackend wraps, the engine saturates)
-      f = Nx.tensor([1.5, -2.5, -4.0e18, 3.0e9, :infinity, :neg_infinity, :nan], type: :f64, backend: backend)
+      f =
+        Nx.tensor([1.5, -2.5, -4.0e18, 3.0e9, :infinity, :neg_infinity, :nan],
+          type: :f64,
+          backend: backend
+        )
 
       [
-        add: &Nx.add(&1, 1), add2: fn _ -> Nx.add(s, n) end, subtract: &Nx.subtract(&1, n),
-        multiply: &Nx.multiply(&1, 3), max: &Nx.max(&1, n), min: &Nx.min(&1, n),
-        negate: &Nx.negate/1, abs: &Nx.abs/1, sign: &Nx.sign/1,
-        equal: &Nx.equal(&1, n), less: &Nx.less(&1, n), greater_equal: &Nx.greater_equal(&1, 0),
-        sum: &Nx.sum/1, sum_axis: &Nx.sum(&1, axes: [0]), product: &Nx.product(&1, axes: [1]),
-        reduce_max: &Nx.reduce_max(&1, axes: [1]), reduce_min: &Nx.reduce_min/1,
-        argmax: &Nx.argmax(&1, axis: 1), argmin: &Nx.argmin/1,
-        dot: &Nx.dot(&1, Nx.transpose(n)), select: &Nx.select(Nx.greater(&1, 0), &1, n),
-        clip: &Nx.clip(&1, -5, 5), transpose: &Nx.transpose/1, reshape: &Nx.reshape(&1, {3, 2}),
-        slice: &Nx.slice(&1, [0, 1], [2, 2]), concatenate: &Nx.concatenate([&1, n]),
+        add: &Nx.add(&1, 1),
+        add2: fn _ -> Nx.add(s, n) end,
+        subtract: &Nx.subtract(&1, n),
+        multiply: &Nx.multiply(&1, 3),
+        max: &Nx.max(&1, n),
+        min: &Nx.min(&1, n),
+        negate: &Nx.negate/1,
+        abs: &Nx.abs/1,
+        sign: &Nx.sign/1,
+        equal: &Nx.equal(&1, n),
+        less: &Nx.less(&1, n),
+        greater_equal: &Nx.greater_equal(&1, 0),
+        sum: &Nx.sum/1,
+        sum_axis: &Nx.sum(&1, axes: [0]),
+        product: &Nx.product(&1, axes: [1]),
+        reduce_max: &Nx.reduce_max(&1, axes: [1]),
+        reduce_min: &Nx.reduce_min/1,
+        argmax: &Nx.argmax(&1, axis: 1),
+        argmin: &Nx.argmin/1,
+        dot: &Nx.dot(&1, Nx.transpose(n)),
+        select: &Nx.select(Nx.greater(&1, 0), &1, n),
+        clip: &Nx.clip(&1, -5, 5),
+        transpose: &Nx.transpose/1,
+        reshape: &Nx.reshape(&1, {3, 2}),
+        slice: &Nx.slice(&1, [0, 1], [2, 2]),
+        concatenate: &Nx.concatenate([&1, n]),
         broadcast: &Nx.broadcast(Nx.slice(&1, [0, 0], [1, 3]), {4, 3}),
         iota: fn _ -> Nx.iota({2, 3}, axis: 1, backend: backend) end,
-        sum_s8: fn _ -> Nx.sum(i8, axes: [1]) end, dot_s8: fn _ -> Nx.dot(i8, Nx.transpose(i8)) end,
+        sum_s8: fn _ -> Nx.sum(i8, axes: [1]) end,
+        dot_s8: fn _ -> Nx.dot(i8, Nx.transpose(i8)) end,
         argmax_f: fn _ -> Nx.argmax(f) end
       ]
       |> Enum.map(fn {name, fun} -> {name, fun.(s)} end)
@@ -288,11 +419,18 @@ if Code.ensure_loaded?(Nx) do
       )
       |> Kernel.++(for ty <- [:s64, :u64], do: {:"as_type_f64_#{ty}", Nx.as_type(f, ty)})
       |> Kernel.++(
-        u_add: Nx.add(u, 5), u_multiply: Nx.multiply(u, u), u_less: Nx.less(u, 4), u_greater: Nx.greater(Nx.tensor([-1, 5, 7], backend: backend), u),
-        u_max: Nx.max(u, Nx.tensor(-1, backend: backend)), u_sum: Nx.sum(u),
-        u_argmax: Nx.argmax(u), u_negate: Nx.negate(u),
+        u_add: Nx.add(u, 5),
+        u_multiply: Nx.multiply(u, u),
+        u_less: Nx.less(u, 4),
+        u_greater: Nx.greater(Nx.tensor([-1, 5, 7], backend: backend), u),
+        u_max: Nx.max(u, Nx.tensor(-1, backend: backend)),
+        u_sum: Nx.sum(u),
+        u_argmax: Nx.argmax(u),
+        u_negate: Nx.negate(u),
         u8_negate: Nx.negate(Nx.tensor([5, 0, 200], type: :u8, backend: backend)),
-        argmax_scalar: Nx.argmax(Nx.tensor(7, backend: backend)), u_as_type_s64: Nx.as_type(u, :s64), u_as_type_f32: Nx.as_type(u, :f32)
+        argmax_scalar: Nx.argmax(Nx.tensor(7, backend: backend)),
+        u_as_type_s64: Nx.as_type(u, :s64),
+        u_as_type_f32: Nx.as_type(u, :f32)
       )
     end
 
@@ -350,8 +488,22 @@ if Code.ensure_loaded?(Nx) do
       assert %Nxvk.Backend{words: 2, device: 3} = t.data
       stats = Nxvk.Backend.stats()
       # what the words path runs natively
-      for cb <- [:add, :subtract, :multiply, :equal, :less, :greater_equal, :sum, :select, :transpose,
-                 :reshape, :slice, :concatenate, :broadcast, :iota] do
+      for cb <- [
+            :add,
+            :subtract,
+            :multiply,
+            :equal,
+            :less,
+            :greater_equal,
+            :sum,
+            :select,
+            :transpose,
+            :reshape,
+            :slice,
+            :concatenate,
+            :broadcast,
+            :iota
+          ] do
         assert %{native: n} = stats[cb], "#{cb}: #{inspect(stats[cb])}"
         assert n >= 1, "#{cb}: #{inspect(stats[cb])}"
       end
@@ -370,12 +522,20 @@ if Code.ensure_loaded?(Nx) do
 
       events = :telemetry_test.attach_event_handlers(self(), [[:nxvk, :backend, :call]])
       Nx.map(Nx.tensor([3.0, 1.0, 2.0]), &Nx.add(&1, 1))
-      assert_received {[:nxvk, :backend, :call], ^events, %{count: 1}, %{callback: :map, path: :fallback}}
+
+      assert_received {[:nxvk, :backend, :call], ^events, %{count: 1},
+                       %{callback: :map, path: :fallback}}
     end
 
     test "scans, sorting and windows run natively and agree with Nx.BinaryBackend" do
       Nxvk.Backend.reset_stats()
-      a = Nx.tensor([[3.0, :nan, -0.0, 1.0, 0.0, 3.0], [2.0, 2.0, :neg_infinity, 5.0, :infinity, -1.0]])
+
+      a =
+        Nx.tensor([
+          [3.0, :nan, -0.0, 1.0, 0.0, 3.0],
+          [2.0, 2.0, :neg_infinity, 5.0, :infinity, -1.0]
+        ])
+
       i = Nx.tensor([[4, 1, 4, -2, 7, 1], [0, 0, 9, -9, 3, 3]], type: :s32)
       m = Nx.iota({4, 6}, type: :f32) |> Nx.multiply(0.5)
 
@@ -383,13 +543,16 @@ if Code.ensure_loaded?(Nx) do
         {Nx.cumulative_sum(i, axis: 1), &Nx.cumulative_sum(&1, axis: 1), i},
         {Nx.cumulative_product(i, reverse: true), &Nx.cumulative_product(&1, reverse: true), i},
         {Nx.cumulative_max(a, axis: 1), &Nx.cumulative_max(&1, axis: 1), a},
-        {Nx.cumulative_min(m, axis: 0, reverse: true), &Nx.cumulative_min(&1, axis: 0, reverse: true), m},
+        {Nx.cumulative_min(m, axis: 0, reverse: true),
+         &Nx.cumulative_min(&1, axis: 0, reverse: true), m},
         {Nx.sort(a, axis: 1), &Nx.sort(&1, axis: 1), a},
         {Nx.sort(a, axis: 1, direction: :desc), &Nx.sort(&1, axis: 1, direction: :desc), a},
         {Nx.argsort(a, axis: 1, stable: true), &Nx.argsort(&1, axis: 1, stable: true), a},
-        {Nx.argsort(i, axis: 1, direction: :desc, stable: true), &Nx.argsort(&1, axis: 1, direction: :desc, stable: true), i},
+        {Nx.argsort(i, axis: 1, direction: :desc, stable: true),
+         &Nx.argsort(&1, axis: 1, direction: :desc, stable: true), i},
         {Nx.argsort(i, axis: 0, type: :u32), &Nx.argsort(&1, axis: 0, type: :u32), i},
-        {Nx.window_max(m, {2, 2}, strides: [2, 2]), &Nx.window_max(&1, {2, 2}, strides: [2, 2]), m},
+        {Nx.window_max(m, {2, 2}, strides: [2, 2]), &Nx.window_max(&1, {2, 2}, strides: [2, 2]),
+         m},
         {Nx.window_sum(m, {3, 2}, padding: :same), &Nx.window_sum(&1, {3, 2}, padding: :same), m},
         {Nx.window_min(i, {1, 2}, padding: [{0, 1}, {1, 0}], window_dilations: [1, 2]),
          &Nx.window_min(&1, {1, 2}, padding: [{0, 1}, {1, 0}], window_dilations: [1, 2]), i},
@@ -409,8 +572,19 @@ if Code.ensure_loaded?(Nx) do
 
       stats = Nxvk.Backend.stats()
 
-      for cb <- [:cumulative_sum, :cumulative_product, :cumulative_max, :cumulative_min, :sort, :argsort,
-                 :top_k, :window_max, :window_sum, :window_min, :window_product] do
+      for cb <- [
+            :cumulative_sum,
+            :cumulative_product,
+            :cumulative_max,
+            :cumulative_min,
+            :sort,
+            :argsort,
+            :top_k,
+            :window_max,
+            :window_sum,
+            :window_min,
+            :window_product
+          ] do
         assert %{native: n, fallback: 0} = stats[cb], "#{cb}: #{inspect(stats[cb])}"
         assert n >= 1
       end
@@ -418,7 +592,13 @@ if Code.ensure_loaded?(Nx) do
 
     test "window_scatter_max / window_scatter_min run natively and select as Nx.BinaryBackend" do
       Nxvk.Backend.reset_stats()
-      a = Nx.tensor([[3.0, :nan, -0.0, 1.0, 0.0, 3.0], [2.0, 2.0, :neg_infinity, 0.0, :infinity, -1.0]])
+
+      a =
+        Nx.tensor([
+          [3.0, :nan, -0.0, 1.0, 0.0, 3.0],
+          [2.0, 2.0, :neg_infinity, 0.0, :infinity, -1.0]
+        ])
+
       i = Nx.tensor([[4, 1, 4, -2, 7, 1], [0, 4, 9, -9, 3, 3]], type: :s32)
       u = Nx.tensor([[1, 9, 9, 2, 0, 0], [9, 1, 2, 2, 0, 5]], type: :u8)
       s15 = Nx.tensor([[0.5, -1.25, 2.0, 4.0, 8.0], [1.0, 3.0, -2.0, 0.25, 16.0]])
@@ -428,12 +608,18 @@ if Code.ensure_loaded?(Nx) do
       checks = [
         {&Nx.window_scatter_max(&1, s15, 0.0, {1, 2}, strides: [1, 1]), a},
         {&Nx.window_scatter_min(&1, s15, 1.5, {1, 2}, strides: [1, 1]), a},
-        {&Nx.window_scatter_max(&1, Nx.tensor([[10, 20, 30]], type: :s32), 5, {2, 2}, strides: [1, 2]), i},
-        {&Nx.window_scatter_min(&1, Nx.tensor([[10, 20], [30, 40]], type: :s32), -1, {1, 3}, strides: [1, 3]), i},
+        {&Nx.window_scatter_max(&1, Nx.tensor([[10, 20, 30]], type: :s32), 5, {2, 2},
+           strides: [1, 2]
+         ), i},
+        {&Nx.window_scatter_min(&1, Nx.tensor([[10, 20], [30, 40]], type: :s32), -1, {1, 3},
+           strides: [1, 3]
+         ), i},
         {&Nx.window_scatter_max(&1, Nx.tensor([[1.5, 2.5, 3.5]]), 1, {2, 2}, strides: [2, 2]), u},
         {&Nx.window_scatter_min(&1, s15, 0, {1, 2}, strides: [1, 1]), u},
         # an integer x with a float init_value: compared as f32, as Nx pads it
-        {&Nx.window_scatter_max(&1, Nx.tensor([[1, 2, 3]], type: :s32), 0.5, {2, 2}, strides: [1, 2]), i}
+        {&Nx.window_scatter_max(&1, Nx.tensor([[1, 2, 3]], type: :s32), 0.5, {2, 2},
+           strides: [1, 2]
+         ), i}
       ]
 
       for {fun, x} <- checks do
@@ -446,12 +632,24 @@ if Code.ensure_loaded?(Nx) do
       # padding is never selected (XLA's select_and_scatter): window 3,
       # padding same on [1, 5, 3] puts every source on the 5
       # (Nx.BinaryBackend 0.7.3 writes them one place to the right)
-      got = Nx.window_scatter_max(Nx.tensor([1, 5, 3]), Nx.tensor([10, 20, 30]), 0, {3}, strides: [1], padding: :same)
+      got =
+        Nx.window_scatter_max(Nx.tensor([1, 5, 3]), Nx.tensor([10, 20, 30]), 0, {3},
+          strides: [1],
+          padding: :same
+        )
+
       assert Nx.to_flat_list(got) == [0, 60, 0]
       # max pooling's gradient with padding
       x = Nx.iota({1, 1, 5, 5}, type: :f32)
-      g = Nx.Defn.grad(x, fn x -> Nx.sum(Nx.window_max(x, {1, 1, 3, 3}, strides: [1, 1, 2, 2], padding: :same)) end)
-      want = for r <- 0..4, c <- 0..4, do: if(r in [1, 3, 4] and c in [1, 3, 4], do: 1.0, else: 0.0)
+
+      g =
+        Nx.Defn.grad(x, fn x ->
+          Nx.sum(Nx.window_max(x, {1, 1, 3, 3}, strides: [1, 1, 2, 2], padding: :same))
+        end)
+
+      want =
+        for r <- 0..4, c <- 0..4, do: if(r in [1, 3, 4] and c in [1, 3, 4], do: 1.0, else: 0.0)
+
       assert Nx.to_flat_list(g) == want
 
       stats = Nxvk.Backend.stats()
@@ -540,10 +738,10 @@ if Code.ensure_loaded?(Nx) do
     test "Nxvk.Compiler: softmax is one port request, grad works, unsupported nodes evaluate" do
       defmodule M do
         import Nx.Defn
-        defn softmax(t), do: Nx.exp(t) / Nx.sum(Nx.exp(t))
-        defn loss(w, x), do: Nx.sum(Nx.tanh(Nx.dot(x, w)))
-        defn grad_loss(w, x), do: grad(w, &loss(&1, x))
-        defn sorted(t), do: Nx.sort(t) + 1
+        defn(softmax(t), do: Nx.exp(t) / Nx.sum(Nx.exp(t)))
+        defn(loss(w, x), do: Nx.sum(Nx.tanh(Nx.dot(x, w))))
+        defn(grad_loss(w, x), do: grad(w, &loss(&1, x)))
+        defn(sorted(t), do: Nx.sort(t) + 1)
       end
 
       t = Nx.tensor([1.0, 2.0, 3.0])
@@ -569,14 +767,18 @@ if Code.ensure_loaded?(Nx) do
       assert_close(Nx.to_flat_list(got), Nx.to_flat_list(want), 1.0e-5, 1.0e-6)
 
       before = Nxvk.Compiler.stats()
-      assert Nx.to_flat_list(Nx.Defn.jit(&M.sorted/1, compiler: Nxvk.Compiler).(Nx.tensor([3.0, 1.0]))) == [2.0, 4.0]
+
+      assert Nx.to_flat_list(
+               Nx.Defn.jit(&M.sorted/1, compiler: Nxvk.Compiler).(Nx.tensor([3.0, 1.0]))
+             ) == [2.0, 4.0]
+
       assert Nxvk.Compiler.stats().evaluator == before.evaluator + 1
     end
 
     test "Nxvk.Compiler: a prepared graph runs as one exec naming handles; host inputs still run" do
       defmodule P do
         import Nx.Defn
-        defn affine(t, u), do: t * 2.5 + u - 1
+        defn(affine(t, u), do: t * 2.5 + u - 1)
       end
 
       t = Nx.tensor([1.0, 2.0, 3.0])
@@ -620,7 +822,10 @@ if Code.ensure_loaded?(Nx) do
       on_exit(fn ->
         Application.delete_env(:nxvk, :device_map)
         Application.delete_env(:nxvk, :device_env)
-        if early == nil, do: :persistent_term.erase({Nxvk.Graph, :early}), else: :persistent_term.put({Nxvk.Graph, :early}, early)
+
+        if early == nil,
+          do: :persistent_term.erase({Nxvk.Graph, :early}),
+          else: :persistent_term.put({Nxvk.Graph, :early}, early)
       end)
 
       dev = {Nxvk.Backend, device: 4}
@@ -647,7 +852,9 @@ if Code.ensure_loaded?(Nx) do
       assert Nx.to_flat_list(Nx.add(x, x)) == [2.0, 4.0, 6.0]
 
       # one compiled request with two results: both answer the failure
-      both = Nx.Defn.jit(fn t -> {Nx.exp(t), Nx.add(t, 1)} end, compiler: Nxvk.Compiler, device: 4)
+      both =
+        Nx.Defn.jit(fn t -> {Nx.exp(t), Nx.add(t, 1)} end, compiler: Nxvk.Compiler, device: 4)
+
       {e, a} = both.(x)
       assert_raise RuntimeError, named, fn -> Nx.to_binary(a) end
       assert_raise RuntimeError, named, fn -> Nx.to_binary(e) end
@@ -656,7 +863,10 @@ if Code.ensure_loaded?(Nx) do
       assert f1 > f0
       # with the port's early replies off again, the same request raises at the call
       :persistent_term.put({Nxvk.Graph, :early}, false)
-      jit2 = Nx.Defn.jit(fn t -> {Nx.exp(t), Nx.add(t, 2)} end, compiler: Nxvk.Compiler, device: 4)
+
+      jit2 =
+        Nx.Defn.jit(fn t -> {Nx.exp(t), Nx.add(t, 2)} end, compiler: Nxvk.Compiler, device: 4)
+
       assert_raise RuntimeError, named, fn -> jit2.(x) end
     end
 

@@ -16,12 +16,18 @@ if Code.ensure_loaded?(Nx) do
 
     setup do
       name = :"Elixir.Nxvk.Server.#{@device}"
-      pid = start_supervised!({Nxvk.Server, name: name, args: ["--max-bytes", "#{@cap}"], env: [{"NXVK_DEVICE", "0"}]})
+
+      pid =
+        start_supervised!(
+          {Nxvk.Server, name: name, args: ["--max-bytes", "#{@cap}"], env: [{"NXVK_DEVICE", "0"}]}
+        )
+
       assert Nxvk.Backend.server(@device) == pid
       %{server: pid}
     end
 
-    test "300 Nx.add of 1 MiB tensors with no frees complete under an 8 MiB cap, live bytes bounded", %{server: s} do
+    test "300 Nx.add of 1 MiB tensors with no frees complete under an 8 MiB cap, live bytes bounded",
+         %{server: s} do
       assert ok!(Nxvk.Server.stats(s))["max_bytes"] == @cap
       # a process with a large heap (as a training loop that holds its data)
       # collects rarely: 32 MiB of heap take thousands of iterations to fill
@@ -39,7 +45,9 @@ if Code.ensure_loaded?(Nx) do
 
       <<a::float-32-little, b::float-32-little, _::binary>> = Nx.to_binary(last)
       assert {a, b} == {300.0, 301.0}
-      assert Nx.to_binary(Nx.slice(last, [@n - 1], [1])) == <<(@n - 1 + 300) * 1.0::float-32-little>>
+
+      assert Nx.to_binary(Nx.slice(last, [@n - 1], [1])) ==
+               <<(@n - 1 + 300) * 1.0::float-32-little>>
 
       stats = ok!(Nxvk.Server.stats(s))
       assert stats["peak_bytes"] <= @cap, inspect(stats)
@@ -49,7 +57,9 @@ if Code.ensure_loaded?(Nx) do
     end
 
     test "a genuine out-of-memory still raises a clear error", %{server: s} do
-      keep = for _ <- 1..8, do: Nx.iota({@n}, type: :f32, backend: {Nxvk.Backend, device: @device})
+      keep =
+        for _ <- 1..8, do: Nx.iota({@n}, type: :f32, backend: {Nxvk.Backend, device: @device})
+
       assert ok!(Nxvk.Server.stats(s))["live_bytes"] >= @cap - 4 * @n
 
       # the cap is full of live tensors: collecting frees nothing, the one

@@ -16,6 +16,8 @@ if Code.ensure_loaded?(Nx) do
 
     Code.require_file(nx_test)
   else
-    IO.puts("nx_suite_test: #{nx_test} not found (Nx from the registry): Nx's nx_test.exs not run")
+    IO.puts(
+      "nx_suite_test: #{nx_test} not found (Nx from the registry): Nx's nx_test.exs not run"
+    )
   end
 end

@@ -40,15 +40,22 @@ if Code.ensure_loaded?(Nx) do
 
       start_supervised!(
         {Nx.Serving,
-         serving: Nxvk.TestModel.serving(), name: Nxvk.PartServing, batch_size: 4, batch_timeout: 20, partitions: true}
+         serving: Nxvk.TestModel.serving(),
+         name: Nxvk.PartServing,
+         batch_size: 4,
+         batch_timeout: 20,
+         partitions: true}
       )
 
       inputs = for i <- 1..64, do: Nx.tensor([[i / 10, -i / 20, 1.0]], backend: Nx.BinaryBackend)
 
       results =
         inputs
-        |> Task.async_stream(&Nx.Serving.batched_run(Nxvk.PartServing, Nx.Batch.concatenate([&1])),
-          max_concurrency: 64, ordered: true)
+        |> Task.async_stream(
+          &Nx.Serving.batched_run(Nxvk.PartServing, Nx.Batch.concatenate([&1])),
+          max_concurrency: 64,
+          ordered: true
+        )
         |> Enum.map(fn {:ok, r} -> r end)
 
       for {x, r} <- Enum.zip(inputs, results),
@@ -65,7 +72,13 @@ if Code.ensure_loaded?(Nx) do
 
       peers =
         for n <- 1..2 do
-          {:ok, peer, node} = :peer.start(%{name: :"nxvk_peer#{n}_#{System.unique_integer([:positive])}", host: ~c"127.0.0.1", longnames: true})
+          {:ok, peer, node} =
+            :peer.start(%{
+              name: :"nxvk_peer#{n}_#{System.unique_integer([:positive])}",
+              host: ~c"127.0.0.1",
+              longnames: true
+            })
+
           true = :erpc.call(node, :code, :set_path, [:code.get_path()])
           {:ok, _} = :erpc.call(node, :application, :ensure_all_started, [:nxvk])
           {:ok, _} = :erpc.call(node, Nxvk.TestModel, :start_serving, [Nxvk.DistServing])
@@ -77,8 +90,12 @@ if Code.ensure_loaded?(Nx) do
 
         results =
           inputs
-          |> Task.async_stream(&Nx.Serving.batched_run({:distributed, Nxvk.DistServing}, Nx.Batch.concatenate([&1])),
-            max_concurrency: 24, ordered: true, timeout: 60_000)
+          |> Task.async_stream(
+            &Nx.Serving.batched_run({:distributed, Nxvk.DistServing}, Nx.Batch.concatenate([&1])),
+            max_concurrency: 24,
+            ordered: true,
+            timeout: 60_000
+          )
           |> Enum.map(fn {:ok, r} -> r end)
 
         for {x, r} <- Enum.zip(inputs, results),
@@ -100,7 +117,10 @@ if Code.ensure_loaded?(Nx) do
         false
       else
         {_, 0} = System.cmd("epmd", ["-daemon"])
-        {:ok, _} = Node.start(:"nxvk_primary_#{System.unique_integer([:positive])}@127.0.0.1", :longnames)
+
+        {:ok, _} =
+          Node.start(:"nxvk_primary_#{System.unique_integer([:positive])}@127.0.0.1", :longnames)
+
         true
       end
     end

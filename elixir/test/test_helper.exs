@@ -12,8 +12,7 @@ end
 
 nx? = Code.ensure_loaded?(Nx)
 
-formatters =
-  if nx?, do: [ExUnit.CLIFormatter, Nxvk.NativeCount], else: [ExUnit.CLIFormatter]
+formatters = if nx?, do: [ExUnit.CLIFormatter, Nxvk.NativeCount], else: [ExUnit.CLIFormatter]
 
 # without Nx (NXVK_NO_NX=1) the Nx modules are left out, not passed
 exclude = if nx?, do: Nxvk.NxSuite.filters(), else: [:nx]

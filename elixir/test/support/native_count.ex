@@ -32,7 +32,14 @@ if Code.ensure_loaded?(Nx) do
     @impl true
     def init(_opts) do
       :ets.new(@table, [:named_table, :public, :set, write_concurrency: true])
-      :telemetry.attach("nxvk-native-count", [:nxvk, :backend, :call], &__MODULE__.handle_event/4, nil)
+
+      :telemetry.attach(
+        "nxvk-native-count",
+        [:nxvk, :backend, :call],
+        &__MODULE__.handle_event/4,
+        nil
+      )
+
       {:ok, %{passed: %{}}}
     end
 
@@ -42,7 +49,13 @@ if Code.ensure_loaded?(Nx) do
 
       case :ets.lookup(@table, key) do
         [{_, native, fallback, _}] ->
-          {:noreply, update_in(st.passed, &Map.update(&1, test.module, [{native, fallback, key}], fn l -> [{native, fallback, key} | l] end))}
+          {:noreply,
+           update_in(
+             st.passed,
+             &Map.update(&1, test.module, [{native, fallback, key}], fn l ->
+               [{native, fallback, key} | l]
+             end)
+           )}
 
         [] ->
           {:noreply, st}
@@ -70,7 +83,10 @@ if Code.ensure_loaded?(Nx) do
       # on lines of their own (the CLI formatter may have left a line of dots open)
       IO.puts("")
       Enum.each(lines, &IO.puts/1)
-      if path = System.get_env("NXVK_NATIVE_REPORT"), do: File.write!(path, Enum.join(lines, "\n") <> "\n")
+
+      if path = System.get_env("NXVK_NATIVE_REPORT"),
+        do: File.write!(path, Enum.join(lines, "\n") <> "\n")
+
       {:noreply, st}
     end
 

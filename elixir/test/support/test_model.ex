@@ -5,7 +5,7 @@ if Code.ensure_loaded?(Nx) do
     # the compiled code path, so peer nodes have it too).
     import Nx.Defn
 
-    defn predict(x), do: Nx.sum(Nx.tanh(x * 0.5 + 1.0), axes: [1])
+    defn(predict(x), do: Nx.sum(Nx.tanh(x * 0.5 + 1.0), axes: [1]))
 
     def serving do
       Nx.Serving.jit(&predict/1, compiler: Nxvk.Compiler)
@@ -16,7 +16,9 @@ if Code.ensure_loaded?(Nx) do
     # started on a peer by :erpc; not linked to the short-lived erpc process
     def start_serving(name, opts \\ []) do
       {:ok, pid} =
-        Nx.Serving.start_link([serving: serving(), name: name, batch_size: 4, batch_timeout: 5] ++ opts)
+        Nx.Serving.start_link(
+          [serving: serving(), name: name, batch_size: 4, batch_timeout: 5] ++ opts
+        )
 
       Process.unlink(pid)
       {:ok, pid}
