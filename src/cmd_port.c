@@ -1197,6 +1197,17 @@ static int cmd_stats(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
   cJSON_AddNumberToObject(o, "early_runs", (double)s->early_runs);
   cJSON_AddNumberToObject(o, "early_failures", (double)s->early_failures);
   cJSON_AddNumberToObject(o, "irq_cpus_left", s->irq_cpus_left);
+#ifdef __linux__
+  cJSON_AddNumberToObject(o, "cpu", sched_getcpu()); /* the vCPU serving requests (and submitting) now */
+#endif
+  /* the engine's recordings, summed: recording, vkQueueSubmit and its
+   * group, the wait for the GPU, release (nxvk-port(7), stats) */
+  cJSON *e = cJSON_AddObjectToObject(o, "engine_ns");
+  cJSON_AddNumberToObject(e, "recordings", (double)st.recordings);
+  cJSON_AddNumberToObject(e, "record", (double)st.record_ns);
+  cJSON_AddNumberToObject(e, "submit", (double)st.submit_ns);
+  cJSON_AddNumberToObject(e, "wait", (double)st.wait_ns);
+  cJSON_AddNumberToObject(e, "release", (double)st.release_ns);
   cJSON *t = cJSON_AddObjectToObject(o, "time_ns"), *l = cJSON_AddObjectToObject(o, "last_ns");
   for (int i = 0; i < 5; i++) {
     cJSON_AddNumberToObject(t, stage_names[i], (double)s->t_sum[i]);

@@ -806,6 +806,11 @@ def t_early(tap):
     gpu_irq = any(d in irq for d in ("nvidia", "amdgpu", "i915", " xe", "nouveau", "radeon"))
     tap.ok(isinstance(st.get("irq_cpus_left"), int) and (gpu_irq or st["irq_cpus_left"] == 0),
            "stats: irq_cpus_left (0 with no GPU interrupt here)", st.get("irq_cpus_left"))
+    e = st.get("engine_ns") or {}
+    tap.ok(e.get("recordings", 0) >= 3 and all(e.get(k, 0) > 0 for k in ("record", "submit", "wait")),
+           "stats: engine_ns counts the runs' recordings and their record, submit and wait times", e)
+    tap.ok(not sys.platform.startswith("linux") or 0 <= st.get("cpu", -1) < (os.cpu_count() or 1),
+           "stats: cpu is the serving thread's CPU", st.get("cpu"))
     tap.ok(p.alive(), "serving after an early failure")
     rc, _ = p.close()
     tap.ok(rc == 0 and p.stderr == "", "exit 0, nothing on stderr", p.stderr)
