@@ -130,13 +130,6 @@ static void handle_remove(handle_table *ht, port_handle *h) {
 
 /* ----------------------------------------------------------------- server */
 
-/* A growing text buffer (the reply header: send_reply) */
-typedef struct {
-  char *p;
-  size_t len, cap;
-  bool oom;
-} jbuf;
-
 /* A graph kept by prepare (cmd_prepare) */
 typedef struct {
   uint64_t id;
@@ -164,7 +157,7 @@ typedef struct {
   uint64_t poll_ns;         /* --poll-us: poll for the next request this long before blocking */
   uint64_t max_bytes;       /* --max-bytes: device memory this port may hold (0: no cap) */
   bool hooks;               /* NXVK_TEST_HOOKS=1: debug_* commands */
-  jbuf hdr;                 /* the reply header's JSON (send_reply) */
+  nxvk_strbuf hdr;          /* the reply header's JSON (send_reply) */
   const cJSON *cur_id;      /* the current request's id (an early reply needs it) */
   bool replied;             /* the current request's reply is written already (early) */
   uint64_t early_reply_ns;  /* of the command stage, the early reply's share */
@@ -1321,61 +1314,43 @@ static int write_frame(port_server *s, const char *hdr, size_t hlen, const uint8
   return 0;
 }
 
-/* The reply header's JSON, written straight into a buffer the server keeps:
+/* The reply header's JSON, written straight into a buffer the server keeps
+ * (s->hdr, an nxvk_strbuf):
  * cJSON_PrintUnformatted allocates as it goes and prints every number
  * through sprintf and sscanf (a few microseconds a reply).  Integers, every
  * number a reply holds but stats' ratios, print digit by digit; strings are
  * escaped as cJSON escapes them.  NXVK_PORT_CJSON_REPLY=1 prints with cJSON
  * instead (the A/B of bench/NOTES.md "The port's round trip"). */
-static void jb_put(jbuf *b, const char *src, size_t n) {
-  if (b->oom) return;
-  if (b->len + n > b->cap) {
-    size_t cap = b->cap ? b->cap * 2 : 1024;
-    while (cap < b->len + n) cap *= 2;
-    char *q = realloc(b->p, cap);
-    if (!q) {
-      b->oom = true;
-      return;
-    }
-    b->p = q;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->len, src, n);
-  b->len += n;
-}
-
-static void jb_lit(jbuf *b, const char *s) { jb_put(b, s, strlen(s)); }
-
-static void jb_str(jbuf *b, const char *s) {
-  jb_put(b, "\"", 1);
+static void jb_str(nxvk_strbuf *b, const char *s) {
+  nxvk_sb_put(b, "\"", 1);
   const char *run = s;
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
     if (c >= 0x20 && c != '"' && c != '\\') continue;
-    jb_put(b, run, (size_t)(s - run));
+    nxvk_sb_put(b, run, (size_t)(s - run));
     char esc[8];
     switch (c) {
-    case '"': jb_put(b, "\\\"", 2); break;
-    case '\\': jb_put(b, "\\\\", 2); break;
-    case '\b': jb_put(b, "\\b", 2); break;
-    case '\f': jb_put(b, "\\f", 2); break;
-    case '\n': jb_put(b, "\\n", 2); break;
-    case '\r': jb_put(b, "\\r", 2); break;
-    case '\t': jb_put(b, "\\t", 2); break;
+    case '"': nxvk_sb_put(b, "\\\"", 2); break;
+    case '\\': nxvk_sb_put(b, "\\\\", 2); break;
+    case '\b': nxvk_sb_put(b, "\\b", 2); break;
+    case '\f': nxvk_sb_put(b, "\\f", 2); break;
+    case '\n': nxvk_sb_put(b, "\\n", 2); break;
+    case '\r': nxvk_sb_put(b, "\\r", 2); break;
+    case '\t': nxvk_sb_put(b, "\\t", 2); break;
     default:
       snprintf(esc, sizeof esc, "\\u%04x", c);
-      jb_put(b, esc, 6);
+      nxvk_sb_put(b, esc, 6);
     }
     run = s + 1;
   }
-  jb_put(b, run, (size_t)(s - run));
-  jb_put(b, "\"", 1);
+  nxvk_sb_put(b, run, (size_t)(s - run));
+  nxvk_sb_put(b, "\"", 1);
 }
 
-static void jb_num(jbuf *b, double d) {
+static void jb_num(nxvk_strbuf *b, double d) {
   char tmp[32];
   if (isnan(d) || isinf(d)) {
-    jb_put(b, "null", 4); /* as cJSON prints them */
+    nxvk_sb_put(b, "null", 4); /* as cJSON prints them */
   } else if (d == floor(d) && fabs(d) < 9.0e18) {
     long long v = (long long)d;
     unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
@@ -1383,40 +1358,40 @@ static void jb_num(jbuf *b, double d) {
     do tmp[--n] = (char)('0' + u % 10);
     while (u /= 10);
     if (v < 0) tmp[--n] = '-';
-    jb_put(b, tmp + n, sizeof tmp - (size_t)n);
+    nxvk_sb_put(b, tmp + n, sizeof tmp - (size_t)n);
   } else {
     /* cJSON's rule: 15 significant digits when they read back the same, else 17 */
     int n = snprintf(tmp, sizeof tmp, "%1.15g", d);
     if (strtod(tmp, NULL) != d) n = snprintf(tmp, sizeof tmp, "%1.17g", d);
-    jb_put(b, tmp, (size_t)n);
+    nxvk_sb_put(b, tmp, (size_t)n);
   }
 }
 
-static void jb_value(jbuf *b, const cJSON *v) {
+static void jb_value(nxvk_strbuf *b, const cJSON *v) {
   if (cJSON_IsNumber(v)) {
     jb_num(b, v->valuedouble);
   } else if (cJSON_IsString(v)) {
     jb_str(b, v->valuestring ? v->valuestring : "");
   } else if (cJSON_IsTrue(v)) {
-    jb_put(b, "true", 4);
+    nxvk_sb_put(b, "true", 4);
   } else if (cJSON_IsFalse(v)) {
-    jb_put(b, "false", 5);
+    nxvk_sb_put(b, "false", 5);
   } else if (cJSON_IsRaw(v)) {
-    jb_lit(b, v->valuestring ? v->valuestring : "null");
+    nxvk_sb_str(b, v->valuestring ? v->valuestring : "null");
   } else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
     bool obj = cJSON_IsObject(v);
-    jb_put(b, obj ? "{" : "[", 1);
+    nxvk_sb_put(b, obj ? "{" : "[", 1);
     for (const cJSON *c = v->child; c; c = c->next) {
-      if (c != v->child) jb_put(b, ",", 1);
+      if (c != v->child) nxvk_sb_put(b, ",", 1);
       if (obj) {
         jb_str(b, c->string ? c->string : "");
-        jb_put(b, ":", 1);
+        nxvk_sb_put(b, ":", 1);
       }
       jb_value(b, c);
     }
-    jb_put(b, obj ? "}" : "]", 1);
+    nxvk_sb_put(b, obj ? "}" : "]", 1);
   } else {
-    jb_put(b, "null", 4);
+    nxvk_sb_put(b, "null", 4);
   }
 }
 
@@ -1442,27 +1417,27 @@ static void send_reply(port_server *s, const cJSON *id, int rc, port_reply *r) {
     cJSON_Delete(out);
     hlen = text ? strlen(text) : 0;
   } else {
-    jbuf *b = &s->hdr;
+    nxvk_strbuf *b = &s->hdr;
     b->len = 0;
     b->oom = false;
-    jb_lit(b, "{\"id\":");
+    nxvk_sb_str(b, "{\"id\":");
     jb_value(b, id); /* NULL prints null */
     if (rc == NXVK_OK) {
-      jb_lit(b, ",\"ok\":true");
+      nxvk_sb_str(b, ",\"ok\":true");
       for (const cJSON *c = r->json ? r->json->child : NULL; c; c = c->next) {
-        jb_put(b, ",", 1);
+        nxvk_sb_put(b, ",", 1);
         jb_str(b, c->string ? c->string : "");
-        jb_put(b, ":", 1);
+        nxvk_sb_put(b, ":", 1);
         jb_value(b, c);
       }
     } else {
-      jb_lit(b, ",\"ok\":false,\"error\":{\"code\":");
+      nxvk_sb_str(b, ",\"ok\":false,\"error\":{\"code\":");
       jb_str(b, nxvk_err_name(rc));
-      jb_lit(b, ",\"message\":");
+      nxvk_sb_str(b, ",\"message\":");
       jb_str(b, s->message);
-      jb_put(b, "}", 1);
+      nxvk_sb_put(b, "}", 1);
     }
-    jb_put(b, "}", 1);
+    nxvk_sb_put(b, "}", 1);
     if (!b->oom) {
       text = b->p;
       hlen = b->len;
@@ -1484,7 +1459,7 @@ static void send_reply(port_server *s, const cJSON *id, int rc, port_reply *r) {
   /* a large header (info's) is not kept */
   if (s->hdr.cap > 65536) {
     free(s->hdr.p);
-    s->hdr = (jbuf){0};
+    s->hdr = (nxvk_strbuf){0};
   }
 }
 

@@ -82,6 +82,21 @@ double nxvk_now_ns(void);
 uint64_t nxvk_splitmix64(uint64_t *state);
 double nxvk_rand_unit(uint64_t *state);
 int nxvk_cmp_double(const void *a, const void *b);
+/* A growing text buffer (util.c): zero-initialize it, put text, read p[0..len)
+ * (NUL-terminated once anything was put), free(p).  Out of memory sets oom,
+ * after which puts do nothing; a caller checks oom once at the end. */
+typedef struct {
+  char *p;
+  size_t len, cap;
+  bool oom;
+} nxvk_strbuf;
+void nxvk_sb_put(nxvk_strbuf *b, const char *s, size_t n);
+void nxvk_sb_str(nxvk_strbuf *b, const char *s);
+void nxvk_sb_printf(nxvk_strbuf *b, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 const char *nxvk_errmsg(void);          /* detail of this thread's last error */
 
 /* ------------------------------------------------------------ dtypes/shapes */

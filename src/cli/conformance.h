@@ -14,14 +14,6 @@
 #include "../nxvk.h"
 #include "cases.h"
 
-/* a growing text buffer for the `#` diagnostics (best effort) */
-typedef struct {
-  char *s;
-  size_t n, cap;
-} strbuf;
-
-void sb_printf(strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 typedef struct {
   int cases, failed, skipped;
   double max_ulp;
@@ -61,7 +53,7 @@ int conf_gpu_run(nxvk_ctx *ctx, const nxvk_op_desc *op, const nxvk_attrs *a, con
 /* What a person filing a bug needs, into d (and res->jfail with --json). */
 void conf_describe_failure(runner *R, const nxvk_op_desc *op, const conf_case *k, const nxvk_host *in,
                            const nxvk_host *got, const nxvk_host *ref, const nxvk_limit *lim,
-                           case_result *res, strbuf *d);
+                           case_result *res, nxvk_strbuf *d);
 /* Every selected op x dtype on one device: TAP lines and the summary table on
  * stdout, its report into jrep.  Returns 0, or an engine code. */
 int conf_run_device(runner *R, const selection *sel, cJSON *jrep);

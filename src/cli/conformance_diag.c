@@ -18,25 +18,6 @@
 #define DIAG_TERMS 8        /* input values listed for a failing reduction or dot */
 #define ALONE_MAX (1 << 20) /* largest reduced set re-run on its own */
 
-void sb_printf(strbuf *b, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int need = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (need < 0) return;
-  if (b->n + (size_t)need + 1 > b->cap) {
-    size_t cap = (b->cap ? b->cap * 2 : 256) + (size_t)need;
-    char *s = realloc(b->s, cap);
-    if (!s) return; /* diagnostics are best effort; the verdict is not */
-    b->s = s;
-    b->cap = cap;
-  }
-  va_start(ap, fmt);
-  vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-  va_end(ap);
-  b->n += (size_t)need;
-}
-
 static bool is_float(nxvk_dtype d) { return nxvk_dtype_is_float(d); }
 
 /* "0x7f800000 (inf)": the bit pattern and the value of element i */
@@ -208,14 +189,14 @@ static int alone_inputs(const nxvk_op_desc *op, const conf_case *k, const nxvk_h
  * reference value in hex and decimal, and the element re-run alone. */
 void conf_describe_failure(runner *R, const nxvk_op_desc *op, const conf_case *k,
                              const nxvk_host *in, const nxvk_host *got, const nxvk_host *ref,
-                             const nxvk_limit *lim, case_result *res, strbuf *d) {
+                             const nxvk_limit *lim, case_result *res, nxvk_strbuf *d) {
   int64_t w = res->cmp.worst;
   char g[96], r[96], t[96];
   cJSON *jf = cJSON_CreateObject();
   res->jfail = jf;
-  sb_printf(d, "op=%s dtype=%s %s class=%s limit=%s\n", op->name,
+  nxvk_sb_printf(d, "op=%s dtype=%s %s class=%s limit=%s\n", op->name,
             nxvk_dtype_name(k->nin ? k->dt[k->nin - 1] : got->dtype), k->where, k->cls, lim->text);
-  sb_printf(d, "%lld of %lld elements over the limit; first at flat index %lld of %s\n",
+  nxvk_sb_printf(d, "%lld of %lld elements over the limit; first at flat index %lld of %s\n",
             (long long)res->cmp.bad, (long long)res->cmp.n, (long long)w,
             nxvk_shape_str(&got->shape, t, sizeof t));
   cJSON_AddNumberToObject(jf, "index", (double)w);
@@ -226,7 +207,7 @@ void conf_describe_failure(runner *R, const nxvk_op_desc *op, const conf_case *k
     for (int i = 0; i < k->nin; i++) {
       int64_t at = bcast_index(&in[i].shape, &got->shape, w);
       elem_text(&in[i], at, t, sizeof t);
-      sb_printf(d, "input %d [%lld]: %s\n", i + 1, (long long)at, t);
+      nxvk_sb_printf(d, "input %d [%lld]: %s\n", i + 1, (long long)at, t);
       cJSON *e = json_elem(&in[i], at);
       cJSON_AddNumberToObject(e, "input", i + 1);
       cJSON_AddNumberToObject(e, "index", (double)at);
@@ -235,11 +216,11 @@ void conf_describe_failure(runner *R, const nxvk_op_desc *op, const conf_case *k
   } else if (op->kind == NXVK_KIND_REDUCE) {
     int64_t offs[DIAG_TERMS];
     int64_t nred = reduce_terms(&k->attrs, &in[0].shape, w, offs, DIAG_TERMS);
-    sb_printf(d, "output %lld reduces %lld elements of input 1; the first %lld:\n", (long long)w,
+    nxvk_sb_printf(d, "output %lld reduces %lld elements of input 1; the first %lld:\n", (long long)w,
               (long long)nred, (long long)(nred < DIAG_TERMS ? nred : DIAG_TERMS));
     for (int64_t j = 0; j < nred && j < DIAG_TERMS; j++) {
       elem_text(&in[0], offs[j], t, sizeof t);
-      sb_printf(d, "  input 1 [%lld]: %s\n", (long long)offs[j], t);
+      nxvk_sb_printf(d, "  input 1 [%lld]: %s\n", (long long)offs[j], t);
       cJSON *e = json_elem(&in[0], offs[j]);
       cJSON_AddNumberToObject(e, "input", 1);
       cJSON_AddNumberToObject(e, "index", (double)offs[j]);
@@ -249,24 +230,24 @@ void conf_describe_failure(runner *R, const nxvk_op_desc *op, const conf_case *k
     int rk = in[0].shape.rank;
     int64_t m = in[0].shape.dim[rk - 2], kk = in[0].shape.dim[rk - 1], n = in[1].shape.dim[rk - 1];
     int64_t b = w / (m * n), i = (w / n) % m, j = w % n;
-    sb_printf(d, "output [%lld,%lld,%lld] = row %lld of input 1 . column %lld of input 2 (k=%lld); first terms:\n",
+    nxvk_sb_printf(d, "output [%lld,%lld,%lld] = row %lld of input 1 . column %lld of input 2 (k=%lld); first terms:\n",
               (long long)b, (long long)i, (long long)j, (long long)i, (long long)j, (long long)kk);
     for (int64_t q = 0; q < kk && q < DIAG_TERMS / 2; q++) {
       elem_text(&in[0], b * m * kk + i * kk + q, t, sizeof t);
       elem_text(&in[1], b * kk * n + q * n + j, g, sizeof g);
-      sb_printf(d, "  x[%lld] %s * y[%lld] %s\n", (long long)q, t, (long long)q, g);
+      nxvk_sb_printf(d, "  x[%lld] %s * y[%lld] %s\n", (long long)q, t, (long long)q, g);
     }
   }
   elem_text(got, w, g, sizeof g);
   elem_text(ref, w, r, sizeof r);
   double u = nxvk_ulp_diff(ref->dtype, nxvk_host_get(got, w), nxvk_host_get(ref, w));
-  sb_printf(d, "gpu: %s\n", g);
-  sb_printf(d, "ref: %s   (ulp distance %g)\n", r, u);
+  nxvk_sb_printf(d, "gpu: %s\n", g);
+  nxvk_sb_printf(d, "ref: %s   (ulp distance %g)\n", r, u);
   cJSON_AddItemToObject(jf, "gpu", json_elem(got, w));
   cJSON_AddItemToObject(jf, "ref", json_elem(ref, w));
   if (isinf(u)) cJSON_AddStringToObject(jf, "ulp", "inf");
   else cJSON_AddNumberToObject(jf, "ulp", u);
-  if (op->expr) sb_printf(d, "kernel expression: %s\n", op->expr);
+  if (op->expr) nxvk_sb_printf(d, "kernel expression: %s\n", op->expr);
 
   /* the element alone: do the values themselves give the result? */
   nxvk_host alone[CASE_MAX_IN] = {{0}}, flushed[CASE_MAX_IN] = {{0}}, ag = {0}, ar = {0}, fr = {0};
@@ -283,7 +264,7 @@ void conf_describe_failure(runner *R, const nxvk_op_desc *op, const conf_case *k
                     nxvk_dtype_size(got->dtype)) == 0;
       bool over = nxvk_compare(op, &aa, alone, na, &ag, &ar, NULL, &c1) == NXVK_OK && c1.bad > 0;
       elem_text(&ag, 0, g, sizeof g);
-      sb_printf(d, "alone (%s): gpu %s, %s; %s\n",
+      nxvk_sb_printf(d, "alone (%s): gpu %s, %s; %s\n",
                 op->kind <= NXVK_KIND_SELECT ? "these inputs as [1] tensors"
                 : op->kind == NXVK_KIND_REDUCE ? "the reduced elements as one vector"
                                                : "this row and column as [1,k]x[k,1]",
@@ -295,7 +276,7 @@ void conf_describe_failure(runner *R, const nxvk_op_desc *op, const conf_case *k
       cJSON_AddBoolToObject(ja, "over_limit", over);
       cJSON_AddItemToObject(jf, "alone", ja);
     } else if (rc) {
-      sb_printf(d, "alone: %s\n", nxvk_errmsg());
+      nxvk_sb_printf(d, "alone: %s\n", nxvk_errmsg());
     }
     if (rc == NXVK_E_DEVICE_LOST) R->lost = true;
   }
@@ -322,13 +303,13 @@ void conf_describe_failure(runner *R, const nxvk_op_desc *op, const conf_case *k
         flush_mask = mask;
     }
     if (denormal_in && !flush_mask)
-      sb_printf(d, "a denormal input on a device that may flush: no flush of the inputs gives the "
+      nxvk_sb_printf(d, "a denormal input on a device that may flush: no flush of the inputs gives the "
                    "GPU's value either\n");
     if (flush_mask) {
       char which[32] = "";
       for (int i = 0; i < na; i++)
         if (flush_mask & (1 << i)) snprintf(which + strlen(which), sizeof which - strlen(which), "%s%d", which[0] ? "," : "", i + 1);
-      sb_printf(d, "the GPU's value is the reference with input %s flushed to zero%s\n", which,
+      nxvk_sb_printf(d, "the GPU's value is the reference with input %s flushed to zero%s\n", which,
                 flush_mask == (1 << na) - 1 ? "" : " and the others kept (each instruction may flush)");
     }
     /* a result below the smallest normal before rounding, rounded up to it */
@@ -336,11 +317,11 @@ void conf_describe_failure(runner *R, const nxvk_op_desc *op, const conf_case *k
     double tiny = ref->dtype == NXVK_F32 ? FLT_MIN : DBL_MIN;
     tiny_flush = is_float(ref->dtype) && !preserves(&R->info, ref->dtype) && gv == 0 && fabs(rv) == tiny;
     if (tiny_flush)
-      sb_printf(d, "the exact result is below the smallest normal and rounds up to it: the device "
+      nxvk_sb_printf(d, "the exact result is below the smallest normal and rounds up to it: the device "
                    "flushed it before rounding\n");
   }
   if (is_float(ref->dtype) && nxvk_host_get(got, w) == 0 && nxvk_host_get(ref, w) == 0)
-    sb_printf(d, "only the sign of zero differs: unless a kernel declares SignedZeroInfNanPreserve "
+    nxvk_sb_printf(d, "only the sign of zero differs: unless a kernel declares SignedZeroInfNanPreserve "
                  "(VK_KHR_shader_float_controls) a driver may ignore the sign of zero\n");
   nxvk_dtype dt = k->nin ? k->dt[k->nin - 1] : got->dtype;
   const char *blame;
@@ -359,7 +340,7 @@ void conf_describe_failure(runner *R, const nxvk_op_desc *op, const conf_case *k
             "synchronisation or the driver's scheduling)";
   else
     blame = "not isolated: this kind is not re-run element by element";
-  sb_printf(d, "attribution: %s%s\n", blame,
+  nxvk_sb_printf(d, "attribution: %s%s\n", blame,
             denormal_in && same && !flush_mask ? "; the device neither kept nor flushed the denormal" : "");
   cJSON_AddStringToObject(jf, "attribution", blame);
   for (int i = 0; i < CASE_MAX_IN; i++) {

@@ -49,7 +49,7 @@ int conf_gpu_run(nxvk_ctx *ctx, const nxvk_op_desc *op, const nxvk_attrs *a, con
  * and the Kolmogorov-Smirnov distance to the CDF, each against z standard
  * errors (KS: its critical value at ks_alpha). */
 static void run_stats(runner *R, const nxvk_op_desc *op, const conf_case *k, case_result *res,
-                      strbuf *d) {
+                      nxvk_strbuf *d) {
   const cJSON *ST = cases_jget(R->D->sizes, "statistics"), *cfg = cases_jget(cases_jget(ST, "ops"), op->name);
   const cJSON *dist = cases_jget(cfg, "dist");
   double z = 5, alpha = 0.001, lo = 0, hi = 1, mu = 0, sd = 1;
@@ -111,16 +111,16 @@ static void run_stats(runner *R, const nxvk_op_desc *op, const conf_case *k, cas
   bool ok_mean = fabs(mean - emu) <= tol_mean, ok_var = fabs(var - s2) <= tol_var, ok_ks = ks <= ks_crit;
   res->ok = ok_mean && ok_var && ok_ks && !outside && !nonfinite;
   snprintf(res->why, sizeof res->why, "mean=%.5g var=%.5g ks=%.5g", mean, var, ks);
-  if (!ok_mean) sb_printf(d, "mean %.6g is %.3g from %g: more than %g standard errors (%.3g)\n", mean, fabs(mean - emu), emu, z, tol_mean);
-  if (!ok_var) sb_printf(d, "variance %.6g is %.3g from %g: more than %g standard errors (%.3g)\n", var, fabs(var - s2), s2, z, tol_var);
-  if (!ok_ks) sb_printf(d, "Kolmogorov-Smirnov distance %.4g over the critical value %.4g (alpha %g, n %lld)\n", ks, ks_crit, alpha, (long long)n);
-  if (outside) sb_printf(d, "%lld values outside [%g,%g)\n", (long long)outside, lo, hi);
-  if (nonfinite) sb_printf(d, "%lld values are not finite\n", (long long)nonfinite);
+  if (!ok_mean) nxvk_sb_printf(d, "mean %.6g is %.3g from %g: more than %g standard errors (%.3g)\n", mean, fabs(mean - emu), emu, z, tol_mean);
+  if (!ok_var) nxvk_sb_printf(d, "variance %.6g is %.3g from %g: more than %g standard errors (%.3g)\n", var, fabs(var - s2), s2, z, tol_var);
+  if (!ok_ks) nxvk_sb_printf(d, "Kolmogorov-Smirnov distance %.4g over the critical value %.4g (alpha %g, n %lld)\n", ks, ks_crit, alpha, (long long)n);
+  if (outside) nxvk_sb_printf(d, "%lld values outside [%g,%g)\n", (long long)outside, lo, hi);
+  if (nonfinite) nxvk_sb_printf(d, "%lld values are not finite\n", (long long)nonfinite);
 }
 
 /* Inputs, reference, GPU, comparison; the result in *res, diagnostics in d. */
 static void run_checked(runner *R, const nxvk_op_desc *op, const conf_case *k, bool acc,
-                        uint64_t seed, nxvk_host *in, case_result *res, strbuf *d) {
+                        uint64_t seed, nxvk_host *in, case_result *res, nxvk_strbuf *d) {
   nxvk_host fin[CASE_MAX_IN] = {{0}}, ref = {0}, fref = {0}, got = {0};
   char ref_msg[300] = "";
   int rc = NXVK_OK;
@@ -175,7 +175,7 @@ static void run_checked(runner *R, const nxvk_op_desc *op, const conf_case *k, b
 }
 
 static void run_case(runner *R, const nxvk_op_desc *op, const conf_case *k, bool acc, uint64_t seed,
-                     case_result *res, strbuf *d) {
+                     case_result *res, nxvk_strbuf *d) {
   nxvk_meta metas[CASE_MAX_IN], om;
   memset(res, 0, sizeof *res);
   /* every dtype the case touches must be one the device computes */
@@ -208,9 +208,9 @@ static void run_case(runner *R, const nxvk_op_desc *op, const conf_case *k, bool
   for (int i = 0; i < CASE_MAX_IN; i++) nxvk_host_free(&in[i]);
 }
 
-static void print_diag(const strbuf *d) {
-  if (!d->s) return;
-  const char *p = d->s;
+static void print_diag(const nxvk_strbuf *d) {
+  if (!d->p) return;
+  const char *p = d->p;
   while (*p) {
     const char *nl = strchr(p, '\n');
     int len = nl ? (int)(nl - p) : (int)strlen(p);
@@ -269,7 +269,7 @@ static int run_op_dtype(runner *R, const nxvk_op_desc *op, nxvk_dtype dt, case_l
     uint64_t seed = fnv1a(fnv1a(fnv1a(0xcbf29ce484222325ull, op->name), dn), k->where);
     seed = fnv1a(seed, k->cls);
     case_result res;
-    strbuf d = {0};
+    nxvk_strbuf d = {0};
     run_case(R, op, k, acc, seed, &res, &d);
     int n = ++*R->tap;
     const char *verdict;
@@ -293,7 +293,7 @@ static int run_op_dtype(runner *R, const nxvk_op_desc *op, nxvk_dtype dt, case_l
         snprintf(extra, sizeof extra, " forgiven=%lld", (long long)res.cmp.forgiven);
       if (res.why[0]) {
         printf("not ok %d - %s %s %s class=%s error\n", n, op->name, dn, k->where, k->cls);
-        sb_printf(&d, "op=%s dtype=%s %s class=%s: %s\n", op->name, dn, k->where, k->cls, res.why);
+        nxvk_sb_printf(&d, "op=%s dtype=%s %s class=%s: %s\n", op->name, dn, k->where, k->cls, res.why);
       } else {
         if (!res.ok)
           snprintf(extra + strlen(extra), sizeof extra - strlen(extra), " bad=%lld/%lld",
@@ -338,12 +338,12 @@ static int run_op_dtype(runner *R, const nxvk_op_desc *op, nxvk_dtype dt, case_l
       if (res.why[0]) cJSON_AddStringToObject(j, res.skipped ? "reason" : res.refused ? "error_as_reference" : k->fill == FILL_STATS ? "statistics" : "error", res.why);
       if (res.jfail) cJSON_AddItemToObject(j, "failure", res.jfail);
       else cJSON_Delete(res.jfail);
-      if (d.s && !res.ok) cJSON_AddStringToObject(j, "diagnostic", d.s);
+      if (d.p && !res.ok) cJSON_AddStringToObject(j, "diagnostic", d.p);
       cJSON_AddItemToArray(R->jcases, j);
     } else {
       cJSON_Delete(res.jfail);
     }
-    free(d.s);
+    free(d.p);
   }
   return 0;
 }

@@ -439,3 +439,50 @@ int nxvk_cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
+
+/* Room for n more bytes and a NUL; false (and oom) when there is none. */
+static bool sb_reserve(nxvk_strbuf *b, size_t n) {
+  if (b->oom) return false;
+  if (n < b->cap - b->len) return true; /* cap > len always holds once allocated */
+  size_t cap = b->cap ? b->cap : 256;
+  while (n >= cap - b->len) {
+    if (cap > SIZE_MAX / 2) {
+      b->oom = true;
+      return false;
+    }
+    cap *= 2;
+  }
+  char *p = realloc(b->p, cap);
+  if (!p) {
+    b->oom = true;
+    return false;
+  }
+  b->p = p;
+  b->cap = cap;
+  return true;
+}
+
+void nxvk_sb_put(nxvk_strbuf *b, const char *s, size_t n) {
+  if (!sb_reserve(b, n)) return;
+  memcpy(b->p + b->len, s, n);
+  b->len += n;
+  b->p[b->len] = '\0';
+}
+
+void nxvk_sb_str(nxvk_strbuf *b, const char *s) { nxvk_sb_put(b, s, strlen(s)); }
+
+void nxvk_sb_printf(nxvk_strbuf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int need = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (need < 0) {
+    b->oom = true;
+    return;
+  }
+  if (!sb_reserve(b, (size_t)need)) return;
+  va_start(ap, fmt);
+  vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+  va_end(ap);
+  b->len += (size_t)need;
+}

@@ -324,39 +324,9 @@ int nxvk_json_tensor_parse(const char *text, size_t len, const char *name, nxvk_
 
 /* ------------------------------------------------------------------ format */
 
-typedef struct {
-  char *p;
-  size_t len, cap;
-  bool oom;
-} strbuf;
+/* text goes into an nxvk_strbuf (util.c) */
 
-static void sb_put(strbuf *b, const char *s, size_t n) {
-  if (b->oom) return;
-  if (n >= b->cap - b->len) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (n >= cap - b->len) {
-      if (cap > SIZE_MAX / 2) {
-        b->oom = true;
-        return;
-      }
-      cap *= 2;
-    }
-    char *np = realloc(b->p, cap);
-    if (!np) {
-      b->oom = true;
-      return;
-    }
-    b->p = np;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->len, s, n);
-  b->len += n;
-  b->p[b->len] = '\0';
-}
-
-static void sb_str(strbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
-
-static void put_number(strbuf *b, const nxvk_host *t, int64_t i) {
+static void put_number(nxvk_strbuf *b, const nxvk_host *t, int64_t i) {
   char nb[40];
   double v = nxvk_host_get(t, i);
   if (t->dtype == NXVK_U64)
@@ -371,28 +341,28 @@ static void put_number(strbuf *b, const nxvk_host *t, int64_t i) {
     snprintf(nb, sizeof nb, "\"-0\"");
   else /* enough digits to round-trip the dtype */
     snprintf(nb, sizeof nb, t->dtype == NXVK_F64 ? "%.17g" : t->dtype == NXVK_F32 ? "%.9g" : "%.5g", v);
-  sb_str(b, nb);
+  nxvk_sb_str(b, nb);
 }
 
 /* edge > 0: an axis longer than 2 * edge shows its first and last edge
  * entries around "..." (numpy's summary; not JSON). */
-static void put_nested(strbuf *b, const nxvk_host *t, int axis, int64_t base, int64_t edge) {
+static void put_nested(nxvk_strbuf *b, const nxvk_host *t, int axis, int64_t base, int64_t edge) {
   if (axis == t->shape.rank) {
     put_number(b, t, base);
     return;
   }
-  sb_str(b, "[");
+  nxvk_sb_str(b, "[");
   int64_t n = t->shape.dim[axis];
   for (int64_t j = 0; j < n; j++) {
     if (edge > 0 && n > 2 * edge && j == edge) {
-      sb_str(b, ",...");
+      nxvk_sb_str(b, ",...");
       j = n - edge - 1;
       continue;
     }
-    if (j) sb_str(b, ",");
+    if (j) nxvk_sb_str(b, ",");
     put_nested(b, t, axis + 1, base * t->shape.dim[axis] + j, edge);
   }
-  sb_str(b, "]");
+  nxvk_sb_str(b, "]");
 }
 
 static int format(const nxvk_host *t, int64_t edge, char **out);
@@ -423,18 +393,18 @@ static int format(const nxvk_host *t, int64_t edge, char **out) {
       if (!nxvk_mul_ok(lists, t->shape.dim[i], &lists) || lists > (1 << 20)) nested = false;
   }
 
-  strbuf b = {0};
+  nxvk_strbuf b = {0};
   char sh[256];
-  sb_str(&b, "{\"dtype\":\"");
-  sb_str(&b, nxvk_dtype_name(t->dtype));
-  sb_str(&b, "\",\"shape\":");
-  sb_str(&b, nxvk_shape_str(&t->shape, sh, sizeof sh));
-  sb_str(&b, ",\"data\":");
+  nxvk_sb_str(&b, "{\"dtype\":\"");
+  nxvk_sb_str(&b, nxvk_dtype_name(t->dtype));
+  nxvk_sb_str(&b, "\",\"shape\":");
+  nxvk_sb_str(&b, nxvk_shape_str(&t->shape, sh, sizeof sh));
+  nxvk_sb_str(&b, ",\"data\":");
   if (nested)
     put_nested(&b, t, 0, 0, edge);
   else
-    sb_str(&b, "[]");
-  sb_str(&b, "}");
+    nxvk_sb_str(&b, "[]");
+  nxvk_sb_str(&b, "}");
   if (b.oom) {
     free(b.p);
     return nxvk_seterr(NXVK_E_NO_MEMORY, "json format: out of memory");

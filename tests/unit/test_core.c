@@ -246,6 +246,31 @@ static void test_parse_bytes(void) {
   CHECK(nxvk_parse_bytes(NULL, &v) == -1, "parse_bytes NULL is refused");
 }
 
+/* the one growing text buffer (port replies, JSON tensors, diagnostics) */
+static void test_strbuf(void) {
+  nxvk_strbuf b = {0};
+  nxvk_sb_put(&b, "ab", 2);
+  nxvk_sb_str(&b, "cd");
+  nxvk_sb_printf(&b, "-%d-%s", 42, "x");
+  CHECK(!b.oom && b.len == 9 && b.p && strcmp(b.p, "abcd-42-x") == 0, "strbuf put/str/printf: \"%s\" (%zu)",
+        b.p ? b.p : "(null)", b.len);
+  char big[1000];
+  memset(big, 'z', sizeof big);
+  size_t want = b.len;
+  for (int i = 0; i < 70; i++) nxvk_sb_put(&b, big, sizeof big); /* grows past 64K, several doublings */
+  want += 70 * sizeof big;
+  bool same = b.len == want && b.p[want] == '\0' && b.cap > b.len;
+  for (size_t i = 9; same && i < want; i++) same = b.p[i] == 'z';
+  CHECK(!b.oom && same, "strbuf keeps every byte and the NUL across growth (len %zu, cap %zu)", b.len, b.cap);
+  nxvk_sb_put(&b, "", 0);
+  CHECK(b.len == want, "strbuf: an empty put adds nothing");
+  free(b.p);
+  nxvk_strbuf o = {.oom = true};
+  nxvk_sb_str(&o, "lost");
+  nxvk_sb_printf(&o, "%d", 1);
+  CHECK(o.oom && o.len == 0 && !o.p, "strbuf: after oom puts do nothing");
+}
+
 static void test_error_map(void) {
   const char *names[64], *msgs[64];
   int n = 0;
@@ -1241,6 +1266,7 @@ static void test_threads(void) {
 
 int main(void) {
   test_error_map();
+  test_strbuf();
   test_parse_bytes();
 
   nxvk_ctx_opts o = {0};
