@@ -449,6 +449,7 @@ typedef struct nxvk_stats {
   uint64_t submits;
   uint64_t imported_bytes;               /* transferred straight from/to imported host memory */
   uint64_t import_failures;              /* imports refused (those bytes went through staging) */
+  uint64_t pinned_bytes;                 /* transferred from/to pinned host memory (nxvk_pinned_alloc) */
   uint64_t validation_messages;          /* validation-layer errors/warnings seen */
   /* recordings submitted, and the time they spent in each stage, summed
    * over threads (ns): recording (begin to submit), submitting (end, the
@@ -499,6 +500,26 @@ void nxvk_tensor_free(nxvk_tensor *t);
 nxvk_dtype nxvk_tensor_dtype(const nxvk_tensor *t);
 const nxvk_shape *nxvk_tensor_shape(const nxvk_tensor *t);
 int64_t nxvk_tensor_count(const nxvk_tensor *t);
+
+/* Pinned host memory: n bytes of host memory (host-visible, coherent,
+ * cached where the device has such) that the device reaches by DMA, so
+ * nxvk_tensor_upload / nxvk_tensor_download from or into any part of it are
+ * the device's copy alone, with no memcpy through staging (PyTorch's
+ * pin_memory).  Free it with nxvk_pinned_free before the context closes
+ * (close frees what is left); keep it alive while transfers use it. */
+int nxvk_pinned_alloc(nxvk_ctx *c, size_t n, void **out);
+void nxvk_pinned_free(nxvk_ctx *c, void *p);
+/* The same for the caller's memory [p, p + n) (a long-lived mapping, such
+ * as a shared-memory object), imported once with VK_EXT_external_memory_host:
+ * its part aligned to minImportedHostPointerAlignment at both ends moves by
+ * DMA, the rest as any host memory.  NXVK_E_UNSUPPORTED where the device
+ * has no such import; the memory must stay mapped until
+ * nxvk_host_unregister(c, p). */
+int nxvk_host_register(nxvk_ctx *c, void *p, size_t n);
+void nxvk_host_unregister(nxvk_ctx *c, void *p);
+/* memcpy on the transfer threads (NXVK_XFER_THREADS, NXVK_XFER_COPY): how
+ * fast host memory fills pinned memory (bench transfers' memcpy rows). */
+int nxvk_host_copy(nxvk_ctx *c, void *dst, const void *src, size_t n);
 
 /* -------------------------------------------------------------- op table */
 

@@ -72,6 +72,102 @@ static int download_once(void *arg, double *ns) {
   return rc;
 }
 
+typedef struct hostcopy {
+  nxvk_ctx *c;
+  void *dst;
+  const void *src;
+  size_t bytes;
+} hostcopy;
+
+static int hostcopy_once(void *arg, double *ns) {
+  hostcopy *h = arg;
+  double t0 = nxvk_now_ns();
+  int rc = nxvk_host_copy(h->c, h->dst, h->src, h->bytes);
+  *ns = nxvk_now_ns() - t0;
+  return rc;
+}
+
+/* One timed row of bench transfers: fn over arg, GB/s of bytes a call. */
+static int xfer_row(bench_ctx *b, const char *name, const char *variant, int64_t size, double bytes,
+                    bench_fn fn, void *arg, const char *check, const char *note, bool pinned) {
+  bench_progress(b, "peak %s %s", name, variant);
+  bench_row *row = peak_row(b, name, variant, "", size);
+  if (!row) return NXVK_E_NO_MEMORY;
+  nxvk_stats s0, s1;
+  nxvk_ctx_stats(b->ctx, &s0);
+  long calls = 0;
+  int rc = bench_repeat(b->o, 1, true, fn, arg, &row->e2e);
+  nxvk_ctx_stats(b->ctx, &s1);
+  if (pinned) calls = ((xfer *)arg)->calls;
+  if (rc) {
+    b->rep->nrows--;
+    return rc;
+  }
+  row->bytes = bytes;
+  row->gbps = row->bytes / row->e2e.median;
+  snprintf(row->check, sizeof row->check, "%s", check);
+  if (pinned) /* how much the device copied straight from or into pinned memory (NXVK_XFER_PINNED=0: none) */
+    snprintf(row->note, sizeof row->note, "%s; %.0f%% of bytes by DMA", note,
+             calls ? 100.0 * (double)(s1.pinned_bytes - s0.pinned_bytes) / (bytes * (double)calls) : 0.0);
+  else
+    snprintf(row->note, sizeof row->note, "%s", note);
+  bench_progress_done(b);
+  bench_print_row(row);
+  return NXVK_OK;
+}
+
+/* The pinned rows: the same tensor up from and down into host memory the
+ * engine pinned (nxvk_pinned_alloc: the device's copy alone, no memcpy),
+ * checked by a round trip; then the memcpy the pageable rows pay, alone:
+ * the transfer threads copying pageable memory into pinned memory and back
+ * (nxvk_host_copy), the rate a staged transfer cannot pass. */
+static int bench_pinned(bench_ctx *b, xfer *x, int64_t bytes, const nxvk_host *h) {
+  void *up = NULL, *down = NULL;
+  nxvk_host back = {0};
+  int rc = nxvk_pinned_alloc(b->ctx, x->bytes, &up);
+  if (rc == NXVK_OK) rc = nxvk_pinned_alloc(b->ctx, x->bytes, &down);
+  if (rc == NXVK_OK) rc = nxvk_host_alloc(&back, h->dtype, &h->shape);
+  if (rc) goto out;
+  memcpy(up, h->data, x->bytes);
+  memset(down, 0, x->bytes);
+  rc = nxvk_tensor_upload(b->ctx, x->t, up, x->bytes);
+  if (rc == NXVK_OK) rc = nxvk_tensor_download(b->ctx, x->t, down, x->bytes);
+  if (rc) goto out;
+  if (memcmp(h->data, down, x->bytes) != 0) {
+    bench_progress_done(b);
+    fprintf(stderr, "nxvk: error: bench: peak: %zu bytes uploaded from and downloaded into pinned memory came back changed\n",
+            x->bytes);
+    rc = NXVK_E_MISMATCH;
+    goto out;
+  }
+  x->host = up;
+  x->calls = 0;
+  rc = xfer_row(b, "h2d", "pinned-upload", bytes, (double)x->bytes, upload_once, x, "round trip",
+                "nxvk_tensor_upload from nxvk_pinned_alloc memory, wall clock", true);
+  x->host = down;
+  x->calls = 0;
+  if (rc == NXVK_OK)
+    rc = xfer_row(b, "d2h", "pinned-download", bytes, (double)x->bytes, download_once, x, "round trip",
+                  "nxvk_tensor_download into nxvk_pinned_alloc memory, wall clock", true);
+  hostcopy hc = {b->ctx, up, h->data, x->bytes};
+  if (rc == NXVK_OK)
+    rc = xfer_row(b, "memcpy", "to-pinned", bytes, (double)x->bytes, hostcopy_once, &hc, "-",
+                  "nxvk_host_copy (the transfer threads and copy) from malloc'd memory into pinned memory", false);
+  hc = (hostcopy){b->ctx, back.data, down, x->bytes};
+  if (rc == NXVK_OK)
+    rc = xfer_row(b, "memcpy", "from-pinned", bytes, (double)x->bytes, hostcopy_once, &hc, "-",
+                  "nxvk_host_copy from pinned memory into malloc'd memory", false);
+  if (rc == NXVK_OK && memcmp(back.data, h->data, x->bytes) != 0) {
+    fprintf(stderr, "nxvk: error: bench: peak: nxvk_host_copy changed the bytes\n");
+    rc = NXVK_E_MISMATCH;
+  }
+out:
+  nxvk_pinned_free(b->ctx, up);
+  nxvk_pinned_free(b->ctx, down);
+  nxvk_host_free(&back);
+  return rc;
+}
+
 static int bench_transfers(bench_ctx *b, int64_t bytes) {
   nxvk_shape s = {1, {bytes / 4}};
   nxvk_host h = {0}, back = {0};
@@ -124,10 +220,12 @@ static int bench_transfers(bench_ctx *b, int64_t bytes) {
     bench_progress_done(b);
     bench_print_row(row);
   }
+  if (rc == NXVK_OK) rc = bench_pinned(b, &x, bytes, &h);
 out:
   nxvk_tensor_free(x.t);
   nxvk_host_free(&h);
   nxvk_host_free(&back);
+  if (rc == NXVK_E_MISMATCH) return EXIT_FAIL;
   return rc ? cli_engine_error(rc) : EXIT_OK;
 }
 

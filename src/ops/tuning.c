@@ -294,6 +294,15 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
       return bad("NXVK_XFER_MIN", v, "want a size from 0 to 1G");
     c->xfer_min = (size_t)m;
   }
+  /* pinned host memory (nxvk_pinned_alloc, nxvk_host_register): 0 moves it
+   * as any host memory (through the lanes' staging), for comparison; the
+   * submissions (lanes) a transfer from or into it is split in */
+  if ((i = knob_choice("NXVK_XFER_PINNED", zero_one, 2, "want 0 or 1", &rc)) >= 0) c->xfer_pinned = i == 1;
+  if (knob_list("NXVK_XFER_PINNED_SPLIT", w, 1, 1, "want a number of submissions from 1 to 16", &rc)) {
+    if (w[0] < 1 || w[0] > 16)
+      return bad("NXVK_XFER_PINNED_SPLIT", knob("NXVK_XFER_PINNED_SPLIT"), "want a number of submissions from 1 to 16");
+    c->xfer_pinned_split = (int)w[0];
+  }
   /* 1: barriers only where recorded commands conflict, not after every one */
   if ((i = knob_choice("NXVK_LAZY_BARRIERS", zero_one, 2, "want 0 or 1", &rc)) >= 0) c->lazy_barriers = i == 1;
   /* importing host memory for large transfers: only with NXVK_XFER_IMPORT=1

@@ -205,6 +205,7 @@ static int device_create(nxvk_ctx *c) {
     VkDeviceSize a = hp.minImportedHostPointerAlignment;
     /* a power of two that divides memory.c's 8 MiB pieces (drivers give 4 KiB or 64 KiB) */
     c->import_align = a && (a & (a - 1)) == 0 && a <= ((VkDeviceSize)1 << 20) ? a : 0;
+    c->host_align = c->import_align;
   }
   /* c->queue is lane 0's (memory.c's transfer lanes submit on it too,
    * under c->queue_lock); more lanes than queues share them, and their locks */
@@ -288,6 +289,7 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   pthread_mutex_init(&c->fusion_lock, NULL);
   pthread_mutex_init(&c->pool.lock, NULL);
   pthread_mutex_init(&c->xfer_lock, NULL);
+  pthread_mutex_init(&c->host_lock, NULL);
   for (int i = 0; i < 4; i++) pthread_mutex_init(&c->xfer_qlock[i], NULL);
   c->pool.cap = (uint64_t)1 << 30; /* NXVK_POOL_CAP (src/ops/tuning.c) */
 
@@ -351,6 +353,8 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
     c->xfer_min = NXVK_XFER_MIN;
     c->xfer_stream = nxvk_xfer_can_stream();
     c->xfer_pipe = true; /* NXVK_XFER_PIPE=0: each piece one synchronous submission, as before */
+    c->xfer_pinned = true;  /* pinned host memory: the device's copy alone (NXVK_XFER_PINNED) */
+    c->xfer_pinned_split = 1;
     c->lazy_barriers = false; /* submit.c; NXVK_LAZY_BARRIERS=1 (off until a GPU run has checked it) */
     c->max_spinners = 1024;
     c->group_rounds = 1; /* submit.c; NXVK_GROUP_ROUNDS */
@@ -381,6 +385,7 @@ void nxvk_ctx_close(nxvk_ctx *c) {
   if (c->device) {
     c->vk.vkDeviceWaitIdle(c->device);
     nxvk_recs_destroy(c);
+    nxvk_host_regions_destroy(c);
     nxvk_xfer_lanes_destroy(c);
     nxvk_kernels_destroy(c);
     nxvk_pool_trim(c);
@@ -403,6 +408,7 @@ void nxvk_ctx_close(nxvk_ctx *c) {
   pthread_mutex_destroy(&c->rec_lock);
   pthread_mutex_destroy(&c->pool.lock);
   pthread_mutex_destroy(&c->xfer_lock);
+  pthread_mutex_destroy(&c->host_lock);
   for (int i = 0; i < 4; i++) pthread_mutex_destroy(&c->xfer_qlock[i]);
   if (c->fusion_memo_free) c->fusion_memo_free(c->fusion_memo);
   pthread_mutex_destroy(&c->fusion_lock);
@@ -449,6 +455,7 @@ void nxvk_ctx_stats(nxvk_ctx *c, nxvk_stats *o) {
   o->submits = atomic_load(&c->submits);
   o->imported_bytes = atomic_load(&c->imported_bytes);
   o->import_failures = atomic_load(&c->import_failures);
+  o->pinned_bytes = atomic_load(&c->pinned_bytes);
   o->validation_messages = atomic_load(&c->inst->validation_messages);
   o->recordings = atomic_load(&c->recordings);
   o->record_ns = atomic_load(&c->t_record);

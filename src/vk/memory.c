@@ -303,6 +303,12 @@ static int import_host(nxvk_ctx *c, char *host, size_t n, nxvk_buffer **out) {
       .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
       .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
   };
+  uint32_t families[2] = {c->queue_family, c->xfer_family}; /* lanes on the transfer queue copy it too */
+  if (c->xfer_on_tq) {
+    bci.sharingMode = VK_SHARING_MODE_CONCURRENT;
+    bci.queueFamilyIndexCount = 2;
+    bci.pQueueFamilyIndices = families;
+  }
   r = c->vk.vkCreateBuffer(c->device, &bci, NULL, &b->buffer);
   if (r != VK_SUCCESS) {
     free(b);
@@ -655,21 +661,22 @@ static void lane_put(nxvk_ctx *c, nxvk_xfer_lane *L) {
   pthread_mutex_unlock(&c->xfer_lock);
 }
 
-/* Records and submits the copy of slot s's first n bytes to or from b at
- * off, signalling the slot's fence.  The barrier after the copy makes its
+/* Records and submits the copy of n bytes between host-side buffer host at
+ * host_off (a staging slot, or pinned host memory) and b at off, signalling
+ * slot s's fence.  The barrier after the copy makes its
  * writes visible to every later command (upload) or to the host
  * (download). */
-static int lane_submit(nxvk_ctx *c, nxvk_xfer_lane *L, int k, int s, nxvk_buffer *b, VkDeviceSize off,
-                       size_t n, bool write) {
+static int lane_copy(nxvk_ctx *c, nxvk_xfer_lane *L, int s, VkBuffer host, VkDeviceSize host_off,
+                     nxvk_buffer *b, VkDeviceSize off, size_t n, bool write) {
   VkCommandBuffer cmd = L->cmd[s];
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
                                  .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
   VkResult r = c->vk.vkResetCommandBuffer(cmd, 0);
   if (r == VK_SUCCESS) r = c->vk.vkBeginCommandBuffer(cmd, &bi);
   if (r != VK_SUCCESS) return nxvk_vk_fail(r, "vkBeginCommandBuffer", __FILE__, __LINE__);
-  VkBufferCopy region = {write ? 0 : off, write ? off : 0, n};
-  if (write) c->vk.vkCmdCopyBuffer(cmd, L->st[k][s], b->buffer, 1, &region);
-  else c->vk.vkCmdCopyBuffer(cmd, b->buffer, L->st[k][s], 1, &region);
+  VkBufferCopy region = {write ? host_off : off, write ? off : host_off, n};
+  if (write) c->vk.vkCmdCopyBuffer(cmd, host, b->buffer, 1, &region);
+  else c->vk.vkCmdCopyBuffer(cmd, b->buffer, host, 1, &region);
   /* on the transfer queue an upload's writes reach the compute queue's
    * later commands through the fence the host waits on before the
    * transfer returns (no compute stage to name there) */
@@ -699,6 +706,11 @@ static int lane_submit(nxvk_ctx *c, nxvk_xfer_lane *L, int k, int s, nxvk_buffer
   }
   L->pending[s] = true;
   return NXVK_OK;
+}
+
+static int lane_submit(nxvk_ctx *c, nxvk_xfer_lane *L, int k, int s, nxvk_buffer *b, VkDeviceSize off,
+                       size_t n, bool write) {
+  return lane_copy(c, L, s, L->st[k][s], 0, b, off, n, write);
 }
 
 /* The lanes' memcpy between host memory and staging.  With
@@ -875,6 +887,219 @@ static int staged_copy(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, char *host
   return rc;
 }
 
+/* ---- pinned host memory: the engine's allocations and registered ranges ----
+ *
+ * A region is host memory with a VkBuffer over it: an allocation of
+ * host-visible, coherent (cached where there is such) memory, mapped
+ * (nxvk_pinned_alloc), or the caller's memory imported once with
+ * VK_EXT_external_memory_host (nxvk_host_register), its aligned middle.
+ * Either way the driver has its pages pinned for as long as the region
+ * lives, so a transfer from or into it is the device's copy alone: no
+ * memcpy through staging, no pinning per call.  A transfer that overlaps a
+ * region moves that part by DMA (split in c->xfer_pinned_split submissions
+ * on as many lanes) and the rest as any host memory.  The caller keeps a
+ * region alive while transfers use it (as with any buffer it passes). */
+typedef struct nxvk_host_region {
+  char *base;
+  size_t len;
+  nxvk_buffer *buf;                    /* unpooled; live_buffers counts it */
+  bool owned;                          /* nxvk_pinned_alloc's: base is buf's mapping */
+  struct nxvk_host_region *next;
+} nxvk_host_region;
+
+static void region_destroy(nxvk_ctx *c, nxvk_host_region *R) {
+  nxvk_buffer_unref(c, R->buf); /* unmaps an owned one's memory (buffer_destroy) */
+  free(R);
+}
+
+void nxvk_host_regions_destroy(nxvk_ctx *c) {
+  pthread_mutex_lock(&c->host_lock);
+  nxvk_host_region *R = c->host_regions;
+  c->host_regions = NULL;
+  pthread_mutex_unlock(&c->host_lock);
+  while (R) {
+    nxvk_host_region *next = R->next;
+    region_destroy(c, R);
+    R = next;
+  }
+}
+
+static int region_add(nxvk_ctx *c, char *base, size_t len, nxvk_buffer *buf, bool owned) {
+  nxvk_host_region *R = calloc(1, sizeof *R);
+  if (!R) {
+    nxvk_buffer_unref(c, buf);
+    return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  }
+  *R = (nxvk_host_region){.base = base, .len = len, .buf = buf, .owned = owned};
+  pthread_mutex_lock(&c->host_lock);
+  R->next = c->host_regions;
+  c->host_regions = R;
+  pthread_mutex_unlock(&c->host_lock);
+  return NXVK_OK;
+}
+
+/* Unlinks the region starting at p (owned or not as asked); NULL if none. */
+static nxvk_host_region *region_take(nxvk_ctx *c, const void *p, bool owned) {
+  pthread_mutex_lock(&c->host_lock);
+  nxvk_host_region **at = &c->host_regions, *R;
+  while ((R = *at) && !(R->owned == owned && (owned ? R->base == p : R->base >= (const char *)p &&
+                                                                         R->base < (const char *)p + c->host_align)))
+    at = &R->next;
+  if (R) *at = R->next;
+  pthread_mutex_unlock(&c->host_lock);
+  return R;
+}
+
+/* The region overlapping [p, p + n) that starts lowest, with where the
+ * overlap starts in it; NULL if none (or NXVK_XFER_PINNED=0). */
+static nxvk_host_region *region_find(nxvk_ctx *c, const char *p, size_t n) {
+  if (!c->xfer_pinned || !c->host_regions) return NULL;
+  nxvk_host_region *best = NULL;
+  pthread_mutex_lock(&c->host_lock);
+  for (nxvk_host_region *R = c->host_regions; R; R = R->next)
+    if (R->base < p + n && p < R->base + R->len && (!best || R->base < best->base)) best = R;
+  pthread_mutex_unlock(&c->host_lock);
+  return best;
+}
+
+int nxvk_pinned_alloc(nxvk_ctx *c, size_t n, void **out) {
+  *out = NULL;
+  if (atomic_load(&c->lost)) return nxvk_seterr(NXVK_E_DEVICE_LOST, "device was lost");
+  if (n == 0) n = 4;
+  if (c->info.max_allocation_size && n > c->info.max_allocation_size)
+    return nxvk_seterr(NXVK_E_TOO_LARGE, "%zu bytes is over this device's largest allocation (%llu bytes)", n,
+                       (unsigned long long)c->info.max_allocation_size);
+  nxvk_buffer *b = calloc(1, sizeof *b);
+  if (!b) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  b->size = n;
+  b->host_visible = true;
+  b->pool_class = -1;
+  atomic_init(&b->refs, 1);
+  VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+                            .size = n,
+                            .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                            .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+  uint32_t families[2] = {c->queue_family, c->xfer_family};
+  if (c->xfer_on_tq) {
+    bci.sharingMode = VK_SHARING_MODE_CONCURRENT;
+    bci.queueFamilyIndexCount = 2;
+    bci.pQueueFamilyIndices = families;
+  }
+  VkResult r = c->vk.vkCreateBuffer(c->device, &bci, NULL, &b->buffer);
+  if (r != VK_SUCCESS) {
+    free(b);
+    return nxvk_vk_fail(r, "vkCreateBuffer", __FILE__, __LINE__);
+  }
+  VkMemoryRequirements req;
+  c->vk.vkGetBufferMemoryRequirements(c->device, b->buffer, &req);
+  /* host-visible and coherent; cached (the caller reads it) and not
+   * device-local (a BAR window is small and slow to read) where there is such */
+  const VkPhysicalDeviceMemoryProperties *mp = &c->mem_props;
+  VkMemoryPropertyFlags need = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  int best = -1, rank = -1;
+  for (uint32_t i = 0; i < mp->memoryTypeCount; i++) {
+    VkMemoryPropertyFlags f = mp->memoryTypes[i].propertyFlags;
+    if (!(req.memoryTypeBits & (1u << i)) || (f & need) != need) continue;
+    int rk = ((f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) ? 2 : 0) + ((f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) ? 0 : 1);
+    if (rk > rank) {
+      rank = rk;
+      best = (int)i;
+    }
+  }
+  int rc = NXVK_OK;
+  if (best < 0) rc = nxvk_seterr(NXVK_E_ALLOC_FAILED, "no host-visible coherent memory to pin");
+  VkMemoryAllocateInfo mai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO,
+                              .allocationSize = req.size,
+                              .memoryTypeIndex = (uint32_t)best};
+  if (rc == NXVK_OK) {
+    r = c->vk.vkAllocateMemory(c->device, &mai, NULL, &b->memory);
+    if (r == VK_SUCCESS) r = c->vk.vkBindBufferMemory(c->device, b->buffer, b->memory, 0);
+    if (r == VK_SUCCESS) r = c->vk.vkMapMemory(c->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped);
+    if (r != VK_SUCCESS) {
+      rc = nxvk_vk_fail(r, "allocating pinned host memory", __FILE__, __LINE__);
+      if (rc == NXVK_E_ALLOC_FAILED) nxvk_seterr(rc, "pinned host allocation of %zu bytes failed", n);
+    }
+  }
+  if (rc) {
+    if (b->memory) c->vk.vkFreeMemory(c->device, b->memory, NULL);
+    c->vk.vkDestroyBuffer(c->device, b->buffer, NULL);
+    free(b);
+    return rc;
+  }
+  account(c, 0, 1); /* a live buffer (leak checks count it), no device bytes */
+  void *p = b->mapped;
+  rc = region_add(c, p, n, b, true);
+  if (rc == NXVK_OK) *out = p;
+  return rc;
+}
+
+void nxvk_pinned_free(nxvk_ctx *c, void *p) {
+  if (!c || !p) return;
+  nxvk_host_region *R = region_take(c, p, true);
+  if (R) region_destroy(c, R);
+}
+
+int nxvk_host_register(nxvk_ctx *c, void *p, size_t n) {
+  size_t a = (size_t)c->host_align;
+  if (!a) return nxvk_seterr(NXVK_E_UNSUPPORTED, "this device cannot import host memory (VK_EXT_external_memory_host)");
+  /* the aligned middle of [p, p + n) */
+  char *lo = (char *)p + (a - (uintptr_t)p % a) % a, *hi = (char *)(((uintptr_t)p + n) / a * a);
+  if (hi <= lo) return nxvk_seterr(NXVK_E_UNSUPPORTED, "%zu bytes hold no aligned block of %zu to import", n, a);
+  nxvk_buffer *b;
+  int rc = import_host(c, lo, (size_t)(hi - lo), &b);
+  if (rc) return rc;
+  return region_add(c, lo, (size_t)(hi - lo), b, false);
+}
+
+void nxvk_host_unregister(nxvk_ctx *c, void *p) {
+  if (!c || !p || !c->host_align) return;
+  nxvk_host_region *R = region_take(c, p, false);
+  if (R) region_destroy(c, R);
+}
+
+/* [host, host + n), all inside region R, to or from b at off: the device's
+ * copy alone, in up to c->xfer_pinned_split submissions on as many lanes
+ * (whole pages each, at least 1 MiB), waited for before it returns. */
+static int region_copy(nxvk_ctx *c, nxvk_host_region *R, char *host, nxvk_buffer *b, VkDeviceSize off, size_t n,
+                       bool write) {
+  nxvk_xfer_lane *L[16] = {0};
+  int split = c->xfer_pinned_split;
+  size_t most = n >> 20; /* 1 MiB a submission at least */
+  if ((size_t)split > most) split = most ? (int)most : 1;
+  size_t chunk = (n / (size_t)split + 4095) & ~(size_t)4095;
+  int rc = NXVK_OK, made = 0;
+  size_t at = 0;
+  for (; made < split && at < n && rc == NXVK_OK; made++) {
+    size_t len = n - at < chunk ? n - at : chunk;
+    rc = lane_get(c, &L[made]);
+    if (rc == NXVK_OK)
+      rc = lane_copy(c, L[made], 0, R->buf->buffer, (VkDeviceSize)(host - R->base) + at, b, off + at, len, write);
+    at += len;
+  }
+  for (int i = 0; i < made; i++) lane_put(c, L[i]); /* waits; on failure too */
+  if (rc == NXVK_OK && atomic_load(&c->lost)) rc = nxvk_seterr(NXVK_E_DEVICE_LOST, "device was lost");
+  if (rc == NXVK_OK) atomic_fetch_add(&c->pinned_bytes, (unsigned long long)n);
+  return rc;
+}
+
+static int buffer_write(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, const void *src, size_t n);
+static int buffer_read(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, void *dst, size_t n);
+
+/* A transfer overlapping a region: its part by DMA, the parts before and
+ * after it as any host memory (or other regions: neither overlaps R). */
+static int region_transfer(nxvk_ctx *c, nxvk_host_region *R, nxvk_buffer *b, VkDeviceSize off, char *host,
+                           size_t n, bool write) {
+  size_t head = R->base > host ? (size_t)(R->base - host) : 0;
+  char *end = host + n < R->base + R->len ? host + n : R->base + R->len;
+  size_t mid = (size_t)(end - (host + head)), tail = n - head - mid;
+  int rc = NXVK_OK;
+  if (head) rc = write ? nxvk_buffer_write(c, b, off, host, head) : nxvk_buffer_read(c, b, off, host, head);
+  if (rc == NXVK_OK) rc = region_copy(c, R, host + head, b, off + head, mid, write);
+  if (rc == NXVK_OK && tail)
+    rc = write ? nxvk_buffer_write(c, b, off + head + mid, end, tail) : nxvk_buffer_read(c, b, off + head + mid, end, tail);
+  return rc;
+}
+
 int nxvk_buffer_write(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, const void *src, size_t n) {
   if (n == 0) return NXVK_OK;
   if (off + n > b->size) return nxvk_seterr(NXVK_E_SIZE_MISMATCH, "write past end of buffer");
@@ -882,6 +1107,13 @@ int nxvk_buffer_write(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, const void 
     memcpy((char *)b->mapped + off, src, n);
     return NXVK_OK;
   }
+  nxvk_host_region *R = region_find(c, src, n);
+  if (R) return region_transfer(c, R, b, off, (char *)src, n, true);
+  return buffer_write(c, b, off, src, n);
+}
+
+/* nxvk_buffer_write's other cases: host memory outside any region. */
+static int buffer_write(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, const void *src, size_t n) {
   if (n <= 65536 && n % 4 == 0 && off % 4 == 0) {
     /* small and aligned: vkCmdUpdateBuffer carries it, no staging buffer */
     nxvk_rec *r;
@@ -903,6 +1135,47 @@ int nxvk_buffer_read(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, void *dst, s
     memcpy(dst, (const char *)b->mapped + off, n);
     return NXVK_OK;
   }
+  nxvk_host_region *R = region_find(c, dst, n);
+  if (R) return region_transfer(c, R, b, off, dst, n, false);
+  return buffer_read(c, b, off, dst, n);
+}
+
+static int buffer_read(nxvk_ctx *c, nxvk_buffer *b, VkDeviceSize off, void *dst, size_t n) {
   if (nxvk_xfer_direct(c, n)) return transfer_parallel(c, b, off, dst, n, false);
   return staged_copy(c, b, off, dst, n, false);
+}
+
+/* ---- nxvk_host_copy: memcpy on the transfer threads ---- */
+
+typedef struct hcopy {
+  nxvk_ctx *c;
+  char *dst;
+  const char *src;
+  size_t n, chunk;
+  int index;
+  pthread_t tid;
+} hcopy;
+
+static void *hcopy_main(void *arg) {
+  hcopy *h = arg;
+  size_t at = (size_t)h->index * h->chunk;
+  if (at < h->n) xfer_copy(h->c, h->dst + at, h->src + at, h->n - at < h->chunk ? h->n - at : h->chunk);
+  return NULL;
+}
+
+int nxvk_host_copy(nxvk_ctx *c, void *dst, const void *src, size_t n) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  int t = cpus < 1 ? 1 : cpus > XFER_MAX_THREADS ? XFER_MAX_THREADS : (int)cpus;
+  if (t > c->xfer_threads) t = c->xfer_threads;
+  if ((size_t)t > n >> 20) t = n >> 20 ? (int)(n >> 20) : 1; /* 1 MiB a thread at least */
+  hcopy h[XFER_MAX_THREADS];
+  size_t chunk = (n / (size_t)t + 4095) & ~(size_t)4095;
+  int started = 1;
+  for (int i = 0; i < t; i++) h[i] = (hcopy){.c = c, .dst = dst, .src = src, .n = n, .chunk = chunk, .index = i};
+  for (; started < t; started++)
+    if (pthread_create(&h[started].tid, NULL, hcopy_main, &h[started]) != 0) break;
+  for (int i = started; i < t; i++) hcopy_main(&h[i]); /* threads that did not start: here */
+  hcopy_main(&h[0]);
+  for (int i = 1; i < started; i++) pthread_join(h[i].tid, NULL);
+  return NXVK_OK;
 }

@@ -171,6 +171,16 @@ struct nxvk_ctx {
    * and copy it by DMA (memory.c); 0 where the device has no such import or
    * NXVK_XFER_IMPORT=0 turned it off */
   VkDeviceSize import_align;           /* minImportedHostPointerAlignment */
+  VkDeviceSize host_align;             /* the same, whatever NXVK_XFER_IMPORT says (nxvk_host_register) */
+  /* host memory the device reaches by DMA (nxvk_pinned_alloc,
+   * nxvk_host_register): transfers from or into it are copies by the
+   * device alone, split in xfer_pinned_split submissions on as many lanes
+   * (NXVK_XFER_PINNED_SPLIT); xfer_pinned false (NXVK_XFER_PINNED=0)
+   * treats it as any host memory, for comparison */
+  pthread_mutex_t host_lock;
+  struct nxvk_host_region *host_regions; /* owned */
+  int xfer_pinned_split;
+  bool xfer_pinned;
   size_t xfer_piece;                   /* bytes per piece of a large transfer, at most (NXVK_XFER_PIECE) */
   bool xfer_piece_set;                 /* NXVK_XFER_PIECE given: every piece that size */
   int xfer_threads;                    /* threads at most (NXVK_XFER_THREADS) */
@@ -191,7 +201,7 @@ struct nxvk_ctx {
   unsigned xfer_lanes_made;            /* lanes created so far: the next one's queue */
   pthread_mutex_t xfer_lock;           /* xfer_lanes */
   struct nxvk_xfer_lane *xfer_lanes;   /* owned: idle lanes (staging pair, fences, command pool) */
-  atomic_ullong imported_bytes, import_failures;
+  atomic_ullong imported_bytes, import_failures, pinned_bytes;
   /* the ops' tuning: set and read by src/ops (tuning.c); plain memory this
    * layer only frees, so that src/vk knows no op */
   struct nxvk_tuning *tuning;          /* owned */
@@ -244,6 +254,8 @@ void nxvk_buffer_unref(nxvk_ctx *c, nxvk_buffer *b);
 /* The transfer lanes' staging memory and Vulkan objects (memory.c), freed
  * by nxvk_ctx_trim and at close. */
 void nxvk_xfer_lanes_destroy(nxvk_ctx *c);
+/* Pinned allocations and registrations the caller left (at close). */
+void nxvk_host_regions_destroy(nxvk_ctx *c);
 /* Whether this build has the lanes' streaming copy (x86-64). */
 bool nxvk_xfer_can_stream(void);
 /* n bytes move best on their own (nxvk_buffer_write/read: several threads,

@@ -213,11 +213,21 @@ assert {('copy', 'device'), ('h2d', 'upload'), ('d2h', 'download')} <= got, got"
 # 1 MiB in pieces of 1 MiB: a size that is no multiple of a piece)
 expect_status "bench transfers runs (the lanes, 1 MiB pieces, 3 MiB + 4 bytes)" 0 env NXVK_STAGING=1 \
   NXVK_XFER_MIN=1M NXVK_XFER_PIECE=1M "$NXVK" bench transfers --repeat 2 --bytes 3145732 --json "$tmp/xfer.json"
-check "transfers: exactly peak's h2d and d2h rows, in GB/s" "$PY" -c "
+check "transfers: exactly peak's h2d and d2h rows, pageable then pinned, and the memcpy rows, in GB/s" "$PY" -c "
 import json; d = json.load(open('$tmp/xfer.json'))
 r = d['results']
-assert [(x['mode'], x['name'], x['variant']) for x in r] == [('peak', 'h2d', 'upload'), ('peak', 'd2h', 'download')], r
-assert all(x['gbps'] > 0 and x['size'] == 3145732 for x in r), r"
+assert [(x['mode'], x['name'], x['variant']) for x in r] == [('peak', 'h2d', 'upload'), ('peak', 'd2h', 'download'),
+    ('peak', 'h2d', 'pinned-upload'), ('peak', 'd2h', 'pinned-download'), ('peak', 'memcpy', 'to-pinned'),
+    ('peak', 'memcpy', 'from-pinned')], r
+assert all(x['gbps'] > 0 and x['size'] == 3145732 for x in r), r
+# the pinned rows are the device's copy alone (NXVK_STAGING=1: the discrete-GPU path)
+assert all(x['note'].endswith('; 100% of bytes by DMA') for x in r if x['variant'].startswith('pinned')), r"
+expect_status "bench transfers with NXVK_XFER_PINNED=0 (pinned memory as any host memory) runs" 0 env NXVK_STAGING=1 \
+  NXVK_XFER_PINNED=0 NXVK_XFER_PINNED_SPLIT=2 "$NXVK" bench transfers --repeat 1 --bytes 1M --json "$tmp/xfer0.json"
+check "transfers with NXVK_XFER_PINNED=0: no byte of the pinned rows by DMA" "$PY" -c "
+import json; r = json.load(open('$tmp/xfer0.json'))['results']
+p = [x for x in r if x['variant'].startswith('pinned')]
+assert len(p) == 2 and all(x['note'].endswith('; 0% of bytes by DMA') for x in p), p"
 expect_status "transfers refuses --sizes" 2 "$NXVK" bench transfers --sizes 1K
 expect_status "a bad NXVK_XFER_COPY is an error naming it" 2 env NXVK_XFER_COPY=fast "$NXVK" bench transfers --bytes 1M
 check "the error names NXVK_XFER_COPY" grep -q "NXVK_XFER_COPY=fast" "$tmp/last.err"
