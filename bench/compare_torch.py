@@ -331,30 +331,34 @@ def torch_transfers(torch, args, nbytes, n_add):
 def print_transfers(nx, pt):
     """nxvk's h2d/d2h (bench peak) and 64M add end to end (bench ops e2e)
     beside PyTorch's pinned and pageable figures."""
-    def nx_row(name):
+    def nx_row(name, variants=("upload", "download")):
         return next((r for r in nx if r["mode"] == "peak" and r["name"] == name and
-                     r.get("variant") in ("upload", "download")), None)
-    print("\ntransfers (wall clock)      nxvk          PyTorch pinned   PyTorch pageable   nxvk / pageable")
+                     r.get("variant") in variants), None)
+    print("\ntransfers (wall clock)      nxvk          nxvk pinned   PyTorch pinned   PyTorch pageable   "
+          "nxvk / pageable   pinned / pinned")
     rows = []
     for name in ("h2d", "d2h"):
         r = nx_row(name)
+        rp = nx_row(name, ("pinned-upload", "pinned-download"))
         pin = next((p for p in pt if p["name"] == name and p["host"] == "pinned"), None)
         pag = next((p for p in pt if p["name"] == name and p["host"] == "pageable"), None)
         g = r["gbps"] if r else None
+        gp = rp["gbps"] if rp else None
         ratio = g / pag["gbps"] if g and pag else None
-        print("%-26s  %-12s  %-15s  %-17s  %s" % (
-            "%s %s" % (name, size_label(r["size"]) if r else ""), fmt(g, "%.2f GB/s"),
-            fmt(pin and pin["gbps"], "%.2f GB/s"), fmt(pag and pag["gbps"], "%.2f GB/s"), fmt(ratio)))
-        rows.append({"name": name, "nxvk_gbps": g, "torch_pinned_gbps": pin and pin["gbps"],
-                     "torch_pageable_gbps": pag and pag["gbps"], "ratio_pageable": ratio})
+        ratio_p = gp / pin["gbps"] if gp and pin else None
+        print("%-26s  %-12s  %-12s  %-15s  %-17s  %-16s  %s" % (
+            "%s %s" % (name, size_label(r["size"]) if r else ""), fmt(g, "%.2f GB/s"), fmt(gp, "%.2f GB/s"),
+            fmt(pin and pin["gbps"], "%.2f GB/s"), fmt(pag and pag["gbps"], "%.2f GB/s"), fmt(ratio), fmt(ratio_p)))
+        rows.append({"name": name, "nxvk_gbps": g, "nxvk_pinned_gbps": gp, "torch_pinned_gbps": pin and pin["gbps"],
+                     "torch_pageable_gbps": pag and pag["gbps"], "ratio_pageable": ratio, "ratio_pinned": ratio_p})
     e = next((r for r in nx if r["mode"] == "ops" and r["name"] == "add" and r["dtype"] == "f32" and
               r["size"] == 64 << 20 and r.get("e2e_ns")), None)
     pe = next((p for p in pt if p["name"] == "add_e2e"), None)
     nx_ms = e["e2e_ns"]["median"] / 1e6 if e else None
     pt_ms = pe["wall_ns"]["median"] / 1e6 if pe else None
     ratio = pt_ms / nx_ms if nx_ms and pt_ms else None
-    print("%-26s  %-12s  %-15s  %-17s  %s" % ("add 64M f32 end to end", fmt(nx_ms, "%.1f ms"), "-",
-                                               fmt(pt_ms, "%.1f ms"), fmt(ratio)))
+    print("%-26s  %-12s  %-12s  %-15s  %-17s  %s" % ("add 64M f32 end to end", fmt(nx_ms, "%.1f ms"), "-", "-",
+                                                     fmt(pt_ms, "%.1f ms"), fmt(ratio)))
     rows.append({"name": "add_e2e", "nxvk_ms": nx_ms, "torch_pageable_ms": pt_ms, "ratio_pageable": ratio})
     return rows
 

@@ -182,6 +182,8 @@ typedef struct {
     bool writable;
     uint8_t *map;
     uint64_t used;          /* s->requests when last used */
+    uint64_t reg_gen;       /* generation + 1 the mapping was offered to nxvk_host_register in (0: not yet) */
+    bool registered;        /* and the device took it: transfers from and into it are its DMA alone */
   } shm[4];
   bool closed;              /* the client stopped reading */
   int status;               /* exit status once serving ends */
@@ -531,13 +533,15 @@ static int cmd_ping(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
 
 /* ---- shared memory (put and get with "shm") ---- */
 
-static void shm_unmap(struct port_shm *m) {
+static void shm_unmap(port_server *s, struct port_shm *m) {
+  /* a registration of a closed context (device lost) went with it */
+  if (m->registered && m->reg_gen == s->generation + 1) nxvk_host_unregister(s->ctx, m->map);
   if (m->map && m->size) munmap(m->map, m->size);
   memset(m, 0, sizeof *m);
 }
 
 static void shm_unmap_all(port_server *s) {
-  for (size_t i = 0; i < sizeof s->shm / sizeof s->shm[0]; i++) shm_unmap(&s->shm[i]);
+  for (size_t i = 0; i < sizeof s->shm / sizeof s->shm[0]; i++) shm_unmap(s, &s->shm[i]);
 }
 
 /* "shm": {"name": "/NAME", "offset": N, "length": N} of a put or get: the
@@ -576,7 +580,11 @@ static int shm_map(port_server *s, const char *cmd, const cJSON *o, size_t need,
   if (write && len < need)
     return fail(s, NXVK_E_SIZE_MISMATCH, "%s: shm.length: room for %llu bytes; the tensor is %zu", cmd,
                 (unsigned long long)len, need);
-  int fd = shm_open(name, write ? O_RDWR : O_RDONLY, 0);
+  /* read-write where the client allows it, puts too: the device imports
+   * writable pages (nxvk_host_register), and one mapping serves both */
+  int fd = shm_open(name, O_RDWR, 0);
+  bool rw = fd >= 0;
+  if (fd < 0 && !write && errno == EACCES) fd = shm_open(name, O_RDONLY, 0);
   if (fd < 0)
     return fail(s, NXVK_E_BAD_REQUEST, "%s: shm.name: cannot open %s%s: %s", cmd, name,
                 write ? " to write" : "", strerror(errno));
@@ -603,10 +611,10 @@ static int shm_map(port_server *s, const char *cmd, const cJSON *o, size_t need,
     if (!e->map || (slot->map && e->used < slot->used)) slot = e;
   }
   if (!m && need > 0) {
-    shm_unmap(slot);
+    shm_unmap(s, slot);
     /* the whole object, populated now: one pass of the kernel's, where
      * faulting 64 MiB page by page in the copy took longer than the copy */
-    void *p = mmap(NULL, size, write ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+    void *p = mmap(NULL, size, rw ? PROT_READ | PROT_WRITE : PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
     if (p == MAP_FAILED) {
       int e = errno;
       close(fd);
@@ -617,8 +625,15 @@ static int shm_map(port_server *s, const char *cmd, const cJSON *o, size_t need,
     m->dev = st.st_dev;
     m->ino = st.st_ino;
     m->size = size;
-    m->writable = write;
+    m->writable = rw;
     m->map = p;
+  }
+  /* imported once for the mapping's life (the device's copy alone, no
+   * staging); refused (a read-only mapping, no VK_EXT_external_memory_host),
+   * the transfers go through staging as before */
+  if (m && m->reg_gen != s->generation + 1) {
+    m->reg_gen = s->generation + 1;
+    m->registered = nxvk_host_register(s->ctx, m->map, m->size) == NXVK_OK;
   }
   close(fd); /* the mapping keeps the object */
   if (m) {
@@ -1179,6 +1194,7 @@ static int cmd_stats(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
   cJSON_AddNumberToObject(o, "live_buffers", (double)st.live_buffers);
   cJSON_AddNumberToObject(o, "peak_bytes", (double)st.peak_bytes);
   cJSON_AddNumberToObject(o, "pooled_bytes", (double)st.pooled_bytes);
+  cJSON_AddNumberToObject(o, "pinned_bytes", (double)st.pinned_bytes);
   cJSON_AddNumberToObject(o, "buffers_created", (double)st.buffers_created);
   cJSON_AddNumberToObject(o, "pipelines_created", (double)st.pipelines_created);
   cJSON_AddNumberToObject(o, "submits", (double)st.submits);
