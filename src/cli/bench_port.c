@@ -354,7 +354,8 @@ static int get_once(void *arg, double *ns) {
 
 /* The port's own time so far (its stats request), ns: reading requests,
  * the engine, writing replies; false where it does not say. */
-static bool port_times(port_conn *p, double t[3]) {
+/* t: the port's read, engine and reply times (ns) and its pinned_bytes. */
+static bool port_times(port_conn *p, double t[4]) {
   char err[400];
   if (conn_request(p, "{\"cmd\":\"stats\"}", NULL, 0, NULL, 0, err, sizeof err) < 0) return false;
   cJSON *j = cJSON_ParseWithLength(p->reply.header, p->reply.header_len);
@@ -366,6 +367,8 @@ static bool port_times(port_conn *p, double t[3]) {
     ok = cJSON_IsNumber(v);
     if (ok) t[i] = v->valuedouble;
   }
+  const cJSON *pb = cJSON_GetObjectItemCaseSensitive(j, "pinned_bytes");
+  t[3] = cJSON_IsNumber(pb) ? pb->valuedouble : 0;
   cJSON_Delete(j);
   return ok;
 }
@@ -468,7 +471,7 @@ int bench_port_transfer(bench_ctx *b, int64_t bytes) {
       row->size = bytes;
       row->gflops = row->gflops_min = row->gflops_max = row->speedup = row->speedup_e2e = row->pct_peak =
           row->latency_us = row->max_abs = row->max_ulp = row->ops_per_s = NAN;
-      double t0[3], t1[3];
+      double t0[4], t1[4];
       bool split = port_times(&conn, t0);
       x.calls = 0;
       int rc = bench_repeat(b->o, 1, true, dir == 0 ? put_once : get_once, &x, &row->e2e);
@@ -483,11 +486,12 @@ int bench_port_transfer(bench_ctx *b, int64_t bytes) {
       row->gbps = row->bytes / row->e2e.median;
       snprintf(row->check, sizeof row->check, "round trip");
       /* where the port's time went, per request (puts: their frees included) */
-      char where[120] = "";
+      /* and how much of the bytes the device copied alone (the registered shm mapping) */
+      char where[128] = "";
       if (split)
-        snprintf(where, sizeof where, "; the port: read %.2f, engine %.2f, reply %.2f ms a request",
+        snprintf(where, sizeof where, "; the port: read %.2f, engine %.2f, reply %.2f ms a request; %.0f%% by DMA",
                  (t1[0] - t0[0]) / x.calls * 1e-6, (t1[1] - t0[1]) / x.calls * 1e-6,
-                 (t1[2] - t0[2]) / x.calls * 1e-6);
+                 (t1[2] - t0[2]) / x.calls * 1e-6, 100.0 * (t1[3] - t0[3]) / ((double)x.bytes * (double)x.calls));
       snprintf(row->note, sizeof row->note, "%s through one `nxvk port` %s, wall clock%s", dir == 0 ? "put" : "get",
                x.shm ? "from/to shared memory" : "over pipes", where);
       bench_print_row(row);
