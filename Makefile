@@ -51,6 +51,9 @@ HAND_VARIANTS = \
   $(foreach d,f32 f64,dot_vec1_$(d):dot_vec1:-DDT_$(d) dot_vec_split_$(d):dot_vec:-DDT_$(d)@-DSPLITK dot_ksum_$(d):dot_ksum:-DDT_$(d)) dot_kchunk:dot_kchunk: \
   dot_vec_strided_f32:dot_vec:-DDT_f32@-DSTRIDED \
   dot_vec128_f64:dot_vec:-DDT_f64@-DNT_LAYOUT=128@-DNT=128u@-DNT_M1=127u@-DTXN=8u@-DTYN=16u \
+  dot_vec128_f32:dot_vec:-DDT_f32@-DNT_LAYOUT=128@-DNT=128u@-DNT_M1=127u@-DTXN=8u@-DTYN=16u \
+  dot_vec_aligned_f32:dot_vec:-DDT_f32@-DALIGNED \
+  dot_vec128_aligned_f32:dot_vec:-DDT_f32@-DALIGNED@-DNT_LAYOUT=128@-DNT=128u@-DNT_M1=127u@-DTXN=8u@-DTYN=16u \
   dot_coopmat_f32:dot_coopmat:-DDT_f32 f16_pack:f16_pack:-DDT_f32 f16_pad:f16_pack:-DSRC_F16 \
   dot_ksum_f32_f16:dot_ksum:-DDT_f32@-DOUT_F16 \
   $(foreach d,f32 f64,dot_skinny_n_$(d):dot_skinny:-DDT_$(d)@-DNSKINNY dot_skinny_m_$(d):dot_skinny:-DDT_$(d)@-DMSKINNY) \

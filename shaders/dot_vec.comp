@@ -43,6 +43,13 @@
 // dot_vec128_f64 (8 x 16 = 128 invocations, CB doubled: the same tile with
 // 4 x 8 doubles per invocation, 154 registers, three workgroups per SM)
 // measured 19.8 TFLOPS at 4096^2 on an H200 against 18.8 for 16 x 16.
+// Aligned (compiled with -DALIGNED as dot_vec_aligned_f32 and
+// dot_vec128_aligned_f32, f32 only): for products whose M, N and K are whole
+// tiles (BM, BN, BK), with no bounds tests and only vector loads and stores,
+// and the workgroups launched in groups of GM row tiles (GM a specialization
+// constant; 1: row after row), so that the blocks resident at once share
+// A's and B's tiles in L2.  Their own SPIR-V: the unaligned kernels'
+// is unchanged (bench/NOTES.md, "f32 tiled at 0.9").
 // Grid: (ceil(N/BN), ceil(M/BM), batch), batch * S with SPLITK.
 // meta: [0] M [1] N [2] K [3] batch [4] bit 0: A vector loads, bit 1: B and C
 //       [5] S [6] KC (SPLITK)
@@ -73,6 +80,12 @@ layout(constant_id = 1) const uint CB = 2u;   // Q-column blocks per invocation
 layout(constant_id = 2) const uint BK = 8u;   // a multiple of Q
 #if defined(DT_f64)
 layout(constant_id = 3) const uint LW = 2u;   // 2, 4, 8 or 16
+#endif
+#if defined(ALIGNED)
+#if defined(DT_f64) || defined(SPLITK) || defined(STRIDED)
+#error "ALIGNED is an f32 kernel without split K"
+#endif
+layout(constant_id = 3) const uint GM = 1u;   // row tiles per launch group
 #endif
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
@@ -118,20 +131,28 @@ uint tx, ty;   // this invocation's column and row in the TXN x TYN grid
 
 VT load_a(uint v, uint k0) {
   uint r = v / KQ, gr = row0 + r, gk = k0 + (v - r * KQ) * Q;
+#if defined(ALIGNED)
+  return av[(abase + gr * A_ROW + gk) / Q];
+#else
   if (vec_a) return (gr < M && gk < KEND) ? av[(abase + gr * A_ROW + gk) / Q] : VT(0);
   VT x = VT(0);
   [[unroll]] for (uint e = 0u; e < Q; e++)
     if (gr < M && gk + e < KEND) x[e] = T(a[abase + gr * A_ROW + gk + e]);
   return x;
+#endif
 }
 
 VT load_b(uint v, uint k0) {
   uint k = v / BNV, gk = k0 + k, gc = col0 + (v - k * BNV) * Q;
+#if defined(ALIGNED)
+  return bv[(bbase + gk * N + gc) / Q];
+#else
   if (vec_b) return (gk < KEND && gc < N) ? bv[(bbase + gk * N + gc) / Q] : VT(0);
   VT x = VT(0);
   [[unroll]] for (uint e = 0u; e < Q; e++)
     if (gk < KEND && gc + e < N) x[e] = T(b[bbase + gk * N + gc + e]);
   return x;
+#endif
 }
 
 // registers -> shared buffer `buf` (A transposed: k-major)
@@ -194,8 +215,21 @@ void main() {
 #define KSTART 0u
 #define ZOUT bi
 #endif
+#if defined(ALIGNED)
+  // launch order: groups of GM row tiles, walked column by column
+  uint bx = gl_WorkGroupID.x, by = gl_WorkGroupID.y;
+  if (GM > 1u) {
+    uint gx = gl_NumWorkGroups.x, id = by * gx + bx, per = GM * gx, g = id / per;
+    uint first = g * GM, rows = min(gl_NumWorkGroups.y - first, GM), in_g = id - g * per;
+    by = first + in_g % rows;
+    bx = in_g / rows;
+  }
+  row0 = by * BMV * Q;
+  col0 = bx * BNV * Q;
+#else
   row0 = gl_WorkGroupID.y * BMV * Q;
   col0 = gl_WorkGroupID.x * BNV * Q;
+#endif
   uint t = gl_LocalInvocationID.x;
 #if defined(DT_f64)
   uint lane = t % 32u, w = t / 32u, wx = TXN / LW;   // NT/32 groups of 32: wx across
@@ -267,17 +301,23 @@ void main() {
   [[unroll]] for (uint i = 0u; i < RB; i++)
     [[unroll]] for (uint q = 0u; q < Q; q++) {
       uint gr = row0 + i * TYN * Q + ty * Q + q;
+#if !defined(ALIGNED)
       if (gr >= M) continue;
+#endif
       [[unroll]] for (uint j = 0u; j < CB; j++) {
         uint gc = col0 + j * TXN * Q + tx * Q;
         VT v = acc[(i * Q + q) * CB + j];
         uint o = ZOUT * M * N + gr * N + gc;   // ZOUT: z with SPLITK
+#if defined(ALIGNED)
+        cv[o / Q] = v;
+#else
         if (vec_b && gc < N) {
           cv[o / Q] = v;
         } else {
           [[unroll]] for (uint e = 0u; e < Q; e++)
             if (gc + e < N) c[o + e] = ST(v[e]);
         }
+#endif
       }
     }
 #endif

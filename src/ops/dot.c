@@ -419,7 +419,7 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
    * to fill the GPU.
    * NXVK_DOT_NT=256 or 128 picks the grid for tuning runs. */
   uint32_t nt = c->tuning->dot_nt;
-  bool narrow = dt == NXVK_F64 && (nt ? nt == 128 : split == 1 && i == 0);
+  bool narrow = nt ? nt == 128 : dt == NXVK_F64 && split == 1 && i == 0; /* f32: only when forced */
   const uint32_t *v = c->tuning->dot_vec; /* all 0 when unset: fails v[0] >= 1 */
   uint32_t max_blocks = dt == NXVK_F64 ? 4 : 8; /* f64: the shader's literal expansion covers 4 x 4 */
   bool forced = false;
@@ -799,7 +799,15 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
     uint32_t vspec[4] = {vcfg[0], vcfg[1], vcfg[2], lanes}, nspec = dtype == NXVK_F64 ? 4 : 3;
     uint32_t meta[7] = {M, N, K, batch, (K % q == 0 ? 1u : 0u) | (N % q == 0 ? 2u : 0u), S, vcfg[4]};
     if (S == 1) {
-      snprintf(name, sizeof name, narrow ? "dot_vec128_%s" : "dot_vec_%s", dt);
+      /* f32 of whole tiles: the kernel without bounds tests, its launch in
+       * groups of row tiles (NXVK_DOT_ALIGNED, NXVK_DOT_GROUP) */
+      bool aligned = dtype == NXVK_F32 && c->tuning->dot_aligned && M % vbm == 0 && N % vbn == 0 &&
+                     K % vcfg[2] == 0;
+      if (aligned) {
+        vspec[3] = c->tuning->dot_group ? c->tuning->dot_group : 1;
+        nspec = 4;
+      }
+      snprintf(name, sizeof name, "dot_vec%s%s_%s", narrow ? "128" : "", aligned ? "_aligned" : "", dt);
       return nxvk_dispatch_grid(r, name, vspec, nspec, meta, 5, bufs, 3, (N + vbn - 1) / vbn,
                                 (M + vbm - 1) / vbm, batch); /* [5], [6]: split only */
     }

@@ -269,7 +269,9 @@ uint32_t nxvk_ew_launch(nxvk_ctx *c, uint64_t n, bool paired, uint32_t spec[NXVK
 typedef struct nxvk_tuning {
   uint32_t dot_tiles[5]; /* NXVK_DOT_TILES: BM, BN, BK, TM, TN of dot_tiled */
   uint32_t dot_vec[4];   /* NXVK_DOT_VEC: RB, CB, BK, S of dot_vec */
-  uint32_t dot_nt;       /* NXVK_DOT_NT: 128 (f64's narrow grid) or 256 */
+  uint32_t dot_nt;       /* NXVK_DOT_NT: 128 (the narrow grid) or 256 */
+  bool dot_aligned;      /* NXVK_DOT_ALIGNED: whole-tile f32 products on dot_vec_aligned */
+  uint32_t dot_group;    /* NXVK_DOT_GROUP: row tiles a launch group of dot_vec_aligned (0: the rule) */
   char dot_split[8];     /* NXVK_DOT_SPLIT: kernel, batch or copy */
   uint32_t dot_coopmat[8]; /* NXVK_DOT_COOPMAT: WM, WN, FR, FC, BK[, FM, FN, FK] of dot_coopmat */
   uint32_t dot_coopmat_split; /* NXVK_DOT_COOPMAT_SPLIT: k chunks of dot_coopmat (1: none) */

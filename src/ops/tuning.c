@@ -196,6 +196,15 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
     t->dot_vec[3] = 1;
   static const char *const grids[] = {"128", "256"}, *const forms[] = {"kernel", "batch", "copy"};
   if ((i = knob_choice("NXVK_DOT_NT", grids, 2, "want 128 or 256", &rc)) >= 0) t->dot_nt = i ? 256 : 128;
+  /* f32 products of whole tiles (M, N, K multiples of the block and the k
+   * step) on the vec kernel without bounds tests, launched in groups of
+   * row tiles (dot_vec.comp, ALIGNED): off until an H100 measures it faster */
+  t->dot_aligned = false;
+  if ((i = knob_choice("NXVK_DOT_ALIGNED", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->dot_aligned = i == 1;
+  if (knob_list("NXVK_DOT_GROUP", u, 1, 1, "want a number of row tiles from 1 to 64", &rc)) {
+    if (u[0] < 1 || u[0] > 64) return bad("NXVK_DOT_GROUP", knob("NXVK_DOT_GROUP"), "want a number of row tiles from 1 to 64");
+    t->dot_group = u[0];
+  }
   if ((i = knob_choice("NXVK_DOT_SPLIT", forms, 3, "want kernel, batch or copy", &rc)) >= 0)
     snprintf(t->dot_split, sizeof t->dot_split, "%s", forms[i]);
   if (knob_list("NXVK_DOT_COOPMAT", t->dot_coopmat, 5, 8, "want WM,WN,FR,FC,BK[,FM,FN,FK] (five or eight whole numbers)",

@@ -59,6 +59,9 @@ cases() {
   refused "$bin" "$tag NXVK_DOT_VEC with S = 0" NXVK_DOT_VEC=1,1,8,0
   refused "$bin" "$tag NXVK_DOT_VEC past shared memory" NXVK_DOT_VEC=8,8,64
   refused "$bin" "$tag NXVK_DOT_NT not 128 or 256" NXVK_DOT_NT=64
+  refused "$bin" "$tag NXVK_DOT_ALIGNED not 0 or 1" NXVK_DOT_ALIGNED=yes
+  refused "$bin" "$tag NXVK_DOT_GROUP 0" NXVK_DOT_GROUP=0
+  refused "$bin" "$tag NXVK_DOT_GROUP past 64" NXVK_DOT_GROUP=65
   refused "$bin" "$tag NXVK_DOT_COOPMAT with six numbers" NXVK_DOT_COOPMAT=2,2,4,4,32,16
   refused "$bin" "$tag NXVK_DOT_COOPMAT with FR = 9 (or no cooperative matrices)" NXVK_DOT_COOPMAT=2,2,9,4,32
   refused "$bin" "$tag NXVK_DOT_COOPMAT_SPLIT past 16" NXVK_DOT_COOPMAT_SPLIT=17
@@ -91,6 +94,9 @@ cases() {
   taken "$bin" "$tag NXVK_DOT_TILES=32,16,4,2,4 is taken" NXVK_DOT_TILES=32,16,4,2,4
   taken "$bin" "$tag an empty NXVK_DOT_TILES is unset" NXVK_DOT_TILES=
   taken "$bin" "$tag NXVK_DOT_VEC=1,1,4,2 is taken" NXVK_DOT_VEC=1,1,4,2 dot '{"variant":"vec"}'
+  taken "$bin" "$tag NXVK_DOT_ALIGNED=1 is taken (a product of partial tiles keeps the checked kernel)" NXVK_DOT_ALIGNED=1 dot '{"variant":"vec"}'
+  taken "$bin" "$tag NXVK_DOT_GROUP=2 is taken" NXVK_DOT_GROUP=2 dot '{"variant":"vec"}'
+  taken "$bin" "$tag NXVK_DOT_NT=128 is taken for f32" NXVK_DOT_NT=128 dot '{"variant":"vec"}'
   taken "$bin" "$tag NXVK_EW_UNROLL=3 is taken" NXVK_EW_UNROLL=3 exp '{}'
   taken "$bin" "$tag NXVK_POOL_CAP=1M is taken" NXVK_POOL_CAP=1M
   taken "$bin" "$tag NXVK_GROUP_SUBMIT=0 is taken" NXVK_GROUP_SUBMIT=0

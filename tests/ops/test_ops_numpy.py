@@ -793,6 +793,25 @@ def cases_dot(dt, rng):
         for form in ("kernel", "batch", "copy"):
             add("batched [2,33,%d]x[2,%d,65] variant vec, split K in 4 (%s form)" % (k, k, form), a, b,
                 {"variant": "vec"}, {"NXVK_DOT_VEC": "1,1,8,4", "NXVK_DOT_SPLIT": form})
+    # f32 products of whole tiles without bounds tests (dot_vec_aligned_f32,
+    # NXVK_DOT_ALIGNED), launched in groups of row tiles (3 or 6 row tiles in groups
+    # of 4 or 3: the last group short), and the 8 x 16 grid (NXVK_DOT_NT=128) for
+    # f32, aligned or not; f64 takes the checked kernels (the same oracle)
+    a = random_values(dt, 384 * 48, rng, "dot").reshape(384, 48)
+    b = random_values(dt, 48 * 256, rng, "dot").reshape(48, 256)
+    for env in ({"NXVK_DOT_ALIGNED": "1"}, {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_GROUP": "4"},
+                {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_GROUP": "4", "NXVK_DOT_VEC": "1,2,16"},
+                {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_GROUP": "3", "NXVK_DOT_VEC": "2,4,8", "NXVK_DOT_NT": "128"},
+                {"NXVK_DOT_NT": "128", "NXVK_DOT_VEC": "2,4,8"}):
+        add("[384,48]x[48,256] variant vec, %s" % " ".join("%s=%s" % kv for kv in sorted(env.items())), a, b,
+            {"variant": "vec"}, env)
+    a = random_values(dt, 2 * 256 * 64, rng, "dot").reshape(2, 256, 64)
+    b = random_values(dt, 2 * 64 * 384, rng, "dot").reshape(2, 64, 384)
+    add("batched [2,256,64]x[2,64,384] variant vec, aligned, groups of 3 on the 8 x 16 grid", a, b,
+        {"variant": "vec"}, {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_GROUP": "3", "NXVK_DOT_NT": "128"})
+    add("[33,70]x[70,65] variant vec on the 8 x 16 grid (bounds tests)",
+        random_values(dt, 33 * 70, rng, "dot").reshape(33, 70),
+        random_values(dt, 70 * 65, rng, "dot").reshape(70, 65), {"variant": "vec"}, {"NXVK_DOT_NT": "128"})
     add("batched [2,5,2000]x[2,2000,9] variant vec (split K)",
         random_values(dt, 2 * 5 * 2000, rng, "dot").reshape(2, 5, 2000),
         random_values(dt, 2 * 2000 * 9, rng, "dot").reshape(2, 2000, 9), {"variant": "vec"})
