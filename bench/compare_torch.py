@@ -184,8 +184,10 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
             c = torch.empty(lead + (m, n), device=dev, dtype=tdt[dt])
             st = time_cuda(torch, lambda: torch.matmul(a, b, out=c), args.min_time, args.repeat, args.warmup)
             flops = 2.0 * max(bt, 1) * m * n * k
+            nbytes = float(a.element_size()) * max(bt, 1) * (m * k + k * n + m * n)  # A, B, C once
             results.append({"mode": "shapes", "name": "matmul", "dtype": dt, "dims": text, "size": m,
-                            "gpu_ns": st, "flops": flops, "gflops": flops / st["median"]})
+                            "gpu_ns": st, "flops": flops, "gflops": flops / st["median"],
+                            "bytes": nbytes, "gbps": nbytes / st["median"]})
             del a, b, c
         for op in [o for o in args.ops if o in INDEX_OPS]:
             for n in sizes:
@@ -438,12 +440,15 @@ def print_side_by_side(nx, pt, rat):
     if shaped:
         smap = {(x["dtype"], x["dims"]): x for x in rat if x["mode"] == "shapes"}
         pts = {(r["dtype"], r["dims"]): r for r in pt if r["mode"] == "shapes"}
-        print("\nmatmul shapes: GFLOPS of the default variant; ratio = nxvk / PyTorch")
-        print("%-5s %18s %12s %12s %8s" % ("dtype", "shape", "nxvk", "PyTorch", "ratio"))
+        print("\nmatmul shapes: GFLOPS of the default variant; ratio = nxvk / PyTorch; GB/s = bytes of A, B\n"
+              "and C / kernel time (skinny products: a pass over memory)")
+        print("%-5s %18s %12s %12s %8s %10s %10s" % ("dtype", "shape", "nxvk", "PyTorch", "ratio", "nxvk GB/s",
+                                                    "torch GB/s"))
         for r in shaped:
             p, x = pts.get((r["dtype"], r["dims"])), smap.get((r["dtype"], r["dims"]))
-            print("%-5s %18s %12s %12s %8s" % (r["dtype"], r["dims"], fmt(r.get("gflops")),
-                                               fmt(p and p["gflops"]), fmt(x and x["ratio"], "%.3f")))
+            print("%-5s %18s %12s %12s %8s %10s %10s" % (r["dtype"], r["dims"], fmt(r.get("gflops")),
+                                                        fmt(p and p["gflops"]), fmt(x and x["ratio"], "%.3f"),
+                                                        fmt(r.get("gbps"), "%.0f"), fmt(p and p.get("gbps"), "%.0f")))
     print("\nops: GB/s (bytes read + written / kernel time); ratio = nxvk / PyTorch")
     print("%-6s %-5s %8s %12s %12s %8s" % ("op", "dtype", "size", "nxvk", "PyTorch", "ratio"))
     for r in nx:

@@ -135,7 +135,7 @@ static const char *fmt_stat(char *buf, size_t len, const bench_stat *s, int whic
 
 #define OPS_FMT "%-12s %-5s %8s %-14s %10s %10s %10s %10s %10s %10s %9s  %s\n"
 #define MATMUL_FMT "%-6s %-8s %-5s %6s %10s %9s %9s %9s %7s  %s\n"
-#define SHAPES_FMT "%-6s %-8s %-5s %18s %10s %9s %9s %9s %7s  %s\n"
+#define SHAPES_FMT "%-6s %-8s %-5s %18s %10s %9s %9s %9s %7s %9s  %s\n"
 #define PEAK_FMT "%-8s %-12s %-5s %8s %10s %10s %10s %16s  %s\n"
 #define CONC_FMT "%-6s %-5s %6s %8s %12s %12s  %s\n"
 
@@ -149,8 +149,9 @@ void bench_print_header(const char *mode) {
            "GB/s", "check");
   } else if (strcmp(mode, "shapes") == 0) {
     printf("\nmatmul shapes (--shapes): the default variant on m x k x n products (b x m x k x n\n"
-           "batched), GFLOPS as above\n");
-    printf(SHAPES_FMT, "op", "variant", "dtype", "shape", "kernel", "GFLOPS", "min", "max", "%peak", "check");
+           "batched), GFLOPS as above; GB/s = bytes of A, B and C / kernel time (skinny products\n"
+           "are a pass over memory: compare with bench peak's copy)\n");
+    printf(SHAPES_FMT, "op", "variant", "dtype", "shape", "kernel", "GFLOPS", "min", "max", "%peak", "GB/s", "check");
   } else if (strcmp(mode, "matmul") == 0) {
     printf("\nmatmul: GFLOPS = 2*m*n*k / kernel time (GPU timestamps), median [min, max]; %%peak of this\n"
            "device's measured FMA peak for the dtype\n");
@@ -178,7 +179,8 @@ void bench_print_row(const bench_row *r) {
   } else if (strcmp(r->mode, "shapes") == 0) {
     printf(SHAPES_FMT, r->name, r->variant, r->dtype, r->dims, fmt_stat(b, sizeof b, &r->gpu, 0),
            fmt_num(c, sizeof c, r->gflops, "%.2f"), fmt_num(d, sizeof d, r->gflops_min, "%.2f"),
-           fmt_num(e, sizeof e, r->gflops_max, "%.2f"), fmt_num(f, sizeof f, r->pct_peak, "%.1f%%"), r->check);
+           fmt_num(e, sizeof e, r->gflops_max, "%.2f"), fmt_num(f, sizeof f, r->pct_peak, "%.1f%%"),
+           fmt_num(g, sizeof g, r->gbps, "%.1f"), r->check);
   } else if (strcmp(r->mode, "matmul") == 0) {
     snprintf(a, sizeof a, "%lld", (long long)r->size);
     printf(MATMUL_FMT, r->name, r->variant, r->dtype, a, fmt_stat(b, sizeof b, &r->gpu, 0),

@@ -172,7 +172,8 @@ int nxvk_dot_supported(nxvk_ctx *c, const nxvk_op *op, const nxvk_attrs *a, cons
    * the tuned variants are f32 and f64 kernels */
   bool tuned_dtype = in[0].dtype == NXVK_F32 || in[0].dtype == NXVK_F64;
   bool half = in[0].dtype == NXVK_F16 || in[0].dtype == NXVK_BF16;
-  if (!tuned_dtype && !(half && is_coopmat(a)) && (a->set & NXVK_ATTR_VARIANT) &&
+  bool skinny = (a->set & NXVK_ATTR_VARIANT) && strcmp(a->variant, "skinny") == 0;
+  if (!tuned_dtype && !(half && (is_coopmat(a) || skinny)) && (a->set & NXVK_ATTR_VARIANT) &&
       strcmp(a->variant, "naive") != 0 && strcmp(a->variant, "tiled") != 0)
     return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE,
                        "dot: variant %s computes f32 and f64; %s takes the default (tiled, here naive) kernel",
@@ -730,6 +731,11 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   if (dtype == NXVK_F16 && strcmp(variant, "tiled") == 0 && M > SKINNY_MAX && N > SKINNY_MAX &&
       !coopmat_unsupported(c, dtype, out->dtype, why, sizeof why))
     variant = "coopmat";
+  /* matrix-vector and skinny products of f32 f16 bf16: dot_mv.c ("tiled" and "skinny") */
+  if (strcmp(variant, "tiled") == 0 || strcmp(variant, "skinny") == 0) {
+    int rc = nxvk_dot_mv(r, dtype, out->dtype, in[0]->buf, in[1]->buf, out->buf, M, N, K, batch);
+    if (rc != 1) return rc;
+  }
   /* f16 bf16 i32 i64 otherwise: one kernel, the naive one (nxvk_dot_supported) */
   bool naive = strcmp(variant, "naive") == 0 ||
                (dtype != NXVK_F32 && dtype != NXVK_F64 && strcmp(variant, "coopmat") != 0);

@@ -278,6 +278,8 @@ typedef struct nxvk_tuning {
   uint32_t dot_coopmat_stages; /* NXVK_DOT_COOPMAT_STAGES: shared stages of dot_coopmat (1 or 2) */
   uint32_t dot_coopmat_prefetch; /* NXVK_DOT_COOPMAT_PREFETCH: k steps dot_coopmat loads ahead (1 or 2) */
   uint32_t dot_coopmat_group; /* NXVK_DOT_COOPMAT_GROUP: row tiles a column walk of dot_coopmat (0: none) */
+  uint32_t dot_mv[4];    /* NXVK_DOT_MV: R, WG, U, S of dot_mv.comp (0: the rule's) */
+  bool dot_mv_off;       /* NXVK_DOT_MV=off: skinny products on dot_skinny.comp (f32, f64) */
   uint32_t ew_unroll;    /* elements per invocation and round (codegen.c) */
   uint32_t ew16_unroll;  /* words (two 16-bit elements) per invocation and round of a paired kernel */
   uint32_t ew_blocked;   /* 1: a workgroup's round is one contiguous block */
@@ -298,6 +300,11 @@ typedef struct nxvk_tuning {
 } nxvk_tuning;
 /* indexed_put's pass structures (index.c, bench/NOTES.md) */
 enum { NXVK_PUT_RULE, NXVK_PUT_PACKED, NXVK_PUT_GATHER, NXVK_PUT_OWNED };
+/* dot_mv.c: matrix-vector and skinny products (m or n up to 16) of f32,
+ * f16 and bf16 on dot_mv.comp; 1 (nothing recorded) where the shape, the
+ * dtype or the device does not suit it. */
+int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
+                uint32_t M, uint32_t N, uint32_t K, uint32_t batch);
 /* Whether forced dot tiles suit the kernels on this device: NXVK_OK, or
  * NXVK_E_BAD_REQUEST with a message naming the variable (dot.c). */
 int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t);

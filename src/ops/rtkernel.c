@@ -26,7 +26,7 @@
 extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_random[],
     nxvk_src_dot_naive[], nxvk_src_dtype[], nxvk_src_f16[], nxvk_src_scan[], nxvk_src_sort[], nxvk_src_window[],
     nxvk_src_conv_direct[], nxvk_src_gather[], nxvk_src_scatter[], nxvk_src_index[], nxvk_src_dot_coopmat[],
-    nxvk_src_peak_coopmat[], nxvk_src_conv_coopmat[];
+    nxvk_src_peak_coopmat[], nxvk_src_conv_coopmat[], nxvk_src_dot_mv[];
 
 /* name -> content key, for the process (the GLSL of a name never changes) */
 typedef struct rt_name {
@@ -238,6 +238,21 @@ v[10] > 64)
     snprintf(defs, sizeof defs, "#define DT_%s 1\n%s", nxvk_dtype_name(d), stem == 11 ? "#define OUT_F32 1\n" : "");
     return hand_glsl(nxvk_src_dot_naive, defs, out);
   }
+  if (strncmp(name, "dot_mv_", 7) == 0 && (d == NXVK_F32 || d == NXVK_F16 || d == NXVK_BF16)) {
+    /* dot.c's dot_mv: dot_mv_{rows,cols}[32]_<dt> (32: f32 results of 16-bit inputs), dot_mv_sum_<out dt> */
+    static const char *const forms[] = {"rows", "cols", "rows32", "cols32", "sum"};
+    static const char *const defines[] = {"#define ROWS 1\n", "#define COLS 1\n", "#define ROWS 1\n#define OUT_F32 1\n",
+                                          "#define COLS 1\n#define OUT_F32 1\n", "#define SUM 1\n"};
+    for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
+      if (stem == 7 + strlen(forms[i]) && strncmp(name + 7, forms[i], strlen(forms[i])) == 0 &&
+          !(i >= 2 && i <= 3 && d == NXVK_F32)) {
+        char hw[32] = "";
+        if (d == NXVK_F16 && f16_cvt) snprintf(hw, sizeof hw, "#define NX_F16_HW %d\n", f16_cvt);
+        snprintf(defs, sizeof defs, "#define DT_%s 1\n%s%s", nxvk_dtype_name(d), defines[i], hw);
+        return hand_glsl(nxvk_src_dot_mv, defs, out);
+      }
+    goto unknown;
+  }
   if ((stem == 4 && strncmp(name, "scan", 4) == 0) || (stem == 6 && strncmp(name, "scanlb", 6) == 0)) {
     snprintf(defs, sizeof defs, "#define DT_%s 1\n%s", nxvk_dtype_name(d), stem == 6 ? "#define LOOKBACK 1\n" : "");
     return hand_glsl(nxvk_src_scan, defs, out);
@@ -337,5 +352,6 @@ int nxvk_rt_kernel_get(nxvk_ctx *c, const char *name, const uint32_t *spec, int 
   }
   rc = nxvk_kernel_get_spirv(c, e->key, words, bytes, spec, nspec, nbuffers, k);
   free(words);
+  if (rc == NXVK_OK && *k && !(*k)->rt_name[0]) snprintf((*k)->rt_name, sizeof (*k)->rt_name, "%s", name);
   return rc;
 }

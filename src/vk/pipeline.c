@@ -226,7 +226,7 @@ int nxvk_kernel_stats_report(nxvk_ctx *c, char **text) {
   pthread_mutex_lock(&c->kernel_lock);
   for (nxvk_kernel *k = c->kernels; k; k = k->next) {
     char line[2400];
-    int n = snprintf(line, sizeof line, "%.24s", k->spirv ? k->spirv->name : k->key);
+    int n = snprintf(line, sizeof line, "%.47s", k->spirv ? k->spirv->name : k->rt_name[0] ? k->rt_name : k->key);
     for (int i = 0; i < k->nspec; i++)
       n += snprintf(line + n, sizeof line - (size_t)n, "%s%u", i ? "," : " [", k->spec[i]);
     snprintf(line + n, sizeof line - (size_t)n, "]: %s\n", k->stats ? k->stats : "no statistics");

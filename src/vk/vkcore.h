@@ -84,6 +84,7 @@ const nxvk_spirv *nxvk_spirv_find(const char *name);
 typedef struct nxvk_kernel {
   const nxvk_spirv *spirv;        /* NULL for run-time compiled code */
   char key[65];                   /* run-time code: its content address; else "" */
+  char rt_name[48];               /* run-time code: the name it was first asked for (rtkernel.c) */
   uint32_t spec[NXVK_MAX_SPEC];
   int nspec;
   int nbuffers;                   /* tensor bindings (binding 1..nbuffers) */

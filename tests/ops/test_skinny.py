@@ -1,17 +1,21 @@
 #!/usr/bin/python3
-"""test_skinny.py - matrix-vector and skinny products (dot_skinny.comp,
-issue 30): shapes with m or n up to 16, batched too, K not a multiple of the
-workgroup, K = 0 and 1, the split-K form of the m-skinny kernel, NaN and
-infinities; each checked against numpy (f64 products of the f32/f64 inputs,
-summed exactly enough) under dot's bound n * eps * sum|a*b| per output, and
-by --check against the CPU reference.  NXVK_KERNEL_STATS=1 names the
-kernels built, which tells that the skinny kernel (and not a tiled one) ran
-where it should, and not under the named variants.  TAP."""
+"""test_skinny.py - matrix-vector and skinny products (dot_mv.comp for f32
+f16 bf16, dot_skinny.comp for f64 and under NXVK_DOT_MV=off; issue 30):
+shapes with m or n up to 16, batched too, K not a multiple of the
+workgroup or of a 16-byte vector, K = 0 and 1, split K, NaN and
+infinities, forced layouts (NXVK_DOT_MV=R,WG,U,S); each checked against
+numpy (f64 products of the inputs, summed exactly enough) under dot's bound
+n * eps * sum|a*b| per output (f16 / bf16: f32 sums, eps of f32, plus the
+one rounding to the result's dtype), and by --check against the CPU
+reference.  NXVK_KERNEL_STATS=1 names the kernels built, which tells that
+the skinny kernel (and not a tiled one) ran where it should, and not under
+the named variants.  TAP."""
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import json
 
 import numpy as np
 
@@ -31,19 +35,37 @@ def tap(ok, desc, diag=None):
             print("#   " + line)
 
 
-def run(a, b, variant=None, check=False):
+def save(path, a, bf16):
+    """bf16 (uint16 bits) as '<V2', the way np.save writes ml_dtypes' bfloat16"""
+    if not bf16:
+        np.save(path, a)
+        return
+    hdr = "{'descr': '<V2', 'fortran_order': False, 'shape': %s, }" % repr(tuple(a.shape))
+    hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr.encode() + a.astype("<u2").tobytes())
+
+
+def run(a, b, variant=None, check=False, bf16=False, attrs=None, env=None):
     pa, pb, out = (os.path.join(TMP, f) for f in ("a.npy", "b.npy", "o.npy"))
-    np.save(pa, a)
-    np.save(pb, b)
+    save(pa, a, bf16)
+    save(pb, b, bf16)
     cmd = [NXVK, "run", "--op", "dot", pa, pb, "-o", out]
+    at = dict(attrs or {})
     if variant:
-        cmd[4:4] = ["--attrs", '{"variant":"%s"}' % variant]
+        at["variant"] = variant
+    if at:
+        cmd[4:4] = ["--attrs", json.dumps(at)]
     if check:
         cmd.append("--check")
-    env = dict(os.environ, NXVK_KERNEL_STATS="1")
+    env = dict(os.environ, NXVK_KERNEL_STATS="1", **(env or {}))
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600, env=env)
     text = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
-    got = np.load(out) if p.returncode == 0 else None
+    got = None
+    if p.returncode == 0:
+        got = np.load(out)
+        if got.dtype.kind == "V":
+            got = got.view("<u2").astype(np.uint16)
     return p.returncode, got, text
 
 
@@ -69,13 +91,13 @@ def judge(a, b, got):
     return True, "max err %g" % (err.max() if err.size else 0)
 
 
-def case(desc, ashape, bshape, dt=np.float32, kernel=None, variant=None, check=False, special=False):
+def case(desc, ashape, bshape, dt=np.float32, kernel=None, variant=None, check=False, special=False, env=None):
     a = rng.standard_normal(ashape).astype(dt)
     b = rng.standard_normal(bshape).astype(dt)
     if special:
         a.flat[1] = np.nan
         b.flat[0] = np.inf
-    rc, got, text = run(a, b, variant, check)
+    rc, got, text = run(a, b, variant, check, env=env)
     if rc != 0:
         tap(False, desc, text)
         return
@@ -86,32 +108,118 @@ def case(desc, ashape, bshape, dt=np.float32, kernel=None, variant=None, check=F
     if kernel:
         tap(kernel in text, "%s: ran %s" % (desc, kernel), text)
     else:
-        tap("dot_skinny" not in text, "%s: no skinny kernel" % desc, text)
+        tap("dot_skinny" not in text and "dot_mv" not in text, "%s: no skinny kernel" % desc, text)
 
 
-case("4096x4096 . 4096x1 (matrix-vector)", (4096, 4096), (4096, 1), kernel="dot_skinny_n_f32", check=True)
-case("1x4096 . 4096x4096 (vector-matrix, split K)", (1, 4096), (4096, 4096), kernel="dot_skinny_m_f32")
-case("1000x3000 . 3000x16", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32", check=True)
-case("16x2500 . 2500x700 (m = 16)", (16, 2500), (2500, 700), kernel="dot_skinny_m_f32", check=True)
-case("300x257 . 257x3 (K not a multiple of the workgroup)", (300, 257), (257, 3), kernel="dot_skinny_n_f32")
-case("5x1000 . 1000x100 (3 chunks of k)", (5, 1000), (1000, 100), kernel="dot_skinny_m_f32", check=True)
-case("3x700 . 700x5 (both skinny)", (3, 700), (700, 5), kernel="dot_skinny_m_f32", check=True)
-case("7x1 . 1x9 (K = 1)", (7, 1), (1, 9), kernel="dot_skinny")
-case("40x1 . 1x2 (K = 1, rows)", (40, 1), (1, 2), kernel="dot_skinny_n_f32")
-case("6x0 . 0x20 (K = 0: zeros)", (6, 0), (0, 20), kernel="dot_skinny_m_f32")
-case("50x0 . 0x4 (K = 0, rows)", (50, 0), (0, 4), kernel="dot_skinny_n_f32")
-case("batched 3x200x513 . 3x513x2", (3, 200, 513), (3, 513, 2), kernel="dot_skinny_n_f32", check=True)
-case("batched 2x4x1500 . 2x1500x300 (split K)", (2, 4, 1500), (2, 1500, 300), kernel="dot_skinny_m_f32",
+case("4096x4096 . 4096x1 (matrix-vector)", (4096, 4096), (4096, 1), kernel="dot_mv_rows_f32", check=True)
+case("1x4096 . 4096x4096 (vector-matrix, split K)", (1, 4096), (4096, 4096), kernel="dot_mv_cols_f32")
+case("1000x3000 . 3000x16", (1000, 3000), (3000, 16), kernel="dot_mv_rows_f32", check=True)
+case("16x2500 . 2500x700 (m = 16)", (16, 2500), (2500, 700), kernel="dot_mv_cols_f32", check=True)
+case("300x257 . 257x3 (K not a multiple of the workgroup)", (300, 257), (257, 3), kernel="dot_mv_rows_f32")
+case("5x1000 . 1000x100 (3 chunks of k)", (5, 1000), (1000, 100), kernel="dot_mv_cols_f32", check=True)
+case("3x700 . 700x5 (both skinny)", (3, 700), (700, 5), kernel="dot_mv_cols_f32", check=True)
+case("7x1 . 1x9 (K = 1)", (7, 1), (1, 9), kernel="dot_mv_cols_f32")
+case("40x1 . 1x2 (K = 1, rows)", (40, 1), (1, 2), kernel="dot_mv_rows_f32")
+case("6x0 . 0x20 (K = 0: zeros)", (6, 0), (0, 20), kernel="dot_mv_cols_f32")
+case("50x0 . 0x4 (K = 0, rows)", (50, 0), (0, 4), kernel="dot_mv_rows_f32")
+case("batched 3x200x513 . 3x513x2", (3, 200, 513), (3, 513, 2), kernel="dot_mv_rows_f32", check=True)
+case("batched 2x4x1500 . 2x1500x300 (split K)", (2, 4, 1500), (2, 1500, 300), kernel="dot_mv_cols_f32",
      check=True)
 case("f64 500x900 . 900x7", (500, 900), (900, 7), dt=np.float64, kernel="dot_skinny_n_f64", check=True)
 case("f64 2x1200 . 1200x130", (2, 1200), (1200, 130), dt=np.float64, kernel="dot_skinny_m_f64", check=True)
-case("NaN and inf, rows", (64, 300), (300, 4), kernel="dot_skinny_n_f32", special=True)
-case("NaN and inf, columns", (4, 300), (300, 64), kernel="dot_skinny_m_f32", special=True)
-case("variant skinny names it", (100, 64), (64, 1), variant="skinny", kernel="dot_skinny_n_f32")
+case("NaN and inf, rows", (64, 300), (300, 4), kernel="dot_mv_rows_f32", special=True)
+case("NaN and inf, columns", (4, 300), (300, 64), kernel="dot_mv_cols_f32", special=True)
+case("variant skinny names it", (100, 64), (64, 1), variant="skinny", kernel="dot_mv_rows_f32")
 case("variant skinny on a wide product runs the tiled kernel", (40, 30), (30, 50), variant="skinny")
 case("variant naive keeps its kernel on a skinny shape", (100, 64), (64, 1), variant="naive",
      kernel="dot_naive_f32")
 case("a wide product keeps the tiled kernel", (40, 30), (30, 50))
+
+# f32 forced layouts (NXVK_DOT_MV=R,WG,U,S): every rows-per-subgroup, odd
+# splits, small and large workgroups; then the old kernel (NXVK_DOT_MV=off)
+case("R=8 U=1 WG=64 S=3, rows", (333, 1000), (1000, 13), kernel="dot_mv_rows_f32", env={"NXVK_DOT_MV": "8,64,1,3"})
+case("R=2 U=3 WG=512, rows (K odd)", (70, 999), (999, 2), kernel="dot_mv_rows_f32", env={"NXVK_DOT_MV": "2,512,3,0"})
+case("WG=64 U=1 S=5, columns", (9, 1100), (1100, 130), kernel="dot_mv_cols_f32", env={"NXVK_DOT_MV": "0,64,1,5"})
+case("U=8 S=1, columns (N odd)", (2, 700), (700, 301), kernel="dot_mv_cols_f32", env={"NXVK_DOT_MV": "0,0,8,1"})
+OFF = {"NXVK_DOT_MV": "off"}
+case("off: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32", env=OFF)
+case("off: 16x2500 . 2500x700 on dot_skinny", (16, 2500), (2500, 700), kernel="dot_skinny_m_f32", env=OFF)
+case("off: batched 2x4x1500 . 2x1500x300 (split K)", (2, 4, 1500), (2, 1500, 300), kernel="dot_skinny_m_f32",
+     env=OFF)
+
+# ---- f16 and bf16: 16-bit inputs read as they are, f32 sums, one rounding
+
+
+def bf16_bits(x32):
+    """f32 -> bf16 bits, to nearest even (finite values here)"""
+    b = np.asarray(x32, np.float32).view(np.uint32).astype(np.uint64)
+    return (((b + 0x7fff + ((b >> 16) & 1)) >> 16) & 0xffff).astype(np.uint16)
+
+
+def bf16_f64(bits):
+    return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+def half_case(desc, ashape, bshape, dt, kernel, out32=False, special=False, env=None, check=False):
+    bf = dt == "bf16"
+    a32 = rng.standard_normal(ashape).astype(np.float32)
+    b32 = rng.standard_normal(bshape).astype(np.float32)
+    if special:
+        a32.flat[1] = np.nan
+        b32.flat[0] = np.inf
+    a, b = (bf16_bits(x) if bf else x.astype(np.float16) for x in (a32, b32))
+    a64, b64 = (bf16_f64(x) if bf else x.astype(np.float64) for x in (a, b))
+    rc, got, text = run(a, b, None, check, bf16=bf, attrs={"dtype": "f32"} if out32 else None, env=env)
+    if rc != 0:
+        tap(False, desc, text)
+        return
+    want_dt = np.float32 if out32 else (np.uint16 if bf else np.float16)
+    if got.dtype != want_dt:
+        tap(False, "%s: result dtype %s" % (desc, got.dtype), text)
+        return
+    g = bf16_f64(got) if (bf and not out32) else got.astype(np.float64)
+    with np.errstate(all="ignore"):
+        want = np.matmul(a64, b64)
+        mag = np.matmul(np.abs(a64), np.abs(b64))
+    K = a.shape[-1]
+    sums = max(K, 1) * np.finfo(np.float32).eps * mag  # f32 sums in some order
+    if out32:
+        bound = sums + np.finfo(np.float32).tiny
+    else:  # then one rounding to the result's dtype: half an ulp relative, or half the least subnormal
+        rel, least = (2.0 ** -8, 2.0 ** -133) if bf else (2.0 ** -11, 2.0 ** -24)
+        bound = sums + rel * (np.abs(want) + sums) + least / 2
+    fin = np.isfinite(want)
+    if not np.array_equal(np.isnan(g), np.isnan(want)) or \
+            not np.array_equal(g[~fin & ~np.isnan(want)], want[~fin & ~np.isnan(want)]):
+        tap(False, "%s: non-finite results differ" % desc, text)
+        return
+    err = np.abs(g[fin] - want[fin])
+    over = err > bound[fin]
+    tap(not over.any(), "%s: against numpy (max err %g, %d over the bound)" % (desc, err.max() if err.size else 0,
+                                                                           over.sum()), text)
+    if check:
+        tap(": ok" in text, "%s: --check against the CPU reference" % desc, text)
+    tap(kernel in text, "%s: ran %s" % (desc, kernel), text)
+
+
+for dt in ("f16", "bf16"):
+    half_case("%s 300x1000 . 1000x1 (matrix-vector)" % dt, (300, 1000), (1000, 1), dt, "dot_mv_rows_" + dt,
+              check=True)
+    half_case("%s 513x257 . 257x16 (K not whole vectors)" % dt, (513, 257), (257, 16), dt, "dot_mv_rows_" + dt)
+    half_case("%s 16x700 . 700x300 (m = 16)" % dt, (16, 700), (700, 300), dt, "dot_mv_cols_" + dt, check=True)
+    half_case("%s 1x2048 . 2048x520 (split K)" % dt, (1, 2048), (2048, 520), dt, "dot_mv_cols_" + dt)
+    half_case("%s 3x600 . 600x77 (N odd)" % dt, (3, 600), (600, 77), dt, "dot_mv_cols_" + dt)
+    half_case("%s batched 2x100x800 . 2x800x3" % dt, (2, 100, 800), (2, 800, 3), dt, "dot_mv_rows_" + dt)
+    half_case("%s 20x0 . 0x5 (K = 0)" % dt, (20, 0), (0, 5), dt, "dot_mv_rows_" + dt)
+    half_case("%s NaN and inf, rows" % dt, (64, 300), (300, 4), dt, "dot_mv_rows_" + dt, special=True)
+    half_case("%s NaN and inf, columns" % dt, (4, 300), (300, 64), dt, "dot_mv_cols_" + dt, special=True)
+    half_case("%s dtype f32 result, rows" % dt, (200, 640), (640, 2), dt, "dot_mv_rows32_" + dt, out32=True)
+    half_case("%s dtype f32 result, columns (split K)" % dt, (5, 3000), (3000, 90), dt, "dot_mv_cols32_" + dt,
+              out32=True)
+    half_case("%s R=8 U=1 WG=64 S=3" % dt, (333, 1000), (1000, 13), dt, "dot_mv_rows_" + dt,
+              env={"NXVK_DOT_MV": "8,64,1,3"})
+    half_case("%s WG=64 U=2 S=4, columns" % dt, (9, 1100), (1100, 130), dt, "dot_mv_cols_" + dt,
+              env={"NXVK_DOT_MV": "0,64,2,4"})
 
 print("1..%d" % n[0])
 shutil.rmtree(TMP, ignore_errors=True)

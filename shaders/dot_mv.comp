@@ -1,0 +1,284 @@
+#version 450
+// dot_mv.comp - matrix-vector and skinny products at the memory's rate:
+// C = A x B per batch where N (-DROWS) or M (-DCOLS) is at most 16, for
+// f32, f16 and bf16 (16-bit elements read as they are, 16 bytes a load,
+// products summed in f32, each sum rounded once to the result's dtype;
+// -DOUT_F32: f16 / bf16 inputs with f32 results).  Compiled at run time
+// (src/ops/rtkernel.c: dot_mv_rows_<dt>, dot_mv_cols_<dt>, the _o32 forms,
+// and dot_mv_sum_<dt>, the split form's second pass); src/ops/dot.c's
+// dot_mv picks the layout (bench/NOTES.md, "dot_mv").
+//
+// ROWS (N <= 16): each subgroup of SG invocations owns R rows of A; lane l
+//   reads V consecutive elements of each row at k = (i SG + l) V (16 bytes,
+//   a subgroup reads SG x 16 contiguous bytes a row), U of them a tile, all
+//   loads of a tile issued before the tile of B is stored; B's tile of KT =
+//   SG V U rows goes through shared memory, laid out so that lane l reads
+//   its own 16 bytes (vec4 over j, consecutive lanes consecutive: no bank
+//   conflicts), once per workgroup for its SG-many R rows.  Each lane keeps
+//   R x NQ vec4 sums (NQ = ceil(NB / 4)); the lanes' sums meet through
+//   subgroup shuffles (xor tree) at the end.
+//   Grid: (ceil(M / (R x subgroups)), S, batch).
+// COLS (M <= 16): a workgroup owns SG V consecutive columns of B (lane l:
+//   V of them, 16 bytes, from every row it reads); its subgroups are k
+//   lanes, each reading U rows of B a round (U loads in flight); A's column
+//   k (NB values, the same for the whole subgroup) comes from a shared tile
+//   of A as vec4 over i (a broadcast).  The subgroups' sums meet in shared
+//   memory at the end, V columns a round.
+//   Grid: (ceil(N / (SG V)), S, batch).
+// Split K (S = gy > 1): chunk y covers [y KC, (y + 1) KC) and its f32
+// partial sums go to a scratch [batch][S][M][N] that dot_mv_sum (-DSUM, or
+// dot_ksum_f32 for f32 results) adds in chunk order.
+// meta: [0] M [1] N [2] K [3] batch [4] KC [5] flags (1: rows of the large
+// operand whole vectors, so vector loads are aligned)
+// Specialization: 0 workgroup size, 1 NB (N or M), 2 R (rows per subgroup;
+// COLS: unused), 3 U (vectors a lane loads per tile or round), 4 SG (the
+// device's subgroup size), 5 partials (1: write f32 partials)
+#extension GL_GOOGLE_include_directive : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#include "dtype.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint NB = 1u;
+layout(constant_id = 2) const uint R = 1u;
+layout(constant_id = 3) const uint U = 4u;
+layout(constant_id = 4) const uint SG = 32u;
+layout(constant_id = 5) const uint PART = 0u;
+layout(push_constant) uniform PC { uint meta_off; } pc;
+layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
+
+#if defined(SUM)
+// the split form's second pass: C[b][e] = sum over s in order of P[b][s][e]
+layout(std430, binding = 1) readonly buffer P { float p[]; };
+#ifdef OUT_F32
+layout(std430, binding = 2) writeonly buffer C { float c[]; };
+#define CST(x) (x)
+#else
+layout(std430, binding = 2) writeonly buffer C { ST c[]; };
+#define CST(x) STV(x)
+#endif
+void main() {
+  uint m = pc.meta_off;
+  uint mn = meta[m], n = mn * meta[m + 1u], S = meta[m + 2u];
+  uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
+  for (uint i = gl_GlobalInvocationID.x; i < n; i += step) {
+    uint b = i / mn, e = i - b * mn;
+    float acc = p[b * S * mn + e];
+    for (uint s = 1u; s < S; s++) acc += p[(b * S + s) * mn + e];
+    c[i] = CST(acc);
+  }
+}
+#else
+
+// VT: 16 bytes of the large operand, V elements
+#if defined(DT_f32)
+#define V 4u
+#define VT vec4
+#elif defined(DT_f16) || defined(DT_bf16)
+#define V 8u
+#define VT uvec4
+#else
+#error "dot_mv takes f32, f16, bf16"
+#endif
+
+layout(std430, binding = 1) readonly buffer A { ST a[]; };
+layout(std430, binding = 2) readonly buffer B { ST b[]; };
+#if defined(ROWS)
+layout(std430, binding = 1) readonly buffer A4 { VT a4[]; };
+#else
+layout(std430, binding = 2) readonly buffer B4 { VT b4[]; };
+#endif
+#ifdef OUT_F32
+layout(std430, binding = 3) writeonly buffer C { float c[]; };
+#define CST(x) (x)
+#else
+layout(std430, binding = 3) writeonly buffer C { ST c[]; };
+#define CST(x) STV(x)
+#endif
+// the split form's partials (the same binding, f32)
+layout(std430, binding = 3) writeonly buffer Cp { float cp[]; };
+
+// the V values of one 16-byte vector, as f32
+void unpack(VT w, out float f[V]) {
+#if defined(DT_f32)
+  f[0] = w.x, f[1] = w.y, f[2] = w.z, f[3] = w.w;
+#elif defined(DT_bf16)
+  for (uint i = 0u; i < 4u; i++) {
+    f[2u * i] = uintBitsToFloat(w[i] << 16);
+    f[2u * i + 1u] = uintBitsToFloat(w[i] & 0xffff0000u);
+  }
+#else
+  for (uint i = 0u; i < 4u; i++) {
+#if defined(NX_F16_HW)
+    vec2 h = nx_f16x2_to_f32(w[i]);
+    f[2u * i] = h.x, f[2u * i + 1u] = h.y;
+#else
+    f[2u * i] = nx_f16_to_f32(w[i] & 0xffffu);
+    f[2u * i + 1u] = nx_f16_to_f32(w[i] >> 16);
+#endif
+  }
+#endif
+}
+
+#define NQ ((NB + 3u) / 4u)
+#define NWG (gl_WorkGroupSize.x)
+#define NSG (NWG / SG)
+
+#if defined(ROWS)
+#define KT (SG * V * U)
+shared vec4 bs[KT * NQ];
+#else
+// A's tile: KA k values of NB rows (vec4 over i); the end's sums: NSG x NQ x SG vec4 a round
+#define KA (NSG * U * 4u)
+#define SH_A (KA * NQ)
+#define SH_R (NSG * NQ * SG)
+shared vec4 sh[SH_A > SH_R ? SH_A : SH_R];
+#endif
+
+// x + its value in every other lane of the subgroup
+vec4 lanes_sum(vec4 x) {
+  for (uint o = SG / 2u; o > 0u; o /= 2u) x += subgroupShuffleXor(x, o);
+  return x;
+}
+
+void main() {
+  uint m = pc.meta_off;
+  uint M = meta[m], N = meta[m + 1u], K = meta[m + 2u], KC = meta[m + 4u];
+  bool whole = (meta[m + 5u] & 1u) != 0u;
+  uint bi = gl_WorkGroupID.z, t = gl_LocalInvocationID.x;
+  uint lane = t % SG, sg = t / SG;
+  uint kb = gl_WorkGroupID.y * KC, ke = min(K, kb + KC);
+  uint S = gl_NumWorkGroups.y;
+#if defined(ROWS)
+  uint r0 = (gl_WorkGroupID.x * NSG + sg) * R;
+  uint abase = bi * M * K, bbase = bi * K * NB;
+  vec4 acc[R * NQ];
+  for (uint i = 0u; i < R * NQ; i++) acc[i] = vec4(0);
+  VT ra[R * U];
+  for (uint k0 = kb; k0 < ke; k0 += KT) {
+    // this tile's vectors of A, all in flight before B's tile is stored
+    for (uint r = 0u; r < R; r++)
+      for (uint u = 0u; u < U; u++) {
+        uint row = r0 + r, k = k0 + (u * SG + lane) * V;
+        VT w = VT(0);
+        if (row < M && k < ke) {
+          uint o = abase + row * K + k;
+          if (whole && k + V <= ke) {
+            w = a4[o / V];
+          } else {
+#if defined(DT_f32)
+            for (uint v = 0u; v < V; v++) w[v] = k + v < ke ? a[o + v] : 0.0;
+#else
+            for (uint v = 0u; v < V; v += 2u) {
+              uint lo = k + v < ke ? uint(a[o + v]) : 0u, hi = k + v + 1u < ke ? uint(a[o + v + 1u]) : 0u;
+              w[v / 2u] = lo | (hi << 16);
+            }
+#endif
+          }
+        }
+        ra[r * U + u] = w;
+      }
+    barrier(); // the previous tile of B is no longer read
+    // B's rows k0 .. k0 + KT (contiguous): element (kl, j) to lane (kl / V) % SG's slot
+    for (uint e = t; e < KT * NB; e += NWG) {
+      uint kl = e / NB, j = e - kl * NB;
+      uint i = kl / (SG * V), rem = kl - i * SG * V, l = rem / V, v = rem - l * V;
+      float x = k0 + kl < ke ? LD(b[bbase + (k0 + kl) * NB + j]) : 0.0;
+      bs[((i * V + v) * NQ + j / 4u) * SG + l][j % 4u] = x;
+    }
+    barrier();
+    for (uint u = 0u; u < U; u++) {
+      float f[R][V];
+      for (uint r = 0u; r < R; r++) unpack(ra[r * U + u], f[r]);
+      for (uint v = 0u; v < V; v++)
+        for (uint q = 0u; q < NQ; q++) {
+          vec4 bv = bs[((u * V + v) * NQ + q) * SG + lane];
+          for (uint r = 0u; r < R; r++) acc[r * NQ + q] = fma(vec4(f[r][v]), bv, acc[r * NQ + q]);
+        }
+    }
+  }
+  for (uint r = 0u; r < R; r++) {
+    uint row = r0 + r;
+    for (uint q = 0u; q < NQ; q++) {
+      vec4 s = lanes_sum(acc[r * NQ + q]);
+      if (lane == 0u && row < M)
+        for (uint j = 0u; j < 4u; j++) {
+          uint col = q * 4u + j;
+          if (col < NB) {
+            if (PART != 0u) cp[((bi * S + gl_WorkGroupID.y) * M + row) * NB + col] = s[j];
+            else c[(bi * M + row) * NB + col] = CST(s[j]);
+          }
+        }
+    }
+  }
+#else
+  // COLS: NB = M rows of A; lane's columns col .. col + V - 1
+  uint col = (gl_WorkGroupID.x * SG + lane) * V;
+  uint abase = bi * NB * K, bbase = bi * K * N;
+  vec4 acc[V * NQ];
+  for (uint i = 0u; i < V * NQ; i++) acc[i] = vec4(0);
+  for (uint k0 = kb; k0 < ke; k0 += KA) {
+    barrier(); // the previous tile of A is no longer read
+    for (uint e = t; e < KA * NB; e += NWG) {
+      uint i = e / KA, kk = e - i * KA;
+      float x = k0 + kk < ke ? LD(a[abase + i * K + k0 + kk]) : 0.0;
+      sh[kk * NQ + i / 4u][i % 4u] = x;
+    }
+    barrier();
+    // rounds of U rows of B a subgroup: rows k0 + (p NSG + sg) U + u
+    for (uint p = 0u; p < 4u; p++) {
+      VT rb[U];
+      uint kr = (p * NSG + sg) * U;
+      for (uint u = 0u; u < U; u++) {
+        uint k = k0 + kr + u;
+        VT w = VT(0);
+        if (k < ke && col < N) {
+          uint o = bbase + k * N + col;
+          if (whole && col + V <= N) {
+            w = b4[o / V];
+          } else {
+#if defined(DT_f32)
+            for (uint v = 0u; v < V; v++) w[v] = col + v < N ? b[o + v] : 0.0;
+#else
+            for (uint v = 0u; v < V; v += 2u) {
+              uint lo = col + v < N ? uint(b[o + v]) : 0u, hi = col + v + 1u < N ? uint(b[o + v + 1u]) : 0u;
+              w[v / 2u] = lo | (hi << 16);
+            }
+#endif
+          }
+        }
+        rb[u] = w;
+      }
+      for (uint u = 0u; u < U; u++) {
+        float f[V];
+        unpack(rb[u], f);
+        for (uint q = 0u; q < NQ; q++) {
+          vec4 av = sh[(kr + u) * NQ + q];
+          for (uint v = 0u; v < V; v++) acc[v * NQ + q] = fma(av, vec4(f[v]), acc[v * NQ + q]);
+        }
+      }
+    }
+  }
+  // the subgroups' sums, one column of the V a round, in subgroup order
+  for (uint v = 0u; v < V; v++) {
+    barrier();
+    for (uint q = 0u; q < NQ; q++) sh[(sg * NQ + q) * SG + lane] = acc[v * NQ + q];
+    barrier();
+    for (uint e = t; e < NQ * SG; e += NWG) {
+      uint q = e / SG, l = e - q * SG;
+      vec4 s = sh[q * SG + l];
+      for (uint g = 1u; g < NSG; g++) s += sh[(g * NQ + q) * SG + l];
+      uint cc = (gl_WorkGroupID.x * SG + l) * V + v;
+      if (cc < N)
+        for (uint j = 0u; j < 4u; j++) {
+          uint i = q * 4u + j;
+          if (i < NB) {
+            if (PART != 0u) cp[((bi * S + gl_WorkGroupID.y) * NB + i) * N + cc] = s[j];
+            else c[(bi * NB + i) * N + cc] = CST(s[j]);
+          }
+        }
+    }
+  }
+#endif
+}
+#endif

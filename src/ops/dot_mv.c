@@ -1,0 +1,128 @@
+/*
+ * dot_mv.c - matrix-vector and skinny products (m or n up to 16) of f32,
+ * f16 and bf16 on dot_mv.comp: one pass over the large operand in 16-byte
+ * loads, its f32 sums rounded once to the result's dtype (as dot's other
+ * kernels: f16 / bf16 inputs sum in f32; "dtype": "f32" keeps the sums).
+ *
+ * The rows form (n <= 16, and m > 16 or n <= m) gives each subgroup R rows
+ * of A and the columns form (m <= 16) each workgroup SG x V columns of B
+ * (bench/NOTES.md, "dot_mv").  The rule, for a GPU whose HBM moves ~13
+ * bytes a clock an SM against shared memory's 128: R such that the shared
+ * reads of B's tile (16 bytes of f32 per 4 of B's values, per R rows) stay
+ * within ~4x the bytes of A; U vectors a lane in flight (R x U ~ 8);
+ * k split into S chunks (partials in f32, summed in chunk order) while the
+ * workgroups would not give every unit 3 (units unreported: 32).
+ * NXVK_DOT_MV="R,WG,U,S" overrides each (0: the rule's) and NXVK_DOT_MV=off
+ * leaves skinny products to dot_skinny.comp (f32 and f64 only).
+ */
+#include "ops.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MV_MAX 16u
+#define MV_MIN_TILES 2u /* chunks of split K: at least this many tiles (or rounds of A's tile) */
+
+static uint32_t pow2_floor(uint32_t v) {
+  uint32_t p = 1;
+  while (p * 2 <= v) p *= 2;
+  return p;
+}
+
+int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
+                uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  const nxvk_device_info *d = &c->info;
+  const nxvk_tuning *tu = c->tuning;
+  uint32_t sg = d->subgroup_size;
+  if (tu->dot_mv_off || (dtype != NXVK_F32 && dtype != NXVK_F16 && dtype != NXVK_BF16) || M == 0 || N == 0 ||
+      batch == 0 || (M > MV_MAX && N > MV_MAX) || !d->subgroup_shuffle || sg < 4 || sg > 128 || (sg & (sg - 1)) ||
+      d->min_subgroup_size != d->max_subgroup_size || batch > d->max_workgroup_count[2])
+    return 1;
+  bool rows = N <= MV_MAX && (M > MV_MAX || N <= M);
+  uint32_t nb = rows ? N : M, nq = (nb + 3) / 4;
+  uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), V = 16 / esz;
+  uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
+                                                                          : d->max_workgroup_size[0];
+  uint32_t wg = tu->dot_mv[1] ? tu->dot_mv[1] : 256;
+  if (wg > maxwg) wg = pow2_floor(maxwg);
+  if (wg < sg) return 1;
+  uint32_t nsg = wg / sg;
+  uint32_t units = d->compute_units ? d->compute_units : 32;
+  uint64_t want = 3ull * units;
+  uint32_t R = 1, U, tile, gx;
+  uint64_t shared;
+  if (rows) {
+    /* shared bytes read per byte of A: 16 nq / (R esz) per V elements ... kept <= ~4 */
+    R = tu->dot_mv[0] ? tu->dot_mv[0] : (4 * nb + 4 * esz - 1) / (4 * esz);
+    if (R > 8) R = 8;
+    if (R < 1) R = 1;
+    /* fewer rows a subgroup while that leaves units without workgroups */
+    if (!tu->dot_mv[0])
+      while (R > 1 && (uint64_t)((M + nsg * R - 1) / (nsg * R)) * batch < units) R /= 2;
+    U = tu->dot_mv[2] ? tu->dot_mv[2] : (8 / R ? 8 / R : 1);
+    while (U > 1 && (uint64_t)sg * V * U * nq * 16 > d->max_shared_memory) U /= 2;
+    shared = (uint64_t)sg * V * U * nq * 16;
+    tile = sg * V * U;
+    uint64_t blocks = (M + (uint64_t)nsg * R - 1) / ((uint64_t)nsg * R);
+    if (blocks > d->max_workgroup_count[0]) return 1;
+    gx = (uint32_t)blocks;
+  } else {
+    U = tu->dot_mv[2] ? tu->dot_mv[2] : 4;
+    uint64_t sa = (uint64_t)nsg * U * 4 * nq, sr = (uint64_t)nsg * nq * sg;
+    shared = 16 * (sa > sr ? sa : sr);
+    tile = nsg * U * 4;
+    uint64_t blocks = (N + (uint64_t)sg * V - 1) / ((uint64_t)sg * V);
+    if (blocks > d->max_workgroup_count[0]) return 1;
+    gx = (uint32_t)blocks;
+  }
+  if (shared > d->max_shared_memory) return 1;
+  /* split K: chunks of whole tiles, each at least MV_MIN_TILES of them */
+  uint64_t groups = (uint64_t)gx * batch;
+  uint32_t S = 1;
+  if (tu->dot_mv[3]) S = tu->dot_mv[3];
+  else if (groups < want && K >= 2 * MV_MIN_TILES * tile)
+    S = (uint32_t)((want + groups - 1) / groups);
+  uint32_t tiles = K ? (K + tile - 1) / tile : 1;
+  if (!tu->dot_mv[3] && S > tiles / MV_MIN_TILES) S = tiles / MV_MIN_TILES;
+  if (S > tiles) S = tiles;
+  if (S < 1) S = 1;
+  if (S > 64) S = 64;
+  if (S > d->max_workgroup_count[1]) S = d->max_workgroup_count[1];
+  uint32_t KC = (tiles + S - 1) / S * tile;
+  if (S > 1) S = (K + KC - 1) / KC; /* every chunk nonempty */
+  uint64_t mn = (uint64_t)M * N;
+  if (S > 1 && ((uint64_t)S * batch * mn * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * mn > UINT32_MAX))
+    S = 1, KC = tiles * tile;
+  if (S == 1) KC = K;
+  /* the kernel's flat indices are 32-bit */
+  if ((uint64_t)batch * M * K > UINT32_MAX || (uint64_t)batch * K * N > UINT32_MAX ||
+      (uint64_t)batch * mn > UINT32_MAX)
+    return 1;
+  bool whole = rows ? K % V == 0 : N % V == 0;
+  bool o32 = out == NXVK_F32 && dtype != NXVK_F32;
+  uint32_t meta[6] = {M, N, K, batch, KC, whole ? 1u : 0u};
+  uint32_t spec[6] = {wg, nb, R, U, sg, S > 1 ? 1u : 0u};
+  char name[40];
+  const char *dt = nxvk_dtype_name(dtype);
+  snprintf(name, sizeof name, "dot_mv_%s%s_%s", rows ? "rows" : "cols", o32 ? "32" : "", dt);
+  if (S == 1) {
+    nxvk_buffer *bufs[3] = {A, B, C};
+    return nxvk_dispatch_grid(r, name, spec, 6, meta, 6, bufs, 3, gx, 1, batch);
+  }
+  nxvk_buffer *part = NULL;
+  int rc = nxvk_buffer_create(c, (uint64_t)S * batch * mn * 4, false, &part);
+  if (rc == NXVK_OK) {
+    nxvk_buffer *pbufs[3] = {A, B, part};
+    rc = nxvk_dispatch_grid(r, name, spec, 6, meta, 6, pbufs, 3, gx, S, batch);
+  }
+  if (rc == NXVK_OK) {
+    uint32_t smeta[3] = {(uint32_t)mn, batch, S}, sspec[1] = {NXVK_WG};
+    nxvk_buffer *sbufs[2] = {part, C};
+    if (out == NXVK_F32) snprintf(name, sizeof name, "dot_ksum_f32");
+    else snprintf(name, sizeof name, "dot_mv_sum_%s", nxvk_dtype_name(out));
+    rc = nxvk_dispatch_1d(r, name, sspec, 1, smeta, 3, sbufs, 2, batch * mn);
+  }
+  nxvk_buffer_unref(c, part);
+  return rc;
+}
