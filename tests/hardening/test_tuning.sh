@@ -85,6 +85,10 @@ cases() {
   refused "$bin" "$tag NXVK_CONV_COOPMAT not 0 or five numbers" NXVK_CONV_COOPMAT=4,1,2
   refused "$bin" "$tag NXVK_CONV_COOPMAT_EMU not 0 or 1" NXVK_CONV_COOPMAT_EMU=yes
   refused "$bin" "$tag NXVK_F16_CVT not sw or hw" NXVK_F16_CVT=fast
+  refused "$bin" "$tag NXVK_DOT_MV with R = 9" NXVK_DOT_MV=9,0,0,0
+  refused "$bin" "$tag NXVK_DOT_MV with WG not a power of two" NXVK_DOT_MV=0,100,0,0
+  refused "$bin" "$tag NXVK_DOT_MV with three numbers" NXVK_DOT_MV=1,2,3
+  refused "$bin" "$tag NXVK_DOT_MV neither numbers nor off" NXVK_DOT_MV=fast
   refused "$bin" "$tag NXVK_SCAN not a kernel" NXVK_SCAN=onepass
   refused "$bin" "$tag NXVK_SCATTER_PUT not a form" NXVK_SCATTER_PUT=fast
   refused "$bin" "$tag NXVK_SCAN_WG not a power of two" NXVK_SCAN_WG=100
@@ -97,6 +101,8 @@ cases() {
   taken "$bin" "$tag NXVK_DOT_ALIGNED=1 is taken (a product of partial tiles keeps the checked kernel)" NXVK_DOT_ALIGNED=1 dot '{"variant":"vec"}'
   taken "$bin" "$tag NXVK_DOT_GROUP=2 is taken" NXVK_DOT_GROUP=2 dot '{"variant":"vec"}'
   taken "$bin" "$tag NXVK_DOT_NT=128 is taken for f32" NXVK_DOT_NT=128 dot '{"variant":"vec"}'
+  taken "$bin" "$tag NXVK_DOT_MV=2,64,1,2 is taken" NXVK_DOT_MV=2,64,1,2 dot '{"variant":"skinny"}'
+  taken "$bin" "$tag NXVK_DOT_MV=off is taken" NXVK_DOT_MV=off dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_EW_UNROLL=3 is taken" NXVK_EW_UNROLL=3 exp '{}'
   taken "$bin" "$tag NXVK_POOL_CAP=1M is taken" NXVK_POOL_CAP=1M
   taken "$bin" "$tag NXVK_GROUP_SUBMIT=0 is taken" NXVK_GROUP_SUBMIT=0
