@@ -220,6 +220,10 @@ for dt in ("f16", "bf16"):
               env={"NXVK_DOT_MV": "8,64,1,3"})
     half_case("%s WG=64 U=2 S=4, columns" % dt, (9, 1100), (1100, 130), dt, "dot_mv_cols_" + dt,
               env={"NXVK_DOT_MV": "0,64,2,4"})
+half_case("f16 integer conversions (NXVK_F16_CVT=sw), rows", (100, 520), (520, 5), "f16", "dot_mv_rows_f16",
+          env={"NXVK_F16_CVT": "sw"})
+half_case("f16 integer conversions (NXVK_F16_CVT=sw), columns", (7, 520), (520, 100), "f16", "dot_mv_cols_f16",
+          env={"NXVK_F16_CVT": "sw"})
 
 print("1..%d" % n[0])
 shutil.rmtree(TMP, ignore_errors=True)
