@@ -32,7 +32,10 @@
 // operand whole vectors, so vector loads are aligned)
 // Specialization: 0 workgroup size, 1 NB (N or M), 2 R (rows per subgroup;
 // COLS: unused), 3 U (vectors a lane loads per tile or round), 4 SG (the
-// device's subgroup size), 5 partials (1: write f32 partials)
+// device's subgroup size), 5 partials (1: write f32 partials), 6 BD (ROWS
+// with N = 1: each lane reads its 16 bytes of the vector from memory (L1)
+// beside A's, 4 sums a row in the vec4's components; no shared tile, no
+// barriers)
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -44,6 +47,7 @@ layout(constant_id = 2) const uint R = 1u;
 layout(constant_id = 3) const uint U = 4u;
 layout(constant_id = 4) const uint SG = 32u;
 layout(constant_id = 5) const uint PART = 0u;
+layout(constant_id = 6) const uint BD = 0u;
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
 
@@ -85,6 +89,7 @@ layout(std430, binding = 1) readonly buffer A { ST a[]; };
 layout(std430, binding = 2) readonly buffer B { ST b[]; };
 #if defined(ROWS)
 layout(std430, binding = 1) readonly buffer A4 { VT a4[]; };
+layout(std430, binding = 2) readonly buffer B4 { VT b4[]; };
 #else
 layout(std430, binding = 2) readonly buffer B4 { VT b4[]; };
 #endif
@@ -178,6 +183,37 @@ void main() {
         }
         ra[r * U + u] = w;
       }
+    if (BD != 0u) {
+      for (uint u = 0u; u < U; u++) {
+        uint k = k0 + (u * SG + lane) * V;
+        VT w = VT(0);
+        if (k < ke) {
+          uint o = bbase + k;
+          if (whole && k + V <= ke) {
+            w = b4[o / V];
+          } else {
+#if defined(DT_f32)
+            for (uint v = 0u; v < V; v++) w[v] = k + v < ke ? b[o + v] : 0.0;
+#else
+            for (uint v = 0u; v < V; v += 2u) {
+              uint lo = k + v < ke ? uint(b[o + v]) : 0u, hi = k + v + 1u < ke ? uint(b[o + v + 1u]) : 0u;
+              w[v / 2u] = lo | (hi << 16);
+            }
+#endif
+          }
+        }
+        float fb[V];
+        unpack(w, fb);
+        for (uint r = 0u; r < R; r++) {
+          float fa[V];
+          unpack(ra[r * U + u], fa);
+          for (uint v = 0u; v < V; v += 4u)
+            acc[r * NQ] = fma(vec4(fa[v], fa[v + 1u], fa[v + 2u], fa[v + 3u]),
+                              vec4(fb[v], fb[v + 1u], fb[v + 2u], fb[v + 3u]), acc[r * NQ]);
+        }
+      }
+      continue;
+    }
     barrier(); // the previous tile of B is no longer read
     // B's rows k0 .. k0 + KT (contiguous): element (kl, j) to lane (kl / V) % SG's slot
     for (uint e = t; e < KT * NB; e += NWG) {
@@ -199,6 +235,15 @@ void main() {
   }
   for (uint r = 0u; r < R; r++) {
     uint row = r0 + r;
+    if (BD != 0u) { // the vec4's four sums, then the lanes'
+      vec4 s = lanes_sum(acc[r * NQ]);
+      float x = (s.x + s.y) + (s.z + s.w);
+      if (lane == 0u && row < M) {
+        if (PART != 0u) cp[(bi * S + gl_WorkGroupID.y) * M + row] = x;
+        else c[bi * M + row] = CST(x);
+      }
+      continue;
+    }
     for (uint q = 0u; q < NQ; q++) {
       vec4 s = lanes_sum(acc[r * NQ + q]);
       if (lane == 0u && row < M)

@@ -12,7 +12,9 @@
  * within ~4x the bytes of A; U vectors a lane in flight (R x U ~ 8);
  * k split into S chunks (partials in f32, summed in chunk order) while the
  * workgroups would not give every unit 3 (units unreported: 32).
- * NXVK_DOT_MV="R,WG,U,S" overrides each (0: the rule's) and NXVK_DOT_MV=off
+ * n = 1 reads the vector beside A (D = 1, L1-resident) instead of through
+ * shared memory (D = 2).
+ * NXVK_DOT_MV="R,WG,U,S[,D]" overrides each (0: the rule's) and NXVK_DOT_MV=off
  * leaves skinny products to dot_skinny.comp (f32 and f64 only).
  */
 #include "ops.h"
@@ -102,19 +104,21 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   bool whole = rows ? K % V == 0 : N % V == 0;
   bool o32 = out == NXVK_F32 && dtype != NXVK_F32;
   uint32_t meta[6] = {M, N, K, batch, KC, whole ? 1u : 0u};
-  uint32_t spec[6] = {wg, nb, R, U, sg, S > 1 ? 1u : 0u};
+  /* n = 1: the vector straight from memory (1) or through shared memory (2) */
+  uint32_t bd = rows && nb == 1 && (tu->dot_mv[4] ? tu->dot_mv[4] == 1 : true) ? 1u : 0u;
+  uint32_t spec[7] = {wg, nb, R, U, sg, S > 1 ? 1u : 0u, bd};
   char name[40];
   const char *dt = nxvk_dtype_name(dtype);
   snprintf(name, sizeof name, "dot_mv_%s%s_%s", rows ? "rows" : "cols", o32 ? "32" : "", dt);
   if (S == 1) {
     nxvk_buffer *bufs[3] = {A, B, C};
-    return nxvk_dispatch_grid(r, name, spec, 6, meta, 6, bufs, 3, gx, 1, batch);
+    return nxvk_dispatch_grid(r, name, spec, 7, meta, 6, bufs, 3, gx, 1, batch);
   }
   nxvk_buffer *part = NULL;
   int rc = nxvk_buffer_create(c, (uint64_t)S * batch * mn * 4, false, &part);
   if (rc == NXVK_OK) {
     nxvk_buffer *pbufs[3] = {A, B, part};
-    rc = nxvk_dispatch_grid(r, name, spec, 6, meta, 6, pbufs, 3, gx, S, batch);
+    rc = nxvk_dispatch_grid(r, name, spec, 7, meta, 6, pbufs, 3, gx, S, batch);
   }
   if (rc == NXVK_OK) {
     uint32_t smeta[3] = {(uint32_t)mn, batch, S}, sspec[1] = {NXVK_WG};

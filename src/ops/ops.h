@@ -278,7 +278,7 @@ typedef struct nxvk_tuning {
   uint32_t dot_coopmat_stages; /* NXVK_DOT_COOPMAT_STAGES: shared stages of dot_coopmat (1 or 2) */
   uint32_t dot_coopmat_prefetch; /* NXVK_DOT_COOPMAT_PREFETCH: k steps dot_coopmat loads ahead (1 or 2) */
   uint32_t dot_coopmat_group; /* NXVK_DOT_COOPMAT_GROUP: row tiles a column walk of dot_coopmat (0: none) */
-  uint32_t dot_mv[4];    /* NXVK_DOT_MV: R, WG, U, S of dot_mv.comp (0: the rule's) */
+  uint32_t dot_mv[5];    /* NXVK_DOT_MV: R, WG, U, S, D of dot_mv.comp (0: the rule's) */
   bool dot_mv_off;       /* NXVK_DOT_MV=off: skinny products on dot_skinny.comp (f32, f64) */
   uint32_t ew_unroll;    /* elements per invocation and round (codegen.c) */
   uint32_t ew16_unroll;  /* words (two 16-bit elements) per invocation and round of a paired kernel */

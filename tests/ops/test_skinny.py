@@ -141,6 +141,10 @@ case("R=8 U=1 WG=64 S=3, rows", (333, 1000), (1000, 13), kernel="dot_mv_rows_f32
 case("R=2 U=3 WG=512, rows (K odd)", (70, 999), (999, 2), kernel="dot_mv_rows_f32", env={"NXVK_DOT_MV": "2,512,3,0"})
 case("WG=64 U=1 S=5, columns", (9, 1100), (1100, 130), kernel="dot_mv_cols_f32", env={"NXVK_DOT_MV": "0,64,1,5"})
 case("U=8 S=1, columns (N odd)", (2, 700), (700, 301), kernel="dot_mv_cols_f32", env={"NXVK_DOT_MV": "0,0,8,1"})
+case("D=2: the vector through shared memory", (300, 1000), (1000, 1), kernel="dot_mv_rows_f32",
+     env={"NXVK_DOT_MV": "0,0,0,0,2"})
+case("D=1 R=2 U=1 S=3: the vector from memory (K odd)", (70, 999), (999, 1), kernel="dot_mv_rows_f32",
+     env={"NXVK_DOT_MV": "2,64,1,3,1"})
 OFF = {"NXVK_DOT_MV": "off"}
 case("off: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32", env=OFF)
 case("off: 16x2500 . 2500x700 on dot_skinny", (16, 2500), (2500, 700), kernel="dot_skinny_m_f32", env=OFF)
@@ -220,6 +224,8 @@ for dt in ("f16", "bf16"):
               env={"NXVK_DOT_MV": "8,64,1,3"})
     half_case("%s WG=64 U=2 S=4, columns" % dt, (9, 1100), (1100, 130), dt, "dot_mv_cols_" + dt,
               env={"NXVK_DOT_MV": "0,64,2,4"})
+half_case("bf16 D=2: the vector through shared memory", (300, 1000), (1000, 1), "bf16", "dot_mv_rows_bf16",
+          env={"NXVK_DOT_MV": "0,0,0,0,2"})
 half_case("f16 integer conversions (NXVK_F16_CVT=sw), rows", (100, 520), (520, 5), "f16", "dot_mv_rows_f16",
           env={"NXVK_F16_CVT": "sw"})
 half_case("f16 integer conversions (NXVK_F16_CVT=sw), columns", (7, 520), (520, 100), "f16", "dot_mv_cols_f16",
