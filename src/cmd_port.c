@@ -153,6 +153,11 @@ typedef struct {
   uint64_t t_sum[5], t_cur[5], t_last[5];
   const char *cmd_cur, *cmd_last; /* their commands (NULL: none recognized) */
   bool early_cur, early_last;     /* whether they replied early (engine after the reply) */
+  bool defer_wait;                /* NXVK_PORT_DEFER_WAIT=1: an early run's wait before the next request */
+  struct nxvk_rec *pend;          /* that run, submitted, not yet waited for (finish_pending) */
+  nxvk_tensor **pend_vals;        /* its values (owned) */
+  int pend_total, pend_no;        /* how many; its outputs */
+  uint64_t pend_first;            /* its first output's handle */
   uint64_t max_frame;
   uint64_t poll_ns;         /* --poll-us: poll for the next request this long before blocking */
   uint64_t max_bytes;       /* --max-bytes: device memory this port may hold (0: no cap) */
@@ -867,6 +872,13 @@ static int graph_exec_early(port_server *s, const nxvk_graph *g, nxvk_tensor **t
     nxvk_meta in[NXVK_MAX_INPUTS];
     for (int k = 0; k < nops; k++) in[k] = metas[ops[k]];
     rc = nxvk_op_infer(op, a, in, nops, &metas[v]);
+    /* what the recording would refuse (a dtype or kernel this device
+     * lacks: the client falls back on such codes) is answered now, as are
+     * the scans, whose one-pass kernels may answer unsupported after
+     * running (scan.c) */
+    if (rc == NXVK_OK && (!nxvk_ctx_supports(s->ctx, metas[v].dtype) || op->kind == NXVK_KIND_SCAN))
+      rc = NXVK_E_UNSUPPORTED;
+    if (rc == NXVK_OK) rc = nxvk_op_supported(s->ctx, op, a, in, nops);
   }
   uint64_t out_bytes = 0;
   for (int o = 0; o < no && rc == NXVK_OK; o++) out_bytes += meta_bytes(&metas[nxvk_graph_output_value(g, o)]);
@@ -894,10 +906,14 @@ static int graph_exec_early(port_server *s, const nxvk_graph *g, nxvk_tensor **t
   s->early_cur = true;
   s->early_runs++;
 
-  nxvk_tensor *vals_small[16], **vals = total + 1 > 16 ? calloc((size_t)total + 1, sizeof *vals) : vals_small;
+  /* deferred (s->defer_wait): on the heap, kept until the wait */
+  nxvk_tensor *vals_small[16],
+      **vals = total + 1 > 16 || s->defer_wait ? calloc((size_t)total + 1, sizeof *vals) : vals_small;
   rc = vals ? NXVK_OK : nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
   t0 = now_ns();
-  if (rc == NXVK_OK) rc = nxvk_graph_run(s->ctx, g, tin, vals);
+  struct nxvk_rec *pending = NULL;
+  nxvk_run_opts ro = {.pending = s->defer_wait ? &pending : NULL};
+  if (rc == NXVK_OK) rc = nxvk_graph_run_opts(s->ctx, g, tin, vals, &ro);
   stage_add(s, ST_ENGINE, now_ns() - t0);
   if (rc == NXVK_E_DEVICE_LOST && s->ctx) nxvk_ctx_mark_lost(s->ctx);
   /* the engine's message names the op that failed (ops[i] (op -> value)):
@@ -926,10 +942,53 @@ static int graph_exec_early(port_server *s, const nxvk_graph *g, nxvk_tensor **t
     }
   }
   if (rc) s->early_failures++; /* nothing on stderr while serving (nxvk-port(7)) */
+  if (pending && rc == NXVK_OK) { /* finish_pending waits, before the next request */
+    s->pend = pending;
+    s->pend_vals = vals;
+    s->pend_total = total;
+    s->pend_first = first;
+    s->pend_no = no;
+    return NXVK_OK;
+  }
+  if (pending) {
+    (void)nxvk_graph_finish(pending); /* a handle failed: wait, then free */
+  }
   if (vals)
     for (int i = 0; i < total; i++) nxvk_tensor_free(vals[i]);
   if (vals != vals_small) free(vals);
   return NXVK_OK;
+}
+
+/* The wait of an early run submitted and not waited for (NXVK_PORT_DEFER_WAIT):
+ * called before the next request is served (and at the end), so the GPU's
+ * latency passes while the client reads the reply and sends that request.
+ * A failure turns the run's handles into its error, as graph_exec_early's. */
+static void finish_pending(port_server *s) {
+  if (!s->pend) return;
+  uint64_t t0 = now_ns();
+  int rc = nxvk_graph_finish(s->pend);
+  stage_add(s, ST_ENGINE, now_ns() - t0);
+  s->pend = NULL;
+  if (rc) {
+    if (rc == NXVK_E_DEVICE_LOST && s->ctx) nxvk_ctx_mark_lost(s->ctx);
+    char msg[512];
+    snprintf(msg, sizeof msg, "run: %s", nxvk_errmsg());
+    for (int o = 0; o < s->pend_no; o++) {
+      port_handle *h = handle_find(&s->handles, s->pend_first + (uint64_t)o);
+      if (!h || !h->t) continue;
+      nxvk_tensor_free(h->t);
+      h->t = NULL;
+      s->live_handles--;
+      s->handle_bytes -= h->bytes;
+      s->lost_handles++;
+      h->err = rc;
+      h->msg = strdup(msg);
+    }
+    s->early_failures++;
+  }
+  for (int i = 0; i < s->pend_total; i++) nxvk_tensor_free(s->pend_vals[i]);
+  free(s->pend_vals);
+  s->pend_vals = NULL;
 }
 
 /* Runs graph g on its inputs tin (one per graph input) and answers with its
@@ -1502,6 +1561,7 @@ static void serve_payload(port_server *s, const uint8_t *payload, size_t len) {
   int rc;
   uint64_t t0 = now_ns(), t1 = 0;
   s->code = NXVK_OK;
+  finish_pending(s);
   if (!r.json) {
     rc = fail(s, NXVK_E_NO_MEMORY, "out of memory");
   } else if (port_frame_decode(payload, len, PORT_MAX_HEADER, &f) != PORT_FRAME_OK) {
@@ -1762,6 +1822,8 @@ int cmd_port(int argc, char **argv, nxvk_cli *cli) {
     return cli_usage_error(&usage,
                            "standard output is a terminal; the port speaks binary frames to a program");
   s.irq_cpus_left = avoid_irq_cpus();
+  const char *defer = getenv("NXVK_PORT_DEFER_WAIT");
+  s.defer_wait = defer && strcmp(defer, "1") == 0;
   rc = cli_ctx(cli, &s.ctx);
   if (rc) return cli_engine_error(rc);
   s.max_bytes = max_bytes ? cap : default_max_bytes(s.ctx);
@@ -1783,6 +1845,7 @@ int cmd_port(int argc, char **argv, nxvk_cli *cli) {
 #endif
 
   serve(&s);
+  finish_pending(&s);
   shm_unmap_all(&s);
   free(s.inbuf);
   free(s.outbuf);

@@ -847,9 +847,15 @@ typedef struct nxvk_run_opts {
   unsigned batch_flags;    /* NXVK_BATCH_TIMESTAMPS */
   double *gpu_ns;          /* out (may be NULL): GPU time with NXVK_BATCH_TIMESTAMPS */
   nxvk_plan **plan;        /* out (may be NULL): what ran; nxvk_plan_free() it */
+  /* out (may be NULL): when given, the run is submitted and not waited for:
+   * values[] are returned at once, their contents valid once
+   * nxvk_graph_finish(*pending) returns NXVK_OK (on an error, free them);
+   * this thread must finish it before its next engine call */
+  struct nxvk_rec **pending;
 } nxvk_run_opts;
 int nxvk_graph_run_opts(nxvk_ctx *c, const nxvk_graph *g, nxvk_tensor *const *inputs,
                         nxvk_tensor **values, const nxvk_run_opts *o);
+int nxvk_graph_finish(struct nxvk_rec *pending);
 /* The CPU reference of the whole graph: values[] (ninputs + nodes long)
  * gets a host tensor for every value, intermediates included. */
 int nxvk_graph_ref(const nxvk_graph *g, const nxvk_host *inputs, nxvk_host *values);

@@ -18,6 +18,7 @@ min_time = opts[:min_time] || 0.25
 all = [
   {"defaults", [], true},
   {"sync", [], false},
+  {"defer_wait", [{"NXVK_PORT_DEFER_WAIT", "1"}], true},
   {"poll_gap_2us", [{"NXVK_WAIT_POLL_GAP_US", "2"}], true},
   {"irq_cpus_kept", [{"NXVK_PORT_IRQ_CPUS", "1"}], true},
   {"no_group_submit", [{"NXVK_GROUP_SUBMIT", "0"}], true},

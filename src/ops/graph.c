@@ -370,6 +370,7 @@ int nxvk_graph_run_opts(nxvk_ctx *c, const nxvk_graph *g, nxvk_tensor *const *in
   static const nxvk_run_opts defaults = {0};
   if (!o) o = &defaults;
   if (o->plan) *o->plan = NULL;
+  if (o->pending) *o->pending = NULL;
   double t0 = (nxvk_now_ns() * 1e-6);
   int total = g->ninputs + g->nnodes;
   memset(values, 0, (size_t)total * sizeof *values);
@@ -419,6 +420,9 @@ int nxvk_graph_run_opts(nxvk_ctx *c, const nxvk_graph *g, nxvk_tensor *const *in
   }
   if (rc) {
     if (r) nxvk_rec_abort(r);
+  } else if (o->pending) {
+    rc = nxvk_rec_launch(r);
+    if (rc == NXVK_OK) *o->pending = r;
   } else {
     rc = nxvk_rec_submit(r, o->gpu_ns);
   }
@@ -433,6 +437,8 @@ int nxvk_graph_run_opts(nxvk_ctx *c, const nxvk_graph *g, nxvk_tensor *const *in
   else nxvk_plan_free(plan);
   return rc;
 }
+
+int nxvk_graph_finish(nxvk_rec *pending) { return pending ? nxvk_rec_wait(pending, NULL) : NXVK_OK; }
 
 int nxvk_graph_ref(const nxvk_graph *g, const nxvk_host *inputs, nxvk_host *values) {
   int total = g->ninputs + g->nnodes;

@@ -52,6 +52,10 @@ struct nxvk_rec {
   bool timestamps;
   uint32_t ndispatch;
   uint64_t t_begin;                    /* when nxvk_rec_begin was called (stage times) */
+  uint64_t t_sub, t_launched, t_wait;  /* launch began, the submission returned, the wait began */
+  nxvk_lane *lane;                     /* launched on (nxvk_rec_launch), for the wait */
+  uint64_t value;                      /* its timeline value there (grouped) */
+  bool lanes, grouped;                 /* several lanes; group commit (else the fence) */
   nxvk_rec *next;                      /* ctx free list */
 };
 
@@ -623,20 +627,38 @@ static VkResult wait_timeline(nxvk_ctx *c, nxvk_lane *q, uint64_t v) {
   return c->vk.vkWaitSemaphores(c->device, &wi, UINT64_MAX);
 }
 
-int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns) {
+/* The end of a recording, submitted or not: the stage times where it was
+ * waited for (t_waited), then back to the pool (or destroyed on a lost
+ * device). */
+static int rec_end(nxvk_rec *r, int rc, uint64_t t_waited) {
   nxvk_ctx *c = r->c;
-  int rc = NXVK_OK;
-  if (gpu_ns) *gpu_ns = 0;
-  uint64_t t_sub = now_ns(), t_waited = 0, t_wait = 0;
+  if (t_waited) {
+    atomic_fetch_add(&c->recordings, 1);
+    atomic_fetch_add(&c->t_record, r->t_sub - r->t_begin);
+    atomic_fetch_add(&c->t_submit, r->t_launched - r->t_sub);
+    atomic_fetch_add(&c->t_wait, t_waited - r->t_wait);
+  }
+  if (rc == NXVK_E_DEVICE_LOST) {
+    /* nothing may be reused on a lost device; drop our references */
+    for (int i = 0; i < r->nheld; i++) nxvk_buffer_unref(c, r->held[i]);
+    r->nheld = 0;
+    rec_destroy(c, r);
+  } else {
+    rec_release(r);
+    if (t_waited) atomic_fetch_add(&c->t_release, now_ns() - t_waited);
+  }
+  return rc;
+}
+
+int nxvk_rec_launch(nxvk_rec *r) {
+  nxvk_ctx *c = r->c;
+  r->t_sub = now_ns();
   if (r->timestamps)
     c->vk.vkCmdWriteTimestamp(r->cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, r->queries, 1);
   /* Results read through mapped memory must be visible to the host. */
   barrier(r, VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   VkResult vr = c->vk.vkEndCommandBuffer(r->cmd);
-  if (vr != VK_SUCCESS) {
-    rc = nxvk_vk_fail(vr, "vkEndCommandBuffer", __FILE__, __LINE__);
-    goto out;
-  }
+  if (vr != VK_SUCCESS) return rec_end(r, nxvk_vk_fail(vr, "vkEndCommandBuffer", __FILE__, __LINE__), 0);
   VkSubmitInfo si = {
       .sType = VK_STRUCTURE_TYPE_SUBMIT_INFO,
       .commandBufferCount = 1,
@@ -652,25 +674,12 @@ int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns) {
   static atomic_uint threads_seen;
   if (lanes && thread_seq == 0) thread_seq = atomic_fetch_add(&threads_seen, 1) + 1;
   nxvk_lane *q = &c->lanes[lanes ? (thread_seq - 1) % (unsigned)c->nlanes : 0];
-  if (c->group_submit && !c->inject_unlocked_submit) {
-    uint64_t v = 0;
-    vr = group_submit(c, q, r->cmd, &v);
-    if (vr != VK_SUCCESS) {
-      rc = note_lost(c, nxvk_vk_fail(vr, "vkQueueSubmit", __FILE__, __LINE__));
-      goto out;
-    }
-    t_wait = now_ns();
-    vr = wait_timeline(c, q, v);
-    t_waited = now_ns();
-    if (lanes && vr == VK_SUCCESS) {
-      unsigned long long done = atomic_load(&q->completed);
-      while (done < v && !atomic_compare_exchange_weak(&q->completed, &done, v)) {
-      }
-    }
-    if (vr != VK_SUCCESS) {
-      rc = note_lost(c, nxvk_vk_fail(vr, "vkWaitSemaphores", __FILE__, __LINE__));
-      goto out;
-    }
+  r->lane = q;
+  r->lanes = lanes;
+  r->grouped = c->group_submit && !c->inject_unlocked_submit;
+  if (r->grouped) {
+    vr = group_submit(c, q, r->cmd, &r->value);
+    if (vr != VK_SUCCESS) return rec_end(r, note_lost(c, nxvk_vk_fail(vr, "vkQueueSubmit", __FILE__, __LINE__)), 0);
   } else {
     bool lock = !c->inject_unlocked_submit;
     uint64_t tq = now_ns();
@@ -679,22 +688,36 @@ int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns) {
     if (lock) pthread_mutex_unlock(q->qlock);
     atomic_fetch_add(&c->t_queue_submit, now_ns() - tq);
     atomic_fetch_add(&c->submits, 1);
-    if (vr != VK_SUCCESS) {
-      rc = note_lost(c, nxvk_vk_fail(vr, "vkQueueSubmit", __FILE__, __LINE__));
-      goto out;
-    }
-    t_wait = now_ns();
-    vr = wait_fence(c, r->fence);
-    t_waited = now_ns();
-    if (vr != VK_SUCCESS) {
-      rc = note_lost(c, nxvk_vk_fail(vr, "vkWaitForFences", __FILE__, __LINE__));
-      goto out;
-    }
+    if (vr != VK_SUCCESS) return rec_end(r, note_lost(c, nxvk_vk_fail(vr, "vkQueueSubmit", __FILE__, __LINE__)), 0);
   }
+  r->t_launched = now_ns();
+  return NXVK_OK;
+}
+
+int nxvk_rec_wait(nxvk_rec *r, double *gpu_ns) {
+  nxvk_ctx *c = r->c;
+  int rc = NXVK_OK;
+  if (gpu_ns) *gpu_ns = 0;
+  r->t_wait = now_ns();
+  VkResult vr;
+  if (r->grouped) {
+    nxvk_lane *q = r->lane;
+    vr = wait_timeline(c, q, r->value);
+    if (r->lanes && vr == VK_SUCCESS) {
+      unsigned long long done = atomic_load(&q->completed);
+      while (done < r->value && !atomic_compare_exchange_weak(&q->completed, &done, r->value)) {
+      }
+    }
+    if (vr != VK_SUCCESS) rc = note_lost(c, nxvk_vk_fail(vr, "vkWaitSemaphores", __FILE__, __LINE__));
+  } else {
+    vr = wait_fence(c, r->fence);
+    if (vr != VK_SUCCESS) rc = note_lost(c, nxvk_vk_fail(vr, "vkWaitForFences", __FILE__, __LINE__));
+  }
+  uint64_t t_waited = now_ns();
   for (int i = 0; i < r->nchecks && rc == NXVK_OK; i++)
     if (*(volatile const uint32_t *)r->checks[i].b->mapped != 0)
       rc = nxvk_seterr(r->checks[i].code, "%s", r->checks[i].msg);
-  if (r->timestamps && gpu_ns) {
+  if (rc == NXVK_OK && r->timestamps && gpu_ns) {
     uint64_t ts[2];
     vr = c->vk.vkGetQueryPoolResults(c->device, r->queries, 0, 2, sizeof ts, ts, sizeof ts[0],
                                      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
@@ -704,21 +727,11 @@ int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns) {
       *gpu_ns = (double)((ts[1] - ts[0]) & mask) * c->info.timestamp_period_ns;
     }
   }
-out:
-  if (t_waited) {
-    atomic_fetch_add(&c->recordings, 1);
-    atomic_fetch_add(&c->t_record, t_sub - r->t_begin);
-    atomic_fetch_add(&c->t_submit, t_wait - t_sub);
-    atomic_fetch_add(&c->t_wait, t_waited - t_wait);
-  }
-  if (rc == NXVK_E_DEVICE_LOST) {
-    /* nothing may be reused on a lost device; drop our references */
-    for (int i = 0; i < r->nheld; i++) nxvk_buffer_unref(c, r->held[i]);
-    r->nheld = 0;
-    rec_destroy(c, r);
-  } else {
-    rec_release(r);
-    if (t_waited) atomic_fetch_add(&c->t_release, now_ns() - t_waited);
-  }
-  return rc;
+  return rec_end(r, rc, t_waited);
+}
+
+int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns) {
+  if (gpu_ns) *gpu_ns = 0;
+  int rc = nxvk_rec_launch(r);
+  return rc ? rc : nxvk_rec_wait(r, gpu_ns);
 }

@@ -304,6 +304,11 @@ int nxvk_rec_hold(nxvk_rec *r, nxvk_buffer *b);
 int nxvk_rec_check_word(nxvk_rec *r, nxvk_buffer *b, int code, const char *msg);
 /* End, submit (under the queue lock), wait (outside it), release to pool. */
 int nxvk_rec_submit(nxvk_rec *r, double *gpu_ns);
+/* nxvk_rec_submit in two halves: end and submit (a failure releases the
+ * recording), then wait, check and release.  Between them the caller may
+ * do other work, but no other recording on this thread may wait on it. */
+int nxvk_rec_launch(nxvk_rec *r);
+int nxvk_rec_wait(nxvk_rec *r, double *gpu_ns);
 void nxvk_rec_abort(nxvk_rec *r);
 nxvk_ctx *nxvk_rec_ctx(nxvk_rec *r);
 uint32_t nxvk_rec_dispatch_count(nxvk_rec *r);

@@ -823,6 +823,20 @@ def t_early(tap):
     tap.ok(p.alive(), "serving after an early failure")
     rc, _ = p.close()
     tap.ok(rc == 0 and p.stderr == "", "exit 0, nothing on stderr", p.stderr)
+    # what the recording would refuse is answered at once, not early: the
+    # client falls back on unsupported_dtype (here i64 on a device without it)
+    p = Port(env={"NXVK_TEST_INJECT": "no_int64"})
+    hx = p.put(x)
+    wide = {"inputs": {"a": {"handle": hx}}, "ops": [{"op": "as_type", "in": ["a"], "attrs": {"dtype": "i64"}, "out": "w"}],
+            "outputs": {"w": True}}
+    tap.eq(p.error({"cmd": "run", "graph": wide, "early": True}), "unsupported_dtype",
+           "early: a dtype the device lacks is the run's own error reply")
+    scan = {"inputs": {"a": {"handle": hx}}, "ops": [{"op": "cumulative_sum", "in": ["a"], "out": "c"}],
+            "outputs": {"c": True}}
+    r, _ = p.ok({"cmd": "run", "graph": scan, "early": True})
+    tap.ok(np.allclose(p.get(r["outputs"][0]["handle"]), np.cumsum(x)) and p.stats()["early_runs"] == 0,
+           "early: a scan (which may answer unsupported after running) is replied to after its run")
+    p.close()
 
 
 def t_reply_printer(tap):
