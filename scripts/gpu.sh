@@ -84,12 +84,14 @@ if [ "$what" = nx ]; then
     >> "$R/versions.txt" 2>&1
   cat "$R/versions.txt"
   step nx_ops; $W mix run bench/nx_ops.exs --sizes "${NX_SIZES:-1K,1M,16M}" > "$R/nx_ops.md" 2>&1; tail -n 3 "$R/nx_ops.md"
-  # the 1K add again with the latency settings of elixir/README.md: early
-  # replies and the VM's schedulers busy-waiting (bench/NOTES.md)
+  # the 1K add under the latency knobs (early replies, the default, against
+  # replies after the run, the port's wait settings: bench/add_latency.exs),
+  # then with the VM's schedulers busy-waiting (elixir/README.md)
   step nx_ops_latency
-  NXVK_EARLY_REPLY=1 ELIXIR_ERL_OPTIONS="+sbwt very_long +sbwtdcpu very_long +sbwtdio very_long +swt very_low" \
-    $W mix run bench/nx_ops.exs --sizes 1K --ops add > "$R/nx_ops_latency.md" 2>&1
-  tail -n 3 "$R/nx_ops_latency.md"
+  $W mix run bench/add_latency.exs > "$R/nx_ops_latency.md" 2>&1
+  ELIXIR_ERL_OPTIONS="+sbwt very_long +swt very_low" $W mix run bench/add_latency.exs --variants defaults,sync \
+    >> "$R/nx_ops_latency.md" 2>&1
+  grep '^|' "$R/nx_ops_latency.md" | grep -v -- '| ---' | cut -c1-160
   step mlp; $W mix run bench/mlp.exs > "$R/mlp.md" 2>&1; tail -n 3 "$R/mlp.md"
   step serving "($NX_DEVICES)"
   $W mix run bench/serving.exs --devices "$NX_DEVICES" --requests "${NX_REQUESTS:-20000}" --width "${NX_WIDTH:-1024}" \
