@@ -679,7 +679,8 @@ int nxvk_rec_launch(nxvk_rec *r) {
   r->grouped = c->group_submit && !c->inject_unlocked_submit;
   if (r->grouped) {
     vr = group_submit(c, q, r->cmd, &r->value);
-    if (vr != VK_SUCCESS) return rec_end(r, note_lost(c, nxvk_vk_fail(vr, "vkQueueSubmit", __FILE__, __LINE__)), 0);
+    if (vr != VK_SUCCESS)
+      return rec_end(r, note_lost(c, nxvk_vk_fail(vr, "vkQueueSubmit", __FILE__, __LINE__)), 0);
   } else {
     bool lock = !c->inject_unlocked_submit;
     uint64_t tq = now_ns();
@@ -688,7 +689,8 @@ int nxvk_rec_launch(nxvk_rec *r) {
     if (lock) pthread_mutex_unlock(q->qlock);
     atomic_fetch_add(&c->t_queue_submit, now_ns() - tq);
     atomic_fetch_add(&c->submits, 1);
-    if (vr != VK_SUCCESS) return rec_end(r, note_lost(c, nxvk_vk_fail(vr, "vkQueueSubmit", __FILE__, __LINE__)), 0);
+    if (vr != VK_SUCCESS)
+      return rec_end(r, note_lost(c, nxvk_vk_fail(vr, "vkQueueSubmit", __FILE__, __LINE__)), 0);
   }
   r->t_launched = now_ns();
   return NXVK_OK;
