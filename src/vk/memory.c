@@ -916,6 +916,7 @@ void nxvk_host_regions_destroy(nxvk_ctx *c) {
   pthread_mutex_lock(&c->host_lock);
   nxvk_host_region *R = c->host_regions;
   c->host_regions = NULL;
+  atomic_store(&c->host_nregions, 0);
   pthread_mutex_unlock(&c->host_lock);
   while (R) {
     nxvk_host_region *next = R->next;
@@ -934,6 +935,7 @@ static int region_add(nxvk_ctx *c, char *base, size_t len, nxvk_buffer *buf, boo
   pthread_mutex_lock(&c->host_lock);
   R->next = c->host_regions;
   c->host_regions = R;
+  atomic_fetch_add(&c->host_nregions, 1);
   pthread_mutex_unlock(&c->host_lock);
   return NXVK_OK;
 }
@@ -945,7 +947,10 @@ static nxvk_host_region *region_take(nxvk_ctx *c, const void *p, bool owned) {
   while ((R = *at) && !(R->owned == owned && (owned ? R->base == p : R->base >= (const char *)p &&
                                                                          R->base < (const char *)p + c->host_align)))
     at = &R->next;
-  if (R) *at = R->next;
+  if (R) {
+    *at = R->next;
+    atomic_fetch_sub(&c->host_nregions, 1);
+  }
   pthread_mutex_unlock(&c->host_lock);
   return R;
 }
@@ -953,7 +958,7 @@ static nxvk_host_region *region_take(nxvk_ctx *c, const void *p, bool owned) {
 /* The region overlapping [p, p + n) that starts lowest, with where the
  * overlap starts in it; NULL if none (or NXVK_XFER_PINNED=0). */
 static nxvk_host_region *region_find(nxvk_ctx *c, const char *p, size_t n) {
-  if (!c->xfer_pinned || !c->host_regions) return NULL;
+  if (!c->xfer_pinned || atomic_load(&c->host_nregions) == 0) return NULL;
   nxvk_host_region *best = NULL;
   pthread_mutex_lock(&c->host_lock);
   for (nxvk_host_region *R = c->host_regions; R; R = R->next)

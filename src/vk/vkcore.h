@@ -180,6 +180,7 @@ struct nxvk_ctx {
    * treats it as any host memory, for comparison */
   pthread_mutex_t host_lock;
   struct nxvk_host_region *host_regions; /* owned */
+  atomic_int host_nregions;            /* their count, read without the lock (most transfers see 0) */
   int xfer_pinned_split;
   bool xfer_pinned;
   size_t xfer_piece;                   /* bytes per piece of a large transfer, at most (NXVK_XFER_PIECE) */
