@@ -35,28 +35,45 @@
 // GM > 0: where the grid has a workgroup per row tile, consecutive
 // workgroups walk GM row tiles down a column before the next column (L2
 // reuse of B's column panels, as the blocks resident at once touch fewer).
-// Defines: WM WN FR FC BK FM FN FK OUT_F16 ST PF GM; the default is 2 x 2
-// subgroups of 64 x 64 (BM = BN = 128, 128 invocations, BK = 32) on
-// 16x16x16, two stages, loads one step ahead, no regrouping.
+// OR: the order of a k slice's fragment loads and products: 0, the FR A
+// fragments held while each B fragment is loaded and multiplied by them; 1,
+// all FR A and FC B fragments loaded before the FR x FC products (more
+// loads in flight, FC x 4 more registers); 2, the FC B fragments held while
+// each A fragment is loaded and multiplied by them.
+// CM_EMU: the same data flow with the fragment loads, products and stores
+// done by plain code (each 32 invocations play a subgroup, whatever the
+// device's subgroups): lavapipe has no cooperative matrices, and this lets
+// it check the stages, the prefetch, the regrouping and both stores.
+// Defines: WM WN FR FC BK FM FN FK OUT_F16 ST PF GM OR CM_EMU; the default
+// (dot.c's coopmat_embedded) is 2 x 4 subgroups of 64 x 64 (BM = 128, BN =
+// 256, 256 invocations, BK = 32) on 16x16x16, one stage, loads one step
+// ahead, no regrouping, order 0.
 // meta: [0] M [1] N [2] K [3] batch [4] Mp [5] Np [6] Kp [7] KS (0: no split)
+#ifndef CM_EMU
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#endif
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
 #ifdef OUT_F16
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
+#endif
+#if defined(OUT_F16) || defined(CM_EMU)
 #include "f16.glsl"
 #endif
 
 #ifndef WM
 #define WM 2u
-#define WN 2u
+#define WN 4u
 #define FR 4u
 #define FC 4u
 #define BK 32u
+#ifndef ST
+#define ST 1
+#endif
 #endif
 #ifndef FM
 #define FM 16u
@@ -72,6 +89,9 @@
 #ifndef GM
 #define GM 0
 #endif
+#ifndef OR
+#define OR 0
+#endif
 #define NT (WM * WN * 32u)
 #define BM (WM * FR * FM)
 #define BN (WN * FC * FN)
@@ -83,6 +103,7 @@
 #define A_LOADS (BM * BK / 8u / NT)  // uvec4 each invocation moves per step
 #define B_LOADS (BK * BN / 8u / NT)
 #define SV (FM * FN / 4u)            // uvec4 of one subgroup's f32 scratch
+#define FE (FM * FN / 32u)           // elements of an FM x FN tile per lane (the emulation's)
 #define SM_SIZE (uint(ST) * (A_STAGE + B_STAGE))
 
 layout(local_size_x = NT) in;
@@ -156,19 +177,74 @@ void store_stage2(uint st) {
 }
 #endif
 
-// the products of stage ST_ into acc: per FK of the step, the subgroup's FR
-// A fragments, then each B fragment times all of them
+#ifdef CM_EMU
+// one f16 of the shared stages, as f32; h counts halves from the start of sm
+float sm_half(uint h) { return nx_f16_to_f32((sm[h / 8u][(h % 8u) / 2u] >> (16u * (h % 2u))) & 0xffffu); }
+
+// acc += A x B, FM x FK from uvec4 aoff (row-major, rows as uvec4 apart)
+// times FK x FN from boff (row-major, bs apart); this lane's elements
+// e = lane + 32 h: row e / FN, column e % FN
+void emu_mad(inout float acc[FE], uint aoff, uint as, uint boff, uint bs, uint lane) {
+  [[dont_unroll]] for (uint h = 0u; h < FE; h++) {
+    uint e = lane + 32u * h, r = e / FN, c = e % FN;
+    float s = acc[h];
+    [[dont_unroll]] for (uint k = 0u; k < FK; k++)
+      s = fma(sm_half(aoff * 8u + r * as * 8u + k), sm_half(boff * 8u + k * bs * 8u + c), s);
+    acc[h] = s;
+  }
+}
+
+#define MMA_STAGE(ST_)                                                                                      \
+  [[dont_unroll]] for (uint kk = 0u; kk < BK; kk += FK)                                                     \
+    [[dont_unroll]] for (uint i = 0u; i < FR; i++)                                                          \
+      [[dont_unroll]] for (uint j = 0u; j < FC; j++)                                                        \
+        emu_mad(acc[i][j], (ST_) * A_STAGE + (wr * FR * FM + i * FM) * AV + kk / 8u, AV,                    \
+                B0 + (ST_) * B_STAGE + kk * BV + (wc * FC * FN + j * FN) / 8u, BV, lane);
+#else
+#define LOAD_A(ST_, kk, i, F)                                                                               \
+  coopMatLoadNV(F, sm, (ST_) * A_STAGE + (wr * FR * FM + (i) * FM) * AV + (kk) / 8u, AV, false)
+#define LOAD_B(ST_, kk, j, F)                                                                               \
+  coopMatLoadNV(F, sm, B0 + (ST_) * B_STAGE + (kk) * BV + (wc * FC * FN + (j) * FN) / 8u, BV, false)
+#if OR == 1
+// the products of stage ST_ into acc: per FK of the step, all FR A and FC B
+// fragments, then their FR x FC products
 #define MMA_STAGE(ST_)                                                                                      \
   [[unroll]] for (uint kk = 0u; kk < BK; kk += FK) {                                                        \
     fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa[FR];                                                        \
-    [[unroll]] for (uint i = 0u; i < FR; i++)                                                               \
-      coopMatLoadNV(fa[i], sm, (ST_) * A_STAGE + (wr * FR * FM + i * FM) * AV + kk / 8u, AV, false);        \
+    fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb[FC];                                                        \
+    [[unroll]] for (uint i = 0u; i < FR; i++) LOAD_A(ST_, kk, i, fa[i]);                                    \
+    [[unroll]] for (uint j = 0u; j < FC; j++) LOAD_B(ST_, kk, j, fb[j]);                                    \
+    [[unroll]] for (uint j = 0u; j < FC; j++)                                                               \
+      [[unroll]] for (uint i = 0u; i < FR; i++) acc[i][j] = coopMatMulAddNV(fa[i], fb[j], acc[i][j]);       \
+  }
+#elif OR == 2
+// per FK of the step, the subgroup's FC B fragments, then each A fragment
+// times all of them
+#define MMA_STAGE(ST_)                                                                                      \
+  [[unroll]] for (uint kk = 0u; kk < BK; kk += FK) {                                                        \
+    fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb[FC];                                                        \
+    [[unroll]] for (uint j = 0u; j < FC; j++) LOAD_B(ST_, kk, j, fb[j]);                                    \
+    [[unroll]] for (uint i = 0u; i < FR; i++) {                                                             \
+      fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa;                                                          \
+      LOAD_A(ST_, kk, i, fa);                                                                               \
+      [[unroll]] for (uint j = 0u; j < FC; j++) acc[i][j] = coopMatMulAddNV(fa, fb[j], acc[i][j]);          \
+    }                                                                                                       \
+  }
+#else
+// per FK of the step, the subgroup's FR A fragments, then each B fragment
+// times all of them
+#define MMA_STAGE(ST_)                                                                                      \
+  [[unroll]] for (uint kk = 0u; kk < BK; kk += FK) {                                                        \
+    fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa[FR];                                                        \
+    [[unroll]] for (uint i = 0u; i < FR; i++) LOAD_A(ST_, kk, i, fa[i]);                                    \
     [[unroll]] for (uint j = 0u; j < FC; j++) {                                                             \
       fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb;                                                          \
-      coopMatLoadNV(fb, sm, B0 + (ST_) * B_STAGE + kk * BV + (wc * FC * FN + j * FN) / 8u, BV, false);      \
+      LOAD_B(ST_, kk, j, fb);                                                                               \
       [[unroll]] for (uint i = 0u; i < FR; i++) acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);          \
     }                                                                                                       \
   }
+#endif
+#endif
 
 void main() {
   uint m = pc.meta_off;
@@ -176,7 +252,11 @@ void main() {
   uint Mp = meta[m + 4u], Np = meta[m + 5u], Kp = meta[m + 6u];
   uint tiles_m = Mp / BM, all_steps = Kp / BK, kv = Kp / 8u, nv = Np / 8u;
   uint ks = meta[m + 7u], nsplit = ks == 0u ? 1u : (all_steps + ks - 1u) / ks;
+#ifdef CM_EMU
+  uint sg = gl_LocalInvocationID.x / 32u, lane = gl_LocalInvocationID.x % 32u;
+#else
   uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
+#endif
   uint wr = sg / WN, wc = sg % WN;
   uint tn0 = gl_WorkGroupID.x, tm0 = gl_WorkGroupID.y;
 #if GM > 0
@@ -197,9 +277,16 @@ void main() {
       uint row0 = tm * BM;
       // this chunk's first k step: A's columns and B's rows from s0 * BK
       uint abase = (bi * Mp + row0) * kv + s0 * (BK / 8u), bbase = bi * Kp * nv + col0 / 8u + s0 * BK * nv;
+#ifdef CM_EMU
+      float acc[FR][FC][FE];
+      [[unroll]] for (uint i = 0u; i < FR; i++)
+        [[unroll]] for (uint j = 0u; j < FC; j++)
+          [[unroll]] for (uint h = 0u; h < FE; h++) acc[i][j][h] = 0.0;
+#else
       fcoopmatNV<32, gl_ScopeSubgroup, FM, FN> acc[FR][FC];
       [[unroll]] for (uint i = 0u; i < FR; i++)
         [[unroll]] for (uint j = 0u; j < FC; j++) acc[i][j] = fcoopmatNV<32, gl_ScopeSubgroup, FM, FN>(0.0);
+#endif
 
       barrier();                             // the last tile's scratch is read
       if (steps > 0u) {
@@ -255,6 +342,26 @@ void main() {
       [[unroll]] for (uint i = 0u; i < FR; i++)
         [[unroll]] for (uint j = 0u; j < FC; j++) {
           uint r0 = row0 + wr * FR * FM + i * FM, c0 = col0 + wc * FC * FN + j * FN;
+#ifdef CM_EMU
+          // every invocation reaches each barrier (they are the workgroup's):
+          // whole tiles straight to C (as coopMatStoreNV would), the rest
+          // through the scratch
+#ifndef OUT_F16
+          bool whole = r0 + FM <= M && c0 + FN <= N && N % 4u == 0u;
+#else
+          bool whole = false;
+#endif
+          bool part = !whole && r0 < M && c0 < N;
+          [[unroll]] for (uint h = 0u; h < FE; h++) {
+            uint e = lane + 32u * h, er = e / FN, ec = e % FN;
+#ifndef OUT_F16
+            if (whole) c[cbase + (r0 + er) * N + c0 + ec] = acc[i][j][h];
+#endif
+            if (part) sm[sg * SV + er * (FN / 4u) + ec / 4u][ec % 4u] = floatBitsToUint(acc[i][j][h]);
+          }
+          memoryBarrierShared();
+          barrier();
+#else
 #ifndef OUT_F16
           if (r0 + FM <= M && c0 + FN <= N && N % 4u == 0u) {
             coopMatStoreNV(acc[i][j], c, cbase + r0 * N + c0, N, false);
@@ -262,12 +369,14 @@ void main() {
           }
 #endif
           if (r0 >= M || c0 >= N) continue;
+          bool part = true;
           coopMatStoreNV(acc[i][j], sm, sg * SV, FN / 4u, false);
           subgroupMemoryBarrierShared();
           subgroupBarrier();
+#endif
           [[unroll]] for (uint h = 0u; h < (SV + 31u) / 32u; h++) {
             uint e = lane + 32u * h, gr = r0 + e / (FN / 4u), gc = c0 + (e % (FN / 4u)) * 4u;
-            if (e < SV && gr < M) {
+            if (part && e < SV && gr < M) {
               vec4 v = uintBitsToFloat(sm[sg * SV + e]);
               uint o = cbase + gr * N + gc;
 #ifdef OUT_F16
@@ -285,8 +394,12 @@ void main() {
 #endif
             }
           }
+#ifdef CM_EMU
+          barrier();
+#else
           subgroupMemoryBarrierShared();
           subgroupBarrier();
+#endif
         }
     }
 }

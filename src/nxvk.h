@@ -683,6 +683,11 @@ int nxvk_bench_kernel(nxvk_ctx *c, const char *kernel, const uint32_t *spec, int
  * variant makes of f32 A [m,k] and B [k,n] (f16_pack): padded rows and
  * columns {Mp, Kp, Np}; false where the device has no coopmat. */
 bool nxvk_dot_coopmat_padding(nxvk_ctx *c, uint32_t m, uint32_t k, uint32_t n, uint32_t padded[3]);
+/* For `nxvk bench matmul --sweep`: read the tuning variables (NXVK_DOT_*
+ * and the others nxvk_ctx_open reads) again, checked as at open; on an
+ * error the context keeps its tuning.  Not safe while other threads run
+ * work on the context. */
+int nxvk_ctx_retune(nxvk_ctx *c);
 /* dst = src (same byte size) on the device, timed. */
 int nxvk_tensor_copy(nxvk_ctx *c, nxvk_tensor *dst, const nxvk_tensor *src, double *gpu_ns);
 

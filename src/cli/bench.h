@@ -41,6 +41,7 @@ typedef struct bench_opts {
   int clients;                          /* concurrency: port clients (--clients) */
   bool progress;                        /* stderr is a terminal */
   bool idle_gpu;                        /* --idle-gpu: no bench_busy thread */
+  const char *sweep;                    /* --sweep FILE: matmul products again under each line's knobs */
 } bench_opts;
 
 /* Times in nanoseconds. */

@@ -558,12 +558,146 @@ static bench_row *new_row(bench_ctx *b, const char *mode, const problem *p) {
 /* Rows are added before they are measured; a failed one is taken back. */
 static void drop_last_row(bench_ctx *b) { b->rep->nrows--; }
 
+/* --sweep FILE: lines "NAME VAR=VALUE ..." ('#' starts a comment); each
+ * product of matmul and shapes runs again under each line's variables (the
+ * previous line's unset first, the context's tuning read again), checked
+ * and timed as the default was, on the same inputs: a row each, with NAME
+ * as its variant.  A line the context refuses is a note.  Afterwards the
+ * variables are unset and the tuning read again. */
+enum { SWEEP_MAX = 48, SWEEP_VARS = 8 };
+typedef struct {
+  char name[16];
+  char var[SWEEP_VARS][40], val[SWEEP_VARS][40];
+  int nvars;
+} sweep_line;
+
+static int sweep_error(const char *path, int lineno, const char *what) {
+  fprintf(stderr, "nxvk: error: bench: --sweep %s", path);
+  if (lineno) fprintf(stderr, ":%d", lineno);
+  fprintf(stderr, ": %s\n", what);
+  return EXIT_USAGE;
+}
+
+static int sweep_read(const char *path, sweep_line *lines, int *n) {
+  FILE *f = fopen(path, "r");
+  *n = 0;
+  if (!f) return sweep_error(path, 0, "cannot read it");
+  char buf[512];
+  int status = EXIT_OK, lineno = 0;
+  while (status == EXIT_OK && fgets(buf, sizeof buf, f)) {
+    lineno++;
+    char *hash = strchr(buf, '#');
+    if (hash) *hash = '\0';
+    char *save = NULL, *tok = strtok_r(buf, " \t\r\n", &save);
+    if (!tok) continue;
+    if (*n == SWEEP_MAX) {
+      status = sweep_error(path, lineno, "more than 48 lines");
+      break;
+    }
+    sweep_line *l = &lines[(*n)++];
+    memset(l, 0, sizeof *l);
+    snprintf(l->name, sizeof l->name, "%s", tok);
+    while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
+      char *eq = strchr(tok, '=');
+      if (!eq || eq == tok || l->nvars == SWEEP_VARS || (size_t)(eq - tok) >= sizeof l->var[0] ||
+          strlen(eq + 1) >= sizeof l->val[0]) {
+        status = sweep_error(path, lineno, "want NAME VAR=VALUE ... (at most 8 variables, each under 40 characters)");
+        break;
+      }
+      snprintf(l->var[l->nvars], sizeof l->var[0], "%.*s", (int)(eq - tok), tok);
+      snprintf(l->val[l->nvars], sizeof l->val[0], "%s", eq + 1);
+      l->nvars++;
+    }
+  }
+  fclose(f);
+  return status;
+}
+
+static void sweep_unset(const sweep_line *l) {
+  for (int i = 0; l && i < l->nvars; i++) unsetenv(l->var[i]);
+}
+
+static void set_rates(bench_row *row, problem *p) {
+  row->bytes = problem_bytes(p);
+  row->gbps = row->bytes / row->gpu.median;
+  row->flops = p->op->kind == NXVK_KIND_DOT ? dot_flops(p) : 0;
+  row->gflops = row->flops ? row->flops / row->gpu.median : NAN;
+  row->gflops_min = row->flops ? row->flops / row->gpu.max : NAN;
+  row->gflops_max = row->flops ? row->flops / row->gpu.min : NAN;
+}
+
+static int sweep_rows(bench_ctx *b, problem *p, const bench_row *base, const char *label) {
+  static sweep_line lines[SWEEP_MAX];
+  int n = 0, status = sweep_read(b->o->sweep, lines, &n);
+  const sweep_line *prev = NULL;
+  bool failed = false;
+  for (int i = 0; status == EXIT_OK && i < n; i++) {
+    const sweep_line *l = &lines[i];
+    sweep_unset(prev);
+    prev = l;
+    for (int v = 0; v < l->nvars; v++) setenv(l->var[v], l->val[v], 1);
+    char what[160];
+    snprintf(what, sizeof what, "%.100s (--sweep %.15s)", label, l->name);
+    bench_busy_pause();
+    int rc = nxvk_ctx_retune(b->ctx);
+    bench_busy_resume();
+    if (rc) {
+      bench_add_skip(b, base->mode, base->name, base->dtype, base->size, "%s: %s", what, nxvk_errmsg());
+      continue;
+    }
+    bench_row *row = bench_add_row(b->rep);
+    if (!row) return cli_engine_error(NXVK_E_NO_MEMORY);
+    base = &b->rep->rows[b->rep->nrows - 2]; /* the rows may have moved */
+    *row = *base;
+    snprintf(row->variant, sizeof row->variant, "%.15s", l->name);
+    row->note[0] = row->check[0] = '\0';
+    row->gpu = (bench_stat){0};
+    row->max_abs = row->max_ulp = NAN;
+    check_result cr;
+    bench_progress(b, "%s: check", what);
+    int st = check_problem(p, row, &cr);
+    if (st == EXIT_OK) {
+      bench_progress(b, "%s: kernel", what);
+      bench_busy_pause();
+      rc = pick_dispatches(p);
+      if (rc == NXVK_OK) rc = bench_repeat(b->o, 1, true, kernel_once, p, &row->gpu);
+      bench_busy_resume();
+      if (rc) st = cli_engine_error(rc);
+    }
+    if (st) { /* a wrong or failed product: a note, the next line, and the command fails */
+      failed = true;
+      drop_last_row(b);
+      bench_add_skip(b, base->mode, base->name, base->dtype, base->size, "%s: failed (%s)", what, nxvk_errmsg());
+      base = &b->rep->rows[b->rep->nrows - 1];
+      continue;
+    }
+    set_rates(row, p);
+    row->pct_peak = b->peak_fma[p->dtype] > 0 ? 100 * row->gflops / b->peak_fma[p->dtype] : NAN;
+    bench_progress_done(b);
+    bench_print_row(row);
+  }
+  sweep_unset(prev);
+  bench_busy_pause();
+  int rc = nxvk_ctx_retune(b->ctx);
+  bench_busy_resume();
+  if (status == EXIT_OK && rc) status = cli_engine_error(rc);
+  return status == EXIT_OK && failed ? EXIT_FAIL : status;
+}
+
 /* Measure a new row's problem (freed here), take the row back if that
  * failed, else set its share of the roofline (ops: of the copy bandwidth;
  * matmul and shapes: of the FMA rate of its dtype) and print it. */
 static int measure_row(bench_ctx *b, problem *p, bench_row *row, unsigned want, const char *label) {
   nxvk_dtype dt = p->dtype;
   int status = measure(b, p, row, want, label);
+  if (status == EXIT_OK && b->o->sweep && p->op->kind == NXVK_KIND_DOT && strcmp(row->mode, "ops") != 0) {
+    if (b->peak_fma[dt] > 0) row->pct_peak = 100 * row->gflops / b->peak_fma[dt];
+    bench_progress_done(b);
+    bench_print_row(row);
+    status = sweep_rows(b, p, row, label);
+    problem_free(p);
+    return status;
+  }
   problem_free(p);
   if (status) {
     drop_last_row(b);

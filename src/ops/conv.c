@@ -262,20 +262,8 @@ static uint32_t round_to(uint64_t v, uint32_t m) { return (uint32_t)((v + m - 1)
 /* The fragment: of the device's f16 x f16 + f32 configurations whose sides
  * are multiples of 8 with FM dividing 32 (a lane's outputs are one pixel),
  * the largest, 16x16x16 first on a tie (16x16x16 where none is listed: the
- * emulation's). */
-static void cm_fragment(const nxvk_device_info *d, uint32_t f[3]) {
-  f[0] = f[1] = f[2] = 16;
-  uint64_t best = 0;
-  for (int i = 0; i < d->coop_f16_nshapes; i++) {
-    const uint32_t *s = d->coop_f16_shapes[i];
-    uint64_t v = (uint64_t)s[0] * s[1] * s[2];
-    if (s[0] % 8 || s[1] % 8 || s[2] % 8 || 32 % s[0] || !v || v > 4096) continue;
-    if (v > best || (v == best && s[0] == 16 && s[1] == 16)) {
-      best = v;
-      memcpy(f, s, 3 * sizeof *f);
-    }
-  }
-}
+ * emulation's); dot.c's rule with that condition. */
+static void cm_fragment(const nxvk_device_info *d, uint32_t f[3]) { nxvk_coopmat_fragment(d, true, f); }
 
 /* The rule: 4 x 2 subgroups of 32 pixels x 32 channels each (128 x 64 on
  * 16x16x16: O = 64 fills the tile, as conv_gemm's narrow tile), k steps of

@@ -52,16 +52,25 @@ double nxvk_f16_round(double x) {
 typedef struct {
   uint32_t wm, wn, fr, fc, bk, fm, fn, fk;
   uint32_t st, pf, gm; /* shared stages (1 or 2); steps loaded ahead (1 or 2); row tiles a column walk (0: none) */
+  uint32_t ord;        /* fragment order (0-2; _ORDER, the shader's OR) */
+  bool emu;            /* the emulation (CM_EMU; _EMU=1): no tensor cores needed */
 } coopmat_kernel;
 
-/* the device's fragment shape: the largest listed (16x16x16 first on a tie) */
-static void coopmat_fragment(const nxvk_device_info *d, uint32_t f[3]) {
+/* The layout the shader's defaults describe (embedded as dot_coopmat_f32
+ * and dot_coopmat_f16; any other is compiled at run time). */
+static const coopmat_kernel coopmat_embedded = {2, 4, 4, 4, 32, 16, 16, 16, 1, 1, 0, 0, false};
+
+/* The device's f16 x f16 + f32 fragment for dot and conv: the largest listed
+ * whose sides are multiples of 8 (and, for fm_divides_32, whose FM divides
+ * 32: conv's lanes each own one pixel), 16x16x16 first on a tie, 16x16x16
+ * where none is listed (the emulations'). */
+void nxvk_coopmat_fragment(const nxvk_device_info *d, bool fm_divides_32, uint32_t f[3]) {
   f[0] = f[1] = f[2] = 16;
   uint64_t best = 0;
   for (int i = 0; i < d->coop_f16_nshapes; i++) {
     const uint32_t *s = d->coop_f16_shapes[i];
     uint64_t v = (uint64_t)s[0] * s[1] * s[2];
-    if (s[0] % 8 || s[1] % 8 || s[2] % 8 || !v || v > 4096) continue;
+    if (s[0] % 8 || s[1] % 8 || s[2] % 8 || (fm_divides_32 && 32 % s[0]) || !v || v > 4096) continue;
     if (v > best || (v == best && s[0] == 16 && s[1] == 16)) {
       best = v;
       memcpy(f, s, 3 * sizeof *f);
@@ -86,15 +95,26 @@ static const struct {
     {2, 2, 64, 64, 32, 2, 1, 0},
 };
 
-static coopmat_kernel coopmat_pick(const nxvk_ctx *c) {
-  const uint32_t *t = c->tuning->dot_coopmat;
-  coopmat_kernel k = {0};
+static uint32_t coopmat_bm(const coopmat_kernel *k) { return k->wm * k->fr * k->fm; }
+static uint32_t coopmat_bn(const coopmat_kernel *k) { return k->wn * k->fc * k->fn; }
+
+/* The layout for an m x n product (m = n = 0: any): a forced one
+ * (NXVK_DOT_COOPMAT*), else of the defaults the device holds the first,
+ * unless a later one pads m x n to fewer elements (n up to 128 on 128 x 128
+ * blocks rather than 128 x 256: half the blocks' work and no B copy where n
+ * is a multiple of 128). */
+static coopmat_kernel coopmat_pick(const nxvk_ctx *c, uint64_t m, uint64_t n) {
+  const nxvk_tuning *tu = c->tuning;
+  const uint32_t *t = tu->dot_coopmat;
+  coopmat_kernel k = {0}, best = {0};
+  uint64_t best_area = 0;
+  bool have = false;
   uint32_t f[3];
-  coopmat_fragment(&c->info, f);
+  nxvk_coopmat_fragment(&c->info, false, f);
   size_t nd = sizeof coopmat_defaults / sizeof *coopmat_defaults;
   for (size_t i = 0; i < nd; i++) {
     k = (coopmat_kernel){coopmat_defaults[i].wm, coopmat_defaults[i].wn, 0, 0, coopmat_defaults[i].bk, f[0], f[1], f[2],
-                         coopmat_defaults[i].st, coopmat_defaults[i].pf, coopmat_defaults[i].gm};
+                         coopmat_defaults[i].st, coopmat_defaults[i].pf, coopmat_defaults[i].gm, 0, tu->dot_coopmat_emu};
     k.fr = coopmat_defaults[i].tm / k.fm ? coopmat_defaults[i].tm / k.fm : 1;
     k.fc = coopmat_defaults[i].tn / k.fn ? coopmat_defaults[i].tn / k.fn : 1;
     if (k.bk % k.fk) k.bk = k.fk;
@@ -103,16 +123,20 @@ static coopmat_kernel coopmat_pick(const nxvk_ctx *c) {
       if (t[5]) k.fm = t[5], k.fn = t[6], k.fk = t[7];
       k.st = 2, k.pf = 1, k.gm = 0;
     }
-    if (c->tuning->dot_coopmat_stages) k.st = c->tuning->dot_coopmat_stages;
-    if (c->tuning->dot_coopmat_prefetch) k.pf = c->tuning->dot_coopmat_prefetch;
-    if (c->tuning->dot_coopmat_group) k.gm = c->tuning->dot_coopmat_group;
+    if (tu->dot_coopmat_stages) k.st = tu->dot_coopmat_stages;
+    if (tu->dot_coopmat_prefetch) k.pf = tu->dot_coopmat_prefetch;
+    if (tu->dot_coopmat_group) k.gm = tu->dot_coopmat_group;
+    if (tu->dot_coopmat_order) k.ord = tu->dot_coopmat_order - 1;
+    if (t[0]) return k;
     char buf[200];
-    if (t[0] || !coopmat_layout_check(&c->info, &k, buf, sizeof buf)) break;
+    if (coopmat_layout_check(&c->info, &k, buf, sizeof buf)) continue;
+    uint64_t bm = coopmat_bm(&k), bn = coopmat_bn(&k);
+    uint64_t area = (m + bm - 1) / bm * bm * ((n + bn - 1) / bn * bn);
+    if (!have || area < best_area) best = k, best_area = area, have = true;
+    if (!m || !n) break;
   }
-  return k;
+  return have ? best : k;
 }
-static uint32_t coopmat_bm(const coopmat_kernel *k) { return k->wm * k->fr * k->fm; }
-static uint32_t coopmat_bn(const coopmat_kernel *k) { return k->wn * k->fc * k->fn; }
 static uint32_t coopmat_threads(const coopmat_kernel *k) { return k->wm * k->wn * 32; }
 /* ST stages of A (BM rows of BK halves + 8) and B (BK rows of BN + 8), or
  * the f32 scratch of FM x FN per subgroup where that is more */
@@ -133,10 +157,12 @@ static const char *coopmat_layout_check(const nxvk_device_info *d, const coopmat
               d->coop_f16_shapes[i][2] == k->fk;
   if (!k->wm || !k->wn || !k->fr || !k->fc || k->fr > 8 || k->fc > 8 || k->wm * k->wn > 32)
     snprintf(buf, len, "WM x WN from 1 to 32 subgroups, FR and FC from 1 to 8");
-  else if (!listed)
+  else if (!listed && !k->emu)
     snprintf(buf, len, "%ux%ux%u is not one of %.64s's f16 x f16 + f32 configurations", k->fm, k->fn, k->fk, d->name);
   else if (k->fm % 8 || k->fn % 8 || k->fk % 8)
     snprintf(buf, len, "fragment sides must be multiples of 8");
+  else if (k->emu && (k->fm * k->fn) % 32)
+    snprintf(buf, len, "the emulation needs FM x FN a multiple of 32");
   else if (!k->bk || k->bk % k->fk || k->bk > 256)
     snprintf(buf, len, "BK must be a multiple of FK = %u up to 256", k->fk);
   else if ((bm * k->bk / 8) % nt || (k->bk * bn / 8) % nt)
@@ -153,13 +179,15 @@ static const char *coopmat_layout_check(const nxvk_device_info *d, const coopmat
 }
 
 /* What coopmat needs of the device for these inputs and this result, or NULL. */
-static const char *coopmat_unsupported(const nxvk_ctx *c, nxvk_dtype in, nxvk_dtype out, char *buf, size_t len) {
+static const char *coopmat_unsupported(const nxvk_ctx *c, nxvk_dtype in, nxvk_dtype out, uint64_t m, uint64_t n,
+                                       char *buf, size_t len) {
   const nxvk_device_info *d = &c->info;
-  coopmat_kernel k = coopmat_pick(c);
-  return !d->coop_matrix_nv ? "no VK_NV_cooperative_matrix"
-         : !d->f16 ? "no shaderFloat16"
-         : !d->coopmat_f16_f32 ? "no f16 x f16 -> f32 subgroup configuration (or no vulkanMemoryModel)"
-         : d->subgroup_size != 32 ? "subgroups are not 32 wide"
+  coopmat_kernel k = coopmat_pick(c, m, n);
+  bool emu = k.emu; /* the emulation needs no tensor cores, subgroups or f16 arithmetic */
+  return !emu && !d->coop_matrix_nv ? "no VK_NV_cooperative_matrix"
+         : !emu && !d->f16 ? "no shaderFloat16"
+         : !emu && !d->coopmat_f16_f32 ? "no f16 x f16 -> f32 subgroup configuration (or no vulkanMemoryModel)"
+         : !emu && d->subgroup_size != 32 ? "subgroups are not 32 wide"
          : in == NXVK_F16 && out == NXVK_F16 && !(d->storage_16bit && d->int16)
              ? "f16 results need storageBuffer16BitAccess and shaderInt16"
              : coopmat_layout_check(d, &k, buf, len);
@@ -196,7 +224,9 @@ int nxvk_dot_supported(nxvk_ctx *c, const nxvk_op *op, const nxvk_attrs *a, cons
   nxvk_dtype out = in[0].dtype;
   if (a->set & NXVK_ATTR_DTYPE) out = a->dtype;
   char buf[200];
-  const char *why = coopmat_unsupported(c, in[0].dtype, out, buf, sizeof buf);
+  int r = in[0].shape.rank;
+  uint64_t m = r >= 2 ? (uint64_t)in[0].shape.dim[r - 2] : 0, n = r >= 2 ? (uint64_t)in[1].shape.dim[r - 1] : 0;
+  const char *why = coopmat_unsupported(c, in[0].dtype, out, m, n, buf, sizeof buf);
   if (why)
     return nxvk_seterr(NXVK_E_UNSUPPORTED, "dot: variant coopmat is not supported on %s: %s", c->info.name, why);
   return NXVK_OK;
@@ -314,16 +344,19 @@ int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t) {
   }
   v = t->dot_coopmat;
   if (v[0] || v[1] || v[2] || v[3] || v[4] || t->dot_coopmat_stages || t->dot_coopmat_prefetch ||
-      t->dot_coopmat_group) {
+      t->dot_coopmat_group || t->dot_coopmat_order || t->dot_coopmat_emu) {
     /* a layout for coopmat: checked here so that a sweep fails at once, not per product */
-    coopmat_kernel k = coopmat_pick(c);
+    coopmat_kernel k = coopmat_pick(c, 0, 0); /* c->tuning is t here (tuning.c) */
     char buf[200];
-    const char *no = !d->coopmat_f16_f32 ? "this device has no f16 x f16 -> f32 cooperative matrices (nxvk info)"
-                                         : coopmat_layout_check(d, &k, buf, sizeof buf);
+    const char *no = !d->coopmat_f16_f32 && !k.emu
+                         ? "this device has no f16 x f16 -> f32 cooperative matrices (nxvk info)"
+                         : coopmat_layout_check(d, &k, buf, sizeof buf);
     if (no && !(v[0] || v[1] || v[2] || v[3] || v[4]))
       return nxvk_seterr(NXVK_E_BAD_REQUEST,
-                         "NXVK_DOT_COOPMAT_STAGES=%u, NXVK_DOT_COOPMAT_PREFETCH=%u, NXVK_DOT_COOPMAT_GROUP=%u (0: unset): %s",
-                         t->dot_coopmat_stages, t->dot_coopmat_prefetch, t->dot_coopmat_group, no);
+                         "NXVK_DOT_COOPMAT_STAGES=%u, NXVK_DOT_COOPMAT_PREFETCH=%u, NXVK_DOT_COOPMAT_GROUP=%u, "
+                         "NXVK_DOT_COOPMAT_ORDER=%u, NXVK_DOT_COOPMAT_EMU=%u (0: unset): %s",
+                         t->dot_coopmat_stages, t->dot_coopmat_prefetch, t->dot_coopmat_group,
+                         t->dot_coopmat_order ? t->dot_coopmat_order - 1 : 0, (unsigned)t->dot_coopmat_emu, no);
     if (no) {
       if (v[5])
         return nxvk_seterr(NXVK_E_BAD_REQUEST, "NXVK_DOT_COOPMAT=%u,%u,%u,%u,%u,%u,%u,%u: %s", v[0], v[1], v[2], v[3], v[4],
@@ -476,23 +509,24 @@ static int copy_pass(nxvk_rec *r, const char *kernel, nxvk_buffer *src, const ui
   return nxvk_dispatch_1d(r, kernel, spec, 1, meta, 5, bufs, 2, words);
 }
 
-/* The coopmat kernel's name: the embedded dot_coopmat_f32 for the 2,2,4,4,32
- * layout on 16x16x16 with f32 results (the default before 128 x 256, and
- * the fallback), else a run-time kernel (rtkernel.c parses the name back
- * into the shader's defines). */
+/* The coopmat kernel's name: the embedded dot_coopmat_f32 / _f16 for the
+ * shader's default layout (coopmat_embedded), else a run-time kernel
+ * (rtkernel.c parses the name back into the shader's defines). */
 static void coopmat_name(const coopmat_kernel *k, bool out_f16, char *name, size_t len) {
-  if (k->wm == 2 && k->wn == 2 && k->fr == 4 && k->fc == 4 && k->bk == 32 && k->fm == 16 && k->fn == 16 &&
-      k->fk == 16 && k->st == 2 && k->pf == 1 && !k->gm && !out_f16)
-    snprintf(name, len, "dot_coopmat_f32");
+  const coopmat_kernel *e = &coopmat_embedded;
+  if (k->wm == e->wm && k->wn == e->wn && k->fr == e->fr && k->fc == e->fc && k->bk == e->bk && k->fm == e->fm &&
+      k->fn == e->fn && k->fk == e->fk && k->st == e->st && k->pf == e->pf && k->gm == e->gm && k->ord == e->ord &&
+      !k->emu)
+    snprintf(name, len, "dot_coopmat_%s", out_f16 ? "f16" : "f32");
   else
-    snprintf(name, len, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_%s", k->wm, k->wn, k->fr, k->fc, k->bk, k->fm,
-             k->fn, k->fk, k->st, k->pf, k->gm, out_f16 ? "f16" : "f32");
+    snprintf(name, len, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_o%u_%s%s", k->wm, k->wn, k->fr, k->fc, k->bk, k->fm,
+             k->fn, k->fk, k->st, k->pf, k->gm, k->ord, out_f16 ? "f16" : "f32", k->emu ? "_emu" : "");
 }
 
 bool nxvk_dot_coopmat_padding(nxvk_ctx *c, uint32_t m, uint32_t k, uint32_t n, uint32_t padded[3]) {
   char buf[200];
-  if (coopmat_unsupported(c, NXVK_F32, NXVK_F32, buf, sizeof buf)) return false;
-  coopmat_kernel ck = coopmat_pick(c);
+  if (coopmat_unsupported(c, NXVK_F32, NXVK_F32, m, n, buf, sizeof buf)) return false;
+  coopmat_kernel ck = coopmat_pick(c, m, n);
   padded[0] = round_up(m, coopmat_bm(&ck));
   padded[1] = k ? round_up(k, ck.bk) : ck.bk;
   padded[2] = round_up(n, coopmat_bn(&ck));
@@ -564,7 +598,7 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_dtype dtype, n
     uint32_t meta[8] = {M, N, K, batch, (uint32_t)Mp, (uint32_t)Np, (uint32_t)Kp, KS};
     uint32_t spec[1] = {coopmat_threads(k)}; /* fixed in the shader; constant 0 is unused */
     nxvk_buffer *bufs[3] = {a_direct ? a : a16, b_direct ? b : b16, KS ? part : out};
-    char name[48];
+    char name[64];
     coopmat_name(k, out_f16 && !KS, name, sizeof name);
     uint64_t gzs = KS ? (uint64_t)batch * S : batch;
     if (gzs > c->info.max_workgroup_count[2]) gzs = c->info.max_workgroup_count[2];
@@ -729,7 +763,7 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
    * (products with m or n up to 16 keep the default kernel) */
   char why[200];
   if (dtype == NXVK_F16 && strcmp(variant, "tiled") == 0 && M > SKINNY_MAX && N > SKINNY_MAX &&
-      !coopmat_unsupported(c, dtype, out->dtype, why, sizeof why))
+      !coopmat_unsupported(c, dtype, out->dtype, M, N, why, sizeof why))
     variant = "coopmat";
   /* matrix-vector and skinny products of f32 f16 bf16: dot_mv.c ("tiled" and "skinny") */
   if (strcmp(variant, "tiled") == 0 || strcmp(variant, "skinny") == 0) {
@@ -752,7 +786,7 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
     snprintf(ca.variant, sizeof ca.variant, "coopmat");
     int rc = nxvk_dot_supported(c, op, &ca, metas, 2);
     if (rc) return rc;
-    coopmat_kernel k = coopmat_pick(c);
+    coopmat_kernel k = coopmat_pick(c, M, N);
     return dot_coopmat(r, &k, dtype, in[0]->buf, in[1]->buf, out->buf, out->dtype == NXVK_F16, M, N, K, batch);
   }
   /* matrix-vector and skinny products: their own kernel ("tiled" and "skinny") */

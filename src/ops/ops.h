@@ -280,6 +280,8 @@ typedef struct nxvk_tuning {
   uint32_t dot_coopmat_group; /* NXVK_DOT_COOPMAT_GROUP: row tiles a column walk of dot_coopmat (0: none) */
   uint32_t dot_mv[5];    /* NXVK_DOT_MV: R, WG, U, S, D of dot_mv.comp (0: the rule's) */
   bool dot_mv_off;       /* NXVK_DOT_MV=off: skinny products on dot_skinny.comp (f32, f64) */
+  uint32_t dot_coopmat_order; /* NXVK_DOT_COOPMAT_ORDER: dot_coopmat's fragment order + 1 (0: unset) */
+  bool dot_coopmat_emu; /* NXVK_DOT_COOPMAT_EMU=1: dot_coopmat's data flow without tensor cores */
   uint32_t ew_unroll;    /* elements per invocation and round (codegen.c) */
   uint32_t ew16_unroll;  /* words (two 16-bit elements) per invocation and round of a paired kernel */
   uint32_t ew_blocked;   /* 1: a workgroup's round is one contiguous block */
@@ -308,6 +310,8 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
 /* Whether forced dot tiles suit the kernels on this device: NXVK_OK, or
  * NXVK_E_BAD_REQUEST with a message naming the variable (dot.c). */
 int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t);
+/* The device's f16 x f16 + f32 fragment shape for dot and conv (dot.c). */
+void nxvk_coopmat_fragment(const nxvk_device_info *d, bool fm_divides_32, uint32_t f[3]);
 /* The same for a forced conv_gemm tile and conv_coopmat layout (conv.c). */
 int nxvk_conv_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t);
 /* The 8-bit radix sort's workgroup size for `items` elements an invocation

@@ -5,7 +5,7 @@
  * 13 dtypes would multiply the embedded SPIR-V (and the build) by ten, for
  * kernels most runs never use.  Any other kernel an op asks for by name
  * ("ew_add_bf16", "copy_f16_i64", "reduce_u16", "iota_bool", "random_f16",
- * "dot_naive_i64", dot's coopmat layouts "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_f16" and conv's
+ * "dot_naive_i64", dot's coopmat layouts "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_f16[_emu]" and conv's
  * "convcm_4x2_2x2_k32_16x16x16", "_emu" after it for the emulation)
  * is generated here from the same sources (elementwise.def through the code
  * generator; shaders/copy.comp, reduce.comp, iota.comp, random.comp, dot_naive.comp with the
@@ -30,7 +30,7 @@ extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_
 
 /* name -> content key, for the process (the GLSL of a name never changes) */
 typedef struct rt_name {
-  char name[48];
+  char name[64];
   int variant;              /* f16_cvt (the GLSL's NX_F16_HW, 0: none) | fast16 << 4 */
   char key[65];
   char *glsl;               /* kept until its first compile in a context */
@@ -155,17 +155,19 @@ static int glsl_for(const char *name, int variant, char **out) {
   const char *us = strrchr(name, '_');
   if (!us) goto unknown;
   if (strncmp(name, "dotcm_", 6) == 0) { /* dot.c's coopmat_name */
-    unsigned v[11];
-    char res[4], tail;
-    if (sscanf(name, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_%3s%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-               &v[6], &v[7], &v[8], &v[9], &v[10], res, &tail) != 12 ||
-        (strcmp(res, "f32") != 0 && strcmp(res, "f16") != 0) || v[8] < 1 || v[8] > 2 || v[9] < 1 || v[9] > 2 ||
-v[10] > 64)
+    unsigned v[12];
+    char res[4], emu[4] = "", tail;
+    int n = sscanf(name, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_o%u_%3[f0-9]_%3s%c", &v[0], &v[1], &v[2], &v[3],
+                   &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], res, emu, &tail);
+    if ((n != 13 && n != 14) || (strcmp(res, "f32") != 0 && strcmp(res, "f16") != 0) ||
+        (n == 14 && strcmp(emu, "emu") != 0) || v[8] < 1 || v[8] > 2 || v[9] < 1 || v[9] > 2 || v[10] > 64 ||
+        v[11] > 2)
       goto unknown;
     snprintf(defs, sizeof defs,
              "#define WM %uu\n#define WN %uu\n#define FR %uu\n#define FC %uu\n#define BK %uu\n#define FM %uu\n"
-             "#define FN %uu\n#define FK %uu\n#define ST %u\n#define PF %u\n#define GM %u\n%s",
-             v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], res[1] == '1' ? "#define OUT_F16 1\n" : "");
+             "#define FN %uu\n#define FK %uu\n#define ST %u\n#define PF %u\n#define GM %u\n#define OR %u\n%s%s",
+             v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
+             res[1] == '1' ? "#define OUT_F16 1\n" : "", n == 14 ? "#define CM_EMU 1\n" : "");
     return hand_glsl(nxvk_src_dot_coopmat, defs, out);
   }
   if (strncmp(name, "convcm_", 7) == 0) { /* conv.c's cm_name */

@@ -238,6 +238,11 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
                  "R up to 8 rows a subgroup, WG a power of two from 32 to 1024, U up to 16, S up to 64, D 1 or 2 "
                  "(0: the rule's)");
   }
+  if (knob_list("NXVK_DOT_COOPMAT_ORDER", u, 1, 1, "want 0, 1 or 2", &rc)) {
+    if (u[0] > 2) return bad("NXVK_DOT_COOPMAT_ORDER", knob("NXVK_DOT_COOPMAT_ORDER"), "want 0, 1 or 2");
+    t->dot_coopmat_order = u[0] + 1;
+  }
+  if ((i = knob_choice("NXVK_DOT_COOPMAT_EMU", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->dot_coopmat_emu = i == 1;
   if (rc) return rc;
   rc = nxvk_dot_tuning_check(c, t);
   if (rc) return rc;
@@ -342,4 +347,17 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   }
   *out = c;
   return NXVK_OK;
+}
+
+int nxvk_ctx_retune(nxvk_ctx *c) {
+  nxvk_tuning *t = calloc(1, sizeof *t);
+  if (!t) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  /* the checks read c->tuning (as at open, where it is t): t while reading */
+  nxvk_tuning *old = c->tuning;
+  c->tuning = t;
+  int rc = read_tuning(c, t);
+  c->tuning = old;
+  if (rc == NXVK_OK) *old = *t; /* in place: the pointer others hold stays valid */
+  free(t);
+  return rc;
 }

@@ -5,7 +5,8 @@
  * names are refused; and on a device without
  * cooperative matrices (lavapipe) the coopmat variant is refused with its
  * reason, f16 dot keeps its default kernel, bf16 names its blocker, and
- * NXVK_DOT_COOPMAT and its pipeline knobs are refused when the context opens. */
+ * NXVK_DOT_COOPMAT and its pipeline knobs are refused when the context opens;
+ * and products through the emulation (NXVK_DOT_COOPMAT_EMU=1) are exact. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "nxvk.h"
@@ -29,11 +30,14 @@ static const char *const layouts[] = {
  * tiles regrouped (NXVK_DOT_COOPMAT_STAGES, _PREFETCH, _GROUP): gpu.sh's
  * slashed entries and a few more */
 static const char *const pipelined[] = {
-    "2x2_4x4_k64_16x16x16_s1_p1_g0", "4x2_4x4_k32_16x16x16_s1_p1_g8", "2x4_4x2_k64_16x16x16_s1_p1_g0",
-    "2x2_4x4_k32_16x16x16_s2_p2_g0", "4x2_4x4_k16_16x16x16_s2_p2_g8", "2x4_4x2_k32_16x16x16_s2_p2_g16",
-    "2x4_4x2_k32_16x16x16_s2_p2_g0", "4x2_4x4_k32_16x16x16_s1_p1_g0", "2x4_4x4_k32_16x16x16_s1_p1_g0",
-    "4x2_4x4_k16_16x16x16_s2_p2_g0", "2x4_4x2_k32_16x16x16_s2_p1_g8", "4x2_4x4_k32_16x16x16_s1_p2_g0",
-    "2x2_4x4_k64_16x16x16_s1_p2_g8",
+    "2x2_4x4_k64_16x16x16_s1_p1_g0_o0", "4x2_4x4_k32_16x16x16_s1_p1_g8_o0", "2x4_4x2_k64_16x16x16_s1_p1_g0_o0",
+    "2x2_4x4_k32_16x16x16_s2_p2_g0_o0", "4x2_4x4_k16_16x16x16_s2_p2_g8_o0", "2x4_4x2_k32_16x16x16_s2_p2_g16_o0",
+    "2x4_4x2_k32_16x16x16_s2_p2_g0_o0", "4x2_4x4_k32_16x16x16_s1_p1_g0_o0", "2x4_4x4_k32_16x16x16_s1_p1_g0_o0",
+    "4x2_4x4_k16_16x16x16_s2_p2_g0_o0", "2x4_4x2_k32_16x16x16_s2_p1_g8_o0", "4x2_4x4_k32_16x16x16_s1_p2_g0_o0",
+    "2x2_4x4_k64_16x16x16_s1_p2_g8_o0",
+    /* the fragment orders (NXVK_DOT_COOPMAT_ORDER) and the emulation (_EMU) */
+    "2x4_4x4_k32_16x16x16_s1_p1_g0_o1", "2x4_4x4_k32_16x16x16_s1_p2_g8_o2", "2x2_4x4_k32_16x16x16_s2_p1_g0_o1",
+    "2x4_4x4_k32_16x16x16_s1_p1_g0_o0_emu", "2x2_4x4_k32_16x16x16_s2_p2_g8_o0_emu",
 };
 
 static void test_compile(void) {
@@ -42,17 +46,22 @@ static void test_compile(void) {
     for (int o = 0; o < 2; o++) {
       char name[64], *glsl = NULL;
       if (i < nl)
-        snprintf(name, sizeof name, "dotcm_%s_s2_p1_g0_%s", layouts[i], o ? "f16" : "f32");
-      else
-        snprintf(name, sizeof name, "dotcm_%s_%s", pipelined[i - nl], o ? "f16" : "f32");
+        snprintf(name, sizeof name, "dotcm_%s_s2_p1_g0_o0_%s", layouts[i], o ? "f16" : "f32");
+      else { /* "..._emu" entries: the result type goes before the suffix */
+        const char *pl = pipelined[i - nl], *e = strstr(pl, "_emu");
+        snprintf(name, sizeof name, "dotcm_%.*s_%s%s", e ? (int)(e - pl) : (int)strlen(pl), pl, o ? "f16" : "f32",
+                 e ? "_emu" : "");
+      }
+      bool emu = strstr(name, "_emu") != NULL;
       int rc = nxvk_rt_kernel_glsl(name, &glsl);
       uint32_t *words = NULL;
       size_t bytes = 0;
       if (rc == NXVK_OK) rc = nxvk_glsl_compile(glsl, name, &words, &bytes);
       CHECK(rc == NXVK_OK && bytes > 1000 && words[0] == 0x07230203u, "%s compiles (%s)", name,
              rc ? nxvk_errmsg() : "ok");
-      CHECK(glsl && (strstr(glsl, "#define OUT_F16") != NULL) == (o == 1), "%s: OUT_F16 %s", name,
-             o ? "defined" : "not defined");
+      CHECK(glsl && (strstr(glsl, "#define OUT_F16") != NULL) == (o == 1) &&
+                (strstr(glsl, "#define CM_EMU") != NULL) == emu,
+            "%s: OUT_F16 %s, CM_EMU %s", name, o ? "defined" : "not defined", emu ? "defined" : "not defined");
       free(glsl);
       free(words);
     }
@@ -92,7 +101,9 @@ static void test_compile(void) {
                                     "dotcm_2x2_4x4_k32_16x16_s2_p1_g0_f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_f32x",
                                     "dotcm_2x2_4x4_k32_16x16x16_f32", "dotcm_2x2_4x4_k32_16x16x16_s3_p1_g0_f32",
                                     "dotcm_2x2_4x4_k32_16x16x16_s2_p3_g0_f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g65_f32",
-                                    "dotcm__f32"};
+                                    "dotcm__f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_f32",
+                                    "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o3_f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_f32_emx",
+                                    "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_f32_emu_"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char *glsl = NULL;
     int rc = nxvk_rt_kernel_glsl(bad[i], &glsl);
@@ -163,8 +174,9 @@ static void test_device(void) {
          "NXVK_DOT_COOPMAT without cooperative matrices: refused (%s)", nxvk_errmsg());
   if (rc == NXVK_OK) nxvk_ctx_close(c);
   unsetenv("NXVK_DOT_COOPMAT");
-  static const char *const knobs[] = {"NXVK_DOT_COOPMAT_STAGES", "NXVK_DOT_COOPMAT_PREFETCH", "NXVK_DOT_COOPMAT_GROUP"};
-  for (int i = 0; i < 3; i++) {
+  static const char *const knobs[] = {"NXVK_DOT_COOPMAT_STAGES", "NXVK_DOT_COOPMAT_PREFETCH", "NXVK_DOT_COOPMAT_GROUP",
+                                      "NXVK_DOT_COOPMAT_ORDER"};
+  for (int i = 0; i < 4; i++) {
     setenv(knobs[i], "1", 1);
     rc = nxvk_ctx_open(&o, &c);
     CHECK(rc == NXVK_E_BAD_REQUEST && strstr(nxvk_errmsg(), knobs[i]) != NULL,
@@ -174,8 +186,83 @@ static void test_device(void) {
   }
 }
 
+/* f16 dot on the emulation (NXVK_DOT_COOPMAT_EMU=1, any device): m x k x n
+ * of small integers, exact in f32 sums and in f16, against a plain loop,
+ * through the default layout and forced ones with the other pipelines */
+static void emu_product(const char *what, int m, int k, int n, bool out_f32) {
+  nxvk_ctx *c = NULL;
+  nxvk_ctx_opts o = {0};
+  int rc = nxvk_ctx_open(&o, &c);
+  CHECK(rc == NXVK_OK, "%s: open with NXVK_DOT_COOPMAT_EMU=1 (%s)", what, rc ? nxvk_errmsg() : "ok");
+  if (rc) return;
+  const nxvk_op_desc *dot = nxvk_op_find("dot");
+  nxvk_attrs a = {0};
+  a.set |= NXVK_ATTR_VARIANT;
+  snprintf(a.variant, sizeof a.variant, "coopmat");
+  if (out_f32) {
+    a.set |= NXVK_ATTR_DTYPE;
+    a.dtype = NXVK_F32;
+  }
+  nxvk_tensor *x = tensor(c, NXVK_F16, m, k), *y = tensor(c, NXVK_F16, k, n), *z = NULL;
+  uint16_t *hx = malloc(sizeof *hx * m * k), *hy = malloc(sizeof *hy * k * n);
+  float *hz = malloc(sizeof *hz * m * n);
+  bool ok = x && y && hx && hy && hz;
+  for (int i = 0; ok && i < m * k; i++) hx[i] = nxvk_f32_to_f16((float)(i % 7 - 3));
+  for (int i = 0; ok && i < k * n; i++) hy[i] = nxvk_f32_to_f16((float)(i % 5 - 2));
+  ok = ok && nxvk_tensor_upload(c, x, hx, sizeof *hx * m * k) == NXVK_OK &&
+       nxvk_tensor_upload(c, y, hy, sizeof *hy * k * n) == NXVK_OK;
+  nxvk_tensor *in[2] = {x, y};
+  rc = ok ? nxvk_op_run(c, dot, &a, in, 2, &z) : NXVK_E_NO_MEMORY;
+  ok = ok && rc == NXVK_OK;
+  if (ok && out_f32) {
+    ok = nxvk_tensor_download(c, z, hz, sizeof *hz * m * n) == NXVK_OK;
+  } else if (ok) {
+    uint16_t *t16 = malloc(sizeof *t16 * m * n);
+    ok = t16 && nxvk_tensor_download(c, z, t16, sizeof *t16 * m * n) == NXVK_OK;
+    for (int i = 0; ok && i < m * n; i++) hz[i] = nxvk_f16_to_f32(t16[i]);
+    free(t16);
+  }
+  int bad = 0;
+  for (int i = 0; ok && i < m; i++)
+    for (int j = 0; j < n; j++) {
+      float want = 0;
+      for (int kk = 0; kk < k; kk++) want += (float)((i * k + kk) % 7 - 3) * (float)((kk * n + j) % 5 - 2);
+      bad += hz[i * n + j] != want;
+    }
+  CHECK(ok && bad == 0, "%s: f16 dot %dx%dx%d on the emulation, %s results: exact (%d wrong; %s)", what, m, k, n,
+        out_f32 ? "f32" : "f16", bad, rc ? nxvk_errmsg() : "ran");
+  free(hx);
+  free(hy);
+  free(hz);
+  nxvk_tensor_free(x);
+  nxvk_tensor_free(y);
+  nxvk_tensor_free(z);
+  nxvk_ctx_close(c);
+}
+
+static void test_emu(void) {
+  setenv("NXVK_DOT_COOPMAT_EMU", "1", 1);
+  emu_product("default layout", 40, 24, 36, false);
+  emu_product("default layout", 130, 72, 260, true); /* two row tiles, two column tiles, edges */
+  setenv("NXVK_DOT_COOPMAT", "2,2,4,2,32", 1); /* two stages of 128 x 64 (lavapipe's 32 KiB hold them) */
+  setenv("NXVK_DOT_COOPMAT_PREFETCH", "2", 1);
+  setenv("NXVK_DOT_COOPMAT_GROUP", "2", 1);
+  emu_product("2,2,4,2,32 PREFETCH=2 GROUP=2", 300, 100, 256, true); /* 3 row tiles regrouped by 2, odd steps */
+  setenv("NXVK_DOT_COOPMAT", "2,2,4,4,32", 1);
+  setenv("NXVK_DOT_COOPMAT_STAGES", "1", 1);
+  setenv("NXVK_DOT_COOPMAT_SPLIT", "3", 1);
+  emu_product("2,2,4,4,32 STAGES=1 PREFETCH=2 GROUP=2 SPLIT=3", 128, 320, 128, false); /* whole tiles, K in 3 chunks */
+  unsetenv("NXVK_DOT_COOPMAT");
+  unsetenv("NXVK_DOT_COOPMAT_PREFETCH");
+  unsetenv("NXVK_DOT_COOPMAT_GROUP");
+  unsetenv("NXVK_DOT_COOPMAT_STAGES");
+  unsetenv("NXVK_DOT_COOPMAT_SPLIT");
+  unsetenv("NXVK_DOT_COOPMAT_EMU");
+}
+
 int main(void) {
   test_compile();
   test_device();
+  test_emu();
   return tap_done();
 }
