@@ -44,7 +44,11 @@
 // done by plain code (each 32 invocations play a subgroup, whatever the
 // device's subgroups): lavapipe has no cooperative matrices, and this lets
 // it check the stages, the prefetch, the regrouping and both stores.
-// Defines: WM WN FR FC BK FM FN FK OUT_F16 ST PF GM OR CM_EMU; the default
+// DG (diagnostics for tuning runs, never a product): 1, the first k step's
+// tile alone is loaded and the products run on it for every step (the
+// fragment loads and products alone: the inner loop's bound); 2, the tiles
+// are loaded and stored but not multiplied (the data movement's bound).
+// Defines: WM WN FR FC BK FM FN FK OUT_F16 ST PF GM OR CM_EMU DG; the default
 // (dot.c's coopmat_embedded) is 2 x 4 subgroups of 64 x 64 (BM = 128, BN =
 // 256, 256 invocations, BK = 32) on 16x16x16, one stage, loads one step
 // ahead, no regrouping, order 0.
@@ -92,6 +96,10 @@
 #ifndef OR
 #define OR 0
 #endif
+#ifndef DG
+#define DG 0
+#endif
+
 #define NT (WM * WN * 32u)
 #define BM (WM * FR * FM)
 #define BN (WN * FC * FN)
@@ -124,7 +132,7 @@ uvec4 ra[A_LOADS], rb[B_LOADS];
 
 // the tile of step s into registers: A rows from abase (uvec4 index), kv
 // uvec4 per row; B k rows from bbase, nv uvec4 per row
-void load_step(uint abase, uint bbase, uint kv, uint nv, uint s) {
+void load_step_(uint abase, uint bbase, uint kv, uint nv, uint s) {
   uint t = gl_LocalInvocationID.x;
   [[unroll]] for (uint i = 0u; i < A_LOADS; i++) {
     uint p = t + i * NT, r = p / (BK / 8u), q = p % (BK / 8u);
@@ -136,7 +144,7 @@ void load_step(uint abase, uint bbase, uint kv, uint nv, uint s) {
   }
 }
 
-void store_stage(uint st) {
+void store_stage_(uint st) {
   uint t = gl_LocalInvocationID.x;
   [[unroll]] for (uint i = 0u; i < A_LOADS; i++) {
     uint p = t + i * NT;
@@ -152,7 +160,7 @@ void store_stage(uint st) {
 uvec4 ra2[A_LOADS], rb2[B_LOADS];
 
 // load_step and store_stage on the second register set
-void load_step2(uint abase, uint bbase, uint kv, uint nv, uint s) {
+void load_step2_(uint abase, uint bbase, uint kv, uint nv, uint s) {
   uint t = gl_LocalInvocationID.x;
   [[unroll]] for (uint i = 0u; i < A_LOADS; i++) {
     uint p = t + i * NT, r = p / (BK / 8u), q = p % (BK / 8u);
@@ -164,7 +172,7 @@ void load_step2(uint abase, uint bbase, uint kv, uint nv, uint s) {
   }
 }
 
-void store_stage2(uint st) {
+void store_stage2_(uint st) {
   uint t = gl_LocalInvocationID.x;
   [[unroll]] for (uint i = 0u; i < A_LOADS; i++) {
     uint p = t + i * NT;
@@ -246,6 +254,24 @@ void emu_mad(inout float acc[FE], uint aoff, uint as, uint boff, uint bs, uint l
 #endif
 #endif
 
+// the main loop's loads, stores and products (none of some in the diagnostics)
+#if DG == 1
+#define LOAD(a_, b_, k_, n_, s_)
+#define STORE(s_)
+#define LOAD2(a_, b_, k_, n_, s_)
+#define STORE2(s_)
+#else
+#define LOAD load_step_
+#define STORE store_stage_
+#define LOAD2 load_step2_
+#define STORE2 store_stage2_
+#endif
+#if DG == 2
+#define MMA(ST_)
+#else
+#define MMA MMA_STAGE
+#endif
+
 void main() {
   uint m = pc.meta_off;
   uint M = meta[m], N = meta[m + 1u], batch = meta[m + 3u];
@@ -290,30 +316,33 @@ void main() {
 
       barrier();                             // the last tile's scratch is read
       if (steps > 0u) {
-        load_step(abase, bbase, kv, nv, 0u);
-        store_stage(0u);
+        load_step_(abase, bbase, kv, nv, 0u);
+        store_stage_(0u);
+#if DG == 1 && ST == 2
+        store_stage_(1u);                    // the diagnostic multiplies both stages
+#endif
       }
 #if PF == 2
       // ra/rb and ra2/rb2 take turns: the loads of step s + 2 are issued
       // before the products of step s, stored after those of step s + 1
-      if (steps > 1u) load_step(abase, bbase, kv, nv, 1u);
+      if (steps > 1u) LOAD(abase, bbase, kv, nv, 1u);
       barrier();
       // (ST = 1: both steps on stage 0, a barrier before each store)
       for (uint s = 0u; s < steps; s += 2u) {
-        if (s + 2u < steps) load_step2(abase, bbase, kv, nv, s + 2u);
-        MMA_STAGE(0u)
+        if (s + 2u < steps) LOAD2(abase, bbase, kv, nv, s + 2u);
+        MMA(0u)
 #if ST == 1
         barrier();
 #endif
-        if (s + 1u < steps) store_stage(uint(ST) - 1u);
+        if (s + 1u < steps) STORE(uint(ST) - 1u);
         barrier();
         if (s + 1u >= steps) break;
-        if (s + 3u < steps) load_step(abase, bbase, kv, nv, s + 3u);
-        MMA_STAGE(uint(ST) - 1u)
+        if (s + 3u < steps) LOAD(abase, bbase, kv, nv, s + 3u);
+        MMA(uint(ST) - 1u)
 #if ST == 1
         barrier();
 #endif
-        if (s + 2u < steps) store_stage2(0u);
+        if (s + 2u < steps) STORE2(0u);
         barrier();
       }
 #else
@@ -324,13 +353,13 @@ void main() {
 #else
         uint st = s & 1u;
 #endif
-        if (s + 1u < steps) load_step(abase, bbase, kv, nv, s + 1u);  // in flight meanwhile
-        MMA_STAGE(st)
+        if (s + 1u < steps) LOAD(abase, bbase, kv, nv, s + 1u);  // in flight meanwhile
+        MMA(st)
 #if ST == 1
         barrier();                           // every subgroup is done with the stage
-        if (s + 1u < steps) store_stage(0u);
+        if (s + 1u < steps) STORE(0u);
 #else
-        if (s + 1u < steps) store_stage(st ^ 1u);
+        if (s + 1u < steps) STORE(st ^ 1u);
 #endif
         barrier();
       }

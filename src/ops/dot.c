@@ -54,11 +54,12 @@ typedef struct {
   uint32_t st, pf, gm; /* shared stages (1 or 2); steps loaded ahead (1 or 2); row tiles a column walk (0: none) */
   uint32_t ord;        /* fragment order (0-2; _ORDER, the shader's OR) */
   bool emu;            /* the emulation (CM_EMU; _EMU=1): no tensor cores needed */
+  uint32_t dg;         /* a diagnostic, not a product (the shader's DG; _DIAG, tuning runs only) */
 } coopmat_kernel;
 
 /* The layout the shader's defaults describe (embedded as dot_coopmat_f32
  * and dot_coopmat_f16; any other is compiled at run time). */
-static const coopmat_kernel coopmat_embedded = {2, 4, 4, 4, 32, 16, 16, 16, 1, 1, 0, 0, false};
+static const coopmat_kernel coopmat_embedded = {2, 4, 4, 4, 32, 16, 16, 16, 1, 1, 0, 0, false, 0};
 
 /* The device's f16 x f16 + f32 fragment for dot and conv: the largest listed
  * whose sides are multiples of 8 (and, for fm_divides_32, whose FM divides
@@ -114,7 +115,7 @@ static coopmat_kernel coopmat_pick(const nxvk_ctx *c, uint64_t m, uint64_t n) {
   size_t nd = sizeof coopmat_defaults / sizeof *coopmat_defaults;
   for (size_t i = 0; i < nd; i++) {
     k = (coopmat_kernel){coopmat_defaults[i].wm, coopmat_defaults[i].wn, 0, 0, coopmat_defaults[i].bk, f[0], f[1], f[2],
-                         coopmat_defaults[i].st, coopmat_defaults[i].pf, coopmat_defaults[i].gm, 0, tu->dot_coopmat_emu};
+                         coopmat_defaults[i].st, coopmat_defaults[i].pf, coopmat_defaults[i].gm, 0, tu->dot_coopmat_emu, 0};
     k.fr = coopmat_defaults[i].tm / k.fm ? coopmat_defaults[i].tm / k.fm : 1;
     k.fc = coopmat_defaults[i].tn / k.fn ? coopmat_defaults[i].tn / k.fn : 1;
     if (k.bk % k.fk) k.bk = k.fk;
@@ -127,6 +128,7 @@ static coopmat_kernel coopmat_pick(const nxvk_ctx *c, uint64_t m, uint64_t n) {
     if (tu->dot_coopmat_prefetch) k.pf = tu->dot_coopmat_prefetch;
     if (tu->dot_coopmat_group) k.gm = tu->dot_coopmat_group;
     if (tu->dot_coopmat_order) k.ord = tu->dot_coopmat_order - 1;
+    k.dg = tu->dot_coopmat_diag;
     if (t[0]) return k;
     char buf[200];
     if (coopmat_layout_check(&c->info, &k, buf, sizeof buf)) continue;
@@ -161,6 +163,8 @@ static const char *coopmat_layout_check(const nxvk_device_info *d, const coopmat
     snprintf(buf, len, "%ux%ux%u is not one of %.64s's f16 x f16 + f32 configurations", k->fm, k->fn, k->fk, d->name);
   else if (k->fm % 8 || k->fn % 8 || k->fk % 8)
     snprintf(buf, len, "fragment sides must be multiples of 8");
+  else if (k->emu && k->dg)
+    snprintf(buf, len, "the diagnostics (NXVK_DOT_COOPMAT_DIAG) time tensor cores, not the emulation");
   else if (k->emu && (k->fm * k->fn) % 32)
     snprintf(buf, len, "the emulation needs FM x FN a multiple of 32");
   else if (!k->bk || k->bk % k->fk || k->bk > 256)
@@ -344,7 +348,7 @@ int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t) {
   }
   v = t->dot_coopmat;
   if (v[0] || v[1] || v[2] || v[3] || v[4] || t->dot_coopmat_stages || t->dot_coopmat_prefetch ||
-      t->dot_coopmat_group || t->dot_coopmat_order || t->dot_coopmat_emu) {
+      t->dot_coopmat_group || t->dot_coopmat_order || t->dot_coopmat_emu || t->dot_coopmat_diag) {
     /* a layout for coopmat: checked here so that a sweep fails at once, not per product */
     coopmat_kernel k = coopmat_pick(c, 0, 0); /* c->tuning is t here (tuning.c) */
     char buf[200];
@@ -516,8 +520,11 @@ static void coopmat_name(const coopmat_kernel *k, bool out_f16, char *name, size
   const coopmat_kernel *e = &coopmat_embedded;
   if (k->wm == e->wm && k->wn == e->wn && k->fr == e->fr && k->fc == e->fc && k->bk == e->bk && k->fm == e->fm &&
       k->fn == e->fn && k->fk == e->fk && k->st == e->st && k->pf == e->pf && k->gm == e->gm && k->ord == e->ord &&
-      !k->emu)
+      !k->emu && !k->dg)
     snprintf(name, len, "dot_coopmat_%s", out_f16 ? "f16" : "f32");
+  else if (k->dg)
+    snprintf(name, len, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_o%u_%s_dg%u", k->wm, k->wn, k->fr, k->fc, k->bk,
+             k->fm, k->fn, k->fk, k->st, k->pf, k->gm, k->ord, out_f16 ? "f16" : "f32", k->dg);
   else
     snprintf(name, len, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_o%u_%s%s", k->wm, k->wn, k->fr, k->fc, k->bk, k->fm,
              k->fn, k->fk, k->st, k->pf, k->gm, k->ord, out_f16 ? "f16" : "f32", k->emu ? "_emu" : "");

@@ -282,6 +282,7 @@ typedef struct nxvk_tuning {
   bool dot_mv_off;       /* NXVK_DOT_MV=off: skinny products on dot_skinny.comp (f32, f64) */
   uint32_t dot_coopmat_order; /* NXVK_DOT_COOPMAT_ORDER: dot_coopmat's fragment order + 1 (0: unset) */
   bool dot_coopmat_emu; /* NXVK_DOT_COOPMAT_EMU=1: dot_coopmat's data flow without tensor cores */
+  uint32_t dot_coopmat_diag; /* NXVK_DOT_COOPMAT_DIAG: 1 products alone, 2 loads alone (wrong results: timing only) */
   uint32_t ew_unroll;    /* elements per invocation and round (codegen.c) */
   uint32_t ew16_unroll;  /* words (two 16-bit elements) per invocation and round of a paired kernel */
   uint32_t ew_blocked;   /* 1: a workgroup's round is one contiguous block */

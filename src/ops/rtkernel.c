@@ -159,15 +159,17 @@ static int glsl_for(const char *name, int variant, char **out) {
     char res[4], emu[4] = "", tail;
     int n = sscanf(name, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_o%u_%3[f0-9]_%3s%c", &v[0], &v[1], &v[2], &v[3],
                    &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], res, emu, &tail);
-    if ((n != 13 && n != 14) || (strcmp(res, "f32") != 0 && strcmp(res, "f16") != 0) ||
-        (n == 14 && strcmp(emu, "emu") != 0) || v[8] < 1 || v[8] > 2 || v[9] < 1 || v[9] > 2 || v[10] > 64 ||
-        v[11] > 2)
+    /* the suffix: "emu" (the emulation) or "dg1" / "dg2" (the diagnostics, DG) */
+    bool is_emu = n == 14 && strcmp(emu, "emu") == 0, dg = n == 14 && (!strcmp(emu, "dg1") || !strcmp(emu, "dg2"));
+    if ((n != 13 && !is_emu && !dg) || (strcmp(res, "f32") != 0 && strcmp(res, "f16") != 0) || v[8] < 1 ||
+        v[8] > 2 || v[9] < 1 || v[9] > 2 || v[10] > 64 || v[11] > 2)
       goto unknown;
     snprintf(defs, sizeof defs,
              "#define WM %uu\n#define WN %uu\n#define FR %uu\n#define FC %uu\n#define BK %uu\n#define FM %uu\n"
-             "#define FN %uu\n#define FK %uu\n#define ST %u\n#define PF %u\n#define GM %u\n#define OR %u\n%s%s",
+             "#define FN %uu\n#define FK %uu\n#define ST %u\n#define PF %u\n#define GM %u\n#define OR %u\n%s%s%s",
              v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
-             res[1] == '1' ? "#define OUT_F16 1\n" : "", n == 14 ? "#define CM_EMU 1\n" : "");
+             res[1] == '1' ? "#define OUT_F16 1\n" : "", is_emu ? "#define CM_EMU 1\n" : "",
+             !dg ? "" : emu[2] == '1' ? "#define DG 1\n" : "#define DG 2\n");
     return hand_glsl(nxvk_src_dot_coopmat, defs, out);
   }
   if (strncmp(name, "convcm_", 7) == 0) { /* conv.c's cm_name */

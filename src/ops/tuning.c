@@ -243,6 +243,9 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
     t->dot_coopmat_order = u[0] + 1;
   }
   if ((i = knob_choice("NXVK_DOT_COOPMAT_EMU", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->dot_coopmat_emu = i == 1;
+  /* tuning diagnostics whose results are NOT the product (dot_coopmat.comp's DG): for bench --sweep's '~' lines */
+  static const char *const diags[] = {"0", "1", "2"};
+  if ((i = knob_choice("NXVK_DOT_COOPMAT_DIAG", diags, 3, "want 0, 1 or 2", &rc)) >= 0) t->dot_coopmat_diag = (uint32_t)i;
   if (rc) return rc;
   rc = nxvk_dot_tuning_check(c, t);
   if (rc) return rc;
