@@ -431,5 +431,23 @@ assert abs(st['median'] - 10e3) < 1e-6, st   # ns per call
 assert st['repeats'] == 4, st
 assert calls[0] - before == 1 + 3 + 4 * 50, calls[0] - before   # 0.5 ms / 10 us = 50 a run"
 
+# --sweep: the product again under each line's knobs on the same inputs (a row
+# named after the line, checked), a refused line is a note, '~' lines are not checked
+printf '# comment\nt32 NXVK_DOT_TILES=32,32,8,4,4\nbad NXVK_DOT_NT=64\n~t64 NXVK_DOT_TILES=64,64,16,4,4\n' > "$tmp/sweep.txt"
+"$NXVK" bench matmul --variant tiled --dtype f32 --sizes 72 --repeat 2 --warmup 0 --cpu-limit 0 \
+  --sweep "$tmp/sweep.txt" > "$tmp/sweep.out" 2>&1
+rc=$?
+check "bench matmul --sweep: a checked row per accepted line, a note for the refused one, '~' unchecked (exit $rc)" \
+  sh -c "[ $rc -eq 0 ] && grep -Eq '^dot +tiled +f32 +72 .* full\$' '$tmp/sweep.out' &&
+         grep -Eq '^dot +t32 +f32 +72 .* full\$' '$tmp/sweep.out' &&
+         grep -Eq '^dot +~t64 +f32 +72 .* none \\(diagnostic\\)\$' '$tmp/sweep.out' &&
+         grep -q 'sweep bad).*NXVK_DOT_NT=64' '$tmp/sweep.out' && ! grep -Eq '^dot +bad ' '$tmp/sweep.out'"
+printf 'x NOEQUALS\n' > "$tmp/sweep2.txt"
+"$NXVK" bench matmul --variant tiled --dtype f32 --sizes 8 --repeat 1 --warmup 0 --sweep "$tmp/sweep2.txt" \
+  > "$tmp/sweep2.out" 2>&1
+rc=$?
+check "bench --sweep: a malformed line is a usage error naming the file and line (exit $rc)" \
+  sh -c "[ $rc -eq 2 ] && grep -q 'sweep2.txt:1: want NAME VAR=VALUE' '$tmp/sweep2.out'"
+
 echo "1..$n"
 exit $fail
