@@ -39,7 +39,8 @@
 // fragments held while each B fragment is loaded and multiplied by them; 1,
 // all FR A and FC B fragments loaded before the FR x FC products (more
 // loads in flight, FC x 4 more registers); 2, the FC B fragments held while
-// each A fragment is loaded and multiplied by them.
+// each A fragment is loaded and multiplied by them; 3, two sets of all
+// fragments, the next FK slice's loaded before the current one's products.
 // CM_EMU: the same data flow with the fragment loads, products and stores
 // done by plain code (each 32 invocations play a subgroup, whatever the
 // device's subgroups): lavapipe has no cooperative matrices, and this lets
@@ -236,6 +237,29 @@ void emu_mad(inout float acc[FE], uint aoff, uint as, uint boff, uint bs, uint l
       fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa;                                                          \
       LOAD_A(ST_, kk, i, fa);                                                                               \
       [[unroll]] for (uint j = 0u; j < FC; j++) acc[i][j] = coopMatMulAddNV(fa, fb[j], acc[i][j]);          \
+    }                                                                                                       \
+  }
+#elif OR == 3
+// two sets of all FR A and FC B fragments: the next FK slice's loaded before
+// the current slice's products (their latency behind those products; twice
+// the fragment registers; BK a multiple of 2 FK)
+#define MMA_STAGE(ST_)                                                                                      \
+  {                                                                                                         \
+    fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa0[FR], fa1[FR];                                              \
+    fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb0[FC], fb1[FC];                                              \
+    [[unroll]] for (uint i = 0u; i < FR; i++) LOAD_A(ST_, 0u, i, fa0[i]);                                   \
+    [[unroll]] for (uint j = 0u; j < FC; j++) LOAD_B(ST_, 0u, j, fb0[j]);                                   \
+    [[unroll]] for (uint kk = 0u; kk < BK; kk += 2u * FK) {                                                 \
+      [[unroll]] for (uint i = 0u; i < FR; i++) LOAD_A(ST_, kk + FK, i, fa1[i]);                            \
+      [[unroll]] for (uint j = 0u; j < FC; j++) LOAD_B(ST_, kk + FK, j, fb1[j]);                            \
+      [[unroll]] for (uint j = 0u; j < FC; j++)                                                             \
+        [[unroll]] for (uint i = 0u; i < FR; i++) acc[i][j] = coopMatMulAddNV(fa0[i], fb0[j], acc[i][j]);   \
+      if (kk + 2u * FK < BK) {                                                                              \
+        [[unroll]] for (uint i = 0u; i < FR; i++) LOAD_A(ST_, kk + 2u * FK, i, fa0[i]);                     \
+        [[unroll]] for (uint j = 0u; j < FC; j++) LOAD_B(ST_, kk + 2u * FK, j, fb0[j]);                     \
+      }                                                                                                     \
+      [[unroll]] for (uint j = 0u; j < FC; j++)                                                             \
+        [[unroll]] for (uint i = 0u; i < FR; i++) acc[i][j] = coopMatMulAddNV(fa1[i], fb1[j], acc[i][j]);   \
     }                                                                                                       \
   }
 #else

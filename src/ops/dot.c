@@ -52,7 +52,7 @@ double nxvk_f16_round(double x) {
 typedef struct {
   uint32_t wm, wn, fr, fc, bk, fm, fn, fk;
   uint32_t st, pf, gm; /* shared stages (1 or 2); steps loaded ahead (1 or 2); row tiles a column walk (0: none) */
-  uint32_t ord;        /* fragment order (0-2; _ORDER, the shader's OR) */
+  uint32_t ord;        /* fragment order (0-3; _ORDER, the shader's OR) */
   bool emu;            /* the emulation (CM_EMU; _EMU=1): no tensor cores needed */
   uint32_t dg;         /* a diagnostic, not a product (the shader's DG; _DIAG, tuning runs only) */
 } coopmat_kernel;
@@ -163,6 +163,8 @@ static const char *coopmat_layout_check(const nxvk_device_info *d, const coopmat
     snprintf(buf, len, "%ux%ux%u is not one of %.64s's f16 x f16 + f32 configurations", k->fm, k->fn, k->fk, d->name);
   else if (k->fm % 8 || k->fn % 8 || k->fk % 8)
     snprintf(buf, len, "fragment sides must be multiples of 8");
+  else if (k->ord == 3 && k->bk % (2 * k->fk))
+    snprintf(buf, len, "NXVK_DOT_COOPMAT_ORDER=3 needs BK a multiple of 2 FK = %u", 2 * k->fk);
   else if (k->emu && k->dg)
     snprintf(buf, len, "the diagnostics (NXVK_DOT_COOPMAT_DIAG) time tensor cores, not the emulation");
   else if (k->emu && (k->fm * k->fn) % 32)

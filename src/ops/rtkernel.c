@@ -162,7 +162,7 @@ static int glsl_for(const char *name, int variant, char **out) {
     /* the suffix: "emu" (the emulation) or "dg1" / "dg2" (the diagnostics, DG) */
     bool is_emu = n == 14 && strcmp(emu, "emu") == 0, dg = n == 14 && (!strcmp(emu, "dg1") || !strcmp(emu, "dg2"));
     if ((n != 13 && !is_emu && !dg) || (strcmp(res, "f32") != 0 && strcmp(res, "f16") != 0) || v[8] < 1 ||
-        v[8] > 2 || v[9] < 1 || v[9] > 2 || v[10] > 64 || v[11] > 2)
+        v[8] > 2 || v[9] < 1 || v[9] > 2 || v[10] > 64 || v[11] > 3)
       goto unknown;
     snprintf(defs, sizeof defs,
              "#define WM %uu\n#define WN %uu\n#define FR %uu\n#define FC %uu\n#define BK %uu\n#define FM %uu\n"

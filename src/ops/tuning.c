@@ -238,8 +238,8 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
                  "R up to 8 rows a subgroup, WG a power of two from 32 to 1024, U up to 16, S up to 64, D 1 or 2 "
                  "(0: the rule's)");
   }
-  if (knob_list("NXVK_DOT_COOPMAT_ORDER", u, 1, 1, "want 0, 1 or 2", &rc)) {
-    if (u[0] > 2) return bad("NXVK_DOT_COOPMAT_ORDER", knob("NXVK_DOT_COOPMAT_ORDER"), "want 0, 1 or 2");
+  if (knob_list("NXVK_DOT_COOPMAT_ORDER", u, 1, 1, "want 0 to 3", &rc)) {
+    if (u[0] > 3) return bad("NXVK_DOT_COOPMAT_ORDER", knob("NXVK_DOT_COOPMAT_ORDER"), "want 0 to 3");
     t->dot_coopmat_order = u[0] + 1;
   }
   if ((i = knob_choice("NXVK_DOT_COOPMAT_EMU", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->dot_coopmat_emu = i == 1;

@@ -69,7 +69,7 @@ cases() {
   refused "$bin" "$tag NXVK_DOT_COOPMAT_PREFETCH not 1 or 2" NXVK_DOT_COOPMAT_PREFETCH=0
   refused "$bin" "$tag NXVK_DOT_COOPMAT_GROUP past 64" NXVK_DOT_COOPMAT_GROUP=65
   refused "$bin" "$tag NXVK_DOT_COOPMAT_GROUP with a suffix" NXVK_DOT_COOPMAT_GROUP=8x
-  refused "$bin" "$tag NXVK_DOT_COOPMAT_ORDER past 2" NXVK_DOT_COOPMAT_ORDER=3
+  refused "$bin" "$tag NXVK_DOT_COOPMAT_ORDER past 3" NXVK_DOT_COOPMAT_ORDER=4
   refused "$bin" "$tag NXVK_DOT_COOPMAT_EMU not 0 or 1" NXVK_DOT_COOPMAT_EMU=yes
   refused "$bin" "$tag NXVK_DOT_COOPMAT_DIAG past 2" NXVK_DOT_COOPMAT_DIAG=3
   refused "$bin" "$tag NXVK_DOT_SPLIT not a form" NXVK_DOT_SPLIT=batches

@@ -36,7 +36,7 @@ static const char *const pipelined[] = {
     "4x2_4x4_k16_16x16x16_s2_p2_g0_o0", "2x4_4x2_k32_16x16x16_s2_p1_g8_o0", "4x2_4x4_k32_16x16x16_s1_p2_g0_o0",
     "2x2_4x4_k64_16x16x16_s1_p2_g8_o0",
     /* the fragment orders (NXVK_DOT_COOPMAT_ORDER) and the emulation (_EMU) */
-    "2x4_4x4_k32_16x16x16_s1_p1_g0_o1", "2x4_4x4_k32_16x16x16_s1_p2_g8_o2", "2x2_4x4_k32_16x16x16_s2_p1_g0_o1",
+    "2x4_4x4_k32_16x16x16_s1_p1_g0_o1", "2x4_4x4_k32_16x16x16_s1_p2_g8_o2", "2x2_4x4_k32_16x16x16_s2_p1_g0_o1", "2x4_4x4_k32_16x16x16_s1_p1_g0_o3", "2x2_4x4_k64_16x16x16_s1_p2_g0_o3",
     "2x4_4x4_k32_16x16x16_s1_p1_g0_o0_emu", "2x2_4x4_k32_16x16x16_s2_p2_g8_o0_emu",
 };
 
@@ -102,7 +102,7 @@ static void test_compile(void) {
                                     "dotcm_2x2_4x4_k32_16x16x16_f32", "dotcm_2x2_4x4_k32_16x16x16_s3_p1_g0_f32",
                                     "dotcm_2x2_4x4_k32_16x16x16_s2_p3_g0_f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g65_f32",
                                     "dotcm__f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_f32",
-                                    "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o3_f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_f32_emx",
+                                    "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o4_f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_f32_emx",
                                     "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_f32_emu_"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char *glsl = NULL;
