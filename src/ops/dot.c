@@ -230,8 +230,8 @@ int nxvk_dot_supported(nxvk_ctx *c, const nxvk_op *op, const nxvk_attrs *a, cons
   nxvk_dtype out = in[0].dtype;
   if (a->set & NXVK_ATTR_DTYPE) out = a->dtype;
   char buf[200];
-  int r = in[0].shape.rank;
-  uint64_t m = r >= 2 ? (uint64_t)in[0].shape.dim[r - 2] : 0, n = r >= 2 ? (uint64_t)in[1].shape.dim[r - 1] : 0;
+  int ra = in[0].shape.rank, rb = nin > 1 ? in[1].shape.rank : 0; /* m x n for the layout rule (0: unknown) */
+  uint64_t m = ra >= 2 ? (uint64_t)in[0].shape.dim[ra - 2] : 0, n = rb >= 2 ? (uint64_t)in[1].shape.dim[rb - 1] : 0;
   const char *why = coopmat_unsupported(c, in[0].dtype, out, m, n, buf, sizeof buf);
   if (why)
     return nxvk_seterr(NXVK_E_UNSUPPORTED, "dot: variant coopmat is not supported on %s: %s", c->info.name, why);
