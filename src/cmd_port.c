@@ -168,6 +168,10 @@ typedef struct {
   uint64_t early_reply_ns;  /* of the command stage, the early reply's share */
   uint64_t early_runs, early_failures;
   int irq_cpus_left;        /* vCPUs left for taking the GPU's interrupts (avoid_irq_cpus) */
+#ifdef __linux__
+  cpu_set_t allowed;        /* the affinity the server started with */
+  bool have_allowed;
+#endif
   bool cjson_reply;         /* NXVK_PORT_CJSON_REPLY=1: printed by cJSON instead */
   port_prepared *prepared;  /* prepared graphs, in no order */
   size_t nprepared;
@@ -292,6 +296,11 @@ static uint64_t now_ns(void) {
 
 enum port_stage { ST_READ, ST_DECODE, ST_COMMAND, ST_ENGINE, ST_REPLY };
 static const char *const stage_names[] = {"read", "decode", "command", "engine", "reply"};
+
+#define AVOID_RECHECK 2000 /* requests: avoid_irq_cpus looks again */
+#ifdef __linux__
+static int avoid_irq_cpus(const cpu_set_t *allowed);
+#endif
 
 static void stage_add(port_server *s, enum port_stage st, uint64_t ns) {
   s->t_sum[st] += ns;
@@ -1676,6 +1685,9 @@ static void serve(port_server *s) {
       break;
     }
     s->requests++;
+#ifdef __linux__
+    if (s->requests == AVOID_RECHECK && s->have_allowed) s->irq_cpus_left = avoid_irq_cpus(&s->allowed);
+#endif
     if (got < 4) {
       fail(s, NXVK_E_BAD_REQUEST, "truncated frame: input ended inside the 4-byte length (%zd bytes)", got);
       port_reply r = {0};
@@ -1719,37 +1731,62 @@ static void serve(port_server *s) {
 
 /* On a virtual machine the vCPU that takes the GPU's interrupts runs a
  * thread that submits and waits at half speed (a 1K add 68-70 us there,
- * 30-35 elsewhere: nxvk-bench(1)), and the port's every request is such a
- * thread.  Before the device opens (the driver's threads inherit it), the
- * process leaves the vCPUs that /proc/interrupts and /proc/irq/N say take a
- * GPU driver's interrupts (nvidia, amdgpu, i915, xe, nouveau, radeon), when
- * they are fewer than half of those it may use.  Returns how many it left;
- * NXVK_PORT_IRQ_CPUS=1 keeps them. */
-static int avoid_irq_cpus(void) {
+ * 30-35 elsewhere: nxvk-bench(1); H100, 2026-11-27: a wait of 51 us on the
+ * vCPU of IRQ 42, 12-14 on the others), and the port's every request is
+ * such a thread.  The server leaves the vCPUs that /proc/interrupts and
+ * /proc/irq/N say take a GPU driver's interrupts (nvidia, amdgpu, i915, xe,
+ * nouveau, radeon), when they are fewer than half of those it may use
+ * (`allowed`, its affinity at start).  A driver may have many vectors of
+ * which one or two fire (the H100's guests: 8, on 8 of 16 vCPUs, with all
+ * the counts on IRQ 42): where some have counted interrupts, only those
+ * with at least 1/8 of the busiest one's count are left.  Called before
+ * the device opens (the driver's threads inherit it), and again once the
+ * engine has run a while (AVOID_RECHECK requests: the counts are then the
+ * port's own).  Returns how many it left; NXVK_PORT_IRQ_CPUS=1 keeps them. */
 #ifdef __linux__
+static int avoid_irq_cpus(const cpu_set_t *allowed) {
   const char *keep = getenv("NXVK_PORT_IRQ_CPUS");
   if (keep && strcmp(keep, "1") == 0) return 0;
-  cpu_set_t allowed, irq;
-  if (sched_getaffinity(0, sizeof allowed, &allowed)) return 0;
-  CPU_ZERO(&irq);
   FILE *f = fopen("/proc/interrupts", "r");
   if (!f) return 0;
-  char line[4096];
+  static char line[1 << 14];
   static const char *const drivers[] = {"nvidia", "amdgpu", "i915", " xe", "nouveau", "radeon"};
-  while (fgets(line, sizeof line, f)) {
+  enum { MAX_LINES = 64 };
+  long irqs[MAX_LINES];
+  unsigned long long counts[MAX_LINES], busiest = 0;
+  int nlines = 0;
+  while (nlines < MAX_LINES && fgets(line, sizeof line, f)) {
     bool gpu = false;
     for (size_t i = 0; i < sizeof drivers / sizeof drivers[0]; i++) gpu |= strstr(line, drivers[i]) != NULL;
     char *end;
     long n = strtol(line, &end, 10);
     if (!gpu || end == line || *end != ':') continue;
+    unsigned long long sum = 0; /* the per-CPU counts after "N:" */
+    for (char *p = end + 1;;) {
+      char *q;
+      unsigned long long v = strtoull(p, &q, 10);
+      if (q == p) break;
+      sum += v;
+      p = q;
+    }
+    irqs[nlines] = n;
+    counts[nlines++] = sum;
+    if (sum > busiest) busiest = sum;
+  }
+  fclose(f);
+  cpu_set_t irq;
+  CPU_ZERO(&irq);
+  for (int i = 0; i < nlines; i++) {
+    if (busiest > 0 && counts[i] * 8 < busiest) continue; /* a vector that (nearly) never fires */
     char path[64], list[1024];
-    snprintf(path, sizeof path, "/proc/irq/%ld/effective_affinity_list", n);
+    snprintf(path, sizeof path, "/proc/irq/%ld/effective_affinity_list", irqs[i]);
     FILE *a = fopen(path, "r");
     if (!a) {
-      snprintf(path, sizeof path, "/proc/irq/%ld/smp_affinity_list", n);
+      snprintf(path, sizeof path, "/proc/irq/%ld/smp_affinity_list", irqs[i]);
       a = fopen(path, "r");
     }
     if (!a) continue;
+    char *end;
     if (fgets(list, sizeof list, a)) /* "3", "0-3,8" */
       for (char *p = list; *p && *p != '\n';) {
         long lo = strtol(p, &end, 10), hi = lo;
@@ -1761,17 +1798,17 @@ static int avoid_irq_cpus(void) {
       }
     fclose(a);
   }
-  fclose(f);
   cpu_set_t rest;
-  CPU_AND(&irq, &irq, &allowed);
-  CPU_XOR(&rest, &allowed, &irq);
-  int n_irq = CPU_COUNT(&irq), n_all = CPU_COUNT(&allowed);
-  if (n_irq == 0 || 2 * n_irq >= n_all || sched_setaffinity(0, sizeof rest, &rest)) return 0;
+  CPU_AND(&irq, &irq, allowed);
+  CPU_XOR(&rest, allowed, &irq);
+  int n_irq = CPU_COUNT(&irq), n_all = CPU_COUNT(allowed);
+  if (n_irq == 0 || 2 * n_irq >= n_all || sched_setaffinity(0, sizeof rest, &rest)) {
+    (void)sched_setaffinity(0, sizeof *allowed, allowed); /* a recheck may undo an earlier choice */
+    return 0;
+  }
   return n_irq;
-#else
-  return 0;
-#endif
 }
+#endif
 
 /* The default cap: the budget of the largest device-local heap (its size
  * where the device gives no budget). */
@@ -1821,7 +1858,12 @@ int cmd_port(int argc, char **argv, nxvk_cli *cli) {
   if (isatty(STDOUT_FILENO))
     return cli_usage_error(&usage,
                            "standard output is a terminal; the port speaks binary frames to a program");
-  s.irq_cpus_left = avoid_irq_cpus();
+#ifdef __linux__
+  if (sched_getaffinity(0, sizeof s.allowed, &s.allowed) == 0) {
+    s.have_allowed = true;
+    s.irq_cpus_left = avoid_irq_cpus(&s.allowed);
+  }
+#endif
   const char *defer = getenv("NXVK_PORT_DEFER_WAIT");
   s.defer_wait = defer && strcmp(defer, "1") == 0;
   rc = cli_ctx(cli, &s.ctx);
