@@ -468,6 +468,22 @@ static int sized_elementwise(case_gen *g, int layout, conf_case *k) {
 
 /* ------------------------------------------------------- reductions */
 
+/* The last case added reduces over no element where the op's rule says
+ * that is an error by design: it expects that error. */
+static void expect_empty_error(case_gen *g, const nxvk_shape *sh, const nxvk_attrs *a) {
+  if (!g->rule->empty_error) return;
+  bool empty = false;
+  if (!a || !(a->set & NXVK_ATTR_AXES)) {
+    for (int d = 0; d < sh->rank; d++) empty |= sh->dim[d] == 0;
+  } else {
+    for (int i = 0; i < a->naxes; i++) {
+      int ax = a->axes[i] < 0 ? a->axes[i] + sh->rank : a->axes[i];
+      empty |= ax >= 0 && ax < sh->rank && sh->dim[ax] == 0;
+    }
+  }
+  if (empty) g->L->v[g->L->n - 1].expect_err = g->rule->empty_error;
+}
+
 static int data_reduce(case_gen *g) {
   const cJSON *R = cases_jget(g->D->sizes, "reduce");
   int fills[8], nf, sfills[8], nsf, ns;
@@ -479,8 +495,10 @@ static int data_reduce(case_gen *g) {
     char where[64];
     nxvk_shape sh = {1, {sizes[s]}};
     snprintf(where, sizeof where, "size=%lld", (long long)sizes[s]);
-    for (int c = 0; c < nf; c++)
+    for (int c = 0; c < nf; c++) {
       if (case_add(g, 1, &sh, &g->dt, NULL, fills[c], where)) return -1;
+      expect_empty_error(g, &sh, NULL);
+    }
   }
   const cJSON *list = cases_jget(R, "shapes");
   for (const cJSON *e = cJSON_IsArray(list) ? list->child : NULL; e; e = e->next) {
@@ -512,8 +530,10 @@ static int data_reduce(case_gen *g) {
           a.set |= NXVK_ATTR_KEEP_AXES;
           a.keep_axes = true;
         }
-        for (int c = 0; c < nsf; c++)
+        for (int c = 0; c < nsf; c++) {
           if (case_add(g, 1, &sh, &g->dt, &a, sfills[c], where)) return -1;
+          expect_empty_error(g, &sh, &a);
+        }
       }
     }
   }
@@ -1318,6 +1338,9 @@ static const case_rule kind_rules[] = {
  * replace the kind's (an op whose inputs need a hook, or whose cases are
  * not its kind's).  The list ends with {NULL}. */
 static const case_rule op_rules[] = {
+    /* DESIGN.md: "Empty: ... argmax error" (Nx raises) */
+    {"argmax", .empty_error = NXVK_E_SHAPE_MISMATCH},
+    {"argmin", .empty_error = NXVK_E_SHAPE_MISMATCH},
     {"window_scatter_max", .special = 1u << 0, .input = input_wscatter},
     {"window_scatter_min", .special = 1u << 0, .input = input_wscatter},
     {NULL},
@@ -1336,6 +1359,7 @@ static bool rule_of(const nxvk_op_desc *op, case_rule *out) {
     if (o->special) out->special = o->special;
     if (o->input) out->input = o->input;
     if (o->sized_values) out->sized_values = o->sized_values;
+    if (o->empty_error) out->empty_error = o->empty_error;
   }
   return true;
 }

@@ -74,6 +74,8 @@ typedef struct {
   int fill;
   char cls[16];   /* fill name; "edge-pairs" where inputs pair up */
   char where[240]; /* "size=257", "shape=[5,7,9] axes=[0,2] keep_axes" */
+  int expect_err;  /* an error case by design (argmax of nothing): the code both the
+                      GPU and the reference must refuse it with; 0: a value case */
 } conf_case;
 
 typedef struct {
@@ -156,6 +158,8 @@ struct case_rule {
   unsigned special;         /* bit i: input i is filled by input(), not by the class */
   void (*input)(const case_fill *f, int i, nxvk_host *h, uint64_t *rng);
   int sized_values;         /* FILL_SIZED's ranges (0 in op_rules[]: the kind's) */
+  int empty_error;          /* reductions: the error a reduction over no element is by
+                               design (argmax, argmin); its cases expect it */
 };
 enum { SIZED_PLAIN = 1, SIZED_UNIT, SIZED_PRODUCT };
 

@@ -34,7 +34,7 @@ typedef struct {
 } runner;
 
 typedef struct {
-  bool ok, skipped, refused; /* refused: GPU and reference both refuse the case */
+  bool ok, skipped, refused; /* refused: an error case by design, refused as expected */
   char why[400];             /* error, skip reason or statistics */
   nxvk_cmp cmp;
   double max_ulp;

@@ -137,14 +137,25 @@ static void run_checked(runner *R, const nxvk_op_desc *op, const conf_case *k, b
   if (ref_rc) snprintf(ref_msg, sizeof ref_msg, "%s", nxvk_errmsg());
   int gpu_rc = conf_gpu_run(R->ctx, op, &k->attrs, in, k->nin, &got);
   if (gpu_rc == NXVK_E_DEVICE_LOST) R->lost = true;
-  if (ref_rc) { /* a case the op refuses (argmax of nothing): the GPU must refuse it too */
-    res->ok = res->refused = gpu_rc == ref_rc;
-    if (res->ok)
-      snprintf(res->why, sizeof res->why, "%s", nxvk_err_name(ref_rc));
-    else
-      snprintf(res->why, sizeof res->why, "the reference refuses (%s: %s) but the GPU %s%s",
-               nxvk_err_name(ref_rc), ref_msg, gpu_rc ? "fails with " : "gives a result",
-               gpu_rc ? nxvk_err_name(gpu_rc) : "");
+  if (ref_rc && gpu_rc == ref_rc && ref_rc == k->expect_err) {
+    /* an error case by design (argmax of nothing), refused by both as
+     * expected: it passes as an error-handling check */
+    res->ok = res->refused = true;
+    snprintf(res->why, sizeof res->why, "%s", nxvk_err_name(ref_rc));
+  } else if (ref_rc && gpu_rc == ref_rc) {
+    /* both refuse a case not meant as an error: no value was compared, so
+     * it is no pass */
+    res->skipped = true;
+    snprintf(res->why, sizeof res->why, "not compared: the GPU and the reference both refuse it (%s: %s)",
+             nxvk_err_name(ref_rc), ref_msg);
+  } else if (ref_rc) {
+    snprintf(res->why, sizeof res->why, "the reference refuses (%s: %s) but the GPU %s%s",
+             nxvk_err_name(ref_rc), ref_msg, gpu_rc ? "fails with " : "gives a result",
+             gpu_rc ? nxvk_err_name(gpu_rc) : "");
+  } else if (k->expect_err) {
+    snprintf(res->why, sizeof res->why, "an error case by design (%s expected), but the reference gives a result%s%s",
+             nxvk_err_name(k->expect_err), gpu_rc ? " and the GPU fails with " : " and so does the GPU",
+             gpu_rc ? nxvk_err_name(gpu_rc) : "");
   } else if (gpu_rc) {
     snprintf(res->why, sizeof res->why, "GPU: %s (%s)", nxvk_errmsg(), nxvk_err_name(gpu_rc));
   } else {
@@ -284,8 +295,8 @@ static int run_op_dtype(runner *R, const nxvk_op_desc *op, nxvk_dtype dt, case_l
              k->cls, res.why);
       verdict = res.ok ? "ok" : "fail";
     } else if (res.refused) {
-      printf("ok %d - %s %s %s class=%s error=%s (as the reference)\n", n, op->name, dn, k->where,
-             k->cls, res.why);
+      printf("ok %d - %s %s %s class=%s error=%s (as the reference: an error case by design)\n", n, op->name,
+             dn, k->where, k->cls, res.why);
       verdict = "ok";
     } else {
       char extra[96] = "";

@@ -161,6 +161,36 @@ assert rows[("dot", "f64")]["skipped"] > 0 and "coopmat" in rows[("dot", "f64")]
 assert re.search(r"^# dot +f64 .* ok, \d+ skipped: dot: variant coopmat", tap, re.M)
 assert re.search(r"^\d+ passed, 0 failed, \d+ skipped$", tap, re.M)
 EOF
+# ---- cases the GPU and the reference both refuse: only an error case by
+# design (argmax/argmin over no element) passes, as an error-handling check;
+# any other (eye of rank < 2, concatenate of scalars) compared nothing and is
+# skipped with the error as its reason, never counted as passed
+conf --quick --op argmax,eye,concatenate --dtype f32 --json "$tmp/r.json" --junit "$tmp/r.xml"
+check "both refuse: error cases by design pass as such, the rest are skipped with the reason" \
+  "$PY" - "$tmp/r.json" "$tmp/out" "$tmp/r.xml" <<'EOF'
+import json, re, sys, xml.etree.ElementTree as ET
+r = json.load(open(sys.argv[1]))
+tap = open(sys.argv[2]).read()
+rep = r["reports"][0]
+cases = rep["cases"]
+err_ok = [c for c in cases if "error_as_reference" in c]
+skips = [c for c in cases if c["verdict"] == "skip"]
+assert err_ok and skips, (len(err_ok), len(skips))
+for c in err_ok:  # only empty reductions of argmax, refused with the designed error
+    assert c["op"] == "argmax" and c["verdict"] == "ok" and c["error_as_reference"] == "shape_mismatch", c
+    assert re.search(r"size=0\b|\[0,5\]", c["case"]), c
+    assert "max_ulp" not in c, c
+for c in skips:
+    assert c["op"] in ("eye", "concatenate") and c["reason"].startswith("not compared: the GPU and the reference both refuse"), c
+assert r["passed"] == sum(c["verdict"] == "ok" for c in cases) and r["failed"] == 0, r
+assert r["skipped"] == len(skips), (r["skipped"], len(skips))
+assert len(re.findall(r"^ok \d+ - (eye|concatenate) .* # SKIP not compared", tap, re.M)) == len(skips)
+assert len(re.findall(r"^ok \d+ - argmax .*error=shape_mismatch \(as the reference: an error case by design\)$", tap, re.M)) == len(err_ok)
+assert re.search(r"^\d+ passed, 0 failed, %d skipped$" % len(skips), tap, re.M)
+root = ET.parse(sys.argv[3]).getroot()
+sk = [c for c in root.iter("testcase") if c.find("skipped") is not None]
+assert len(sk) == len(skips) and all("not compared" in c.find("skipped").get("message") for c in sk)
+EOF
 # ---- --junit: a testcase per TAP line, failures and skips as the TAP has them
 cat >"$tmp/junit.py" <<'EOF'
 import re, sys, xml.etree.ElementTree as ET
