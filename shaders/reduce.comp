@@ -27,6 +27,9 @@
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #include "dtype.glsl"
+#ifdef IS_FLOAT
+#include "nxmath.glsl"
+#endif
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint OP = 0u;
@@ -94,9 +97,32 @@ shared T sval[gl_WorkGroupSize.x];
 shared int sidx[gl_WorkGroupSize.x];
 shared bool slast;
 
+// Floats: nxmath.glsl's add, multiply and divide (nxf_*, nxd_* for f64),
+// IEEE on a driver that flushes denormals (NVIDIA's f32): the driver's
+// instruction plus a test of exponent bits, an exact path only for zero or
+// denormal operands or results.  With plain arithmetic such a driver turned
+// a sum or product that passes through the denormal range into 0 (numpy
+// keeps it).  Comparisons are on the bits (dtype.glsl's t_less), which such
+// a driver would read as 0 for every denormal.
+#if defined(DT_f64)
+T r_add(T a, T b) { return nxd_add(a, b); }
+T r_mul(T a, T b) { return nxd_mul(a, b); }
+T r_div(T a, T b) { return nxd_div(a, b); }
+bool r_zero(T a) { return nx_iszerod(a); }
+#elif defined(IS_FLOAT)
+T r_add(T a, T b) { return nxf_add(a, b); }
+T r_mul(T a, T b) { return nxf_mul(a, b); }
+T r_div(T a, T b) { return nxf_div(a, b); }
+bool r_zero(T a) { return nx_iszerof(a); }
+#else
+T r_add(T a, T b) { return a + b; }
+T r_mul(T a, T b) { return a * b; }
+bool r_zero(T a) { return a == T(0); }
+#endif
+
 // NaN wins (the first NaN for arg*), then the larger/smaller, ties to the
-// smaller index; OP 7 and 8 (argmax, argmin with tie_break high): ties,
-// NaNs included, to the larger index.
+// smaller index (-0 ties +0); OP 7 and 8 (argmax, argmin with tie_break
+// high): ties, NaNs included, to the larger index.
 bool better(T va, int ia, T vb, int ib) {   // is (va, ia) preferred?
   if (ia < 0) return false;
   if (ib < 0) return true;
@@ -104,18 +130,20 @@ bool better(T va, int ia, T vb, int ib) {   // is (va, ia) preferred?
   if (OP >= 7u) first = ia > ib;
   bool na = t_isnan(va), nb = t_isnan(vb);
   if (na || nb) return na && (!nb || first);
-  if (va == vb) return first;
-  return (OP == 2u || OP == 4u || OP == 7u) ? va > vb : va < vb;
+  bool lt = t_less(va, vb), gt = t_less(vb, va);
+  if ((!lt && !gt) || (r_zero(va) && r_zero(vb))) return first;
+  return (OP == 2u || OP == 4u || OP == 7u) ? gt : lt;
 }
 
 T combine(T a, T b) {
-  if (OP == 0u || OP == 6u) return a + b;
-  if (OP == 1u) return a * b;
+  if (OP == 0u || OP == 6u) return r_add(a, b);
+  if (OP == 1u) return r_mul(a, b);
   if (t_isnan(a)) return a;
   if (t_isnan(b)) return b;
-  // equal zeros: max gives +0 and min -0 whatever order the tree met them in
-  if (a == b) return (t_signbit(a) == (OP == 2u)) ? b : a;
-  return OP == 2u ? (a > b ? a : b) : (a < b ? a : b);
+  // on the bits: -0 orders below +0, so max gives +0 and min -0 of equal
+  // zeros whatever order the tree met them in
+  bool lt = t_less(a, b);
+  return OP == 2u ? (lt ? b : a) : (lt ? a : b);
 }
 
 // Input offset of reduced element j of output o (direct and partial modes).
@@ -236,7 +264,7 @@ void reduce_run(uint m, uint base, uint lo, uint hi, bool fold_partials) {
 
 T finish(T res, uint nred) {
 #ifdef IS_FLOAT
-  if (OP == 6u) res = res / T(nred);
+  if (OP == 6u) res = r_div(res, T(nred));
 #endif
   return res;
 }

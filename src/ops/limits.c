@@ -262,7 +262,9 @@ static int compare_impl(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_
   }
   int64_t in_n = nin > 0 ? nxvk_host_count(&in[0]) : 0;
   bool elementwise = op->kind <= NXVK_KIND_SELECT;
-  bool flush_tolerated = op->kind == NXVK_KIND_REDUCE || op->kind == NXVK_KIND_DOT ||
+  /* reductions (reduce.comp) add, multiply, divide and compare as the
+   * elementwise kernels do, IEEE also where the driver flushes: not here */
+  bool flush_tolerated = op->kind == NXVK_KIND_DOT ||
                          op->kind == NXVK_KIND_SCAN || op->kind == NXVK_KIND_WINDOW || op->kind == NXVK_KIND_CONV ||
                          op->kind == NXVK_KIND_LINALG;
   c->n = n;
@@ -313,11 +315,12 @@ static int compare_impl(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_
       }
     }
     if (!ok && may_flush && flush_tolerated && (fl || float_in)) {
-      /* the device may flush denormals inside a dot or reduction (its float
-       * controls allow it, our kernels accumulate with the driver's
-       * arithmetic): accept what flushing gives, the inputs' (any subset) or
-       * the result's, also before rounding.  Elementwise, movement and
-       * source ops work around a flushing driver, so nothing is forgiven. */
+      /* the device may flush denormals inside a dot, scan, window,
+       * convolution or linalg op (its float controls allow it, those kernels
+       * accumulate with the driver's arithmetic): accept what flushing
+       * gives, the inputs' (any subset) or the result's, also before
+       * rounding.  Elementwise, reduction, movement and source ops work
+       * around a flushing driver, so nothing is forgiven. */
       double lim_norm = ldexp(1.0, min_exp(d));
       bool forgive = fl && g == 0 && (is_denormal(d, r) || fabs(r) == lim_norm);
       for (int k = 0; k < nalts && !forgive; k++) {

@@ -271,6 +271,57 @@ static void test_strbuf(void) {
   CHECK(o.oom && o.len == 0 && !o.p, "strbuf: after oom puts do nothing");
 }
 
+/* The judge forgives a denormal flushed to zero only where a kernel
+ * accumulates with the driver's arithmetic (dot); reductions add and
+ * multiply with nxmath's IEEE functions (reduce.comp), so a flushed sum or
+ * product on a device that does not promise denormals is a failure. */
+static void test_reduce_no_flush(void) {
+  nxvk_device_info flushing;
+  memset(&flushing, 0, sizeof flushing);
+  flushing.denorm_preserve_f32 = false;
+  flushing.denorm_preserve_f64 = false;
+  nxvk_shape s2 = {1, {2}}, s0 = {0, {0}}, s11 = {2, {1, 1}}, s21 = {2, {2, 1}}, s12 = {2, {1, 2}};
+  struct { const char *op; float a, b; } red[] = {
+      {"sum", 0x1p-140f, 0x1p-140f},      /* 2^-139: a denormal sum */
+      {"product", 0x1p-70f, 0x1p-70f},    /* 2^-140: a denormal product */
+  };
+  for (size_t i = 0; i < LEN(red); i++) {
+    const nxvk_op_desc *op = nxvk_op_find(red[i].op);
+    nxvk_host in = {0}, got = {0};
+    nxvk_cmp c;
+    int rc = op ? nxvk_host_alloc(&in, NXVK_F32, &s2) : -1;
+    if (rc == 0) rc = nxvk_host_alloc(&got, NXVK_F32, &s0); /* 0: the flushed result */
+    if (rc == 0) {
+      nxvk_host_set(&in, 0, red[i].a);
+      nxvk_host_set(&in, 1, red[i].b);
+      rc = nxvk_check(&flushing, op, NULL, &in, 1, &got, NULL, &c);
+    }
+    CHECK(rc == 0 && c.bad == 1 && c.forgiven == 0,
+          "%s f32 through the denormals, flushed to 0 on a flushing device: a failure, not forgiven (rc %d, bad %lld, forgiven %lld)",
+          red[i].op, rc, rc ? -1LL : (long long)c.bad, rc ? -1LL : (long long)c.forgiven);
+    nxvk_host_free(&in);
+    nxvk_host_free(&got);
+  }
+  /* dot still may flush inside (its accumulation is the driver's) */
+  const nxvk_op_desc *dot = nxvk_op_find("dot");
+  nxvk_host in[2] = {{0}}, got = {0};
+  nxvk_cmp c;
+  int rc = dot ? nxvk_host_alloc(&in[0], NXVK_F32, &s12) : -1;
+  if (rc == 0) rc = nxvk_host_alloc(&in[1], NXVK_F32, &s21);
+  if (rc == 0) rc = nxvk_host_alloc(&got, NXVK_F32, &s11);
+  if (rc == 0) {
+    nxvk_host_set(&in[0], 0, 0x1p-70f);
+    nxvk_host_set(&in[0], 1, 0x1p-70f);
+    nxvk_host_set(&in[1], 0, 0x1p-70f);
+    nxvk_host_set(&in[1], 1, 0x1p-70f);
+    rc = nxvk_check(&flushing, dot, NULL, in, 2, &got, NULL, &c);
+  }
+  CHECK(rc == 0 && c.bad == 0 && c.forgiven == 1, "dot f32 flushed to 0 on a flushing device: forgiven and counted (rc %d)", rc);
+  nxvk_host_free(&in[0]);
+  nxvk_host_free(&in[1]);
+  nxvk_host_free(&got);
+}
+
 static void test_error_map(void) {
   const char *names[64], *msgs[64];
   int n = 0;
@@ -1267,6 +1318,7 @@ static void test_threads(void) {
 int main(void) {
   test_error_map();
   test_strbuf();
+  test_reduce_no_flush();
   test_parse_bytes();
 
   nxvk_ctx_opts o = {0};
