@@ -23,6 +23,11 @@ def tap(ok, desc, diag=None):
     sys.stdout.flush()
 
 
+def check(ok, desc, diag=None):
+    """tap() with the diagnostic (its first 20 lines) shown only on failure"""
+    tap(ok, desc, None if ok or not diag else str(diag).splitlines()[:20])
+
+
 def done():
     """the plan line; the exit status (1 once a test failed)"""
     print("1..%d" % _n[0])

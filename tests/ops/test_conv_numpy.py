@@ -12,25 +12,17 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from pytap import NXVK, done, check as tap  # noqa: E402
+
 TMP = tempfile.mkdtemp(prefix="nxvk_conv_")
 rng = np.random.default_rng(29)
-n = [0, 0]
-
-
-def tap(ok, desc, diag=None):
-    n[0] += 1
-    n[1] += 0 if ok else 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", n[0], desc))
-    if diag and not ok:
-        for line in str(diag).splitlines()[:20]:
-            print("#   " + line)
 
 
 def np_conv(x, w, strides=None, padding="valid", idil=None, kdil=None, fg=1, bg=1, pin=None, pk=None,
@@ -318,4 +310,4 @@ for tile, needle in [("256,8,4,2,8", "TX a multiple of 4 RB"), ("256,8,2,2", "fi
     tap(rc != 0 and "NXVK_CONV_GEMM" in text and needle in text, "NXVK_CONV_GEMM=%s refused" % tile, text)
 
 shutil.rmtree(TMP, ignore_errors=True)
-print("1..%d" % n[0])
+sys.exit(done())

@@ -13,24 +13,16 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from pytap import NXVK, done, check as tap  # noqa: E402
+
 TMP = tempfile.mkdtemp(prefix="nxvk_linalg_")
 rng = np.random.default_rng(2929)
-n = [0, 0]
-
-
-def tap(ok, desc, diag=None):
-    n[0] += 1
-    n[1] += 0 if ok else 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", n[0], desc))
-    if diag and not ok:
-        for line in str(diag).splitlines()[:20]:
-            print("#   " + line)
 
 
 def run(op, ins, attrs=None, check=False):
@@ -180,4 +172,4 @@ refused("triangular_solve: mixed dtypes", "triangular_solve", [np.eye(2, dtype=f
 refused("cholesky: integers refused", "cholesky", [np.eye(2, dtype=np.int32)], None, "i32")
 
 shutil.rmtree(TMP, ignore_errors=True)
-print("1..%d" % n[0])
+sys.exit(done())
