@@ -86,6 +86,7 @@ layout(constant_id = 3) const uint LW = 2u;   // 2, 4, 8 or 16
 #error "ALIGNED is an f32 kernel without split K"
 #endif
 layout(constant_id = 3) const uint GM = 1u;   // row tiles per launch group
+layout(constant_id = 4) const uint FRAG = 0u; // 1: shared reads one k ahead in the source order
 #endif
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
@@ -281,6 +282,9 @@ void main() {
       LOAD_Y(0u) LOAD_Y(1u) LOAD_Y(2u) LOAD_Y(3u)
       EACH(ACC_FMA)
 #else
+#if defined(ALIGNED)
+      if (FRAG == 1u) break;   // the loop below
+#endif
       VT x[RB], y[CB];
       [[unroll]] for (uint i = 0u; i < RB; i++) x[i] = As[abuf + kk * ASTR + i * TYN + ty];
       [[unroll]] for (uint j = 0u; j < CB; j++) y[j] = Bs[bbuf + kk * BNV + j * TXN + tx];
@@ -290,6 +294,26 @@ void main() {
             acc[(i * Q + q) * CB + j] = fma(VT(x[i][q]), y[j], acc[(i * Q + q) * CB + j]);
 #endif
     }
+#if defined(ALIGNED)
+    // FRAG = 1: the next k's shared reads written before this k's
+    // multiply-adds (fragments double-buffered in registers)
+    if (FRAG == 1u) {
+      VT xf[2u * RB], yf[2u * CB];
+      [[unroll]] for (uint i = 0u; i < RB; i++) xf[i] = As[abuf + i * TYN + ty];
+      [[unroll]] for (uint j = 0u; j < CB; j++) yf[j] = Bs[bbuf + j * TXN + tx];
+      [[unroll]] for (uint kk = 0u; kk < BK; kk++) {
+        uint cx = (kk & 1u) * RB, cy = (kk & 1u) * CB, nx = RB - cx, ny = CB - cy;
+        if (kk + 1u < BK) {
+          [[unroll]] for (uint i = 0u; i < RB; i++) xf[nx + i] = As[abuf + (kk + 1u) * ASTR + i * TYN + ty];
+          [[unroll]] for (uint j = 0u; j < CB; j++) yf[ny + j] = Bs[bbuf + (kk + 1u) * BNV + j * TXN + tx];
+        }
+        [[unroll]] for (uint i = 0u; i < RB; i++)
+          [[unroll]] for (uint q = 0u; q < Q; q++)
+            [[unroll]] for (uint j = 0u; j < CB; j++)
+              acc[(i * Q + q) * CB + j] = fma(VT(xf[cx + i][q]), yf[cy + j], acc[(i * Q + q) * CB + j]);
+      }
+    }
+#endif
     buf ^= 1u;
     if (more) store_tile(buf, ra, rb);
     barrier();

@@ -845,7 +845,7 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
     uint32_t S = vcfg[3];
     uint32_t lanes = VEC_LANES_F64;
     if (lanes > vtx) lanes = vtx; /* at most the grid's width */
-    uint32_t vspec[4] = {vcfg[0], vcfg[1], vcfg[2], lanes}, nspec = dtype == NXVK_F64 ? 4 : 3;
+    uint32_t vspec[5] = {vcfg[0], vcfg[1], vcfg[2], lanes, 0}, nspec = dtype == NXVK_F64 ? 4 : 3;
     uint32_t meta[7] = {M, N, K, batch, (K % q == 0 ? 1u : 0u) | (N % q == 0 ? 2u : 0u), S, vcfg[4]};
     if (S == 1) {
       /* f32 of whole tiles: the kernel without bounds tests, its launch in
@@ -854,7 +854,8 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
                      K % vcfg[2] == 0;
       if (aligned) {
         vspec[3] = c->tuning->dot_group ? c->tuning->dot_group : 1;
-        nspec = 4;
+        vspec[4] = c->tuning->dot_frag;
+        nspec = 5;
       }
       snprintf(name, sizeof name, "dot_vec%s%s_%s", narrow ? "128" : "", aligned ? "_aligned" : "", dt);
       return nxvk_dispatch_grid(r, name, vspec, nspec, meta, 5, bufs, 3, (N + vbn - 1) / vbn,

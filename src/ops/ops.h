@@ -272,6 +272,7 @@ typedef struct nxvk_tuning {
   uint32_t dot_nt;       /* NXVK_DOT_NT: 128 (the narrow grid) or 256 */
   bool dot_aligned;      /* NXVK_DOT_ALIGNED: whole-tile f32 products on dot_vec_aligned */
   uint32_t dot_group;    /* NXVK_DOT_GROUP: row tiles a launch group of dot_vec_aligned (0: the rule) */
+  uint32_t dot_frag;     /* NXVK_DOT_FRAG: 1: dot_vec_aligned writes the next k's shared reads first */
   char dot_split[8];     /* NXVK_DOT_SPLIT: kernel, batch or copy */
   uint32_t dot_coopmat[8]; /* NXVK_DOT_COOPMAT: WM, WN, FR, FC, BK[, FM, FN, FK] of dot_coopmat */
   uint32_t dot_coopmat_split; /* NXVK_DOT_COOPMAT_SPLIT: k chunks of dot_coopmat (1: none) */

@@ -205,6 +205,7 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
     if (u[0] < 1 || u[0] > 64) return bad("NXVK_DOT_GROUP", knob("NXVK_DOT_GROUP"), "want a number of row tiles from 1 to 64");
     t->dot_group = u[0];
   }
+  if ((i = knob_choice("NXVK_DOT_FRAG", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->dot_frag = (uint32_t)i;
   if ((i = knob_choice("NXVK_DOT_SPLIT", forms, 3, "want kernel, batch or copy", &rc)) >= 0)
     snprintf(t->dot_split, sizeof t->dot_split, "%s", forms[i]);
   if (knob_list("NXVK_DOT_COOPMAT", t->dot_coopmat, 5, 8, "want WM,WN,FR,FC,BK[,FM,FN,FK] (five or eight whole numbers)",

@@ -802,6 +802,8 @@ def cases_dot(dt, rng):
     for env in ({"NXVK_DOT_ALIGNED": "1"}, {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_GROUP": "4"},
                 {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_GROUP": "4", "NXVK_DOT_VEC": "1,2,16"},
                 {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_GROUP": "3", "NXVK_DOT_VEC": "2,4,8", "NXVK_DOT_NT": "128"},
+                {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_FRAG": "1", "NXVK_DOT_VEC": "1,2,16"},
+                {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_FRAG": "1", "NXVK_DOT_VEC": "2,4,8", "NXVK_DOT_NT": "128"},
                 {"NXVK_DOT_NT": "128", "NXVK_DOT_VEC": "2,4,8"}):
         add("[384,48]x[48,256] variant vec, %s" % " ".join("%s=%s" % kv for kv in sorted(env.items())), a, b,
             {"variant": "vec"}, env)
