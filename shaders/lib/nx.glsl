@@ -152,6 +152,64 @@ float nx16_exp(float x, bool bf, bool fz) {
   return uintBitsToFloat(y);
 }
 
+// The same e^x split in two for kernels that take the exact path out of
+// their unrolled loop (NXVK_EW16_SPLIT, codegen.c): nx16_exp_y gives y's
+// bits, nx16_exp_rare whether nxf_exp must replace them (the tests of
+// nx16_exp).  k by adding 1.5 2^23 (round to nearest even, |a - k| <= 1/2
+// as before; k lies in the low bits of the sum, so k << 23 is the sum's
+// bits shifted) instead of floor and a conversion; |a| < 2^22 wherever y is
+// taken (f16 x is clamped, bf16 x outside [-87, 88.5] is rare).
+uint nx16_exp_y(float x, bool bf, bool fz) {
+  float xc = nx16_ftz(bf ? x : clamp(x, -18.0, 12.0), fz);
+  float a = nx16_ftz(xc * 1.44287109375, fz);
+  float b = nx16_ftz(xc * uintBitsToFloat(0xb9389ad4u), fz);
+  precise float t = a + 12582912.0;
+  precise float kf = t - 12582912.0;
+  float f = nx16_ftz((a - kf) + b, fz);
+  uint e2 = floatBitsToUint(exp2(f));
+  if (fz) e2 += ((floatBitsToUint(x) * 0x9e3779b1u) >> 31) != 0u ? 4u : 0xfffffffcu;
+  return e2 + (floatBitsToUint(t) << 23);
+}
+bool nx16_exp_rare(float x, uint y, bool bf) {
+  if (bf) return !(x >= -87.0 && x <= 88.5) || (y & 0xffffu) + 8u - 0x8000u < 16u;
+  uint sh = uint(clamp(int(y >> 23) - 94, 0, 19));
+  uint t = 8u << sh;
+  return nx_isnanf(x) || (((y & 0x7fffffu) | 0x800000u) << sh) + t - 0x80000000u < 2u * t;
+}
+#if defined(NX_F16_HW)
+// f16, two elements of a word with the driver's conversions: y's bits 8
+// below and 8 above, each rounded to f16 (RTE 16); where the two words are
+// equal no 16-bit rounding boundary lies within 8 ULP of y (rounding is
+// monotone), the test nx16_exp_rare makes, and either word is the result.
+// Without DenormPreserve 16 (NX_F16_HW 1) results below 2^-14 are rare too.
+bool nx16_exp2_hw(uint w, bool fz, out uint r) {
+  vec2 x = nx_f16x2_to_f32(w);
+  uint y0 = nx16_exp_y(x.x, false, fz), y1 = nx16_exp_y(x.y, false, fz);
+  uint lo = packFloat2x16(f16vec2(vec2(uintBitsToFloat(y0 - 8u), uintBitsToFloat(y1 - 8u))));
+  r = packFloat2x16(f16vec2(vec2(uintBitsToFloat(y0 + 8u), uintBitsToFloat(y1 + 8u))));
+  bool rare = lo != r || nx_isnanf(x.x) || nx_isnanf(x.y);
+#if NX_F16_HW != 2
+  rare = rare || min(y0, y1) < 0x38800008u;
+#endif
+  return rare;
+}
+#endif
+// bf16, two elements of a word: y's bits rounded to nearest by adding half
+// a bf16 ULP (no tie, NaN or overflow where the result is taken)
+bool nx16_exp2_bf(uint w, bool fz, out uint r) {
+  float x0 = uintBitsToFloat(w << 16), x1 = uintBitsToFloat(w & 0xffff0000u);
+  uint y0 = nx16_exp_y(x0, true, fz), y1 = nx16_exp_y(x1, true, fz);
+  r = ((y0 + 0x8000u) >> 16) | ((y1 + 0x8000u) & 0xffff0000u);
+  return nx16_exp_rare(x0, y0, true) || nx16_exp_rare(x1, y1, true);
+}
+// f16 without the driver's conversions
+bool nx16_exp2_sw(uint w, bool fz, out uint r) {
+  float x0 = nx_f16_to_f32(w & 0xffffu), x1 = nx_f16_to_f32(w >> 16);
+  uint y0 = nx16_exp_y(x0, false, fz), y1 = nx16_exp_y(x1, false, fz);
+  r = nx_f16_bits(y0) | (nx_f16_bits(y1) << 16);
+  return nx16_exp_rare(x0, y0, false) || nx16_exp_rare(x1, y1, false);
+}
+
 // ---- f64: the same guarantees as f32 on a driver that flushes f64
 // denormals (shaderDenormPreserveFloat64 = false): add, subtract, multiply,
 // divide, sqrt bit-identical to IEEE (divide and sqrt correctly rounded on

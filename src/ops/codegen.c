@@ -395,12 +395,188 @@ static int emit_paired_main(sbuf *s, const nxvk_cg_program *p) {
   return NXVK_OK;
 }
 
+/* Which word form a split kernel (NXVK_EW16_SPLIT) computes: "exp_hw",
+ * "exp_sw" (f16), "exp_bf" (bf16), "add", "sub" or "mul" (bf16), or NULL
+ * when the program is none of those single ops (the kernel keeps its
+ * exact path inline). */
+static const char *split_form(const nxvk_cg_program *p) {
+  if (!(p->fast16 & (NXVK_EW16_SPLIT1 | NXVK_EW16_SPLIT2)) || !nxvk_cg_paired(p)) return NULL;
+  if ((p->fast16 & NXVK_EW16_EXP) && p->nnodes == 1 && p->noutputs == 1 && p->ninputs == 1 &&
+      p->output[0] == 1 && p->node[0].arg[0] == 0 && strcmp(p->node[0].op->name, "exp") == 0 &&
+      p->in_dtype[0] == p->node[0].dtype) {
+    if (p->node[0].dtype == NXVK_BF16) return "exp_bf";
+    if (p->node[0].dtype == NXVK_F16) return cg_hw(p) ? "exp_hw" : "exp_sw";
+  }
+  return (p->fast16 & NXVK_EW16_ARITH) ? binary16_op(p, NXVK_BF16) : NULL;
+}
+
+/* main() of a split kernel (NXVK_EW16_SPLIT): the unrolled loop computes
+ * each word in the cheap form alone (nx.glsl's nx16_exp2_*, or bf16's
+ * operand test and the driver's operation) and notes the words whose
+ * test failed; the exact path (ew_eval, nxvk's f32 functions) runs after
+ * the round for those words only, so the unrolled body holds no copy of
+ * it.  SPLIT1: each invocation loops over its own rare words.  SPLIT2: the
+ * workgroup queues them in shared memory and its invocations share them
+ * out after a barrier (a warp then runs the exact path once a round for
+ * the whole workgroup, not once per warp).  A rare word is stored by the
+ * exact path alone. */
+static int emit_paired_split(sbuf *s, const nxvk_cg_program *p, const char *form) {
+  int ni = p->ninputs;
+  bool hw = cg_hw(p), wg = (p->fast16 & NXVK_EW16_SPLIT2) != 0;
+  const char *fz = (p->fast16 & NXVK_EW16_FUZZ) ? "true" : "false";
+  nxvk_dtype od = nxvk_cg_value_dtype(p, p->output[0]);
+  bool hw_out = hw && od == NXVK_F16;
+  sb_printf(s, "void ew_eval(");
+  for (int k = 0; k < ni; k++) sb_printf(s, "%s%s v%d", k ? ", " : "", glsl_compute(p->in_dtype[k]), k);
+  sb_printf(s, ", out %s r0) {\n", hw_out ? "float" : "uint");
+  int rc = emit_nodes(s, p, "  ");
+  if (rc) return rc;
+  char vv[16];
+  snprintf(vv, sizeof vv, "v%d", p->output[0]);
+  sb_printf(s, "  r0 = ");
+  sb_printf(s, hw_out ? "%s" : pair_store(od), vv);
+  sb_printf(s, ";\n}\n");
+  /* the exact path for word i of inputs a0.. */
+  sb_printf(s, "void ew_exact(uint n, uint i");
+  for (int k = 0; k < ni; k++) sb_printf(s, ", uint a%d", k);
+  sb_printf(s, ") {\n");
+  for (int k = 0; k < ni; k++)
+    if (hw && p->in_dtype[k] == NXVK_F16) sb_printf(s, "  vec2 f%d = nx_f16x2_to_f32(a%d);\n", k, k);
+  sb_printf(s, "  %s lo0, hi0;\n", hw_out ? "float" : "uint");
+  for (int h = 0; h < 2; h++) {
+    sb_printf(s, "  ew_eval(");
+    for (int k = 0; k < ni; k++) {
+      char w[48];
+      if (k) sb_printf(s, ", ");
+      if (hw && p->in_dtype[k] == NXVK_F16) {
+        sb_printf(s, "f%d.%c", k, h ? 'y' : 'x');
+        continue;
+      }
+      snprintf(w, sizeof w, h ? "a%d >> 16u" : "a%d & 65535u", k);
+      sb_printf(s, pair_load(p->in_dtype[k]), w);
+    }
+    sb_printf(s, ", %s0);\n", h ? "hi" : "lo");
+  }
+  if (hw_out)
+    sb_printf(s, "  uint w0 = nx_f32x2_to_f16(lo0, hi0);\n"
+                 "  out0.v[i] = 2u * i + 1u < n ? w0 : (w0 & 65535u);\n}\n");
+  else
+    sb_printf(s, "  out0.v[i] = lo0 | ((2u * i + 1u < n ? hi0 : 0u) << 16u);\n}\n");
+  /* the cheap form: the word in r, true where the exact path must redo it */
+  sb_printf(s, "bool ew_fast(");
+  for (int k = 0; k < ni; k++) sb_printf(s, "uint a%d, ", k);
+  sb_printf(s, "out uint r) {\n");
+  if (strncmp(form, "exp_", 4) == 0) {
+    sb_printf(s, "  return nx16_exp2_%s(a0, %s, r);\n}\n", form + 4, fz);
+  } else {
+    sb_printf(s, "  float r0 = nx16_%s(uintBitsToFloat(a0 << 16u), uintBitsToFloat(a1 << 16u), %s);\n"
+                 "  float r1 = nx16_%s(uintBitsToFloat(a0 & 0xffff0000u), uintBitsToFloat(a1 & 0xffff0000u), %s);\n"
+                 "  r = nx_bf16_bits(floatBitsToUint(r0)) | (nx_bf16_bits(floatBitsToUint(r1)) << 16u);\n"
+                 "  return !nx16_bf_ok(a0, a1, %s);\n}\n",
+              form, fz, form, fz, strcmp(form, "mul") == 0 ? "0x1fff1fffu" : "0x047f047fu");
+  }
+  /* word i of every input (broadcast inputs: each element's half) */
+  sb_printf(s, "void ew_load(uint m, uint n, uint rank, uint contig, uint i");
+  for (int k = 0; k < ni; k++) sb_printf(s, ", out uint a%d", k);
+  sb_printf(s, ") {\n  if (contig == %uu) {\n", (1u << ni) - 1u);
+  for (int k = 0; k < ni; k++) sb_printf(s, "    a%d = in%d.v[i];\n", k, k);
+  sb_printf(s, "    return;\n  }\n");
+  for (int k = 0; k < ni; k++) sb_printf(s, "  uint x%d = (contig & %uu) != 0u ? 2u * i : 0u;\n", k, 1u << k);
+  for (int k = 0; k < ni; k++) sb_printf(s, "  uint y%d = (contig & %uu) != 0u ? min(2u * i + 1u, n - 1u) : 0u;\n", k, 1u << k);
+  sb_printf(s, "  for (int h = 0; h < 2; h++) {\n"
+               "    uint r = h == 0 ? 2u * i : min(2u * i + 1u, n - 1u);\n"
+               "    for (int d = int(rank) - 1; d >= 0; d--) {\n"
+               "      uint dim = meta[m + 3u + uint(d)];\n"
+               "      uint q = r / dim, c = r - q * dim;\n"
+               "      r = q;\n");
+  for (int k = 0; k < ni; k++)
+    sb_printf(s, "      if ((contig & %uu) == 0u) { if (h == 0) x%d += c * meta[m + %uu + uint(d)]; "
+                 "else y%d += c * meta[m + %uu + uint(d)]; }\n",
+              1u << k, k, 11u + 8u * (unsigned)k, k, 11u + 8u * (unsigned)k);
+  sb_printf(s, "    }\n  }\n");
+  for (int k = 0; k < ni; k++)
+    sb_printf(s, "  a%d = ((in%d.v[x%d >> 1u] >> ((x%d & 1u) << 4u)) & 65535u) |\n"
+                 "       ((in%d.v[y%d >> 1u] >> ((y%d & 1u) << 4u)) << 16u);\n",
+              k, k, k, k, k, k, k);
+  sb_printf(s, "}\n");
+  if (wg) { /* the workgroup's rare words of a round: at most all of them */
+    sb_printf(s, "shared uint rq_n;\nshared uint rq_i[gl_WorkGroupSize.x * UNROLL];\n");
+    for (int k = 0; k < ni; k++) sb_printf(s, "shared uint rq_a%d[gl_WorkGroupSize.x * UNROLL];\n", k);
+  }
+  /* the loop runs the same rounds in every invocation of a workgroup (the
+   * barriers of SPLIT2 need that): b0 is the workgroup's first word */
+  sb_printf(s,
+            "void main() {\n"
+            "  uint m = pc.meta_off;\n"
+            "  uint n = meta[m], rank = meta[m + 1u], contig = meta[m + 2u];\n"
+            "  uint np = n / 2u + (n & 1u);\n"
+            "  uint lid = gl_LocalInvocationID.x;\n"
+            "  uint step = gl_NumWorkGroups.x * gl_WorkGroupSize.x;\n"
+            "  uint ustep = BLOCKED != 0u ? gl_WorkGroupSize.x : step;\n"
+            "  uint first = BLOCKED != 0u ? gl_WorkGroupID.x * gl_WorkGroupSize.x * UNROLL\n"
+            "                             : gl_WorkGroupID.x * gl_WorkGroupSize.x;\n");
+  if (wg) sb_printf(s, "  if (lid == 0u) rq_n = 0u;\n  barrier();\n");
+  sb_printf(s, "  for (uint b0 = first; b0 < np; b0 += step * UNROLL) {\n"
+               "    uint i0 = b0 + lid;\n"
+               "    uint left = i0 < np ? np - i0 : 0u;\n");
+  for (int k = 0; k < ni; k++) sb_printf(s, "    uint l%d[UNROLL];\n", k);
+  sb_printf(s, "    [[unroll]] for (uint u = 0u; u < UNROLL; u++) {\n"
+               "      if (u * ustep >= left) break;\n"
+               "      ew_load(m, n, rank, contig, i0 + u * ustep");
+  for (int k = 0; k < ni; k++) sb_printf(s, ", l%d[u]", k);
+  sb_printf(s, ");\n    }\n"
+               "    uint rare = 0u;\n"
+               "    [[unroll]] for (uint u = 0u; u < UNROLL; u++) {\n"
+               "      if (u * ustep >= left) break;\n"
+               "      uint i = i0 + u * ustep, w;\n"
+               "      if (ew_fast(");
+  for (int k = 0; k < ni; k++) sb_printf(s, "l%d[u], ", k);
+  sb_printf(s, "w)) rare |= 1u << u;\n"
+               "      else out0.v[i] = 2u * i + 1u < n ? w : (w & 65535u);\n"
+               "    }\n");
+  /* the rare words' inputs, picked from the unrolled registers by selects
+   * (an array indexed at run time would go to memory) */
+  if (!wg) {
+    sb_printf(s, "    for (; rare != 0u; rare &= rare - 1u) {\n"
+                 "      uint u = uint(findLSB(rare));\n");
+  } else {
+    sb_printf(s, "    for (uint rr = rare; rr != 0u; rr &= rr - 1u) {\n"
+                 "      uint u = uint(findLSB(rr));\n");
+  }
+  for (int k = 0; k < ni; k++) sb_printf(s, "      uint a%d = l%d[0];\n", k, k);
+  sb_printf(s, "      [[unroll]] for (uint v = 1u; v < UNROLL; v++)\n        if (u == v) {");
+  for (int k = 0; k < ni; k++) sb_printf(s, " a%d = l%d[v];", k, k);
+  sb_printf(s, " }\n");
+  if (!wg) {
+    sb_printf(s, "      ew_exact(n, i0 + u * ustep");
+    for (int k = 0; k < ni; k++) sb_printf(s, ", a%d", k);
+    sb_printf(s, ");\n    }\n  }\n}\n");
+    return NXVK_OK;
+  }
+  sb_printf(s, "      uint q = atomicAdd(rq_n, 1u);\n"
+               "      rq_i[q] = i0 + u * ustep;\n");
+  for (int k = 0; k < ni; k++) sb_printf(s, "      rq_a%d[q] = a%d;\n", k, k);
+  sb_printf(s, "    }\n"
+               "    barrier();\n"
+               "    uint nq = rq_n;\n"
+               "    for (uint q = lid; q < nq; q += gl_WorkGroupSize.x)\n"
+               "      ew_exact(n, rq_i[q]");
+  for (int k = 0; k < ni; k++) sb_printf(s, ", rq_a%d[q]", k);
+  sb_printf(s, ");\n"
+               "    barrier();\n"
+               "    if (lid == 0u) rq_n = 0u;\n"
+               "    barrier();\n"
+               "  }\n}\n");
+  return NXVK_OK;
+}
+
 int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out) {
   *out = NULL;
   if (p->ninputs < 0 || p->ninputs > NXVK_CG_MAX_INPUTS || p->nnodes < 1 ||
       p->nnodes > NXVK_CG_MAX_NODES || p->noutputs < 1 || p->noutputs > NXVK_CG_MAX_OUTPUTS)
     return nxvk_seterr(NXVK_E_BAD_REQUEST, "codegen: program out of bounds");
   bool paired = nxvk_cg_paired(p);
+  const char *split = split_form(p);
   bool u8 = false, b16 = false, b64 = false;
   for (int v = 0; v < p->ninputs + p->nnodes; v++) {
     nxvk_dtype d = nxvk_cg_value_dtype(p, v);
@@ -442,11 +618,12 @@ int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out) {
     bool seen = false;
     for (int j = 0; j < i && !seen; j++)
       seen = p->node[j].op == p->node[i].op && p->node[j].dtype == p->node[i].dtype;
-    if (!seen) emit_op_function(&s, &p->node[i], p->fast16);
+    /* a split kernel's ew_eval is the exact path: the f32 functions */
+    if (!seen) emit_op_function(&s, &p->node[i], split ? p->fast16 & ~(NXVK_EW16_ARITH | NXVK_EW16_EXP) : p->fast16);
   }
 
   if (paired) {
-    int rc = emit_paired_main(&s, p);
+    int rc = split ? emit_paired_split(&s, p, split) : emit_paired_main(&s, p);
     if (rc || s.oom) {
       free(s.buf);
       return rc ? rc : nxvk_seterr(NXVK_E_NO_MEMORY, "codegen: out of memory");

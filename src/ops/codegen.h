@@ -41,6 +41,14 @@ typedef struct nxvk_cg_program {
 #define NXVK_EW16_EXP 2
 #define NXVK_EW16_FUZZ 4
 #define NXVK_EW16_F16X2 8
+/* NXVK_EW16_SPLIT: single f16 / bf16 exp and bf16 add / subtract /
+ * multiply kernels compute every word of a round in the cheap form alone
+ * and take the exact path out of the unrolled loop: SPLIT1 after the
+ * round, in the invocation's own loop over the rare words; SPLIT2 after the
+ * round, the workgroup's rare words queued in shared memory and shared out
+ * among its invocations. */
+#define NXVK_EW16_SPLIT1 16
+#define NXVK_EW16_SPLIT2 32
 
 /* Result dtype of a node (compare -> u8). */
 nxvk_dtype nxvk_cg_value_dtype(const nxvk_cg_program *p, int value);

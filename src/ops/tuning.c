@@ -189,6 +189,13 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
                               NXVK_EW16_ARITH | NXVK_EW16_EXP};
   t->ew16 = ew16v[3];
   if ((i = knob_choice("NXVK_EW16", ew16s, 6, "want 0, arith, exp, all, f32 or fuzz", &rc)) >= 0) t->ew16 = ew16v[i];
+  /* where the cheap forms' exact path runs (codegen.c, NXVK_EW16_SPLIT*):
+   * 0 inline, under a branch per element in the unrolled loop; 1 after
+   * each round, an invocation's rare words in its own loop; 2 after each
+   * round, a workgroup's rare words queued in shared memory and shared out */
+  static const char *const splits[] = {"0", "1", "2"};
+  if ((i = knob_choice("NXVK_EW16_SPLIT", splits, 3, "want 0, 1 or 2", &rc)) > 0)
+    t->ew16 |= i == 1 ? NXVK_EW16_SPLIT1 : NXVK_EW16_SPLIT2;
   if (rc) return rc;
 
   knob_list("NXVK_DOT_TILES", t->dot_tiles, 5, 5, "want BM,BN,BK,TM,TN (five whole numbers)", &rc);

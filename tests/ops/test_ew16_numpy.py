@@ -112,10 +112,17 @@ def single_ops(dt):
         base = None
         # mode 0 once, under the last form
         modes = MODES + (["f32"] if dt == "f16" else [])   # f16: without the f16-arithmetic kernels too
-        runs = [(f, m) for f in forms for m in modes if f is forms[-1] or m != "0"]
-        for (form, extra), mode in runs:
+        runs = [(f, m, "") for f in forms for m in modes if f is forms[-1] or m != "0"]
+        # the exact path out of the unrolled loop (NXVK_EW16_SPLIT): the
+        # invocation's loop at 3 words a round a grid apart, the workgroup's
+        # queue at the GPUs' 4 blocked
+        runs += [(f, m, sp) for f in forms for m in ("all", "fuzz") for sp in ("1", "2")]
+        for (form, extra), mode, sp in runs:
+            if sp:
+                extra = dict(extra, NXVK_EW16_SPLIT=sp, NXVK_EW16_UNROLL="3" if sp == "1" else "4",
+                             NXVK_EW_BLOCKED="0" if sp == "1" else "1")
             got, err = run(["--op", op, pa] + ([] if op == "exp" else [pb]) + ["-o", po], mode, {"o": po}, extra)
-            mode = "%s%s" % (mode, " F16_CVT=" + form if form else "")
+            mode = "%s%s%s" % (mode, " F16_CVT=" + form if form else "", " SPLIT=" + sp if sp else "")
             if got is None:
                 tap(False, "%s %s NXVK_EW16=%s: run" % (op, dt, mode), err)
                 continue
@@ -176,6 +183,37 @@ def fused(dt, extra=None, label=""):
             None if not same and (dt == "bf16" or not exact) else "differ from mode 0: %s; from numpy: %s" % (same, exact))
 
 
+def split_broadcast(dt):
+    """NXVK_EW16_SPLIT=1 and 2 on broadcast operands and odd counts (the
+    split kernels' own loads): add, multiply and exp against numpy"""
+    rng = np.random.default_rng(16)
+    d = tempfile.mkdtemp(prefix=dt + "_b_", dir=TMP)
+    for sa, sb in (((7, 1), (1, 5)), ((3, 5), (5,)), ((1,), (9,)), ((2, 1, 3), (1, 7, 1)), ((999,), (999,))):
+        a = rng.choice(ALL, size=sa)
+        b = rng.choice(ALL, size=sb)
+        pa, pb, po = (os.path.join(d, n) for n in ("a.npy", "b.npy", "o.npy"))
+        save(pa, dt, a)
+        save(pb, dt, b)
+        A, B = np.broadcast_arrays(a, b)
+        for sp, unroll in (("1", "3"), ("2", "4")):
+            for op in ("add", "multiply", "exp"):
+                args = ["--op", op, pa] + ([] if op == "exp" else [pb]) + ["-o", po]
+                got, err = run(args, "all", {"o": po}, {"NXVK_EW16_SPLIT": sp, "NXVK_EW16_UNROLL": unroll,
+                                                        "NXVK_EW_BLOCKED": "1"})
+                if got is None:
+                    tap(False, "%s %s %s x %s SPLIT=%s: run" % (dt, op, sa, sb, sp), err)
+                    continue
+                got = got["o"].ravel()
+                want = oracle(dt, op, a.ravel(), a.ravel()) if op == "exp" else oracle(dt, op, A.ravel(), B.ravel())
+                bad = mismatches(dt, got, want) if len(got) == len(want) else np.arange(len(want))
+                if op == "exp" and dt == "bf16" and len(got) == len(want):
+                    bad = bad[ulps16(dt, got[bad], want[bad]) > 1]
+                tap(len(bad) == 0, "%s %s %s%s SPLIT=%s (UNROLL %s): %s" % (
+                    dt, op, sa, "" if op == "exp" else " x %s" % (sb,), sp, unroll,
+                    "within 1 ulp of numpy" if op == "exp" and dt == "bf16" else "bit-identical to numpy"),
+                    None if len(bad) == 0 else "%d differ" % len(bad))
+
+
 def knob():
     p = subprocess.run([NXVK, "run", "--op", "exp", '{"dtype":"f16","shape":[1],"data":[1]}'],
                        env=dict(os.environ, NXVK_EW16="fast"), capture_output=True, text=True)
@@ -185,6 +223,10 @@ def knob():
                        env=dict(os.environ, NXVK_EW16_UNROLL="9"), capture_output=True, text=True)
     ok = p.returncode == 2 and "NXVK_EW16_UNROLL=9" in p.stderr
     tap(ok, "NXVK_EW16_UNROLL=9 refused (exit 2) naming the variable", None if ok else p.stderr)
+    p = subprocess.run([NXVK, "run", "--op", "exp", '{"dtype":"f16","shape":[1],"data":[1]}'],
+                       env=dict(os.environ, NXVK_EW16_SPLIT="3"), capture_output=True, text=True)
+    ok = p.returncode == 2 and "NXVK_EW16_SPLIT=3" in p.stderr
+    tap(ok, "NXVK_EW16_SPLIT=3 refused (exit 2) naming the variable", None if ok else p.stderr)
 
 
 try:
@@ -193,6 +235,7 @@ try:
         fused(dt)
         # the GPUs' form: 4 words a round, each round one contiguous block
         fused(dt, {"NXVK_EW16_UNROLL": "4", "NXVK_EW_BLOCKED": "1"}, " (NXVK_EW16_UNROLL=4, blocked)")
+        split_broadcast(dt)
     knob()
 finally:
     shutil.rmtree(TMP, ignore_errors=True)
