@@ -305,10 +305,11 @@ int nxvk_dispatch_1d(nxvk_rec *r, const char *kernel, const uint32_t *spec, int 
 
 uint32_t nxvk_ew_launch(nxvk_ctx *c, uint64_t n, bool paired, uint32_t spec[NXVK_EW_SPEC]) {
   uint32_t unroll = paired ? c->tuning->ew16_unroll : c->tuning->ew_unroll;
-  spec[0] = NXVK_WG;
+  uint32_t wg = paired && c->tuning->ew16_wg ? c->tuning->ew16_wg : NXVK_WG;
+  spec[0] = wg;
   spec[1] = unroll;
   spec[2] = c->tuning->ew_blocked;
-  return nxvk_groups_for(c, n, NXVK_WG * unroll);
+  return nxvk_groups_for(c, n, wg * unroll);
 }
 
 int nxvk_strided_copy(nxvk_rec *r, nxvk_buffer *src, nxvk_dtype sd, int64_t src_base,

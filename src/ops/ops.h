@@ -286,6 +286,7 @@ typedef struct nxvk_tuning {
   uint32_t dot_coopmat_diag; /* NXVK_DOT_COOPMAT_DIAG: 1 products alone, 2 loads alone (wrong results: timing only) */
   uint32_t ew_unroll;    /* elements per invocation and round (codegen.c) */
   uint32_t ew16_unroll;  /* words (two 16-bit elements) per invocation and round of a paired kernel */
+  uint32_t ew16_wg;      /* workgroup size of a paired kernel (NXVK_EW16_WG) */
   uint32_t ew_blocked;   /* 1: a workgroup's round is one contiguous block */
   bool reduce_fold;      /* a split reduction's last workgroup adds the partials */
   bool conv_direct;      /* NXVK_CONV_DIRECT: conv_direct alone, no implicit GEMM (conv.c) */

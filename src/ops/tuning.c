@@ -84,6 +84,12 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
     if (u[0] < 1 || u[0] > 8) return bad("NXVK_EW16_UNROLL", knob("NXVK_EW16_UNROLL"), "want one number from 1 to 8");
     t->ew16_unroll = u[0];
   }
+  /* their workgroup size (0: NXVK_WG, 256) */
+  if (knob_list("NXVK_EW16_WG", u, 1, 1, "want 64, 128, 256, 512 or 1024", &rc)) {
+    if (u[0] < 64 || u[0] > 1024 || (u[0] & (u[0] - 1)) || u[0] > c->info.max_workgroup_invocations)
+      return bad("NXVK_EW16_WG", knob("NXVK_EW16_WG"), "want 64, 128, 256, 512 or 1024 (at most the device's workgroup invocations)");
+    t->ew16_wg = u[0];
+  }
   if ((i = knob_choice("NXVK_EW_BLOCKED", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->ew_blocked = (uint32_t)i;
   /* the last workgroup of a split reduction adding the partials saves a
    * GPU a dispatch; lavapipe ran it 20-40% slower than two passes */
@@ -196,6 +202,12 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   static const char *const splits[] = {"0", "1", "2"};
   if ((i = knob_choice("NXVK_EW16_SPLIT", splits, 3, "want 0, 1 or 2", &rc)) > 0)
     t->ew16 |= i == 1 ? NXVK_EW16_SPLIT1 : NXVK_EW16_SPLIT2;
+  /* SPLIT2's queue: a word index and up to two input words for each word
+   * of a workgroup's round */
+  uint32_t wg16 = t->ew16_wg ? t->ew16_wg : NXVK_WG;
+  if (rc == NXVK_OK && (t->ew16 & NXVK_EW16_SPLIT2) && 12u * wg16 * t->ew16_unroll + 4u > c->info.max_shared_memory)
+    return bad("NXVK_EW16_SPLIT", "2", "its queue (12 bytes a word of a round: NXVK_EW16_WG x NXVK_EW16_UNROLL) "
+               "exceeds this device's shared memory");
   if (rc) return rc;
 
   knob_list("NXVK_DOT_TILES", t->dot_tiles, 5, 5, "want BM,BN,BK,TM,TN (five whole numbers)", &rc);

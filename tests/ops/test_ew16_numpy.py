@@ -195,11 +195,11 @@ def split_broadcast(dt):
         save(pa, dt, a)
         save(pb, dt, b)
         A, B = np.broadcast_arrays(a, b)
-        for sp, unroll in (("1", "3"), ("2", "4")):
+        for sp, unroll, wg in (("1", "3", "64"), ("2", "4", "128")):
             for op in ("add", "multiply", "exp"):
                 args = ["--op", op, pa] + ([] if op == "exp" else [pb]) + ["-o", po]
                 got, err = run(args, "all", {"o": po}, {"NXVK_EW16_SPLIT": sp, "NXVK_EW16_UNROLL": unroll,
-                                                        "NXVK_EW_BLOCKED": "1"})
+                                                        "NXVK_EW_BLOCKED": "1", "NXVK_EW16_WG": wg})
                 if got is None:
                     tap(False, "%s %s %s x %s SPLIT=%s: run" % (dt, op, sa, sb, sp), err)
                     continue
@@ -208,8 +208,8 @@ def split_broadcast(dt):
                 bad = mismatches(dt, got, want) if len(got) == len(want) else np.arange(len(want))
                 if op == "exp" and dt == "bf16" and len(got) == len(want):
                     bad = bad[ulps16(dt, got[bad], want[bad]) > 1]
-                tap(len(bad) == 0, "%s %s %s%s SPLIT=%s (UNROLL %s): %s" % (
-                    dt, op, sa, "" if op == "exp" else " x %s" % (sb,), sp, unroll,
+                tap(len(bad) == 0, "%s %s %s%s SPLIT=%s (UNROLL %s, WG %s): %s" % (
+                    dt, op, sa, "" if op == "exp" else " x %s" % (sb,), sp, unroll, wg,
                     "within 1 ulp of numpy" if op == "exp" and dt == "bf16" else "bit-identical to numpy"),
                     None if len(bad) == 0 else "%d differ" % len(bad))
 
@@ -227,6 +227,10 @@ def knob():
                        env=dict(os.environ, NXVK_EW16_SPLIT="3"), capture_output=True, text=True)
     ok = p.returncode == 2 and "NXVK_EW16_SPLIT=3" in p.stderr
     tap(ok, "NXVK_EW16_SPLIT=3 refused (exit 2) naming the variable", None if ok else p.stderr)
+    p = subprocess.run([NXVK, "run", "--op", "exp", '{"dtype":"f16","shape":[1],"data":[1]}'],
+                       env=dict(os.environ, NXVK_EW16_WG="100"), capture_output=True, text=True)
+    ok = p.returncode == 2 and "NXVK_EW16_WG=100" in p.stderr
+    tap(ok, "NXVK_EW16_WG=100 refused (exit 2) naming the variable", None if ok else p.stderr)
 
 
 try:
