@@ -407,7 +407,13 @@ static const char *split_form(const nxvk_cg_program *p) {
     if (p->node[0].dtype == NXVK_BF16) return "exp_bf";
     if (p->node[0].dtype == NXVK_F16) return cg_hw(p) ? "exp_hw" : "exp_sw";
   }
-  return (p->fast16 & NXVK_EW16_ARITH) ? binary16_op(p, NXVK_BF16) : NULL;
+  if (!(p->fast16 & NXVK_EW16_ARITH)) return NULL;
+  /* f16 add / subtract / multiply in f16 arithmetic (emit_paired_main's
+   * f16x2 kernels) take the split form only for its vector loads */
+  const char *x2 = binary16_op(p, NXVK_F16);
+  if (x2 && (p->fast16 & NXVK_EW16_VEC) && (p->fast16 & NXVK_EW16_F16X2) && cg_hw(p) && p->f16_cvt == 2)
+    return strcmp(x2, "add") == 0 ? "x2add" : strcmp(x2, "sub") == 0 ? "x2sub" : "x2mul";
+  return binary16_op(p, NXVK_BF16);
 }
 
 /* main() of a split kernel (NXVK_EW16_SPLIT): the unrolled loop computes
@@ -416,13 +422,15 @@ static const char *split_form(const nxvk_cg_program *p) {
  * test failed; the exact path (ew_eval, nxvk's f32 functions) runs after
  * the round for those words only, so the unrolled body holds no copy of
  * it.  SPLIT1: each invocation loops over its own rare words.  SPLIT2: the
- * workgroup queues them in shared memory and its invocations share them
- * out after a barrier (a warp then runs the exact path once a round for
- * the whole workgroup, not once per warp).  A rare word is stored by the
- * exact path alone. */
+ * workgroup queues them in shared memory (two an invocation; beyond, an
+ * invocation redoes its own) and its invocations share them out after a
+ * barrier (a warp then runs the exact path once a round for the whole
+ * workgroup, not once per warp).  A rare word is stored by the exact path
+ * alone. */
 static int emit_paired_split(sbuf *s, const nxvk_cg_program *p, const char *form) {
   int ni = p->ninputs;
-  bool hw = cg_hw(p), wg = (p->fast16 & NXVK_EW16_SPLIT2) != 0;
+  bool hw = cg_hw(p), wg = (p->fast16 & NXVK_EW16_SPLIT2) != 0, vec = (p->fast16 & NXVK_EW16_VEC) != 0;
+  bool never = strncmp(form, "x2", 2) == 0; /* f16x2 arithmetic: no exact path to take */
   const char *fz = (p->fast16 & NXVK_EW16_FUZZ) ? "true" : "false";
   nxvk_dtype od = nxvk_cg_value_dtype(p, p->output[0]);
   bool hw_out = hw && od == NXVK_F16;
@@ -468,6 +476,8 @@ static int emit_paired_split(sbuf *s, const nxvk_cg_program *p, const char *form
   sb_printf(s, "out uint r) {\n");
   if (strncmp(form, "exp_", 4) == 0) {
     sb_printf(s, "  return nx16_exp2_%s(a0, %s, r);\n}\n", form + 4, fz);
+  } else if (never) {
+    sb_printf(s, "  r = nx16x2_%s(a0, a1);\n  return false;\n}\n", form + 2);
   } else {
     sb_printf(s, "  float r0 = nx16_%s(uintBitsToFloat(a0 << 16u), uintBitsToFloat(a1 << 16u), %s);\n"
                  "  float r1 = nx16_%s(uintBitsToFloat(a0 & 0xffff0000u), uintBitsToFloat(a1 & 0xffff0000u), %s);\n"
@@ -499,12 +509,14 @@ static int emit_paired_split(sbuf *s, const nxvk_cg_program *p, const char *form
                  "       ((in%d.v[y%d >> 1u] >> ((y%d & 1u) << 4u)) << 16u);\n",
               k, k, k, k, k, k, k);
   sb_printf(s, "}\n");
-  if (wg) { /* the workgroup's rare words of a round: at most all of them */
-    sb_printf(s, "shared uint rq_n;\nshared uint rq_i[gl_WorkGroupSize.x * UNROLL];\n");
-    for (int k = 0; k < ni; k++) sb_printf(s, "shared uint rq_a%d[gl_WorkGroupSize.x * UNROLL];\n", k);
+  if (wg && !never) { /* the workgroup's rare words of a round, two an invocation (more: each redoes its own) */
+    const char *sz = "gl_WorkGroupSize.x * 2u";
+    sb_printf(s, "shared uint rq_n;\nshared uint rq_i[%s];\n", sz);
+    for (int k = 0; k < ni; k++) sb_printf(s, "shared uint rq_a%d[%s];\n", k, sz);
   }
   /* the loop runs the same rounds in every invocation of a workgroup (the
-   * barriers of SPLIT2 need that): b0 is the workgroup's first word */
+   * barriers of SPLIT2 need that): b0 is the workgroup's first unit (a
+   * word, or with NXVK_EW16_VEC four words) */
   sb_printf(s,
             "void main() {\n"
             "  uint m = pc.meta_off;\n"
@@ -515,58 +527,118 @@ static int emit_paired_split(sbuf *s, const nxvk_cg_program *p, const char *form
             "  uint ustep = BLOCKED != 0u ? gl_WorkGroupSize.x : step;\n"
             "  uint first = BLOCKED != 0u ? gl_WorkGroupID.x * gl_WorkGroupSize.x * UNROLL\n"
             "                             : gl_WorkGroupID.x * gl_WorkGroupSize.x;\n");
-  if (wg) sb_printf(s, "  if (lid == 0u) rq_n = 0u;\n  barrier();\n");
-  sb_printf(s, "  for (uint b0 = first; b0 < np; b0 += step * UNROLL) {\n"
-               "    uint i0 = b0 + lid;\n"
-               "    uint left = i0 < np ? np - i0 : 0u;\n");
-  for (int k = 0; k < ni; k++) sb_printf(s, "    uint l%d[UNROLL];\n", k);
-  sb_printf(s, "    [[unroll]] for (uint u = 0u; u < UNROLL; u++) {\n"
-               "      if (u * ustep >= left) break;\n"
-               "      ew_load(m, n, rank, contig, i0 + u * ustep");
-  for (int k = 0; k < ni; k++) sb_printf(s, ", l%d[u]", k);
-  sb_printf(s, ");\n    }\n"
-               "    uint rare = 0u;\n"
-               "    [[unroll]] for (uint u = 0u; u < UNROLL; u++) {\n"
-               "      if (u * ustep >= left) break;\n"
-               "      uint i = i0 + u * ustep, w;\n"
-               "      if (ew_fast(");
-  for (int k = 0; k < ni; k++) sb_printf(s, "l%d[u], ", k);
-  sb_printf(s, "w)) rare |= 1u << u;\n"
-               "      else out0.v[i] = 2u * i + 1u < n ? w : (w & 65535u);\n"
-               "    }\n");
-  /* the rare words' inputs, picked from the unrolled registers by selects
-   * (an array indexed at run time would go to memory) */
-  if (!wg) {
-    sb_printf(s, "    for (; rare != 0u; rare &= rare - 1u) {\n"
-                 "      uint u = uint(findLSB(rare));\n");
-  } else {
-    sb_printf(s, "    for (uint rr = rare; rr != 0u; rr &= rr - 1u) {\n"
-                 "      uint u = uint(findLSB(rr));\n");
+  if (wg && !never) sb_printf(s, "  if (lid == 0u) rq_n = 0u;\n  barrier();\n");
+  for (int pass = vec ? 0 : 1; pass < 2; pass++) {
+    /* pass 0: contiguous inputs as uvec4 (16 bytes a load, as PyTorch's
+     * kernels), the last np % 4 words after the loop; pass 1: words */
+    bool v4 = pass == 0;
+    const char *cnt = v4 ? "nv" : "np";
+    if (v4) sb_printf(s, "  if (contig == %uu) {\n  uint nv = np >> 2u;\n", (1u << ni) - 1u);
+    else if (vec) sb_printf(s, "  {\n");
+    sb_printf(s, "  for (uint b0 = first; b0 < %s; b0 += step * UNROLL) {\n"
+                 "    uint i0 = b0 + lid;\n"
+                 "    uint left = i0 < %s ? %s - i0 : 0u;\n", cnt, cnt, cnt);
+    for (int k = 0; k < ni; k++) sb_printf(s, "    %s l%d[UNROLL];\n", v4 ? "uvec4" : "uint", k);
+    sb_printf(s, "    [[unroll]] for (uint u = 0u; u < UNROLL; u++) {\n"
+                 "      if (u * ustep >= left) break;\n");
+    if (v4) {
+      for (int k = 0; k < ni; k++) sb_printf(s, "      l%d[u] = in%dv.v[i0 + u * ustep];\n", k, k);
+    } else {
+      sb_printf(s, "      ew_load(m, n, rank, contig, i0 + u * ustep");
+      for (int k = 0; k < ni; k++) sb_printf(s, ", l%d[u]", k);
+      sb_printf(s, ");\n");
+    }
+    sb_printf(s, "    }\n"
+                 "    uint rare = 0u;\n"
+                 "    [[unroll]] for (uint u = 0u; u < UNROLL; u++) {\n"
+                 "      if (u * ustep >= left) break;\n");
+    if (v4) {
+      /* bit 4u + c: word c of the round's vector u */
+      sb_printf(s, "      uint j = i0 + u * ustep, rm = 0u;\n      uvec4 w;\n");
+      for (int c = 0; c < 4; c++) {
+        sb_printf(s, "      if (ew_fast(");
+        for (int k = 0; k < ni; k++) sb_printf(s, "l%d[u].%c, ", k, "xyzw"[c]);
+        sb_printf(s, "w.%c)) rm |= %du;\n", "xyzw"[c], 1 << c);
+      }
+      sb_printf(s, "      w.w = 8u * j + 7u < n ? w.w : (w.w & 65535u);   /* the last word of an odd count */\n"
+                   "      if (rm == 0u) out0v.v[j] = w;\n"
+                   "      else {\n");
+      for (int c = 0; c < 4; c++) sb_printf(s, "        if ((rm & %du) == 0u) out0.v[4u * j + %du] = w.%c;\n", 1 << c, c, "xyzw"[c]);
+      sb_printf(s, "        rare |= rm << (4u * u);\n      }\n    }\n");
+    } else {
+      sb_printf(s, "      uint i = i0 + u * ustep, w;\n"
+                   "      if (ew_fast(");
+      for (int k = 0; k < ni; k++) sb_printf(s, "l%d[u], ", k);
+      sb_printf(s, "w)) rare |= 1u << u;\n"
+                   "      else out0.v[i] = 2u * i + 1u < n ? w : (w & 65535u);\n"
+                   "    }\n");
+    }
+    if (!never) {
+      /* the rare words' inputs, picked from the unrolled registers by
+       * selects (an array indexed at run time would go to memory) */
+      sb_printf(s, "    for (uint rr = rare; rr != 0u; rr &= rr - 1u) {\n"
+                   "      uint b = uint(findLSB(rr));\n");
+      if (v4) {
+        sb_printf(s, "      uint u = b >> 2u, c = b & 3u;\n");
+        for (int k = 0; k < ni; k++) sb_printf(s, "      uvec4 e%d = l%d[0];\n", k, k);
+        sb_printf(s, "      [[unroll]] for (uint v = 1u; v < UNROLL; v++)\n        if (u == v) {");
+        for (int k = 0; k < ni; k++) sb_printf(s, " e%d = l%d[v];", k, k);
+        sb_printf(s, " }\n");
+        for (int k = 0; k < ni; k++)
+          sb_printf(s, "      uint a%d = c == 0u ? e%d.x : c == 1u ? e%d.y : c == 2u ? e%d.z : e%d.w;\n", k, k, k, k, k);
+        sb_printf(s, "      uint i = 4u * (i0 + u * ustep) + c;\n");
+      } else {
+        sb_printf(s, "      uint u = b;\n");
+        for (int k = 0; k < ni; k++) sb_printf(s, "      uint a%d = l%d[0];\n", k, k);
+        sb_printf(s, "      [[unroll]] for (uint v = 1u; v < UNROLL; v++)\n        if (u == v) {");
+        for (int k = 0; k < ni; k++) sb_printf(s, " a%d = l%d[v];", k, k);
+        sb_printf(s, " }\n      uint i = i0 + u * ustep;\n");
+      }
+      if (!wg) {
+        sb_printf(s, "      ew_exact(n, i");
+        for (int k = 0; k < ni; k++) sb_printf(s, ", a%d", k);
+        sb_printf(s, ");\n    }\n");
+      } else {
+        sb_printf(s, "      uint q = atomicAdd(rq_n, 1u);\n"
+                     "      if (q >= 2u * gl_WorkGroupSize.x) {\n"
+                     "        ew_exact(n, i");
+        for (int k = 0; k < ni; k++) sb_printf(s, ", a%d", k);
+        sb_printf(s, ");\n        continue;\n      }\n"
+                     "      rq_i[q] = i;\n");
+        for (int k = 0; k < ni; k++) sb_printf(s, "      rq_a%d[q] = a%d;\n", k, k);
+        sb_printf(s, "    }\n"
+                     "    barrier();\n"
+                     "    uint nq = min(rq_n, 2u * gl_WorkGroupSize.x);\n"
+                     "    for (uint q = lid; q < nq; q += gl_WorkGroupSize.x)\n"
+                     "      ew_exact(n, rq_i[q]");
+        for (int k = 0; k < ni; k++) sb_printf(s, ", rq_a%d[q]", k);
+        sb_printf(s, ");\n"
+                     "    barrier();\n"
+                     "    if (lid == 0u) rq_n = 0u;\n"
+                     "    barrier();\n");
+      }
+    }
+    sb_printf(s, "  }\n");
+    if (v4) {
+      /* the last np % 4 words: workgroup 0, one a word */
+      sb_printf(s, "  uint i = 4u * nv + lid;\n"
+                   "  if (gl_WorkGroupID.x == 0u && i < np) {\n");
+      for (int k = 0; k < ni; k++) sb_printf(s, "    uint a%d = in%d.v[i];\n", k, k);
+      sb_printf(s, "    uint w;\n    if (ew_fast(");
+      for (int k = 0; k < ni; k++) sb_printf(s, "a%d, ", k);
+      sb_printf(s, "w)) ");
+      if (never) sb_printf(s, "{}\n");
+      else {
+        sb_printf(s, "ew_exact(n, i");
+        for (int k = 0; k < ni; k++) sb_printf(s, ", a%d", k);
+        sb_printf(s, ");\n");
+      }
+      sb_printf(s, "    else out0.v[i] = 2u * i + 1u < n ? w : (w & 65535u);\n  }\n  } else");
+    } else if (vec) {
+      sb_printf(s, "  }\n");
+    }
   }
-  for (int k = 0; k < ni; k++) sb_printf(s, "      uint a%d = l%d[0];\n", k, k);
-  sb_printf(s, "      [[unroll]] for (uint v = 1u; v < UNROLL; v++)\n        if (u == v) {");
-  for (int k = 0; k < ni; k++) sb_printf(s, " a%d = l%d[v];", k, k);
-  sb_printf(s, " }\n");
-  if (!wg) {
-    sb_printf(s, "      ew_exact(n, i0 + u * ustep");
-    for (int k = 0; k < ni; k++) sb_printf(s, ", a%d", k);
-    sb_printf(s, ");\n    }\n  }\n}\n");
-    return NXVK_OK;
-  }
-  sb_printf(s, "      uint q = atomicAdd(rq_n, 1u);\n"
-               "      rq_i[q] = i0 + u * ustep;\n");
-  for (int k = 0; k < ni; k++) sb_printf(s, "      rq_a%d[q] = a%d;\n", k, k);
-  sb_printf(s, "    }\n"
-               "    barrier();\n"
-               "    uint nq = rq_n;\n"
-               "    for (uint q = lid; q < nq; q += gl_WorkGroupSize.x)\n"
-               "      ew_exact(n, rq_i[q]");
-  for (int k = 0; k < ni; k++) sb_printf(s, ", rq_a%d[q]", k);
-  sb_printf(s, ");\n"
-               "    barrier();\n"
-               "    if (lid == 0u) rq_n = 0u;\n"
-               "    barrier();\n"
-               "  }\n}\n");
+  sb_printf(s, "}\n");
   return NXVK_OK;
 }
 
@@ -610,6 +682,11 @@ int nxvk_cg_glsl(const nxvk_cg_program *p, const char *lib, char **out) {
   for (int i = 0; i < p->noutputs; i++)
     sb_printf(&s, "layout(std430, binding = %d) writeonly buffer Out%d { %s v[]; } out%d;\n",
               binding++, i, paired ? "uint" : glsl_storage(nxvk_cg_value_dtype(p, p->output[i])), i);
+  if (split && (p->fast16 & NXVK_EW16_VEC)) { /* the same buffers as 16-byte vectors */
+    for (int i = 0; i < p->ninputs; i++)
+      sb_printf(&s, "layout(std430, binding = %d) readonly buffer In%dv { uvec4 v[]; } in%dv;\n", 1 + i, i, i);
+    sb_printf(&s, "layout(std430, binding = %d) writeonly buffer Out0v { uvec4 v[]; } out0v;\n", 1 + p->ninputs);
+  }
   if (cg_hw(p)) sb_printf(&s, "#define NX_F16_HW %d\n", p->f16_cvt);
   if (lib) sb_printf(&s, "%s\n", lib);
 

@@ -49,6 +49,10 @@ typedef struct nxvk_cg_program {
  * among its invocations. */
 #define NXVK_EW16_SPLIT1 16
 #define NXVK_EW16_SPLIT2 32
+/* NXVK_EW16_VEC: split kernels (and f16 add / subtract / multiply in f16
+ * arithmetic, through the split form) load and store contiguous operands
+ * as uvec4, four words at a time */
+#define NXVK_EW16_VEC 64
 
 /* Result dtype of a node (compare -> u8). */
 nxvk_dtype nxvk_cg_value_dtype(const nxvk_cg_program *p, int value);

@@ -202,12 +202,9 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   static const char *const splits[] = {"0", "1", "2"};
   if ((i = knob_choice("NXVK_EW16_SPLIT", splits, 3, "want 0, 1 or 2", &rc)) > 0)
     t->ew16 |= i == 1 ? NXVK_EW16_SPLIT1 : NXVK_EW16_SPLIT2;
-  /* SPLIT2's queue: a word index and up to two input words for each word
-   * of a workgroup's round */
-  uint32_t wg16 = t->ew16_wg ? t->ew16_wg : NXVK_WG;
-  if (rc == NXVK_OK && (t->ew16 & NXVK_EW16_SPLIT2) && 12u * wg16 * t->ew16_unroll + 4u > c->info.max_shared_memory)
-    return bad("NXVK_EW16_SPLIT", "2", "its queue (12 bytes a word of a round: NXVK_EW16_WG x NXVK_EW16_UNROLL) "
-               "exceeds this device's shared memory");
+  /* split kernels with contiguous operands: 16-byte vector loads, four
+   * words each (the grid shrinks fourfold; kernels of other forms loop) */
+  if ((i = knob_choice("NXVK_EW16_VEC", zero_one, 2, "want 0 or 1", &rc)) == 1) t->ew16 |= NXVK_EW16_VEC;
   if (rc) return rc;
 
   knob_list("NXVK_DOT_TILES", t->dot_tiles, 5, 5, "want BM,BN,BK,TM,TN (five whole numbers)", &rc);

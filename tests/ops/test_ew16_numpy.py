@@ -116,11 +116,12 @@ def single_ops(dt):
         # the exact path out of the unrolled loop (NXVK_EW16_SPLIT): the
         # invocation's loop at 3 words a round a grid apart, the workgroup's
         # queue at the GPUs' 4 blocked
-        runs += [(f, m, sp) for f in forms for m in ("all", "fuzz") for sp in ("1", "2")]
+        # (v: with 16-byte vector loads, NXVK_EW16_VEC)
+        runs += [(f, m, sp) for f in forms for m in ("all", "fuzz") for sp in ("1", "2", "1v", "2v")]
         for (form, extra), mode, sp in runs:
             if sp:
-                extra = dict(extra, NXVK_EW16_SPLIT=sp, NXVK_EW16_UNROLL="3" if sp == "1" else "4",
-                             NXVK_EW_BLOCKED="0" if sp == "1" else "1")
+                extra = dict(extra, NXVK_EW16_SPLIT=sp[0], NXVK_EW16_UNROLL="3" if sp[0] == "1" else "4",
+                             NXVK_EW_BLOCKED="0" if sp[0] == "1" else "1", NXVK_EW16_VEC="1" if "v" in sp else "0")
             got, err = run(["--op", op, pa] + ([] if op == "exp" else [pb]) + ["-o", po], mode, {"o": po}, extra)
             mode = "%s%s%s" % (mode, " F16_CVT=" + form if form else "", " SPLIT=" + sp if sp else "")
             if got is None:
@@ -184,22 +185,25 @@ def fused(dt, extra=None, label=""):
 
 
 def split_broadcast(dt):
-    """NXVK_EW16_SPLIT=1 and 2 on broadcast operands and odd counts (the
-    split kernels' own loads): add, multiply and exp against numpy"""
+    """NXVK_EW16_SPLIT=1 and 2, with and without NXVK_EW16_VEC, on broadcast
+    operands and odd counts (the split kernels' own loads, the vectors' last
+    words): add, multiply and exp against numpy"""
     rng = np.random.default_rng(16)
     d = tempfile.mkdtemp(prefix=dt + "_b_", dir=TMP)
-    for sa, sb in (((7, 1), (1, 5)), ((3, 5), (5,)), ((1,), (9,)), ((2, 1, 3), (1, 7, 1)), ((999,), (999,))):
+    for sa, sb in (((7, 1), (1, 5)), ((3, 5), (5,)), ((1,), (9,)), ((2, 1, 3), (1, 7, 1)), ((999,), (999,)),
+                   ((1001,), (1001,)), ((1007,), (1007,)), ((8, 125), (125,))):
         a = rng.choice(ALL, size=sa)
         b = rng.choice(ALL, size=sb)
         pa, pb, po = (os.path.join(d, n) for n in ("a.npy", "b.npy", "o.npy"))
         save(pa, dt, a)
         save(pb, dt, b)
         A, B = np.broadcast_arrays(a, b)
-        for sp, unroll, wg in (("1", "3", "64"), ("2", "4", "128")):
+        for sp, unroll, wg in (("1", "3", "64"), ("2", "4", "128"), ("1v", "2", "64"), ("2v", "1", "256")):
             for op in ("add", "multiply", "exp"):
                 args = ["--op", op, pa] + ([] if op == "exp" else [pb]) + ["-o", po]
-                got, err = run(args, "all", {"o": po}, {"NXVK_EW16_SPLIT": sp, "NXVK_EW16_UNROLL": unroll,
-                                                        "NXVK_EW_BLOCKED": "1", "NXVK_EW16_WG": wg})
+                got, err = run(args, "all", {"o": po}, {"NXVK_EW16_SPLIT": sp[0], "NXVK_EW16_UNROLL": unroll,
+                                                        "NXVK_EW_BLOCKED": "1", "NXVK_EW16_WG": wg,
+                                                        "NXVK_EW16_VEC": "1" if "v" in sp else "0"})
                 if got is None:
                     tap(False, "%s %s %s x %s SPLIT=%s: run" % (dt, op, sa, sb, sp), err)
                     continue
