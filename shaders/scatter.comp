@@ -27,8 +27,13 @@
 //   OP_ADDD  : f64 add by 64-bit compare-and-swap (shaderBufferInt64Atomics)
 //
 // meta: as gather.comp, over the updates' dimensions ([14..21] dst stride
-//       per update dim), then [46] elements per update row [47] CLAMP; the
-//       PICK passes: [0] the number of targets.
+//       per update dim), then [46] elements per update row [47] CLAMP
+//       [48] [49] a window of the targets, its first and its length: an
+//       update whose target is outside is another pass's; the owners
+//       (OWNER, OWNED) and the destination of the other modes are the
+//       window's (index target - [48]), OWNED's output the whole target
+//       (index.c: where a 4-byte-a-target array would pass the storage
+//       buffer range); the PICK passes: [0] the number of targets.
 #extension GL_GOOGLE_include_directive : require
 #if defined(OP_ADD32) || defined(OP_ADDF) || defined(OP_OWNER)
 #define E uint
@@ -126,12 +131,17 @@ void main() {
       ok = ok && (inr || clamp_ix);
     }
     if (!ok) continue;
+    uint wi = ti - meta[m + 48u]; // wraps past the end below the window
+    if (wi >= meta[m + 49u]) continue;
+#if defined(OP_OWNED)
+    if (owner[wi] == i / row_len + 1u) d[ti] = u[i];
+#else
+    ti = wi;
+#endif
 #if defined(OP_PUT)
     d[ti] = u[i];
 #elif defined(OP_OWNER)
     atomicMax(owner[ti], i / row_len + 1u);
-#elif defined(OP_OWNED)
-    if (owner[ti] == i / row_len + 1u) d[ti] = u[i];
 #elif defined(OP_OWNP)
     atomicMax(d[ti], (uint64_t(i / row_len + 1u) << 32) | uint64_t(uint(u[i])));
 #elif defined(OP_ADD32)

@@ -455,13 +455,22 @@ static void putslice_plan(const nxvk_shape *t, const nxvk_shape *u, plan *p) {
 
 enum { SC_PUT, SC_OWNER, SC_OWNED, SC_ADD32, SC_ADD64, SC_ADDF, SC_ADDFA, SC_ADDD, SC_OWNP };
 
+/* A window of the targets [lo, lo + len) (scatter.comp's meta[48..49]):
+ * the owners or the scratch a pass writes hold only it. */
+typedef struct {
+  int64_t lo, len;
+} twin;
+static const twin ALL_TARGETS = {0, UINT32_MAX};
+
 static int scatter_run(nxvk_rec *r, int mode, const plan *p, int64_t n, int64_t row_len,
                        bool clamp, nxvk_buffer *upd, nxvk_dtype ed, nxvk_tensor *ix,
-                       nxvk_buffer *dst, nxvk_buffer *owner) {
-  uint32_t meta[48];
+                       nxvk_buffer *dst, nxvk_buffer *owner, twin w) {
+  uint32_t meta[50];
   plan_meta(p, n, meta);
   meta[46] = (uint32_t)(row_len > 0 ? row_len : 1);
   meta[47] = clamp ? 1u : 0u;
+  meta[48] = (uint32_t)w.lo;
+  meta[49] = (uint32_t)w.len;
   static const char *const modes[] = {"put", "owner", "owned", "add32", "add64", "addf", "addfa", "addd", "ownp"};
   char name[40];
   if (mode == SC_PUT || mode == SC_OWNED || mode == SC_OWNP)
@@ -471,7 +480,7 @@ static int scatter_run(nxvk_rec *r, int mode, const plan *p, int64_t n, int64_t 
   uint32_t spec[1] = {NXVK_WG};
   nxvk_buffer *bufs[4] = {upd, ix->buf, dst, owner ? owner : dst};
   int nb = mode == SC_OWNER || mode == SC_OWNED ? 4 : 3;
-  return nxvk_dispatch_1d(r, name, spec, 1, meta, 48, bufs, nb, (uint64_t)n);
+  return nxvk_dispatch_1d(r, name, spec, 1, meta, 50, bufs, nb, (uint64_t)n);
 }
 
 /* indexed_put's last pass, over the n targets: out[t] = the owner's update
@@ -488,11 +497,17 @@ static int pick_run(nxvk_rec *r, bool packed, int64_t n, nxvk_dtype ed, nxvk_buf
   return nxvk_dispatch_1d(r, name, spec, 1, meta, 1, bufs, 4, (uint64_t)n);
 }
 
-static int flat_copy(nxvk_rec *r, nxvk_buffer *src, nxvk_dtype sd, nxvk_buffer *dst, nxvk_dtype dd,
-                     int64_t n) {
+/* n elements from src[sbase] to dst[dbase], converting sd to dd */
+static int flat_copy_at(nxvk_rec *r, nxvk_buffer *src, nxvk_dtype sd, int64_t sbase, nxvk_buffer *dst,
+                        nxvk_dtype dd, int64_t dbase, int64_t n) {
   nxvk_shape flat = {1, {n}};
   int64_t one[1] = {1};
-  return nxvk_strided_copy(r, src, sd, 0, one, dst, dd, 0, one, &flat);
+  return nxvk_strided_copy(r, src, sd, sbase, one, dst, dd, dbase, one, &flat);
+}
+
+static int flat_copy(nxvk_rec *r, nxvk_buffer *src, nxvk_dtype sd, nxvk_buffer *dst, nxvk_dtype dd,
+                     int64_t n) {
+  return flat_copy_at(r, src, sd, 0, dst, dd, 0, n);
 }
 
 int nxvk_putslice_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
@@ -503,7 +518,7 @@ int nxvk_putslice_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_
   plan p;
   putslice_plan(&out->shape, &in[1]->shape, &p);
   return scatter_run(r, SC_PUT, &p, in[1]->count, 1, true, in[1]->buf, in[1]->dtype, in[2],
-                     out->buf, NULL);
+                     out->buf, NULL, ALL_TARGETS);
 }
 
 int nxvk_putslice_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
@@ -756,29 +771,51 @@ static int put_form(nxvk_ctx *c, nxvk_dtype d, int64_t nt, int64_t nu) {
   return nu * 8 >= nt ? NXVK_PUT_GATHER : NXVK_PUT_OWNED;
 }
 
+/* Targets a 4-byte-a-target array may hold within the storage buffer
+ * range: all of nt, or a window of the largest whole number of 64 (the
+ * owners and indexed_add's 32-bit scratch are 4 bytes a target, 2x or 4x a
+ * 16- or 8-bit tensor, which may fit where they do not). */
+static int64_t target_window(nxvk_ctx *c, int64_t nt) {
+  uint64_t fit = c->info.max_storage_buffer_range / 4;
+  if ((uint64_t)nt <= fit) return nt;
+  fit &= ~(uint64_t)63;
+  return fit ? (int64_t)fit : 1;
+}
+
 static int indexed_put_gpu(nxvk_rec *r, const plan *p, nxvk_tensor *t, nxvk_tensor *ix, nxvk_tensor *u,
                            nxvk_tensor *out, int64_t row) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
   nxvk_dtype d = t->dtype;
-  if (u->count == 0) return flat_copy(r, t->buf, d, out->buf, d, out->count);
-  int form = put_form(c, d, out->count, u->count);
-  VkDeviceSize wb = (VkDeviceSize)out->count * (form == NXVK_PUT_PACKED ? 8 : 4);
+  int64_t nt = out->count;
+  if (u->count == 0) return flat_copy(r, t->buf, d, out->buf, d, nt);
+  int form = put_form(c, d, nt, u->count);
+  /* owners past the range: owned, a window of the targets a pass (each
+   * pass reads every update; at most 4 of them, as the tensor fits) */
+  int64_t win = target_window(c, nt);
+  if (win < nt) form = NXVK_PUT_OWNED;
+  VkDeviceSize wb = (VkDeviceSize)win * (form == NXVK_PUT_PACKED ? 8 : 4);
   nxvk_buffer *own;
   int rc = nxvk_buffer_create(c, wb, false, &own);
   if (rc) return rc;
-  if (form == NXVK_PUT_OWNED) rc = flat_copy(r, t->buf, d, out->buf, d, out->count);
-  if (rc == NXVK_OK) rc = nxvk_rec_fill(r, own, wb, 0);
-  if (rc == NXVK_OK && form == NXVK_PUT_PACKED) {
-    rc = scatter_run(r, SC_OWNP, p, u->count, row, false, u->buf, d, ix, own, NULL);
-  } else if (rc == NXVK_OK) {
-    /* gather: owners by position (row_len 1) */
-    rc = scatter_run(r, SC_OWNER, p, u->count, form == NXVK_PUT_GATHER ? 1 : row, false, u->buf, d, ix,
-                     out->buf, own);
-    if (rc == NXVK_OK && form == NXVK_PUT_OWNED)
-      rc = scatter_run(r, SC_OWNED, p, u->count, row, false, u->buf, d, ix, out->buf, own);
+  if (form == NXVK_PUT_PACKED) {
+    rc = nxvk_rec_fill(r, own, wb, 0);
+    if (rc == NXVK_OK) rc = scatter_run(r, SC_OWNP, p, u->count, row, false, u->buf, d, ix, own, NULL, ALL_TARGETS);
+  } else if (form == NXVK_PUT_GATHER) {
+    /* owners by position (row_len 1) */
+    rc = nxvk_rec_fill(r, own, wb, 0);
+    if (rc == NXVK_OK)
+      rc = scatter_run(r, SC_OWNER, p, u->count, 1, false, u->buf, d, ix, out->buf, own, ALL_TARGETS);
+  } else {
+    rc = flat_copy(r, t->buf, d, out->buf, d, nt);
+    for (int64_t lo = 0; rc == NXVK_OK && lo < nt; lo += win) {
+      twin w = {lo, nt - lo < win ? nt - lo : win};
+      rc = nxvk_rec_fill(r, own, wb, 0);
+      if (rc == NXVK_OK) rc = scatter_run(r, SC_OWNER, p, u->count, row, false, u->buf, d, ix, out->buf, own, w);
+      if (rc == NXVK_OK) rc = scatter_run(r, SC_OWNED, p, u->count, row, false, u->buf, d, ix, out->buf, own, w);
+    }
   }
   if (rc == NXVK_OK && form != NXVK_PUT_OWNED)
-    rc = pick_run(r, form == NXVK_PUT_PACKED, out->count, d, t->buf, u->buf, out->buf, own);
+    rc = pick_run(r, form == NXVK_PUT_PACKED, nt, d, t->buf, u->buf, out->buf, own);
   nxvk_buffer_unref(c, own);
   return rc;
 }
@@ -803,20 +840,31 @@ int nxvk_indexed_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_t
     if (rc || u->count == 0) return rc;
     int mode = d == NXVK_F64 ? SC_ADDD : f ? (c->info.atomic_f32_add ? SC_ADDFA : SC_ADDF)
                                             : es == 8 ? SC_ADD64 : SC_ADD32;
-    return scatter_run(r, mode, &p, u->count, row, false, u->buf, d, ix, out->buf, NULL);
+    return scatter_run(r, mode, &p, u->count, row, false, u->buf, d, ix, out->buf, NULL, ALL_TARGETS);
   }
   /* 8- and 16-bit: through 32-bit scratch (integers wrap back exactly;
-   * f16 / bf16 add in f32 and round once) */
+   * f16 / bf16 add in f32 and round once), the targets' a window at a time
+   * where all of it would pass the storage buffer range */
   nxvk_dtype wd = f ? NXVK_F32 : NXVK_I32;
+  int64_t nt = out->count, win = target_window(c, nt);
+  if ((uint64_t)u->count * 4 > c->info.max_storage_buffer_range)
+    return nxvk_seterr(NXVK_E_TOO_LARGE,
+                       "indexed_add: %s updates are added in 32 bits, and %lld of them (%llu bytes) pass this "
+                       "device's storage buffer range (%llu bytes)",
+                       nxvk_dtype_name(d), (long long)u->count, (unsigned long long)u->count * 4,
+                       (unsigned long long)c->info.max_storage_buffer_range);
   nxvk_buffer *wt = NULL, *wu = NULL;
-  int rc = nxvk_buffer_create(c, (VkDeviceSize)out->count * 4, false, &wt);
+  int rc = nxvk_buffer_create(c, (VkDeviceSize)win * 4, false, &wt);
   if (rc == NXVK_OK) rc = nxvk_buffer_create(c, (VkDeviceSize)(u->count ? u->count : 1) * 4, false, &wu);
-  if (rc == NXVK_OK) rc = flat_copy(r, t->buf, d, wt, wd, out->count);
   if (rc == NXVK_OK) rc = flat_copy(r, u->buf, d, wu, wd, u->count);
-  if (rc == NXVK_OK && u->count)
-    rc = scatter_run(r, f ? (c->info.atomic_f32_add ? SC_ADDFA : SC_ADDF) : SC_ADD32, &p, u->count, row,
-                     false, wu, wd, ix, wt, NULL);
-  if (rc == NXVK_OK) rc = flat_copy(r, wt, wd, out->buf, d, out->count);
+  for (int64_t lo = 0; rc == NXVK_OK && lo < nt; lo += win) {
+    twin w = {lo, nt - lo < win ? nt - lo : win};
+    rc = flat_copy_at(r, t->buf, d, lo, wt, wd, 0, w.len);
+    if (rc == NXVK_OK && u->count)
+      rc = scatter_run(r, f ? (c->info.atomic_f32_add ? SC_ADDFA : SC_ADDF) : SC_ADD32, &p, u->count, row,
+                       false, wu, wd, ix, wt, NULL, w);
+    if (rc == NXVK_OK) rc = flat_copy_at(r, wt, wd, 0, out->buf, d, lo, w.len);
+  }
   nxvk_buffer_unref(c, wt);
   nxvk_buffer_unref(c, wu);
   return rc;

@@ -331,6 +331,18 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
    * device that promises f16 subnormals (NXVK_F16_CVT's form without the
    * software subnormal path; lavapipe keeps them though it does not say so) */
   if (rc == NXVK_OK && inj && strstr(inj, "f16_denorm_preserve")) c->info.denorm_preserve_f16 = true;
+  /* test-only (NXVK_TEST_INJECT=storage_range:BYTES): a smaller
+   * maxStorageBufferRange, so the paths that split work to fit one (e.g.
+   * indexed_put's owners, 4 bytes a target) run on small tensors */
+  const char *sr = inj ? strstr(inj, "storage_range:") : NULL;
+  if (rc == NXVK_OK && sr) {
+    char num[32];
+    size_t len = strcspn(sr + 14, ",");
+    uint64_t v;
+    snprintf(num, sizeof num, "%.*s", (int)(len < sizeof num ? len : sizeof num - 1), sr + 14);
+    if (nxvk_parse_bytes(num, &v) == 0 && v >= 16 && v < c->info.max_storage_buffer_range)
+      c->info.max_storage_buffer_range = v;
+  }
   uint32_t family_queues = 0;
   if (rc == NXVK_OK) rc = find_compute_queue(c->physical, &c->queue_family, &family_queues);
   if (rc == NXVK_OK) {

@@ -54,7 +54,7 @@ def tap(ok, desc, diag=None):
 _k = [0]
 
 
-def run(op, inputs, attrs=None):
+def run(op, inputs, attrs=None, env=None):
     paths = []
     for a in inputs:
         _k[0] += 1
@@ -63,7 +63,8 @@ def run(op, inputs, attrs=None):
         paths.append(p)
     out = os.path.join(TMP, "out%d.npy" % _k[0])
     args = [NXVK, "run", "--op", op] + (["--attrs", json.dumps(attrs)] if attrs else []) + paths + ["-o", out]
-    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
+                       env=dict(os.environ, **(env or {})))
     got = np.load(out) if p.returncode == 0 and os.path.exists(out) else None
     for q in paths + [out]:
         if os.path.exists(q):
@@ -323,6 +324,7 @@ def cases(rng):
           np.array([299, 0], np.int32))
     flush("duplicates")
     put_forms(rng)
+    small_range(rng)
     # errors: exit 2 and one line naming the operand or attribute
     for desc, op, ins, attrs, words in (
             ("take refuses float indices", "take", [np.ones(3, np.float32), np.ones(2, np.float32)], None, "indices"),
@@ -339,6 +341,36 @@ def cases(rng):
         rc, got, err = run(op, ins, attrs)
         lines = err.strip().splitlines()
         tap(rc == 2 and got is None and len(lines) == 1 and words in lines[0], desc, "exit %d: %r" % (rc, err))
+
+
+def small_range(rng):
+    """indexed_put's owners and indexed_add's 32-bit scratch are 4 bytes a
+    target: for 8- and 16-bit dtypes more than the tensor, so they may pass
+    the device's maxStorageBufferRange where the tensor fits.  With the
+    range lowered to 8 KiB (NXVK_TEST_INJECT=storage_range) a [3000] target
+    fits and its 12000-byte owners do not: the work goes a window of the
+    targets a pass, every form asked for; updates whose 32-bit scratch does
+    not fit are refused by name."""
+    env = {"NXVK_TEST_INJECT": "storage_range:8192"}
+    for form in (None, "gather", "packed"):
+        label = "storage range 8 KiB, NXVK_SCATTER_PUT=%s" % (form or "(the rule)")
+        for n, dt in enumerate(("u8", "i8", "bool", "i16", "u16", "f16")):
+            tg = data(dt, (3000,), rng)
+            ii = indices(("u16", "i32", "i16")[n % 3], (700, 1), 3000, rng)
+            ii[::9] = ii[1]  # duplicates across windows and workgroups
+            u = data(dt, (700,), rng)
+            check("%s indexed_put %s [3000] <- 700 rows" % (label, dt), "indexed_put", [tg, ii, u], None,
+                  o_scatter("indexed_put", tg, ii, u, None))
+            if dt != "bool" and form is None:
+                check("%s indexed_add %s [3000] <- 700 rows" % (label, dt), "indexed_add", [tg, ii, u], None,
+                      o_scatter("indexed_add", tg, ii, u, None), close=dt == "f16")
+        flush(label, dict(env, NXVK_SCATTER_PUT=form) if form else env)
+    rc, got, err = run("indexed_add", [np.zeros(3000, np.uint8), np.zeros((2100, 1), np.uint8),
+                                       np.ones(2100, np.uint8)], env=env)
+    lines = err.strip().splitlines()
+    tap(rc == 2 and got is None and len(lines) == 1 and "indexed_add" in lines[0] and "storage buffer range" in lines[0],
+        "storage range 8 KiB: indexed_add u8 of 2100 updates (8400 bytes in 32 bits) is refused by name",
+        "exit %d: %r" % (rc, err))
 
 
 def put_forms(rng):
