@@ -41,6 +41,9 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
       batch == 0 || (M > MV_MAX && N > MV_MAX) || !d->subgroup_shuffle || sg < 4 || sg > 128 || (sg & (sg - 1)) ||
       d->min_subgroup_size != d->max_subgroup_size || batch > d->max_workgroup_count[2])
     return 1;
+  /* f32 stays on dot_skinny.comp unless NXVK_DOT_MV is set: on the H100 it
+   * matched or beat this kernel's first layouts (bench/NOTES.md, dot_mv) */
+  if (dtype == NXVK_F32 && !tu->dot_mv_on) return 1;
   bool rows = N <= MV_MAX && (M > MV_MAX || N <= M);
   uint32_t nb = rows ? N : M, nq = (nb + 3) / 4;
   uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), V = 16 / esz;
@@ -105,7 +108,7 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   bool o32 = out == NXVK_F32 && dtype != NXVK_F32;
   uint32_t meta[6] = {M, N, K, batch, KC, whole ? 1u : 0u};
   /* n = 1: the vector straight from memory (1) or through shared memory (2) */
-  uint32_t bd = rows && nb == 1 && (tu->dot_mv[4] ? tu->dot_mv[4] == 1 : true) ? 1u : 0u;
+  uint32_t bd = rows && nb == 1 && tu->dot_mv[4] == 1 ? 1u : 0u; /* H100: 2 (shared) ran 1.2-1.4x faster */
   uint32_t spec[7] = {wg, nb, R, U, sg, S > 1 ? 1u : 0u, bd};
   char name[40];
   const char *dt = nxvk_dtype_name(dtype);

@@ -91,12 +91,17 @@ def judge(a, b, got):
     return True, "max err %g" % (err.max() if err.size else 0)
 
 
+MV = {"NXVK_DOT_MV": "0,0,0,0"}
+
+
 def case(desc, ashape, bshape, dt=np.float32, kernel=None, variant=None, check=False, special=False, env=None):
     a = rng.standard_normal(ashape).astype(dt)
     b = rng.standard_normal(bshape).astype(dt)
     if special:
         a.flat[1] = np.nan
         b.flat[0] = np.inf
+    if env is None and kernel and kernel.startswith("dot_mv") and dt == np.float32:
+        env = MV  # f32 takes dot_mv where NXVK_DOT_MV is set (its rule keeps dot_skinny.comp)
     rc, got, text = run(a, b, variant, check, env=env)
     if rc != 0:
         tap(False, desc, text)
@@ -145,6 +150,9 @@ case("D=2: the vector through shared memory", (300, 1000), (1000, 1), kernel="do
      env={"NXVK_DOT_MV": "0,0,0,0,2"})
 case("D=1 R=2 U=1 S=3: the vector from memory (K odd)", (70, 999), (999, 1), kernel="dot_mv_rows_f32",
      env={"NXVK_DOT_MV": "2,64,1,3,1"})
+case("f32 by default: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32",
+     env={})
+case("f32 by default: 16x2500 . 2500x700 on dot_skinny", (16, 2500), (2500, 700), kernel="dot_skinny_m_f32", env={})
 OFF = {"NXVK_DOT_MV": "off"}
 case("off: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32", env=OFF)
 case("off: 16x2500 . 2500x700 on dot_skinny", (16, 2500), (2500, 700), kernel="dot_skinny_m_f32", env=OFF)
