@@ -12,10 +12,12 @@
  * within ~4x the bytes of A; U vectors a lane in flight (R x U ~ 8);
  * k split into S chunks (partials in f32, summed in chunk order) while the
  * workgroups would not give every unit 3 (units unreported: 32).
- * n = 1 reads the vector beside A (D = 1, L1-resident) instead of through
- * shared memory (D = 2).
+ * n = 1 reads the vector through shared memory (D = 2, the default: 1.2-1.4x
+ * faster on the H100) or beside A (D = 1, L1-resident).  f32 runs here only
+ * while NXVK_DOT_MV is set: dot_skinny.comp matched or beat it there (its
+ * n, m > 1 layouts ran at ~7% of copy, bench/NOTES.md).
  * NXVK_DOT_MV="R,WG,U,S[,D]" overrides each (0: the rule's) and NXVK_DOT_MV=off
- * leaves skinny products to dot_skinny.comp (f32 and f64 only).
+ * leaves f16 and bf16 to dot_naive.
  */
 #include "ops.h"
 
