@@ -40,8 +40,9 @@
 //           the groups' inclusive prefixes, rows * groups), 4 mode 4's
 //           flags (uint, zeroed: the ticket, one per tile, one per group),
 //           5 mode 4's error flag (a wait gave up)
-// With -DLOOKBACK (scanlb_<dtype>) the file is the look-back scan instead,
-// described where it starts below.
+// With -DLOOKBACK (scanlb_<dtype>) the file is the look-back scan (MODE 5)
+// and the reduce-then-scan passes (MODE 6, 7) instead, described where they
+// start below.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_EXT_control_flow_attributes : require
 #ifdef LOOKBACK
@@ -244,7 +245,9 @@ void one_pass(uint m) {
 
 #ifdef LOOKBACK
 // LOOKBACK (the scanlb_<dtype> kernels; dtypes computed in 32 bits): rows of
-// contiguous lines in one pass, each element read once and written once.
+// contiguous lines, in tiles of WG * ITEMS elements.  MODE 6 and 7 are the
+// rts passes (described at rts() below); MODE 5, the look-back, scans them
+// in one pass, each element read once and written once.
 // A workgroup takes the next tile (WG * ITEMS elements of one row) from the
 // ticket (flags[0]), so it only waits for tiles whose workgroups have
 // started.  Invocation t holds ITEMS / 4 runs of 4 contiguous elements, run
@@ -291,6 +294,64 @@ layout(std430, binding = 2) writeonly buffer Out4 { ST4 y4[]; };
 const uint NJ = ITEMS / 4u;
 // segments: NJ per subgroup, subgroups of at least 4 (scan.c checks)
 shared T wseg[(gl_WorkGroupSize.x / 4u) * (ITEMS / 4u)];
+shared uint s_rare;
+
+// ADD (spec constant 4), f32 sums (f16 / bf16 too: they add in f32):
+//   0 exact: every add is nxmath's nxf_add (the driver's add, an exponent
+//     test and its rare exact path inlined at each add)
+//   1 fast: the driver's add alone, noting in g_rare an add whose result
+//     has a zero exponent field from operands not both zero (a denormal
+//     result, or a flushed one, or an exact cancellation) and a denormal
+//     input; a tile that noted one anywhere is computed again with exact
+//     adds (the same tree), so the results are nxf_add's bit for bit
+//   2 native: the driver's add, never checked (diagnostic only: a flushing
+//     driver makes denormal sums 0)
+//   3 fuzz: as 1, with the driver's add made to flush denormal operands
+//     and results as NVIDIA's f32 does (tests on lavapipe: the re-run must
+//     give the exact results)
+// Other ops and dtypes always combine exactly.
+layout(constant_id = 4) const uint ADD = 0u;
+#if defined(IS_FLOAT) && !defined(DT_f64)
+const bool FAST = OP == 0u && ADD != 0u;
+#else
+const bool FAST = false;
+#endif
+bool g_rare = false;
+
+#if defined(IS_FLOAT) && !defined(DT_f64)
+float ftz_fuzz(float x) {
+  uint u = floatBitsToUint(x);
+  return (u & 0x7f800000u) == 0u ? uintBitsToFloat(u & 0x80000000u) : x;
+}
+#endif
+
+T cmb(T a, T b, bool exact) {
+#if defined(IS_FLOAT) && !defined(DT_f64)
+  if (OP == 0u && ADD != 0u && !exact) {
+    if (ADD == 3u) {
+      a = ftz_fuzz(a);
+      b = ftz_fuzz(b);
+    }
+    float s = a + b;
+    if (ADD == 3u) s = ftz_fuzz(s);
+    if (ADD != 2u && (floatBitsToUint(s) & 0x7f800000u) == 0u &&
+        ((floatBitsToUint(a) | floatBitsToUint(b)) & 0x7fffffffu) != 0u)
+      g_rare = true;
+    return s;
+  }
+#endif
+  return combine(a, b);
+}
+
+// an operand from memory (input or prefix) that the fast add would flush
+void note_in(T x) {
+#if defined(IS_FLOAT) && !defined(DT_f64)
+  if (OP == 0u && ADD != 0u && ADD != 2u) {
+    uint u = floatBitsToUint(x);
+    if ((u & 0x7f800000u) == 0u && (u & 0x007fffffu) != 0u) g_rare = true;
+  }
+#endif
+}
 
 // S(l, k) of row r: its slot in part[], its flag at 1 + slot
 // (levels below l hold sum over q < l of nb >> q = (2 nb - popcount(nb)) -
@@ -314,22 +375,200 @@ void publish(uint s, T v) {
 }
 
 // inclusive scan over the subgroup's lanes, in a fixed tree
-T sg_scan(T v) {
+T sg_scan(T v, bool exact) {
   uint lane = gl_SubgroupInvocationID;
   for (uint d = 1u; d < gl_SubgroupSize; d <<= 1) {
     T o = subgroupShuffleUp(v, d);
-    if (lane >= d) v = combine(o, v);
+    if (lane >= d) v = cmb(o, v, exact);
   }
   return v;
+}
+
+// The tile's elements of this invocation: ITEMS / 4 runs of 4, run j at
+// 4 (j WG + t) in the tile (tile elements k0.. of the row at rowbase; one
+// 4-vector each where the whole tile is in the row and vec)
+void tile_load(uint rowbase, uint n, uint k0, bool full, bool rev, out T v[ITEMS]) {
+  const uint WG = gl_WorkGroupSize.x;
+  uint t = gl_LocalInvocationID.x;
+  if (full) {
+    [[unroll]] for (uint j = 0u; j < NJ; j++) {
+      uint k = k0 + 4u * (j * WG + t);
+      ST4 q = x4[(rowbase + (rev ? n - 4u - k : k)) >> 2];
+      if (rev) q = q.wzyx;
+      v[4u * j] = LD(q.x);
+      v[4u * j + 1u] = LD(q.y);
+      v[4u * j + 2u] = LD(q.z);
+      v[4u * j + 3u] = LD(q.w);
+    }
+  } else {
+    [[unroll]] for (uint i = 0u; i < ITEMS; i++) {
+      uint k = k0 + 4u * ((i >> 2) * WG + t) + (i & 3u);
+      v[i] = k < n ? LD(x[rowbase + (rev ? n - 1u - k : k)]) : identity();
+    }
+  }
+  if (FAST && ADD != 2u)
+    [[unroll]] for (uint i = 0u; i < ITEMS; i++) note_in(v[i]);
+}
+
+void tile_store(uint rowbase, uint n, uint k0, bool full, bool rev, T v[ITEMS]) {
+  const uint WG = gl_WorkGroupSize.x;
+  uint t = gl_LocalInvocationID.x;
+  if (full) {
+    [[unroll]] for (uint j = 0u; j < NJ; j++) {
+      uint k = k0 + 4u * (j * WG + t);
+      ST4 q = ST4(STV(v[4u * j]), STV(v[4u * j + 1u]), STV(v[4u * j + 2u]), STV(v[4u * j + 3u]));
+      if (rev) q = q.wzyx;
+      y4[(rowbase + (rev ? n - 4u - k : k)) >> 2] = q;
+    }
+  } else {
+    [[unroll]] for (uint i = 0u; i < ITEMS; i++) {
+      uint k = k0 + 4u * ((i >> 2) * WG + t) + (i & 3u);
+      if (k < n) y[rowbase + (rev ? n - 1u - k : k)] = STV(v[i]);
+    }
+  }
+}
+
+// The scan inside the tile: each run in registers (v becomes the runs'
+// inclusive scans), the runs of each (j, subgroup) segment across lanes
+// (lex[j]: the lane's exclusive prefix in its segment), the segments in
+// order (pre[j]: the exclusive prefix of this invocation's segment j in
+// the tile).  Returns the tile's total.  One workgroup barrier (wseg).
+T tile_scan(inout T v[ITEMS], out T pre[NJ], out T lex[NJ], bool exact) {
+  uint lane = gl_SubgroupInvocationID, sg = gl_SubgroupID;
+  uint SG = gl_SubgroupSize, NW = gl_NumSubgroups;
+  T inc[NJ];
+  [[unroll]] for (uint j = 0u; j < NJ; j++) {
+    v[4u * j + 1u] = cmb(v[4u * j], v[4u * j + 1u], exact);
+    v[4u * j + 2u] = cmb(v[4u * j + 1u], v[4u * j + 2u], exact);
+    v[4u * j + 3u] = cmb(v[4u * j + 2u], v[4u * j + 3u], exact);
+    inc[j] = v[4u * j + 3u];
+  }
+  for (uint d = 1u; d < SG; d <<= 1) {
+    [[unroll]] for (uint j = 0u; j < NJ; j++) {
+      T o = subgroupShuffleUp(inc[j], d);
+      if (lane >= d) inc[j] = cmb(o, inc[j], exact);
+    }
+  }
+  [[unroll]] for (uint j = 0u; j < NJ; j++) {
+    lex[j] = subgroupShuffleUp(inc[j], 1u);
+    if (lane == SG - 1u) wseg[j * NW + sg] = inc[j];
+  }
+  barrier();
+  // Every subgroup alike (no branch on the subgroup: lavapipe mixed up
+  // subgroup operations and barriers inside one): the segments' exclusive
+  // prefixes in the tile, in batches of SG, keeping its own segments'
+  uint C = NJ * NW;
+  T carry = identity();
+  for (uint base = 0u; base < C; base += SG) {
+    uint i = base + lane;
+    T s = sg_scan(i < C ? wseg[i] : identity(), exact);
+    T e = cmb(carry, subgroupShuffleUp(s, 1u), exact);
+    if (lane == 0u) e = carry;
+    [[unroll]] for (uint j = 0u; j < NJ; j++) {
+      uint mine = j * NW + sg;   // the same for the whole subgroup
+      T ej = subgroupShuffle(e, (mine - base) & (SG - 1u));
+      if (mine >= base && mine < base + SG) pre[j] = ej;
+    }
+    carry = cmb(carry, subgroupShuffle(s, SG - 1u), exact);
+  }
+  return carry;
+}
+
+// v (the runs' scans) from the tile's exclusive prefix ex
+void tile_apply(inout T v[ITEMS], T ex, T pre[NJ], T lex[NJ], bool exact) {
+  uint lane = gl_SubgroupInvocationID;
+  [[unroll]] for (uint j = 0u; j < NJ; j++) {
+    T p = cmb(ex, pre[j], exact);
+    if (lane != 0u) p = cmb(p, lex[j], exact);
+    [[unroll]] for (uint c = 0u; c < 4u; c++) v[4u * j + c] = cmb(p, v[4u * j + c], exact);
+  }
+}
+
+// The tile's total (the reduce pass): each run ((a b)(c d)), the runs of
+// each segment in a tree of adjacent lanes, the segments in order: every
+// partial a run of adjacent elements.  One workgroup barrier (wseg).
+T tile_reduce(T v[ITEMS], bool exact) {
+  uint lane = gl_SubgroupInvocationID, sg = gl_SubgroupID;
+  uint SG = gl_SubgroupSize, NW = gl_NumSubgroups;
+  T s[NJ];
+  [[unroll]] for (uint j = 0u; j < NJ; j++)
+    s[j] = cmb(cmb(v[4u * j], v[4u * j + 1u], exact), cmb(v[4u * j + 2u], v[4u * j + 3u], exact), exact);
+  for (uint d = 1u; d < SG; d <<= 1) {
+    [[unroll]] for (uint j = 0u; j < NJ; j++) {
+      T o = subgroupShuffleDown(s[j], d);
+      if ((lane & (2u * d - 1u)) == 0u) s[j] = cmb(s[j], o, exact);
+    }
+  }
+  [[unroll]] for (uint j = 0u; j < NJ; j++)
+    if (lane == 0u) wseg[j * NW + sg] = s[j];
+  barrier();
+  uint C = NJ * NW;
+  T carry = identity();
+  for (uint base = 0u; base < C; base += SG) {
+    uint i = base + lane;
+    T a = i < C ? wseg[i] : identity();
+    for (uint d = 1u; d < SG; d <<= 1) {
+      T o = subgroupShuffleDown(a, d);
+      if ((lane & (2u * d - 1u)) == 0u) a = cmb(a, o, exact);
+    }
+    carry = cmb(carry, subgroupShuffle(a, 0u), exact);
+  }
+  return carry;
+}
+
+// Whether any invocation of the workgroup noted a rare add (g_rare); the
+// same answer for all.  s_rare was zeroed before the tile's first barrier.
+bool wg_rare() {
+  if (g_rare) s_rare = 1u;
+  barrier();
+  return s_rare != 0u;
+}
+
+// RTS (MODE 6, 7): reduce then scan, three passes and no waits between
+// workgroups (scan.c): 6 writes each tile's total to part[r * nb + b]; the
+// totals are scanned (inclusive) by the same passes, recursively; 7 scans
+// each tile from the total of the tiles before it, part[r * nb + b - 1].
+// One tile per workgroup, tile = the workgroup's index in the grid.
+void rts(uint m) {
+  uint rows = meta[m], n = meta[m + 1u], nb = meta[m + 3u];
+  bool rev = meta[m + 4u] != 0u, vec = meta[m + 6u] != 0u;
+  uint t = gl_LocalInvocationID.x;
+  uint tsize = gl_WorkGroupSize.x * ITEMS;
+  uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+  if (tile >= rows * nb) return;   // the same for the whole workgroup
+  uint r = tile / nb, b = tile - r * nb;
+  uint rowbase = r * n, k0 = b * tsize;
+  bool full = vec && k0 + tsize <= n;
+  bool fast = FAST && ADD != 2u;   // native: never re-run
+  if (t == 0u) s_rare = 0u;
+  T v[ITEMS];
+  tile_load(rowbase, n, k0, full, rev, v);
+  if (MODE == 6u) {
+    T tot = tile_reduce(v, !FAST);
+    if (fast && wg_rare()) tot = tile_reduce(v, true);
+    if (t == 0u) part[tile] = tot;
+    return;
+  }
+  T ex = identity();
+  if (b > 0u) ex = part[tile - 1u];
+  note_in(ex);
+  T pre[NJ], lex[NJ];
+  tile_scan(v, pre, lex, !FAST);
+  tile_apply(v, ex, pre, lex, !FAST);
+  if (fast && wg_rare()) {
+    tile_load(rowbase, n, k0, full, rev, v);
+    tile_scan(v, pre, lex, true);
+    tile_apply(v, ex, pre, lex, true);
+  }
+  tile_store(rowbase, n, k0, full, rev, v);
 }
 
 void lookback(uint m) {
   uint rows = meta[m], n = meta[m + 1u], nb = meta[m + 3u], nlev = meta[m + 5u];
   bool rev = meta[m + 4u] != 0u, vec = meta[m + 6u] != 0u;
-  uint t = gl_LocalInvocationID.x, lane = gl_SubgroupInvocationID, sg = gl_SubgroupID;
-  uint SG = gl_SubgroupSize, NW = gl_NumSubgroups;
-  const uint WG = gl_WorkGroupSize.x;
-  uint tsize = WG * ITEMS;
+  uint t = gl_LocalInvocationID.x, lane = gl_SubgroupInvocationID;
+  uint SG = gl_SubgroupSize;
+  uint tsize = gl_WorkGroupSize.x * ITEMS;
   uint total = rows * nb;
   {
     // one tile per workgroup (lavapipe caps the loop turns of one
@@ -342,60 +581,9 @@ void lookback(uint m) {
     uint rowbase = r * n, k0 = b * tsize;
     bool full = vec && k0 + tsize <= n;
     T v[ITEMS];
-    if (full) {
-      [[unroll]] for (uint j = 0u; j < NJ; j++) {
-        uint k = k0 + 4u * (j * WG + t);
-        ST4 q = x4[(rowbase + (rev ? n - 4u - k : k)) >> 2];
-        if (rev) q = q.wzyx;
-        v[4u * j] = LD(q.x);
-        v[4u * j + 1u] = LD(q.y);
-        v[4u * j + 2u] = LD(q.z);
-        v[4u * j + 3u] = LD(q.w);
-      }
-    } else {
-      [[unroll]] for (uint i = 0u; i < ITEMS; i++) {
-        uint k = k0 + 4u * ((i >> 2) * WG + t) + (i & 3u);
-        v[i] = k < n ? LD(x[rowbase + (rev ? n - 1u - k : k)]) : identity();
-      }
-    }
-    // each run in registers, then the runs of each segment across lanes
-    T inc[NJ];
-    [[unroll]] for (uint j = 0u; j < NJ; j++) {
-      v[4u * j + 1u] = combine(v[4u * j], v[4u * j + 1u]);
-      v[4u * j + 2u] = combine(v[4u * j + 1u], v[4u * j + 2u]);
-      v[4u * j + 3u] = combine(v[4u * j + 2u], v[4u * j + 3u]);
-      inc[j] = v[4u * j + 3u];
-    }
-    for (uint d = 1u; d < SG; d <<= 1) {
-      [[unroll]] for (uint j = 0u; j < NJ; j++) {
-        T o = subgroupShuffleUp(inc[j], d);
-        if (lane >= d) inc[j] = combine(o, inc[j]);
-      }
-    }
-    T lex[NJ];   // the lane's exclusive prefix in its segment (lane 0: none)
-    [[unroll]] for (uint j = 0u; j < NJ; j++) {
-      lex[j] = subgroupShuffleUp(inc[j], 1u);
-      if (lane == SG - 1u) wseg[j * NW + sg] = inc[j];
-    }
-    barrier();
-    // Every subgroup alike (no branch on the subgroup: lavapipe mixed up
-    // subgroup operations and barriers inside one): the segments' exclusive
-    // prefixes in the tile, in batches of SG, keeping its own segments'
-    uint C = NJ * NW;
-    T carry = identity();
-    T pre[NJ];
-    for (uint base = 0u; base < C; base += SG) {
-      uint i = base + lane;
-      T s = sg_scan(i < C ? wseg[i] : identity());
-      T e = combine(carry, subgroupShuffleUp(s, 1u));
-      if (lane == 0u) e = carry;
-      [[unroll]] for (uint j = 0u; j < NJ; j++) {
-        uint mine = j * NW + sg;   // the same for the whole subgroup
-        T ej = subgroupShuffle(e, (mine - base) & (SG - 1u));
-        if (mine >= base && mine < base + SG) pre[j] = ej;
-      }
-      carry = combine(carry, subgroupShuffle(s, SG - 1u));
-    }
+    tile_load(rowbase, n, k0, full, rev, v);
+    T pre[NJ], lex[NJ];
+    T carry = tile_scan(v, pre, lex, true);
     // One value published per tile: S(z, b >> z) for z the trailing one bits
     // of b (only S(l, k) of even k are ever read), the tile's total folded
     // with the z values below it: S(0, b) at once where b is even, else
@@ -438,28 +626,15 @@ void lookback(uint m) {
       }
       if (ph == 0u && z > 0u) publish(sslot(z, r, b >> z, rows, nb), c);
     }
-    [[unroll]] for (uint j = 0u; j < NJ; j++) {
-      T p = combine(ex, pre[j]);
-      if (lane != 0u) p = combine(p, lex[j]);
-      [[unroll]] for (uint c = 0u; c < 4u; c++) v[4u * j + c] = combine(p, v[4u * j + c]);
-    }
-    if (full) {
-      [[unroll]] for (uint j = 0u; j < NJ; j++) {
-        uint k = k0 + 4u * (j * WG + t);
-        ST4 q = ST4(STV(v[4u * j]), STV(v[4u * j + 1u]), STV(v[4u * j + 2u]), STV(v[4u * j + 3u]));
-        if (rev) q = q.wzyx;
-        y4[(rowbase + (rev ? n - 4u - k : k)) >> 2] = q;
-      }
-    } else {
-      [[unroll]] for (uint i = 0u; i < ITEMS; i++) {
-        uint k = k0 + 4u * ((i >> 2) * WG + t) + (i & 3u);
-        if (k < n) y[rowbase + (rev ? n - 1u - k : k)] = STV(v[i]);
-      }
-    }
+    tile_apply(v, ex, pre, lex, true);
+    tile_store(rowbase, n, k0, full, rev, v);
   }
 }
 
-void main() { lookback(pc.meta_off); }
+void main() {
+  if (MODE == 5u) lookback(pc.meta_off);
+  else rts(pc.meta_off);
+}
 #else
 void main() {
   uint m = pc.meta_off;

@@ -192,7 +192,14 @@ int nxvk_scan_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *
 int nxvk_scan_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
 enum { NXVK_SCAN_SUM, NXVK_SCAN_PRODUCT, NXVK_SCAN_MAX, NXVK_SCAN_MIN };
 /* the scan kernels for rows of contiguous lines (NXVK_SCAN, scan.c) */
-enum { NXVK_SCAN_BLOCKS, NXVK_SCAN_ONE_PASS, NXVK_SCAN_LOOKBACK };
+enum { NXVK_SCAN_BLOCKS, NXVK_SCAN_ONE_PASS, NXVK_SCAN_LOOKBACK, NXVK_SCAN_RTS };
+/* rts's f32 adds: nxf_add at each, the driver's with a re-run of a tile
+ * that met a denormal, the driver's unchecked (diagnostic), fast with a
+ * flush emulated (tests) (scan.comp ADD) */
+enum { NXVK_SCAN_ADD_EXACT, NXVK_SCAN_ADD_FAST, NXVK_SCAN_ADD_NATIVE, NXVK_SCAN_ADD_FUZZ };
+/* NXVK_SCAN_PASS: the passes once, or the top level's reduce or scan pass
+ * 4 more times (a diagnostic: that pass's time by difference) */
+enum { NXVK_SCAN_PASS_ONCE, NXVK_SCAN_PASS_REDUCE, NXVK_SCAN_PASS_SCAN };
 /* Whether this device can run the look-back scan with workgroups of wg
  * (subgroup shuffles, whole subgroups of at least 4) (scan.c). */
 bool nxvk_scan_lookback_ok(const nxvk_ctx *c, uint32_t wg);
@@ -299,9 +306,11 @@ typedef struct nxvk_tuning {
   uint32_t sort_items;  /* NXVK_SORT_ITEMS: elements per invocation of a pass */
   int f16_cvt;           /* NXVK_F16_CVT: 0 integer f16 conversions, 1 or 2 the driver's (codegen.h) */
   int ew16;              /* NXVK_EW16: codegen.h's NXVK_EW16_* flags (cheaper f16 / bf16 forms, same bits) */
-  uint32_t scan_kind;    /* NXVK_SCAN: NXVK_SCAN_BLOCKS, _ONE_PASS or _LOOKBACK (scan.c) */
-  uint32_t scan_wg;      /* NXVK_SCAN_WG: the look-back scan's workgroup size (0: the rule) */
-  uint32_t scan_items;   /* NXVK_SCAN_ITEMS: its elements per invocation (0: the rule) */
+  uint32_t scan_kind;    /* NXVK_SCAN: NXVK_SCAN_BLOCKS, _ONE_PASS, _LOOKBACK or _RTS (scan.c) */
+  uint32_t scan_wg;      /* NXVK_SCAN_WG: the look-back and rts scans' workgroup size (0: the rule) */
+  uint32_t scan_items;   /* NXVK_SCAN_ITEMS: their elements per invocation (0: the rule) */
+  uint32_t scan_add;     /* NXVK_SCAN_ADD: rts's f32 adds, NXVK_SCAN_ADD_* (scan.comp ADD) */
+  uint32_t scan_pass;    /* NXVK_SCAN_PASS: NXVK_SCAN_PASS_* (diagnostic: one rts pass again) */
   int scatter_put;       /* NXVK_SCATTER_PUT: 0 the rule, else an NXVK_PUT_* (index.c) */
 } nxvk_tuning;
 /* indexed_put's pass structures (index.c, bench/NOTES.md) */

@@ -1,15 +1,17 @@
 /*
  * scan.c - cumulative_sum cumulative_product cumulative_max cumulative_min
  * along one axis ("axis", default 0 as Nx), forward or from the end
- * ("reverse").  GPU: shaders/scan.comp: rows of contiguous lines in one
- * pass, the look-back scan (scanlb_<dtype>, dtypes computed in 32 bits) or
- * mode 4 (NXVK_SCAN=one_pass; 8-byte dtypes), or with NXVK_SCAN=blocks a
+ * ("reverse").  GPU: shaders/scan.comp: rows of contiguous lines by
+ * reduce then scan (NXVK_SCAN=rts: scanlb_<dtype>, dtypes computed in 32
+ * bits, three passes), in one pass by the look-back scan (lookback, the same
+ * kernels) or mode 4 (one_pass; 8-byte dtypes), or with blocks a
  * three-pass block scan; one invocation per line otherwise.
  */
 #include "ops.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 int nxvk_axis_lines(const nxvk_op *op, int axis, const nxvk_shape *s, nxvk_lines *l) {
   if (s->rank == 0)
@@ -103,17 +105,76 @@ static int scan_lookback(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src,
   if (rc == NXVK_OK) rc = nxvk_rec_fill(r, flags, fbytes, 0);
   if (rc == NXVK_OK) rc = err_flag(r, &err);
   if (rc == NXVK_OK) {
-    uint32_t spec[4] = {wg, (uint32_t)code, 5, items};
+    uint32_t spec[5] = {wg, (uint32_t)code, 5, items, 0};
     nxvk_buffer *bufs[5] = {src, dst, part, flags, err};
     /* one workgroup per tile, in a grid of up to 65535 x 65535 (the ticket
      * orders them; those past the last tile return) */
     uint64_t gx = total < SCAN_ONE_PASS_GROUPS ? total : SCAN_ONE_PASS_GROUPS;
     uint64_t gy = (total + gx - 1) / gx;
-    rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 7, bufs, 5, (uint32_t)gx, (uint32_t)gy, 1);
+    rc = nxvk_dispatch_grid(r, name, spec, 5, meta, 7, bufs, 5, (uint32_t)gx, (uint32_t)gy, 1);
   }
   nxvk_buffer_unref(c, part);
   nxvk_buffer_unref(c, flags);
   nxvk_buffer_unref(c, err);
+  return rc;
+}
+
+/* the compute dtype of a dtype computed in 32 bits (the rts passes'
+ * tile totals: f16 / bf16 sum in f32, narrow integers in 32 bits) */
+static nxvk_dtype compute32(nxvk_dtype dt) {
+  if (nxvk_dtype_is_float(dt)) return NXVK_F32;
+  return dt == NXVK_I8 || dt == NXVK_I16 || dt == NXVK_I32 ? NXVK_I32 : NXVK_U32;
+}
+
+/* rts: reduce then scan (scan.comp MODE 6 and 7 of scanlb_<dtype>), no
+ * waits between workgroups.  Rows of n contiguous elements in tiles of
+ * wg * items: each tile's total (6), the totals' inclusive scan by the
+ * same passes (recursively, forward, in the compute dtype), each tile
+ * scanned from the total before it (7).  NXVK_SCAN_PASS (diagnostic)
+ * runs the top level's pass 1 or 3 SCAN_PASS_REPEAT more times (the same
+ * results again), which times that pass alone by difference. */
+#define SCAN_PASS_REPEAT 4
+static int scan_rts(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src, nxvk_buffer *dst,
+                    uint64_t rows, uint64_t n, bool reverse, bool top) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  const nxvk_tuning *tu = c->tuning;
+  uint32_t wg = tu->scan_wg ? tu->scan_wg : SCAN_LB_WG;
+  uint32_t items = tu->scan_items ? tu->scan_items : SCAN_LB_ITEMS;
+  uint64_t bsize = (uint64_t)wg * items;
+  uint64_t nb = (n + bsize - 1) / bsize, total = rows * nb;
+  if (rows * n > UINT32_MAX || total > (uint64_t)SCAN_ONE_PASS_GROUPS * SCAN_ONE_PASS_GROUPS)
+    return nxvk_seterr(NXVK_E_TOO_LARGE, "scan: %llu rows of %llu are too many tiles",
+                       (unsigned long long)rows, (unsigned long long)n);
+  bool vec = n % 4 == 0 || (rows == 1 && !reverse);
+  uint32_t meta[7] = {(uint32_t)rows, (uint32_t)n, 1, (uint32_t)nb, reverse, 0, vec};
+  char name[32];
+  snprintf(name, sizeof name, "scanlb_%s", nxvk_dtype_name(dt));
+  uint32_t add = code == NXVK_SCAN_SUM && nxvk_dtype_is_float(dt) ? tu->scan_add : 0;
+  uint64_t gx = total < SCAN_ONE_PASS_GROUPS ? total : SCAN_ONE_PASS_GROUPS;
+  uint32_t gy = (uint32_t)((total + gx - 1) / gx);
+  int reps1 = 1 + (top && tu->scan_pass == NXVK_SCAN_PASS_REDUCE ? SCAN_PASS_REPEAT : 0);
+  int reps3 = 1 + (top && tu->scan_pass == NXVK_SCAN_PASS_SCAN ? SCAN_PASS_REPEAT : 0);
+  nxvk_buffer *sums = NULL, *pre = NULL;
+  int rc = NXVK_OK;
+  if (nb > 1) {
+    rc = nxvk_buffer_create(c, total * 4, false, &sums);
+    if (rc == NXVK_OK) rc = nxvk_buffer_create(c, total * 4, false, &pre);
+    for (int k = 0; k < reps1 && rc == NXVK_OK; k++) {
+      uint32_t spec[5] = {wg, (uint32_t)code, 6, items, add};
+      nxvk_buffer *bufs[5] = {src, dst, sums, sums, sums};   /* 2, 4, 5 unused */
+      rc = nxvk_dispatch_grid(r, name, spec, 5, meta, 7, bufs, 5, (uint32_t)gx, gy, 1);
+    }
+    if (rc == NXVK_OK) rc = scan_rts(r, compute32(dt), code, sums, pre, rows, nb, false, false);
+  }
+  for (int k = 0; k < reps3 && rc == NXVK_OK; k++) {
+    uint32_t spec[5] = {wg, (uint32_t)code, 7, items, add};
+    nxvk_buffer *p = pre ? pre : dst;   /* one tile a row: no prefix read */
+    nxvk_buffer *bufs[5] = {src, dst, p, p, p};   /* 4, 5 unused */
+    rc = nxvk_dispatch_grid(r, name, spec, 5, meta, 7, bufs, 5, (uint32_t)gx, gy, 1);
+  }
+  /* the recording holds its own references until the work completes */
+  nxvk_buffer_unref(c, sums);
+  nxvk_buffer_unref(c, pre);
   return rc;
 }
 
@@ -130,7 +191,12 @@ static int scan_lines(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src, nx
   size_t tsz = nxvk_dtype_size(dt) == 8 ? 8 : 4; /* the compute type: f16 / bf16 as f32, narrow integers 32 bits */
   if (blocked && c->tuning->scan_kind == NXVK_SCAN_LOOKBACK && tsz == 4)
     return scan_lookback(r, dt, code, src, dst, l, reverse);
-  bool one_pass = blocked && c->tuning->scan_kind != NXVK_SCAN_BLOCKS;
+  if (blocked && c->tuning->scan_kind == NXVK_SCAN_RTS && tsz == 4)
+    return scan_rts(r, dt, code, src, dst, (uint64_t)l->outer, (uint64_t)l->n, reverse, true);
+  /* rts on a CPU device: 8-byte dtypes take blocks (no waits either) */
+  uint32_t kind = c->tuning->scan_kind;
+  bool one_pass = blocked && kind != NXVK_SCAN_BLOCKS &&
+                  !(kind == NXVK_SCAN_RTS && strcmp(c->info.type, "cpu") == 0);
   /* one pass: 16 elements per invocation (8 for 8-byte dtypes: the tile
    * in shared memory stays under 17 KiB) */
   uint32_t items = one_pass ? (tsz == 8 ? 8u : 16u) : SCAN_ITEMS;

@@ -130,7 +130,9 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
    * three-pass block scan that reads the input twice (scan.c).  CPU devices
    * take blocks: lavapipe cut long waits for another workgroup short and
    * lost the waiting workgroups' outputs (scan.comp's wait_flag) */
-  static const char *const scans[] = {"blocks", "one_pass", "lookback"};
+  static const char *const scans[] = {"blocks", "one_pass", "lookback", "rts"};
+  static const char *const adds[] = {"exact", "fast", "native", "fuzz"};
+  static const char *const passes[] = {"once", "reduce", "scan"};
   knob_list("NXVK_SCAN_WG", &t->scan_wg, 1, 1, "want a workgroup size (64 to 1024, a power of two)", &rc);
   if (rc) return rc;
   if (t->scan_wg && (t->scan_wg < 64 || t->scan_wg > 1024 || (t->scan_wg & (t->scan_wg - 1)) ||
@@ -145,12 +147,19 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   /* GPUs: one_pass until lookback measures faster on one (its first form
    * chained every tile to the one before: 7-54 GB/s on the H100, bench/NOTES.md) */
   t->scan_kind = gpu ? NXVK_SCAN_ONE_PASS : NXVK_SCAN_BLOCKS;
-  if ((i = knob_choice("NXVK_SCAN", scans, 3, "want lookback, one_pass or blocks", &rc)) >= 0) {
-    if (i == NXVK_SCAN_LOOKBACK && !nxvk_scan_lookback_ok(c, t->scan_wg ? t->scan_wg : 256))
-      return bad("NXVK_SCAN", "lookback", "this device lacks subgroup shuffles in compute shaders "
-                                          "or subgroups of at least 4");
+  if ((i = knob_choice("NXVK_SCAN", scans, 4, "want rts, lookback, one_pass or blocks", &rc)) >= 0) {
+    if ((i == NXVK_SCAN_LOOKBACK || i == NXVK_SCAN_RTS) && !nxvk_scan_lookback_ok(c, t->scan_wg ? t->scan_wg : 256))
+      return bad("NXVK_SCAN", scans[i], "this device lacks subgroup shuffles in compute shaders "
+                                        "or subgroups of at least 4");
     t->scan_kind = (uint32_t)i;
   }
+  if (rc) return rc;
+  /* rts's f32 adds (fast: the driver's, a tile re-run exactly where a
+   * denormal may have been flushed; native and fuzz are for measuring and
+   * testing) and NXVK_SCAN_PASS, a diagnostic (one pass run 4 more times) */
+  t->scan_add = NXVK_SCAN_ADD_FAST;
+  if ((i = knob_choice("NXVK_SCAN_ADD", adds, 4, "want exact, fast, native or fuzz", &rc)) >= 0) t->scan_add = (uint32_t)i;
+  if ((i = knob_choice("NXVK_SCAN_PASS", passes, 3, "want once, reduce or scan", &rc)) >= 0) t->scan_pass = (uint32_t)i;
   if (rc) return rc;
   /* indexed_put: packed (one 64-bit atomicMax of row and value, then a pass
    * over the targets), gather (a 32-bit owner, then a pass over the targets

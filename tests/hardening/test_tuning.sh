@@ -33,9 +33,11 @@ refused() {
 # taken BIN DESC VAR=VALUE [OP ATTRS]: exit 0 and --check passes
 taken() {
   local bin=$1 desc=$2 setting=$3 op=${4:-dot} attrs=${5:-'{"variant":"regtile"}'}
-  local args=("$A" "$B")
+  local args=("$A" "$B") sets
   [ "$op" = dot ] || args=("$A")
-  env "$setting" timeout 120 "$bin" run --op "$op" --attrs "$attrs" --check "${args[@]}" >"$T/out" 2>"$T/err"
+  read -ra sets <<<"$setting"   # one or more VAR=VALUE, space-separated
+  [ ${#sets[@]} -gt 0 ] || sets=("$setting")
+  env "${sets[@]}" timeout 120 "$bin" run --op "$op" --attrs "$attrs" --check "${args[@]}" >"$T/out" 2>"$T/err"
   local rc=$?
   if [ "$rc" -eq 0 ] && grep -q '^check result.*: ok' "$T/out" && ! sanitizer_report "$T/err"; then
     ok "$desc"
@@ -97,6 +99,8 @@ cases() {
   refused "$bin" "$tag NXVK_SCATTER_PUT not a form" NXVK_SCATTER_PUT=fast
   refused "$bin" "$tag NXVK_SCAN_WG not a power of two" NXVK_SCAN_WG=100
   refused "$bin" "$tag NXVK_SCAN_ITEMS not a multiple of 4" NXVK_SCAN_ITEMS=6
+  refused "$bin" "$tag NXVK_SCAN_ADD not a form" NXVK_SCAN_ADD=quick
+  refused "$bin" "$tag NXVK_SCAN_PASS not a pass" NXVK_SCAN_PASS=all
   # values that suit are taken, and the result stays right
   taken "$bin" "$tag NXVK_DOT_TILES=8,8,8,8,8 (one invocation a workgroup) is taken" NXVK_DOT_TILES=8,8,8,8,8
   taken "$bin" "$tag NXVK_DOT_TILES=32,16,4,2,4 is taken" NXVK_DOT_TILES=32,16,4,2,4
@@ -118,6 +122,9 @@ cases() {
   taken "$bin" "$tag NXVK_SCATTER_PUT=owned is taken" NXVK_SCATTER_PUT=owned
   taken "$bin" "$tag NXVK_SCAN=lookback is taken" NXVK_SCAN=lookback cumulative_sum '{"axis":1}'
   taken "$bin" "$tag NXVK_SCAN_ITEMS=8 is taken" NXVK_SCAN_ITEMS=8 cumulative_sum '{"axis":1}'
+  taken "$bin" "$tag NXVK_SCAN=rts is taken" NXVK_SCAN=rts cumulative_sum '{"axis":1}'
+  taken "$bin" "$tag NXVK_SCAN_ADD=exact is taken" "NXVK_SCAN=rts NXVK_SCAN_ADD=exact" cumulative_sum '{"axis":1}'
+  taken "$bin" "$tag NXVK_SCAN_PASS=scan is taken (the same result)" "NXVK_SCAN=rts NXVK_SCAN_PASS=scan" cumulative_sum '{"axis":1}'
 }
 
 cases ./nxvk plain

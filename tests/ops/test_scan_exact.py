@@ -138,7 +138,12 @@ def cases(rng):
                           dmin if dt != "f16" else -24)
             if dt == "bf16":
                 xm = np.ldexp(rng.integers(-127, 128, st.shape).astype(np.float64), dmin)
+            # sums of normal values whose running sums dip below 2^-126:
+            # multiples of 2^(dmin + 21) (f32: 2^-128) of at least 4 units
+            xd = np.ldexp(rng.integers(4, 101, st.shape) * np.where(rng.random(st.shape) < 0.5, -1, 1)
+                          .astype(np.float64), dmin + 21)
             for op, x, f in (("cumulative_product", xp, np.cumprod), ("cumulative_sum", xs, np.cumsum),
+                             ("cumulative_sum", xd, np.cumsum),
                              ("cumulative_max", xm, np.maximum.accumulate),
                              ("cumulative_min", xm, np.minimum.accumulate)):
                 want = f(x, axis=1)  # exact in f64 (the f64 dtype's products: powers of two)
@@ -179,7 +184,13 @@ VARIANTS = (("rule", {}), ("blocks", {"NXVK_SCAN": "blocks"}),
             ("one_pass", {"NXVK_SCAN": "one_pass", "LP_NUM_THREADS": "1"}),
             ("lookback", {"NXVK_SCAN": "lookback", "LP_NUM_THREADS": "1"}),
             ("lookback 64x4", {"NXVK_SCAN": "lookback", "NXVK_SCAN_WG": "64", "NXVK_SCAN_ITEMS": "4",
-                               "LP_NUM_THREADS": "1"}))
+                               "LP_NUM_THREADS": "1"}),
+            # rts never waits: lavapipe's threads as they are; its fast f32
+            # adds with NVIDIA's flush emulated (fuzz: every tile that met
+            # a denormal must be re-run exactly), tiles of 256: 3 levels
+            ("rts", {"NXVK_SCAN": "rts"}),
+            ("rts fuzz 64x4", {"NXVK_SCAN": "rts", "NXVK_SCAN_ADD": "fuzz", "NXVK_SCAN_WG": "64",
+                               "NXVK_SCAN_ITEMS": "4"}))
 
 
 def main():
