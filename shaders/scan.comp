@@ -294,7 +294,7 @@ layout(std430, binding = 2) writeonly buffer Out4 { ST4 y4[]; };
 const uint NJ = ITEMS / 4u;
 // segments: NJ per subgroup, subgroups of at least 4 (scan.c checks)
 shared T wseg[(gl_WorkGroupSize.x / 4u) * (ITEMS / 4u)];
-shared uint s_rare;
+shared uint s_rare[2];
 
 // ADD (spec constant 4), f32 sums (f16 / bf16 too: they add in f32):
 //   0 exact: every add is nxmath's nxf_add (the driver's add, an exponent
@@ -517,11 +517,12 @@ T tile_reduce(T v[ITEMS], bool exact) {
 }
 
 // Whether any invocation of the workgroup noted a rare add (g_rare); the
-// same answer for all.  s_rare was zeroed before the tile's first barrier.
-bool wg_rare() {
-  if (g_rare) s_rare = 1u;
+// same answer for all.  s_rare[k] was zeroed before the tile's first
+// barrier; each k is asked once a tile.
+bool wg_rare(uint k) {
+  if (g_rare) s_rare[k] = 1u;
   barrier();
-  return s_rare != 0u;
+  return s_rare[k] != 0u;
 }
 
 // RTS (MODE 6, 7): reduce then scan, three passes and no waits between
@@ -540,12 +541,12 @@ void rts(uint m) {
   uint rowbase = r * n, k0 = b * tsize;
   bool full = vec && k0 + tsize <= n;
   bool fast = FAST && ADD != 2u;   // native: never re-run
-  if (t == 0u) s_rare = 0u;
+  if (t == 0u) s_rare[0] = 0u;
   T v[ITEMS];
   tile_load(rowbase, n, k0, full, rev, v);
   if (MODE == 6u) {
     T tot = tile_reduce(v, !FAST);
-    if (fast && wg_rare()) tot = tile_reduce(v, true);
+    if (fast && wg_rare(0u)) tot = tile_reduce(v, true);
     if (t == 0u) part[tile] = tot;
     return;
   }
@@ -555,7 +556,7 @@ void rts(uint m) {
   T pre[NJ], lex[NJ];
   tile_scan(v, pre, lex, !FAST);
   tile_apply(v, ex, pre, lex, !FAST);
-  if (fast && wg_rare()) {
+  if (fast && wg_rare(0u)) {
     tile_load(rowbase, n, k0, full, rev, v);
     tile_scan(v, pre, lex, true);
     tile_apply(v, ex, pre, lex, true);
@@ -573,17 +574,30 @@ void lookback(uint m) {
   {
     // one tile per workgroup (lavapipe caps the loop turns of one
     // invocation: a workgroup that took every tile in turn hit it)
-    if (t == 0u) s_tile = atomicAdd(ticket[0], 1u);
+    if (t == 0u) {
+      s_tile = atomicAdd(ticket[0], 1u);
+      s_rare[0] = 0u;
+      s_rare[1] = 0u;
+    }
     barrier();
     uint tile = s_tile;
     if (tile >= total) return;   // the same for the whole workgroup
     uint r = tile / nb, b = tile - r * nb;
     uint rowbase = r * n, k0 = b * tsize;
     bool full = vec && k0 + tsize <= n;
+    // fast adds (ADD 1, 3): the tile's total is checked before it is
+    // published, the applied prefix after (each a re-run with exact adds
+    // where an add was rare)
+    bool fast = FAST && ADD != 2u, exact = !FAST;
     T v[ITEMS];
     tile_load(rowbase, n, k0, full, rev, v);
     T pre[NJ], lex[NJ];
-    T carry = tile_scan(v, pre, lex, true);
+    T carry = tile_scan(v, pre, lex, exact);
+    if (fast && wg_rare(0u)) {
+      exact = true;
+      tile_load(rowbase, n, k0, full, rev, v);
+      carry = tile_scan(v, pre, lex, true);
+    }
     // One value published per tile: S(z, b >> z) for z the trailing one bits
     // of b (only S(l, k) of even k are ever read), the tile's total folded
     // with the z values below it: S(0, b) at once where b is even, else
@@ -626,7 +640,13 @@ void lookback(uint m) {
       }
       if (ph == 0u && z > 0u) publish(sslot(z, r, b >> z, rows, nb), c);
     }
-    tile_apply(v, ex, pre, lex, true);
+    note_in(ex);
+    tile_apply(v, ex, pre, lex, exact);
+    if (fast && !exact && wg_rare(1u)) {
+      tile_load(rowbase, n, k0, full, rev, v);
+      tile_scan(v, pre, lex, true);
+      tile_apply(v, ex, pre, lex, true);
+    }
     tile_store(rowbase, n, k0, full, rev, v);
   }
 }

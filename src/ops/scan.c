@@ -105,7 +105,8 @@ static int scan_lookback(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src,
   if (rc == NXVK_OK) rc = nxvk_rec_fill(r, flags, fbytes, 0);
   if (rc == NXVK_OK) rc = err_flag(r, &err);
   if (rc == NXVK_OK) {
-    uint32_t spec[5] = {wg, (uint32_t)code, 5, items, 0};
+    uint32_t add = code == NXVK_SCAN_SUM && nxvk_dtype_is_float(dt) ? tu->scan_add : 0;
+    uint32_t spec[5] = {wg, (uint32_t)code, 5, items, add};
     nxvk_buffer *bufs[5] = {src, dst, part, flags, err};
     /* one workgroup per tile, in a grid of up to 65535 x 65535 (the ticket
      * orders them; those past the last tile return) */

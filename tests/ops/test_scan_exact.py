@@ -20,7 +20,8 @@ f16 and bf16 compute in f32 (their results rounded once, as numpy's oracle
 here rounds the exact f64 result), f64 in f64.  TAP on stdout.
 Every case runs under each scan kernel (NXVK_SCAN): the rule, blocks and
 one_pass, lookback (also with tiles of 256: many levels of
-look-back totals).  Environment: NXVK (default ./nxvk).
+look-back totals), rts (reduce then scan), and rts and lookback with their
+fast f32 adds on an emulated flush (NXVK_SCAN_ADD=fuzz).  Environment: NXVK (default ./nxvk).
 """
 import json
 import os
@@ -190,7 +191,8 @@ VARIANTS = (("rule", {}), ("blocks", {"NXVK_SCAN": "blocks"}),
             # a denormal must be re-run exactly), tiles of 256: 3 levels
             ("rts", {"NXVK_SCAN": "rts"}),
             ("rts fuzz 64x4", {"NXVK_SCAN": "rts", "NXVK_SCAN_ADD": "fuzz", "NXVK_SCAN_WG": "64",
-                               "NXVK_SCAN_ITEMS": "4"}))
+                               "NXVK_SCAN_ITEMS": "4"}),
+            ("lookback fuzz", {"NXVK_SCAN": "lookback", "NXVK_SCAN_ADD": "fuzz", "LP_NUM_THREADS": "1"}))
 
 
 def main():
