@@ -300,10 +300,12 @@ shared uint s_rare[2];
 //   0 exact: every add is nxmath's nxf_add (the driver's add, an exponent
 //     test and its rare exact path inlined at each add)
 //   1 fast: the driver's add alone, noting in g_rare an add whose result
-//     has a zero exponent field from operands not both zero (a denormal
-//     result, or a flushed one, or an exact cancellation) and a denormal
-//     input; a tile that noted one anywhere is computed again with exact
-//     adds (the same tree), so the results are nxf_add's bit for bit
+//     is below 2^-101 in magnitude from operands not both zero (a denormal
+//     result, a flushed one, an exact cancellation, or a sum with a
+//     denormal operand that could differ: with the other operand at or
+//     above 2^-102 the exact sum rounds to it, as the flushed one is); a
+//     tile that noted one anywhere is computed again with exact adds (the
+//     same tree), so the results are nxf_add's bit for bit
 //   2 native: the driver's add, never checked (diagnostic only: a flushing
 //     driver makes denormal sums 0)
 //   3 fuzz: as 1, with the driver's add made to flush denormal operands
@@ -328,29 +330,16 @@ float ftz_fuzz(float x) {
 T cmb(T a, T b, bool exact) {
 #if defined(IS_FLOAT) && !defined(DT_f64)
   if (OP == 0u && ADD != 0u && !exact) {
-    if (ADD == 3u) {
-      a = ftz_fuzz(a);
-      b = ftz_fuzz(b);
-    }
-    float s = a + b;
-    if (ADD == 3u) s = ftz_fuzz(s);
-    if (ADD != 2u && (floatBitsToUint(s) & 0x7f800000u) == 0u &&
+    // (fuzz: the operands' bits stay as they are, as in the registers of a
+    // driver that flushes them inside the add)
+    float s = ADD == 3u ? ftz_fuzz(ftz_fuzz(a) + ftz_fuzz(b)) : a + b;
+    if (ADD != 2u && (floatBitsToUint(s) & 0x7fffffffu) < 0x0d000000u &&   // |s| < 2^-101
         ((floatBitsToUint(a) | floatBitsToUint(b)) & 0x7fffffffu) != 0u)
       g_rare = true;
     return s;
   }
 #endif
   return combine(a, b);
-}
-
-// an operand from memory (input or prefix) that the fast add would flush
-void note_in(T x) {
-#if defined(IS_FLOAT) && !defined(DT_f64)
-  if (OP == 0u && ADD != 0u && ADD != 2u) {
-    uint u = floatBitsToUint(x);
-    if ((u & 0x7f800000u) == 0u && (u & 0x007fffffu) != 0u) g_rare = true;
-  }
-#endif
 }
 
 // S(l, k) of row r: its slot in part[], its flag at 1 + slot
@@ -406,8 +395,6 @@ void tile_load(uint rowbase, uint n, uint k0, bool full, bool rev, out T v[ITEMS
       v[i] = k < n ? LD(x[rowbase + (rev ? n - 1u - k : k)]) : identity();
     }
   }
-  if (FAST && ADD != 2u)
-    [[unroll]] for (uint i = 0u; i < ITEMS; i++) note_in(v[i]);
 }
 
 void tile_store(uint rowbase, uint n, uint k0, bool full, bool rev, T v[ITEMS]) {
@@ -552,7 +539,6 @@ void rts(uint m) {
   }
   T ex = identity();
   if (b > 0u) ex = part[tile - 1u];
-  note_in(ex);
   T pre[NJ], lex[NJ];
   tile_scan(v, pre, lex, !FAST);
   tile_apply(v, ex, pre, lex, !FAST);
@@ -640,7 +626,6 @@ void lookback(uint m) {
       }
       if (ph == 0u && z > 0u) publish(sslot(z, r, b >> z, rows, nb), c);
     }
-    note_in(ex);
     tile_apply(v, ex, pre, lex, exact);
     if (fast && !exact && wg_rare(1u)) {
       tile_load(rowbase, n, k0, full, rev, v);

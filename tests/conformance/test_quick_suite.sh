@@ -73,6 +73,10 @@ clean "scans in one pass (the GPU form)" NXVK_SCAN=one_pass LP_NUM_THREADS=1 -- 
   --op cumulative_sum,cumulative_product,cumulative_max,cumulative_min --dtype f32,bf16,i32
 clean "scans by look-back (the GPU form)" NXVK_SCAN=lookback LP_NUM_THREADS=1 -- \
   --op cumulative_sum,cumulative_product,cumulative_max,cumulative_min --dtype f32,bf16,i32
+# reduce then scan never waits: lavapipe's threads as they are, its fast
+# f32 adds on an emulated flush (NXVK_SCAN_ADD=fuzz)
+clean "scans by reduce then scan (the GPU form)" NXVK_SCAN=rts NXVK_SCAN_ADD=fuzz -- \
+  --op cumulative_sum,cumulative_product,cumulative_max,cumulative_min --dtype f32,bf16,i32
 # f64 dot's two grids: products large enough for its largest tile run on
 # the 8 x 16 grid (dot_vec128_f64), which the quick shapes on lavapipe do not
 # reach; NXVK_DOT_NT=128 puts every unsplit vec case there, and 256 keeps
