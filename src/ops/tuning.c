@@ -125,9 +125,10 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
                  "this device cannot run the 8-bit sort (subgroup ballots, subgroups of at most 128, shared memory)");
     t->sort_bits = i ? 8 : 4;
   }
-  /* scans of contiguous rows: lookback (one pass, subgroup scans,
-   * 4-vector loads), one_pass (one pass, shared-memory scans) or the
-   * three-pass block scan that reads the input twice (scan.c).  CPU devices
+  /* scans of contiguous rows: rts (reduce then scan, three passes, subgroup
+   * scans, 4-vector loads), lookback (one pass, rts's tiles), one_pass (one
+   * pass, shared-memory scans) or the three-pass block scan that reads the
+   * input twice (scan.c).  CPU devices
    * take blocks: lavapipe cut long waits for another workgroup short and
    * lost the waiting workgroups' outputs (scan.comp's wait_flag) */
   static const char *const scans[] = {"blocks", "one_pass", "lookback", "rts"};
@@ -144,9 +145,12 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   if (rc) return rc;
   if (t->scan_items && (t->scan_items < 4 || t->scan_items > 64 || t->scan_items % 4))
     return bad("NXVK_SCAN_ITEMS", knob("NXVK_SCAN_ITEMS"), "want 4 to 64, a multiple of 4");
-  /* GPUs: one_pass until lookback measures faster on one (its first form
-   * chained every tile to the one before: 7-54 GB/s on the H100, bench/NOTES.md) */
-  t->scan_kind = gpu ? NXVK_SCAN_ONE_PASS : NXVK_SCAN_BLOCKS;
+  /* GPUs: rts where the device has its subgroup operations (H100, 16M f32:
+   * 1 524 GB/s against one_pass's 780 and lookback's 719, bench/NOTES.md),
+   * else one_pass */
+  t->scan_kind = !gpu ? NXVK_SCAN_BLOCKS
+                 : nxvk_scan_lookback_ok(c, t->scan_wg ? t->scan_wg : 256) ? NXVK_SCAN_RTS
+                                                                           : NXVK_SCAN_ONE_PASS;
   if ((i = knob_choice("NXVK_SCAN", scans, 4, "want rts, lookback, one_pass or blocks", &rc)) >= 0) {
     if ((i == NXVK_SCAN_LOOKBACK || i == NXVK_SCAN_RTS) && !nxvk_scan_lookback_ok(c, t->scan_wg ? t->scan_wg : 256))
       return bad("NXVK_SCAN", scans[i], "this device lacks subgroup shuffles in compute shaders "
