@@ -67,11 +67,11 @@ clean "with 3 elements per invocation, rounds blocked per workgroup" NXVK_EW_UNR
 # (NXVK_REDUCE_FOLD, src/ops/reduce.c); lavapipe takes two by default
 clean "reductions finished by their last workgroup (the GPU form)" NXVK_REDUCE_FOLD=1 -- \
   --op sum,product,reduce_max,reduce_min,mean
-# GPUs scan contiguous rows in one pass (NXVK_SCAN, src/ops/scan.c);
+# GPUs scan contiguous rows by rts, 8-byte dtypes in one pass (NXVK_SCAN, src/ops/scan.c);
 # lavapipe runs it on one thread only (scan.comp's wait_flag)
-clean "scans in one pass (the GPU form)" NXVK_SCAN=one_pass LP_NUM_THREADS=1 -- \
+clean "scans in one pass (the GPU form of 8-byte dtypes)" NXVK_SCAN=one_pass LP_NUM_THREADS=1 -- \
   --op cumulative_sum,cumulative_product,cumulative_max,cumulative_min --dtype f32,bf16,i32
-clean "scans by look-back (the GPU form)" NXVK_SCAN=lookback LP_NUM_THREADS=1 -- \
+clean "scans by look-back" NXVK_SCAN=lookback LP_NUM_THREADS=1 -- \
   --op cumulative_sum,cumulative_product,cumulative_max,cumulative_min --dtype f32,bf16,i32
 # reduce then scan never waits: lavapipe's threads as they are, its fast
 # f32 adds on an emulated flush (NXVK_SCAN_ADD=fuzz)
