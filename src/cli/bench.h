@@ -13,6 +13,7 @@
 #define NXVK_BENCH_H
 
 #include <math.h>
+#include <pthread.h>
 
 #include "cli.h"
 
@@ -121,6 +122,26 @@ int bench_busy_start(nxvk_ctx *c, const nxvk_device_info *info, bool *started);
 void bench_busy_pause(void);
 void bench_busy_resume(void);
 void bench_busy_stop(void);
+
+/* bench_busy.c: the start gate of a timed run of several threads (bench
+ * concurrency's threads and port clients).  Each thread, done with its
+ * untimed first op, calls bench_gate_arrive, which returns once the run
+ * starts; the main thread calls bench_gate_start with the number of threads
+ * started: it waits for all of them, pauses the busy kernel, calls
+ * at_start(arg) (NULL: none) and releases them with deadline_ns = t0 +
+ * seconds (t0 itself when !run: they stop at once), returning t0. */
+typedef struct {
+  pthread_mutex_t lock;
+  pthread_cond_t ready_cond, go_cond;
+  int ready;
+  bool go;
+  double deadline_ns;
+} bench_gate;
+void bench_gate_init(bench_gate *g);
+void bench_gate_destroy(bench_gate *g);
+void bench_gate_arrive(bench_gate *g);
+double bench_gate_start(bench_gate *g, int started, double seconds, bool run, void (*at_start)(void *),
+                        void *arg);
 
 /* bench_measure.c: timing, inputs, checks and the ops/matmul modes.
  * bench_ops/bench_matmul/bench_peak return 0 or an exit status after

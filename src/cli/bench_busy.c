@@ -141,3 +141,42 @@ void bench_busy_stop(void) {
   free(h);
   current = NULL;
 }
+
+void bench_gate_init(bench_gate *g) {
+  memset(g, 0, sizeof *g);
+  pthread_mutex_init(&g->lock, NULL);
+  pthread_cond_init(&g->ready_cond, NULL);
+  pthread_cond_init(&g->go_cond, NULL);
+}
+
+void bench_gate_destroy(bench_gate *g) {
+  pthread_cond_destroy(&g->go_cond);
+  pthread_cond_destroy(&g->ready_cond);
+  pthread_mutex_destroy(&g->lock);
+}
+
+void bench_gate_arrive(bench_gate *g) {
+  pthread_mutex_lock(&g->lock);
+  g->ready++;
+  pthread_cond_signal(&g->ready_cond);
+  while (!g->go) pthread_cond_wait(&g->go_cond, &g->lock);
+  pthread_mutex_unlock(&g->lock);
+}
+
+double bench_gate_start(bench_gate *g, int started, double seconds, bool run, void (*at_start)(void *),
+                        void *arg) {
+  pthread_mutex_lock(&g->lock);
+  while (g->ready < started) pthread_cond_wait(&g->ready_cond, &g->lock);
+  pthread_mutex_unlock(&g->lock);
+  /* the busy kernel (~1 ms) off the queue while timing: every op queued
+   * behind it waited for it (bench_concurrency.c) */
+  bench_busy_pause();
+  if (at_start) at_start(arg);
+  pthread_mutex_lock(&g->lock);
+  double t0 = nxvk_now_ns();
+  g->deadline_ns = run ? t0 + seconds * 1e9 : t0;
+  g->go = true;
+  pthread_cond_broadcast(&g->go_cond);
+  pthread_mutex_unlock(&g->lock);
+  return t0;
+}

@@ -24,12 +24,8 @@
 typedef struct conc_shared {
   nxvk_ctx *c;
   const nxvk_op_desc *op;
-  long ops_per_thread;       /* > 0: --repeat */
-  double deadline_ns;        /* else run until then */
-  pthread_mutex_t lock;
-  pthread_cond_t go_cond, ready_cond;
-  bool go;
-  int ready;                 /* threads done with their untimed op */
+  long ops_per_thread;       /* > 0: --repeat; else run until gate.deadline_ns */
+  bench_gate gate;           /* released when every thread has done its untimed op */
   atomic_llong ops, wrong;
   atomic_int first_rc;
 } conc_shared;
@@ -58,14 +54,10 @@ static void *conc_main(void *arg) {
     int zero = 0;
     atomic_compare_exchange_strong(&sh->first_rc, &zero, wrc);
   }
-  pthread_mutex_lock(&sh->lock);
-  sh->ready++;
-  pthread_cond_signal(&sh->ready_cond);
-  while (!sh->go) pthread_cond_wait(&sh->go_cond, &sh->lock);
-  pthread_mutex_unlock(&sh->lock);
+  bench_gate_arrive(&sh->gate);
   const float *a = t->in[0].data, *b = t->in[1].data;
   for (long i = 0; !wrc; i++) {
-    if (sh->ops_per_thread > 0 ? i >= sh->ops_per_thread : nxvk_now_ns() >= sh->deadline_ns) break;
+    if (sh->ops_per_thread > 0 ? i >= sh->ops_per_thread : nxvk_now_ns() >= sh->gate.deadline_ns) break;
     nxvk_host out = {0};
     int rc = nxvk_op_run_host(sh->c, sh->op, &attrs, t->in, 2, &out);
     if (rc) {
@@ -103,13 +95,21 @@ static void conc_stages(bench_row *row, const nxvk_stats *a, const nxvk_stats *b
            threads, rec, sub, wait, rel, per_op_ns * 1e-3 - rec - sub - wait - rel, recs / subs, qs);
 }
 
+/* the engine's counters as the timed run starts (bench_gate_start's hook) */
+typedef struct {
+  nxvk_ctx *c;
+  nxvk_stats *st;
+} stats_at;
+static void take_stats(void *arg) {
+  stats_at *s = arg;
+  nxvk_ctx_stats(s->c, s->st);
+}
+
 /* One thread count: a row, or an exit status after printing the error. */
 static int conc_run(bench_ctx *b, const nxvk_op_desc *op, int threads) {
   const bench_opts *o = b->o;
   conc_shared sh = {.c = b->ctx, .op = op, .ops_per_thread = o->repeat > 0 ? o->repeat : 0};
-  pthread_mutex_init(&sh.lock, NULL);
-  pthread_cond_init(&sh.go_cond, NULL);
-  pthread_cond_init(&sh.ready_cond, NULL);
+  bench_gate_init(&sh.gate);
   conc_thread *th = calloc((size_t)threads, sizeof *th);
   int status = EXIT_OK, started = 0, rc = th ? NXVK_OK : NXVK_E_NO_MEMORY;
   nxvk_shape s = {.rank = 1, .dim = {CONC_N}};
@@ -129,25 +129,15 @@ static int conc_run(bench_ctx *b, const nxvk_op_desc *op, int threads) {
   }
   pthread_attr_destroy(&attr);
   /* release them together, once each has run its untimed op (those
-   * started: on a failed start they run no timed op) */
-  pthread_mutex_lock(&sh.lock);
-  while (sh.ready < started) pthread_cond_wait(&sh.ready_cond, &sh.lock);
-  pthread_mutex_unlock(&sh.lock);
-  /* bench_busy.c's kernel (~1 ms) off the queue while timing: every op
-   * queued behind it waited for it, which made one thread's op take ~0.8 ms
-   * on an H100 (1 195 ops/s) where bench ops' end-to-end add, timed with it
-   * paused, took ~30 us; on lavapipe with it forced on (NXVK_TEST_INJECT=
+   * started: on a failed start they run no timed op).  The gate pauses
+   * bench_busy.c's kernel (~1 ms) while timing: every op queued behind it
+   * waited for it, which made one thread's op take ~0.8 ms on an H100
+   * (1 195 ops/s) where bench ops' end-to-end add, timed with it paused,
+   * took ~30 us; on lavapipe with it forced on (NXVK_TEST_INJECT=
    * busy_on_cpu) 1 thread fell from 8 783 to 892 ops/s */
-  bench_busy_pause();
   nxvk_stats st0;
-  nxvk_ctx_stats(sh.c, &st0);
-  pthread_mutex_lock(&sh.lock);
-  double t0 = nxvk_now_ns();
-  sh.deadline_ns = rc == NXVK_OK ? t0 + o->min_time * 1e9 : t0;
   sh.ops_per_thread = rc == NXVK_OK ? sh.ops_per_thread : 0;
-  sh.go = true;
-  pthread_cond_broadcast(&sh.go_cond);
-  pthread_mutex_unlock(&sh.lock);
+  double t0 = bench_gate_start(&sh.gate, started, o->min_time, rc == NXVK_OK, take_stats, &(stats_at){sh.c, &st0});
   double end = t0;
   for (int i = 0; i < started; i++) {
     pthread_join(th[i].tid, NULL);
@@ -195,9 +185,7 @@ static int conc_run(bench_ctx *b, const nxvk_op_desc *op, int threads) {
     nxvk_host_free(&th[i].in[1]);
   }
   free(th);
-  pthread_cond_destroy(&sh.go_cond);
-  pthread_cond_destroy(&sh.ready_cond);
-  pthread_mutex_destroy(&sh.lock);
+  bench_gate_destroy(&sh.gate);
   return status;
 }
 

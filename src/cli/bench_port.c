@@ -152,12 +152,9 @@ static const char ADD_REQUEST[] =
     "\"ops\":[{\"op\":\"add\",\"in\":[\"a\",\"b\"],\"out\":\"s\"}],\"outputs\":{\"s\":true}}}";
 
 typedef struct pc_shared {
-  long ops_per_client;       /* > 0: --repeat */
-  double deadline_ns;
-  pthread_mutex_t lock;
-  pthread_cond_t go_cond, ready_cond;
-  bool go;
-  int ready;
+  long ops_per_client;       /* > 0: --repeat; else run until gate.deadline_ns */
+  bench_gate gate;           /* released when every client has done its untimed request */
+  pthread_mutex_t lock;      /* err */
   atomic_llong ops, wrong;
   atomic_int failed;
   char err[400];
@@ -197,13 +194,9 @@ static void *pc_main(void *arg) {
   /* the first request untimed: the port opens its device and builds the kernel */
   bool up = add_once(t, err, sizeof err, &right);
   if (!up) pc_fail(sh, err);
-  pthread_mutex_lock(&sh->lock);
-  sh->ready++;
-  pthread_cond_signal(&sh->ready_cond);
-  while (!sh->go) pthread_cond_wait(&sh->go_cond, &sh->lock);
-  pthread_mutex_unlock(&sh->lock);
+  bench_gate_arrive(&sh->gate);
   for (long i = 0; up && !atomic_load(&sh->failed); i++) {
-    if (sh->ops_per_client > 0 ? i >= sh->ops_per_client : nxvk_now_ns() >= sh->deadline_ns) break;
+    if (sh->ops_per_client > 0 ? i >= sh->ops_per_client : nxvk_now_ns() >= sh->gate.deadline_ns) break;
     if (!add_once(t, err, sizeof err, &right)) {
       pc_fail(sh, err);
       break;
@@ -224,8 +217,7 @@ int bench_port_clients(bench_ctx *b, int clients) {
   }
   pc_shared sh = {.ops_per_client = o->repeat > 0 ? o->repeat : 0};
   pthread_mutex_init(&sh.lock, NULL);
-  pthread_cond_init(&sh.go_cond, NULL);
-  pthread_cond_init(&sh.ready_cond, NULL);
+  bench_gate_init(&sh.gate);
   pc_client *th = calloc((size_t)clients, sizeof *th);
   int opened = 0, started = 0;
   bool fail = th == NULL;
@@ -261,17 +253,9 @@ int bench_port_clients(bench_ctx *b, int clients) {
     else started++;
   }
   pthread_attr_destroy(&attr);
-  pthread_mutex_lock(&sh.lock);
-  while (sh.ready < started) pthread_cond_wait(&sh.ready_cond, &sh.lock);
-  pthread_mutex_unlock(&sh.lock);
-  bench_busy_pause(); /* the ports share the GPU with its kernel (bench_concurrency.c) */
-  pthread_mutex_lock(&sh.lock);
-  double t0 = nxvk_now_ns();
-  sh.deadline_ns = t0 + o->min_time * 1e9;
-  if (fail) sh.ops_per_client = -1, sh.deadline_ns = t0;
-  sh.go = true;
-  pthread_cond_broadcast(&sh.go_cond);
-  pthread_mutex_unlock(&sh.lock);
+  /* the ports share the GPU with the busy kernel: the gate pauses it */
+  if (fail) sh.ops_per_client = -1;
+  double t0 = bench_gate_start(&sh.gate, started, o->min_time, !fail, NULL, NULL);
   double end = t0;
   for (int i = 0; i < started; i++) {
     pthread_join(th[i].tid, NULL);
@@ -280,8 +264,7 @@ int bench_port_clients(bench_ctx *b, int clients) {
   bench_busy_resume();
   for (int i = 0; i < opened; i++) conn_close(&th[i].conn);
   free(th);
-  pthread_cond_destroy(&sh.go_cond);
-  pthread_cond_destroy(&sh.ready_cond);
+  bench_gate_destroy(&sh.gate);
   pthread_mutex_destroy(&sh.lock);
   long long ops = atomic_load(&sh.ops), wrong = atomic_load(&sh.wrong);
   if (fail || sh.failed) {
