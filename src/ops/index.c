@@ -120,6 +120,16 @@ typedef struct {
   int64_t KS, S[NXVK_MAX_RANK], lim[NXVK_MAX_RANK];
 } plan;
 
+/* Every plan's start: zeroed, over dims, K lookups of one index each
+ * (KS 1); st gets the contiguous strides of the tensor t. */
+static void plan_start(plan *p, const nxvk_shape *dims, int K, const nxvk_shape *t, int64_t *st) {
+  memset(p, 0, sizeof *p);
+  p->dims = *dims;
+  p->K = K;
+  p->KS = 1;
+  nxvk_contiguous_strides(t, st);
+}
+
 static void plan_meta(const plan *p, int64_t n, uint32_t *meta) {
   memset(meta, 0, 48 * sizeof *meta);
   meta[0] = (uint32_t)n;
@@ -388,11 +398,7 @@ int nxvk_dynslice_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta 
 
 static void dynslice_plan(const nxvk_attrs *a, const nxvk_shape *in, const nxvk_shape *out, plan *p) {
   int64_t st[NXVK_MAX_RANK];
-  nxvk_contiguous_strides(in, st);
-  memset(p, 0, sizeof *p);
-  p->dims = *out;
-  p->K = in->rank;
-  p->KS = 1;
+  plan_start(p, out, in->rank, in, st);
   for (int d = 0; d < in->rank; d++) {
     p->A[d] = st[d] * a->stride[d];
     p->S[d] = st[d];
@@ -400,22 +406,8 @@ static void dynslice_plan(const nxvk_attrs *a, const nxvk_shape *in, const nxvk_
   }
 }
 
-int nxvk_dynslice_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
-                      int nin, nxvk_tensor *out) {
-  (void)op; (void)nin;
-  plan p;
-  dynslice_plan(a, &in[0]->shape, &out->shape, &p);
-  return gather_run(r, &p, in[0], in[1], out);
-}
-
-int nxvk_dynslice_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
-                      nxvk_host *out) {
-  (void)op; (void)nin;
-  plan p;
-  dynslice_plan(a, &in[0].shape, &out->shape, &p);
-  gather_ref(&p, &in[0], &in[1], out);
-  return NXVK_OK;
-}
+/* dynamic_slice runs and is checked as gather (nxvk_gather_gpu / _ref: any_plan
+ * makes its plan) */
 
 int nxvk_putslice_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, int nin,
                         nxvk_meta *out) {
@@ -439,11 +431,7 @@ int nxvk_putslice_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta 
 
 static void putslice_plan(const nxvk_shape *t, const nxvk_shape *u, plan *p) {
   int64_t st[NXVK_MAX_RANK];
-  nxvk_contiguous_strides(t, st);
-  memset(p, 0, sizeof *p);
-  p->dims = *u;
-  p->K = t->rank;
-  p->KS = 1;
+  plan_start(p, u, t->rank, t, st);
   for (int d = 0; d < t->rank; d++) {
     p->A[d] = st[d];
     p->S[d] = st[d];
@@ -578,12 +566,8 @@ static void gather_plan(const nxvk_attrs *a, const nxvk_shape *t, const nxvk_sha
   int K = (int)ix->dim[ix->rank - 1], axes[NXVK_MAX_RANK];
   (void)index_axes(NULL, a, K, t->rank, axes); /* checked by infer */
   int64_t st[NXVK_MAX_RANK], ist[NXVK_MAX_RANK];
-  nxvk_contiguous_strides(t, st);
+  plan_start(p, out, K, t, st);
   nxvk_contiguous_strides(ix, ist);
-  memset(p, 0, sizeof *p);
-  p->dims = *out;
-  p->K = K;
-  p->KS = 1;
   int o = 0;
   for (int d = 0; d < ix->rank - 1; d++) p->B[o++] = ist[d];
   for (int d = 0; d < t->rank; d++)
@@ -633,12 +617,8 @@ static void take_plan(const nxvk_op *op, const nxvk_attrs *a, const nxvk_shape *
   int ax = (a->set & NXVK_ATTR_AXIS) ? a->axis : 0;
   if (ax < 0) ax += t->rank;
   int64_t st[NXVK_MAX_RANK], ist[NXVK_MAX_RANK];
-  nxvk_contiguous_strides(t, st);
+  plan_start(p, out, 1, t, st);
   nxvk_contiguous_strides(ix, ist);
-  memset(p, 0, sizeof *p);
-  p->dims = *out;
-  p->K = 1;
-  p->KS = 1;
   p->S[0] = st[ax];
   p->lim[0] = t->dim[ax] > 0 ? t->dim[ax] - 1 : 0;
   if (op->code == 1) {
@@ -720,11 +700,7 @@ static void indexed_plan(const nxvk_attrs *a, const nxvk_shape *t, const nxvk_sh
   int K = (int)ix->dim[1], axes[NXVK_MAX_RANK];
   (void)index_axes(NULL, a, K, t->rank, axes);
   int64_t st[NXVK_MAX_RANK];
-  nxvk_contiguous_strides(t, st);
-  memset(p, 0, sizeof *p);
-  p->dims = *u;
-  p->K = K;
-  p->KS = 1;
+  plan_start(p, u, K, t, st);
   p->B[0] = K;
   int j = 1;
   for (int d = 0; d < t->rank; d++)

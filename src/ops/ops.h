@@ -157,7 +157,7 @@ void nxvk_convert_elem(const nxvk_host *src, int64_t si, nxvk_host *dst, int64_t
   int nxvk_##kind##_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
 NXVK_DECL_OP(broadcast)
 NXVK_DECL_OP(pad)
-NXVK_DECL_OP(dynslice)
+int nxvk_dynslice_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
 NXVK_DECL_OP(putslice)
 NXVK_DECL_OP(gather)
 NXVK_DECL_OP(indexed)

@@ -275,7 +275,7 @@ const nxvk_op nxvk_op_table[] = {
      nxvk_pad_infer, nxvk_pad_gpu, nxvk_pad_ref, NULL, 0, NULL},
     {{"dynamic_slice", NXVK_KIND_INDEX, 2, NXVK_DT_ANY, NXVK_ATTR_SLICE, NULL,
       "dynamic_slice(x, starts): length (and stride) per axis; starts clamped to 0..dim-length"},
-     nxvk_dynslice_infer, nxvk_dynslice_gpu, nxvk_dynslice_ref, NULL, 0, NULL},
+     nxvk_dynslice_infer, nxvk_gather_gpu, nxvk_gather_ref, NULL, 0, NULL},
     {{"put_slice", NXVK_KIND_INDEX, 3, NXVK_DT_ANY, 0, NULL,
       "put_slice(x, slice, starts): starts clamped to 0..dim-slice dim"},
      nxvk_putslice_infer, nxvk_putslice_gpu, nxvk_putslice_ref, NULL, 0, NULL},
