@@ -509,6 +509,7 @@ static int emit_paired_split(sbuf *s, const nxvk_cg_program *p, const char *form
                  "       ((in%d.v[y%d >> 1u] >> ((y%d & 1u) << 4u)) << 16u);\n",
               k, k, k, k, k, k, k);
   sb_printf(s, "}\n");
+  if (vec) sb_printf(s, "const uint VU = (UNROLL + 3u) / 4u;\n");
   if (wg && !never) { /* the workgroup's rare words of a round, two an invocation (more: each redoes its own) */
     const char *sz = "gl_WorkGroupSize.x * 2u";
     sb_printf(s, "shared uint rq_n;\nshared uint rq_i[%s];\n", sz);
@@ -535,12 +536,16 @@ static int emit_paired_split(sbuf *s, const nxvk_cg_program *p, const char *form
     const char *cnt = v4 ? "nv" : "np";
     if (v4) sb_printf(s, "  if (contig == %uu) {\n  uint nv = np >> 2u;\n", (1u << ni) - 1u);
     else if (vec) sb_printf(s, "  {\n");
-    sb_printf(s, "  for (uint b0 = first; b0 < %s; b0 += step * UNROLL) {\n"
+    const char *U = v4 ? "VU" : "UNROLL";
+    if (v4) /* the vectors' own unroll: UNROLL words a round in whole vectors (the grid is the words') */
+      sb_printf(s, "  uint vfirst = BLOCKED != 0u ? gl_WorkGroupID.x * gl_WorkGroupSize.x * VU\n"
+                   "                              : gl_WorkGroupID.x * gl_WorkGroupSize.x;\n");
+    sb_printf(s, "  for (uint b0 = %s; b0 < %s; b0 += step * %s) {\n"
                  "    uint i0 = b0 + lid;\n"
-                 "    uint left = i0 < %s ? %s - i0 : 0u;\n", cnt, cnt, cnt);
-    for (int k = 0; k < ni; k++) sb_printf(s, "    %s l%d[UNROLL];\n", v4 ? "uvec4" : "uint", k);
-    sb_printf(s, "    [[unroll]] for (uint u = 0u; u < UNROLL; u++) {\n"
-                 "      if (u * ustep >= left) break;\n");
+                 "    uint left = i0 < %s ? %s - i0 : 0u;\n", v4 ? "vfirst" : "first", cnt, U, cnt, cnt);
+    for (int k = 0; k < ni; k++) sb_printf(s, "    %s l%d[%s];\n", v4 ? "uvec4" : "uint", k, U);
+    sb_printf(s, "    [[unroll]] for (uint u = 0u; u < %s; u++) {\n"
+                 "      if (u * ustep >= left) break;\n", U);
     if (v4) {
       for (int k = 0; k < ni; k++) sb_printf(s, "      l%d[u] = in%dv.v[i0 + u * ustep];\n", k, k);
     } else {
@@ -550,8 +555,8 @@ static int emit_paired_split(sbuf *s, const nxvk_cg_program *p, const char *form
     }
     sb_printf(s, "    }\n"
                  "    uint rare = 0u;\n"
-                 "    [[unroll]] for (uint u = 0u; u < UNROLL; u++) {\n"
-                 "      if (u * ustep >= left) break;\n");
+                 "    [[unroll]] for (uint u = 0u; u < %s; u++) {\n"
+                 "      if (u * ustep >= left) break;\n", U);
     if (v4) {
       /* bit 4u + c: word c of the round's vector u */
       sb_printf(s, "      uint j = i0 + u * ustep, rm = 0u;\n      uvec4 w;\n");
@@ -581,7 +586,7 @@ static int emit_paired_split(sbuf *s, const nxvk_cg_program *p, const char *form
       if (v4) {
         sb_printf(s, "      uint u = b >> 2u, c = b & 3u;\n");
         for (int k = 0; k < ni; k++) sb_printf(s, "      uvec4 e%d = l%d[0];\n", k, k);
-        sb_printf(s, "      [[unroll]] for (uint v = 1u; v < UNROLL; v++)\n        if (u == v) {");
+        sb_printf(s, "      [[unroll]] for (uint v = 1u; v < VU; v++)\n        if (u == v) {");
         for (int k = 0; k < ni; k++) sb_printf(s, " e%d = l%d[v];", k, k);
         sb_printf(s, " }\n");
         for (int k = 0; k < ni; k++)

@@ -3,7 +3,6 @@
  * command buffer, and the dispatch helpers the kinds share.
  */
 #include "ops.h"
-#include "codegen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -310,10 +309,7 @@ uint32_t nxvk_ew_launch(nxvk_ctx *c, uint64_t n, bool paired, uint32_t spec[NXVK
   spec[0] = wg;
   spec[1] = unroll;
   spec[2] = c->tuning->ew_blocked;
-  /* NXVK_EW16_VEC: four words an element of the round (codegen.c's split
-   * kernels; other paired kernels loop over the smaller grid) */
-  uint32_t vec = paired && (c->tuning->ew16 & NXVK_EW16_VEC) && (c->tuning->ew16 & (NXVK_EW16_SPLIT1 | NXVK_EW16_SPLIT2)) ? 4 : 1;
-  return nxvk_groups_for(c, n, wg * unroll * vec);
+  return nxvk_groups_for(c, n, wg * unroll);
 }
 
 int nxvk_strided_copy(nxvk_rec *r, nxvk_buffer *src, nxvk_dtype sd, int64_t src_base,

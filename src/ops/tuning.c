@@ -212,12 +212,16 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
    * 0 inline, under a branch per element in the unrolled loop; 1 after
    * each round, an invocation's rare words in its own loop; 2 after each
    * round, a workgroup's rare words queued in shared memory and shared out */
+  /* GPUs: 2 with vectors, the form that ran every f16/bf16 add and exp
+   * cell at 0.93-1.00 of PyTorch on an H100 (0.59-0.89 inline; bench/NOTES.md) */
   static const char *const splits[] = {"0", "1", "2"};
-  if ((i = knob_choice("NXVK_EW16_SPLIT", splits, 3, "want 0, 1 or 2", &rc)) > 0)
-    t->ew16 |= i == 1 ? NXVK_EW16_SPLIT1 : NXVK_EW16_SPLIT2;
-  /* split kernels with contiguous operands: 16-byte vector loads, four
-   * words each (the grid shrinks fourfold; kernels of other forms loop) */
-  if ((i = knob_choice("NXVK_EW16_VEC", zero_one, 2, "want 0 or 1", &rc)) == 1) t->ew16 |= NXVK_EW16_VEC;
+  int split = gpu ? 2 : 0, vec = gpu;
+  if ((i = knob_choice("NXVK_EW16_SPLIT", splits, 3, "want 0, 1 or 2", &rc)) >= 0) split = i;
+  if (split) t->ew16 |= split == 1 ? NXVK_EW16_SPLIT1 : NXVK_EW16_SPLIT2;
+  /* split kernels with contiguous operands: 16-byte vector loads, the
+   * round's NXVK_EW16_UNROLL words in whole vectors */
+  if ((i = knob_choice("NXVK_EW16_VEC", zero_one, 2, "want 0 or 1", &rc)) >= 0) vec = i;
+  if (vec) t->ew16 |= NXVK_EW16_VEC;
   if (rc) return rc;
 
   knob_list("NXVK_DOT_TILES", t->dot_tiles, 5, 5, "want BM,BN,BK,TM,TN (five whole numbers)", &rc);
