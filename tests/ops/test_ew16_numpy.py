@@ -115,12 +115,12 @@ def single_ops(dt):
         runs = [(f, m, "") for f in forms for m in modes if f is forms[-1] or m != "0"]
         # the exact path out of the unrolled loop (NXVK_EW16_SPLIT): the
         # invocation's loop at 3 words a round a grid apart, the workgroup's
-        # queue at the GPUs' 4 blocked
+        # queue at the GPUs' 4 blocked; with vectors, 1 and 2 a round
         # (v: with 16-byte vector loads, NXVK_EW16_VEC)
         runs += [(f, m, sp) for f in forms for m in ("all", "fuzz") for sp in ("1", "2", "1v", "2v")]
         for (form, extra), mode, sp in runs:
             if sp:
-                extra = dict(extra, NXVK_EW16_SPLIT=sp[0], NXVK_EW16_UNROLL="3" if sp[0] == "1" else "4",
+                extra = dict(extra, NXVK_EW16_SPLIT=sp[0], NXVK_EW16_UNROLL={"1": "3", "2": "4", "1v": "3", "2v": "8"}[sp],
                              NXVK_EW_BLOCKED="0" if sp[0] == "1" else "1", NXVK_EW16_VEC="1" if "v" in sp else "0")
             got, err = run(["--op", op, pa] + ([] if op == "exp" else [pb]) + ["-o", po], mode, {"o": po}, extra)
             mode = "%s%s%s" % (mode, " F16_CVT=" + form if form else "", " SPLIT=" + sp if sp else "")
