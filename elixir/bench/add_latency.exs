@@ -44,7 +44,10 @@ defmodule AddLatency do
   defp loop(fun, deadline, acc, n) do
     {t, _} = :timer.tc(fun)
     acc = [t | acc]
-    if n >= 20 and System.monotonic_time(:microsecond) > deadline, do: acc, else: loop(fun, deadline, acc, n + 1)
+
+    if n >= 20 and System.monotonic_time(:microsecond) > deadline,
+      do: acc,
+      else: loop(fun, deadline, acc, n + 1)
   end
 
   def pct(l, p) do
@@ -91,7 +94,10 @@ variants
   per = fn k -> AddLatency.f1((e1[k] - e0[k]) / runs / 1000) end
   reqs = max(s1["requests"] - s0["requests"], 1)
   stage = fn k -> s1["time_ns"][k] - s0["time_ns"][k] end
-  besides = (stage.("read") + stage.("decode") + stage.("command") + stage.("reply") - stage.("engine")) / reqs / 1000
+
+  besides =
+    (stage.("read") + stage.("decode") + stage.("command") + stage.("reply") - stage.("engine")) /
+      reqs / 1000
 
   IO.puts(
     "| #{name}#{if env != [], do: " (" <> Enum.map_join(env, " ", fn {k, v} -> "#{k}=#{v}" end) <> ")", else: ""}#{if early, do: "", else: " (replies after the run)"} | " <>
@@ -105,4 +111,6 @@ variants
   Supervisor.delete_child(Nxvk.Supervisor, :"Elixir.Nxvk.Server.#{dev}")
 end)
 
-if early0 == nil, do: :persistent_term.erase({Nxvk.Graph, :early}), else: :persistent_term.put({Nxvk.Graph, :early}, early0)
+if early0 == nil,
+  do: :persistent_term.erase({Nxvk.Graph, :early}),
+  else: :persistent_term.put({Nxvk.Graph, :early}, early0)
