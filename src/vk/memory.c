@@ -405,7 +405,7 @@ static int piece_copy(nxvk_ctx *c, nxvk_buffer **staging, size_t staging_size, n
 
 /* bytes per copy and threads at most: c->xfer_piece (default 4 MiB; the
  * lanes take smaller pieces for smaller transfers) and c->xfer_threads
- * (default 8), set by NXVK_XFER_PIECE and NXVK_XFER_THREADS
+ * (default 16), set by NXVK_XFER_PIECE and NXVK_XFER_THREADS
  * (src/ops/tuning.c) */
 #define XFER_PIECE (x->piece)
 #define XFER_MAX_THREADS 64
