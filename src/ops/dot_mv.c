@@ -43,10 +43,12 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
       batch == 0 || (M > MV_MAX && N > MV_MAX) || !d->subgroup_shuffle || sg < 4 || sg > 128 || (sg & (sg - 1)) ||
       d->min_subgroup_size != d->max_subgroup_size || batch > d->max_workgroup_count[2])
     return 1;
-  /* f32 stays on dot_skinny.comp unless NXVK_DOT_MV is set: on the H100 it
-   * matched or beat this kernel's first layouts (bench/NOTES.md, dot_mv) */
-  if (dtype == NXVK_F32 && !tu->dot_mv_on) return 1;
   bool rows = N <= MV_MAX && (M > MV_MAX || N <= M);
+  /* f32 takes this kernel for matrix-vector products (n = 1: H100 2 326
+   * against 1 911 GB/s at 4096, H200 3 924 against 3 467 at 8192) and stays
+   * on dot_skinny.comp otherwise unless NXVK_DOT_MV is set: it matched or
+   * beat this kernel's other layouts (bench/NOTES.md, dot_mv) */
+  if (dtype == NXVK_F32 && !tu->dot_mv_on && !(rows && N == 1)) return 1;
   uint32_t nb = rows ? N : M, nq = (nb + 3) / 4;
   uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), V = 16 / esz;
   uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations

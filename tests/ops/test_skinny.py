@@ -152,6 +152,7 @@ case("D=1 R=2 U=1 S=3: the vector from memory (K odd)", (70, 999), (999, 1), ker
      env={"NXVK_DOT_MV": "2,64,1,3,1"})
 case("f32 by default: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32",
      env={})
+case("f32 by default: 300x1000 . 1000x1 on dot_mv", (300, 1000), (1000, 1), kernel="dot_mv_rows_f32", env={})
 case("f32 by default: 16x2500 . 2500x700 on dot_skinny", (16, 2500), (2500, 700), kernel="dot_skinny_m_f32", env={})
 OFF = {"NXVK_DOT_MV": "off"}
 case("off: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32", env=OFF)
