@@ -356,6 +356,11 @@ int nxvk_rt_kernel_get(nxvk_ctx *c, const char *name, const uint32_t *spec, int 
   }
   rc = nxvk_kernel_get_spirv(c, e->key, words, bytes, spec, nspec, nbuffers, k);
   free(words);
-  if (rc == NXVK_OK && *k && !(*k)->rt_name[0]) snprintf((*k)->rt_name, sizeof (*k)->rt_name, "%s", name);
+  if (rc == NXVK_OK && *k) {
+    /* threads compiling the same kernel race here; the stats report reads it under the same lock */
+    pthread_mutex_lock(&c->kernel_lock);
+    if (!(*k)->rt_name[0]) snprintf((*k)->rt_name, sizeof (*k)->rt_name, "%s", name);
+    pthread_mutex_unlock(&c->kernel_lock);
+  }
   return rc;
 }
