@@ -66,7 +66,8 @@ defmodule Mix.Tasks.Compile.NxvkNif do
 
       args =
         ["-std=c11", "-O2", "-fPIC", "-shared", "-Wall", "-Wextra", "-I", include] ++
-          ["-o", out, src] ++ if(:os.type() == {:unix, :darwin}, do: ["-undefined", "dynamic_lookup"], else: [])
+          ["-o", out, src] ++
+          if(:os.type() == {:unix, :darwin}, do: ["-undefined", "dynamic_lookup"], else: [])
 
       case System.cmd(cc, args, stderr_to_stdout: true) do
         {_, 0} ->

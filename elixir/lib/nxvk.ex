@@ -83,7 +83,8 @@ defmodule Nxvk do
   (a Task can make a tensor and give it to its caller before it ends).
   """
   @spec transfer(Tensor.t(), pid) :: :ok | {:error, {atom, String.t()}}
-  def transfer(%Tensor{server: s, handle: h}, pid) when is_pid(pid), do: Server.transfer(s, h, pid)
+  def transfer(%Tensor{server: s, handle: h}, pid) when is_pid(pid),
+    do: Server.transfer(s, h, pid)
 
   @doc "Frees the tensor's device memory now (else its owner's exit does)."
   @spec free(Tensor.t()) :: :ok | {:error, {atom, String.t()}}

@@ -161,14 +161,27 @@ if Code.ensure_loaded?(Nx) do
       case GenServer.whereis(name) do
         nil ->
           physical = Map.get(Application.get_env(:nxvk, :device_map, %{}), n, n)
-          env = [{"NXVK_DEVICE", "#{physical}"} | Map.get(Application.get_env(:nxvk, :device_env, %{}), n, [])]
+
+          env = [
+            {"NXVK_DEVICE", "#{physical}"}
+            | Map.get(Application.get_env(:nxvk, :device_env, %{}), n, [])
+          ]
+
           spec = %{id: name, start: {Nxvk.Server, :start_link, [[name: name, env: env]]}}
 
           case Supervisor.start_child(Nxvk.Supervisor, spec) do
-            {:ok, pid} -> pid
-            {:error, {:already_started, pid}} -> pid
-            {:error, :already_present} -> (Supervisor.restart_child(Nxvk.Supervisor, name); server(n))
-            {:error, reason} -> raise "nxvk: cannot start the port for device #{n}: #{inspect(reason)}"
+            {:ok, pid} ->
+              pid
+
+            {:error, {:already_started, pid}} ->
+              pid
+
+            {:error, :already_present} ->
+              Supervisor.restart_child(Nxvk.Supervisor, name)
+              server(n)
+
+            {:error, reason} ->
+              raise "nxvk: cannot start the port for device #{n}: #{inspect(reason)}"
           end
 
         pid ->
@@ -208,7 +221,7 @@ if Code.ensure_loaded?(Nx) do
 
     # --------------------------------------------------------------- stats
 
-    @callbacks (for {name, _} <- Nx.Backend.behaviour_info(:callbacks), uniq: true, do: name)
+    @callbacks for({name, _} <- Nx.Backend.behaviour_info(:callbacks), uniq: true, do: name)
                |> Enum.sort()
     @index @callbacks |> Enum.with_index() |> Map.new()
 
@@ -249,7 +262,12 @@ if Code.ensure_loaded?(Nx) do
     defp count(name, path, device) do
       i = Map.fetch!(@index, name)
       :counters.add(counters(), 2 * i + if(path == :native, do: 1, else: 2), 1)
-      :telemetry.execute([:nxvk, :backend, :call], %{count: 1}, %{callback: name, path: path, device: device})
+
+      :telemetry.execute([:nxvk, :backend, :call], %{count: 1}, %{
+        callback: name,
+        path: path,
+        device: device
+      })
     end
 
     # ------------------------------------------------------- data helpers
@@ -311,7 +329,17 @@ if Code.ensure_loaded?(Nx) do
         case Nxvk.Server.request(s, header, bin, gc: true) do
           {:ok, reply, _} ->
             h = reply["handle"]
-            %{out | data: %__MODULE__{server: s, handle: h, ref: reply[:gc][h], device: device, words: w}}
+
+            %{
+              out
+              | data: %__MODULE__{
+                  server: s,
+                  handle: h,
+                  ref: reply[:gc][h],
+                  device: device,
+                  words: w
+                }
+            }
 
           {:error, {code, _}} when code in [:unsupported_dtype, :too_large, :alloc_failed] ->
             host(out, bin, device)
@@ -427,9 +455,13 @@ if Code.ensure_loaded?(Nx) do
         {:ok, [%{"handle" => h, "dtype" => dt} = o]} ->
           count(name, :native, device)
           t = %{out | data: %__MODULE__{server: s, handle: h, ref: o[:ref], device: device}}
-          if G.type_of(dt) == out.type, do: t, else: raise("nxvk: #{name} gave #{dt} for #{inspect(out.type)}")
 
-        {:error, {code, _}} when code in [:unsupported_dtype, :unsupported, :too_large, :bad_attr] ->
+          if G.type_of(dt) == out.type,
+            do: t,
+            else: raise("nxvk: #{name} gave #{dt} for #{inspect(out.type)}")
+
+        {:error, {code, _}}
+        when code in [:unsupported_dtype, :unsupported, :too_large, :bad_attr] ->
           fallback(name, fallback_args)
 
         {:error, {code, msg}} ->
@@ -450,7 +482,8 @@ if Code.ensure_loaded?(Nx) do
           count(name, :native, device)
           %{out | data: %__MODULE__{server: s, handle: h, ref: o[:ref], device: device, words: w}}
 
-        {:error, {code, _}} when code in [:unsupported_dtype, :unsupported, :too_large, :bad_attr] ->
+        {:error, {code, _}}
+        when code in [:unsupported_dtype, :unsupported, :too_large, :bad_attr] ->
           fallback(name, fallback_args)
 
         {:error, {code, msg}} ->
@@ -520,8 +553,11 @@ if Code.ensure_loaded?(Nx) do
 
     defp to_host_deep(other), do: other
 
-    defp from_host_deep(%T{data: %Nx.BinaryBackend{state: bin}} = t, device), do: upload(t, bin, device)
-    defp from_host_deep(list, device) when is_list(list), do: Enum.map(list, &from_host_deep(&1, device))
+    defp from_host_deep(%T{data: %Nx.BinaryBackend{state: bin}} = t, device),
+      do: upload(t, bin, device)
+
+    defp from_host_deep(list, device) when is_list(list),
+      do: Enum.map(list, &from_host_deep(&1, device))
 
     defp from_host_deep(tuple, device) when is_tuple(tuple),
       do: tuple |> Tuple.to_list() |> Enum.map(&from_host_deep(&1, device)) |> List.to_tuple()
@@ -643,6 +679,7 @@ if Code.ensure_loaded?(Nx) do
           {g, y} = G.input(g, b, out.type)
           {g, one} = G.scalar(g, 1, out.type)
           {g, zero} = G.scalar(g, 0, out.type)
+
           {g, r, _base} =
             Enum.reduce(0..(walk - 1)//1, {g, one, x}, fn i, {g, r, base} ->
               {g, k} = G.scalar(g, i, out.type)
@@ -689,8 +726,19 @@ if Code.ensure_loaded?(Nx) do
               {g, alo, ahi} = G.int64_words(g, a)
               {g, blo, bhi} = G.int64_words(g, b)
               unsigned = type == {:u, 64}
-              {g, r} = G.int64_compare(g, unquote(Atom.to_string(name)), unsigned, {alo, ahi}, {blo, bhi})
-              {g, r} = G.op(g, "reshape", [r], %{"shape" => broadcast_shape(a.shape, b.shape) ++ [1]})
+
+              {g, r} =
+                G.int64_compare(
+                  g,
+                  unquote(Atom.to_string(name)),
+                  unsigned,
+                  {alo, ahi},
+                  {blo, bhi}
+                )
+
+              {g, r} =
+                G.op(g, "reshape", [r], %{"shape" => broadcast_shape(a.shape, b.shape) ++ [1]})
+
               {g, r} = broadcast_to(g, r, %{out | shape: Tuple.append(out.shape, 1)})
               G.op(g, "reshape", [r], %{"shape" => Tuple.to_list(out.shape)})
             end)
@@ -718,7 +766,11 @@ if Code.ensure_loaded?(Nx) do
         {g, neg} = G.op(g, "less", [sv, zero])
         {g, r} = G.op(g, Atom.to_string(name), if(swapped, do: [su, uv], else: [uv, su]))
         # a negative signed side: u > s
-        greater = if swapped, do: [:less, :less_equal, :not_equal], else: [:greater, :greater_equal, :not_equal]
+        greater =
+          if swapped,
+            do: [:less, :less_equal, :not_equal],
+            else: [:greater, :greater_equal, :not_equal]
+
         {g, k} = G.scalar(g, if(name in greater, do: 1, else: 0), {:u, 8})
         {g, r} = G.op(g, "select", [neg, k, r])
         broadcast_to(g, r, out)
@@ -904,25 +956,32 @@ if Code.ensure_loaded?(Nx) do
 
     @impl true
     def select(out, pred, on_true, on_false) do
-      if words?(out, [on_true, on_false]) and nat?([pred.type], device_of([pred, on_true, on_false])) do
-        native_words(:select, out, [pred, on_true, on_false], [out, pred, on_true, on_false], fn g, w ->
-          {g, p} = G.input(g, pred, pred.type)
+      if words?(out, [on_true, on_false]) and
+           nat?([pred.type], device_of([pred, on_true, on_false])) do
+        native_words(
+          :select,
+          out,
+          [pred, on_true, on_false],
+          [out, pred, on_true, on_false],
+          fn g, w ->
+            {g, p} = G.input(g, pred, pred.type)
 
-          {g, p} =
-            if pred.type == {:u, 8} do
-              {g, p}
-            else
-              {g, z} = G.scalar(g, 0, pred.type)
-              G.op(g, "not_equal", [p, z])
-            end
+            {g, p} =
+              if pred.type == {:u, 8} do
+                {g, p}
+              else
+                {g, z} = G.scalar(g, 0, pred.type)
+                G.op(g, "not_equal", [p, z])
+              end
 
-          # the mask gets a trailing axis of 1: numpy broadcasting over the words
-          {g, p} = G.op(g, "reshape", [p], %{"shape" => Tuple.to_list(pred.shape) ++ [1]})
-          {g, x} = G.word_input(g, on_true, w)
-          {g, y} = G.word_input(g, on_false, w)
-          {g, r} = G.op(g, "select", [p, x, y])
-          broadcast_to(g, r, %{out | shape: Tuple.append(out.shape, w)})
-        end)
+            # the mask gets a trailing axis of 1: numpy broadcasting over the words
+            {g, p} = G.op(g, "reshape", [p], %{"shape" => Tuple.to_list(pred.shape) ++ [1]})
+            {g, x} = G.word_input(g, on_true, w)
+            {g, y} = G.word_input(g, on_false, w)
+            {g, r} = G.op(g, "select", [p, x, y])
+            broadcast_to(g, r, %{out | shape: Tuple.append(out.shape, w)})
+          end
+        )
       else
         select_native(out, pred, on_true, on_false)
       end
@@ -1032,13 +1091,16 @@ if Code.ensure_loaded?(Nx) do
     def all_close(out, a, b, opts) do
       count(:all_close, :native, device_of([a, b]))
       {atol, rtol} = {opts[:atol], opts[:rtol]}
-      finite = Nx.less_equal(Nx.abs(Nx.subtract(a, b)), Nx.add(atol, Nx.multiply(rtol, Nx.abs(b))))
+
+      finite =
+        Nx.less_equal(Nx.abs(Nx.subtract(a, b)), Nx.add(atol, Nx.multiply(rtol, Nx.abs(b))))
 
       r =
         if Nx.Type.integer?(a.type) and Nx.Type.integer?(b.type) do
           Nx.all(finite)
         else
-          inf = Nx.select(Nx.logical_or(Nx.is_infinity(a), Nx.is_infinity(b)), Nx.equal(a, b), finite)
+          inf =
+            Nx.select(Nx.logical_or(Nx.is_infinity(a), Nx.is_infinity(b)), Nx.equal(a, b), finite)
 
           if opts[:equal_nan],
             do: Nx.all(Nx.select(Nx.logical_and(Nx.is_nan(a), Nx.is_nan(b)), 1, inf)),
@@ -1078,10 +1140,13 @@ if Code.ensure_loaded?(Nx) do
             host(out, <<0::size(bits)>>, d)
 
           nat?([t.type], d) and Keyword.get(opts, :tie_break, :low) in [:low, :high] and
-              Nx.size(t) > 1 and match?({k, _} when k in [:s, :u], out.type) and
+            Nx.size(t) > 1 and match?({k, _} when k in [:s, :u], out.type) and
               (nat?([out.type], d) or words(out.type, d) == 2) ->
-            attrs = %{"keep_axes" => Keyword.get(opts, :keep_axis, false),
-                      "tie_break" => Atom.to_string(Keyword.get(opts, :tie_break, :low))}
+            attrs = %{
+              "keep_axes" => Keyword.get(opts, :keep_axis, false),
+              "tie_break" => Atom.to_string(Keyword.get(opts, :tie_break, :low))
+            }
+
             attrs = if opts[:axis], do: Map.put(attrs, "axes", [opts[:axis]]), else: attrs
             op = unquote(Atom.to_string(name))
 
@@ -1258,7 +1323,8 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp broadcast_native(out, t, shape, axes) do
-      if nat?([t.type], device_of([t])) and t.type == out.type and axes == Enum.uniq(Enum.sort(axes)) do
+      if nat?([t.type], device_of([t])) and t.type == out.type and
+           axes == Enum.uniq(Enum.sort(axes)) do
         native(:broadcast, out, [t], [out, t, shape, axes], fn g ->
           {g, x} = G.input(g, t, t.type)
           G.op(g, "broadcast", [x], %{"shape" => Tuple.to_list(shape), "axes" => axes})
@@ -1291,7 +1357,12 @@ if Code.ensure_loaded?(Nx) do
           native_words(:slice, out, [t], [out, t, starts, lengths, strides], fn g, w ->
             {g, x} = G.word_input(g, t, w)
             # the port's length counts output elements (Nx's spans the input)
-            attrs = %{"start" => starts ++ [0], "length" => Tuple.to_list(out.shape) ++ [w], "stride" => strides ++ [1]}
+            attrs = %{
+              "start" => starts ++ [0],
+              "length" => Tuple.to_list(out.shape) ++ [w],
+              "stride" => strides ++ [1]
+            }
+
             G.op(g, "slice", [x], attrs)
           end)
 
@@ -1306,17 +1377,27 @@ if Code.ensure_loaded?(Nx) do
           native(:slice, out, [t], [out, t, starts, lengths, strides], fn g ->
             {g, x} = G.input(g, t, t.type)
             # the port's length counts output elements (Nx's spans the input)
-            G.op(g, "slice", [x], %{"start" => starts, "length" => Tuple.to_list(out.shape), "stride" => strides})
+            G.op(g, "slice", [x], %{
+              "start" => starts,
+              "length" => Tuple.to_list(out.shape),
+              "stride" => strides
+            })
           end)
 
         nat?([t.type], device_of([t])) and starts_ok?(starts, device_of([t])) ->
           # starts given as tensors: dynamic_slice clamps them as Nx does; its
           # length spans the input, as Nx's lengths
-          native(:slice, out, [t | tensors_of(starts)], [out, t, starts, lengths, strides], fn g ->
-            {g, x} = G.input(g, t, t.type)
-            {g, st} = starts_input(g, starts)
-            G.op(g, "dynamic_slice", [x, st], %{"length" => lengths, "stride" => strides})
-          end)
+          native(
+            :slice,
+            out,
+            [t | tensors_of(starts)],
+            [out, t, starts, lengths, strides],
+            fn g ->
+              {g, x} = G.input(g, t, t.type)
+              {g, st} = starts_input(g, starts)
+              G.op(g, "dynamic_slice", [x, st], %{"length" => lengths, "stride" => strides})
+            end
+          )
 
         true ->
           fallback(:slice, [out, t, starts, lengths, strides])
@@ -1353,8 +1434,11 @@ if Code.ensure_loaded?(Nx) do
       ty =
         starts
         |> Enum.map(fn
-          s when is_integer(s) -> if s >= -2_147_483_648 and s <= 2_147_483_647, do: {:s, 32}, else: {:s, 64}
-          %T{type: ty} -> ty
+          s when is_integer(s) ->
+            if s >= -2_147_483_648 and s <= 2_147_483_647, do: {:s, 32}, else: {:s, 64}
+
+          %T{type: ty} ->
+            ty
         end)
         |> Enum.reduce(&Nx.Type.merge/2)
 
@@ -1376,7 +1460,10 @@ if Code.ensure_loaded?(Nx) do
     @impl true
     def pad(out, t, pad_value, config) do
       # Nx sizes an empty axis with interior padding as low + high - interior
-      quirk = Enum.any?(Enum.zip(Tuple.to_list(t.shape), config), fn {n, {_, _, i}} -> n == 0 and i > 0 end)
+      quirk =
+        Enum.any?(Enum.zip(Tuple.to_list(t.shape), config), fn {n, {_, _, i}} ->
+          n == 0 and i > 0
+        end)
 
       if nat?([out.type], device_of([t, pad_value])) and not quirk do
         native(:pad, out, [t, pad_value], [out, t, pad_value, config], fn g ->
@@ -1453,12 +1540,18 @@ if Code.ensure_loaded?(Nx) do
         d = device_of([target, idx, updates])
 
         if nat?([out.type], d) and index_ok?(idx, d) and full do
-          native(unquote(name), out, [target, idx, updates], [out, target, idx, updates, opts], fn g ->
-            {g, x} = G.input(g, target, out.type)
-            {g, i} = G.input(g, idx, idx.type)
-            {g, u} = G.input(g, updates, out.type)
-            G.op(g, unquote(Atom.to_string(name)), [x, i, u], %{"axes" => axes})
-          end)
+          native(
+            unquote(name),
+            out,
+            [target, idx, updates],
+            [out, target, idx, updates, opts],
+            fn g ->
+              {g, x} = G.input(g, target, out.type)
+              {g, i} = G.input(g, idx, idx.type)
+              {g, u} = G.input(g, updates, out.type)
+              G.op(g, unquote(Atom.to_string(name)), [x, i, u], %{"axes" => axes})
+            end
+          )
         else
           fallback(unquote(name), [out, target, idx, updates, opts])
         end
@@ -1479,7 +1572,16 @@ if Code.ensure_loaded?(Nx) do
       rank = tuple_size(t.shape)
       zeros = List.duplicate(0, rank - 1)
       ones = List.duplicate(1, rank)
-      part = fn start, n -> slice(%{out | shape: put_elem(out.shape, 0, n)}, t, [start | zeros], [n | tl(Tuple.to_list(t.shape))], ones) end
+
+      part = fn start, n ->
+        slice(
+          %{out | shape: put_elem(out.shape, 0, n)},
+          t,
+          [start | zeros],
+          [n | tl(Tuple.to_list(t.shape))],
+          ones
+        )
+      end
 
       Stream.map(0..last//1, fn
         ^full -> concatenate(out, [part.(full * batch, left), part.(0, batch - left)], 0)
@@ -1507,10 +1609,11 @@ if Code.ensure_loaded?(Nx) do
     defp concatenate_native(out, tensors, axis) do
       if nat?([out.type], device_of(tensors)) and length(tensors) <= 64 do
         native(:concatenate, out, tensors, [out, tensors, axis], fn g ->
-          {g, vs} = Enum.reduce(tensors, {g, []}, fn t, {g, vs} ->
-            {g, v} = G.input(g, t, out.type)
-            {g, [v | vs]}
-          end)
+          {g, vs} =
+            Enum.reduce(tensors, {g, []}, fn t, {g, vs} ->
+              {g, v} = G.input(g, t, out.type)
+              {g, [v | vs]}
+            end)
 
           G.op(g, "concatenate", Enum.reverse(vs), %{"axis" => axis})
         end)
@@ -1542,16 +1645,22 @@ if Code.ensure_loaded?(Nx) do
         # s64/u64 held as words: 0..n-1 < 2^31, the low words count, the
         # high words are zero
         int64_type?(out.type) and words(out.type, device) == 2 and Nx.size(out) > 1 ->
-          native_words(:iota, out, [%T{out | data: %__MODULE__{device: device}}], [out, axis, []], fn g, 2 ->
-            shape = Tuple.to_list(out.shape)
-            attrs = %{"shape" => shape, "dtype" => "i32"}
-            attrs = if axis, do: Map.put(attrs, "axis", axis), else: attrs
-            {g, lo} = G.op(g, "iota", [], attrs)
-            {g, hi} = G.op(g, "subtract", [lo, lo])
-            {g, lo} = G.op(g, "reshape", [lo], %{"shape" => shape ++ [1]})
-            {g, hi} = G.op(g, "reshape", [hi], %{"shape" => shape ++ [1]})
-            G.op(g, "concatenate", [lo, hi], %{"axis" => length(shape)})
-          end)
+          native_words(
+            :iota,
+            out,
+            [%T{out | data: %__MODULE__{device: device}}],
+            [out, axis, []],
+            fn g, 2 ->
+              shape = Tuple.to_list(out.shape)
+              attrs = %{"shape" => shape, "dtype" => "i32"}
+              attrs = if axis, do: Map.put(attrs, "axis", axis), else: attrs
+              {g, lo} = G.op(g, "iota", [], attrs)
+              {g, hi} = G.op(g, "subtract", [lo, lo])
+              {g, lo} = G.op(g, "reshape", [lo], %{"shape" => shape ++ [1]})
+              {g, hi} = G.op(g, "reshape", [hi], %{"shape" => shape ++ [1]})
+              G.op(g, "concatenate", [lo, hi], %{"axis" => length(shape)})
+            end
+          )
 
         true ->
           count(:iota, :fallback, device)
@@ -1592,7 +1701,8 @@ if Code.ensure_loaded?(Nx) do
           _ -> nil
         end
 
-      if ct != nil and nat?([out.type, ct], device_of([a, b])) and Nx.size(a) > 0 and Nx.size(b) > 0 do
+      if ct != nil and nat?([out.type, ct], device_of([a, b])) and Nx.size(a) > 0 and
+           Nx.size(b) > 0 do
         native(:dot, out, [a, b], [out, a, ca, ba, b, cb, bb], fn g ->
           {g, r} = dot_graph(g, out, ct, a, ca, ba, b, cb, bb)
           G.cast(g, r, ct, out.type)
@@ -1625,7 +1735,9 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp permute(g, v, perm, rank) do
-      if perm == Enum.to_list(0..(rank - 1)//1), do: {g, v}, else: G.op(g, "transpose", [v], %{"perm" => perm})
+      if perm == Enum.to_list(0..(rank - 1)//1),
+        do: {g, v},
+        else: G.op(g, "transpose", [v], %{"perm" => perm})
     end
 
     # ------------------------------------------- scans, sorting, windows
@@ -1636,11 +1748,22 @@ if Code.ensure_loaded?(Nx) do
       @impl true
       def unquote(name)(out, t, opts) do
         if nat?([t.type], device_of([t])) and t.type == out.type do
-          native(unquote(name), out, [t], {:host, t, &apply(Nx, unquote(name), [&1, opts])}, fn g ->
-            {g, x} = G.input(g, t, t.type)
-            attrs = %{"axis" => Keyword.get(opts, :axis, 0), "reverse" => Keyword.get(opts, :reverse, false)}
-            G.op(g, unquote(Atom.to_string(name)), [x], attrs)
-          end)
+          native(
+            unquote(name),
+            out,
+            [t],
+            {:host, t, &apply(Nx, unquote(name), [&1, opts])},
+            fn g ->
+              {g, x} = G.input(g, t, t.type)
+
+              attrs = %{
+                "axis" => Keyword.get(opts, :axis, 0),
+                "reverse" => Keyword.get(opts, :reverse, false)
+              }
+
+              G.op(g, unquote(Atom.to_string(name)), [x], attrs)
+            end
+          )
         else
           fallback(unquote(name), {:host, t, &apply(Nx, unquote(name), [&1, opts])})
         end
@@ -1675,7 +1798,10 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp sort_attrs(opts),
-      do: %{"axis" => Keyword.get(opts, :axis, 0), "direction" => Atom.to_string(Keyword.get(opts, :direction, :asc))}
+      do: %{
+        "axis" => Keyword.get(opts, :axis, 0),
+        "direction" => Atom.to_string(Keyword.get(opts, :direction, :asc))
+      }
 
     # {values, indices}: two engine ops (top_k, top_k_indices); elsewhere
     # Nx's own definition (argsort descending, take_along_axis, slice)
@@ -1722,7 +1848,8 @@ if Code.ensure_loaded?(Nx) do
               "window_dimensions" => Tuple.to_list(window_dimensions),
               "strides" => opts[:strides] || List.duplicate(1, rank),
               "window_dilations" => opts[:window_dilations] || List.duplicate(1, rank),
-              "padding" => Enum.map(opts[:padding] || List.duplicate({0, 0}, rank), &Tuple.to_list/1)
+              "padding" =>
+                Enum.map(opts[:padding] || List.duplicate({0, 0}, rank), &Tuple.to_list/1)
             }
 
             G.op(g, unquote(Atom.to_string(name)), [x], attrs)
@@ -1741,7 +1868,10 @@ if Code.ensure_loaded?(Nx) do
     for name <- ~w(window_scatter_max window_scatter_min)a do
       @impl true
       def unquote(name)(out, t, source, init_value, window_dimensions, opts) do
-        cmp = if match?({:f, _}, init_value.type) and match?({k, _} when k in [:s, :u], t.type), do: {:f, 32}, else: t.type
+        cmp =
+          if match?({:f, _}, init_value.type) and match?({k, _} when k in [:s, :u], t.type),
+            do: {:f, 32},
+            else: t.type
 
         if nat?([cmp, out.type], device_of([t, source, init_value])) and Nx.size(out) > 0 do
           args = [out, t, source, init_value, window_dimensions, opts]
@@ -1756,7 +1886,8 @@ if Code.ensure_loaded?(Nx) do
             attrs = %{
               "window_dimensions" => Tuple.to_list(window_dimensions),
               "strides" => opts[:strides] || List.duplicate(1, rank),
-              "padding" => Enum.map(opts[:padding] || List.duplicate({0, 0}, rank), &Tuple.to_list/1)
+              "padding" =>
+                Enum.map(opts[:padding] || List.duplicate({0, 0}, rank), &Tuple.to_list/1)
             }
 
             G.op(g, unquote(Atom.to_string(name)), [x, s, v], attrs)
@@ -1865,20 +1996,91 @@ if Code.ensure_loaded?(Nx) do
     # ------------------------------------------------------------ fallback
 
     @native_defs [
-      :init, :constant, :from_binary, :to_binary, :inspect, :backend_copy, :backend_transfer,
-      :backend_deallocate, :add, :subtract, :multiply, :max, :min, :divide, :pow, :atan2, :remainder,
-      :equal, :not_equal, :less, :less_equal, :greater, :greater_equal, :abs, :negate, :sign,
-      :floor, :ceil, :round, :is_nan, :is_infinity, :select, :clip, :sum, :product, :reduce_max,
-      :reduce_min, :argmax, :argmin, :all, :any, :bitwise_not, :count_leading_zeros,
-      :population_count, :logical_and, :logical_or, :logical_xor, :logical_not, :all_close,
-      :as_type, :reshape, :squeeze, :transpose, :reverse, :broadcast, :slice, :concatenate, :iota,
-      :eye, :dot, :to_batched,
-      :cumulative_sum, :cumulative_product, :cumulative_max, :cumulative_min, :sort, :argsort,
-      :top_k, :window_sum, :window_product, :window_max, :window_min, :window_scatter_max,
-      :window_scatter_min, :conv, :cholesky,
-      :triangular_solve, :pad, :put_slice, :gather, :take, :take_along_axis, :indexed_add,
-      :indexed_put
-    ] ++ @float_unary ++ @int_binary
+                   :init,
+                   :constant,
+                   :from_binary,
+                   :to_binary,
+                   :inspect,
+                   :backend_copy,
+                   :backend_transfer,
+                   :backend_deallocate,
+                   :add,
+                   :subtract,
+                   :multiply,
+                   :max,
+                   :min,
+                   :divide,
+                   :pow,
+                   :atan2,
+                   :remainder,
+                   :equal,
+                   :not_equal,
+                   :less,
+                   :less_equal,
+                   :greater,
+                   :greater_equal,
+                   :abs,
+                   :negate,
+                   :sign,
+                   :floor,
+                   :ceil,
+                   :round,
+                   :is_nan,
+                   :is_infinity,
+                   :select,
+                   :clip,
+                   :sum,
+                   :product,
+                   :reduce_max,
+                   :reduce_min,
+                   :argmax,
+                   :argmin,
+                   :all,
+                   :any,
+                   :bitwise_not,
+                   :count_leading_zeros,
+                   :population_count,
+                   :logical_and,
+                   :logical_or,
+                   :logical_xor,
+                   :logical_not,
+                   :all_close,
+                   :as_type,
+                   :reshape,
+                   :squeeze,
+                   :transpose,
+                   :reverse,
+                   :broadcast,
+                   :slice,
+                   :concatenate,
+                   :iota,
+                   :eye,
+                   :dot,
+                   :to_batched,
+                   :cumulative_sum,
+                   :cumulative_product,
+                   :cumulative_max,
+                   :cumulative_min,
+                   :sort,
+                   :argsort,
+                   :top_k,
+                   :window_sum,
+                   :window_product,
+                   :window_max,
+                   :window_min,
+                   :window_scatter_max,
+                   :window_scatter_min,
+                   :conv,
+                   :cholesky,
+                   :triangular_solve,
+                   :pad,
+                   :put_slice,
+                   :gather,
+                   :take,
+                   :take_along_axis,
+                   :indexed_add,
+                   :indexed_put
+                 ] ++ @float_unary ++ @int_binary
 
     Code.ensure_loaded!(Nx.BinaryBackend)
 

@@ -47,13 +47,18 @@ if Code.ensure_loaded?(Nx) do
 
     @impl true
     def __stream__(key, input, acc, vars, fun, args_list, opts) do
-      with_backend(opts, fn -> Nx.Defn.Evaluator.__stream__(key, input, acc, vars, fun, args_list, opts) end)
+      with_backend(opts, fn ->
+        Nx.Defn.Evaluator.__stream__(key, input, acc, vars, fun, args_list, opts)
+      end)
     end
 
     @impl true
     def __compile__(key, vars, fun, opts) do
       device = Keyword.get(opts, :device, 0)
-      cache_key = {key, device, Enum.map(List.flatten(composite_templates(vars)), &{&1.type, &1.shape, &1.names})}
+
+      cache_key =
+        {key, device,
+         Enum.map(List.flatten(composite_templates(vars)), &{&1.type, &1.shape, &1.names})}
 
       plan =
         case lookup(cache_key) do
@@ -161,7 +166,9 @@ if Code.ensure_loaded?(Nx) do
               unsupported!("vectorized output")
 
             %T{} = t, st ->
-              unless G.native?(t.type, st.int64), do: unsupported!("output type #{inspect(t.type)}")
+              unless G.native?(t.type, st.int64),
+                do: unsupported!("output type #{inspect(t.type)}")
+
               {v, st} = lower(t, st)
               {%T{t | data: {:nxvk_output, v}}, st}
 
@@ -230,7 +237,9 @@ if Code.ensure_loaded?(Nx) do
         {v, st}
       else
         # as Nx converts (Nxvk.Graph.convert/7)
-        node = fn st, name, ins, attrs -> (fn {v, st} -> {st, v} end).(op(st, name, ins, attrs)) end
+        node = fn st, name, ins, attrs ->
+          (fn {v, st} -> {st, v} end).(op(st, name, ins, attrs))
+        end
 
         const = fn st, number, t ->
           {z, st} = fresh(st)
@@ -256,13 +265,18 @@ if Code.ensure_loaded?(Nx) do
     # them 64-bit; their values fit 32 bits exactly while the input has
     # fewer than 2^31 elements
     @masks [:equal, :not_equal, :less, :less_equal, :greater, :greater_equal, :is_nan]
-    defp narrow?(%T{type: {k, 64}, data: %Expr{op: :sum, args: [%T{data: %Expr{op: m}} = a, _]}}, _st)
+    defp narrow?(
+           %T{type: {k, 64}, data: %Expr{op: :sum, args: [%T{data: %Expr{op: m}} = a, _]}},
+           _st
+         )
          when k in [:s, :u] and m in @masks,
          do: Nx.size(a) < 2_147_483_648
 
     defp narrow?(%T{type: {k, 64}, data: %Expr{op: op, args: [a, opts]}}, st)
          when k in [:s, :u] and op in [:argmax, :argmin],
-         do: G.native?(a.type, st.int64) and Keyword.get(opts, :tie_break, :low) == :low and Nx.size(a) > 0
+         do:
+           G.native?(a.type, st.int64) and Keyword.get(opts, :tie_break, :low) == :low and
+             Nx.size(a) > 0
 
     # an integer constant in s32's range
     defp narrow?(%T{type: {k, _}, data: %Expr{op: :constant, args: [c]}}, _st)
@@ -277,7 +291,9 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp lower_op(:constant, %T{data: %Expr{args: [c]}} = t, st) do
-      unless is_number(c) or c in [:nan, :infinity, :neg_infinity], do: unsupported!("complex constant")
+      unless is_number(c) or c in [:nan, :infinity, :neg_infinity],
+        do: unsupported!("complex constant")
+
       {v, st} = fresh(st)
       scalar = Nx.tensor(c, type: t.type, backend: Nx.BinaryBackend)
       st = emit(st, {:const, v, scalar})
@@ -307,7 +323,8 @@ if Code.ensure_loaded?(Nx) do
       binary(st, name, a, b, t.type)
     end
 
-    defp lower_op(name, %T{data: %Expr{args: [a, b]}, type: {:f, _}} = t, st) when name in @float_binary do
+    defp lower_op(name, %T{data: %Expr{args: [a, b]}, type: {:f, _}} = t, st)
+         when name in @float_binary do
       binary(st, name, a, b, t.type)
     end
 
@@ -315,18 +332,22 @@ if Code.ensure_loaded?(Nx) do
       binary(st, name, a, b, Nx.Type.merge(a.type, b.type))
     end
 
-    defp lower_op(name, %T{data: %Expr{args: [a]}, type: {:f, _}} = t, st) when name in @float_unary do
+    defp lower_op(name, %T{data: %Expr{args: [a]}, type: {:f, _}} = t, st)
+         when name in @float_unary do
       {x, st} = input_as(st, a, t.type)
       op(st, Atom.to_string(name), [x])
     end
 
     defp lower_op(name, %T{data: %Expr{args: [a]}} = t, st) when name in [:abs, :negate, :sign] do
-      unless t.type in [{:f, 32}, {:f, 64}, {:s, 32}, {:s, 64}] and a.type == t.type, do: unsupported!("#{name} of #{inspect(a.type)}")
+      unless t.type in [{:f, 32}, {:f, 64}, {:s, 32}, {:s, 64}] and a.type == t.type,
+        do: unsupported!("#{name} of #{inspect(a.type)}")
+
       {x, st} = lower(a, st)
       op(st, Atom.to_string(name), [x])
     end
 
-    defp lower_op(name, %T{data: %Expr{args: [a]}} = t, st) when name in [:floor, :ceil, :round] do
+    defp lower_op(name, %T{data: %Expr{args: [a]}} = t, st)
+         when name in [:floor, :ceil, :round] do
       {x, st} = lower(a, st)
       if match?({:f, _}, t.type), do: op(st, Atom.to_string(name), [x]), else: {x, st}
     end
@@ -345,7 +366,10 @@ if Code.ensure_loaded?(Nx) do
           {pv, st}
         else
           {z, st} = fresh(st)
-          st = emit(st, {:const, z, Nx.tensor(0, type: held_type(p, st), backend: Nx.BinaryBackend)})
+
+          st =
+            emit(st, {:const, z, Nx.tensor(0, type: held_type(p, st), backend: Nx.BinaryBackend)})
+
           op(st, "not_equal", [pv, z])
         end
 
@@ -366,7 +390,8 @@ if Code.ensure_loaded?(Nx) do
       op(st, "select", [below, y, h])
     end
 
-    defp lower_op(name, %T{data: %Expr{args: [a, opts]}, type: {:f, _}} = t, st) when name in [:sum, :product] do
+    defp lower_op(name, %T{data: %Expr{args: [a, opts]}, type: {:f, _}} = t, st)
+         when name in [:sum, :product] do
       {x, st} = input_as(st, a, t.type)
       op(st, Atom.to_string(name), [x], reduce_attrs(opts))
     end
@@ -391,10 +416,14 @@ if Code.ensure_loaded?(Nx) do
         do: unsupported!("#{name} with tie_break high or of an empty tensor")
 
       {r, st} = arg_reduce(name, a, opts, %{t | type: {:s, 32}}, st)
-      if t.type == {:s, 32}, do: {r, st}, else: op(st, "as_type", [r], %{"dtype" => G.dtype(t.type)})
+
+      if t.type == {:s, 32},
+        do: {r, st},
+        else: op(st, "as_type", [r], %{"dtype" => G.dtype(t.type)})
     end
 
-    defp lower_op(name, %T{data: %Expr{args: [a, opts]}} = t, st) when name in [:reduce_max, :reduce_min] do
+    defp lower_op(name, %T{data: %Expr{args: [a, opts]}} = t, st)
+         when name in [:reduce_max, :reduce_min] do
       if a.type != t.type or Nx.size(a) == 0, do: unsupported!("#{name} of #{inspect(a.type)}")
       {x, st} = lower(a, st)
       op(st, Atom.to_string(name), [x], reduce_attrs(opts))
@@ -402,7 +431,8 @@ if Code.ensure_loaded?(Nx) do
 
     defp lower_op(:as_type, %T{data: %Expr{args: [a]}} = t, st), do: input_as(st, a, t.type)
 
-    defp lower_op(name, %T{data: %Expr{args: [a | _]}} = t, st) when name in [:reshape, :squeeze] do
+    defp lower_op(name, %T{data: %Expr{args: [a | _]}} = t, st)
+         when name in [:reshape, :squeeze] do
       {x, st} = lower(a, st)
       op(st, "reshape", [x], %{"shape" => Tuple.to_list(t.shape)})
     end
@@ -433,7 +463,11 @@ if Code.ensure_loaded?(Nx) do
       unless Enum.all?(starts, &is_integer/1), do: unsupported!("slice with tensor starts")
       {x, st} = lower(a, st)
       # the port's length counts output elements (Nx's spans the input)
-      op(st, "slice", [x], %{"start" => starts, "length" => Tuple.to_list(t.shape), "stride" => strides})
+      op(st, "slice", [x], %{
+        "start" => starts,
+        "length" => Tuple.to_list(t.shape),
+        "stride" => strides
+      })
     end
 
     defp lower_op(:concatenate, %T{data: %Expr{args: [list, axis]}} = t, st) do
@@ -452,7 +486,8 @@ if Code.ensure_loaded?(Nx) do
       op(st, "iota", [], if(axis, do: Map.put(attrs, "axis", axis), else: attrs))
     end
 
-    defp lower_op(:dot, %T{data: %Expr{args: [a, ca, ba, b, cb, bb]}, type: {k, bits}} = t, st) when k in [:s, :u] do
+    defp lower_op(:dot, %T{data: %Expr{args: [a, ca, ba, b, cb, bb]}, type: {k, bits}} = t, st)
+         when k in [:s, :u] do
       # i32 (results of 8 to 32 bits) or i64, wrapping, then cast: the same
       # low bits as Nx's exact sum written into the result type
       ct = if bits == 64, do: {:s, 64}, else: {:s, 32}
@@ -488,7 +523,10 @@ if Code.ensure_loaded?(Nx) do
               op(st, "slice", [flat], %{"start" => [0], "length" => [1]})
 
             ax ->
-              op(st, "slice", [nan], %{"start" => List.duplicate(0, length(dims)), "length" => List.replace_at(dims, ax, 1)})
+              op(st, "slice", [nan], %{
+                "start" => List.duplicate(0, length(dims)),
+                "length" => List.replace_at(dims, ax, 1)
+              })
           end
 
         {first, st} = op(st, "reshape", [first], %{"shape" => Tuple.to_list(t.shape)})
@@ -510,7 +548,10 @@ if Code.ensure_loaded?(Nx) do
       fa = Enum.to_list(0..(ra - 1)//1) -- (ca ++ ba)
       fb = Enum.to_list(0..(rb - 1)//1) -- (cb ++ bb)
       dim = fn s, axes -> Enum.reduce(axes, 1, &(elem(s, &1) * &2)) end
-      {bsz, m, k, n} = {dim.(a.shape, ba), dim.(a.shape, fa), dim.(a.shape, ca), dim.(b.shape, fb)}
+
+      {bsz, m, k, n} =
+        {dim.(a.shape, ba), dim.(a.shape, fa), dim.(a.shape, ca), dim.(b.shape, fb)}
+
       {x, st} = permute(st, x, ba ++ fa ++ ca, ra)
       {y, st} = permute(st, y, bb ++ cb ++ fb, rb)
       {x, st} = op(st, "reshape", [x], %{"shape" => [bsz, m, k]})
@@ -520,7 +561,9 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp permute(st, v, perm, rank) do
-      if perm == Enum.to_list(0..(rank - 1)//1), do: {v, st}, else: op(st, "transpose", [v], %{"perm" => perm})
+      if perm == Enum.to_list(0..(rank - 1)//1),
+        do: {v, st},
+        else: op(st, "transpose", [v], %{"perm" => perm})
     end
 
     defp binary(st, name, a, b, type) do
@@ -623,12 +666,15 @@ if Code.ensure_loaded?(Nx) do
 
     # a constant put on the device by itself (Nxvk.Backend keeps scalars on
     # the host, to ride in each request's frame)
-    defp keep_const(%T{data: %Nxvk.Backend{handle: h}} = t, _server, _device, _int64) when is_integer(h), do: t
+    defp keep_const(%T{data: %Nxvk.Backend{handle: h}} = t, _server, _device, _int64)
+         when is_integer(h),
+         do: t
 
     defp keep_const(%T{type: type, shape: shape} = t, server, device, int64) do
       with true <- G.native?(type, int64),
            header = %{"cmd" => "put", "dtype" => G.dtype(type), "shape" => Tuple.to_list(shape)},
-           {:ok, %{"handle" => h} = reply, _} <- Nxvk.Server.request(server, header, Nxvk.Backend.host_binary(t), gc: true) do
+           {:ok, %{"handle" => h} = reply, _} <-
+             Nxvk.Server.request(server, header, Nxvk.Backend.host_binary(t), gc: true) do
         %T{t | data: %Nxvk.Backend{server: server, handle: h, ref: reply[:gc][h], device: device}}
       else
         # left as it is: its bytes make the graph unpreparable
@@ -640,7 +686,8 @@ if Code.ensure_loaded?(Nx) do
     defp param_handles(order, params, server) do
       Enum.reduce_while(order, {:ok, []}, fn {i, type}, {:ok, acc} ->
         case Enum.fetch!(params, i).() do
-          %T{type: ^type, data: %Nxvk.Backend{handle: h, server: ^server, words: nil}} when is_integer(h) ->
+          %T{type: ^type, data: %Nxvk.Backend{handle: h, server: ^server, words: nil}}
+          when is_integer(h) ->
             {:cont, {:ok, [h | acc]}}
 
           _ ->

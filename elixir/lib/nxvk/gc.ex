@@ -17,9 +17,15 @@ defmodule Nxvk.GC do
     path = :filename.join(:code.priv_dir(:nxvk), ~c"nxvk_gc")
 
     case :erlang.load_nif(path, 0) do
-      :ok -> :ok
-      {:error, {:reload, _}} -> :ok
-      {:error, reason} -> (IO.warn("nxvk: cannot load #{path}.so: #{inspect(reason)}"); :ok)
+      :ok ->
+        :ok
+
+      {:error, {:reload, _}} ->
+        :ok
+
+      {:error, reason} ->
+        IO.warn("nxvk: cannot load #{path}.so: #{inspect(reason)}")
+        :ok
     end
   end
 

@@ -43,7 +43,8 @@ if Code.ensure_loaded?(Nx) do
     def type_of("bool"), do: {:u, 8}
     def type_of(other), do: raise(ArgumentError, "nxvk: unknown dtype #{inspect(other)}")
 
-    def new(server, device, int64 \\ true), do: %__MODULE__{server: server, device: device, int64: int64}
+    def new(server, device, int64 \\ true),
+      do: %__MODULE__{server: server, device: device, int64: int64}
 
     defp name(g), do: {%{g | n: g.n + 1}, "v#{g.n}"}
 
@@ -206,7 +207,12 @@ if Code.ensure_loaded?(Nx) do
       {g, [a0, a1, a2, a3]} = limbs(g, alo, ahi, two16, two32)
       {g, [b0, b1, b2, b3]} = limbs(g, blo, bhi, two16, two32)
 
-      terms = [[{a0, b0}], [{a0, b1}, {a1, b0}], [{a0, b2}, {a1, b1}, {a2, b0}], [{a0, b3}, {a1, b2}, {a2, b1}, {a3, b0}]]
+      terms = [
+        [{a0, b0}],
+        [{a0, b1}, {a1, b0}],
+        [{a0, b2}, {a1, b1}, {a2, b0}],
+        [{a0, b3}, {a1, b2}, {a2, b1}, {a3, b0}]
+      ]
 
       {g, ps} =
         Enum.reduce(terms, {g, []}, fn pairs, {g, acc} ->
@@ -460,7 +466,13 @@ if Code.ensure_loaded?(Nx) do
     through the encoder: the hot path of every native callback.
     """
     def raw_header(g, outputs) do
-      {:raw, "run", ["\"cmd\":\"run\",\"keep\":true,\"fetch\":false,", early_member(), "\"graph\":", graph_json(g, outputs)]}
+      {:raw, "run",
+       [
+         "\"cmd\":\"run\",\"keep\":true,\"fetch\":false,",
+         early_member(),
+         "\"graph\":",
+         graph_json(g, outputs)
+       ]}
     end
 
     @doc """
@@ -494,16 +506,22 @@ if Code.ensure_loaded?(Nx) do
     end
 
     @doc "The request that prepares this graph (its parameters from `param/1`): `{:raw, \"prepare\", members}`."
-    def prepare_header(g, outputs), do: {:raw, "prepare", ["\"cmd\":\"prepare\",\"graph\":", graph_json(g, outputs)]}
+    def prepare_header(g, outputs),
+      do: {:raw, "prepare", ["\"cmd\":\"prepare\",\"graph\":", graph_json(g, outputs)]}
 
     defp graph_json(g, outputs) do
       inputs =
         g.inputs
         |> Enum.reverse()
         |> Enum.map_intersperse(?,, fn
-          {v, %{"handle" => h} = m} when map_size(m) == 1 -> [?", v, "\":{\"handle\":", Integer.to_string(h), ?}]
-          {v, true} -> [?", v, "\":true"]
-          {v, m} -> [?", v, "\":", Nxvk.JSON.encode!(m)]
+          {v, %{"handle" => h} = m} when map_size(m) == 1 ->
+            [?", v, "\":{\"handle\":", Integer.to_string(h), ?}]
+
+          {v, true} ->
+            [?", v, "\":true"]
+
+          {v, m} ->
+            [?", v, "\":", Nxvk.JSON.encode!(m)]
         end)
 
       ops =
@@ -528,8 +546,14 @@ if Code.ensure_loaded?(Nx) do
       # a graph input may name an output directly; the port keeps that
       header =
         case prepared(g, outputs) do
-          nil -> raw_header(g, outputs)
-          id -> exec_header(id, g.inputs |> Enum.reverse() |> Enum.map(fn {_, %{"handle" => h}} -> h end))
+          nil ->
+            raw_header(g, outputs)
+
+          id ->
+            exec_header(
+              id,
+              g.inputs |> Enum.reverse() |> Enum.map(fn {_, %{"handle" => h}} -> h end)
+            )
         end
 
       request_outputs(g.server, header, Enum.reverse(g.bytes))
@@ -592,7 +616,10 @@ if Code.ensure_loaded?(Nx) do
     def prepare? do
       case :persistent_term.get({__MODULE__, :prepare}, nil) do
         nil ->
-          on = System.get_env("NXVK_PREPARE") != "0" and Application.get_env(:nxvk, :prepare, true) != false
+          on =
+            System.get_env("NXVK_PREPARE") != "0" and
+              Application.get_env(:nxvk, :prepare, true) != false
+
           :persistent_term.put({__MODULE__, :prepare}, on)
           on
 
@@ -604,8 +631,15 @@ if Code.ensure_loaded?(Nx) do
     @doc "An exec of prepared graph `id` on `handles` (its parameters in order)."
     def exec_header(id, handles) do
       {:raw, "exec",
-       ["\"cmd\":\"exec\",", early_member(), "\"graph\":", Integer.to_string(id), ",\"in\":[",
-        Enum.map_intersperse(handles, ?,, &Integer.to_string/1), ?]]}
+       [
+         "\"cmd\":\"exec\",",
+         early_member(),
+         "\"graph\":",
+         Integer.to_string(id),
+         ",\"in\":[",
+         Enum.map_intersperse(handles, ?,, &Integer.to_string/1),
+         ?]
+       ]}
     end
   end
 end

@@ -157,7 +157,9 @@ defmodule Nxvk.Server do
     with true <- is_pid(pid),
          {port, tab, ids} <- :persistent_term.get({__MODULE__, pid}, nil),
          {pairs, cmd} = header_pairs(header),
-         true <- (mode == :gc and cmd in ["put", "op", "run", "exec"]) or cmd in ["get", "ping", "info", "stats"] do
+         true <-
+           (mode == :gc and cmd in ["put", "op", "run", "exec"]) or
+             cmd in ["get", "ping", "info", "stats"] do
       id = :atomics.add_get(ids, 1, 1)
       frame = encode_header(id, pairs)
       # the reply goes to the alias, which dies with the monitor: a reply
@@ -203,7 +205,8 @@ defmodule Nxvk.Server do
 
   defp direct_answer(server, mode, cmd, payload) do
     case decode_reply(payload) do
-      {:ok, %{"ok" => true} = reply, bytes} when mode == :gc and cmd in ["put", "op", "run", "exec"] ->
+      {:ok, %{"ok" => true} = reply, bytes}
+      when mode == :gc and cmd in ["put", "op", "run", "exec"] ->
         handles = new_handles(reply)
 
         refs =
@@ -307,7 +310,10 @@ defmodule Nxvk.Server do
     case find_binary(state.opts) do
       {:ok, bin} ->
         args = ["port" | Keyword.get(state.opts, :args, [])]
-        env = for {k, v} <- Keyword.get(state.opts, :env, []), do: {to_charlist(k), to_charlist(v)}
+
+        env =
+          for {k, v} <- Keyword.get(state.opts, :env, []), do: {to_charlist(k), to_charlist(v)}
+
         # the port's stderr stays separate: merged, it would corrupt the frames
         port =
           Port.open({:spawn_executable, bin}, [
@@ -473,7 +479,9 @@ defmodule Nxvk.Server do
     %{state | pending: Map.put(state.pending, id, entry)}
   end
 
-  defp encode_header(id, {:raw, members}), do: ["{\"id\":", Integer.to_string(id), ?,, members, ?}]
+  defp encode_header(id, {:raw, members}),
+    do: ["{\"id\":", Integer.to_string(id), ?,, members, ?}]
+
   defp encode_header(id, pairs), do: JSON.encode!({:object, [{"id", id} | pairs]})
 
   defp free_internal(state, []), do: state
@@ -487,8 +495,11 @@ defmodule Nxvk.Server do
   # GC resources of the handles it made, so free them now
   defp orphan(state, cmd, payload) do
     case decode_reply(payload) do
-      {:ok, %{"ok" => true} = reply, _} when cmd in ["put", "op", "run", "exec"] -> free_internal(state, new_handles(reply))
-      _ -> state
+      {:ok, %{"ok" => true} = reply, _} when cmd in ["put", "op", "run", "exec"] ->
+        free_internal(state, new_handles(reply))
+
+      _ ->
+        state
     end
   end
 
@@ -511,7 +522,9 @@ defmodule Nxvk.Server do
 
   defp peek_id(_), do: nil
 
-  defp peek_digits(<<c, rest::binary>>, acc) when c in ?0..?9, do: peek_digits(rest, acc * 10 + (c - ?0))
+  defp peek_digits(<<c, rest::binary>>, acc) when c in ?0..?9,
+    do: peek_digits(rest, acc * 10 + (c - ?0))
+
   defp peek_digits(<<?,, _::binary>>, acc), do: acc
   defp peek_digits(_, _), do: nil
 
