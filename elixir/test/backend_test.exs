@@ -228,8 +228,107 @@ if Code.ensure_loaded?(Nx) do
         assert n >= 1
       end
 
-      # a negative exponent held in the BEAM: Nx raises, so the call falls back and raises as Nx
-      assert_raise ArithmeticError, fn -> Nx.pow(i, -1) end
+      # a negative exponent held in the BEAM: raises as Nx, without a fallback
+      assert_raise ArithmeticError, "bad argument in arithmetic expression", fn ->
+        Nx.pow(i, -1)
+      end
+
+      assert Nxvk.Backend.stats()[:pow].fallback == 0
+    end
+
+    # each of these fell back once ([nx-ops]: the fallback list holds only
+    # what takes functions, fft, complex types and qr/lu/eigh/svd)
+    test "former fallbacks run natively, bit for bit as Nx.BinaryBackend" do
+      Nxvk.Backend.reset_stats()
+
+      same = fn name, got, want ->
+        assert {got.type, got.shape, Nx.to_binary(got)} ==
+                 {want.type, want.shape, Nx.to_binary(want)},
+               "#{name}: #{inspect(got)} vs #{inspect(want)}"
+      end
+
+      # max / min of a u64 and a signed integer: compared exactly, as Nx
+      u = Nx.tensor([0, 5, 18_446_744_073_709_551_615, 9_223_372_036_854_775_808], type: :u64)
+      s = Nx.tensor([-1, 7, 3, -9_223_372_036_854_775_808], type: :s64)
+      s8 = Nx.tensor([-1, 7, 3, 100], type: :s8)
+
+      for {x, y} <- [{u, s}, {s, u}, {u, s8}, {s8, u}, {u, Nx.tensor(-2)}], f <- [:max, :min] do
+        same.(f, apply(Nx, f, [x, y]), apply(Nx, f, [bin(x), bin(y)]))
+      end
+
+      # abs, negate and sign of every type (unsigned: the value, 0 - x, min(x, 1))
+      for ty <- [:s8, :s16, :s32, :s64, :u8, :u16, :u32, :u64, :f16, :bf16, :f32, :f64],
+          f <- [:abs, :negate, :sign] do
+        x =
+          if match?({:u, _}, Nx.Type.normalize!(ty)),
+            do: Nx.tensor([0, 1, 7, 200], type: ty),
+            else: Nx.tensor([-3, 0, 1, 7, -100, 127], type: ty)
+
+        same.("#{f} #{ty}", apply(Nx, f, [x]), apply(Nx, f, [bin(x)]))
+      end
+
+      # a negative shift count raises Nx.BinaryBackend's error, naming the first
+      for {f, word} <- [left_shift: "left", right_shift: "right"] do
+        assert_raise ArgumentError, "cannot #{word} shift by -2", fn ->
+          apply(Nx, f, [Nx.tensor([1, 2, 3, 4]), Nx.tensor([1, -2, 0, -3])])
+        end
+      end
+
+      # pad of an input without elements: all pad value, interior padding too
+      # (Nx.BinaryBackend cannot pad it: Nx's shape, filled)
+      e = Nx.pad(Nx.tensor([[1, 2], [3, 4]]), 0, [{0, 0, 0}, {-2, 0, 0}])
+      assert e.shape == {2, 0}
+      p = Nx.pad(e, 7, [{1, 0, 1}, {2, 1, 0}])
+      assert {p.shape, Nx.to_flat_list(p)} == {{4, 3}, List.duplicate(7, 12)}
+      assert Nx.pad(e, 7, [{1, 0, 1}, {1, 2, 3}]).shape == {4, 0}
+
+      # updates smaller than the target's other axes: written from the start
+      # of each (flattened) row, as Nx.BinaryBackend writes them
+      t = Nx.iota({2, 3, 4}, type: :f32)
+
+      for {idx, upd, opts} <- [
+            {Nx.tensor([[1], [0], [1]]), Nx.iota({3, 2, 2}, type: :f32), []},
+            {Nx.tensor([[2], [0]], type: :s32), Nx.tensor([[[1, 2, 3]], [[5, 6, 7]]]),
+             [axes: [2]]},
+            {Nx.tensor([[1, 3], [0, 0], [1, 3]]), Nx.tensor([[10, 20], [30, 40], [1, 1]]),
+             [axes: [0, 2]]},
+            {Nx.tensor([[0], [1]], type: :u8), Nx.iota({2, 1, 4}), []}
+          ],
+          f <- [:indexed_add, :indexed_put] do
+        same.(
+          "#{f} #{inspect(upd.shape)}",
+          apply(Nx, f, [t, idx, upd, opts]),
+          apply(Nx, f, [bin(t), bin(idx), bin(upd), opts])
+        )
+      end
+
+      # more inputs than the port takes in one op
+      parts = for i <- 1..150, do: Nx.tensor([i, -i])
+      same.(:concatenate, Nx.concatenate(parts), Nx.concatenate(Enum.map(parts, &bin/1)))
+
+      # an empty contraction sums to 0
+      ef = Nx.as_type(e, :f32)
+      assert Nx.to_flat_list(Nx.dot(ef, Nx.transpose(ef))) == [0.0, 0.0, 0.0, 0.0]
+      assert Nx.dot(Nx.transpose(ef), ef).shape == {0, 0}
+
+      stats = Nxvk.Backend.stats()
+      assert [] == for({cb, %{fallback: f}} <- stats, f > 0, do: cb), inspect(stats)
+
+      for cb <- [
+            :max,
+            :min,
+            :abs,
+            :negate,
+            :sign,
+            :pad,
+            :indexed_add,
+            :indexed_put,
+            :concatenate,
+            :dot
+          ] do
+        assert %{native: n} = stats[cb], "#{cb}: #{inspect(stats[cb])}"
+        assert n >= 1
+      end
     end
 
     test "tan, the inverse and hyperbolic functions, cbrt, erfc and erf_inv run natively and agree with Nx" do
@@ -460,9 +559,9 @@ if Code.ensure_loaded?(Nx) do
       got = int64_checks({Nxvk.Backend, device: 0})
       assert_int64_checks(got, int64_want())
       stats = Nxvk.Backend.stats()
-      # all but the max of a u64 and a signed value (exact in Nx)
-      assert [:max] == for({cb, %{fallback: f}} <- stats, f > 0, do: cb), inspect(stats)
-      assert %{max: %{fallback: 1}} = stats
+      # every one, the max of a u64 and a signed value (exact in Nx) too
+      assert [] == for({cb, %{fallback: f}} <- stats, f > 0, do: cb), inspect(stats)
+      assert %{max: %{fallback: 0}} = stats
       # quotient is an engine op ([nx-ops] intops): native, and counted
       assert Nx.to_flat_list(Nx.quotient(t, 2)) == [0, 1, 1]
       assert %{native: 1, fallback: 0} = Nxvk.Backend.stats()[:quotient]

@@ -23,23 +23,29 @@ if Code.ensure_loaded?(Nx) do
     is missing on the engine.  `stats/0` counts, per callback, how many
     calls ran each way, and every call emits the telemetry event
     `[:nxvk, :backend, :call]` with measurement `%{count: 1}` and metadata
-    `%{callback: name, path: :native | :fallback, device: n}`.
+    `%{callback: name, path: :native | :fallback, device: n}` (a fallback's
+    with `types:` too, the types of its result and tensor inputs).
 
     Native, when the types allow (inputs are converted to the result type
     inside the same request, as Nx does):
 
       * element-wise: `add subtract multiply max min` and the comparisons
-        (every type), `remainder` (every type: fmod for floats, the sign of
-        the dividend for integers), `pow` (floats; integers by square and
-        multiply, wrapping as Nx), `divide atan2 exp log sqrt rsqrt sigmoid tanh sin
-        cos expm1 log1p erf tan asin acos atan sinh cosh asinh acosh atanh
-        cbrt erfc erf_inv` (floats), `abs negate sign` (f32 f64 s32 s64;
-        `negate` of the unsigned types too, wrapping as Nx),
-        `floor ceil round`, `is_nan is_infinity`, `select`, `clip` (NaN
-        bounds and a lower bound above the upper as Nx.BinaryBackend); on
-        integer types `bitwise_and bitwise_or bitwise_xor bitwise_not
-        left_shift right_shift quotient count_leading_zeros
-        population_count` (s64/u64 held as words: `bitwise_and/or/xor/not`
+        (every type; a u64 against a signed integer compared exactly, as
+        Nx, `max`/`min` too), `remainder` (every type: fmod for floats, the
+        sign of the dividend for integers), `pow` (floats; integers by
+        square and multiply, wrapping as Nx; a negative exponent held in
+        the BEAM raises Nx's ArithmeticError), `divide atan2 exp log sqrt
+        rsqrt sigmoid tanh sin cos expm1 log1p erf tan asin acos atan sinh
+        cosh asinh acosh atanh cbrt erfc erf_inv` (floats), `abs negate
+        sign` (every type: the engine's for floats and signed integers, in
+        IEEE's way for -0.0, NaN and -inf; for unsigned ones `abs` is the
+        value, `negate` wraps as Nx, `sign` is min(x, 1)), `floor ceil
+        round`, `is_nan is_infinity`, `select`, `clip` (NaN bounds and a
+        lower bound above the upper as Nx.BinaryBackend); on integer types
+        `bitwise_and bitwise_or bitwise_xor bitwise_not left_shift
+        right_shift quotient count_leading_zeros population_count` (a
+        negative shift count raises Nx.BinaryBackend's ArgumentError,
+        naming the first; s64/u64 held as words: `bitwise_and/or/xor/not`
         word by word); `logical_and logical_or logical_xor logical_not` of
         every type;
       * reductions `sum product reduce_max reduce_min argmax argmin` (either
@@ -47,18 +53,21 @@ if Code.ensure_loaded?(Nx) do
         scalar result held in the BEAM)
         (integer sums and products aggregated to s64/u64 as Nx does,
         wrapping; the i32 index of argmax/argmin cast to Nx's type, s64 by
-        default, on the device);
+        default, on the device; `reduce_max`/`reduce_min` of an empty axis
+        give -inf/+inf or the type's extremes, as XLA);
       * `dot` (any contraction and batch axes: transposes and a batched
         product; integers in i32 or i64, wrapping, then cast, the same low
-        bits as Nx's exact sum), `as_type` (between every pair, converting
+        bits as Nx's exact sum; an empty contraction gives zeros), `as_type` (between every pair, converting
         as Nx: a 64-bit integer to f32, f16 or bf16 through f64, as Erlang
         rounds an integer to double first; a float to an integer below
         2^63 in magnitude truncated and wrapped, -1.0 to u8 is 255),
         `reshape`, `squeeze`, `broadcast`, `transpose`, `reverse`, `slice` (starts
-        constant or tensors), `concatenate`, `to_batched` (a slice per
+        constant or tensors), `concatenate` (more than the port's 64 inputs
+        joined 64 at a time), `to_batched` (a slice per
         batch), `iota`, `eye`, `constant`,
         `from_binary`, `to_binary`, `backend_copy/transfer/deallocate`;
-      * shape and indexing: `pad` (negative and interior padding),
+      * shape and indexing: `pad` (negative and interior padding; an input
+        without elements gives the pad value everywhere, Nx's shape),
         `put_slice`, `gather`, `take`, `take_along_axis`, `indexed_add`,
         `indexed_put`, with indices of any integer type the device stores.
         Out-of-range indices are clamped (gather, take, take_along_axis,
@@ -66,8 +75,10 @@ if Code.ensure_loaded?(Nx) do
         indexed_put), as EXLA does; Nx.BinaryBackend raises instead.  Of
         duplicate indices indexed_put keeps the last row, as
         Nx.BinaryBackend; indexed_add sums floats in an order that may vary
-        (integers exactly).  Updates smaller than the target's axes fall
-        back (Nx.BinaryBackend writes them contiguously).
+        (integers exactly).  Updates smaller than the target's other axes
+        are written as Nx.BinaryBackend writes them, from the start of each
+        (flattened) row of the other axes: the target transposed and
+        reshaped around the engine op.
       * `cumulative_sum cumulative_product cumulative_max cumulative_min`
         (forward and reverse), `sort`, `argsort` (always stable; the index
         type Nx asks for), `top_k` (values and indices, two engine ops),
@@ -97,18 +108,30 @@ if Code.ensure_loaded?(Nx) do
     `argmin` of the device's types (a zero high word), and `as_type`
     between them and s32, u8, f32, f64; their other ops fall back.
 
-    The documented fallback list (every callback not named above, and a
-    named one when its types are not native): `conjugate real
-    imag phase
-    reduce window_reduce map fft ifft fft2 ifft2
-    lu qr svd eigh solve determinant
-    bitcast`, `pow` with a negative integer exponent held in the BEAM
-    (so Nx raises), `pad` of an empty axis with interior padding,
-    `indexed_add`/`indexed_put` with updates smaller than the target's
-    axes, f64 `indexed_add` on a device without 64-bit atomics,
-    `max`/`min` of a u64 and a signed integer (Nx compares them exactly),
-    and, on a device without shaderInt64, 64-bit `dot`, integer `product`,
-    and the integer `sum` of other types (or without f64).
+    ## Fallbacks
+
+    Every callback not named above falls back, and a named one where its
+    types are not native.  What is left, as [nx-ops] allows:
+
+      * the callbacks that take Elixir functions: `map reduce
+        window_reduce`;
+      * `fft ifft` (`fft2 ifft2` are Nx's composition of them);
+      * complex types (c64 and c128, held as words on every device): any
+        callback whose result or inputs are complex (`conjugate real imag`
+        always), beyond the element moves above;
+      * `lu eigh` (Nx.BinaryBackend's).  `qr svd solve determinant phase`
+        are not callbacks here: Nx's own definitions run on the native ops
+        (`solve` is qr, dot and triangular_solve; `determinant` of a matrix
+        larger than 3x3 calls `lu`);
+      * `bitcast`;
+      * the device's limits: a type it does not store (no 16-bit storage,
+        no f64; without shaderInt64 the s64/u64 ops the words lack, among
+        them 64-bit `dot`, integer `product` and the integer `sum` of other
+        types or without f64), f64 `indexed_add` without 64-bit float
+        atomics, a tensor larger than it takes.
+
+    Every fallback's telemetry event carries `:types`, the types of its
+    result and tensor inputs.
 
     ## Lifetime
 
@@ -259,16 +282,26 @@ if Code.ensure_loaded?(Nx) do
       :ok
     end
 
-    defp count(name, path, device) do
+    # types: for a fallback, the types of its result and tensor inputs (the
+    # telemetry metadata's :types, so a caller can tell a complex fallback)
+    defp count(name, path, device, types \\ []) do
       i = Map.fetch!(@index, name)
       :counters.add(counters(), 2 * i + if(path == :native, do: 1, else: 2), 1)
-
-      :telemetry.execute([:nxvk, :backend, :call], %{count: 1}, %{
-        callback: name,
-        path: path,
-        device: device
-      })
+      meta = %{callback: name, path: path, device: device}
+      meta = if path == :fallback, do: Map.put(meta, :types, types), else: meta
+      :telemetry.execute([:nxvk, :backend, :call], %{count: 1}, meta)
     end
+
+    # the distinct types of the tensors in a term (lists and tuples walked)
+    defp types_of(term), do: term |> types_acc([]) |> Enum.uniq()
+
+    defp types_acc(%T{type: ty}, acc), do: [ty | acc]
+    defp types_acc(list, acc) when is_list(list), do: Enum.reduce(list, acc, &types_acc/2)
+
+    defp types_acc(tuple, acc) when is_tuple(tuple),
+      do: tuple |> Tuple.to_list() |> types_acc(acc)
+
+    defp types_acc(_, acc), do: acc
 
     # ------------------------------------------------------- data helpers
 
@@ -499,8 +532,8 @@ if Code.ensure_loaded?(Nx) do
 
     # cholesky is optional in Nx.Backend (Nx.BinaryBackend has none): Nx's
     # own definition, as Nx runs it for a backend without the callback
-    defp fallback(:cholesky, [_out, t]) do
-      count(:cholesky, :fallback, device_of([t]))
+    defp fallback(:cholesky, [out, t]) do
+      count(:cholesky, :fallback, device_of([t]), types_of([out, t]))
       Nx.LinAlg.Cholesky.cholesky(t)
     end
 
@@ -508,7 +541,7 @@ if Code.ensure_loaded?(Nx) do
     # scans, top_k): Nx's own function on the host copy, the result uploaded
     defp fallback(name, {:host, t, fun}) do
       device = device_of([t])
-      count(name, :fallback, device)
+      count(name, :fallback, device, types_of(t))
       previous = Nx.default_backend(Nx.BinaryBackend)
 
       result =
@@ -523,7 +556,7 @@ if Code.ensure_loaded?(Nx) do
 
     defp fallback(name, args) do
       device = device_of(Enum.filter(args, &match?(%T{}, &1)))
-      count(name, :fallback, device)
+      count(name, :fallback, device, types_of(args))
       # the first argument is the result's template (or a tuple of them):
       # its data, if any, is not read
       [out | rest] = args
@@ -584,8 +617,9 @@ if Code.ensure_loaded?(Nx) do
       def unquote(name)(out, a, b) do
         cond do
           # max/min of a u64 and a signed value compare exactly in Nx
-          exact_compare?(unquote(name)) and u64_vs_signed?(a, b) ->
-            fallback(unquote(name), [out, a, b])
+          exact_compare?(unquote(name)) and u64_vs_signed?(a, b) and
+              nat?([out.type], device_of([a, b])) ->
+            u64_vs_signed_minmax(unquote(name), out, a, b)
 
           nat?([out.type], device_of([a, b])) ->
             binary_native(unquote(name), unquote(op), out, a, b, out.type)
@@ -657,10 +691,10 @@ if Code.ensure_loaded?(Nx) do
     # Integer pow as Nx's (Integer.pow, the result wrapped to the type):
     # square and multiply over the exponent's bits, modulo 2^bits like the
     # wrapped exact power.  An exponent held in the BEAM (a number, a small
-    # constant) sets how many bits to walk, and a negative one falls back so
-    # Nx raises as it does; an exponent on the device takes every bit of the
-    # type (a negative exponent, which Nx leaves undefined for other
-    # backends, gives some power of the base).
+    # constant) sets how many bits to walk, and a negative one raises the
+    # ArithmeticError Nx.BinaryBackend raises (Integer.pow's); an exponent
+    # on the device takes every bit of the type (a negative exponent, which
+    # Nx leaves undefined for other backends, gives some power of the base).
     defp int_pow(out, a, b) do
       {_, bits} = out.type
 
@@ -672,7 +706,8 @@ if Code.ensure_loaded?(Nx) do
         end
 
       if walk == :negative do
-        fallback(:pow, [out, a, b])
+        # Integer.pow/2 with a negative exponent, as Nx.BinaryBackend calls it
+        raise ArithmeticError
       else
         native(:pow, out, [a, b], [out, a, b], fn g ->
           {g, x} = G.input(g, a, out.type)
@@ -777,6 +812,26 @@ if Code.ensure_loaded?(Nx) do
       end)
     end
 
+    # max/min of a u64 and a signed value, exactly as Nx (the result
+    # written in the merged type, s64, wrapping): a negative signed side is
+    # the smaller; otherwise both compare as u64
+    defp u64_vs_signed_minmax(name, out, a, b) do
+      native(name, out, [a, b], [out, a, b], fn g ->
+        {u, s} = if a.type == {:u, 64}, do: {a, b}, else: {b, a}
+        {g, uv} = G.input(g, u, {:u, 64})
+        {g, sv} = G.input(g, s, {:s, 64})
+        {g, su} = G.cast(g, sv, {:s, 64}, {:u, 64})
+        {g, zero} = G.scalar(g, 0, {:s, 64})
+        {g, neg} = G.op(g, "less", [sv, zero])
+        {g, m} = G.op(g, Atom.to_string(name), [uv, su])
+        {g, m} = G.cast(g, m, {:u, 64}, out.type)
+        {g, uo} = G.cast(g, uv, {:u, 64}, out.type)
+        {g, so} = G.cast(g, sv, {:s, 64}, out.type)
+        {g, r} = G.op(g, "select", [neg, if(name == :max, do: uo, else: so), m])
+        broadcast_to(g, r, out)
+      end)
+    end
+
     defp broadcast_shape(sa, sb) do
       {la, lb} = {Tuple.to_list(sa), Tuple.to_list(sb)}
       n = max(length(la), length(lb))
@@ -803,21 +858,37 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
+    # floats and signed integers: the engine's ops (IEEE: sign keeps NaN and
+    # gives -1 for -inf, where Nx.BinaryBackend gives 1.0, its atoms compared
+    # with numbers; abs and sign of -0.0 give 0.0, where it keeps -0.0);
+    # unsigned: abs is the value itself, negate wraps (0 - x) as Nx, sign is
+    # min(x, 1)
     for name <- ~w(abs negate sign)a do
       @impl true
       def unquote(name)(out, t) do
+        d = device_of([t])
+
         cond do
-          out.type in [{:f, 32}, {:f, 64}, {:s, 32}, {:s, 64}] and t.type == out.type and
-              nat?([out.type], device_of([t])) ->
+          match?({k, _} when k in [:f, :bf, :s], out.type) and t.type == out.type and
+              nat?([out.type], d) ->
             unary_native(unquote(name), unquote(Atom.to_string(name)), out, t)
 
-          # unsigned: Nx wraps, 0 - x
-          negate?(unquote(name)) and match?({:u, _}, out.type) and t.type == out.type and
-              nat?([out.type], device_of([t])) ->
-            native(:negate, out, [t], [out, t], fn g ->
+          abs?(unquote(name)) and match?({:u, _}, out.type) and t.type == out.type and
+              match?(%T{data: %__MODULE__{}}, t) ->
+            count(:abs, :native, d)
+            %{out | data: t.data}
+
+          match?({:u, _}, out.type) and t.type == out.type and nat?([out.type], d) ->
+            native(unquote(name), out, [t], [out, t], fn g ->
               {g, x} = G.input(g, t, out.type)
-              {g, z} = G.scalar(g, 0, out.type)
-              G.op(g, "subtract", [z, x])
+
+              if negate?(unquote(name)) do
+                {g, z} = G.scalar(g, 0, out.type)
+                G.op(g, "subtract", [z, x])
+              else
+                {g, one} = G.scalar(g, 1, out.type)
+                G.op(g, "min", [x, one])
+              end
             end)
 
           true ->
@@ -826,6 +897,7 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
+    defp abs?(name), do: name == :abs
     defp negate?(name), do: name == :negate
 
     for name <- ~w(floor ceil round)a do
@@ -863,9 +935,11 @@ if Code.ensure_loaded?(Nx) do
       @impl true
       def unquote(name)(out, a, b) do
         cond do
-          # Nx raises on a negative shift count: Nx.BinaryBackend, with its message
+          # Nx raises on a negative shift count: Nx.BinaryBackend's message,
+          # naming the first negative count
           shift?(unquote(name)) and negative_count?(b) ->
-            fallback(unquote(name), [out, a, b])
+            raise ArgumentError,
+                  "cannot #{shift_word(unquote(name))} shift by #{first_negative(b)}"
 
           nat?([out.type], device_of([a, b])) and not float?(out.type) ->
             binary_native(unquote(name), unquote(Atom.to_string(name)), out, a, b, out.type)
@@ -888,6 +962,16 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp shift?(name), do: name in [:left_shift, :right_shift]
+    defp shift_word(:left_shift), do: "left"
+    defp shift_word(:right_shift), do: "right"
+
+    # the first negative element in order (argmax of b < 0 finds the first
+    # true), one number back from the device
+    defp first_negative(b) do
+      flat = Nx.reshape(b, {Nx.size(b)})
+      i = flat |> Nx.less(0) |> Nx.argmax()
+      flat |> Nx.take(i) |> Nx.to_number()
+    end
 
     # one byte back from the device: is any count negative?
     defp negative_count?(%T{type: {:s, _}} = b), do: Nx.to_number(Nx.any(Nx.less(b, 0))) == 1
@@ -935,7 +1019,7 @@ if Code.ensure_loaded?(Nx) do
         end)
       else
         # Nx's own definition (logical_not is optional): t == 0
-        count(:logical_not, :fallback, device_of([t]))
+        count(:logical_not, :fallback, device_of([t]), types_of([out, t]))
         Nx.equal(t, Nx.tensor(0, type: t.type, backend: Nx.BinaryBackend))
       end
     end
@@ -1113,7 +1197,7 @@ if Code.ensure_loaded?(Nx) do
     for name <- ~w(reduce_max reduce_min)a do
       @impl true
       def unquote(name)(out, t, opts) do
-        if nat?([out.type], device_of([t])) and t.type == out.type and Nx.size(t) > 0 do
+        if nat?([out.type], device_of([t])) and t.type == out.type do
           native(unquote(name), out, [t], [out, t, opts], fn g ->
             {g, x} = G.input(g, t, out.type)
             G.op(g, unquote(Atom.to_string(name)), [x], reduce_attrs(opts))
@@ -1459,25 +1543,47 @@ if Code.ensure_loaded?(Nx) do
 
     @impl true
     def pad(out, t, pad_value, config) do
-      # Nx sizes an empty axis with interior padding as low + high - interior
-      quirk =
-        Enum.any?(Enum.zip(Tuple.to_list(t.shape), config), fn {n, {_, _, i}} ->
-          n == 0 and i > 0
-        end)
+      d = device_of([t, pad_value])
 
-      if nat?([out.type], device_of([t, pad_value])) and not quirk do
-        native(:pad, out, [t, pad_value], [out, t, pad_value, config], fn g ->
-          {g, x} = G.input(g, t, out.type)
-          {g, v} = G.input(g, pad_value, out.type)
-          {g, v} = G.op(g, "reshape", [v], %{"shape" => []})
-          lows = for {lo, _, _} <- config, do: lo
-          highs = for {_, hi, _} <- config, do: hi
-          inner = for {_, _, i} <- config, do: i
-          G.op(g, "pad", [x, v], %{"low" => lows, "high" => highs, "interior" => inner})
-        end)
-      else
-        fallback(:pad, [out, t, pad_value, config])
+      cond do
+        not nat?([out.type], d) ->
+          fallback(:pad, [out, t, pad_value, config])
+
+        # an input without elements: every element of the result is the pad
+        # value (Nx sizes an empty axis with interior padding as low + high
+        # - interior; Nx.BinaryBackend cannot pad it)
+        Nx.size(out) == 0 ->
+          empty(:pad, out, d)
+
+        Nx.size(t) == 0 ->
+          native(:pad, out, [t, pad_value], [out, t, pad_value, config], fn g ->
+            {g, v} = G.input(g, pad_value, out.type)
+            {g, v} = G.op(g, "reshape", [v], %{"shape" => []})
+            broadcast_to(g, v, out)
+          end)
+
+        true ->
+          pad_native(out, t, pad_value, config)
       end
+    end
+
+    defp pad_native(out, t, pad_value, config) do
+      native(:pad, out, [t, pad_value], [out, t, pad_value, config], fn g ->
+        {g, x} = G.input(g, t, out.type)
+        {g, v} = G.input(g, pad_value, out.type)
+        {g, v} = G.op(g, "reshape", [v], %{"shape" => []})
+        lows = for {lo, _, _} <- config, do: lo
+        highs = for {_, hi, _} <- config, do: hi
+        inner = for {_, _, i} <- config, do: i
+        G.op(g, "pad", [x, v], %{"low" => lows, "high" => highs, "interior" => inner})
+      end)
+    end
+
+    # a result without elements, held in the BEAM as a scalar is: nothing
+    # to run on the device
+    defp empty(name, out, device) do
+      count(name, :native, device)
+      host(out, <<>>, device)
     end
 
     @impl true
@@ -1528,35 +1634,75 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
+    # Updates smaller than the target's other axes: Nx.BinaryBackend
+    # (0.7.3) moves the indexed axes to the front and writes each update's
+    # elements contiguously from the start of its row of the other axes
+    # (flattened), not as a window.  The same natively: the target
+    # transposed to axes ++ the rest, the rest flattened to one axis of R
+    # elements, each update flattened to u <= R elements written as a window
+    # at 0 of that axis, then the shape and order restored.
     for name <- [:indexed_add, :indexed_put] do
       @impl true
       def unquote(name)(out, target, idx, updates, opts) do
+        rank = tuple_size(target.shape)
         axes = opts[:axes] || Enum.to_list(0..(elem(idx.shape, 1) - 1)//1)
-        rest = for {n, a} <- Enum.with_index(Tuple.to_list(target.shape)), a not in axes, do: n
-        # a window smaller than the target's axes: Nx.BinaryBackend writes
-        # it contiguously, the engine as a window; they differ, so Nx's way
+        others = Enum.to_list(0..(rank - 1)//1) -- axes
+        rest = for a <- others, do: elem(target.shape, a)
         full = Tuple.to_list(updates.shape) |> tl() == rest
+        op = unquote(Atom.to_string(name))
 
         d = device_of([target, idx, updates])
 
-        if nat?([out.type], d) and index_ok?(idx, d) and full do
-          native(
-            unquote(name),
-            out,
-            [target, idx, updates],
-            [out, target, idx, updates, opts],
-            fn g ->
-              {g, x} = G.input(g, target, out.type)
-              {g, i} = G.input(g, idx, idx.type)
-              {g, u} = G.input(g, updates, out.type)
-              G.op(g, unquote(Atom.to_string(name)), [x, i, u], %{"axes" => axes})
-            end
-          )
-        else
-          fallback(unquote(name), [out, target, idx, updates, opts])
+        cond do
+          not (nat?([out.type], d) and index_ok?(idx, d)) ->
+            fallback(unquote(name), [out, target, idx, updates, opts])
+
+          full ->
+            native(
+              unquote(name),
+              out,
+              [target, idx, updates],
+              [out, target, idx, updates, opts],
+              fn g ->
+                {g, x} = G.input(g, target, out.type)
+                {g, i} = G.input(g, idx, idx.type)
+                {g, u} = G.input(g, updates, out.type)
+                G.op(g, op, [x, i, u], %{"axes" => axes})
+              end
+            )
+
+          true ->
+            native(
+              unquote(name),
+              out,
+              [target, idx, updates],
+              [out, target, idx, updates, opts],
+              fn g ->
+                perm = axes ++ others
+                lead = for a <- axes, do: elem(target.shape, a)
+                n = elem(updates.shape, 0)
+                {g, x} = G.input(g, target, out.type)
+                {g, x} = permute(g, x, perm, rank)
+                {g, x} = G.op(g, "reshape", [x], %{"shape" => lead ++ [Enum.product(rest)]})
+                {g, i} = G.input(g, idx, idx.type)
+                {g, u} = G.input(g, updates, out.type)
+
+                {g, u} =
+                  G.op(g, "reshape", [u], %{"shape" => [n, div(Nx.size(updates), max(n, 1))]})
+
+                {g, r} =
+                  G.op(g, op, [x, i, u], %{"axes" => Enum.to_list(0..(length(axes) - 1)//1)})
+
+                {g, r} = G.op(g, "reshape", [r], %{"shape" => lead ++ rest})
+                permute(g, r, inverse_permutation(perm), rank)
+              end
+            )
         end
       end
     end
+
+    defp inverse_permutation(perm),
+      do: perm |> Enum.with_index() |> Enum.sort() |> Enum.map(fn {_, i} -> i end)
 
     # batches of axis 0, each a slice on the device (the last, with
     # leftover: :repeat, the tail and the head concatenated), made as the
@@ -1589,9 +1735,21 @@ if Code.ensure_loaded?(Nx) do
       end)
     end
 
+    # the port takes at most 64 inputs an op: more are joined 64 at a time
+    # (each a native concatenate), then those
     @impl true
+    def concatenate(out, tensors, axis) when length(tensors) > 64 do
+      parts =
+        for chunk <- Enum.chunk_every(tensors, 64) do
+          n = Enum.reduce(chunk, 0, &(elem(&1.shape, axis) + &2))
+          concatenate(%{out | shape: put_elem(out.shape, axis, n)}, chunk, axis)
+        end
+
+      concatenate(out, parts, axis)
+    end
+
     def concatenate(out, tensors, axis) do
-      if words?(out, tensors) and length(tensors) <= 64 do
+      if words?(out, tensors) do
         native_words(:concatenate, out, tensors, [out, tensors, axis], fn g, w ->
           {g, vs} =
             Enum.reduce(tensors, {g, []}, fn t, {g, vs} ->
@@ -1607,7 +1765,7 @@ if Code.ensure_loaded?(Nx) do
     end
 
     defp concatenate_native(out, tensors, axis) do
-      if nat?([out.type], device_of(tensors)) and length(tensors) <= 64 do
+      if nat?([out.type], device_of(tensors)) do
         native(:concatenate, out, tensors, [out, tensors, axis], fn g ->
           {g, vs} =
             Enum.reduce(tensors, {g, []}, fn t, {g, vs} ->
@@ -1663,7 +1821,7 @@ if Code.ensure_loaded?(Nx) do
           )
 
         true ->
-          count(:iota, :fallback, device)
+          count(:iota, :fallback, device, [out.type])
           from_host_deep(Nx.BinaryBackend.iota(out, axis, []), device)
       end
     end
@@ -1681,7 +1839,7 @@ if Code.ensure_loaded?(Nx) do
         %{out | data: %__MODULE__{server: s, handle: h, ref: o[:ref], device: device}}
       else
         _ ->
-          count(:eye, :fallback, device)
+          count(:eye, :fallback, device, [out.type])
           from_host_deep(Nx.BinaryBackend.eye(out, []), device)
       end
     end
@@ -1701,14 +1859,27 @@ if Code.ensure_loaded?(Nx) do
           _ -> nil
         end
 
-      if ct != nil and nat?([out.type, ct], device_of([a, b])) and Nx.size(a) > 0 and
-           Nx.size(b) > 0 do
-        native(:dot, out, [a, b], [out, a, ca, ba, b, cb, bb], fn g ->
-          {g, r} = dot_graph(g, out, ct, a, ca, ba, b, cb, bb)
-          G.cast(g, r, ct, out.type)
-        end)
-      else
-        fallback(:dot, [out, a, ca, ba, b, cb, bb])
+      d = device_of([a, b])
+
+      cond do
+        ct == nil or not nat?([out.type, ct], d) ->
+          fallback(:dot, [out, a, ca, ba, b, cb, bb])
+
+        Nx.size(out) == 0 ->
+          empty(:dot, out, d)
+
+        # an empty contraction: every sum is 0
+        Nx.size(a) == 0 or Nx.size(b) == 0 ->
+          native(:dot, out, [a, b], [out, a, ca, ba, b, cb, bb], fn g ->
+            {g, z} = G.scalar(g, 0, out.type)
+            broadcast_to(g, z, out)
+          end)
+
+        true ->
+          native(:dot, out, [a, b], [out, a, ca, ba, b, cb, bb], fn g ->
+            {g, r} = dot_graph(g, out, ct, a, ca, ba, b, cb, bb)
+            G.cast(g, r, ct, out.type)
+          end)
       end
     end
 
@@ -1839,23 +2010,30 @@ if Code.ensure_loaded?(Nx) do
     for name <- ~w(window_sum window_product window_max window_min)a do
       @impl true
       def unquote(name)(out, t, window_dimensions, opts) do
-        if nat?([t.type], device_of([t])) and t.type == out.type and Nx.size(out) > 0 do
-          native(unquote(name), out, [t], [out, t, window_dimensions, opts], fn g ->
-            {g, x} = G.input(g, t, t.type)
-            rank = Nx.rank(t)
+        d = device_of([t])
 
-            attrs = %{
-              "window_dimensions" => Tuple.to_list(window_dimensions),
-              "strides" => opts[:strides] || List.duplicate(1, rank),
-              "window_dilations" => opts[:window_dilations] || List.duplicate(1, rank),
-              "padding" =>
-                Enum.map(opts[:padding] || List.duplicate({0, 0}, rank), &Tuple.to_list/1)
-            }
+        cond do
+          Nx.size(out) == 0 ->
+            empty(unquote(name), out, d)
 
-            G.op(g, unquote(Atom.to_string(name)), [x], attrs)
-          end)
-        else
-          fallback(unquote(name), [out, t, window_dimensions, opts])
+          nat?([t.type], d) and t.type == out.type ->
+            native(unquote(name), out, [t], [out, t, window_dimensions, opts], fn g ->
+              {g, x} = G.input(g, t, t.type)
+              rank = Nx.rank(t)
+
+              attrs = %{
+                "window_dimensions" => Tuple.to_list(window_dimensions),
+                "strides" => opts[:strides] || List.duplicate(1, rank),
+                "window_dilations" => opts[:window_dilations] || List.duplicate(1, rank),
+                "padding" =>
+                  Enum.map(opts[:padding] || List.duplicate({0, 0}, rank), &Tuple.to_list/1)
+              }
+
+              G.op(g, unquote(Atom.to_string(name)), [x], attrs)
+            end)
+
+          true ->
+            fallback(unquote(name), [out, t, window_dimensions, opts])
         end
       end
     end
@@ -1873,27 +2051,33 @@ if Code.ensure_loaded?(Nx) do
             do: {:f, 32},
             else: t.type
 
-        if nat?([cmp, out.type], device_of([t, source, init_value])) and Nx.size(out) > 0 do
-          args = [out, t, source, init_value, window_dimensions, opts]
+        d = device_of([t, source, init_value])
+        args = [out, t, source, init_value, window_dimensions, opts]
 
-          native(unquote(name), out, [t, source, init_value], args, fn g ->
-            {g, x} = G.input(g, t, cmp)
-            {g, s} = G.input(g, source, out.type)
-            {g, v} = G.input(g, init_value, out.type)
-            {g, v} = G.op(g, "reshape", [v], %{"shape" => []})
-            rank = Nx.rank(t)
+        cond do
+          Nx.size(out) == 0 ->
+            empty(unquote(name), out, d)
 
-            attrs = %{
-              "window_dimensions" => Tuple.to_list(window_dimensions),
-              "strides" => opts[:strides] || List.duplicate(1, rank),
-              "padding" =>
-                Enum.map(opts[:padding] || List.duplicate({0, 0}, rank), &Tuple.to_list/1)
-            }
+          nat?([cmp, out.type], d) ->
+            native(unquote(name), out, [t, source, init_value], args, fn g ->
+              {g, x} = G.input(g, t, cmp)
+              {g, s} = G.input(g, source, out.type)
+              {g, v} = G.input(g, init_value, out.type)
+              {g, v} = G.op(g, "reshape", [v], %{"shape" => []})
+              rank = Nx.rank(t)
 
-            G.op(g, unquote(Atom.to_string(name)), [x, s, v], attrs)
-          end)
-        else
-          fallback(unquote(name), [out, t, source, init_value, window_dimensions, opts])
+              attrs = %{
+                "window_dimensions" => Tuple.to_list(window_dimensions),
+                "strides" => opts[:strides] || List.duplicate(1, rank),
+                "padding" =>
+                  Enum.map(opts[:padding] || List.duplicate({0, 0}, rank), &Tuple.to_list/1)
+              }
+
+              G.op(g, unquote(Atom.to_string(name)), [x, s, v], attrs)
+            end)
+
+          true ->
+            fallback(unquote(name), args)
         end
       end
     end
