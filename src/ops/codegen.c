@@ -257,6 +257,33 @@ static const char *binary16_op(const nxvk_cg_program *p, nxvk_dtype d) {
   return strcmp(name, "add") == 0 ? "add" : strcmp(name, "subtract") == 0 ? "sub" : strcmp(name, "multiply") == 0 ? "mul" : NULL;
 }
 
+/* The two ew_eval calls of a paired word (low half into lo<o>, high half
+ * into hi<o>, for the first nout outputs): operand k's word is named by
+ * word_fmt ("l%d[u]" in the main loop, "a%d" in a split kernel's exact
+ * path); an f16 operand in driver arithmetic is its f<k> vec2, already
+ * converted. */
+static void emit_ew_eval_pair(sbuf *s, const nxvk_cg_program *p, const char *indent, const char *word_fmt,
+                              int nout) {
+  int ni = p->ninputs;
+  bool hw = cg_hw(p);
+  for (int h = 0; h < 2; h++) {
+    sb_printf(s, "%sew_eval(", indent);
+    for (int k = 0; k < ni; k++) {
+      char word[24], w[48];
+      if (k) sb_printf(s, ", ");
+      if (hw && p->in_dtype[k] == NXVK_F16) {
+        sb_printf(s, "f%d.%c", k, h ? 'y' : 'x');
+        continue;
+      }
+      snprintf(word, sizeof word, word_fmt, k);
+      snprintf(w, sizeof w, h ? "%s >> 16u" : "%s & 65535u", word);
+      sb_printf(s, pair_load(p->in_dtype[k]), w);
+    }
+    for (int o = 0; o < nout; o++) sb_printf(s, "%s%s%d", ni + o ? ", " : "", h ? "hi" : "lo", o);
+    sb_printf(s, ");\n");
+  }
+}
+
 /* main() of a paired kernel (every input and output 16 bits wide): each
  * invocation takes two elements per 32-bit word, so a warp's load or store
  * moves 128 bytes as the f32 kernels' do (one 16-bit element at a time
@@ -364,21 +391,7 @@ static int emit_paired_main(sbuf *s, const nxvk_cg_program *p) {
                  "uintBitsToFloat(l1[u] & 0xffff0000u), %s)));\n", bf_op, fz);
     sb_printf(s, "      } else {\n");
   }
-  for (int h = 0; h < 2; h++) {
-    sb_printf(s, "      ew_eval(");
-    for (int k = 0; k < ni; k++) {
-      char w[48];
-      if (k) sb_printf(s, ", ");
-      if (hw && p->in_dtype[k] == NXVK_F16) {
-        sb_printf(s, "f%d.%c", k, h ? 'y' : 'x');
-        continue;
-      }
-      snprintf(w, sizeof w, h ? "l%d[u] >> 16u" : "l%d[u] & 65535u", k);
-      sb_printf(s, pair_load(p->in_dtype[k]), w);
-    }
-    for (int o = 0; o < p->noutputs; o++) sb_printf(s, "%s%s%d", ni + o ? ", " : "", h ? "hi" : "lo", o);
-    sb_printf(s, ");\n");
-  }
+  emit_ew_eval_pair(s, p, "      ", "l%d[u]", p->noutputs);
   if (bf_op) sb_printf(s, "      }\n");
   for (int o = 0; o < p->noutputs; o++) {
     /* an nx16_* result is never an f32 subnormal: no sign to restore */
@@ -451,20 +464,7 @@ static int emit_paired_split(sbuf *s, const nxvk_cg_program *p, const char *form
   for (int k = 0; k < ni; k++)
     if (hw && p->in_dtype[k] == NXVK_F16) sb_printf(s, "  vec2 f%d = nx_f16x2_to_f32(a%d);\n", k, k);
   sb_printf(s, "  %s lo0, hi0;\n", hw_out ? "float" : "uint");
-  for (int h = 0; h < 2; h++) {
-    sb_printf(s, "  ew_eval(");
-    for (int k = 0; k < ni; k++) {
-      char w[48];
-      if (k) sb_printf(s, ", ");
-      if (hw && p->in_dtype[k] == NXVK_F16) {
-        sb_printf(s, "f%d.%c", k, h ? 'y' : 'x');
-        continue;
-      }
-      snprintf(w, sizeof w, h ? "a%d >> 16u" : "a%d & 65535u", k);
-      sb_printf(s, pair_load(p->in_dtype[k]), w);
-    }
-    sb_printf(s, ", %s0);\n", h ? "hi" : "lo");
-  }
+  emit_ew_eval_pair(s, p, "  ", "a%d", 1);
   if (hw_out)
     sb_printf(s, "  uint w0 = nx_f32x2_to_f16(lo0, hi0);\n"
                  "  out0.v[i] = 2u * i + 1u < n ? w0 : (w0 & 65535u);\n}\n");

@@ -33,6 +33,28 @@ static int find_memory_type(nxvk_ctx *c, uint32_t type_bits, VkMemoryPropertyFla
   return NXVK_OK;
 }
 
+/* vkCreateBuffer for a buffer the compute queue uses and, where the
+ * transfer lanes run on a queue family of their own (xfer_on_tq), the
+ * lanes copy to and from too: VK_SHARING_MODE_CONCURRENT over the two
+ * families there, exclusive otherwise.  pnext is chained to the create
+ * info (import_host's external memory), or NULL. */
+static int create_shared_buffer(nxvk_ctx *c, const void *pnext, VkDeviceSize size, VkBufferUsageFlags usage,
+                                VkBuffer *out) {
+  uint32_t families[2] = {c->queue_family, c->xfer_family};
+  VkBufferCreateInfo bci = {
+      .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
+      .pNext = pnext,
+      .size = size,
+      .usage = usage,
+      .sharingMode = c->xfer_on_tq ? VK_SHARING_MODE_CONCURRENT : VK_SHARING_MODE_EXCLUSIVE,
+      .queueFamilyIndexCount = c->xfer_on_tq ? 2u : 0u,
+      .pQueueFamilyIndices = c->xfer_on_tq ? families : NULL,
+  };
+  VkResult r = c->vk.vkCreateBuffer(c->device, &bci, NULL, out);
+  if (r != VK_SUCCESS) return nxvk_vk_fail(r, "vkCreateBuffer", __FILE__, __LINE__);
+  return NXVK_OK;
+}
+
 static void account(nxvk_ctx *c, int64_t bytes, int64_t count) {
   unsigned long long now = atomic_fetch_add(&c->live_bytes, (unsigned long long)bytes) +
                            (unsigned long long)bytes;
@@ -163,24 +185,14 @@ int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_b
   b->host_visible = host_visible;
   b->pool_class = cls;
   atomic_init(&b->refs, 1);
-  VkBufferCreateInfo bci = {
-      .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-      .size = cap, /* the class's capacity, so the buffer can serve any request of its class */
-      .usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-               VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-      .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
-  };
-  /* the transfer lanes on their own queue copy to and from it too */
-  uint32_t families[2] = {c->queue_family, c->xfer_family};
-  if (c->xfer_on_tq) {
-    bci.sharingMode = VK_SHARING_MODE_CONCURRENT;
-    bci.queueFamilyIndexCount = 2;
-    bci.pQueueFamilyIndices = families;
-  }
-  VkResult r = c->vk.vkCreateBuffer(c->device, &bci, NULL, &b->buffer);
-  if (r != VK_SUCCESS) {
+  /* the class's capacity, so the buffer can serve any request of its class */
+  int brc = create_shared_buffer(c, NULL, cap,
+                                 VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                                     VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                 &b->buffer);
+  if (brc) {
     free(b);
-    return nxvk_vk_fail(r, "vkCreateBuffer", __FILE__, __LINE__);
+    return brc;
   }
   /* Large buffers get their own allocation where the driver asks for one
    * (VkMemoryDedicatedRequirements, core in Vulkan 1.1). */
@@ -219,7 +231,7 @@ int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_b
       .allocationSize = req.size,
       .memoryTypeIndex = type,
   };
-  r = c->vk.vkAllocateMemory(c->device, &mai, NULL, &b->memory);
+  VkResult r = c->vk.vkAllocateMemory(c->device, &mai, NULL, &b->memory);
   if (r == VK_SUCCESS) r = c->vk.vkBindBufferMemory(c->device, b->buffer, b->memory, 0);
   if (r == VK_SUCCESS && map) r = c->vk.vkMapMemory(c->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped);
   if (r != VK_SUCCESS) {
@@ -296,23 +308,11 @@ static int import_host(nxvk_ctx *c, char *host, size_t n, nxvk_buffer **out) {
   atomic_init(&b->refs, 1);
   VkExternalMemoryBufferCreateInfo ebci = {.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO,
                                            .handleTypes = ht};
-  VkBufferCreateInfo bci = {
-      .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-      .pNext = &ebci,
-      .size = n,
-      .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-      .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
-  };
-  uint32_t families[2] = {c->queue_family, c->xfer_family}; /* lanes on the transfer queue copy it too */
-  if (c->xfer_on_tq) {
-    bci.sharingMode = VK_SHARING_MODE_CONCURRENT;
-    bci.queueFamilyIndexCount = 2;
-    bci.pQueueFamilyIndices = families;
-  }
-  r = c->vk.vkCreateBuffer(c->device, &bci, NULL, &b->buffer);
-  if (r != VK_SUCCESS) {
+  int brc = create_shared_buffer(c, &ebci, n, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                 &b->buffer);
+  if (brc) {
     free(b);
-    return nxvk_vk_fail(r, "vkCreateBuffer", __FILE__, __LINE__);
+    return brc;
   }
   VkMemoryRequirements req;
   c->vk.vkGetBufferMemoryRequirements(c->device, b->buffer, &req);
@@ -980,20 +980,11 @@ int nxvk_pinned_alloc(nxvk_ctx *c, size_t n, void **out) {
   b->host_visible = true;
   b->pool_class = -1;
   atomic_init(&b->refs, 1);
-  VkBufferCreateInfo bci = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO,
-                            .size = n,
-                            .usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                            .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-  uint32_t families[2] = {c->queue_family, c->xfer_family};
-  if (c->xfer_on_tq) {
-    bci.sharingMode = VK_SHARING_MODE_CONCURRENT;
-    bci.queueFamilyIndexCount = 2;
-    bci.pQueueFamilyIndices = families;
-  }
-  VkResult r = c->vk.vkCreateBuffer(c->device, &bci, NULL, &b->buffer);
-  if (r != VK_SUCCESS) {
+  int brc = create_shared_buffer(c, NULL, n, VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                                 &b->buffer);
+  if (brc) {
     free(b);
-    return nxvk_vk_fail(r, "vkCreateBuffer", __FILE__, __LINE__);
+    return brc;
   }
   VkMemoryRequirements req;
   c->vk.vkGetBufferMemoryRequirements(c->device, b->buffer, &req);
@@ -1017,7 +1008,7 @@ int nxvk_pinned_alloc(nxvk_ctx *c, size_t n, void **out) {
                               .allocationSize = req.size,
                               .memoryTypeIndex = (uint32_t)best};
   if (rc == NXVK_OK) {
-    r = c->vk.vkAllocateMemory(c->device, &mai, NULL, &b->memory);
+    VkResult r = c->vk.vkAllocateMemory(c->device, &mai, NULL, &b->memory);
     if (r == VK_SUCCESS) r = c->vk.vkBindBufferMemory(c->device, b->buffer, b->memory, 0);
     if (r == VK_SUCCESS) r = c->vk.vkMapMemory(c->device, b->memory, 0, VK_WHOLE_SIZE, 0, &b->mapped);
     if (r != VK_SUCCESS) {
