@@ -101,6 +101,22 @@ static void host_copy(const nxvk_host *src, int64_t sbase, const int64_t *sst, n
   }
 }
 
+/* The ops that are views of their input (transpose, slice, reverse): the
+ * whole output, contiguous, read from the input at base + sum idx * sst. */
+static int view_copy_gpu(nxvk_rec *r, const nxvk_tensor *in, int64_t base, const int64_t *sst,
+                         nxvk_tensor *out) {
+  int64_t dst[NXVK_MAX_RANK];
+  nxvk_contiguous_strides(&out->shape, dst);
+  return nxvk_strided_copy(r, in->buf, in->dtype, base, sst, out->buf, out->dtype, 0, dst, &out->shape);
+}
+
+static int view_copy_ref(const nxvk_host *in, int64_t base, const int64_t *sst, nxvk_host *out) {
+  int64_t dst[NXVK_MAX_RANK];
+  nxvk_contiguous_strides(&out->shape, dst);
+  host_copy(in, base, sst, out, 0, dst, &out->shape);
+  return NXVK_OK;
+}
+
 /* ---- reshape ---- */
 
 int nxvk_reshape_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, int nin,
@@ -187,21 +203,17 @@ static void transpose_strides(const nxvk_attrs *a, const nxvk_shape *in, int64_t
 int nxvk_transpose_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                        int nin, nxvk_tensor *out) {
   (void)op; (void)nin;
-  int64_t sst[NXVK_MAX_RANK], dst[NXVK_MAX_RANK];
+  int64_t sst[NXVK_MAX_RANK];
   transpose_strides(a, &in[0]->shape, sst);
-  nxvk_contiguous_strides(&out->shape, dst);
-  return nxvk_strided_copy(r, in[0]->buf, in[0]->dtype, 0, sst, out->buf, out->dtype, 0, dst,
-                           &out->shape);
+  return view_copy_gpu(r, in[0], 0, sst, out);
 }
 
 int nxvk_transpose_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
                        nxvk_host *out) {
   (void)op; (void)nin;
-  int64_t sst[NXVK_MAX_RANK], dst[NXVK_MAX_RANK];
+  int64_t sst[NXVK_MAX_RANK];
   transpose_strides(a, &in[0].shape, sst);
-  nxvk_contiguous_strides(&out->shape, dst);
-  host_copy(&in[0], 0, sst, out, 0, dst, &out->shape);
-  return NXVK_OK;
+  return view_copy_ref(&in[0], 0, sst, out);
 }
 
 /* ---- slice ---- */
@@ -246,21 +258,17 @@ static int64_t slice_strides(const nxvk_attrs *a, const nxvk_shape *in, int64_t 
 int nxvk_slice_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                    int nin, nxvk_tensor *out) {
   (void)op; (void)nin;
-  int64_t sst[NXVK_MAX_RANK], dst[NXVK_MAX_RANK];
+  int64_t sst[NXVK_MAX_RANK];
   int64_t base = slice_strides(a, &in[0]->shape, sst);
-  nxvk_contiguous_strides(&out->shape, dst);
-  return nxvk_strided_copy(r, in[0]->buf, in[0]->dtype, base, sst, out->buf, out->dtype, 0, dst,
-                           &out->shape);
+  return view_copy_gpu(r, in[0], base, sst, out);
 }
 
 int nxvk_slice_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
                    nxvk_host *out) {
   (void)op; (void)nin;
-  int64_t sst[NXVK_MAX_RANK], dst[NXVK_MAX_RANK];
+  int64_t sst[NXVK_MAX_RANK];
   int64_t base = slice_strides(a, &in[0].shape, sst);
-  nxvk_contiguous_strides(&out->shape, dst);
-  host_copy(&in[0], base, sst, out, 0, dst, &out->shape);
-  return NXVK_OK;
+  return view_copy_ref(&in[0], base, sst, out);
 }
 
 /* ---- reverse ---- */
@@ -307,21 +315,17 @@ static int64_t reverse_strides(const nxvk_attrs *a, const nxvk_shape *in, int64_
 int nxvk_reverse_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                      int nin, nxvk_tensor *out) {
   (void)op; (void)nin;
-  int64_t sst[NXVK_MAX_RANK], dst[NXVK_MAX_RANK];
+  int64_t sst[NXVK_MAX_RANK];
   int64_t base = reverse_strides(a, &in[0]->shape, sst);
-  nxvk_contiguous_strides(&out->shape, dst);
-  return nxvk_strided_copy(r, in[0]->buf, in[0]->dtype, base, sst, out->buf, out->dtype, 0, dst,
-                           &out->shape);
+  return view_copy_gpu(r, in[0], base, sst, out);
 }
 
 int nxvk_reverse_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
                      nxvk_host *out) {
   (void)op; (void)nin;
-  int64_t sst[NXVK_MAX_RANK], dst[NXVK_MAX_RANK];
+  int64_t sst[NXVK_MAX_RANK];
   int64_t base = reverse_strides(a, &in[0].shape, sst);
-  nxvk_contiguous_strides(&out->shape, dst);
-  host_copy(&in[0], base, sst, out, 0, dst, &out->shape);
-  return NXVK_OK;
+  return view_copy_ref(&in[0], base, sst, out);
 }
 
 /* ---- concatenate ---- */

@@ -92,6 +92,31 @@ uint32_t nxvk_sort8_wg(const nxvk_ctx *c, uint32_t items) {
 
 /* 8 bits a pass: per pass a histogram of each tile's digits, their running
  * sums along the line, a scatter; no key or output kernel for values. */
+/* The radix sorts' scratch: keys and indices twice (passes ping-pong
+ * between them), each tile's digit counts and their scan.  On failure what
+ * was made is left for scratch_free, which takes NULLs. */
+static int scratch_create(nxvk_ctx *c, uint64_t key_bytes, uint64_t idx_bytes, uint64_t hist_bytes,
+                          nxvk_buffer **keys, nxvk_buffer **idx, nxvk_buffer **hist, nxvk_buffer **hscan) {
+  int rc = NXVK_OK;
+  for (int i = 0; i < 2 && rc == NXVK_OK; i++) {
+    rc = nxvk_buffer_create(c, key_bytes, false, &keys[i]);
+    if (rc == NXVK_OK) rc = nxvk_buffer_create(c, idx_bytes, false, &idx[i]);
+  }
+  if (rc == NXVK_OK) rc = nxvk_buffer_create(c, hist_bytes, false, hist);
+  if (rc == NXVK_OK) rc = nxvk_buffer_create(c, hist_bytes, false, hscan);
+  return rc;
+}
+
+static void scratch_free(nxvk_ctx *c, nxvk_buffer **keys, nxvk_buffer **idx, nxvk_buffer *hist,
+                         nxvk_buffer *hscan) {
+  for (int i = 0; i < 2; i++) {
+    nxvk_buffer_unref(c, keys[i]);
+    nxvk_buffer_unref(c, idx[i]);
+  }
+  nxvk_buffer_unref(c, hist);
+  nxvk_buffer_unref(c, hscan);
+}
+
 /* One radix pass of either kernel: count each tile's digits (spec[1] = 1),
  * sum the counts across the tiles of each row (ndigits a tile), then
  * scatter (spec[1] = 2). */
@@ -122,13 +147,8 @@ static int sort8_gpu(nxvk_rec *r, const nxvk_op *op, nxvk_tensor *x, nxvk_tensor
   int rc = NXVK_OK;
   nxvk_buffer *keys[2] = {NULL, NULL}, *idx[2] = {NULL, NULL}, *hist = NULL, *hscan = NULL;
   /* the last pass writes no keys, and no indices either for values */
-  for (int i = 0; i < 2 && rc == NXVK_OK; i++) {
-    rc = nxvk_buffer_create(c, passes > 1 ? total * ksz : 4, false, &keys[i]);
-    if (rc == NXVK_OK) rc = nxvk_buffer_create(c, passes > 1 || !values ? total * 4 : 4, false, &idx[i]);
-  }
-  uint64_t nh = rows * 256 * ntiles;
-  if (rc == NXVK_OK) rc = nxvk_buffer_create(c, nh * 4, false, &hist);
-  if (rc == NXVK_OK) rc = nxvk_buffer_create(c, nh * 4, false, &hscan);
+  rc = scratch_create(c, passes > 1 ? total * ksz : 4, passes > 1 || !values ? total * 4 : 4,
+                      rows * 256 * ntiles * 4, keys, idx, &hist, &hscan);
   uint32_t meta[10] = {(uint32_t)rows, (uint32_t)n, (uint32_t)l->inner, (uint32_t)ntiles, 0,
                        (uint32_t)kout, desc, 0, 0, values};
   uint32_t groups = nxvk_groups_for(c, rows * ntiles, 1);
@@ -147,12 +167,7 @@ static int sort8_gpu(nxvk_rec *r, const nxvk_op *op, nxvk_tensor *x, nxvk_tensor
     nxvk_buffer *b[8] = {x->buf, out->buf, keys[cur], idx[cur], keys[1 - cur], idx[1 - cur], hist, hscan};
     rc = nxvk_dispatch_1d(r, oname, spec, 3, meta, 7, b, 8, rows * (uint64_t)kout);
   }
-  for (int i = 0; i < 2; i++) {
-    nxvk_buffer_unref(c, keys[i]);
-    nxvk_buffer_unref(c, idx[i]);
-  }
-  nxvk_buffer_unref(c, hist);
-  nxvk_buffer_unref(c, hscan);
+  scratch_free(c, keys, idx, hist, hscan);
   return rc;
 }
 
@@ -184,13 +199,7 @@ int nxvk_sort_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tens
   snprintf(kname, sizeof kname, "sort_%s", nxvk_dtype_name(dt));
   snprintf(oname, sizeof oname, "sort_%s", nxvk_dtype_name(out->dtype));
   nxvk_buffer *keys[2] = {NULL, NULL}, *idx[2] = {NULL, NULL}, *hist = NULL, *hscan = NULL;
-  for (int i = 0; i < 2 && rc == NXVK_OK; i++) {
-    rc = nxvk_buffer_create(c, total * ksz, false, &keys[i]);
-    if (rc == NXVK_OK) rc = nxvk_buffer_create(c, total * 4, false, &idx[i]);
-  }
-  uint64_t nh = rows * 16 * ntiles;
-  if (rc == NXVK_OK) rc = nxvk_buffer_create(c, nh * 4, false, &hist);
-  if (rc == NXVK_OK) rc = nxvk_buffer_create(c, nh * 4, false, &hscan);
+  rc = scratch_create(c, total * ksz, total * 4, rows * 16 * ntiles * 4, keys, idx, &hist, &hscan);
   uint32_t meta[7] = {(uint32_t)rows, (uint32_t)n, (uint32_t)l.inner, (uint32_t)ntiles, 0,
                       (uint32_t)kout, desc};
   /* keys and indices into buffer 0 */
@@ -221,12 +230,7 @@ int nxvk_sort_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tens
     nxvk_buffer *b[8] = {in[0]->buf, out->buf, keys[cur], idx[cur], keys[1 - cur], idx[1 - cur], hist, hscan};
     rc = nxvk_dispatch_1d(r, gives_indices(op) ? oname : kname, spec, 3, meta, 7, b, 8, rows * (uint64_t)kout);
   }
-  for (int i = 0; i < 2; i++) {
-    nxvk_buffer_unref(c, keys[i]);
-    nxvk_buffer_unref(c, idx[i]);
-  }
-  nxvk_buffer_unref(c, hist);
-  nxvk_buffer_unref(c, hscan);
+  scratch_free(c, keys, idx, hist, hscan);
   return rc;
 }
 
