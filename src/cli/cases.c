@@ -392,6 +392,20 @@ static void split2(int64_t n, int64_t *a, int64_t *b) {
   if (n == 0) *a = 2, *b = 0;
 }
 
+/* Whether the op's shape rule takes these operands and attributes: a case
+ * it refuses is not generated (both sides would refuse it, comparing
+ * nothing), unless it is an error case by design (expect_err).  The
+ * test-only fault NXVK_TEST_INJECT=unrunnable_cases keeps them, so the suite
+ * proves conformance skips them and stress counts them as not compared. */
+static bool case_runs(const case_gen *g, int nin, const nxvk_shape *shapes, const nxvk_dtype *dts,
+                      const nxvk_attrs *a) {
+  const char *inject = getenv("NXVK_TEST_INJECT");
+  if (inject && strstr(inject, "unrunnable_cases")) return true;
+  nxvk_meta m[CASE_MAX_IN], out;
+  for (int i = 0; i < nin && i < CASE_MAX_IN; i++) m[i] = (nxvk_meta){dts[i], shapes[i]};
+  return nxvk_op_infer(g->op, a, m, nin, &out) == NXVK_OK;
+}
+
 
 static int classes_of(const cJSON *arr, const char *where, int *fills, int *n) {
   *n = 0;
@@ -820,6 +834,7 @@ static int data_movement(case_gen *g) {
         shape_list_text(v[j].sh, v[j].nin, t, sizeof t);
         snprintf(w, sizeof w, "shape=%s", t);
       }
+      if (!case_runs(g, v[j].nin, v[j].sh, dts, &v[j].a)) continue; /* concatenate of scalars */
       for (int c = 0; c < (sized ? nsf : nf) && rc == 0; c++)
         rc = case_add(g, v[j].nin, v[j].sh, dts, &v[j].a, sized ? sfills[c] : fills[c], w);
     }
@@ -911,6 +926,20 @@ static bool parse_seed(const cJSON *e, uint64_t *out) {
   return !*end && !errno;
 }
 
+/* n elements as a source op's shape: [n], or [p, q] for an op whose shape
+ * rule wants rank 2 or more (eye). */
+static nxvk_shape source_sized_shape(const case_gen *g, int64_t n) {
+  nxvk_attrs a;
+  memset(&a, 0, sizeof a);
+  a.set = g->op->attrs & (NXVK_ATTR_SHAPE | NXVK_ATTR_DTYPE);
+  a.shape = shape1(n);
+  a.dtype = g->dt;
+  if (case_runs(g, 0, NULL, NULL, &a)) return a.shape;
+  int64_t p, q;
+  split2(n, &p, &q);
+  return shape2(p, q);
+}
+
 static int data_source(case_gen *g) {
   const cJSON *S = cases_jget(g->D->sizes, "source"), *ST = cases_jget(g->D->sizes, "statistics");
   const nxvk_op_desc *op = g->op;
@@ -934,7 +963,7 @@ static int data_source(case_gen *g) {
     nxvk_shape s;
     char where[200];
     if (k < ns) {
-      s = (nxvk_shape){1, {sizes[k]}};
+      s = source_sized_shape(g, sizes[k]);
       snprintf(where, sizeof where, "size=%lld", (long long)sizes[k]);
     } else {
       if (!jshape(cJSON_GetArrayItem(list, k - ns), &s))
@@ -967,6 +996,7 @@ static int data_source(case_gen *g) {
           a.set |= NXVK_ATTR_SEED;
           a.seed = seeds[si];
         }
+        if (!case_runs(g, 0, NULL, NULL, &a)) continue; /* eye of rank 0 or 1 */
         if (case_add(g, 0, NULL, NULL, &a, FILL_NONE, where)) return -1;
       }
     }
@@ -1003,7 +1033,7 @@ static int sized_source(case_gen *g, int layout, conf_case *k) {
   if (!(op->attrs & NXVK_ATTR_SHAPE))
     return rule_refuse(g, "no input builder for source op %s (no shape attribute)", op->name);
   a->set |= NXVK_ATTR_SHAPE;
-  a->shape = shape1(g->r->n);
+  a->shape = source_sized_shape(g, g->r->n);
   if (layout == 1 && (op->attrs & NXVK_ATTR_AXIS)) {
     split2(g->r->n, &p, &q);
     a->shape = shape2(p, q);
@@ -1341,6 +1371,9 @@ static const case_rule op_rules[] = {
     /* DESIGN.md: "Empty: ... argmax error" (Nx raises) */
     {"argmax", .empty_error = NXVK_E_SHAPE_MISMATCH},
     {"argmin", .empty_error = NXVK_E_SHAPE_MISMATCH},
+    /* Nx.Shape.top_k raises for k over the last axis: of nothing, k = 1 is */
+    {"top_k", .empty_error = NXVK_E_BAD_ATTR},
+    {"top_k_indices", .empty_error = NXVK_E_BAD_ATTR},
     {"window_scatter_max", .special = 1u << 0, .input = input_wscatter},
     {"window_scatter_min", .special = 1u << 0, .input = input_wscatter},
     {NULL},
@@ -1396,6 +1429,7 @@ int cases_make(const case_req *r, case_list *L) {
   snprintf(where, sizeof where, "size=%lld layout=%d", (long long)r->n, layout);
   rc = case_add(&g, k.nin, k.shape, k.dt, &k.attrs, r->fill, where);
   if (rc) snprintf(L->why, sizeof L->why, "out of memory");
+  else if (k.nin) expect_empty_error(&g, &k.shape[0], &k.attrs); /* argmax of nothing (size 0) */
   return rc;
 }
 

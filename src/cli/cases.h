@@ -158,8 +158,8 @@ struct case_rule {
   unsigned special;         /* bit i: input i is filled by input(), not by the class */
   void (*input)(const case_fill *f, int i, nxvk_host *h, uint64_t *rng);
   int sized_values;         /* FILL_SIZED's ranges (0 in op_rules[]: the kind's) */
-  int empty_error;          /* reductions: the error a reduction over no element is by
-                               design (argmax, argmin); its cases expect it */
+  int empty_error;          /* the error an op over no element is by design (argmax,
+                               argmin, top_k); its cases expect it */
 };
 enum { SIZED_PLAIN = 1, SIZED_UNIT, SIZED_PRODUCT };
 

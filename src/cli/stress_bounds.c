@@ -210,8 +210,8 @@ int stress_bounds(nxvk_ctx *c, const stress_opts *o, stress_report *r) {
   fflush(stdout);
   report_str(r, "sizes", "%s", list);
 
-  long cases = 0, wrong = 0, errors = 0, lost = 0, ops = 0, unbuilt = 0;
-  char first_wrong[400] = "", first_error[400] = "", first_unbuilt[400] = "";
+  long cases = 0, wrong = 0, errors = 0, lost = 0, ops = 0, unbuilt = 0, refused = 0, uncompared = 0;
+  char first_wrong[400] = "", first_error[400] = "", first_unbuilt[400] = "", first_uncompared[400] = "";
   double t0 = now_seconds();
   for (int i = 0; i < nxvk_op_count() && !lost; i++) {
     const nxvk_op_desc *op = nxvk_op_at(i);
@@ -239,13 +239,20 @@ int stress_bounds(nxvk_ctx *c, const stress_opts *o, stress_report *r) {
         if (res.kind == RESULT_WRONG && !wrong++) snprintf(first_wrong, sizeof first_wrong, "%s", res.detail);
         if (res.kind == RESULT_ERROR && !errors++) snprintf(first_error, sizeof first_error, "%s", res.detail);
         if (res.kind == RESULT_LOST && !lost++) snprintf(first_error, sizeof first_error, "%s", res.detail);
-        if (res.kind != RESULT_OK) printf("  %-9s %s\n", "bad", res.detail);
+        if (res.kind == RESULT_REFUSED) refused++;
+        if (res.kind == RESULT_UNCOMPARED && !uncompared++)
+          snprintf(first_uncompared, sizeof first_uncompared, "%s", res.detail);
+        if (res.kind == RESULT_UNCOMPARED) printf("  %-9s %s\n", "skipped", res.detail);
+        else if (res.kind != RESULT_OK && res.kind != RESULT_REFUSED) printf("  %-9s %s\n", "bad", res.detail);
       }
     }
   }
   double secs = now_seconds() - t0;
   report_num(r, "ops", (double)ops);
   report_num(r, "cases", (double)cases);
+  report_num(r, "compared", (double)(cases - refused - uncompared));
+  report_num(r, "refused_by_design", (double)refused);
+  report_num(r, "not_compared", (double)uncompared);
   report_num(r, "wrong_results", (double)wrong);
   report_num(r, "engine_errors", (double)errors);
   report_num(r, "device_lost", (double)lost);
@@ -259,7 +266,13 @@ int stress_bounds(nxvk_ctx *c, const stress_opts *o, stress_report *r) {
   if (wrong)
     report_check(r, CHECK_FAIL, "results", "%ld of %ld cases wrong; first: %s", wrong, cases, first_wrong);
   else
-    report_check(r, CHECK_PASS, "results", "%ld cases checked against the reference, 0 wrong", cases);
+    report_check(r, CHECK_PASS, "results",
+                 "%ld cases checked against the reference, 0 wrong; %ld error cases by design refused by both "
+                 "with their error (error-handling checks)",
+                 cases - refused - uncompared, refused);
+  if (uncompared)
+    report_check(r, CHECK_UNCHECKED, "compared", "%ld cases not compared (the GPU and the reference both refuse "
+                 "a value case); first: %s", uncompared, first_uncompared);
   if (errors || lost)
     report_check(r, CHECK_FAIL, "errors", "%ld engine errors, %ld device lost; first: %s", errors, lost, first_error);
   else

@@ -283,6 +283,7 @@ int case_build(stress_case *k, nxvk_ctx *c, const nxvk_op_desc *op, nxvk_dtype d
     return rc;
   }
   k->attrs = cc.attrs;
+  k->expect_err = cc.expect_err;
   nxvk_attrs *a = &k->attrs;
   for (int i = 0; i < cc.nin && rc == NXVK_OK; i++) {
     rc = nxvk_host_alloc(&k->in[i], cc.dt[i], &cc.shape[i]);
@@ -372,9 +373,17 @@ void case_check(nxvk_ctx *c, stress_case *k, case_result *res) {
     res->code = rc;
     set_detail(res, "%s: device lost: %s", k->label, nxvk_errmsg());
   } else if (rc_ref != NXVK_OK) {
-    /* the reference refuses (argmax of nothing): the GPU path must refuse too */
-    if (rc == rc_ref) {
-      res->kind = RESULT_OK;
+    /* the reference refuses (argmax of nothing): the GPU path must refuse
+     * too; as conformance counts them, a refusal by both is an
+     * error-handling check where the case is an error by design, else a
+     * case not compared (no pass either way) */
+    if (rc == rc_ref && rc_ref == k->expect_err) {
+      res->kind = RESULT_REFUSED;
+      set_detail(res, "%s: an error case by design, refused by both with %s", k->label, nxvk_err_name(rc_ref));
+    } else if (rc == rc_ref) {
+      res->kind = RESULT_UNCOMPARED;
+      set_detail(res, "%s: not compared: the GPU and the reference both refuse it (%s: %s)", k->label,
+                 nxvk_err_name(rc_ref), ref_err);
     } else if (rc == NXVK_OK) {
       res->kind = RESULT_WRONG;
       res->bad = 1;
@@ -387,6 +396,12 @@ void case_check(nxvk_ctx *c, stress_case *k, case_result *res) {
       set_detail(res, "%s: GPU path says %s (%s), reference says %s (%s)",
                k->label, nxvk_err_name(rc), nxvk_errmsg(), nxvk_err_name(rc_ref), ref_err);
     }
+  } else if (k->expect_err) {
+    res->kind = RESULT_WRONG;
+    res->bad = 1;
+    set_detail(res, "%s: an error case by design (%s expected), but the reference gives a result%s%s", k->label,
+               nxvk_err_name(k->expect_err), rc ? " and the GPU fails with " : " and so does the GPU",
+               rc ? nxvk_err_name(rc) : "");
   } else if (rc != NXVK_OK) {
     res->kind = RESULT_ERROR;
     res->code = rc;

@@ -90,6 +90,8 @@ typedef struct stress_case {
   int nin;
   nxvk_host in[4];
   char label[160];                    /* "add f32 [257] x [257]" */
+  int expect_err;                     /* an error case by design (argmax of nothing): the
+                                         code both must refuse it with (cases.h); 0: a value case */
 } stress_case;
 
 /* How many distinct input layouts the builder has for this op (shapes,
@@ -104,7 +106,11 @@ void case_free(stress_case *k);
 /* Dtypes this op can be stressed with on this device (NXVK_DT mask). */
 unsigned case_dtypes(nxvk_ctx *c, const nxvk_op_desc *op);
 
-typedef enum { RESULT_OK, RESULT_WRONG, RESULT_ERROR, RESULT_LOST } result_kind;
+/* As conformance judges: OK, a result within the limit; REFUSED, an error
+ * case by design refused by both with its expected error (an error-handling
+ * check, no value compared); UNCOMPARED, a value case both refuse with the
+ * same error (no value compared: neither a pass nor a failure). */
+typedef enum { RESULT_OK, RESULT_WRONG, RESULT_ERROR, RESULT_LOST, RESULT_REFUSED, RESULT_UNCOMPARED } result_kind;
 
 typedef struct case_result {
   result_kind kind;
@@ -117,7 +123,8 @@ typedef struct case_result {
 void case_check(nxvk_ctx *c, stress_case *k, case_result *res);
 /* One case of op at n elements (dot: 64) in the first dtype of mask m (f32
  * where m has it), built, run and checked.  False when it cannot be built or
- * is not correct, why saying so; true with why = its label. */
+ * its result was not compared and found correct, why saying so; true with
+ * why = its label. */
 bool case_run_checked(nxvk_ctx *c, const nxvk_op_desc *op, unsigned m, int64_t n, stress_rng *rng,
                       char *why, size_t len);
 /* The device's info for nxvk_check, asked once per context and kept. */

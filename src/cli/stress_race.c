@@ -22,9 +22,9 @@ typedef struct race_shared {
   const nxvk_op_desc *pool[POOL_MAX];
   int npool;
   double deadline;                    /* 0: run ops_per_thread each */
-  atomic_llong ops, wrong, errors, lost, elements;
+  atomic_llong ops, wrong, errors, lost, elements, refused, uncompared;
   pthread_mutex_t first_lock;
-  char first_wrong[400], first_error[400];
+  char first_wrong[400], first_error[400], first_uncompared[400];
 } race_shared;
 
 typedef struct race_thread {
@@ -79,6 +79,11 @@ static void *race_main(void *arg) {
     atomic_fetch_add(&sh->elements, n);
     switch (res.kind) {
     case RESULT_OK: break;
+    case RESULT_REFUSED: atomic_fetch_add(&sh->refused, 1); break;
+    case RESULT_UNCOMPARED:
+      atomic_fetch_add(&sh->uncompared, 1);
+      note_first(sh, sh->first_uncompared, res.detail);
+      break;
     case RESULT_WRONG:
       atomic_fetch_add(&sh->wrong, 1);
       note_first(sh, sh->first_wrong, res.detail);
@@ -147,11 +152,15 @@ int stress_race(nxvk_ctx *c, const stress_opts *o, stress_report *r) {
 
   long long ops = atomic_load(&sh->ops), wrong = atomic_load(&sh->wrong);
   long long errors = atomic_load(&sh->errors), lost = atomic_load(&sh->lost);
+  long long refused = atomic_load(&sh->refused), uncompared = atomic_load(&sh->uncompared);
   double rate = secs > 0 ? (double)ops / secs : 0;
   report_num(r, "threads", (double)o->threads);
   report_num(r, "threads_started", (double)started);
   report_num(r, "ops", (double)ops);
   report_num(r, "ops_per_second", rate);
+  report_num(r, "compared", (double)(ops - refused - uncompared));
+  report_num(r, "refused_by_design", (double)refused);
+  report_num(r, "not_compared", (double)uncompared);
   report_num(r, "wrong_results", (double)wrong);
   report_num(r, "engine_errors", (double)errors);
   report_num(r, "device_lost", (double)lost);
@@ -169,7 +178,13 @@ int stress_race(nxvk_ctx *c, const stress_opts *o, stress_report *r) {
   else if (ops == 0)
     report_check(r, CHECK_FAIL, "results", "no op ran");
   else
-    report_check(r, CHECK_PASS, "results", "%lld checked against the reference, 0 wrong", ops);
+    report_check(r, CHECK_PASS, "results",
+                 "%lld checked against the reference, 0 wrong; %lld error cases by design refused by both with "
+                 "their error (error-handling checks)",
+                 ops - refused - uncompared, refused);
+  if (uncompared)
+    report_check(r, CHECK_UNCHECKED, "compared", "%lld ops not compared (the GPU and the reference both refuse "
+                 "a value case); first: %s", uncompared, sh->first_uncompared);
   if (lost)
     report_check(r, CHECK_FAIL, "device", "device lost (%lld ops saw it): %s", lost, sh->first_error);
   else

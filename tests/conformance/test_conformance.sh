@@ -163,9 +163,24 @@ assert re.search(r"^\d+ passed, 0 failed, \d+ skipped$", tap, re.M)
 EOF
 # ---- cases the GPU and the reference both refuse: only an error case by
 # design (argmax/argmin over no element) passes, as an error-handling check;
-# any other (eye of rank < 2, concatenate of scalars) compared nothing and is
-# skipped with the error as its reason, never counted as passed
-conf --quick --op argmax,eye,concatenate --dtype f32 --json "$tmp/r.json" --junit "$tmp/r.xml"
+# any other (eye of rank < 2, concatenate of scalars) compared nothing.  The
+# case maker does not make those (so skipped counts mean something); the
+# test-only fault unrunnable_cases keeps them, to prove each is skipped with
+# the error as its reason, never counted as passed
+conf --quick --op argmax,eye,concatenate --dtype f32 --json "$tmp/r0.json"
+check "the case maker makes no case the op's shape rule refuses: no skip for eye and concatenate" \
+  "$PY" - "$tmp/r0.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+cases = r["reports"][0]["cases"]
+assert r["failed"] == 0 and r["skipped"] == 0, (r["failed"], r["skipped"])
+eye = [c for c in cases if c["op"] == "eye"]
+# the sizes reach eye as 2-D shapes: every size class is still there
+assert sum(c["case"].startswith("size=") for c in eye) >= 10 and all(c["verdict"] == "ok" for c in eye), eye
+assert any(c["op"] == "concatenate" for c in cases)
+assert sum("error_as_reference" in c for c in cases if c["op"] == "argmax") > 0
+EOF
+NXVK_TEST_INJECT=unrunnable_cases conf --quick --op argmax,eye,concatenate --dtype f32 --json "$tmp/r.json" --junit "$tmp/r.xml"
 check "both refuse: error cases by design pass as such, the rest are skipped with the reason" \
   "$PY" - "$tmp/r.json" "$tmp/out" "$tmp/r.xml" <<'EOF'
 import json, re, sys, xml.etree.ElementTree as ET

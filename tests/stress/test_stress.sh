@@ -161,6 +161,28 @@ if grep -q 'Threading-MultipleThreads' "$tmp/last.out" "$tmp/last.err"; then ok 
 expect_status "a wrong add fails bounds (NXVK_TEST_INJECT=break_op:add)" 1 \
   env NXVK_TEST_INJECT=break_op:add "$NXVK" stress bounds --quick --seed 16 --op add --json "$tmp/broken.json"
 jcheck "... as wrong results" "$tmp/broken.json" 'mode["bounds"]["figures"]["wrong_results"] > 0'
+# ---- refusals by both: as conformance counts them ----------------------------
+# argmax of nothing is an error case by design: refused by both with its
+# error, an error-handling check, never counted as compared
+expect_status "bounds: argmax's empty case refused by both passes as an error-handling check" 0 \
+  "$NXVK" stress bounds --quick --seed 24 --op argmax --json "$tmp/refuse.json"
+jcheck "... counted as refused_by_design, not as compared" "$tmp/refuse.json" \
+  'mode["bounds"]["figures"]["refused_by_design"] == 1' 'mode["bounds"]["figures"]["not_compared"] == 0' \
+  'mode["bounds"]["figures"]["compared"] == mode["bounds"]["figures"]["cases"] - 1' \
+  '"1 error cases by design refused by both" in check("bounds", "results")["detail"]' \
+  'mode["bounds"]["verdict"] == "pass"'
+# a value case both refuse (eye of rank 1, kept by the test-only fault
+# unrunnable_cases) compared nothing: unchecked, never ok
+expect_status "bounds: a value case both refuse is not a pass (NXVK_TEST_INJECT=unrunnable_cases)" 0 \
+  env NXVK_TEST_INJECT=unrunnable_cases "$NXVK" stress bounds --quick --seed 25 --op eye --json "$tmp/uncmp.json"
+jcheck "... counted as not_compared, the check 'compared' unchecked, the verdict partial" "$tmp/uncmp.json" \
+  'mode["bounds"]["figures"]["not_compared"] > 0' \
+  'mode["bounds"]["figures"]["compared"] == mode["bounds"]["figures"]["cases"] - mode["bounds"]["figures"]["not_compared"]' \
+  'check("bounds", "compared")["status"] == "unchecked"' \
+  '"not compared: the GPU and the reference both refuse it" in check("bounds", "compared")["detail"]' \
+  'mode["bounds"]["verdict"] == "partial"'
+expect_status "... and fails under --strict" 1 \
+  env NXVK_TEST_INJECT=unrunnable_cases "$NXVK" stress bounds --quick --strict --seed 25 --op eye
 expect_status "a wrong add fails race" 1 env NXVK_TEST_INJECT=break_op:add "$NXVK" stress race --threads 4 --ops 10 --op add --seed 17
 expect_status "race --duration runs for a time" 0 "$NXVK" stress race --threads 4 --duration 1 --seed 18
 
