@@ -184,9 +184,13 @@ def flush(x, dt):
     return x
 
 
-# reductions add, multiply and compare IEEE also where the driver flushes
-# (reduce.comp uses nxmath's nxf_* / nxd_*): no flush is forgiven there
-NO_FLUSH = {"sum", "product", "mean", "reduce_max", "reduce_min", "argmax", "argmin"}
+# reductions, scans and windows add, multiply and compare IEEE also where the
+# driver flushes (reduce.comp, scan.comp, window.comp use nxmath's nxf_* /
+# nxd_*): no flush is forgiven there (but in cumulative_product and
+# window_product, as src/ops/limits.c says why)
+NO_FLUSH = {"sum", "product", "mean", "reduce_max", "reduce_min", "argmax", "argmin",
+            "cumulative_sum", "cumulative_max", "cumulative_min",
+            "window_sum", "window_max", "window_min", "window_scatter_max", "window_scatter_min"}
 
 
 def judge(op, dt, ins, attrs, got, preserve):

@@ -272,9 +272,10 @@ static void test_strbuf(void) {
 }
 
 /* The judge forgives a denormal flushed to zero only where a kernel
- * accumulates with the driver's arithmetic (dot); reductions add and
- * multiply with nxmath's IEEE functions (reduce.comp), so a flushed sum or
- * product on a device that does not promise denormals is a failure. */
+ * accumulates with the driver's arithmetic (dot); reductions, scans and
+ * windows add and multiply with nxmath's IEEE functions (reduce.comp,
+ * scan.comp, window.comp), so a flushed sum or product on a device that
+ * does not promise denormals is a failure. */
 static void test_reduce_no_flush(void) {
   nxvk_device_info flushing;
   memset(&flushing, 0, sizeof flushing);
@@ -299,6 +300,32 @@ static void test_reduce_no_flush(void) {
     CHECK(rc == 0 && c.bad == 1 && c.forgiven == 0,
           "%s f32 through the denormals, flushed to 0 on a flushing device: a failure, not forgiven (rc %d, bad %lld, forgiven %lld)",
           red[i].op, rc, rc ? -1LL : (long long)c.bad, rc ? -1LL : (long long)c.forgiven);
+    nxvk_host_free(&in);
+    nxvk_host_free(&got);
+  }
+  /* scans and windows add with nxmath's nxf_add too (scan.comp,
+   * window.comp): a flushed prefix or window sum is a failure */
+  struct { const char *op, *attrs; int64_t nout; } acc[] = {
+      {"cumulative_sum", "", 2},                             /* 2^-140, 2^-139 */
+      {"window_sum", "{\"window_dimensions\":[2]}", 1},        /* 2^-139 */
+  };
+  for (size_t i = 0; i < LEN(acc); i++) {
+    const nxvk_op_desc *op = nxvk_op_find(acc[i].op);
+    nxvk_attrs a;
+    nxvk_shape so = {1, {acc[i].nout}};
+    nxvk_host in = {0}, got = {0};
+    nxvk_cmp c;
+    int rc = op ? nxvk_attrs_parse(op, acc[i].attrs, &a) : -1;
+    if (rc == 0) rc = nxvk_host_alloc(&in, NXVK_F32, &s2);
+    if (rc == 0) rc = nxvk_host_alloc(&got, NXVK_F32, &so); /* zeros: the flushed results */
+    if (rc == 0) {
+      nxvk_host_set(&in, 0, 0x1p-140f);
+      nxvk_host_set(&in, 1, 0x1p-140f);
+      rc = nxvk_check(&flushing, op, &a, &in, 1, &got, NULL, &c);
+    }
+    CHECK(rc == 0 && c.bad == acc[i].nout && c.forgiven == 0,
+          "%s f32 through the denormals, flushed to 0 on a flushing device: a failure, not forgiven (rc %d, bad %lld, forgiven %lld)",
+          acc[i].op, rc, rc ? -1LL : (long long)c.bad, rc ? -1LL : (long long)c.forgiven);
     nxvk_host_free(&in);
     nxvk_host_free(&got);
   }
