@@ -425,7 +425,9 @@ static int fetch_into(port_server *s, const char *cmd, port_reply *r, const nxvk
     r->data = p;
     r->cap = cap;
   }
+  uint64_t t0 = now_ns();
   int rc = nxvk_tensor_download(s->ctx, t, r->data + r->len, n);
+  stage_add(s, ST_ENGINE, now_ns() - t0);
   if (rc) return engine_fail(s, cmd, rc);
   r->len += n;
   cJSON_AddNumberToObject(desc, "nbytes", (double)n);
@@ -677,8 +679,10 @@ static int cmd_put(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
   const uint8_t *bytes = from;
   if (!shm) port_frame_take(f, want, &bytes);
   nxvk_tensor *t = NULL;
+  uint64_t t0 = now_ns();
   rc = nxvk_tensor_new(s->ctx, m.dtype, &m.shape, &t);
   if (rc == NXVK_OK) rc = nxvk_tensor_upload(s->ctx, t, bytes, want);
+  stage_add(s, ST_ENGINE, now_ns() - t0);
   if (rc) {
     nxvk_tensor_free(t);
     return engine_fail(s, "put", rc);
@@ -702,7 +706,10 @@ static int cmd_get(port_server *s, cJSON *req, port_frame *f, port_reply *r) {
     size_t n = (size_t)nxvk_tensor_count(t) * nxvk_dtype_size(nxvk_tensor_dtype(t));
     uint8_t *to = NULL;
     if ((rc = shm_map(s, "get", shm, n, true, &to))) return rc;
-    if (n && (rc = nxvk_tensor_download(s->ctx, t, to, n))) return engine_fail(s, "get", rc);
+    uint64_t t0 = now_ns();
+    if (n) rc = nxvk_tensor_download(s->ctx, t, to, n);
+    stage_add(s, ST_ENGINE, now_ns() - t0);
+    if (rc) return engine_fail(s, "get", rc);
     cJSON_AddNumberToObject(r->json, "handle", field(req, "handle")->valuedouble);
     describe(r->json, t);
     cJSON_AddNumberToObject(r->json, "nbytes", (double)n);

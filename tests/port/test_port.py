@@ -360,6 +360,15 @@ def t_free_stats(tap):
     last = p.stats()["last_ns"]
     tap.ok(last["cmd"] == "op" and 0 < last["engine"] <= last["command"] and last["reply"] > 0,
            "stats: last_ns of an op: its engine time within its command time, its reply's time", last)
+    # put and get: the upload and the download are the engine's work
+    hb = p.put(np.ones(1 << 20, "<f4"))
+    last = p.stats()["last_ns"]
+    tap.ok(last["cmd"] == "put" and 0 < last["engine"] <= last["command"],
+           "stats: last_ns of a put: its upload as engine time, within its command time", last)
+    p.get(hb)
+    last = p.stats()["last_ns"]
+    tap.ok(last["cmd"] == "get" and 0 < last["engine"] <= last["command"],
+           "stats: last_ns of a get: its download as engine time, within its command time", last)
     p.close()
 
 
