@@ -250,10 +250,6 @@ int stress_bounds(nxvk_ctx *c, const stress_opts *o, stress_report *r) {
   double secs = now_seconds() - t0;
   report_num(r, "ops", (double)ops);
   report_num(r, "cases", (double)cases);
-  report_num(r, "compared", (double)(cases - refused - uncompared));
-  report_num(r, "refused_by_design", (double)refused);
-  report_num(r, "not_compared", (double)uncompared);
-  report_num(r, "wrong_results", (double)wrong);
   report_num(r, "engine_errors", (double)errors);
   report_num(r, "device_lost", (double)lost);
   report_num(r, "seconds", secs);
@@ -263,16 +259,7 @@ int stress_bounds(nxvk_ctx *c, const stress_opts *o, stress_report *r) {
     report_check(r, CHECK_FAIL, "coverage", "no op ran (after --op/--dtype)");
   else
     report_check(r, CHECK_PASS, "coverage", "%ld ops of %d in the table, %ld cases", ops, nxvk_op_count(), cases);
-  if (wrong)
-    report_check(r, CHECK_FAIL, "results", "%ld of %ld cases wrong; first: %s", wrong, cases, first_wrong);
-  else
-    report_check(r, CHECK_PASS, "results",
-                 "%ld cases checked against the reference, 0 wrong; %ld error cases by design refused by both "
-                 "with their error (error-handling checks)",
-                 cases - refused - uncompared, refused);
-  if (uncompared)
-    report_check(r, CHECK_UNCHECKED, "compared", "%ld cases not compared (the GPU and the reference both refuse "
-                 "a value case); first: %s", uncompared, first_uncompared);
+  report_results(r, "cases", cases, wrong, first_wrong, refused, uncompared, first_uncompared);
   if (errors || lost)
     report_check(r, CHECK_FAIL, "errors", "%ld engine errors, %ld device lost; first: %s", errors, lost, first_error);
   else

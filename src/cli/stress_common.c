@@ -86,6 +86,29 @@ void report_note(const char *fmt, ...) {
   fflush(stdout);
 }
 
+void report_results(stress_report *r, const char *what, long long n, long long wrong, const char *first_wrong,
+                    long long refused, long long uncompared, const char *first_uncompared) {
+  report_num(r, "compared", (double)(n - refused - uncompared));
+  report_num(r, "refused_by_design", (double)refused);
+  report_num(r, "not_compared", (double)uncompared);
+  report_num(r, "wrong_results", (double)wrong);
+  if (wrong)
+    report_check(r, CHECK_FAIL, "results", "%lld of %lld %s wrong; first: %s", wrong, n, what, first_wrong);
+  else if (n == 0)
+    report_check(r, CHECK_FAIL, "results", "no op ran");
+  else if (n - refused - uncompared == 0)
+    report_check(r, CHECK_UNCHECKED, "results", "no result compared: of %lld %s, %lld refused by design, %lld not "
+                 "compared", n, what, refused, uncompared);
+  else
+    report_check(r, CHECK_PASS, "results",
+                 "%lld %s checked against the reference, 0 wrong; %lld error cases by design refused by both "
+                 "with their error (error-handling checks)",
+                 n - refused - uncompared, what, refused);
+  if (uncompared)
+    report_check(r, CHECK_UNCHECKED, "compared", "%lld %s not compared (the GPU and the reference both refuse "
+                 "a value case); first: %s", uncompared, what, first_uncompared);
+}
+
 verdict report_verdict(const stress_report *r, bool strict) {
   bool unchecked = false;
   for (int i = 0; i < r->nchecks; i++) {

@@ -61,6 +61,12 @@ void report_num(stress_report *r, const char *key, double v);
 void report_str(stress_report *r, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void report_summary(stress_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The figures compared, refused_by_design, not_compared and wrong_results
+ * and the checks "results" (fails on a wrong result, or when nothing ran)
+ * and, where some were not compared, "compared" (unchecked) of a mode that
+ * checked n cases (what: "cases", "ops") with case_check. */
+void report_results(stress_report *r, const char *what, long long n, long long wrong, const char *first_wrong,
+                    long long refused, long long uncompared, const char *first_uncompared);
 /* Print an indented note line (not a check). */
 void report_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 verdict report_verdict(const stress_report *r, bool strict);

@@ -158,10 +158,6 @@ int stress_race(nxvk_ctx *c, const stress_opts *o, stress_report *r) {
   report_num(r, "threads_started", (double)started);
   report_num(r, "ops", (double)ops);
   report_num(r, "ops_per_second", rate);
-  report_num(r, "compared", (double)(ops - refused - uncompared));
-  report_num(r, "refused_by_design", (double)refused);
-  report_num(r, "not_compared", (double)uncompared);
-  report_num(r, "wrong_results", (double)wrong);
   report_num(r, "engine_errors", (double)errors);
   report_num(r, "device_lost", (double)lost);
   report_num(r, "submits", (double)(after.submits - before.submits));
@@ -172,19 +168,7 @@ int stress_race(nxvk_ctx *c, const stress_opts *o, stress_report *r) {
     report_check(r, CHECK_FAIL, "threads", "only %ld of %ld threads started", started, o->threads);
   else
     report_check(r, CHECK_PASS, "threads", "%ld threads shared one context", started);
-  if (wrong)
-    report_check(r, CHECK_FAIL, "results", "%lld of %lld results wrong; first: %s", wrong, ops,
-                 sh->first_wrong);
-  else if (ops == 0)
-    report_check(r, CHECK_FAIL, "results", "no op ran");
-  else
-    report_check(r, CHECK_PASS, "results",
-                 "%lld checked against the reference, 0 wrong; %lld error cases by design refused by both with "
-                 "their error (error-handling checks)",
-                 ops - refused - uncompared, refused);
-  if (uncompared)
-    report_check(r, CHECK_UNCHECKED, "compared", "%lld ops not compared (the GPU and the reference both refuse "
-                 "a value case); first: %s", uncompared, sh->first_uncompared);
+  report_results(r, "ops", ops, wrong, sh->first_wrong, refused, uncompared, sh->first_uncompared);
   if (lost)
     report_check(r, CHECK_FAIL, "device", "device lost (%lld ops saw it): %s", lost, sh->first_error);
   else
