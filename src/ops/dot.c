@@ -357,12 +357,24 @@ int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t) {
     const char *no = !d->coopmat_f16_f32 && !k.emu
                          ? "this device has no f16 x f16 -> f32 cooperative matrices (nxvk info)"
                          : coopmat_layout_check(d, &k, buf, sizeof buf);
-    if (no && !(v[0] || v[1] || v[2] || v[3] || v[4]))
-      return nxvk_seterr(NXVK_E_BAD_REQUEST,
-                         "NXVK_DOT_COOPMAT_STAGES=%u, NXVK_DOT_COOPMAT_PREFETCH=%u, NXVK_DOT_COOPMAT_GROUP=%u, "
-                         "NXVK_DOT_COOPMAT_ORDER=%u, NXVK_DOT_COOPMAT_EMU=%u (0: unset): %s",
-                         t->dot_coopmat_stages, t->dot_coopmat_prefetch, t->dot_coopmat_group,
-                         t->dot_coopmat_order ? t->dot_coopmat_order - 1 : 0, (unsigned)t->dot_coopmat_emu, no);
+    if (no && !(v[0] || v[1] || v[2] || v[3] || v[4])) {
+      /* the knobs that are set, by name (the refusal starts with the first) */
+      const struct { const char *name; uint32_t value; bool set; } knobs[] = {
+          {"STAGES", t->dot_coopmat_stages, t->dot_coopmat_stages != 0},
+          {"PREFETCH", t->dot_coopmat_prefetch, t->dot_coopmat_prefetch != 0},
+          {"GROUP", t->dot_coopmat_group, t->dot_coopmat_group != 0},
+          {"ORDER", t->dot_coopmat_order ? t->dot_coopmat_order - 1 : 0, t->dot_coopmat_order != 0},
+          {"EMU", (uint32_t)t->dot_coopmat_emu, t->dot_coopmat_emu},
+          {"DIAG", t->dot_coopmat_diag, t->dot_coopmat_diag != 0},
+      };
+      char set[240] = "";
+      size_t at = 0;
+      for (size_t i = 0; i < sizeof knobs / sizeof knobs[0] && at < sizeof set; i++)
+        if (knobs[i].set)
+          at += (size_t)snprintf(set + at, sizeof set - at, "%sNXVK_DOT_COOPMAT_%s=%u", at ? ", " : "",
+                                 knobs[i].name, knobs[i].value);
+      return nxvk_seterr(NXVK_E_BAD_REQUEST, "%s: %s", set, no);
+    }
     if (no) {
       if (v[5])
         return nxvk_seterr(NXVK_E_BAD_REQUEST, "NXVK_DOT_COOPMAT=%u,%u,%u,%u,%u,%u,%u,%u: %s", v[0], v[1], v[2], v[3], v[4],

@@ -16,6 +16,9 @@ export NXVK_CACHE_DIR=$T/cache
 A='{"dtype":"f32","shape":[5,3],"data":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}'
 B='{"dtype":"f32","shape":[3,4],"data":[1,-2,3,-4,5,-6,7,-8,9,-10,11,-12]}'
 
+# whether the device has f16 x f16 -> f32 cooperative matrices (True / False)
+COOPMAT=$(./nxvk info --json 2>/dev/null | /usr/bin/python3 -c 'import json,sys; d=json.load(sys.stdin); d=d["devices"][0] if isinstance(d,dict) and "devices" in d else (d[0] if isinstance(d,list) else d); print(d.get("features",{}).get("coopmat_f16_f32"))' 2>/dev/null)
+
 sanitizer_report() { grep -qE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: .*Sanitizer' "$1"; }
 
 # refused BIN DESC VAR=VALUE: exit 2, exactly one line naming VAR
@@ -75,6 +78,13 @@ cases() {
   refused "$bin" "$tag NXVK_DOT_COOPMAT_ORDER past 3" NXVK_DOT_COOPMAT_ORDER=4
   refused "$bin" "$tag NXVK_DOT_COOPMAT_EMU not 0 or 1" NXVK_DOT_COOPMAT_EMU=yes
   refused "$bin" "$tag NXVK_DOT_COOPMAT_DIAG past 2" NXVK_DOT_COOPMAT_DIAG=3
+  if [ "$COOPMAT" = False ]; then
+    # no cooperative matrices: the refusal names the knob that is set, and only it
+    refused "$bin" "$tag NXVK_DOT_COOPMAT_DIAG=1 without cooperative matrices (named, no other knob)" NXVK_DOT_COOPMAT_DIAG=1
+    if grep -q '_STAGES\|_EMU' "$T/err"; then not_ok "$tag ... the DIAG refusal names no unset knob" "$(cat "$T/err")"; else
+      ok "$tag ... the DIAG refusal names no unset knob"; fi
+    refused "$bin" "$tag NXVK_DOT_COOPMAT_STAGES=2 without cooperative matrices" NXVK_DOT_COOPMAT_STAGES=2
+  fi
   refused "$bin" "$tag NXVK_DOT_SPLIT not a form" NXVK_DOT_SPLIT=batches
   refused "$bin" "$tag NXVK_EW_UNROLL past 8" NXVK_EW_UNROLL=9
   refused "$bin" "$tag NXVK_EW_UNROLL with a suffix" NXVK_EW_UNROLL=4x
