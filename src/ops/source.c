@@ -46,17 +46,23 @@ static void iota_params(const nxvk_attrs *a, int64_t *inner, int64_t *dim, bool 
   if (*inner == 0) *inner = 1;
 }
 
+/* iota.comp over the whole output: inner, dim and its mode (0 the flat
+ * index, 1 the index along an axis, 2 eye) */
+static int iota_dispatch(nxvk_rec *r, nxvk_tensor *out, int64_t inner, int64_t dim, uint32_t mode) {
+  uint32_t meta[4] = {(uint32_t)out->count, (uint32_t)inner, (uint32_t)dim, mode};
+  char name[32];
+  snprintf(name, sizeof name, "iota_%s", nxvk_dtype_name(out->dtype));
+  uint32_t spec[1] = {NXVK_WG};
+  return nxvk_dispatch_1d(r, name, spec, 1, meta, 4, &out->buf, 1, (uint64_t)out->count);
+}
+
 int nxvk_iota_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                   int nin, nxvk_tensor *out) {
   (void)op; (void)in; (void)nin;
   int64_t inner, dim;
   bool use;
   iota_params(a, &inner, &dim, &use);
-  uint32_t meta[4] = {(uint32_t)out->count, (uint32_t)inner, (uint32_t)dim, use};
-  char name[32];
-  snprintf(name, sizeof name, "iota_%s", nxvk_dtype_name(out->dtype));
-  uint32_t spec[1] = {NXVK_WG};
-  return nxvk_dispatch_1d(r, name, spec, 1, meta, 4, &out->buf, 1, (uint64_t)out->count);
+  return iota_dispatch(r, out, inner, dim, use);
 }
 
 int nxvk_iota_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
@@ -152,12 +158,7 @@ int nxvk_eye_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
                  int nin, nxvk_tensor *out) {
   (void)op; (void)in; (void)nin;
   int rank = a->shape.rank;
-  uint32_t meta[4] = {(uint32_t)out->count, (uint32_t)a->shape.dim[rank - 1],
-                      (uint32_t)a->shape.dim[rank - 2], 2};
-  char name[32];
-  snprintf(name, sizeof name, "iota_%s", nxvk_dtype_name(out->dtype));
-  uint32_t spec[1] = {NXVK_WG};
-  return nxvk_dispatch_1d(r, name, spec, 1, meta, 4, &out->buf, 1, (uint64_t)out->count);
+  return iota_dispatch(r, out, a->shape.dim[rank - 1], a->shape.dim[rank - 2], 2);
 }
 
 int nxvk_eye_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
