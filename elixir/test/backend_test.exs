@@ -302,6 +302,34 @@ if Code.ensure_loaded?(Nx) do
         )
       end
 
+      # bitcast between every pair of one width: the same bytes (NaN
+      # payloads, -0 and denormals of the floats kept)
+      bits = for i <- 0..63, into: <<>>, do: <<i * 0x0403_0201_5A6B_7C8D + i * i::64>>
+
+      specials =
+        <<0x7FF0_0000_0000_0123::64-little, 0x8000_0000_0000_0000::64-little, 1::64-little>>
+
+      raw = specials <> bits
+
+      for group <- [[:f16, :bf16, :s16, :u16], [:f32, :s32, :u32], [:f64, :s64, :u64], [:s8, :u8]],
+          from <- group,
+          to <- group do
+        x = Nx.from_binary(raw, from)
+        got = Nx.bitcast(x, to)
+
+        assert {got.type, Nx.to_binary(got)} == {Nx.Type.normalize!(to), raw},
+               "bitcast #{from} to #{to}"
+
+        same.("bitcast #{from} #{to}", got, Nx.bitcast(bin(x), to))
+      end
+
+      # a scalar held in the BEAM
+      same.(
+        "bitcast scalar",
+        Nx.bitcast(Nx.tensor(-1, type: :s32), :f32),
+        Nx.bitcast(bin(Nx.tensor(-1, type: :s32)), :f32)
+      )
+
       # more inputs than the port takes in one op
       parts = for i <- 1..150, do: Nx.tensor([i, -i])
       same.(:concatenate, Nx.concatenate(parts), Nx.concatenate(Enum.map(parts, &bin/1)))
@@ -324,7 +352,8 @@ if Code.ensure_loaded?(Nx) do
             :indexed_add,
             :indexed_put,
             :concatenate,
-            :dot
+            :dot,
+            :bitcast
           ] do
         assert %{native: n} = stats[cb], "#{cb}: #{inspect(stats[cb])}"
         assert n >= 1

@@ -3,7 +3,9 @@
 # op runs natively or falls back to Nx.BinaryBackend (Nxvk.Backend says
 # which).  The second module runs them again with Nxvk.Compiler as the
 # default defn compiler.  At the end Nxvk.NativeCount prints how many passed
-# entirely natively.
+# entirely natively.  A doctest that falls back outside the allowed set
+# (Nxvk.NativeCount.allowed?/2: the callbacks that take functions, fft,
+# complex types, qr lu eigh svd) fails.
 if Code.ensure_loaded?(Nx) do
   defmodule Nxvk.NxDoctest.Exclusions do
     @moduledoc false
@@ -29,6 +31,7 @@ if Code.ensure_loaded?(Nx) do
     setup context do
       Nx.default_backend(Nxvk.Backend)
       Nxvk.NativeCount.track(context)
+      Nxvk.NativeCount.only_allowed(context)
     end
 
     doctest Nx, except: Nxvk.NxDoctest.Exclusions.list()
@@ -42,6 +45,7 @@ if Code.ensure_loaded?(Nx) do
       Nx.default_backend(Nxvk.Backend)
       Nx.Defn.default_options(compiler: Nxvk.Compiler)
       Nxvk.NativeCount.track(context)
+      Nxvk.NativeCount.only_allowed(context)
     end
 
     doctest Nx, except: Nxvk.NxDoctest.Exclusions.list()

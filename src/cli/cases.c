@@ -798,6 +798,12 @@ static void mv_variants(const nxvk_op_desc *op, const nxvk_shape *s, mv_variant 
   }
 }
 
+/* a conversion the op takes from dt (bitcast: to the same width only) */
+static bool dtype_attr_ok(const nxvk_op_desc *op, nxvk_dtype dt, const nxvk_shape *s, const nxvk_attrs *a) {
+  nxvk_meta m = {dt, *s}, om;
+  return !(a->set & NXVK_ATTR_DTYPE) || nxvk_op_infer(op, a, &m, 1, &om) == NXVK_OK;
+}
+
 static int data_movement(case_gen *g) {
   const cJSON *M = cases_jget(g->D->sizes, "movement");
   int64_t sizes[MAX_SIZES];
@@ -826,6 +832,7 @@ static int data_movement(case_gen *g) {
     mv_variants(g->op, &s, v, &nvar);
     for (int j = 0; j < nvar && rc == 0; j++) {
       char w[200];
+      if (!dtype_attr_ok(g->op, g->dt, &v[j].sh[0], &v[j].a)) continue;
       if (sized) { /* a join's pieces: how many (their sizes follow from the axis) */
         snprintf(w, sizeof w, "%s", where);
         if (g->op->arity < 0) snprintf(w + strlen(w), sizeof w - strlen(w), " inputs=%d", v[j].nin);
@@ -900,7 +907,8 @@ static int sized_movement(case_gen *g, int layout, conf_case *k) {
     nxvk_dtype to = dt;
     for (int step = 0, found = 0; step < 2 * NXVK_NDTYPES && found <= layout; step++) {
       to = (nxvk_dtype)((to + 1) % NXVK_NDTYPES);
-      if (to != dt && (g->r->dtypes_ok & NXVK_DT(to))) found++;
+      nxvk_attrs t = {.set = NXVK_ATTR_DTYPE, .dtype = to};
+      if (to != dt && (g->r->dtypes_ok & NXVK_DT(to)) && dtype_attr_ok(op, dt, &k->shape[0], &t)) found++;
     }
     a->set |= NXVK_ATTR_DTYPE;
     a->dtype = to;

@@ -1,5 +1,6 @@
 /*
- * movement.c - reshape (a view), transpose, slice, reverse, concatenate, as_type.
+ * movement.c - reshape (a view), transpose, slice, reverse, concatenate, as_type,
+ * bitcast.
  * On the GPU all but reshape are one strided-copy kernel; the reference is
  * the same strided copy in C.
  */
@@ -424,5 +425,38 @@ int nxvk_astype_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in,
   nxvk_shape flat = {1, {nxvk_host_count(out)}};
   int64_t one[1] = {1};
   host_copy(&in[0], 0, one, out, 0, one, &flat);
+  return NXVK_OK;
+}
+
+/* ---- bitcast: the same bytes read as another dtype of the same width ---- */
+
+int nxvk_bitcast_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, int nin,
+                       nxvk_meta *out) {
+  (void)op; (void)nin;
+  if (!(a->set & NXVK_ATTR_DTYPE))
+    return nxvk_seterr(NXVK_E_BAD_ATTR, "bitcast: attribute \"dtype\" is required");
+  size_t from = nxvk_dtype_size(in->dtype), to = nxvk_dtype_size(a->dtype);
+  if (a->dtype == NXVK_BOOL || in->dtype == NXVK_BOOL || from != to)
+    return nxvk_seterr(NXVK_E_BAD_ATTR,
+                       "bitcast: attribute \"dtype\": %s is %zu bits, the input's %s %zu (a numeric dtype "
+                       "of the same width)",
+                       nxvk_dtype_name(a->dtype), 8 * to, nxvk_dtype_name(in->dtype), 8 * from);
+  out->dtype = a->dtype;
+  out->shape = in->shape;
+  return NXVK_OK;
+}
+
+/* a buffer copy: no shader reads the values, so NaN payloads, signed zeros
+ * and denormals keep their bits on every driver */
+int nxvk_bitcast_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
+                     int nin, nxvk_tensor *out) {
+  (void)op; (void)a; (void)nin;
+  return nxvk_rec_copy(r, in[0]->buf, 0, out->buf, 0, (VkDeviceSize)out->count * nxvk_dtype_size(out->dtype));
+}
+
+int nxvk_bitcast_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
+                     nxvk_host *out) {
+  (void)op; (void)a; (void)nin;
+  memcpy(out->data, in[0].data, nxvk_host_bytes(out));
   return NXVK_OK;
 }

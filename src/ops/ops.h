@@ -139,6 +139,10 @@ int nxvk_astype_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, in
 int nxvk_astype_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
                     nxvk_tensor *);
 int nxvk_astype_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
+int nxvk_bitcast_infer(const nxvk_op *, const nxvk_attrs *, const nxvk_meta *, int, nxvk_meta *);
+int nxvk_bitcast_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *const *, int,
+                     nxvk_tensor *);
+int nxvk_bitcast_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
 /* x rounded to the nearest bf16 value, ties to even (as nxvk_f16_round). */
 double nxvk_bf16_round(double x);
 /* The conversion as_type defines, one element src[si] -> dst[di] (nxvk-run(1),

@@ -266,6 +266,9 @@ const nxvk_op nxvk_op_table[] = {
     {{"as_type", NXVK_KIND_MOVEMENT, 1, NXVK_DT_ANY, NXVK_ATTR_DTYPE, NULL,
       "convert dtype (NaN -> 0, float -> int saturates)"},
      nxvk_astype_infer, nxvk_astype_gpu, nxvk_astype_ref, NULL, 0, NULL},
+    {{"bitcast", NXVK_KIND_MOVEMENT, 1, NXVK_DT_ALL, NXVK_ATTR_DTYPE, NULL,
+      "the same bytes as another dtype of the same width (Nx.bitcast)"},
+     nxvk_bitcast_infer, nxvk_bitcast_gpu, nxvk_bitcast_ref, NULL, 0, NULL},
     /* shape and indexing (index.c) */
     {{"broadcast", NXVK_KIND_INDEX, 1, NXVK_DT_ANY, NXVK_ATTR_SHAPE | NXVK_ATTR_AXES, NULL,
       "to shape; axes: the result axis of each input axis (default: the trailing ones)"},

@@ -400,8 +400,9 @@ def test_dtype(dt, ops, rng):
     save(os.path.join(gdir, "yd.npy"), dt, yd)
     nodes, outs, expect = [], {}, []
     # the ordering ops' oracle is tests/ops/test_ordering_numpy.py (every dtype); the
-    # shape and indexing ops' tests/ops/test_index_numpy.py (every dtype numpy has)
-    elsewhere = ("cumulative_", "sort", "argsort", "top_k", "window_")
+    # shape and indexing ops' tests/ops/test_index_numpy.py (every dtype numpy has);
+    # bitcast's tests/ops/test_bitcast_numpy.py
+    elsewhere = ("cumulative_", "sort", "argsort", "top_k", "window_", "bitcast")
     index_ops = ("broadcast", "pad", "dynamic_slice", "put_slice", "gather", "take", "take_along_axis",
                  "indexed_add", "indexed_put")
     mine = [name for name, dts in ops.items()

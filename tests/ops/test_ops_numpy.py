@@ -478,6 +478,7 @@ ELSEWHERE.update({op: "test_window_scatter_numpy.py" for op in ("window_scatter_
 ELSEWHERE.update({"conv": "test_conv_numpy.py", "cholesky": "test_linalg_numpy.py",
                   "triangular_solve": "test_linalg_numpy.py"})
 ELSEWHERE.update({op: "test_index_numpy.py" for op in INDEX_OPS})
+ELSEWHERE.update({"bitcast": "test_bitcast_numpy.py"})
 ELSEWHERE.update({op: "test_intops_numpy.py" for op in (
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "left_shift", "right_shift",
     "count_leading_zeros", "population_count", "quotient", "logical_and", "logical_or",

@@ -1010,6 +1010,9 @@ static void test_op_table(void) {
           } else if (op->attrs & NXVK_ATTR_DTYPE) {
             for (int to = 0; to < NXVK_NDTYPES; to++) {
               if (!nxvk_ctx_supports(ctx, (nxvk_dtype)to)) continue;
+              nxvk_meta m = {dt, s2}, om;
+              nxvk_attrs ta = {.set = NXVK_ATTR_DTYPE, .dtype = (nxvk_dtype)to};
+              if (nxvk_op_infer(op, &ta, &m, 1, &om) != NXVK_OK) continue; /* bitcast: same width only */
               snprintf(label, sizeof label, "%s [2,%lld] to %s", dn, (long long)n, nxvk_dtype_name((nxvk_dtype)to));
               snprintf(attrs, sizeof attrs, "{\"dtype\":\"%s\"}", nxvk_dtype_name((nxvk_dtype)to));
               run_case(op, label, attrs, in, nin);

@@ -61,6 +61,7 @@ if Code.ensure_loaded?(Nx) do
         as Nx: a 64-bit integer to f32, f16 or bf16 through f64, as Erlang
         rounds an integer to double first; a float to an integer below
         2^63 in magnitude truncated and wrapped, -1.0 to u8 is 255),
+        `bitcast` (the engine's: the same bytes, a buffer copy),
         `reshape`, `squeeze`, `broadcast`, `transpose`, `reverse`, `slice` (starts
         constant or tensors), `concatenate` (more than the port's 64 inputs
         joined 64 at a time), `to_batched` (a slice per
@@ -110,8 +111,9 @@ if Code.ensure_loaded?(Nx) do
 
     ## Fallbacks
 
-    Every callback not named above falls back, and a named one where its
-    types are not native.  What is left, as [nx-ops] allows:
+    A callback falls back where it is not named above, or where its types
+    are not native.  That leaves, as [nx-ops] allows (Nx's doctests fail on
+    any other fallback: `test/nx_doctest_test.exs`):
 
       * the callbacks that take Elixir functions: `map reduce
         window_reduce`;
@@ -121,9 +123,8 @@ if Code.ensure_loaded?(Nx) do
         always), beyond the element moves above;
       * `lu eigh` (Nx.BinaryBackend's).  `qr svd solve determinant phase`
         are not callbacks here: Nx's own definitions run on the native ops
-        (`solve` is qr, dot and triangular_solve; `determinant` of a matrix
-        larger than 3x3 calls `lu`);
-      * `bitcast`;
+        (`solve` is qr, dot and triangular_solve; `svd` calls `eigh`;
+        `determinant` of a matrix larger than 3x3 calls `lu`);
       * the device's limits: a type it does not store (no 16-bit storage,
         no f64; without shaderInt64 the s64/u64 ops the words lack, among
         them 64-bit `dot`, integer `product` and the integer `sum` of other
@@ -1317,6 +1318,28 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
+    # the same bytes as another type of the same width: the engine's bitcast
+    # (a buffer copy); a scalar held in the BEAM is its bytes already
+    @impl true
+    def bitcast(out, t) do
+      d = device_of([t])
+
+      cond do
+        not nat?([out.type, t.type], d) ->
+          fallback(:bitcast, [out, t])
+
+        match?(%T{data: %__MODULE__{host: bin}} when is_binary(bin), t) ->
+          count(:bitcast, :native, d)
+          host(out, t.data.host, d)
+
+        true ->
+          native(:bitcast, out, [t], [out, t], fn g ->
+            {g, x} = G.input(g, t, t.type)
+            G.op(g, "bitcast", [x], %{"dtype" => G.dtype(out.type)})
+          end)
+      end
+    end
+
     @impl true
     def reshape(out, t), do: reshape_to(:reshape, out, t)
 
@@ -2230,6 +2253,7 @@ if Code.ensure_loaded?(Nx) do
                    :logical_not,
                    :all_close,
                    :as_type,
+                   :bitcast,
                    :reshape,
                    :squeeze,
                    :transpose,
