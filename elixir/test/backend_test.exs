@@ -267,6 +267,28 @@ if Code.ensure_loaded?(Nx) do
         same.("#{f} #{ty}", apply(Nx, f, [x]), apply(Nx, f, [bin(x)]))
       end
 
+      # bf16 is a float type like f16 (floor of bf16 once gave its input back)
+      h = Nx.tensor([1.5, -2.25, 3.75, 0.5, -0.5], type: :bf16)
+      hn = Nx.tensor([1.5, :nan, 3.75, :nan, -0.5], type: :bf16)
+
+      for {name, f, x} <- [
+            {:floor, &Nx.floor/1, h},
+            {:ceil, &Nx.ceil/1, h},
+            {:round, &Nx.round/1, h},
+            {:divide, &Nx.divide(&1, 4), h},
+            {:pow, &Nx.pow(Nx.abs(&1), 2), h},
+            {:sum, &Nx.sum/1, h},
+            {:argmax, &Nx.argmax/1, hn},
+            {:argmin, &Nx.argmin(&1, tie_break: :high), hn}
+          ] do
+        same.("#{name} bf16", f.(x), f.(bin(x)))
+      end
+
+      jit = Nx.Defn.jit(&{Nx.floor(&1), Nx.argmax(&1)}, compiler: Nxvk.Compiler)
+      {fl, am} = jit.(hn)
+      assert {fl.type, Nx.to_flat_list(fl)} == {{:bf, 16}, [1.0, :nan, 3.0, :nan, -1.0]}
+      assert Nx.to_number(am) == Nx.to_number(Nx.argmax(bin(hn)))
+
       # a negative shift count raises Nx.BinaryBackend's error, naming the first
       for {f, word} <- [left_shift: "left", right_shift: "right"] do
         assert_raise ArgumentError, "cannot #{word} shift by -2", fn ->

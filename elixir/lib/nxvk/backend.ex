@@ -598,7 +598,8 @@ if Code.ensure_loaded?(Nx) do
 
     defp from_host_deep(other, _device), do: other
 
-    defp float?({:f, _}), do: true
+    # f16 f32 f64 and bf16
+    defp float?({k, _}) when k in [:f, :bf], do: true
     defp float?(_), do: false
 
     # every type stored as itself on device d
@@ -1876,7 +1877,7 @@ if Code.ensure_loaded?(Nx) do
       # exact sum written into the result type
       ct =
         case out.type do
-          {:f, _} -> out.type
+          {k, _} when k in [:f, :bf] -> out.type
           {k, 64} when k in [:s, :u] -> {:s, 64}
           {k, _} when k in [:s, :u] -> {:s, 32}
           _ -> nil
@@ -2070,7 +2071,7 @@ if Code.ensure_loaded?(Nx) do
       @impl true
       def unquote(name)(out, t, source, init_value, window_dimensions, opts) do
         cmp =
-          if match?({:f, _}, init_value.type) and match?({k, _} when k in [:s, :u], t.type),
+          if float?(init_value.type) and match?({k, _} when k in [:s, :u], t.type),
             do: {:f, 32},
             else: t.type
 
@@ -2109,7 +2110,7 @@ if Code.ensure_loaded?(Nx) do
 
     @impl true
     def conv(out, t, k, opts) do
-      if match?({:f, _}, out.type) and nat?([out.type], device_of([t, k])) do
+      if float?(out.type) and nat?([out.type], device_of([t, k])) do
         native(:conv, out, [t, k], [out, t, k, opts], fn g ->
           {g, x} = G.input(g, t, out.type)
           {g, w} = G.input(g, k, out.type)
@@ -2136,7 +2137,7 @@ if Code.ensure_loaded?(Nx) do
     # f32 for every float type but f64 (f16 and bf16 computed in f32 and
     # rounded once); nil where the engine has no kernel (complex)
     defp linalg_type({:f, 64}), do: {:f, 64}
-    defp linalg_type({:f, _}), do: {:f, 32}
+    defp linalg_type({k, _}) when k in [:f, :bf], do: {:f, 32}
     defp linalg_type(_), do: nil
 
     @impl true

@@ -323,8 +323,8 @@ if Code.ensure_loaded?(Nx) do
       binary(st, name, a, b, t.type)
     end
 
-    defp lower_op(name, %T{data: %Expr{args: [a, b]}, type: {:f, _}} = t, st)
-         when name in @float_binary do
+    defp lower_op(name, %T{data: %Expr{args: [a, b]}, type: {k, _}} = t, st)
+         when name in @float_binary and k in [:f, :bf] do
       binary(st, name, a, b, t.type)
     end
 
@@ -332,8 +332,8 @@ if Code.ensure_loaded?(Nx) do
       binary(st, name, a, b, Nx.Type.merge(a.type, b.type))
     end
 
-    defp lower_op(name, %T{data: %Expr{args: [a]}, type: {:f, _}} = t, st)
-         when name in @float_unary do
+    defp lower_op(name, %T{data: %Expr{args: [a]}, type: {k, _}} = t, st)
+         when name in @float_unary and k in [:f, :bf] do
       {x, st} = input_as(st, a, t.type)
       op(st, Atom.to_string(name), [x])
     end
@@ -349,11 +349,11 @@ if Code.ensure_loaded?(Nx) do
     defp lower_op(name, %T{data: %Expr{args: [a]}} = t, st)
          when name in [:floor, :ceil, :round] do
       {x, st} = lower(a, st)
-      if match?({:f, _}, t.type), do: op(st, Atom.to_string(name), [x]), else: {x, st}
+      if float?(t.type), do: op(st, Atom.to_string(name), [x]), else: {x, st}
     end
 
     defp lower_op(:is_nan, %T{data: %Expr{args: [a]}}, st) do
-      unless match?({:f, _}, a.type), do: unsupported!("is_nan of #{inspect(a.type)}")
+      unless float?(a.type), do: unsupported!("is_nan of #{inspect(a.type)}")
       {x, st} = lower(a, st)
       op(st, "not_equal", [x, x])
     end
@@ -390,8 +390,8 @@ if Code.ensure_loaded?(Nx) do
       op(st, "select", [below, y, h])
     end
 
-    defp lower_op(name, %T{data: %Expr{args: [a, opts]}, type: {:f, _}} = t, st)
-         when name in [:sum, :product] do
+    defp lower_op(name, %T{data: %Expr{args: [a, opts]}, type: {k, _}} = t, st)
+         when name in [:sum, :product] and k in [:f, :bf] do
       {x, st} = input_as(st, a, t.type)
       op(st, Atom.to_string(name), [x], reduce_attrs(opts))
     end
@@ -496,17 +496,21 @@ if Code.ensure_loaded?(Nx) do
       if ct == t.type, do: {r, st}, else: op(st, "as_type", [r], %{"dtype" => G.dtype(t.type)})
     end
 
-    defp lower_op(:dot, %T{data: %Expr{args: [a, ca, ba, b, cb, bb]}, type: {:f, _}} = t, st),
-      do: dot(a, ca, ba, b, cb, bb, t, st)
+    defp lower_op(:dot, %T{data: %Expr{args: [a, ca, ba, b, cb, bb]}, type: {k, _}} = t, st)
+         when k in [:f, :bf],
+         do: dot(a, ca, ba, b, cb, bb, t, st)
 
     defp lower_op(name, _t, _st), do: unsupported!("op #{name}")
+
+    # f16 f32 f64 and bf16
+    defp float?({k, _}), do: k in [:f, :bf]
 
     defp arg_reduce(name, a, opts, t, st) do
       attrs = %{"keep_axes" => Keyword.get(opts, :keep_axis, false)}
       attrs = if opts[:axis], do: Map.put(attrs, "axes", [opts[:axis]]), else: attrs
       {x, st} = lower(a, st)
 
-      if match?({:f, _}, a.type) do
+      if float?(a.type) do
         # NaN as Nx.BinaryBackend treats it (see Nxvk.Graph.arg_reduce/8)
         fill = if name == :argmax, do: :neg_infinity, else: :infinity
         {nan, st} = op(st, "not_equal", [x, x])

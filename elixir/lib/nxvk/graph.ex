@@ -406,7 +406,7 @@ if Code.ensure_loaded?(Nx) do
     first element gives index 0.  `shape` is the result's shape, `axis`
     the reduced axis (nil: all, over the flattened tensor).
     """
-    def arg_reduce(g, op, x, {:f, _} = type, attrs, in_shape, axis, shape) do
+    def arg_reduce(g, op, x, {k, _} = type, attrs, in_shape, axis, shape) when k in [:f, :bf] do
       fill = if op == "argmax", do: :neg_infinity, else: :infinity
       {g, nan} = op(g, "not_equal", [x, x])
       {g, f} = scalar(g, fill, type)
