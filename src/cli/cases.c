@@ -1030,8 +1030,9 @@ static int data_source(case_gen *g) {
   return 0;
 }
 
-/* Sized: n elements through the shape attribute ([p,q] along axis 1 in
- * layout 1 for ops that take an axis), the request's seed. */
+/* Sized: n elements through the shape attribute ([n], or [p,q] for an op
+ * that wants rank 2 (eye); [p,q] along axis 1 in layout 1 for ops that take
+ * an axis), the request's seed. */
 static int layouts_source(const nxvk_op_desc *op) { return (op->attrs & NXVK_ATTR_AXIS) ? 2 : 1; }
 
 static int sized_source(case_gen *g, int layout, conf_case *k) {
