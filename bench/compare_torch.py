@@ -47,8 +47,9 @@ SWEEP_OPS = ["add", "exp", "sum"]
 # and indices) and torch.cumsum of one row of n, and max_pool2d (window_max)
 # and avg_pool2d (window_sum: the sum, PyTorch's divided by 4, the same
 # bytes) 2x2 stride 2 on [p, n/p], p the largest power of two <= sqrt(n)
-# dividing n, as nxvk's sized cases (src/cli/cases.c)
-MORE_OPS = ["sort", "cumulative_sum", "window_max", "window_sum"]
+# dividing n, as nxvk's sized cases (src/cli/cases.c); torch.mean of all n
+# (floats)
+MORE_OPS = ["sort", "cumulative_sum", "window_max", "window_sum", "mean"]
 # with --ops: gather and scatter (nxvk's sized case: a 1-D tensor of n, n i32
 # indices uniform in [0, n), n updates), against the out-of-place PyTorch ops
 # Nx's semantics match: index_select, gather, index_add, index_put
@@ -214,7 +215,7 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
                                 "bytes": nbytes, "gbps": nbytes / st["median"]})
                 del t, u, idx, out
         for op in [o for o in args.ops if o not in INDEX_OPS]:
-            if op in ("exp", "window_max", "window_sum") and dt in ("i32", "i64"):
+            if op in ("exp", "window_max", "window_sum", "mean") and dt in ("i32", "i64"):
                 continue  # exp takes floats (nxvk's and PyTorch's integer exp would differ in dtype)
             for n in sizes:
                 x, y = rand((n,), dt), rand((n,), dt)
@@ -242,6 +243,9 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
                     pool = torch.nn.functional.max_pool2d if op == "window_max" else torch.nn.functional.avg_pool2d
                     fn = lambda: pool(x4, 2, 2)  # noqa: E731
                     nbytes = (n + (p // 2) * (n // p // 2)) * esz
+                elif op == "mean":
+                    fn = lambda: torch.mean(x)  # noqa: E731
+                    nbytes = (n + 1) * esz
                 else:
                     # the sum in the input's dtype, as nxvk's (PyTorch widens integer sums to int64)
                     fn = lambda: torch.sum(x, dtype=x.dtype)  # noqa: E731

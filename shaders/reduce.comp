@@ -20,7 +20,8 @@
 // final mode: [0] nout [1] P [2] nred (mean divides by it)
 // spec: 0 workgroup size, 1 op (0 sum 1 product 2 max 3 min 4 argmax
 //       5 argmin 6 mean 7 argmax and 8 argmin with ties to the last), 2 mode,
-//       3 fold
+//       3 fold, 4 add (the f32 sums' and products' form, below), 5 vec
+//       (16-byte loads a round, 0: none; below)
 // bindings: 1 values in, 2 result out (ARG: i32; FOLD: the partials),
 //           ARG: 3 partial values out (mode 1), 4 partial indices in
 //           (mode 2); not ARG: 3 counters and 4 final result (FOLD only)
@@ -35,6 +36,8 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint OP = 0u;
 layout(constant_id = 2) const uint MODE = 0u;
 layout(constant_id = 3) const uint FOLD = 0u;
+layout(constant_id = 4) const uint ADD = 0u;
+layout(constant_id = 5) const uint VEC = 0u;
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
 layout(std430, binding = 1) readonly buffer In { ST x[]; };
@@ -93,6 +96,15 @@ layout(std430, binding = 1) readonly buffer InW { uint xw[]; };
 #endif
 #endif
 
+// VEC (f32 and 16-bit dtypes, not ARG): a contiguous run starting on 16
+// bytes read as uvec4s, VEC of them a round (at most 4); invocation t takes
+// vectors t, t + W, ... (their elements in order), the last few elements
+// the element loop's
+#if (defined(DT_f32) || defined(WORDS16)) && !defined(ARG)
+#define VEC_OK 1
+layout(std430, binding = 1) readonly buffer InV { uvec4 xv[]; };
+#endif
+
 shared T sval[gl_WorkGroupSize.x];
 shared int sidx[gl_WorkGroupSize.x];
 shared bool slast;
@@ -118,6 +130,45 @@ bool r_zero(T a) { return nx_iszerof(a); }
 T r_add(T a, T b) { return a + b; }
 T r_mul(T a, T b) { return a * b; }
 bool r_zero(T a) { return a == T(0); }
+#endif
+
+// ADD (spec constant 4): how an invocation's own run of f32 sums, means
+// and products (f16 and bf16 too: they compute in f32) combines; the tree
+// over the workgroup's invocations and the partials' tree always combine
+// exactly (a few dozen r_add / r_mul a workgroup).
+//   0 exact: r_add / r_mul at every element (an exponent test and the
+//     inlined rare exact path at each)
+//   1 fast: the driver's add or multiply, and one test a value: a sum
+//     notes a loaded value (element or partial) that is nonzero and below
+//     2^-103 in magnitude; a product notes a loaded value whose exponent
+//     bits are 0 (zero or denormal) and a product below 2^-125.  An
+//     invocation that noted one runs its run again with exact adds (its
+//     warp alone pays).  Why a sum needs no test of its results: a float
+//     of magnitude >= 2^-103 is a multiple of 2^-126, so every partial sum
+//     of such values is one too (a rounded sum at or above 2^-103 lies on
+//     a grid of spacing >= 2^-126, a smaller one is exact), so no add of
+//     the run meets or makes a denormal and the driver's add is IEEE's,
+//     flushing or not.  f16 values (multiples of 2^-24) never trip it.
+//     A product: operands and result normal (or inf / NaN) is IEEE's too.
+//   2 native: the driver's add or multiply, never checked (diagnostic
+//     only: a flushing driver loses denormal sums)
+//   3 fuzz: as 1, with the driver's add and multiply made to flush
+//     denormal operands and results as NVIDIA's f32 does (tests on
+//     lavapipe: every run that met a denormal must be run again, or the
+//     results differ from exact's)
+//   4 flush: as 2 with that flush (tests: the emulation does lose sums)
+// Other ops and dtypes (f64: nxd_*) always combine exactly.
+#if defined(IS_FLOAT) && !defined(DT_f64) && !defined(ARG)
+const bool FAST = (OP == 0u || OP == 1u || OP == 6u) && ADD != 0u;
+#else
+const bool FAST = false;
+#endif
+
+#if defined(IS_FLOAT) && !defined(DT_f64) && !defined(ARG)
+float ftz_fuzz(float x) {
+  uint u = floatBitsToUint(x);
+  return (u & 0x7f800000u) == 0u ? uintBitsToFloat(u & 0x80000000u) : x;
+}
 #endif
 
 // NaN wins (the first NaN for arg*), then the larger/smaller, ties to the
@@ -184,50 +235,117 @@ T load(uint off, bool fold_partials) {
   return MODE == 2u ? PART_LOAD_X(off) : LD(x[off]);
 }
 
+// acc (+) v in an invocation's run: exact, or (FAST and not exact) the
+// driver's add or multiply, noting in rare (nonzero) a value that may have met a
+// denormal (ADD above).
+T run_combine(T acc, T v, bool exact, inout uint rare) {
+#if defined(IS_FLOAT) && !defined(DT_f64) && !defined(ARG)
+  if (FAST && !exact) {
+    uint bv = floatBitsToUint(v) & 0x7fffffffu;
+    bool emu = ADD == 3u || ADD == 4u, check = ADD == 1u || ADD == 3u;
+    if (OP == 1u) {
+      float p = emu ? ftz_fuzz(ftz_fuzz(acc) * ftz_fuzz(v)) : acc * v;
+      if (check)
+        rare |= uint((bv & 0x7f800000u) == 0u) | uint((floatBitsToUint(p) & 0x7f800000u) <= 0x00800000u);
+      return p;
+    }
+    // (f16 values and sums of them are multiples of 2^-24: never rare)
+#ifndef DT_f16
+    if (check) rare |= uint(bv - 1u < 0x0bffffffu);   // 0 < |v| < 2^-103
+#endif
+    return emu ? ftz_fuzz(ftz_fuzz(acc) + ftz_fuzz(v)) : acc + v;
+  }
+#endif
+  return combine(acc, v);
+}
+
 // Takes element j (value v, at offset off) into the running result.
-void fold(inout T acc, inout int idx, T v, uint off, uint j) {
+void fold(inout T acc, inout int idx, T v, uint off, uint j, bool exact, inout uint rare) {
 #ifdef ARG
   int vi = MODE == 2u ? pidx[off] : int(j);
   if (better(v, vi, acc, idx)) { acc = v; idx = vi; }
 #else
-  acc = combine(acc, v);
+  acc = run_combine(acc, v, exact, rare);
 #endif
 }
 
-// Reduces elements [lo, hi) of the run at base into sval[0] (and sidx[0]);
-// the whole workgroup calls it.  fold_partials: the run is P partials in y.
-void reduce_run(uint m, uint base, uint lo, uint hi, bool fold_partials) {
+// Invocation t's part of elements [lo, hi) of the run at base, combined
+// exactly or not (run_combine); fold_partials: the run is P partials in y.
+T run_loop(uint m, uint base, uint lo, uint hi, bool fold_partials, bool exact, inout int idx,
+           inout uint rare) {
   uint t = gl_LocalInvocationID.x;
   bool partials = MODE == 2u || fold_partials;
   T acc = OP == 0u || OP == 6u ? T(0) : (OP == 1u ? T(1) : (OP == 2u || OP == 4u || OP == 7u ? T_LOWEST : T_HIGHEST));
-  int idx = -1;
   // four elements per round, loaded before any is combined (one load in
   // flight per invocation left sum f32 at 76% of PyTorch's bandwidth at
   // 64M on an H100); they are combined in the order of the plain loop, so
   // results do not change
   uint j = lo + t;
   const uint W = gl_WorkGroupSize.x;
+  bool vec_done = false;
+#ifdef VEC_OK
+#ifdef WORDS16
+  const uint EV = 8u;   // elements a vector
+#else
+  const uint EV = 4u;
+#endif
+  if (VEC != 0u && !partials && meta[m + 3u] == 1u && meta[m + 28u] == 1u && ((base + lo) % EV) == 0u) {
+    uint v0 = (base + lo) / EV, nv = (hi - lo) / EV, q = t;
+    const uint VU = min(VEC, 4u);
+    for (; q + (VU - 1u) * W < nv; q += VU * W) {
+      uvec4 v[4];
+      [[unroll]] for (uint u = 0u; u < 4u; u++)
+        if (u < VU) v[u] = xv[v0 + q + u * W];
+      [[unroll]] for (uint u = 0u; u < 4u; u++) {
+        if (u >= VU) break;
+        [[unroll]] for (uint k = 0u; k < 4u; k++) {
+#ifdef WORDS16
+          T2 e = LDW2(v[u][k]);
+          acc = run_combine(acc, e.x, exact, rare);
+          acc = run_combine(acc, e.y, exact, rare);
+#else
+          acc = run_combine(acc, uintBitsToFloat(v[u][k]), exact, rare);
+#endif
+        }
+      }
+    }
+    for (; q < nv; q += W) {
+      uvec4 v1 = xv[v0 + q];
+      [[unroll]] for (uint k = 0u; k < 4u; k++) {
+#ifdef WORDS16
+        T2 e = LDW2(v1[k]);
+        acc = run_combine(acc, e.x, exact, rare);
+        acc = run_combine(acc, e.y, exact, rare);
+#else
+        acc = run_combine(acc, uintBitsToFloat(v1[k]), exact, rare);
+#endif
+      }
+    }
+    j = lo + nv * EV + t;   // the rest (fewer than EV): the element loop
+    vec_done = true;
+  }
+#endif
 #ifdef WORDS16
   // a contiguous run starting on a word: invocation t takes words t, t + W,
   // ... (elements 2w and 2w + 1, in that order), four words per round; an
   // odd last element goes to invocation 0
-  if (!partials && meta[m + 3u] == 1u && meta[m + 28u] == 1u && ((base + lo) & 1u) == 0u) {
+  if (!vec_done && !partials && meta[m + 3u] == 1u && meta[m + 28u] == 1u && ((base + lo) & 1u) == 0u) {
     uint w0 = (base + lo) >> 1u, nw = (hi - lo) >> 1u, q = t;
     for (; q + 3u * W < nw; q += 4u * W) {
       uint v[4];
       [[unroll]] for (uint u = 0u; u < 4u; u++) v[u] = xw[w0 + q + u * W];
       [[unroll]] for (uint u = 0u; u < 4u; u++) {
         T2 e = LDW2(v[u]);
-        acc = combine(acc, e.x);
-        acc = combine(acc, e.y);
+        acc = run_combine(acc, e.x, exact, rare);
+        acc = run_combine(acc, e.y, exact, rare);
       }
     }
     for (; q < nw; q += W) {
       T2 e = LDW2(xw[w0 + q]);
-      acc = combine(acc, e.x);
-      acc = combine(acc, e.y);
+      acc = run_combine(acc, e.x, exact, rare);
+      acc = run_combine(acc, e.y, exact, rare);
     }
-    if (t == 0u && ((hi - lo) & 1u) != 0u) acc = combine(acc, LD(x[base + hi - 1u]));
+    if (t == 0u && ((hi - lo) & 1u) != 0u) acc = run_combine(acc, LD(x[base + hi - 1u]), exact, rare);
     j = hi; // done: the loops below run no round
   }
 #endif
@@ -238,11 +356,27 @@ void reduce_run(uint m, uint base, uint lo, uint hi, bool fold_partials) {
       off[u] = elem_offset(m, base, j + u * W, partials);
       v[u] = load(off[u], fold_partials);
     }
-    [[unroll]] for (uint u = 0u; u < 4u; u++) fold(acc, idx, v[u], off[u], j + u * W);
+    [[unroll]] for (uint u = 0u; u < 4u; u++) fold(acc, idx, v[u], off[u], j + u * W, exact, rare);
   }
   for (; j < hi; j += W) {
     uint off = elem_offset(m, base, j, partials);
-    fold(acc, idx, load(off, fold_partials), off, j);
+    fold(acc, idx, load(off, fold_partials), off, j, exact, rare);
+  }
+  return acc;
+}
+
+// Reduces elements [lo, hi) of the run at base into sval[0] (and sidx[0]);
+// the whole workgroup calls it.  fold_partials: the run is P partials in y.
+void reduce_run(uint m, uint base, uint lo, uint hi, bool fold_partials) {
+  uint t = gl_LocalInvocationID.x;
+  int idx = -1;
+  uint rare = 0u;
+  T acc = run_loop(m, base, lo, hi, fold_partials, !FAST, idx, rare);
+  // fast (ADD 1, 3): an invocation that noted a rare value runs again,
+  // exactly (the same order, so its result is exact's bit for bit)
+  if (FAST && rare != 0u) {
+    idx = -1;
+    acc = run_loop(m, base, lo, hi, fold_partials, true, idx, rare);
   }
   sval[t] = acc;
   sidx[t] = idx;

@@ -301,6 +301,8 @@ typedef struct nxvk_tuning {
   uint32_t ew16_wg;      /* workgroup size of a paired kernel (NXVK_EW16_WG) */
   uint32_t ew_blocked;   /* 1: a workgroup's round is one contiguous block */
   bool reduce_fold;      /* a split reduction's last workgroup adds the partials */
+  uint32_t reduce_vec;   /* NXVK_REDUCE_VEC: 16-byte loads a round of a contiguous f32 / 16-bit run (0: none) */
+  uint32_t reduce_add;   /* NXVK_REDUCE_ADD: f32 sums' and products' form, NXVK_SCAN_ADD_* or 4 flush (reduce.comp ADD) */
   bool conv_direct;      /* NXVK_CONV_DIRECT: conv_direct alone, no implicit GEMM (conv.c) */
   uint32_t conv_gemm[5]; /* NXVK_CONV_GEMM: NT, TX, RB, CB, BK of conv_gemm */
   uint32_t conv_coopmat[5]; /* NXVK_CONV_COOPMAT: WM, WN, FR, FC, BK of conv_coopmat */

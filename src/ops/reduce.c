@@ -165,11 +165,17 @@ int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_te
   snprintf(name, sizeof name, "%sreduce_%s", arg ? "arg" : "", nxvk_dtype_name(in[0]->dtype));
   uint32_t P = partials_for(c, p.nout, p.nred);
   uint32_t groups = nxvk_groups_for(c, (uint64_t)p.nout * P, 1);
+  /* f32 (f16, bf16) sums, means, products: NXVK_REDUCE_ADD's form (reduce.comp ADD) */
+  uint32_t add = (op->code == NXVK_RED_SUM || op->code == NXVK_RED_MEAN || op->code == NXVK_RED_PRODUCT) &&
+                         nxvk_dtype_is_float(in[0]->dtype) && in[0]->dtype != NXVK_F64 && !arg
+                     ? c->tuning->reduce_add
+                     : 0;
+  uint32_t vec = c->tuning->reduce_vec;
   /* both builds bind four buffers; the ones a mode does not use get any */
   if (P == 1) {
-    uint32_t spec[4] = {NXVK_WG, code, 0, 0};
+    uint32_t spec[6] = {NXVK_WG, code, 0, 0, add, vec};
     nxvk_buffer *bufs[4] = {in[0]->buf, out->buf, in[0]->buf, out->buf};
-    return nxvk_dispatch_grid(r, name, spec, 4, meta, 38, bufs, 4, groups, 1, 1);
+    return nxvk_dispatch_grid(r, name, spec, 6, meta, 38, bufs, 4, groups, 1, 1);
   }
   /* partial results in a buffer the recording holds.  With reduce_fold
    * (not for argmax/argmin) the partial pass finishes the job itself, one
@@ -192,16 +198,16 @@ int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_te
     rc = nxvk_rec_update(r, pval, count_at * 4, zeros, (VkDeviceSize)p.nout * 4);
   }
   if (rc == NXVK_OK) {
-    uint32_t spec[4] = {NXVK_WG, code, 1, fold};
+    uint32_t spec[6] = {NXVK_WG, code, 1, fold, add, vec};
     nxvk_buffer *bufs[4] = {in[0]->buf, arg ? pidx : pval, pval,
                              arg ? in[0]->buf : out->buf};
-    rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 39, bufs, 4, groups, 1, 1);
+    rc = nxvk_dispatch_grid(r, name, spec, 6, meta, 39, bufs, 4, groups, 1, 1);
   }
   if (rc == NXVK_OK && !fold) {
     uint32_t fmeta[3] = {(uint32_t)p.nout, P, (uint32_t)p.nred};
-    uint32_t spec[4] = {NXVK_WG, code, 2, 0};
+    uint32_t spec[6] = {NXVK_WG, code, 2, 0, add, 0};
     nxvk_buffer *bufs[4] = {pval, out->buf, pval, arg ? pidx : pval};
-    rc = nxvk_dispatch_grid(r, name, spec, 4, fmeta, 3, bufs, 4,
+    rc = nxvk_dispatch_grid(r, name, spec, 6, fmeta, 3, bufs, 4,
                             nxvk_groups_for(c, (uint64_t)p.nout, 1), 1, 1);
   }
   /* the recording holds its own references until the work completes */

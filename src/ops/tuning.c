@@ -95,6 +95,22 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
    * GPU a dispatch; lavapipe ran it 20-40% slower than two passes */
   t->reduce_fold = gpu;
   if ((i = knob_choice("NXVK_REDUCE_FOLD", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->reduce_fold = i == 1;
+  /* f32 (f16, bf16) sums, means and products: the driver's add or multiply
+   * with one test a value, an invocation's run again with nxmath's exact
+   * ones where a denormal may be met (fast, the rule: the same bits as
+   * exact); exact at every element; native (no test), fuzz (a flush
+   * emulated) and flush (native with that flush: loses denormal sums) for
+   * measuring and testing (reduce.comp ADD) */
+  /* contiguous f32 and 16-bit runs read as 16-byte vectors, this many a
+   * round (0: 4-byte loads, 4 a round) */
+  if (knob_list("NXVK_REDUCE_VEC", u, 1, 1, "want 0 to 4 vectors a round", &rc)) {
+    if (u[0] > 4) return bad("NXVK_REDUCE_VEC", knob("NXVK_REDUCE_VEC"), "want 0 to 4 vectors a round");
+    t->reduce_vec = u[0];
+  }
+  static const char *const radds[] = {"exact", "fast", "native", "fuzz", "flush"};
+  t->reduce_add = NXVK_SCAN_ADD_FAST;
+  if ((i = knob_choice("NXVK_REDUCE_ADD", radds, 5, "want exact, fast, native, fuzz or flush", &rc)) >= 0)
+    t->reduce_add = (uint32_t)i;
   /* conv's one-output-per-invocation kernel everywhere (the baseline the
    * implicit GEMM is timed against, and a fault finder) */
   if ((i = knob_choice("NXVK_CONV_DIRECT", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->conv_direct = i == 1;

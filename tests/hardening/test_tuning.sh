@@ -90,6 +90,7 @@ cases() {
   refused "$bin" "$tag NXVK_EW_UNROLL with a suffix" NXVK_EW_UNROLL=4x
   refused "$bin" "$tag NXVK_EW_BLOCKED not 0 or 1" NXVK_EW_BLOCKED=yes
   refused "$bin" "$tag NXVK_REDUCE_FOLD not 0 or 1" NXVK_REDUCE_FOLD=2
+  refused "$bin" "$tag NXVK_REDUCE_ADD not a form" NXVK_REDUCE_ADD=quick
   refused "$bin" "$tag NXVK_POOL_CAP not a size" NXVK_POOL_CAP=lots
   refused "$bin" "$tag NXVK_STAGING not 0 or 1" NXVK_STAGING=on
   refused "$bin" "$tag NXVK_GROUP_SUBMIT not 0 or 1" NXVK_GROUP_SUBMIT=yes
@@ -134,6 +135,7 @@ cases() {
   taken "$bin" "$tag NXVK_SCAN_ITEMS=8 is taken" NXVK_SCAN_ITEMS=8 cumulative_sum '{"axis":1}'
   taken "$bin" "$tag NXVK_SCAN=rts is taken" NXVK_SCAN=rts cumulative_sum '{"axis":1}'
   taken "$bin" "$tag NXVK_SCAN_ADD=exact is taken" "NXVK_SCAN=rts NXVK_SCAN_ADD=exact" cumulative_sum '{"axis":1}'
+  taken "$bin" "$tag NXVK_REDUCE_ADD=exact is taken" NXVK_REDUCE_ADD=exact sum '{"axes":[1]}'
   taken "$bin" "$tag NXVK_SCAN_PASS=scan is taken (the same result)" "NXVK_SCAN=rts NXVK_SCAN_PASS=scan" cumulative_sum '{"axis":1}'
 }
 

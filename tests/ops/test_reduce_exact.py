@@ -1,0 +1,268 @@
+#!/usr/bin/python3
+"""test_reduce_exact.py - sum, mean and product whose every order of
+evaluation is exact, so numpy's result (in f64, rounded once to the dtype)
+is the only right answer, bit for bit, under every form of reduce.comp's
+f32 adds (NXVK_REDUCE_ADD) and both split forms (NXVK_REDUCE_FOLD), with a
+driver that flushes denormals (NVIDIA's f32: shaderDenormPreserveFloat32 =
+false) emulated: fuzz makes the driver's add and multiply flush denormal
+operands and results, so every invocation whose run met a denormal must
+have been run again with nxmath's exact adds, or the results differ.
+
+  - sums of small multiples of the smallest denormal (every partial sum
+    exact; a flushing add makes them 0)
+  - sums of normal values below 2^-103 whose running sums dip below 2^-126
+  - means of the first (the exact sum divided once, correctly rounded)
+  - products of powers of two whose running product in one invocation's
+    run dips below 2^-126 and comes back (every subset's product is in
+    range, so any grouping is exact)
+  - NaN, inf and -0 among denormals (a sum starts from +0, as the CPU
+    reference and Nx: the sum of -0s is +0)
+  - random normal values (order-dependent sums): the fast form gives the
+    exact form's bits, and both are near numpy's
+
+f16, bf16 and f32 (f16 and bf16 add in f32, rounded once).  The flush form
+(the emulated flush, never checked) must get the denormal cases wrong: the
+emulation has teeth.  TAP on stdout.  Environment: NXVK (default ./nxvk).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
+TMP = tempfile.mkdtemp(prefix="nxvk_reduce_exact_")
+_n = 0
+_failed = 0
+
+
+def tap(ok, desc, diag=None):
+    global _n, _failed
+    _n += 1
+    _failed += 0 if ok else 1
+    print("%s %d - %s" % ("ok" if ok else "not ok", _n, desc))
+    if diag and not ok:
+        for line in str(diag).splitlines()[:8]:
+            print("#   " + line)
+    sys.stdout.flush()
+
+
+def to_bf16_file(path, x64):
+    """exact bf16 values (given as f64) -> a .npy of bf16 bits ('<V2')"""
+    bits = (np.asarray(x64, np.float32).view(np.uint32) >> 16).astype("<u2")
+    hdr = "{'descr': '<V2', 'fortran_order': False, 'shape': %s, }" % repr(tuple(bits.shape))
+    hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr.encode() + bits.tobytes())
+
+
+def save(path, dt, x64):
+    if dt == "bf16":
+        to_bf16_file(path, x64)
+    else:
+        np.save(path, x64.astype({"f16": np.float16, "f32": np.float32}[dt]))
+
+
+def load(path):
+    a = np.load(path)
+    if a.dtype.kind == "V":
+        return (a.reshape(-1).view("<u2").astype(np.uint32) << 16).view(np.float32).reshape(a.shape)
+    return a
+
+
+def round_to(dt, w64):
+    """exact f64 results rounded to f32 (nearest even), then to dt, as f64"""
+    f = np.atleast_1d(np.asarray(w64, np.float64)).astype(np.float32)
+    shape = np.shape(w64)
+    if dt == "f32":
+        return f.astype(np.float64).reshape(shape)
+    if dt == "f16":
+        return f.astype(np.float16).astype(np.float64).reshape(shape)
+    b = f.view(np.uint32).astype(np.uint64)
+    u16 = np.uint64(16)
+    r = (((b + np.uint64(0x7FFF) + ((b >> u16) & np.uint64(1))) >> u16) << u16).astype(np.uint32)
+    return r.view(np.float32).astype(np.float64).reshape(shape)
+
+
+# the smallest denormal's exponent of each dtype
+DMIN = {"f32": -149, "bf16": -133, "f16": -24}
+# products: exponents of the values one invocation's run meets in turn,
+# down below 2^-126 and back (every subset's product within range)
+PROD = {"f32": [-70, -70, -5, 80], "bf16": [-70, -70, -5, 80], "f16": [-24] * 5 + [-14] + [15] * 8}
+
+
+def run_positions(dt, n):
+    """the first elements (in order) of invocation 3's run over a contiguous
+    axis of n elements split in chunks of at least 4096: 16-bit dtypes read
+    words (elements 2w, 2w + 1, w = 3, 3 + 256, ...), others elements 3,
+    3 + 256, ..."""
+    if dt in ("f16", "bf16"):
+        return [2 * (3 + 256 * (k // 2)) + (k & 1) for k in range(16)]
+    return [3 + 256 * k for k in range(16)]
+
+
+def cases(rng):
+    """(op, dt, shape, attrs, x (f64), want (f64, or None: the exact form's result), tag)"""
+    out = []
+    shapes = [((1000,), {}), ((60001,), {}), ((300, 70), {"axes": [0]}), ((3, 30000), {"axes": [1]}),
+              ((20001, 2), {"axes": [0]}), ((40, 1500), {})]
+    for dt in ("f32", "bf16", "f16"):
+        dmin = DMIN[dt]
+        for shape, attrs in shapes:
+            axes = tuple(attrs.get("axes", range(len(shape))))
+            nred = int(np.prod([shape[a] for a in axes]))
+            # sums: multiples of the smallest denormal, k in [-100, 100]
+            xs = np.ldexp(rng.integers(-100, 101, shape).astype(np.float64), dmin)
+            ws = xs.sum(axis=axes)
+            out.append(("sum", dt, shape, attrs, xs, round_to(dt, ws), "denormals"))
+            out.append(("mean", dt, shape, attrs, xs, round_to(dt, ws / nred), "denormals"))
+            # normal values (4 to 100 units of 2^-128) whose running sums dip below 2^-126
+            if dt != "f16":
+                xd = np.ldexp((rng.integers(4, 101, shape) * np.where(rng.random(shape) < 0.5, -1, 1))
+                              .astype(np.float64), -128)
+                out.append(("sum", dt, shape, attrs, xd, round_to(dt, xd.sum(axis=axes)), "dips"))
+            # random normal values: the exact form's bits
+            xr = rng.standard_normal(shape).astype(np.float32).astype(np.float64)
+            xr = round_to(dt, xr)
+            out.append(("sum", dt, shape, attrs, xr, None, "normal"))
+            if shape == (1000,) or shape == (40, 3000):
+                out.append(("product", dt, shape, attrs, np.where(rng.random(shape) < 0.5, -1.0, 1.0) *
+                            np.exp2(np.round(rng.standard_normal(shape) * 0.3)), None, "normal"))
+        # products that dip below 2^-126 within one invocation's run (1-D,
+        # chunks of 4096 and one pass)
+        for n in (1000 if dt == "f32" else 8000, 16384, 24000):
+            x = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+            pos = run_positions(dt, n)
+            for k, e in enumerate(PROD[dt]):
+                x[pos[k]] = np.ldexp(x[pos[k]], e)
+            out.append(("product", dt, (n,), {}, x, round_to(dt, np.prod(x)), "dips"))
+        # NaN, inf and -0 among denormals
+        n = 20000
+        base = np.ldexp(rng.integers(1, 50, n).astype(np.float64), dmin)
+        for tag, vals, want_sum in (("inf", {7: np.inf}, np.inf), ("inf-inf", {7: np.inf, 9000: -np.inf}, np.nan),
+                                    ("nan", {11: np.nan}, np.nan)):
+            x = base.copy()
+            for i, v in vals.items():
+                x[i] = v
+            out.append(("sum", dt, (n,), {}, x, np.array(want_sum), tag))
+        z = -np.zeros(n)
+        out.append(("sum", dt, (n,), {}, z, np.array(0.0), "-0s (+0, as the CPU reference and Nx)"))
+        zd = z.copy()
+        zd[::3] = np.ldexp(rng.integers(-5, 6, zd[::3].shape).astype(np.float64), dmin)
+        out.append(("sum", dt, (n,), {}, zd, round_to(dt, zd.sum()), "-0s and denormals"))
+        # products: -0 among values that dip (the sign is exact), inf * 0
+        x = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+        pos = run_positions(dt, n)
+        for k, e in enumerate(PROD[dt]):
+            x[pos[k]] = np.ldexp(x[pos[k]], e)
+        x0 = x.copy()
+        x0[5000] = -0.0
+        out.append(("product", dt, (n,), {}, x0, round_to(dt, np.prod(x0)), "-0"))
+        x0 = x0.copy()
+        x0[6000] = np.inf
+        out.append(("product", dt, (n,), {}, x0, np.array(np.nan), "inf * 0"))
+    return out
+
+
+FORMS = (("fast (the rule)", {}),
+         ("exact", {"NXVK_REDUCE_ADD": "exact"}),
+         ("fuzz, two passes", {"NXVK_REDUCE_ADD": "fuzz", "NXVK_REDUCE_FOLD": "0"}),
+         ("fuzz, folded", {"NXVK_REDUCE_ADD": "fuzz", "NXVK_REDUCE_FOLD": "1"}))
+
+
+def run_form(cs, env_add):
+    """every case of a dtype in one graph; {case index: f64 result or error text}"""
+    env = dict(os.environ, **env_add)
+    by_dt = {}
+    for i, c in enumerate(cs):
+        by_dt.setdefault(c[1], []).append((i, c))
+    got = {}
+    for dt, lst in by_dt.items():
+        gdir = tempfile.mkdtemp(prefix=dt + "_", dir=TMP)
+        graph = {"inputs": {}, "ops": [], "outputs": {}}
+        for i, (op, _, shape, attrs, x, want, tag) in lst:
+            save(os.path.join(gdir, "x%d.npy" % i), dt, x)
+            graph["inputs"]["x%d" % i] = "x%d.npy" % i
+            graph["ops"].append({"op": op, "in": ["x%d" % i], "attrs": attrs, "out": "o%d" % i})
+            graph["outputs"]["o%d" % i] = "o%d.npy" % i
+        gp = os.path.join(gdir, "g.json")
+        with open(gp, "w") as f:
+            json.dump(graph, f)
+        p = subprocess.run([NXVK, "run", gp], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600,
+                           env=env)
+        err = p.stderr.decode(errors="replace") or "exit %d" % p.returncode
+        for i, _ in lst:
+            path = os.path.join(gdir, "o%d.npy" % i)
+            got[i] = load(path).astype(np.float64) if p.returncode == 0 and os.path.exists(path) else err
+    return got
+
+
+def same(g, w):
+    """bit for bit as f64 (the dtype's values are exact in f64): equal with
+    equal signs, or both NaN"""
+    g, w = np.asarray(g, np.float64), np.asarray(w, np.float64)
+    if g.shape != w.shape:
+        return np.zeros(w.shape, bool) if w.shape else np.array(False)
+    return ((g == w) & (np.signbit(g) == np.signbit(w))) | (np.isnan(g) & np.isnan(w))
+
+
+def desc_of(c, form):
+    op, dt, shape, attrs, _, _, tag = c
+    return "%s %s %s shape=%s attrs=%s (%s)" % (op, dt, tag, list(shape), json.dumps(attrs), form)
+
+
+def main():
+    cs = cases(np.random.default_rng(2031))
+    results = {name: run_form(cs, env) for name, env in FORMS}
+    exact = results["exact"]
+    for name, _ in FORMS:
+        got = results[name]
+        for i, c in enumerate(cs):
+            g = got[i]
+            if isinstance(g, str):
+                tap(False, desc_of(c, name), g)
+                continue
+            want = c[5]
+            if want is None:
+                e = exact[i]
+                if isinstance(e, str):
+                    tap(False, desc_of(c, name) + ": the exact form's bits", "the exact form failed: " + e)
+                    continue
+                ok = same(g, e)
+                # and near numpy (order-dependent: f32 sums, then the dtype's rounding)
+                x = c[4]
+                axes = tuple(c[3].get("axes", range(len(c[2]))))
+                ref = round_to(c[1], x.sum(axis=axes) if c[0] == "sum" else np.prod(x, axis=axes))
+                tol = {"f32": 1e-4, "bf16": 2e-2, "f16": 4e-3}[c[1]]
+                with np.errstate(invalid="ignore"):
+                    near = (g == ref) | (np.abs(g - ref) <= tol * np.maximum(1.0, np.abs(ref)))
+                tap(bool(np.all(ok)) and bool(np.all(near)), desc_of(c, name) + ": the exact form's bits, near numpy",
+                    "differs from exact at %d of %d, far from numpy at %d" % (np.sum(~ok), ok.size, np.sum(~near)))
+            else:
+                ok = same(g, want)
+                bad = np.argwhere(~np.atleast_1d(ok))
+                gg, ww = np.atleast_1d(g), np.atleast_1d(want)
+                tap(len(bad) == 0, desc_of(c, name) + ": numpy's, bit for bit",
+                    "" if not len(bad) else "at %s: got %r, want %r (%d of %d differ)" % (
+                        tuple(bad[0]), gg[tuple(bad[0])], ww[tuple(bad[0])], len(bad), ww.size))
+    # the emulated flush has teeth: never checked, it loses the denormal sums
+    # and the products that dip (f16 sums never meet a denormal: not asked)
+    flush = run_form(cs, {"NXVK_REDUCE_ADD": "flush", "NXVK_REDUCE_FOLD": "1"})
+    for dt in ("f32", "bf16", "f16"):
+        for op, tag in (("sum", "denormals"), ("product", "dips")):
+            if dt == "f16" and op == "sum":
+                continue
+            idx = [i for i, c in enumerate(cs) if c[0] == op and c[1] == dt and c[6] == tag]
+            wrong = [i for i in idx if isinstance(flush[i], str) or not np.all(same(flush[i], cs[i][5]))]
+            tap(len(idx) > 0 and len(wrong) == len(idx),
+                "%s %s %s: the emulated flush, never checked, gets every case wrong (%d of %d)" % (
+                    op, dt, tag, len(wrong), len(idx)))
+    print("1..%d" % _n)
+    return 1 if _failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
