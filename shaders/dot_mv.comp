@@ -35,19 +35,36 @@
 // device's subgroup size), 5 partials (1: write f32 partials), 6 BD (ROWS
 // with N = 1: each lane reads its 16 bytes of the vector from memory (L1)
 // beside A's, 4 sums a row in the vec4's components; no shared tile, no
-// barriers)
+// barriers).  The compile-time form (-DCT_NB -DCT_R -DCT_U -DCT_BD) takes
+// 1, 2, 3 and 6 as literals instead, and CT_BD 2: n = 1 with B's tile in
+// shared memory as packed 16-byte vectors (lane l reads A's layout).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #include "dtype.glsl"
 
 layout(local_size_x_id = 0) in;
+#if defined(CT_NB)
+// the compile-time form (dot_mv.c's dot_mvk_* names, NXVK_DOT_MV_CT=1, the
+// default): NB, R, U and BD are literals, so the sums' and loads' arrays
+// have literal sizes and their loops unroll, which keeps them in registers
+// (sized by specialization constants NVIDIA's compiler put them in local
+// memory: bench/NOTES.md, dot_mv)
+#extension GL_EXT_control_flow_attributes : require
+const uint NB = CT_NB;
+const uint R = CT_R;
+const uint U = CT_U;
+const uint BD = CT_BD;
+#define UNROLL [[unroll]]
+#else
 layout(constant_id = 1) const uint NB = 1u;
 layout(constant_id = 2) const uint R = 1u;
 layout(constant_id = 3) const uint U = 4u;
+layout(constant_id = 6) const uint BD = 0u;
+#define UNROLL
+#endif
 layout(constant_id = 4) const uint SG = 32u;
 layout(constant_id = 5) const uint PART = 0u;
-layout(constant_id = 6) const uint BD = 0u;
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
 
@@ -108,12 +125,12 @@ void unpack(VT w, out float f[V]) {
 #if defined(DT_f32)
   f[0] = w.x, f[1] = w.y, f[2] = w.z, f[3] = w.w;
 #elif defined(DT_bf16)
-  for (uint i = 0u; i < 4u; i++) {
+  UNROLL for (uint i = 0u; i < 4u; i++) {
     f[2u * i] = uintBitsToFloat(w[i] << 16);
     f[2u * i + 1u] = uintBitsToFloat(w[i] & 0xffff0000u);
   }
 #else
-  for (uint i = 0u; i < 4u; i++) {
+  UNROLL for (uint i = 0u; i < 4u; i++) {
 #if defined(NX_F16_HW)
     vec2 h = nx_f16x2_to_f32(w[i]);
     f[2u * i] = h.x, f[2u * i + 1u] = h.y;
@@ -131,7 +148,11 @@ void unpack(VT w, out float f[V]) {
 
 #if defined(ROWS)
 #define KT (SG * V * U)
+#if defined(CT_BD) && CT_BD == 2
+shared VT bsp[U * SG];
+#else
 shared vec4 bs[KT * NQ];
+#endif
 #else
 // A's tile: KA k values of NB rows (vec4 over i); the end's sums: NSG x NQ x SG vec4 a round
 #define KA (NSG * U * 4u)
@@ -158,12 +179,12 @@ void main() {
   uint r0 = (gl_WorkGroupID.x * NSG + sg) * R;
   uint abase = bi * M * K, bbase = bi * K * NB;
   vec4 acc[R * NQ];
-  for (uint i = 0u; i < R * NQ; i++) acc[i] = vec4(0);
+  UNROLL for (uint i = 0u; i < R * NQ; i++) acc[i] = vec4(0);
   VT ra[R * U];
   for (uint k0 = kb; k0 < ke; k0 += KT) {
     // this tile's vectors of A, all in flight before B's tile is stored
-    for (uint r = 0u; r < R; r++)
-      for (uint u = 0u; u < U; u++) {
+    UNROLL for (uint r = 0u; r < R; r++)
+      UNROLL for (uint u = 0u; u < U; u++) {
         uint row = r0 + r, k = k0 + (u * SG + lane) * V;
         VT w = VT(0);
         if (row < M && k < ke) {
@@ -172,9 +193,9 @@ void main() {
             w = a4[o / V];
           } else {
 #if defined(DT_f32)
-            for (uint v = 0u; v < V; v++) w[v] = k + v < ke ? a[o + v] : 0.0;
+            UNROLL for (uint v = 0u; v < V; v++) w[v] = k + v < ke ? a[o + v] : 0.0;
 #else
-            for (uint v = 0u; v < V; v += 2u) {
+            UNROLL for (uint v = 0u; v < V; v += 2u) {
               uint lo = k + v < ke ? uint(a[o + v]) : 0u, hi = k + v + 1u < ke ? uint(a[o + v + 1u]) : 0u;
               w[v / 2u] = lo | (hi << 16);
             }
@@ -184,7 +205,7 @@ void main() {
         ra[r * U + u] = w;
       }
     if (BD != 0u) {
-      for (uint u = 0u; u < U; u++) {
+      UNROLL for (uint u = 0u; u < U; u++) {
         uint k = k0 + (u * SG + lane) * V;
         VT w = VT(0);
         if (k < ke) {
@@ -193,9 +214,9 @@ void main() {
             w = b4[o / V];
           } else {
 #if defined(DT_f32)
-            for (uint v = 0u; v < V; v++) w[v] = k + v < ke ? b[o + v] : 0.0;
+            UNROLL for (uint v = 0u; v < V; v++) w[v] = k + v < ke ? b[o + v] : 0.0;
 #else
-            for (uint v = 0u; v < V; v += 2u) {
+            UNROLL for (uint v = 0u; v < V; v += 2u) {
               uint lo = k + v < ke ? uint(b[o + v]) : 0u, hi = k + v + 1u < ke ? uint(b[o + v + 1u]) : 0u;
               w[v / 2u] = lo | (hi << 16);
             }
@@ -204,16 +225,54 @@ void main() {
         }
         float fb[V];
         unpack(w, fb);
-        for (uint r = 0u; r < R; r++) {
+        UNROLL for (uint r = 0u; r < R; r++) {
           float fa[V];
           unpack(ra[r * U + u], fa);
-          for (uint v = 0u; v < V; v += 4u)
+          UNROLL for (uint v = 0u; v < V; v += 4u)
             acc[r * NQ] = fma(vec4(fa[v], fa[v + 1u], fa[v + 2u], fa[v + 3u]),
                               vec4(fb[v], fb[v + 1u], fb[v + 2u], fb[v + 3u]), acc[r * NQ]);
         }
       }
       continue;
     }
+#if defined(CT_BD) && CT_BD == 2
+    // n = 1, the packed tile: B's KT values in shared memory as the 16-byte
+    // vectors lane l reads (V values, the layout of A's): shared reads = A's
+    // bytes / R, no per-value stores
+    barrier();
+    for (uint e = t; e < U * SG; e += NWG) {
+      uint k = k0 + e * V;
+      VT w = VT(0);
+      if (k < ke) {
+        uint o = bbase + k;
+        if (whole && k + V <= ke) {
+          w = b4[o / V];
+        } else {
+#if defined(DT_f32)
+          UNROLL for (uint v = 0u; v < V; v++) w[v] = k + v < ke ? b[o + v] : 0.0;
+#else
+          UNROLL for (uint v = 0u; v < V; v += 2u) {
+            uint lo = k + v < ke ? uint(b[o + v]) : 0u, hi = k + v + 1u < ke ? uint(b[o + v + 1u]) : 0u;
+            w[v / 2u] = lo | (hi << 16);
+          }
+#endif
+        }
+      }
+      bsp[e] = w;
+    }
+    barrier();
+    UNROLL for (uint u = 0u; u < U; u++) {
+      float fb[V];
+      unpack(bsp[u * SG + lane], fb);
+      UNROLL for (uint r = 0u; r < R; r++) {
+        float fa[V];
+        unpack(ra[r * U + u], fa);
+        UNROLL for (uint v = 0u; v < V; v += 4u)
+          acc[r * NQ] = fma(vec4(fa[v], fa[v + 1u], fa[v + 2u], fa[v + 3u]),
+                            vec4(fb[v], fb[v + 1u], fb[v + 2u], fb[v + 3u]), acc[r * NQ]);
+      }
+    }
+#else
     barrier(); // the previous tile of B is no longer read
     // B's rows k0 .. k0 + KT (contiguous): element (kl, j) to lane (kl / V) % SG's slot
     for (uint e = t; e < KT * NB; e += NWG) {
@@ -223,17 +282,18 @@ void main() {
       bs[((i * V + v) * NQ + j / 4u) * SG + l][j % 4u] = x;
     }
     barrier();
-    for (uint u = 0u; u < U; u++) {
+    UNROLL for (uint u = 0u; u < U; u++) {
       float f[R][V];
-      for (uint r = 0u; r < R; r++) unpack(ra[r * U + u], f[r]);
-      for (uint v = 0u; v < V; v++)
-        for (uint q = 0u; q < NQ; q++) {
+      UNROLL for (uint r = 0u; r < R; r++) unpack(ra[r * U + u], f[r]);
+      UNROLL for (uint v = 0u; v < V; v++)
+        UNROLL for (uint q = 0u; q < NQ; q++) {
           vec4 bv = bs[((u * V + v) * NQ + q) * SG + lane];
-          for (uint r = 0u; r < R; r++) acc[r * NQ + q] = fma(vec4(f[r][v]), bv, acc[r * NQ + q]);
+          UNROLL for (uint r = 0u; r < R; r++) acc[r * NQ + q] = fma(vec4(f[r][v]), bv, acc[r * NQ + q]);
         }
     }
+#endif
   }
-  for (uint r = 0u; r < R; r++) {
+  UNROLL for (uint r = 0u; r < R; r++) {
     uint row = r0 + r;
     if (BD != 0u) { // the vec4's four sums, then the lanes'
       vec4 s = lanes_sum(acc[r * NQ]);
@@ -244,10 +304,10 @@ void main() {
       }
       continue;
     }
-    for (uint q = 0u; q < NQ; q++) {
+    UNROLL for (uint q = 0u; q < NQ; q++) {
       vec4 s = lanes_sum(acc[r * NQ + q]);
       if (lane == 0u && row < M)
-        for (uint j = 0u; j < 4u; j++) {
+        UNROLL for (uint j = 0u; j < 4u; j++) {
           uint col = q * 4u + j;
           if (col < NB) {
             if (PART != 0u) cp[((bi * S + gl_WorkGroupID.y) * M + row) * NB + col] = s[j];
@@ -261,7 +321,7 @@ void main() {
   uint col = (gl_WorkGroupID.x * SG + lane) * V;
   uint abase = bi * NB * K, bbase = bi * K * N;
   vec4 acc[V * NQ];
-  for (uint i = 0u; i < V * NQ; i++) acc[i] = vec4(0);
+  UNROLL for (uint i = 0u; i < V * NQ; i++) acc[i] = vec4(0);
   for (uint k0 = kb; k0 < ke; k0 += KA) {
     barrier(); // the previous tile of A is no longer read
     for (uint e = t; e < KA * NB; e += NWG) {
@@ -271,10 +331,10 @@ void main() {
     }
     barrier();
     // rounds of U rows of B a subgroup: rows k0 + (p NSG + sg) U + u
-    for (uint p = 0u; p < 4u; p++) {
+    UNROLL for (uint p = 0u; p < 4u; p++) {
       VT rb[U];
       uint kr = (p * NSG + sg) * U;
-      for (uint u = 0u; u < U; u++) {
+      UNROLL for (uint u = 0u; u < U; u++) {
         uint k = k0 + kr + u;
         VT w = VT(0);
         if (k < ke && col < N) {
@@ -283,9 +343,9 @@ void main() {
             w = b4[o / V];
           } else {
 #if defined(DT_f32)
-            for (uint v = 0u; v < V; v++) w[v] = col + v < N ? b[o + v] : 0.0;
+            UNROLL for (uint v = 0u; v < V; v++) w[v] = col + v < N ? b[o + v] : 0.0;
 #else
-            for (uint v = 0u; v < V; v += 2u) {
+            UNROLL for (uint v = 0u; v < V; v += 2u) {
               uint lo = col + v < N ? uint(b[o + v]) : 0u, hi = col + v + 1u < N ? uint(b[o + v + 1u]) : 0u;
               w[v / 2u] = lo | (hi << 16);
             }
@@ -294,20 +354,20 @@ void main() {
         }
         rb[u] = w;
       }
-      for (uint u = 0u; u < U; u++) {
+      UNROLL for (uint u = 0u; u < U; u++) {
         float f[V];
         unpack(rb[u], f);
-        for (uint q = 0u; q < NQ; q++) {
+        UNROLL for (uint q = 0u; q < NQ; q++) {
           vec4 av = sh[(kr + u) * NQ + q];
-          for (uint v = 0u; v < V; v++) acc[v * NQ + q] = fma(av, vec4(f[v]), acc[v * NQ + q]);
+          UNROLL for (uint v = 0u; v < V; v++) acc[v * NQ + q] = fma(av, vec4(f[v]), acc[v * NQ + q]);
         }
       }
     }
   }
   // the subgroups' sums, one column of the V a round, in subgroup order
-  for (uint v = 0u; v < V; v++) {
+  UNROLL for (uint v = 0u; v < V; v++) {
     barrier();
-    for (uint q = 0u; q < NQ; q++) sh[(sg * NQ + q) * SG + lane] = acc[v * NQ + q];
+    UNROLL for (uint q = 0u; q < NQ; q++) sh[(sg * NQ + q) * SG + lane] = acc[v * NQ + q];
     barrier();
     for (uint e = t; e < NQ * SG; e += NWG) {
       uint q = e / SG, l = e - q * SG;
@@ -315,7 +375,7 @@ void main() {
       for (uint g = 1u; g < NSG; g++) s += sh[(g * NQ + q) * SG + l];
       uint cc = (gl_WorkGroupID.x * SG + l) * V + v;
       if (cc < N)
-        for (uint j = 0u; j < 4u; j++) {
+        UNROLL for (uint j = 0u; j < 4u; j++) {
           uint i = q * 4u + j;
           if (i < NB) {
             if (PART != 0u) cp[((bi * S + gl_WorkGroupID.y) * NB + i) * N + cc] = s[j];

@@ -17,7 +17,11 @@
  * while NXVK_DOT_MV is set: dot_skinny.comp matched or beat it there (its
  * n, m > 1 layouts ran at ~7% of copy, bench/NOTES.md).
  * NXVK_DOT_MV="R,WG,U,S[,D]" overrides each (0: the rule's) and NXVK_DOT_MV=off
- * leaves f16 and bf16 to dot_naive.
+ * leaves f16 and bf16 to dot_naive.  The kernels are compiled per layout
+ * (dot_mvk_<form>_n<NB>r<R>u<U>d<BD>_<dt>: the sums' arrays of literal size,
+ * in registers; n = 1 takes D = 3, B's tile as packed 16-byte vectors);
+ * NXVK_DOT_MV_CT=0 gives the specialization-constant form back (dot_mv_<form>_<dt>)
+ * for A/B.
  */
 #include "ops.h"
 
@@ -66,6 +70,10 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
     R = tu->dot_mv[0] ? tu->dot_mv[0] : (4 * nb + 4 * esz - 1) / (4 * esz);
     if (R > 8) R = 8;
     if (R < 1) R = 1;
+    /* the compile-time form keeps R x n sums a lane in registers: at most 64
+     * (16-bit n = 16: R = 4, not 8) */
+    if (tu->dot_mv_ct && !tu->dot_mv[0])
+      while (R > 1 && R * nb > 64) R /= 2;
     /* fewer rows a subgroup while that leaves units without workgroups */
     if (!tu->dot_mv[0])
       while (R > 1 && (uint64_t)((M + nsg * R - 1) / (nsg * R)) * batch < units) R /= 2;
@@ -111,12 +119,20 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   bool whole = rows ? K % V == 0 : N % V == 0;
   bool o32 = out == NXVK_F32 && dtype != NXVK_F32;
   uint32_t meta[6] = {M, N, K, batch, KC, whole ? 1u : 0u};
-  /* n = 1: the vector straight from memory (1) or through shared memory (2) */
-  uint32_t bd = rows && nb == 1 && tu->dot_mv[4] == 1 ? 1u : 0u; /* H100: 2 (shared) ran 1.2-1.4x faster */
+  /* n = 1: the vector straight from memory (1), through shared memory as
+   * vec4 over j (2; the spec-constant form's default: 1.2-1.4x faster than 1
+   * on the H100) or as packed 16-byte vectors (3, the compile-time form only) */
+  uint32_t D = rows && nb == 1 ? (tu->dot_mv[4] ? tu->dot_mv[4] : tu->dot_mv_ct ? 3 : 2) : 0;
+  if (D == 3 && !tu->dot_mv_ct) D = 2;
+  uint32_t bd = D == 1 ? 1u : D == 3 ? 2u : 0u;
   uint32_t spec[7] = {wg, nb, R, U, sg, S > 1 ? 1u : 0u, bd};
-  char name[40];
+  char name[64];
   const char *dt = nxvk_dtype_name(dtype);
-  snprintf(name, sizeof name, "dot_mv_%s%s_%s", rows ? "rows" : "cols", o32 ? "32" : "", dt);
+  if (tu->dot_mv_ct) /* the compile-time form: NB R U BD in the kernel's name (the sums in registers) */
+    snprintf(name, sizeof name, "dot_mvk_%s%s_n%ur%uu%ud%u_%s", rows ? "rows" : "cols", o32 ? "32" : "", nb,
+             rows ? R : 1u, U, bd, dt);
+  else
+    snprintf(name, sizeof name, "dot_mv_%s%s_%s", rows ? "rows" : "cols", o32 ? "32" : "", dt);
   if (S == 1) {
     nxvk_buffer *bufs[3] = {A, B, C};
     return nxvk_dispatch_grid(r, name, spec, 7, meta, 6, bufs, 3, gx, 1, batch);

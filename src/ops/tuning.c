@@ -284,11 +284,14 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   else if (knob_list("NXVK_DOT_MV", t->dot_mv, 4, 5, "want R,WG,U,S[,D] (0: the rule's) or off", &rc)) {
     const uint32_t *v = t->dot_mv;
     t->dot_mv_on = true;
-    if (v[0] > 8 || (v[1] && (v[1] < 32 || v[1] > 1024 || (v[1] & (v[1] - 1)))) || v[2] > 16 || v[3] > 64 || v[4] > 2)
+    if (v[0] > 8 || (v[1] && (v[1] < 32 || v[1] > 1024 || (v[1] & (v[1] - 1)))) || v[2] > 16 || v[3] > 64 || v[4] > 3)
       return bad("NXVK_DOT_MV", knob("NXVK_DOT_MV"),
-                 "R up to 8 rows a subgroup, WG a power of two from 32 to 1024, U up to 16, S up to 64, D 1 or 2 "
+                 "R up to 8 rows a subgroup, WG a power of two from 32 to 1024, U up to 16, S up to 64, D 1, 2 or 3 "
                  "(0: the rule's)");
   }
+  /* dot_mv.comp's compile-time layouts (1, the default) or its specialization-constant form (0) */
+  t->dot_mv_ct = true;
+  if ((i = knob_choice("NXVK_DOT_MV_CT", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->dot_mv_ct = i == 1;
   if (knob_list("NXVK_DOT_COOPMAT_ORDER", u, 1, 1, "want 0 to 3", &rc)) {
     if (u[0] > 3) return bad("NXVK_DOT_COOPMAT_ORDER", knob("NXVK_DOT_COOPMAT_ORDER"), "want 0 to 3");
     t->dot_coopmat_order = u[0] + 1;

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import json
+import re
 
 import numpy as np
 
@@ -94,12 +95,40 @@ def judge(a, b, got):
 MV = {"NXVK_DOT_MV": "0,0,0,0"}
 
 
+def ran(kernel, text, env=None):
+    """the kernel built: dot_mv_<form>_<dt> is the specialization-constant
+    form's name (NXVK_DOT_MV_CT=0), dot_mvk_<form>_n<NB>r<R>u<U>d<D>_<dt>
+    the compile-time form's (the default)"""
+    m = re.match(r"dot_mv_(rows|cols)(32)?_(f32|f16|bf16)$", kernel)
+    if not m:
+        return kernel in text
+    ct = r"dot_mvk_%s%s_n\d+r\d+u\d+d\d+_%s\b" % (m.group(1), m.group(2) or "", m.group(3))
+    if dict(os.environ, **(env or {})).get("NXVK_DOT_MV_CT") == "0":
+        return re.search(re.escape(kernel) + r"\b", text) is not None
+    return re.search(ct, text) is not None
+
+
+def specials(a, b, how):
+    """True: a NaN in A's row 0 and an infinity in B's row 0 (every result
+    non-finite for n = 1 or m = 1); "sparse": a NaN and an infinity in two of
+    A's rows (the infinity in the last k, past the whole vectors) and two of
+    B's columns, the other results finite"""
+    if how is True:
+        a.flat[1] = np.nan
+        b.flat[0] = np.inf
+    elif how == "sparse":
+        if a.shape[-2] > 2:
+            a[..., 2, 3] = np.nan
+            a[..., 1, -1] = np.inf
+        if b.shape[-1] > 10:
+            b[..., 7, 9] = np.nan
+            b[..., -1, 3] = -np.inf
+
+
 def case(desc, ashape, bshape, dt=np.float32, kernel=None, variant=None, check=False, special=False, env=None):
     a = rng.standard_normal(ashape).astype(dt)
     b = rng.standard_normal(bshape).astype(dt)
-    if special:
-        a.flat[1] = np.nan
-        b.flat[0] = np.inf
+    specials(a, b, special)
     if env is None and kernel and kernel.startswith("dot_mv") and dt == np.float32:
         env = MV  # f32 takes dot_mv where NXVK_DOT_MV is set (its rule keeps dot_skinny.comp)
     rc, got, text = run(a, b, variant, check, env=env)
@@ -111,7 +140,7 @@ def case(desc, ashape, bshape, dt=np.float32, kernel=None, variant=None, check=F
     if check:
         tap(": ok" in text, "%s: --check against the CPU reference" % desc, text)
     if kernel:
-        tap(kernel in text, "%s: ran %s" % (desc, kernel), text)
+        tap(ran(kernel, text, env), "%s: ran %s" % (desc, kernel), text)
     else:
         tap("dot_skinny" not in text and "dot_mv" not in text, "%s: no skinny kernel" % desc, text)
 
@@ -177,9 +206,7 @@ def half_case(desc, ashape, bshape, dt, kernel, out32=False, special=False, env=
     bf = dt == "bf16"
     a32 = rng.standard_normal(ashape).astype(np.float32)
     b32 = rng.standard_normal(bshape).astype(np.float32)
-    if special:
-        a32.flat[1] = np.nan
-        b32.flat[0] = np.inf
+    specials(a32, b32, special)
     a, b = (bf16_bits(x) if bf else x.astype(np.float16) for x in (a32, b32))
     a64, b64 = (bf16_f64(x) if bf else x.astype(np.float64) for x in (a, b))
     rc, got, text = run(a, b, None, check, bf16=bf, attrs={"dtype": "f32"} if out32 else None, env=env)
@@ -212,7 +239,7 @@ def half_case(desc, ashape, bshape, dt, kernel, out32=False, special=False, env=
                                                                            over.sum()), text)
     if check:
         tap(": ok" in text, "%s: --check against the CPU reference" % desc, text)
-    tap(kernel in text, "%s: ran %s" % (desc, kernel), text)
+    tap(ran(kernel, text, env), "%s: ran %s" % (desc, kernel), text)
 
 
 for dt in ("f16", "bf16"):
@@ -233,6 +260,30 @@ for dt in ("f16", "bf16"):
               env={"NXVK_DOT_MV": "8,64,1,3"})
     half_case("%s WG=64 U=2 S=4, columns" % dt, (9, 1100), (1100, 130), dt, "dot_mv_cols_" + dt,
               env={"NXVK_DOT_MV": "0,64,2,4"})
+# the compile-time layouts (dot_mvk_*) on odd shapes: k not whole vectors nor
+# whole tiles, odd n, both m = 1 and n = 1 tiles (D = 3: the vector's
+# tile packed), 16 rows or columns of sums a lane; and the
+# specialization-constant form (NXVK_DOT_MV_CT=0) kept for A/B
+for dt in ("f16", "bf16"):
+    half_case("%s 777x1001 . 1001x1 (n = 1, K odd)" % dt, (777, 1001), (1001, 1), dt, "dot_mv_rows_" + dt)
+    half_case("%s 1x1001 . 1001x777 (m = 1, K and N odd)" % dt, (1, 1001), (1001, 777), dt, "dot_mv_cols_" + dt)
+    half_case("%s 16x1001 . 1001x333 (m = 16, odd)" % dt, (16, 1001), (1001, 333), dt, "dot_mv_cols_" + dt)
+    half_case("%s NaN and inf, n = 1" % dt, (200, 3001), (3001, 1), dt, "dot_mv_rows_" + dt, special="sparse")
+    half_case("%s NaN and inf, m = 1" % dt, (1, 3001), (3001, 200), dt, "dot_mv_cols_" + dt, special="sparse")
+    half_case("%s NaN and inf, n = 16" % dt, (300, 999), (999, 16), dt, "dot_mv_rows_" + dt, special="sparse")
+    half_case("%s NaN and inf, m = 16" % dt, (16, 999), (999, 300), dt, "dot_mv_cols_" + dt, special="sparse")
+half_case("f16 D=1 (the vector from memory), K odd", (70, 999), (999, 1), "f16", "dot_mv_rows_f16",
+          env={"NXVK_DOT_MV": "2,64,1,3,1"})
+half_case("f16 specialization-constant form, n = 1", (300, 1001), (1001, 1), "f16", "dot_mv_rows_f16",
+          env={"NXVK_DOT_MV_CT": "0"})
+half_case("bf16 specialization-constant form, m = 16", (16, 700), (700, 300), "bf16", "dot_mv_cols_bf16",
+          env={"NXVK_DOT_MV_CT": "0"}, check=True)
+case("f32 1x1001 . 1001x777 (m = 1, K and N odd)", (1, 1001), (1001, 777), kernel="dot_mv_cols_f32")
+case("f32 777x1001 . 1001x1 (D = 3, K odd)", (777, 1001), (1001, 1), kernel="dot_mv_rows_f32", check=True)
+case("f32 NaN and inf, n = 16", (300, 999), (999, 16), kernel="dot_mv_rows_f32", special="sparse")
+case("f32 NaN and inf, m = 1", (1, 999), (999, 300), kernel="dot_mv_cols_f32", special="sparse")
+case("f32 specialization-constant form, n = 1", (300, 1001), (1001, 1), kernel="dot_mv_rows_f32",
+     env={"NXVK_DOT_MV_CT": "0"})
 half_case("bf16 D=2: the vector through shared memory", (300, 1000), (1000, 1), "bf16", "dot_mv_rows_bf16",
           env={"NXVK_DOT_MV": "0,0,0,0,2"})
 half_case("f16 integer conversions (NXVK_F16_CVT=sw), rows", (100, 520), (520, 5), "f16", "dot_mv_rows_f16",
