@@ -274,6 +274,22 @@ void main() {
     }
 #else
     barrier(); // the previous tile of B is no longer read
+#if defined(CT_NB)
+    if (NB % V == 0u) {
+      // B's rows in 16-byte vectors (V columns), lane-major: invocation e
+      // takes slot l = e % SG's row kl = (i SG + l) V + v, vector jv, and
+      // stores its V values as vec4s to consecutive slots (no bank conflicts)
+      for (uint e = t; e < KT * NB / V; e += NWG) {
+        uint l = e % SG, rest = e / SG, jv = rest % (NB / V), iv = rest / (NB / V);
+        uint i = iv / V, v = iv - i * V, kl = (i * SG + l) * V + v;
+        VT w = k0 + kl < ke ? b4[(bbase + (k0 + kl) * NB) / V + jv] : VT(0);
+        float f[V];
+        unpack(w, f);
+        UNROLL for (uint h = 0u; h < V; h += 4u)
+          bs[((i * V + v) * NQ + (jv * V + h) / 4u) * SG + l] = vec4(f[h], f[h + 1u], f[h + 2u], f[h + 3u]);
+      }
+    } else
+#endif
     // B's rows k0 .. k0 + KT (contiguous): element (kl, j) to lane (kl / V) % SG's slot
     for (uint e = t; e < KT * NB; e += NWG) {
       uint kl = e / NB, j = e - kl * NB;

@@ -272,6 +272,11 @@ for dt in ("f16", "bf16"):
     half_case("%s NaN and inf, m = 1" % dt, (1, 3001), (3001, 200), dt, "dot_mv_cols_" + dt, special="sparse")
     half_case("%s NaN and inf, n = 16" % dt, (300, 999), (999, 16), dt, "dot_mv_rows_" + dt, special="sparse")
     half_case("%s NaN and inf, m = 16" % dt, (16, 999), (999, 300), dt, "dot_mv_cols_" + dt, special="sparse")
+half_case("f16 batched 3x100x1001 . 3x1001x8 (B's tile in 16-byte vectors, K odd)", (3, 100, 1001), (3, 1001, 8),
+          "f16", "dot_mv_rows_f16")
+half_case("f16 R=4 U=3 WG=64 S=3, n = 16 (K odd)", (300, 999), (999, 16), "f16", "dot_mv_rows_f16",
+          env={"NXVK_DOT_MV": "4,64,3,3"})
+case("f32 batched 2x90x777 . 2x777x12 (B's tile in vectors)", (2, 90, 777), (2, 777, 12), kernel="dot_mv_rows_f32")
 half_case("f16 D=1 (the vector from memory), K odd", (70, 999), (999, 1), "f16", "dot_mv_rows_f16",
           env={"NXVK_DOT_MV": "2,64,1,3,1"})
 half_case("f16 specialization-constant form, n = 1", (300, 1001), (1001, 1), "f16", "dot_mv_rows_f16",
