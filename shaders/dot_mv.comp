@@ -167,6 +167,33 @@ vec4 lanes_sum(vec4 x) {
   return x;
 }
 
+#if defined(ROWS) && defined(CT_NB)
+// A's vectors of rows r0 .. r0 + R - 1 at k0 + (u SG + lane) V, u < U (zeros past M or ke)
+void load_a(uint k0, uint r0, uint M, uint K, uint ke, uint abase, bool whole, uint lane, out VT ra[R * U]) {
+  UNROLL for (uint r = 0u; r < R; r++)
+    UNROLL for (uint u = 0u; u < U; u++) {
+      uint row = r0 + r, k = k0 + (u * SG + lane) * V;
+      VT w = VT(0);
+      if (row < M && k < ke) {
+        uint o = abase + row * K + k;
+        if (whole && k + V <= ke) {
+          w = a4[o / V];
+        } else {
+#if defined(DT_f32)
+          UNROLL for (uint v = 0u; v < V; v++) w[v] = k + v < ke ? a[o + v] : 0.0;
+#else
+          UNROLL for (uint v = 0u; v < V; v += 2u) {
+            uint lo = k + v < ke ? uint(a[o + v]) : 0u, hi = k + v + 1u < ke ? uint(a[o + v + 1u]) : 0u;
+            w[v / 2u] = lo | (hi << 16);
+          }
+#endif
+        }
+      }
+      ra[r * U + u] = w;
+    }
+}
+#endif
+
 void main() {
   uint m = pc.meta_off;
   uint M = meta[m], N = meta[m + 1u], K = meta[m + 2u], KC = meta[m + 4u];
@@ -181,7 +208,21 @@ void main() {
   vec4 acc[R * NQ];
   UNROLL for (uint i = 0u; i < R * NQ; i++) acc[i] = vec4(0);
   VT ra[R * U];
+#if defined(CT_PF) && CT_PF == 1
+  // prefetch (P = 1): the next tile's vectors of A are loaded while this
+  // tile's (cur) are summed
+  load_a(kb, r0, M, K, ke, abase, whole, lane, ra);
+#define CUR cur
+#else
+#define CUR ra
+#endif
   for (uint k0 = kb; k0 < ke; k0 += KT) {
+#if defined(CT_PF) && CT_PF == 1
+    VT cur[R * U] = ra;
+    load_a(k0 + KT, r0, M, K, ke, abase, whole, lane, ra);
+#elif defined(CT_NB)
+    load_a(k0, r0, M, K, ke, abase, whole, lane, ra);
+#else
     // this tile's vectors of A, all in flight before B's tile is stored
     UNROLL for (uint r = 0u; r < R; r++)
       UNROLL for (uint u = 0u; u < U; u++) {
@@ -204,6 +245,7 @@ void main() {
         }
         ra[r * U + u] = w;
       }
+#endif
     if (BD != 0u) {
       UNROLL for (uint u = 0u; u < U; u++) {
         uint k = k0 + (u * SG + lane) * V;
@@ -227,7 +269,7 @@ void main() {
         unpack(w, fb);
         UNROLL for (uint r = 0u; r < R; r++) {
           float fa[V];
-          unpack(ra[r * U + u], fa);
+          unpack(CUR[r * U + u], fa);
           UNROLL for (uint v = 0u; v < V; v += 4u)
             acc[r * NQ] = fma(vec4(fa[v], fa[v + 1u], fa[v + 2u], fa[v + 3u]),
                               vec4(fb[v], fb[v + 1u], fb[v + 2u], fb[v + 3u]), acc[r * NQ]);
@@ -266,7 +308,7 @@ void main() {
       unpack(bsp[u * SG + lane], fb);
       UNROLL for (uint r = 0u; r < R; r++) {
         float fa[V];
-        unpack(ra[r * U + u], fa);
+        unpack(CUR[r * U + u], fa);
         UNROLL for (uint v = 0u; v < V; v += 4u)
           acc[r * NQ] = fma(vec4(fa[v], fa[v + 1u], fa[v + 2u], fa[v + 3u]),
                             vec4(fb[v], fb[v + 1u], fb[v + 2u], fb[v + 3u]), acc[r * NQ]);
@@ -300,7 +342,7 @@ void main() {
     barrier();
     UNROLL for (uint u = 0u; u < U; u++) {
       float f[R][V];
-      UNROLL for (uint r = 0u; r < R; r++) unpack(ra[r * U + u], f[r]);
+      UNROLL for (uint r = 0u; r < R; r++) unpack(CUR[r * U + u], f[r]);
       UNROLL for (uint v = 0u; v < V; v++)
         UNROLL for (uint q = 0u; q < NQ; q++) {
           vec4 bv = bs[((u * V + v) * NQ + q) * SG + lane];

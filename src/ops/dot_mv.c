@@ -129,8 +129,8 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   char name[64];
   const char *dt = nxvk_dtype_name(dtype);
   if (tu->dot_mv_ct) /* the compile-time form: NB R U BD in the kernel's name (the sums in registers) */
-    snprintf(name, sizeof name, "dot_mvk_%s%s_n%ur%uu%ud%u_%s", rows ? "rows" : "cols", o32 ? "32" : "", nb,
-             rows ? R : 1u, U, bd, dt);
+    snprintf(name, sizeof name, "dot_mvk_%s%s_n%ur%uu%ud%u%s_%s", rows ? "rows" : "cols", o32 ? "32" : "", nb,
+             rows ? R : 1u, U, bd, rows && tu->dot_mv[5] ? "p1" : "", dt);
   else
     snprintf(name, sizeof name, "dot_mv_%s%s_%s", rows ? "rows" : "cols", o32 ? "32" : "", dt);
   if (S == 1) {

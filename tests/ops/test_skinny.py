@@ -97,12 +97,12 @@ MV = {"NXVK_DOT_MV": "0,0,0,0"}
 
 def ran(kernel, text, env=None):
     """the kernel built: dot_mv_<form>_<dt> is the specialization-constant
-    form's name (NXVK_DOT_MV_CT=0), dot_mvk_<form>_n<NB>r<R>u<U>d<D>_<dt>
+    form's name (NXVK_DOT_MV_CT=0), dot_mvk_<form>_n<NB>r<R>u<U>d<D>[p1]_<dt>
     the compile-time form's (the default)"""
     m = re.match(r"dot_mv_(rows|cols)(32)?_(f32|f16|bf16)$", kernel)
     if not m:
         return kernel in text
-    ct = r"dot_mvk_%s%s_n\d+r\d+u\d+d\d+_%s\b" % (m.group(1), m.group(2) or "", m.group(3))
+    ct = r"dot_mvk_%s%s_n\d+r\d+u\d+d\d+(p1)?_%s\b" % (m.group(1), m.group(2) or "", m.group(3))
     if dict(os.environ, **(env or {})).get("NXVK_DOT_MV_CT") == "0":
         return re.search(re.escape(kernel) + r"\b", text) is not None
     return re.search(ct, text) is not None
@@ -277,6 +277,10 @@ half_case("f16 batched 3x100x1001 . 3x1001x8 (B's tile in 16-byte vectors, K odd
 half_case("f16 R=4 U=3 WG=64 S=3, n = 16 (K odd)", (300, 999), (999, 16), "f16", "dot_mv_rows_f16",
           env={"NXVK_DOT_MV": "4,64,3,3"})
 case("f32 batched 2x90x777 . 2x777x12 (B's tile in vectors)", (2, 90, 777), (2, 777, 12), kernel="dot_mv_rows_f32")
+half_case("f16 P=1 (A's next tile prefetched) D=3 U=2 S=3, K odd", (777, 1001), (1001, 1), "f16", "dot_mv_rows_f16",
+          env={"NXVK_DOT_MV": "0,0,2,3,3,1"})
+half_case("bf16 P=1 R=4 U=1 S=2, n = 16, K odd", (100, 1001), (1001, 16), "bf16", "dot_mv_rows_bf16",
+          env={"NXVK_DOT_MV": "4,0,1,2,0,1"}, special="sparse")
 half_case("f16 D=1 (the vector from memory), K odd", (70, 999), (999, 1), "f16", "dot_mv_rows_f16",
           env={"NXVK_DOT_MV": "2,64,1,3,1"})
 half_case("f16 specialization-constant form, n = 1", (300, 1001), (1001, 1), "f16", "dot_mv_rows_f16",
