@@ -271,9 +271,12 @@ void fold(inout T acc, inout int idx, T v, uint off, uint j, bool exact, inout u
 
 // Invocation t's part of elements [lo, hi) of the run at base, combined
 // exactly or not (run_combine); fold_partials: the run is P partials in y.
+// E: the elements of a unit the invocation took (1 element, 2 a word, 4 or
+// 8 a vector), for run_exact.
 T run_loop(uint m, uint base, uint lo, uint hi, bool fold_partials, bool exact, inout int idx,
-           inout uint rare) {
+           inout uint rare, out uint E) {
   uint t = gl_LocalInvocationID.x;
+  E = 1u;
   bool partials = MODE == 2u || fold_partials;
   T acc = OP == 0u || OP == 6u ? T(0) : (OP == 1u ? T(1) : (OP == 2u || OP == 4u || OP == 7u ? T_LOWEST : T_HIGHEST));
   // four elements per round, loaded before any is combined (one load in
@@ -323,6 +326,7 @@ T run_loop(uint m, uint base, uint lo, uint hi, bool fold_partials, bool exact, 
     }
     j = lo + nv * EV + t;   // the rest (fewer than EV): the element loop
     vec_done = true;
+    E = EV;
   }
 #endif
 #ifdef WORDS16
@@ -347,6 +351,7 @@ T run_loop(uint m, uint base, uint lo, uint hi, bool fold_partials, bool exact, 
     }
     if (t == 0u && ((hi - lo) & 1u) != 0u) acc = run_combine(acc, LD(x[base + hi - 1u]), exact, rare);
     j = hi; // done: the loops below run no round
+    E = 2u;
   }
 #endif
   for (; j + 3u * W < hi; j += 4u * W) {
@@ -365,19 +370,35 @@ T run_loop(uint m, uint base, uint lo, uint hi, bool fold_partials, bool exact, 
   return acc;
 }
 
+// fast's rare path: invocation t's elements as run_loop took them (units
+// t, t + W, ... of E contiguous elements, then the rest one by one), in
+// the same order, with exact adds; one at a time and not unrolled, so this
+// path, which almost never runs, needs few registers (the kernel's
+// registers, which bound how many invocations an SM holds, are the most
+// any path needs).
+T run_exact(uint m, uint base, uint lo, uint hi, bool fold_partials, uint E) {
+  uint t = gl_LocalInvocationID.x;
+  const uint W = gl_WorkGroupSize.x;
+  bool partials = MODE == 2u || fold_partials;
+  T acc = OP == 1u ? T(1) : T(0);
+  uint nu = E > 1u ? (hi - lo) / E : 0u;
+  [[dont_unroll]] for (uint q = t; q < nu; q += W)
+    [[dont_unroll]] for (uint e = 0u; e < E; e++) acc = combine(acc, LD(x[base + lo + q * E + e]));
+  [[dont_unroll]] for (uint j = lo + nu * E + t; j < hi; j += W)
+    acc = combine(acc, load(elem_offset(m, base, j, partials), fold_partials));
+  return acc;
+}
+
 // Reduces elements [lo, hi) of the run at base into sval[0] (and sidx[0]);
 // the whole workgroup calls it.  fold_partials: the run is P partials in y.
 void reduce_run(uint m, uint base, uint lo, uint hi, bool fold_partials) {
   uint t = gl_LocalInvocationID.x;
   int idx = -1;
-  uint rare = 0u;
-  T acc = run_loop(m, base, lo, hi, fold_partials, !FAST, idx, rare);
+  uint rare = 0u, E;
+  T acc = run_loop(m, base, lo, hi, fold_partials, !FAST, idx, rare, E);
   // fast (ADD 1, 3): an invocation that noted a rare value runs again,
   // exactly (the same order, so its result is exact's bit for bit)
-  if (FAST && rare != 0u) {
-    idx = -1;
-    acc = run_loop(m, base, lo, hi, fold_partials, true, idx, rare);
-  }
+  if (FAST && rare != 0u) acc = run_exact(m, base, lo, hi, fold_partials, E);
   sval[t] = acc;
   sidx[t] = idx;
   barrier();

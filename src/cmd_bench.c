@@ -285,7 +285,7 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
       {"warmup", 0, OPT_DOUBLE, &o.warmup, "SECONDS", "untimed GPU runs first, at least this long (0.2)"},
       {"cpu-limit", 0, OPT_DOUBLE, &o.cpu_limit, "SECONDS", "skip CPU-reference timing over this per run (2)"},
       {"idle-gpu", 0, OPT_FLAG, &o.idle_gpu, NULL, "leave a GPU idle between timings (its clock may fall)"},
-      {"sweep", 0, OPT_STRING, &o.sweep, "FILE", "matmul: each product again under each line's knobs (NAME VAR=VALUE ...; ~NAME: not checked)"},
+      {"sweep", 0, OPT_STRING, &o.sweep, "FILE", "matmul, ops' reductions: each again under each line's knobs (NAME VAR=VALUE ...; ~NAME: not checked)"},
       {"json", 0, OPT_STRING, &json, "FILE", "write every measurement as JSON"},
       {"csv", 0, OPT_STRING, &csv, "FILE", "write every measurement as CSV"},
       {"plot", 0, OPT_STRING, &plot, "FILE.svg", "draw the ladder (matmul) or the sweep (ops) as SVG"},

@@ -675,7 +675,8 @@ static int sweep_rows(bench_ctx *b, problem *p, const bench_row *base, const cha
       continue;
     }
     set_rates(row, p);
-    row->pct_peak = b->peak_fma[p->dtype] > 0 ? 100 * row->gflops / b->peak_fma[p->dtype] : NAN;
+    if (strcmp(row->mode, "ops") == 0) row->pct_peak = b->peak_copy_gbps > 0 ? 100 * row->gbps / b->peak_copy_gbps : NAN;
+    else row->pct_peak = b->peak_fma[p->dtype] > 0 ? 100 * row->gflops / b->peak_fma[p->dtype] : NAN;
     bench_progress_done(b);
     bench_print_row(row);
   }
@@ -693,8 +694,12 @@ static int sweep_rows(bench_ctx *b, problem *p, const bench_row *base, const cha
 static int measure_row(bench_ctx *b, problem *p, bench_row *row, unsigned want, const char *label) {
   nxvk_dtype dt = p->dtype;
   int status = measure(b, p, row, want, label);
-  if (status == EXIT_OK && b->o->sweep && p->op->kind == NXVK_KIND_DOT && strcmp(row->mode, "ops") != 0) {
-    if (b->peak_fma[dt] > 0) row->pct_peak = 100 * row->gflops / b->peak_fma[dt];
+  /* --sweep: matmul's products, and ops' reductions (their knobs' A/B on one input) */
+  bool ops = strcmp(row->mode, "ops") == 0;
+  if (status == EXIT_OK && b->o->sweep &&
+      ((p->op->kind == NXVK_KIND_DOT && !ops) || (p->op->kind == NXVK_KIND_REDUCE && ops))) {
+    if (ops) row->pct_peak = b->peak_copy_gbps > 0 ? 100 * row->gbps / b->peak_copy_gbps : NAN;
+    else if (b->peak_fma[dt] > 0) row->pct_peak = 100 * row->gflops / b->peak_fma[dt];
     bench_progress_done(b);
     bench_print_row(row);
     status = sweep_rows(b, p, row, label);
@@ -706,7 +711,7 @@ static int measure_row(bench_ctx *b, problem *p, bench_row *row, unsigned want, 
     drop_last_row(b);
     return status;
   }
-  if (strcmp(row->mode, "ops") == 0) {
+  if (ops) {
     if (b->peak_copy_gbps > 0) row->pct_peak = 100 * row->gbps / b->peak_copy_gbps;
   } else if (b->peak_fma[dt] > 0) {
     row->pct_peak = 100 * row->gflops / b->peak_fma[dt];

@@ -302,6 +302,8 @@ typedef struct nxvk_tuning {
   uint32_t ew16_wg;      /* workgroup size of a paired kernel (NXVK_EW16_WG) */
   uint32_t ew_blocked;   /* 1: a workgroup's round is one contiguous block */
   bool reduce_fold;      /* a split reduction's last workgroup adds the partials */
+  uint32_t reduce_partials; /* NXVK_REDUCE_PARTIALS: a split reduction's partials at most (0: the rule, 1 024) */
+  uint32_t reduce_wg;    /* NXVK_REDUCE_WG: reduce.comp's workgroup size (0: NXVK_WG) */
   uint32_t reduce_vec;   /* NXVK_REDUCE_VEC: 16-byte loads a round of a contiguous f32 / 16-bit run (0: none) */
   uint32_t reduce_add;   /* NXVK_REDUCE_ADD: f32 sums' and products' form, NXVK_SCAN_ADD_* or 4 flush (reduce.comp ADD) */
   bool conv_direct;      /* NXVK_CONV_DIRECT: conv_direct alone, no implicit GEMM (conv.c) */

@@ -109,9 +109,9 @@ int nxvk_reduce_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *i
  * a single pass.  1 024 rather than 2 048: a long sum spends less in the
  * last pass, and the largest GPUs measured (132 SMs) are still full. */
 #define REDUCE_PARTIALS 1024
+#define REDUCE_PARTIALS_MAX 8192 /* NXVK_REDUCE_PARTIALS's largest */
 static uint32_t partials_for(const nxvk_ctx *c, int64_t nout, int64_t nred) {
-  (void)c;
-  int64_t cap = REDUCE_PARTIALS;
+  int64_t cap = c->tuning->reduce_partials ? c->tuning->reduce_partials : REDUCE_PARTIALS;
   int64_t p = (nred + 4095) / 4096;
   int64_t room = nout >= cap ? 1 : cap / nout;
   if (p > room) p = room;
@@ -164,6 +164,7 @@ int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_te
   char name[32];
   snprintf(name, sizeof name, "%sreduce_%s", arg ? "arg" : "", nxvk_dtype_name(in[0]->dtype));
   uint32_t P = partials_for(c, p.nout, p.nred);
+  uint32_t wg = c->tuning->reduce_wg ? c->tuning->reduce_wg : NXVK_WG;
   uint32_t groups = nxvk_groups_for(c, (uint64_t)p.nout * P, 1);
   /* f32 (f16, bf16) sums, means, products: NXVK_REDUCE_ADD's form (reduce.comp ADD) */
   uint32_t add = (op->code == NXVK_RED_SUM || op->code == NXVK_RED_MEAN || op->code == NXVK_RED_PRODUCT) &&
@@ -173,7 +174,7 @@ int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_te
   uint32_t vec = c->tuning->reduce_vec;
   /* both builds bind four buffers; the ones a mode does not use get any */
   if (P == 1) {
-    uint32_t spec[6] = {NXVK_WG, code, 0, 0, add, vec};
+    uint32_t spec[6] = {wg, code, 0, 0, add, vec};
     nxvk_buffer *bufs[4] = {in[0]->buf, out->buf, in[0]->buf, out->buf};
     return nxvk_dispatch_grid(r, name, spec, 6, meta, 38, bufs, 4, groups, 1, 1);
   }
@@ -193,19 +194,19 @@ int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_te
   meta[37] = (uint32_t)((p.nred + P - 1) / P);
   meta[38] = (uint32_t)count_at;
   if (rc == NXVK_OK && fold) {
-    /* P >= 2 needs nout <= REDUCE_PARTIALS / 2 (partials_for) */
-    static const uint32_t zeros[REDUCE_PARTIALS / 2];
+    /* P >= 2 needs nout <= cap / 2 (partials_for) */
+    static const uint32_t zeros[REDUCE_PARTIALS_MAX / 2];
     rc = nxvk_rec_update(r, pval, count_at * 4, zeros, (VkDeviceSize)p.nout * 4);
   }
   if (rc == NXVK_OK) {
-    uint32_t spec[6] = {NXVK_WG, code, 1, fold, add, vec};
+    uint32_t spec[6] = {wg, code, 1, fold, add, vec};
     nxvk_buffer *bufs[4] = {in[0]->buf, arg ? pidx : pval, pval,
                              arg ? in[0]->buf : out->buf};
     rc = nxvk_dispatch_grid(r, name, spec, 6, meta, 39, bufs, 4, groups, 1, 1);
   }
   if (rc == NXVK_OK && !fold) {
     uint32_t fmeta[3] = {(uint32_t)p.nout, P, (uint32_t)p.nred};
-    uint32_t spec[6] = {NXVK_WG, code, 2, 0, add, 0};
+    uint32_t spec[6] = {wg, code, 2, 0, add, 0};
     nxvk_buffer *bufs[4] = {pval, out->buf, pval, arg ? pidx : pval};
     rc = nxvk_dispatch_grid(r, name, spec, 6, fmeta, 3, bufs, 4,
                             nxvk_groups_for(c, (uint64_t)p.nout, 1), 1, 1);

@@ -107,6 +107,18 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
     if (u[0] > 4) return bad("NXVK_REDUCE_VEC", knob("NXVK_REDUCE_VEC"), "want 0 to 4 vectors a round");
     t->reduce_vec = u[0];
   }
+  /* a split reduction's partials at most, and its workgroup size */
+  if (knob_list("NXVK_REDUCE_PARTIALS", u, 1, 1, "want a power of two from 16 to 8192", &rc)) {
+    if (u[0] < 16 || u[0] > 8192 || (u[0] & (u[0] - 1)))
+      return bad("NXVK_REDUCE_PARTIALS", knob("NXVK_REDUCE_PARTIALS"), "want a power of two from 16 to 8192");
+    t->reduce_partials = u[0];
+  }
+  if (knob_list("NXVK_REDUCE_WG", u, 1, 1, "want 64, 128, 256, 512 or 1024", &rc)) {
+    if (u[0] < 64 || u[0] > 1024 || (u[0] & (u[0] - 1)) || u[0] > c->info.max_workgroup_invocations)
+      return bad("NXVK_REDUCE_WG", knob("NXVK_REDUCE_WG"),
+                 "want 64, 128, 256, 512 or 1024 (at most the device's workgroup invocations)");
+    t->reduce_wg = u[0];
+  }
   static const char *const radds[] = {"exact", "fast", "native", "fuzz", "flush"};
   t->reduce_add = NXVK_SCAN_ADD_FAST;
   if ((i = knob_choice("NXVK_REDUCE_ADD", radds, 5, "want exact, fast, native, fuzz or flush", &rc)) >= 0)

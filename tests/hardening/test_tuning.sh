@@ -91,6 +91,9 @@ cases() {
   refused "$bin" "$tag NXVK_EW_BLOCKED not 0 or 1" NXVK_EW_BLOCKED=yes
   refused "$bin" "$tag NXVK_REDUCE_FOLD not 0 or 1" NXVK_REDUCE_FOLD=2
   refused "$bin" "$tag NXVK_REDUCE_ADD not a form" NXVK_REDUCE_ADD=quick
+  refused "$bin" "$tag NXVK_REDUCE_VEC past 4" NXVK_REDUCE_VEC=5
+  refused "$bin" "$tag NXVK_REDUCE_PARTIALS not a power of two" NXVK_REDUCE_PARTIALS=1000
+  refused "$bin" "$tag NXVK_REDUCE_WG not a power of two" NXVK_REDUCE_WG=100
   refused "$bin" "$tag NXVK_POOL_CAP not a size" NXVK_POOL_CAP=lots
   refused "$bin" "$tag NXVK_STAGING not 0 or 1" NXVK_STAGING=on
   refused "$bin" "$tag NXVK_GROUP_SUBMIT not 0 or 1" NXVK_GROUP_SUBMIT=yes
@@ -136,6 +139,8 @@ cases() {
   taken "$bin" "$tag NXVK_SCAN=rts is taken" NXVK_SCAN=rts cumulative_sum '{"axis":1}'
   taken "$bin" "$tag NXVK_SCAN_ADD=exact is taken" "NXVK_SCAN=rts NXVK_SCAN_ADD=exact" cumulative_sum '{"axis":1}'
   taken "$bin" "$tag NXVK_REDUCE_ADD=exact is taken" NXVK_REDUCE_ADD=exact sum '{"axes":[1]}'
+  taken "$bin" "$tag NXVK_REDUCE_VEC=2 NXVK_REDUCE_WG=64 NXVK_REDUCE_PARTIALS=16 are taken" \
+    "NXVK_REDUCE_VEC=2 NXVK_REDUCE_WG=64 NXVK_REDUCE_PARTIALS=16" sum '{}'
   taken "$bin" "$tag NXVK_SCAN_PASS=scan is taken (the same result)" "NXVK_SCAN=rts NXVK_SCAN_PASS=scan" cumulative_sum '{"axis":1}'
 }
 

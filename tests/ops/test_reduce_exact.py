@@ -18,8 +18,9 @@ have been run again with nxmath's exact adds, or the results differ.
     range, so any grouping is exact)
   - NaN, inf and -0 among denormals (a sum starts from +0, as the CPU
     reference and Nx: the sum of -0s is +0)
-  - random normal values (order-dependent sums): the fast form gives the
-    exact form's bits, and both are near numpy's
+  - random normal values (order-dependent sums), with and without tiny
+    values that make the fast form run again exactly: the fast form gives
+    the exact form's bits, and both are near numpy's
 
 f16, bf16 and f32 (f16 and bf16 add in f32, rounded once).  The flush form
 (the emulated flush, never checked) must get the denormal cases wrong: the
@@ -129,6 +130,12 @@ def cases(rng):
             xr = rng.standard_normal(shape).astype(np.float32).astype(np.float64)
             xr = round_to(dt, xr)
             out.append(("sum", dt, shape, attrs, xr, None, "normal"))
+            # and with tiny values among them: fast runs most invocations
+            # again (run_exact), in the same order of adds as exact's
+            if dt != "f16":
+                xt = xr.copy()
+                xt.flat[::97] = np.ldexp(np.where(rng.random(xt.flat[::97].shape) < 0.5, -1.0, 1.0), -110)
+                out.append(("sum", dt, shape, attrs, xt, None, "normal, tiny values"))
             if shape == (1000,) or shape == (40, 3000):
                 out.append(("product", dt, shape, attrs, np.where(rng.random(shape) < 0.5, -1.0, 1.0) *
                             np.exp2(np.round(rng.standard_normal(shape) * 0.3)), None, "normal"))
