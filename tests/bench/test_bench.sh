@@ -442,6 +442,20 @@ check "bench matmul --sweep: a checked row per accepted line, a note for the ref
          grep -Eq '^dot +t32 +f32 +72 .* full\$' '$tmp/sweep.out' &&
          grep -Eq '^dot +~t64 +f32 +72 .* none \\(diagnostic\\)\$' '$tmp/sweep.out' &&
          grep -q 'sweep bad).*NXVK_DOT_NT=64' '$tmp/sweep.out' && ! grep -Eq '^dot +bad ' '$tmp/sweep.out'"
+# ops' reductions take --sweep too (rows of the line's name in the JSON); other ops do not
+printf 'exact NXVK_REDUCE_ADD=exact\nbad NXVK_REDUCE_VEC=9\n~nat NXVK_REDUCE_ADD=native\n' > "$tmp/sweep3.txt"
+"$NXVK" bench ops --ops sum,add --dtype f32,bf16 --sizes 5000 --repeat 2 --warmup 0 --cpu-limit 0 \
+  --sweep "$tmp/sweep3.txt" --json "$tmp/sweep3.json" > "$tmp/sweep3.out" 2>&1
+rc=$?
+check "bench ops --sweep: a row per accepted line for sum, checked or '~' not, a note for the refused one, none for add (exit $rc)" \
+  sh -c "[ $rc -eq 0 ] && grep -q 'sweep bad).*NXVK_REDUCE_VEC=9' '$tmp/sweep3.out' && \"$PY\" -c \"
+import json, sys
+rs = [(r['name'], r['dtype'], r.get('variant') or '', (r.get('check') or {}).get('on'))
+      for r in json.load(open(sys.argv[1]))['results'] if r['mode'] == 'ops']
+want = [(o, d, v, c) for d in ('f32', 'bf16') for (o, v, c) in
+        (('sum', '', 'full'), ('sum', 'exact', 'full'), ('sum', '~nat', 'none (diagnostic)'), ('add', '', 'full'))]
+assert sorted(rs) == sorted(want), rs
+\" '$tmp/sweep3.json'"
 printf 'x NOEQUALS\n' > "$tmp/sweep2.txt"
 "$NXVK" bench matmul --variant tiled --dtype f32 --sizes 8 --repeat 1 --warmup 0 --sweep "$tmp/sweep2.txt" \
   > "$tmp/sweep2.out" 2>&1
