@@ -351,14 +351,9 @@ int nxvk_bench_kernel(nxvk_ctx *c, const char *kernel, const uint32_t *spec, int
   return nxvk_rec_submit(r, gpu_ns);
 }
 
-int nxvk_tensor_copy(nxvk_ctx *c, nxvk_tensor *dst, const nxvk_tensor *src, double *gpu_ns) {
-  size_t n = (size_t)src->count * nxvk_dtype_size(src->dtype);
-  if (n != (size_t)dst->count * nxvk_dtype_size(dst->dtype))
-    return nxvk_seterr(NXVK_E_SIZE_MISMATCH, "copy of %zu bytes into a tensor of %zu", n,
-                       (size_t)dst->count * nxvk_dtype_size(dst->dtype));
-  nxvk_rec *r;
-  int rc = nxvk_rec_begin(c, true, &r);
-  if (rc) return rc;
+int nxvk_rec_copy_bytes(nxvk_rec *r, nxvk_buffer *src, nxvk_buffer *dst, size_t n) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  int rc = NXVK_OK;
   /* On a discrete GPU, whole 16-byte words through copy_vec4.comp:
    * vkCmdCopyBuffer ran at 0.29 of the shader's rate on an H100 (846 vs
    * 2877 GB/s), while on lavapipe it is twice the shader's (bench/NOTES.md).
@@ -367,12 +362,24 @@ int nxvk_tensor_copy(nxvk_ctx *c, nxvk_tensor *dst, const nxvk_tensor *src, doub
   if (words > UINT32_MAX) words = 0;
   if (words) {
     uint32_t spec[1] = {NXVK_WG}, meta[1] = {(uint32_t)words};
-    nxvk_buffer *bufs[2] = {src->buf, dst->buf};
+    nxvk_buffer *bufs[2] = {src, dst};
     uint32_t groups = nxvk_groups_for(c, (words + 3) / 4, NXVK_WG);
     rc = nxvk_dispatch_grid(r, "copy_vec4", spec, 1, meta, 1, bufs, 2, groups, 1, 1);
   }
   if (rc == NXVK_OK && (n - words * 16 || n == 0))
-    rc = nxvk_rec_copy(r, src->buf, words * 16, dst->buf, words * 16, n ? n - words * 16 : 4);
+    rc = nxvk_rec_copy(r, src, words * 16, dst, words * 16, n ? n - words * 16 : 4);
+  return rc;
+}
+
+int nxvk_tensor_copy(nxvk_ctx *c, nxvk_tensor *dst, const nxvk_tensor *src, double *gpu_ns) {
+  size_t n = (size_t)src->count * nxvk_dtype_size(src->dtype);
+  if (n != (size_t)dst->count * nxvk_dtype_size(dst->dtype))
+    return nxvk_seterr(NXVK_E_SIZE_MISMATCH, "copy of %zu bytes into a tensor of %zu", n,
+                       (size_t)dst->count * nxvk_dtype_size(dst->dtype));
+  nxvk_rec *r;
+  int rc = nxvk_rec_begin(c, true, &r);
+  if (rc) return rc;
+  rc = nxvk_rec_copy_bytes(r, src->buf, dst->buf, n);
   if (rc) {
     nxvk_rec_abort(r);
     return rc;

@@ -252,6 +252,9 @@ int nxvk_dispatch_grid(nxvk_rec *r, const char *kernel, const uint32_t *spec, in
                        uint32_t gx, uint32_t gy, uint32_t gz);
 /* Strided copy with dtype conversion (transpose, slice, concatenate,
  * as_type): dims, src/dst strides and bases in elements. */
+/* n bytes from src to dst in a recording, bit for bit (copy_vec4 and a
+ * vkCmdCopyBuffer tail; vkCmdCopyBuffer alone where it is the faster) */
+int nxvk_rec_copy_bytes(nxvk_rec *r, nxvk_buffer *src, nxvk_buffer *dst, size_t n);
 int nxvk_strided_copy(nxvk_rec *r, nxvk_buffer *src, nxvk_dtype sd, int64_t src_base,
                       const int64_t *src_strides, nxvk_buffer *dst, nxvk_dtype dd,
                       int64_t dst_base, const int64_t *dst_strides, const nxvk_shape *dims);

@@ -7,7 +7,9 @@ payloads, -0, denormals and infinities of the float dtypes come along) of
 sizes 0, 1, 300 and 4099 to each dtype of its width (itself included), and
 back again (a chain of two copies: the second reads what the first wrote).
 Every result must be byte-identical to numpy's view of the input, its dtype
-the one asked for; `--check` has the CPU reference agree too.  Another width
+the one asked for; `--check` has the CPU reference agree too.  Each graph runs
+twice: with the device's own copy path, and with NXVK_STAGING=1 (the discrete
+GPU's: copy_vec4's 16-byte words, a vkCmdCopyBuffer tail).  Another width
 and bool are refused: exit 2, one line on stderr.  TAP on stdout.
 """
 import json
@@ -63,8 +65,9 @@ def load_bytes(dt, path):
     return a.astype(np.dtype(STORE[dt]).newbyteorder("<")).tobytes(), ok
 
 
-def nxvk(args, cwd=None):
-    p = subprocess.run([NXVK] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300, cwd=cwd)
+def nxvk(args, cwd=None, env=None):
+    p = subprocess.run([NXVK] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300, cwd=cwd,
+                       env=dict(os.environ, **(env or {})))
     return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
 
 
@@ -100,16 +103,24 @@ def test_from(dt, rng):
             want.append(("%s[%d] to %s and back" % (dt, n, to), o + "_back", dt, raw))
     with open(os.path.join(gdir, "g.json"), "w") as f:
         json.dump({"inputs": inputs, "ops": nodes, "outputs": outputs}, f)
-    rc, out, err = nxvk(["run", "g.json", "--check"], cwd=gdir)
-    tap(rc == 0, "%s: a graph of %d bitcasts runs, the CPU reference agreeing" % (dt, len(nodes)), out[-1500:] + err)
-    for desc, o, to, raw in want:
-        path = os.path.join(gdir, outputs[o])
-        if rc != 0 or not os.path.exists(path):
-            tap(False, "bitcast %s: no result" % desc)
-            continue
-        got, dtype_ok = load_bytes(to, path)
-        tap(dtype_ok and got == raw, "bitcast %s: numpy's view, byte for byte" % desc,
-            "dtype %s, %d of %d bytes differ" % (np.load(path).dtype, sum(a != b for a, b in zip(got, raw)), len(raw)))
+    # the device's own copy path, then the discrete GPU's (copy_vec4 words and a
+    # vkCmdCopyBuffer tail: NXVK_STAGING=1 takes it on a CPU device too)
+    for how, env in (("", None), (" (NXVK_STAGING=1: copy_vec4)", {"NXVK_STAGING": "1"})):
+        for f in outputs.values():
+            if os.path.exists(os.path.join(gdir, f)):
+                os.remove(os.path.join(gdir, f))
+        rc, out, err = nxvk(["run", "g.json", "--check"], cwd=gdir, env=env)
+        tap(rc == 0, "%s: a graph of %d bitcasts runs, the CPU reference agreeing%s" % (dt, len(nodes), how),
+            out[-1500:] + err)
+        for desc, o, to, raw in want:
+            path = os.path.join(gdir, outputs[o])
+            if rc != 0 or not os.path.exists(path):
+                tap(False, "bitcast %s%s: no result" % (desc, how))
+                continue
+            got, dtype_ok = load_bytes(to, path)
+            tap(dtype_ok and got == raw, "bitcast %s%s: numpy's view, byte for byte" % (desc, how),
+                "dtype %s, %d of %d bytes differ" % (np.load(path).dtype, sum(a != b for a, b in zip(got, raw)),
+                                                     len(raw)))
 
 
 def test_refusals():
