@@ -269,7 +269,7 @@ static int run_devices(nxvk_cli *cli, const bench_opts *o, bench_report *rep) {
 
 int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
   const char *ops = NULL, *sizes = NULL, *dtypes = NULL, *bytes = NULL, *shapes = NULL;
-  const char *json = NULL, *csv = NULL, *plot = NULL;
+  const char *json = NULL, *csv = NULL, *plot = NULL, *fill = NULL;
   long clients = LONG_MIN; /* not given */
   bench_opts o = {.min_time = 0.5, .warmup = 0.2, .cpu_limit = 2, .repeat = LONG_MIN /* not given */};
   const nxvk_option opts[] = {
@@ -278,6 +278,7 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
       {"shapes", 0, OPT_STRING, &shapes, "MxKxN,...", "matmul: also these products (BxMxKxN batched)"},
       {"variant", 0, OPT_STRING, &o.variants, "V,...", "matmul: only these dot variants (default: every one)"},
       {"dtype", 0, OPT_STRING, &dtypes, "D,...", "dtypes (default: ops f32, matmul f32,f64)"},
+      {"fill", 0, OPT_STRING, &fill, "timing|normal|bits", "ops: float operands' values (default timing: [0.5, 1.5))"},
       {"bytes", 0, OPT_STRING, &bytes, "SIZE", "peak: copy and transfer size (default up to 256M); concurrency: the port's put/get (64M)"},
       {"clients", 0, OPT_INT, &clients, "N", "concurrency: port clients, one `nxvk port` each (default 100; 0: none)"},
       {"min-time", 0, OPT_DOUBLE, &o.min_time, "SECONDS", "time each measurement at least this long (0.5)"},
@@ -354,6 +355,13 @@ int cmd_bench(int argc, char **argv, nxvk_cli *cli) {
     USAGE("--bytes goes with the peak, transfers, all and concurrency modes");
   if (plot && (mode_is(&o, "peak") || mode_is(&o, "transfers")))
     USAGE("--plot draws ops or matmul results; %s has none to draw", o.mode);
+  if (fill) {
+    if (!mode_is(&o, "ops")) USAGE("--fill goes with the ops mode");
+    if (strcmp(fill, "timing") == 0) o.fill = BENCH_FILL_TIMING;
+    else if (strcmp(fill, "normal") == 0) o.fill = BENCH_FILL_NORMAL;
+    else if (strcmp(fill, "bits") == 0) o.fill = BENCH_FILL_BITS;
+    else USAGE("--fill: give timing, normal or bits");
+  }
   if (!(o.min_time >= 0 && o.min_time <= 3600)) USAGE("--min-time: give 0 to 3600 seconds");
   if (o.repeat != LONG_MIN && (o.repeat < 1 || o.repeat > 100000)) USAGE("--repeat: give 1 to 100000 runs");
   if (o.repeat == LONG_MIN) o.repeat = 0; /* none given: --min-time decides */

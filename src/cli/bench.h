@@ -43,7 +43,13 @@ typedef struct bench_opts {
   bool progress;                        /* stderr is a terminal */
   bool idle_gpu;                        /* --idle-gpu: no bench_busy thread */
   const char *sweep;                    /* --sweep FILE: matmul products again under each line's knobs */
+  int fill;                             /* --fill: BENCH_FILL_* (ops: the float operands' values) */
 } bench_opts;
+
+/* --fill: the case maker's timing values (floats in [0.5, 1.5)), standard
+ * normal values, or every finite bit pattern alike (16-bit floats: every
+ * one of the 65 536 but NaN) */
+enum { BENCH_FILL_TIMING, BENCH_FILL_NORMAL, BENCH_FILL_BITS };
 
 /* Times in nanoseconds. */
 typedef struct bench_stat {

@@ -7,6 +7,7 @@
  * Ops are chosen from the op table by the caller; nothing here knows an op by
  * name.  Operands follow from the op's kind and arity.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,37 @@ static const char *too_big(const problem *p, const nxvk_device_info *info, char 
   return NULL;
 }
 
+/* --fill normal and bits: a float operand's values again (bench.h) */
+static void refill(nxvk_host *h, int fill, uint64_t *rng) {
+  int64_t n = nxvk_host_count(h);
+  size_t sz = nxvk_dtype_size(h->dtype);
+  if (fill == BENCH_FILL_TIMING || !nxvk_dtype_is_float(h->dtype)) return;
+  for (int64_t i = 0; i < n; i++) {
+    if (fill == BENCH_FILL_NORMAL) { /* Box-Muller */
+      double u = ((double)(nxvk_splitmix64(rng) >> 11) + 0.5) * 0x1p-53, v = nxvk_rand_unit(rng);
+      nxvk_host_set(h, i, sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v));
+      continue;
+    }
+    for (;;) { /* bits: uniform over the patterns that are not NaN */
+      uint64_t b = nxvk_splitmix64(rng);
+      if (sz == 2) {
+        uint16_t w = (uint16_t)b;
+        bool nan = h->dtype == NXVK_F16 ? (w & 0x7c00) == 0x7c00 && (w & 0x3ff) : (w & 0x7f80) == 0x7f80 && (w & 0x7f);
+        if (nan) continue;
+        ((uint16_t *)h->data)[i] = w;
+      } else if (sz == 4) {
+        uint32_t w = (uint32_t)b;
+        if ((w & 0x7f800000u) == 0x7f800000u && (w & 0x7fffffu)) continue;
+        ((uint32_t *)h->data)[i] = w;
+      } else {
+        if ((b & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (b & 0xfffffffffffffull)) continue;
+        ((uint64_t *)h->data)[i] = b;
+      }
+      break;
+    }
+  }
+}
+
 static int problem_upload(problem *p) {
   for (int i = 0; i < p->nin; i++) {
     int rc = nxvk_host_alloc(&p->in[i], p->meta[i].dtype, &p->meta[i].shape);
@@ -218,6 +250,8 @@ static int problem_upload(problem *p) {
   for (int i = 0; i < p->nin; i++) k.dt[i] = p->meta[i].dtype, k.shape[i] = p->meta[i].shape;
   if (cases_fill(NULL, p->op, &k, false, nxvk_splitmix64(&p->b->rng), p->in))
     return NXVK_E_UNSUPPORTED; /* no rule for the op's kind: plan would have said so first */
+  if (p->b->o->fill != BENCH_FILL_TIMING && p->op->kind != NXVK_KIND_SELECT)
+    for (int i = 0; i < p->nin; i++) refill(&p->in[i], p->b->o->fill, &p->b->rng);
   for (int i = 0; i < p->nin; i++) {
     int rc = nxvk_tensor_from_host(p->b->ctx, &p->in[i], &p->t[i]);
     if (rc) return rc;

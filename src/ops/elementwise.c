@@ -6,7 +6,9 @@
 #include "ops.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "codegen.h"
@@ -71,9 +73,96 @@ int nxvk_ew_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, i
   return NXVK_OK;
 }
 
+/* ---- 16-bit unary ops by table (NXVK_EW16_TABLE, shaders/lut16.comp) ----
+ * An f16 or bf16 input has 65 536 values, so a unary op's whole result is a
+ * table of 65 536 16-bit words: made once per (op, dtype) and device by the
+ * CPU reference itself (nxvk_ew_ref over every bit pattern), kept in a
+ * device buffer until the context closes. */
+typedef struct ew16_table {
+  const nxvk_op *op;
+  nxvk_dtype dtype;
+  nxvk_buffer *buf;
+  struct ew16_table *next;
+} ew16_table;
+
+static void ew16_tables_free(nxvk_ctx *c) {
+  for (ew16_table *t = c->ew16_tables, *next; t; t = next) {
+    next = t->next;
+    nxvk_buffer_unref(c, t->buf);
+    free(t);
+  }
+  c->ew16_tables = NULL;
+}
+
+/* The op's table on this device (made on first use; the lock is held
+ * while it is made, so each is made once). */
+static int ew16_table_get(nxvk_ctx *c, const nxvk_op *op, nxvk_dtype d, nxvk_buffer **out) {
+  pthread_mutex_lock(&c->ew16_lock);
+  for (ew16_table *t = c->ew16_tables; t; t = t->next)
+    if (t->op == op && t->dtype == d) {
+      *out = t->buf;
+      pthread_mutex_unlock(&c->ew16_lock);
+      return NXVK_OK;
+    }
+  nxvk_host hin = {0}, hout = {0};
+  nxvk_shape s = {1, {65536}};
+  ew16_table *t = calloc(1, sizeof *t);
+  int rc = t ? nxvk_host_alloc(&hin, d, &s) : nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+  if (rc == NXVK_OK) rc = nxvk_host_alloc(&hout, d, &s);
+  if (rc == NXVK_OK) {
+    for (uint32_t i = 0; i < 65536; i++) ((uint16_t *)hin.data)[i] = (uint16_t)i;
+    nxvk_attrs none;
+    memset(&none, 0, sizeof none);
+    rc = nxvk_ew_ref(op, &none, &hin, 1, &hout);
+  }
+  if (rc == NXVK_OK) rc = nxvk_buffer_create(c, 65536 * 2, false, &t->buf);
+  if (rc == NXVK_OK) rc = nxvk_buffer_write(c, t->buf, 0, hout.data, 65536 * 2);
+  nxvk_host_free(&hin);
+  nxvk_host_free(&hout);
+  if (rc == NXVK_OK) {
+    t->op = op;
+    t->dtype = d;
+    t->next = c->ew16_tables;
+    c->ew16_tables = t;
+    c->ew16_tables_free = ew16_tables_free;
+    *out = t->buf;
+  } else if (t) {
+    if (t->buf) nxvk_buffer_unref(c, t->buf);
+    free(t);
+  }
+  pthread_mutex_unlock(&c->ew16_lock);
+  return rc;
+}
+
+/* One f16 / bf16 unary op by its table: 1 (nothing recorded) where the op
+ * is not one the table serves or the table could not be made (the kernel
+ * then computes it). */
+static int ew16_table_gpu(nxvk_rec *r, const nxvk_op *op, nxvk_tensor *const *in, int nin, nxvk_tensor *out) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  nxvk_dtype d = out->dtype;
+  if (!c->tuning->ew16_table || op->d.kind != NXVK_KIND_UNARY || nin != 1 || (d != NXVK_F16 && d != NXVK_BF16) ||
+      in[0]->dtype != d || in[0]->count != out->count || out->count > UINT32_MAX)
+    return 1;
+  nxvk_buffer *tab;
+  if (ew16_table_get(c, op, d, &tab)) return 1;
+  uint32_t wg = c->tuning->ew16_wg ? c->tuning->ew16_wg : NXVK_WG;
+  /* 16-byte vectors a round per invocation: NXVK_EW16_UNROLL's words in whole vectors */
+  uint32_t unroll = (c->tuning->ew16_unroll + 3) / 4;
+  uint32_t spec[2] = {wg, unroll ? unroll : 1};
+  uint64_t words = ((uint64_t)out->count + 1) / 2;
+  uint32_t groups = nxvk_groups_for(c, words / 4, wg * spec[1]);
+  if (groups == 0) groups = 1; /* the last words % 4 */
+  uint32_t meta[1] = {(uint32_t)out->count};
+  nxvk_buffer *bufs[3] = {in[0]->buf, tab, out->buf};
+  return nxvk_dispatch_grid(r, c->tuning->ew16_table == 2 ? "lut16_h" : "lut16", spec, 2, meta, 1, bufs, 3, groups,
+                            1, 1);
+}
+
 int nxvk_ew_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,
                 int nin, nxvk_tensor *out) {
   (void)a;
+  int trc = ew16_table_gpu(r, op, in, nin, out);
+  if (trc <= 0) return trc;
   uint32_t meta[NXVK_EW_META_WORDS(3)] = {0};
   meta[0] = (uint32_t)out->count;
   meta[1] = (uint32_t)out->shape.rank;

@@ -250,6 +250,14 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
    * round's NXVK_EW16_UNROLL words in whole vectors */
   if ((i = knob_choice("NXVK_EW16_VEC", zero_one, 2, "want 0 or 1", &rc)) >= 0) vec = i;
   if (vec) t->ew16 |= NXVK_EW16_VEC;
+  /* a single f16 / bf16 unary op as a lookup in its 65 536-entry table,
+   * made by the CPU reference (elementwise.c, shaders/lut16.comp): 1 the
+   * table two entries a word, 2 as uint16_t (16-bit storage); off until a
+   * GPU measures it faster (bench/NOTES.md) */
+  static const char *const tables[] = {"0", "1", "2"};
+  if ((i = knob_choice("NXVK_EW16_TABLE", tables, 3, "want 0, 1 or 2", &rc)) >= 0) t->ew16_table = i;
+  if (t->ew16_table == 2 && !c->info.storage_16bit)
+    return bad("NXVK_EW16_TABLE", knob("NXVK_EW16_TABLE"), "2 needs 16-bit storage, which this device lacks (give 1)");
   if (rc) return rc;
 
   knob_list("NXVK_DOT_TILES", t->dot_tiles, 5, 5, "want BM,BN,BK,TM,TN (five whole numbers)", &rc);

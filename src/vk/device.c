@@ -287,6 +287,7 @@ int nxvk_vk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   pthread_mutex_init(&c->kernel_lock, NULL);
   pthread_mutex_init(&c->rec_lock, NULL);
   pthread_mutex_init(&c->fusion_lock, NULL);
+  pthread_mutex_init(&c->ew16_lock, NULL);
   pthread_mutex_init(&c->pool.lock, NULL);
   pthread_mutex_init(&c->xfer_lock, NULL);
   pthread_mutex_init(&c->host_lock, NULL);
@@ -400,6 +401,7 @@ void nxvk_ctx_close(nxvk_ctx *c) {
   if (!c) return;
   if (c->device) {
     c->vk.vkDeviceWaitIdle(c->device);
+    if (c->ew16_tables_free) c->ew16_tables_free(c);
     nxvk_recs_destroy(c);
     nxvk_host_regions_destroy(c);
     nxvk_xfer_lanes_destroy(c);
@@ -428,6 +430,7 @@ void nxvk_ctx_close(nxvk_ctx *c) {
   for (int i = 0; i < 4; i++) pthread_mutex_destroy(&c->xfer_qlock[i]);
   if (c->fusion_memo_free) c->fusion_memo_free(c->fusion_memo);
   pthread_mutex_destroy(&c->fusion_lock);
+  pthread_mutex_destroy(&c->ew16_lock);
   free(c->cache_dir);
   free(c->tuning);
   free(c);

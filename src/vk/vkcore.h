@@ -219,6 +219,12 @@ struct nxvk_ctx {
   pthread_mutex_t fusion_lock;
   void *fusion_memo;
   void (*fusion_memo_free)(void *memo);
+  /* 16-bit unary ops' tables (NXVK_EW16_TABLE): device buffers made on
+   * first use and kept until close; owned by ops/elementwise.c, which sets
+   * the destructor (called while the device is still open) */
+  pthread_mutex_t ew16_lock;
+  void *ew16_tables;
+  void (*ew16_tables_free)(nxvk_ctx *c);
 
   /* on-disk caches (cache.c) */
   char *cache_dir;                     /* owned; NULL: caches off (--no-cache) */
