@@ -48,8 +48,8 @@ SWEEP_OPS = ["add", "exp", "sum"]
 # and avg_pool2d (window_sum: the sum, PyTorch's divided by 4, the same
 # bytes) 2x2 stride 2 on [p, n/p], p the largest power of two <= sqrt(n)
 # dividing n, as nxvk's sized cases (src/cli/cases.c); torch.mean of all n
-# (floats)
-MORE_OPS = ["sort", "cumulative_sum", "window_max", "window_sum", "mean"]
+# (floats); tanh sin log erf, torch's of the same name (floats)
+MORE_OPS = ["sort", "cumulative_sum", "window_max", "window_sum", "mean", "tanh", "sin", "log", "erf"]
 # with --ops: gather and scatter (nxvk's sized case: a 1-D tensor of n, n i32
 # indices uniform in [0, n), n updates), against the out-of-place PyTorch ops
 # Nx's semantics match: index_select, gather, index_add, index_put
@@ -215,7 +215,7 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
                                 "bytes": nbytes, "gbps": nbytes / st["median"]})
                 del t, u, idx, out
         for op in [o for o in args.ops if o not in INDEX_OPS]:
-            if op in ("exp", "window_max", "window_sum", "mean") and dt in ("i32", "i64"):
+            if op in ("exp", "tanh", "sin", "log", "erf", "window_max", "window_sum", "mean") and dt in ("i32", "i64"):
                 continue  # exp takes floats (nxvk's and PyTorch's integer exp would differ in dtype)
             for n in sizes:
                 x, y = rand((n,), dt), rand((n,), dt)
@@ -226,6 +226,10 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
                     nbytes = 3 * n * esz
                 elif op == "exp":
                     fn = lambda: torch.exp(x, out=out)  # noqa: E731
+                    nbytes = 2 * n * esz
+                elif op in ("tanh", "sin", "log", "erf"):  # the 16-bit table's unary ops (NXVK_EW16_TABLE)
+                    fn = {"tanh": lambda: torch.tanh(x, out=out), "sin": lambda: torch.sin(x, out=out),  # noqa: E731
+                          "log": lambda: torch.log(x, out=out), "erf": lambda: torch.erf(x, out=out)}[op]
                     nbytes = 2 * n * esz
                 elif op == "sort":
                     fn = lambda: torch.sort(x)  # noqa: E731
