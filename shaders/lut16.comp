@@ -9,7 +9,13 @@
 // half.  Whole 16-byte vectors of words (UNROLL a round per invocation, a
 // workgroup apart), then the last words % 4 one a word in workgroup 0.
 // HALF: the table as uint16_t (16-bit storage), else two entries a word.
-// meta: [0] n, the element count.
+// SHARED: each workgroup first copies a window of the table into shared
+// memory, W entries of each sign from magnitude bits LO (meta[1]: values
+// around 1, where most data lie), and looks those up there (a warp's 32
+// random reads cost bank conflicts, ~3-4 rounds, where the same reads
+// from L1 take one round per distinct 128-byte line); the rest from the
+// table in memory.  The grid is then a few workgroups per SM, grid-stride.
+// meta: [0] n, the element count; [1] LO (SHARED).
 #extension GL_EXT_control_flow_attributes : require
 #ifdef HALF
 #extension GL_EXT_shader_16bit_storage : require
@@ -26,7 +32,21 @@ layout(std430, binding = 2) readonly buffer Tab { uint16_t t[]; } tab;
 uint look(uint h) { return uint(tab.t[h]); }
 #else
 layout(std430, binding = 2) readonly buffer Tab { uint t[]; } tab;
+#ifdef SHARED
+layout(constant_id = 2) const uint W = 8192u;  // entries of each sign in shared memory (even)
+shared uint win[W];                            // [0, W/2): positive, [W/2, W): negative, two a word
+uint LO;
+uint look(uint h) {
+  uint m = (h & 32767u) - LO;
+  if (m < W) {
+    uint e = m + (h >> 15u) * W;
+    return (win[e >> 1u] >> ((e & 1u) << 4u)) & 65535u;
+  }
+  return (tab.t[h >> 1u] >> ((h & 1u) << 4u)) & 65535u;
+}
+#else
 uint look(uint h) { return (tab.t[h >> 1u] >> ((h & 1u) << 4u)) & 65535u; }
+#endif
 #endif
 layout(std430, binding = 3) writeonly buffer Out { uvec4 v[]; } outv;
 layout(std430, binding = 3) writeonly buffer OutW { uint v[]; } outw;
@@ -39,6 +59,12 @@ void main() {
   uint nv = np >> 2u;              // whole vectors
   uint wg = gl_WorkGroupSize.x, lid = gl_LocalInvocationID.x;
   uint step = gl_NumWorkGroups.x * wg * UNROLL;
+#ifdef SHARED
+  LO = meta[pc.meta_off + 1u];
+  for (uint k = lid; k < W; k += wg)
+    win[k] = tab.t[(k < W / 2u ? LO : 32768u + LO - W) / 2u + k];
+  barrier();
+#endif
   for (uint b0 = gl_WorkGroupID.x * wg * UNROLL; b0 < nv; b0 += step) {
     uvec4 l[UNROLL];
     [[unroll]] for (uint u = 0u; u < UNROLL; u++) {

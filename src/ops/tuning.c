@@ -252,10 +252,11 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   if (vec) t->ew16 |= NXVK_EW16_VEC;
   /* a single f16 / bf16 unary op as a lookup in its 65 536-entry table,
    * made by the CPU reference (elementwise.c, shaders/lut16.comp): 1 the
-   * table two entries a word, 2 as uint16_t (16-bit storage); off until a
-   * GPU measures it faster (bench/NOTES.md) */
-  static const char *const tables[] = {"0", "1", "2"};
-  if ((i = knob_choice("NXVK_EW16_TABLE", tables, 3, "want 0, 1 or 2", &rc)) >= 0) t->ew16_table = i;
+   * table two entries a word, 2 as uint16_t (16-bit storage), 3 as 1 with
+   * a window of it (values near 1) in each workgroup's shared memory; off
+   * until a GPU measures it faster (bench/NOTES.md) */
+  static const char *const tables[] = {"0", "1", "2", "3"};
+  if ((i = knob_choice("NXVK_EW16_TABLE", tables, 4, "want 0, 1, 2 or 3", &rc)) >= 0) t->ew16_table = i;
   if (t->ew16_table == 2 && !c->info.storage_16bit)
     return bad("NXVK_EW16_TABLE", knob("NXVK_EW16_TABLE"), "2 needs 16-bit storage, which this device lacks (give 1)");
   if (rc) return rc;
