@@ -154,11 +154,13 @@ static int ew16_table_gpu(nxvk_rec *r, const nxvk_op *op, nxvk_tensor *const *in
   uint32_t W = c->info.max_shared_memory / 4;
   if (W > 12288) W = 12288;
   W &= ~63u;
+  if (c->tuning->ew16_table_window) W = c->tuning->ew16_table_window;
   uint32_t spec[3] = {wg, unroll ? unroll : 1, W};
   uint64_t words = ((uint64_t)out->count + 1) / 2;
   uint32_t groups = nxvk_groups_for(c, words / 4, wg * spec[1]);
   if (mode == 3) { /* a few workgroups per SM, each filling its window once */
-    uint32_t resident = (c->info.compute_units ? c->info.compute_units : 16) * 4;
+    uint32_t per_sm = c->tuning->ew16_table_groups ? c->tuning->ew16_table_groups : 4;
+    uint32_t resident = (c->info.compute_units ? c->info.compute_units : 16) * per_sm;
     if (groups > resident) groups = resident;
   }
   uint32_t meta[2] = {(uint32_t)out->count, (d == NXVK_F16 ? 0x3c00u : 0x3f80u) - W / 2};

@@ -257,6 +257,18 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
    * until a GPU measures it faster (bench/NOTES.md) */
   static const char *const tables[] = {"0", "1", "2", "3"};
   if ((i = knob_choice("NXVK_EW16_TABLE", tables, 4, "want 0, 1, 2 or 3", &rc)) >= 0) t->ew16_table = i;
+  /* lut16_s's window (entries of each sign, a multiple of 64 whose two
+   * signs fit the device's shared memory) and grid (workgroups per SM) */
+  if (knob_list("NXVK_EW16_TABLE_WINDOW", u, 1, 1, "want a multiple of 64 from 64 to 16384", &rc)) {
+    if (u[0] < 64 || u[0] > 16384 || u[0] % 64 || u[0] * 4 > c->info.max_shared_memory)
+      return bad("NXVK_EW16_TABLE_WINDOW", knob("NXVK_EW16_TABLE_WINDOW"),
+                 "want a multiple of 64 from 64 to 16384 whose 4 bytes an entry fit the device's shared memory");
+    t->ew16_table_window = u[0];
+  }
+  if (knob_list("NXVK_EW16_TABLE_GROUPS", u, 1, 1, "want 1 to 64 workgroups per SM", &rc)) {
+    if (u[0] < 1 || u[0] > 64) return bad("NXVK_EW16_TABLE_GROUPS", knob("NXVK_EW16_TABLE_GROUPS"), "want 1 to 64 workgroups per SM");
+    t->ew16_table_groups = u[0];
+  }
   if (t->ew16_table == 2 && !c->info.storage_16bit)
     return bad("NXVK_EW16_TABLE", knob("NXVK_EW16_TABLE"), "2 needs 16-bit storage, which this device lacks (give 1)");
   if (rc) return rc;

@@ -111,12 +111,12 @@ def modes():
 MODES = modes()
 
 
-def run_graph(graph, d, mode, outs, fusion=False, table=True):
+def run_graph(graph, d, mode, outs, fusion=False, table=True, extra=None):
     """run a graph under NXVK_EW16_TABLE=mode: its outputs, or None and why;
     table: whether the table's kernel is to run where the mode is not 0"""
     with open(os.path.join(d, "g.json"), "w") as f:
         json.dump(graph, f)
-    env = dict(os.environ, NXVK_EW16_TABLE=mode, NXVK_KERNEL_STATS="1")
+    env = dict(os.environ, NXVK_EW16_TABLE=mode, NXVK_KERNEL_STATS="1", **(extra or {}))
     p = subprocess.run([NXVK, "run"] + ([] if fusion else ["--no-fusion"]) + [os.path.join(d, "g.json")], env=env,
                        capture_output=True, text=True, timeout=600)
     if p.returncode != 0:
@@ -199,6 +199,23 @@ def tails(dt):
             "against numpy" % (dt, mode, len(shapes)), diag[:6])
 
 
+def window_knobs(dt):
+    """lut16_s with other windows and grids (NXVK_EW16_TABLE_WINDOW, _GROUPS):
+    the smallest window (most lookups from memory), one workgroup per SM"""
+    d = tempfile.mkdtemp(prefix=dt + "_w_", dir=TMP)
+    save(os.path.join(d, "a.npy"), dt, ALL)
+    outs = {o: o + ".npy" for o in ("exp", "tanh", "erf")}
+    g = {"inputs": {"a": "a.npy"}, "ops": [{"op": o, "in": ["a"], "out": o} for o in outs], "outputs": outs}
+    for w, gr in (("64", "1"), ("1024", "3")):
+        got, err = run_graph(g, d, "3", outs, extra={"NXVK_EW16_TABLE_WINDOW": w, "NXVK_EW16_TABLE_GROUPS": gr})
+        if got is None:
+            tap(False, "%s NXVK_EW16_TABLE=3 WINDOW=%s GROUPS=%s: run" % (dt, w, gr), err)
+            continue
+        bad = {o: len(mismatches(dt, got[o], oracle(dt, o, ALL))) for o in outs}
+        check(not any(bad.values()), "%s NXVK_EW16_TABLE=3 WINDOW=%s GROUPS=%s: exp tanh erf on every pattern "
+              "against numpy" % (dt, w, gr), "differ: %s" % bad)
+
+
 def fused(dt):
     """a fused kernel (tanh(a) * a) keeps the code that computes, with the
     table on or off: the same bits; a unary op the planner leaves on its own
@@ -237,6 +254,7 @@ def bad_knob():
 for dt in ("f16", "bf16"):
     every_pattern(dt)
     tails(dt)
+    window_knobs(dt)
     fused(dt)
 bad_knob()
 sys.exit(done())
