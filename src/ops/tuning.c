@@ -253,10 +253,18 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   /* a single f16 / bf16 unary op as a lookup in its 65 536-entry table,
    * made by the CPU reference (elementwise.c, shaders/lut16.comp): 1 the
    * table two entries a word, 2 as uint16_t (16-bit storage), 3 as 1 with
-   * a window of it (values near 1) in each workgroup's shared memory; off
-   * until a GPU measures it faster (bench/NOTES.md) */
+   * a window of it (values near 1) in each workgroup's shared memory.
+   * GPUs: 1, for the ops elementwise.c's rule names (an H100 ran f16/bf16
+   * tanh at 0.91-0.99 of PyTorch by table, 0.28-0.30 computed; exp
+   * 0.89-0.99 by table and 0.93-0.98 computed, so exp keeps its kernel;
+   * bench/NOTES.md); set, the variable takes every unary op; CPU devices: 0 */
   static const char *const tables[] = {"0", "1", "2", "3"};
-  if ((i = knob_choice("NXVK_EW16_TABLE", tables, 4, "want 0, 1, 2 or 3", &rc)) >= 0) t->ew16_table = i;
+  t->ew16_table = gpu ? 1 : 0;
+  t->ew16_table_rule = true;
+  if ((i = knob_choice("NXVK_EW16_TABLE", tables, 4, "want 0, 1, 2 or 3", &rc)) >= 0) {
+    t->ew16_table = i;
+    t->ew16_table_rule = false;
+  }
   /* lut16_s's window (entries of each sign, a multiple of 64 whose two
    * signs fit the device's shared memory) and grid (workgroups per SM) */
   if (knob_list("NXVK_EW16_TABLE_WINDOW", u, 1, 1, "want a multiple of 64 from 64 to 16384", &rc)) {

@@ -242,6 +242,22 @@ def fused(dt):
                 "differ: %s; exp: %d from numpy" % (diff, len(bad_e)))
 
 
+def cpu_default():
+    """unset, the rule: on a CPU device (lavapipe) no op takes the table"""
+    p = subprocess.run([NXVK, "info", "--json"], capture_output=True, text=True)
+    if p.returncode != 0 or json.loads(p.stdout)["devices"][0].get("type") != "cpu":
+        tap(True, "# SKIP the rule on a CPU device: this device is not one")
+        return
+    d = tempfile.mkdtemp(prefix="rule_", dir=TMP)
+    save(os.path.join(d, "a.npy"), "f16", ALL[:1000])
+    env = {k: v for k, v in os.environ.items() if k != "NXVK_EW16_TABLE"}
+    env["NXVK_KERNEL_STATS"] = "1"
+    p = subprocess.run([NXVK, "run", "--op", "tanh", os.path.join(d, "a.npy"), "-o", os.path.join(d, "o.npy")],
+                       env=env, capture_output=True, text=True)
+    check(p.returncode == 0 and "lut16" not in p.stderr and "ew_tanh_f16" in p.stderr,
+          "NXVK_EW16_TABLE unset on a CPU device: tanh f16 computed (ew_tanh_f16), no table", p.stderr)
+
+
 def bad_knob():
     pa = os.path.join(TMP, "k.npy")
     np.save(pa, np.ones(3, np.float16))
@@ -256,5 +272,6 @@ for dt in ("f16", "bf16"):
     tails(dt)
     window_knobs(dt)
     fused(dt)
+cpu_default()
 bad_knob()
 sys.exit(done())
