@@ -65,7 +65,7 @@ HAND_VARIANTS = \
   $(foreach d,f32 f64,peak_fma_$(d):peak_fma:-DDT_$(d) peak_fma_$(d)_vec4:peak_fma:-DDT_$(d)@-DVEC4 \
     peak_fma_$(d)_outer:peak_fma:-DDT_$(d)@-DOUTER) \
   peak_fma_f16:peak_fma:-DDT_f32@-DFMA_F16 peak_fma_f16_vec4:peak_fma:-DDT_f32@-DFMA_F16@-DVEC4 \
-  copy_vec4:copy_vec4: lut16:lut16: lut16_h:lut16:-DHALF lut16_s:lut16:-DSHARED \
+  copy_vec4:copy_vec4: lut16:lut16: \
   $(foreach d,f32 f64,conv_direct_$(d):conv_direct:-DDT_$(d)) conv_gemm_f32:conv_gemm: conv_wpack_f32:conv_wpack: conv_wpack_f16:conv_wpack:-DHALF \
   $(foreach d,f32 f64,cholesky_$(d):cholesky:-DDT_$(d) trsm_$(d):trsm:-DDT_$(d)) \
   $(foreach s,$(DTYPES),$(foreach d,$(DTYPES),copy_$(s)_$(d):copy:-DSRC_$(s)@-DDST_$(d)))

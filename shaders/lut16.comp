@@ -8,46 +8,19 @@
 // elements 2i and 2i+1, the last word of an odd count gets 0 in its upper
 // half.  Whole 16-byte vectors of words (UNROLL a round per invocation, a
 // workgroup apart), then the last words % 4 one a word in workgroup 0.
-// HALF: the table as uint16_t (16-bit storage), else two entries a word.
-// SHARED: each workgroup first copies a window of the table into shared
-// memory, W entries of each sign from magnitude bits LO (meta[1]: values
-// around 1, where most data lie), and looks those up there (a warp's 32
-// random reads cost bank conflicts, ~3-4 rounds, where the same reads
-// from L1 take one round per distinct 128-byte line); the rest from the
-// table in memory.  The grid is then a few workgroups per SM, grid-stride.
-// meta: [0] n, the element count; [1] LO (SHARED).
+// The table two entries a word.  (Measured on an H100 and dropped: the
+// table as uint16_t, the same rate; a window of it in each workgroup's
+// shared memory, 0.6-0.7 of this; bench/NOTES.md.)
+// meta: [0] n, the element count.
 #extension GL_EXT_control_flow_attributes : require
-#ifdef HALF
-#extension GL_EXT_shader_16bit_storage : require
-#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
-#endif
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint UNROLL = 1u;
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
 layout(std430, binding = 1) readonly buffer In { uvec4 v[]; } inv;
 layout(std430, binding = 1) readonly buffer InW { uint v[]; } inw;
-#ifdef HALF
-layout(std430, binding = 2) readonly buffer Tab { uint16_t t[]; } tab;
-uint look(uint h) { return uint(tab.t[h]); }
-#else
 layout(std430, binding = 2) readonly buffer Tab { uint t[]; } tab;
-#ifdef SHARED
-layout(constant_id = 2) const uint W = 8192u;  // entries of each sign in shared memory (even)
-shared uint win[W];                            // [0, W/2): positive, [W/2, W): negative, two a word
-uint LO;
-uint look(uint h) {
-  uint m = (h & 32767u) - LO;
-  if (m < W) {
-    uint e = m + (h >> 15u) * W;
-    return (win[e >> 1u] >> ((e & 1u) << 4u)) & 65535u;
-  }
-  return (tab.t[h >> 1u] >> ((h & 1u) << 4u)) & 65535u;
-}
-#else
 uint look(uint h) { return (tab.t[h >> 1u] >> ((h & 1u) << 4u)) & 65535u; }
-#endif
-#endif
 layout(std430, binding = 3) writeonly buffer Out { uvec4 v[]; } outv;
 layout(std430, binding = 3) writeonly buffer OutW { uint v[]; } outw;
 
@@ -59,12 +32,6 @@ void main() {
   uint nv = np >> 2u;              // whole vectors
   uint wg = gl_WorkGroupSize.x, lid = gl_LocalInvocationID.x;
   uint step = gl_NumWorkGroups.x * wg * UNROLL;
-#ifdef SHARED
-  LO = meta[pc.meta_off + 1u];
-  for (uint k = lid; k < W; k += wg)
-    win[k] = tab.t[(k < W / 2u ? LO : 32768u + LO - W) / 2u + k];
-  barrier();
-#endif
   for (uint b0 = gl_WorkGroupID.x * wg * UNROLL; b0 < nv; b0 += step) {
     uvec4 l[UNROLL];
     [[unroll]] for (uint u = 0u; u < UNROLL; u++) {

@@ -162,26 +162,12 @@ static int ew16_table_gpu(nxvk_rec *r, const nxvk_op *op, nxvk_tensor *const *in
   uint32_t wg = c->tuning->ew16_wg ? c->tuning->ew16_wg : NXVK_WG;
   /* 16-byte vectors a round per invocation: NXVK_EW16_UNROLL's words in whole vectors */
   uint32_t unroll = (c->tuning->ew16_unroll + 3) / 4;
-  int mode = c->tuning->ew16_table;
-  /* lut16_s: W entries of each sign in shared memory (all of it, 48 KiB at
-   * most), from magnitude bits LO, centred on 1.0 */
-  uint32_t W = c->info.max_shared_memory / 4;
-  if (W > 12288) W = 12288;
-  W &= ~63u;
-  if (c->tuning->ew16_table_window) W = c->tuning->ew16_table_window;
-  uint32_t spec[3] = {wg, unroll ? unroll : 1, W};
+  uint32_t spec[2] = {wg, unroll ? unroll : 1};
   uint64_t words = ((uint64_t)out->count + 1) / 2;
   uint32_t groups = nxvk_groups_for(c, words / 4, wg * spec[1]);
-  if (mode == 3) { /* a few workgroups per SM, each filling its window once */
-    uint32_t per_sm = c->tuning->ew16_table_groups ? c->tuning->ew16_table_groups : 4;
-    uint32_t resident = (c->info.compute_units ? c->info.compute_units : 16) * per_sm;
-    if (groups > resident) groups = resident;
-  }
-  uint32_t meta[2] = {(uint32_t)out->count, (d == NXVK_F16 ? 0x3c00u : 0x3f80u) - W / 2};
+  uint32_t meta[1] = {(uint32_t)out->count};
   nxvk_buffer *bufs[3] = {in[0]->buf, tab, out->buf};
-  if (mode == 3 && W >= 64)
-    return nxvk_dispatch_grid(r, "lut16_s", spec, 3, meta, 2, bufs, 3, groups, 1, 1);
-  return nxvk_dispatch_grid(r, mode == 2 ? "lut16_h" : "lut16", spec, 2, meta, 1, bufs, 3, groups, 1, 1);
+  return nxvk_dispatch_grid(r, "lut16", spec, 2, meta, 1, bufs, 3, groups, 1, 1);
 }
 
 int nxvk_ew_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tensor *const *in,

@@ -318,12 +318,8 @@ typedef struct nxvk_tuning {
   uint32_t sort_items;  /* NXVK_SORT_ITEMS: elements per invocation of a pass */
   int f16_cvt;           /* NXVK_F16_CVT: 0 integer f16 conversions, 1 or 2 the driver's (codegen.h) */
   int ew16;              /* NXVK_EW16: codegen.h's NXVK_EW16_* flags (cheaper f16 / bf16 forms, same bits) */
-  int ew16_table;        /* NXVK_EW16_TABLE: single f16 / bf16 unary ops by table (elementwise.c): 0 off,
-                          * 1 lut16 (two entries a word), 2 lut16_h (uint16_t, 16-bit storage),
-                          * 3 lut16_s (1 with a window in shared memory) */
+  int ew16_table;        /* NXVK_EW16_TABLE: single f16 / bf16 unary ops by table (elementwise.c, lut16.comp) */
   bool ew16_table_rule;  /* NXVK_EW16_TABLE unset: the table for the ops the rule names (elementwise.c) */
-  uint32_t ew16_table_window; /* NXVK_EW16_TABLE_WINDOW: lut16_s's entries of each sign (0: the rule) */
-  uint32_t ew16_table_groups; /* NXVK_EW16_TABLE_GROUPS: lut16_s's workgroups per SM (0: the rule, 4) */
   uint32_t scan_kind;    /* NXVK_SCAN: NXVK_SCAN_BLOCKS, _ONE_PASS, _LOOKBACK or _RTS (scan.c) */
   uint32_t scan_wg;      /* NXVK_SCAN_WG: the look-back and rts scans' workgroup size (0: the rule) */
   uint32_t scan_items;   /* NXVK_SCAN_ITEMS: their elements per invocation (0: the rule) */

@@ -251,34 +251,17 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   if ((i = knob_choice("NXVK_EW16_VEC", zero_one, 2, "want 0 or 1", &rc)) >= 0) vec = i;
   if (vec) t->ew16 |= NXVK_EW16_VEC;
   /* a single f16 / bf16 unary op as a lookup in its 65 536-entry table,
-   * made by the CPU reference (elementwise.c, shaders/lut16.comp): 1 the
-   * table two entries a word, 2 as uint16_t (16-bit storage), 3 as 1 with
-   * a window of it (values near 1) in each workgroup's shared memory.
-   * GPUs: 1, for the ops elementwise.c's rule names (an H100 ran f16/bf16
-   * tanh at 0.91-0.99 of PyTorch by table, 0.28-0.30 computed; exp
-   * 0.89-0.99 by table and 0.93-0.98 computed, so exp keeps its kernel;
-   * bench/NOTES.md); set, the variable takes every unary op; CPU devices: 0 */
-  static const char *const tables[] = {"0", "1", "2", "3"};
+   * made by the CPU reference (elementwise.c, shaders/lut16.comp).  GPUs:
+   * on for the ops elementwise.c's rule names (an H100 ran f16/bf16 tanh
+   * at 0.91-0.99 of PyTorch by table, 0.28-0.30 computed; exp 0.89-0.99 by
+   * table and 0.93-0.98 computed, so exp keeps its kernel; bench/NOTES.md);
+   * set, the variable takes every unary op (1) or none (0); CPU devices: 0 */
   t->ew16_table = gpu ? 1 : 0;
   t->ew16_table_rule = true;
-  if ((i = knob_choice("NXVK_EW16_TABLE", tables, 4, "want 0, 1, 2 or 3", &rc)) >= 0) {
+  if ((i = knob_choice("NXVK_EW16_TABLE", zero_one, 2, "want 0 or 1", &rc)) >= 0) {
     t->ew16_table = i;
     t->ew16_table_rule = false;
   }
-  /* lut16_s's window (entries of each sign, a multiple of 64 whose two
-   * signs fit the device's shared memory) and grid (workgroups per SM) */
-  if (knob_list("NXVK_EW16_TABLE_WINDOW", u, 1, 1, "want a multiple of 64 from 64 to 16384", &rc)) {
-    if (u[0] < 64 || u[0] > 16384 || u[0] % 64 || u[0] * 4 > c->info.max_shared_memory)
-      return bad("NXVK_EW16_TABLE_WINDOW", knob("NXVK_EW16_TABLE_WINDOW"),
-                 "want a multiple of 64 from 64 to 16384 whose 4 bytes an entry fit the device's shared memory");
-    t->ew16_table_window = u[0];
-  }
-  if (knob_list("NXVK_EW16_TABLE_GROUPS", u, 1, 1, "want 1 to 64 workgroups per SM", &rc)) {
-    if (u[0] < 1 || u[0] > 64) return bad("NXVK_EW16_TABLE_GROUPS", knob("NXVK_EW16_TABLE_GROUPS"), "want 1 to 64 workgroups per SM");
-    t->ew16_table_groups = u[0];
-  }
-  if (t->ew16_table == 2 && !c->info.storage_16bit)
-    return bad("NXVK_EW16_TABLE", knob("NXVK_EW16_TABLE"), "2 needs 16-bit storage, which this device lacks (give 1)");
   if (rc) return rc;
 
   knob_list("NXVK_DOT_TILES", t->dot_tiles, 5, 5, "want BM,BN,BK,TM,TN (five whole numbers)", &rc);
