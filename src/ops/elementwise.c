@@ -135,17 +135,12 @@ static int ew16_table_get(nxvk_ctx *c, const nxvk_op *op, nxvk_dtype d, nxvk_buf
 }
 
 /* The ops that keep their computing kernel under the rule (NXVK_EW16_TABLE
- * unset): exp, whose kernel was tuned to 0.93-0.98 of PyTorch on an H100
- * (the table 0.89 there with normal f16 data), and the ops of a few
- * instructions whose kernel is bound by memory whatever the data (the
- * table's rate falls as the data spread over it: 0.84 of PyTorch with every
- * pattern alike). */
-static bool ew16_rule_computes(const char *name) {
-  static const char *const keep[] = {"exp", "abs", "negate", "sign", "floor", "ceil", "round", "sqrt"};
-  for (size_t i = 0; i < sizeof keep / sizeof *keep; i++)
-    if (strcmp(name, keep[i]) == 0) return true;
-  return false;
-}
+ * unset): exp alone, whose kernel was tuned to 0.93-0.98 of PyTorch on an
+ * H100 (the table 0.98 with the bench's data, 0.89 with normal f16 data).
+ * Even abs, floor and sqrt ran faster by table there (2 846 GB/s against
+ * 2 369, 2 302 and 1 131 computed; the table's worst, every pattern alike,
+ * ~2 430; bench/NOTES.md). */
+static bool ew16_rule_computes(const char *name) { return strcmp(name, "exp") == 0; }
 
 /* One f16 / bf16 unary op by its table: 1 (nothing recorded) where the op
  * is not one the table serves or the table could not be made (the kernel

@@ -252,9 +252,10 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   if (vec) t->ew16 |= NXVK_EW16_VEC;
   /* a single f16 / bf16 unary op as a lookup in its 65 536-entry table,
    * made by the CPU reference (elementwise.c, shaders/lut16.comp).  GPUs:
-   * on for the ops elementwise.c's rule names (an H100 ran f16/bf16 tanh
-   * at 0.91-0.99 of PyTorch by table, 0.28-0.30 computed; exp 0.89-0.99 by
-   * table and 0.93-0.98 computed, so exp keeps its kernel; bench/NOTES.md);
+   * on for every unary op but exp (elementwise.c's rule: an H100 ran
+   * f16/bf16 tanh, log, sin, erf at 0.94-1.01 of PyTorch by table,
+   * 0.18-0.34 computed; exp 0.89-0.99 by table and 0.93-0.98 computed, so
+   * exp keeps its kernel; bench/NOTES.md);
    * set, the variable takes every unary op (1) or none (0); CPU devices: 0 */
   t->ew16_table = gpu ? 1 : 0;
   t->ew16_table_rule = true;
