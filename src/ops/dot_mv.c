@@ -52,7 +52,12 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
    * against 1 911 GB/s at 4096, H200 3 924 against 3 467 at 8192) and stays
    * on dot_skinny.comp otherwise unless NXVK_DOT_MV is set: it matched or
    * beat this kernel's other layouts (bench/NOTES.md, dot_mv) */
-  if (dtype == NXVK_F32 && !tu->dot_mv_on && !(rows && N == 1)) return 1;
+  /* compiled form (H100, 13:25, 8192): f32 8192x8192x16 1 742 against
+   * dot_skinny's 1 092 GB/s, 16x8192x8192 1 798 against 784; m = 1 stays
+   * there (2 629, where 16-bit columns ran 1 900-2 230), and so do m < 8
+   * (not measured) */
+  bool f32_here = rows ? (N == 1 || tu->dot_mv_ct) : tu->dot_mv_ct && M >= 8;
+  if (dtype == NXVK_F32 && !tu->dot_mv_on && !f32_here) return 1;
   uint32_t nb = rows ? N : M, nq = (nb + 3) / 4;
   uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), V = 16 / esz;
   uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
@@ -80,7 +85,8 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
     /* 8 vectors a lane in flight for f32, 4 for 16-bit elements in the
      * compiled form (H100, 13:02: f16 8192x8192x1 U = 4 2 318 GB/s against
      * 2 178 at 8; 8192x8192x16 R = 4: U = 1 1 085 against 772 at 2) */
-    uint32_t uw = tu->dot_mv_ct && esz == 2 ? 4 : 8;
+    /* n > 1 f32 (13:25): R = 4 U = 1 1 742 GB/s against U = 2 1 475 */
+    uint32_t uw = tu->dot_mv_ct && (esz == 2 || nb > 1) ? 4 : 8;
     U = tu->dot_mv[2] ? tu->dot_mv[2] : (uw / R ? uw / R : 1);
     while (U > 1 && (uint64_t)sg * V * U * nq * 16 > d->max_shared_memory) U /= 2;
     shared = (uint64_t)sg * V * U * nq * 16;
@@ -104,8 +110,17 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   if (tu->dot_mv[3]) S = tu->dot_mv[3];
   else if (groups < want && K >= 2 * MV_MIN_TILES * tile)
     S = (uint32_t)((want + groups - 1) / groups);
+  /* columns, compiled form: a power of two (H100, 13:25: f16 1x8192x8192
+   * S = 8 2 228 GB/s against 1 902 at the rule's 13; 16x8192x8192 794
+   * against 688: 416 workgroups made a second, thin wave) */
+  if (!tu->dot_mv[3] && !rows && tu->dot_mv_ct) S = pow2_floor(S);
   uint32_t tiles = K ? (K + tile - 1) / tile : 1;
   if (!tu->dot_mv[3] && S > tiles / MV_MIN_TILES) S = tiles / MV_MIN_TILES;
+  /* 16-bit results of n or m > 1 through the split form's f32 partials: the
+   * direct form's rounding at the store spilled the sums to local memory
+   * (13:25: rows n16r4u1 S = 1 120 registers + 256 bytes local, 108 GB/s,
+   * against S = 2 127 + 0, 1 076) */
+  if (!tu->dot_mv[3] && tu->dot_mv_ct && nb > 1 && out != NXVK_F32 && S < 2 && tiles >= 2) S = 2;
   if (S > tiles) S = tiles;
   if (S < 1) S = 1;
   if (S > 64) S = 64;

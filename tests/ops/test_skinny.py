@@ -179,10 +179,18 @@ case("D=2: the vector through shared memory", (300, 1000), (1000, 1), kernel="do
      env={"NXVK_DOT_MV": "0,0,0,0,2"})
 case("D=1 R=2 U=1 S=3: the vector from memory (K odd)", (70, 999), (999, 1), kernel="dot_mv_rows_f32",
      env={"NXVK_DOT_MV": "2,64,1,3,1"})
-case("f32 by default: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32",
-     env={})
+# f32's defaults: the compiled dot_mv for n <= 16 and 8 <= m <= 16, dot_skinny.comp for m < 8 (and
+# for every n > 1 and m under NXVK_DOT_MV_CT=0)
+case("f32 by default: 1000x3000 . 3000x16 on dot_mv", (1000, 3000), (3000, 16), kernel="dot_mv_rows_f32",
+     env={}, check=True)
 case("f32 by default: 300x1000 . 1000x1 on dot_mv", (300, 1000), (1000, 1), kernel="dot_mv_rows_f32", env={})
-case("f32 by default: 16x2500 . 2500x700 on dot_skinny", (16, 2500), (2500, 700), kernel="dot_skinny_m_f32", env={})
+case("f32 by default: 16x2500 . 2500x700 on dot_mv", (16, 2500), (2500, 700), kernel="dot_mv_cols_f32", env={})
+case("f32 by default: 1x2500 . 2500x700 on dot_skinny", (1, 2500), (2500, 700), kernel="dot_skinny_m_f32", env={})
+case("f32 by default: 4x2500 . 2500x700 on dot_skinny", (4, 2500), (2500, 700), kernel="dot_skinny_m_f32", env={})
+case("f32 NXVK_DOT_MV_CT=0: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32",
+     env={"NXVK_DOT_MV_CT": "0"})
+case("f32 NXVK_DOT_MV_CT=0: 16x2500 . 2500x700 on dot_skinny", (16, 2500), (2500, 700), kernel="dot_skinny_m_f32",
+     env={"NXVK_DOT_MV_CT": "0"})
 OFF = {"NXVK_DOT_MV": "off"}
 case("off: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32", env=OFF)
 case("off: 16x2500 . 2500x700 on dot_skinny", (16, 2500), (2500, 700), kernel="dot_skinny_m_f32", env=OFF)
@@ -281,6 +289,8 @@ half_case("f16 P=1 (A's next tile prefetched) D=3 U=2 S=3, K odd", (777, 1001), 
           env={"NXVK_DOT_MV": "0,0,2,3,3,1"})
 half_case("bf16 P=1 R=4 U=1 S=2, n = 16, K odd", (100, 1001), (1001, 16), "bf16", "dot_mv_rows_bf16",
           env={"NXVK_DOT_MV": "4,0,1,2,0,1"}, special="sparse")
+half_case("f16 n = 16 on one k tile (the direct form, S = 1)", (40, 200), (200, 16), "f16", "dot_mv_rows_f16")
+half_case("bf16 m = 9, 16-bit results through the partials", (9, 3000), (3000, 50), "bf16", "dot_mv_cols_bf16")
 half_case("f16 D=1 (the vector from memory), K odd", (70, 999), (999, 1), "f16", "dot_mv_rows_f16",
           env={"NXVK_DOT_MV": "2,64,1,3,1"})
 half_case("f16 specialization-constant form, n = 1", (300, 1001), (1001, 1), "f16", "dot_mv_rows_f16",
