@@ -238,7 +238,8 @@ T load(uint off, bool fold_partials) {
 // acc (+) v in an invocation's run: exact, or (FAST and not exact) the
 // driver's add or multiply, noting in rare (nonzero) a value that may have met a
 // denormal (ADD above).
-T run_combine(T acc, T v, bool exact, inout uint rare) {
+// tested: the caller tested v already (ROUND_TEST)
+T run_combine(T acc, T v, bool exact, inout uint rare, bool tested) {
 #if defined(IS_FLOAT) && !defined(DT_f64) && !defined(ARG)
   if (FAST && !exact) {
     uint bv = floatBitsToUint(v) & 0x7fffffffu;
@@ -251,7 +252,7 @@ T run_combine(T acc, T v, bool exact, inout uint rare) {
     }
     // (f16 values and sums of them are multiples of 2^-24: never rare)
 #ifndef DT_f16
-    if (check) rare |= uint(bv - 1u < 0x0bffffffu);   // 0 < |v| < 2^-103
+    if (check && !tested) rare |= uint(bv - 1u < 0x0bffffffu);   // 0 < |v| < 2^-103
 #endif
     return emu ? ftz_fuzz(ftz_fuzz(acc) + ftz_fuzz(v)) : acc + v;
   }
@@ -259,13 +260,27 @@ T run_combine(T acc, T v, bool exact, inout uint rare) {
   return combine(acc, v);
 }
 
+// Fast sums over 16-byte vectors: a round's values tested at once in
+// float, their least magnitude (min, abs a free modifier: no integer ops,
+// which an SM runs at half the float rate) below 2^-103 (zeros, denormals
+// flushed or not, tiny normals) sending the round to the integer test of
+// each value.  A NaN may hide a value from min, but then the run's sum is
+// NaN either way.
+// (a macro: glslang 12 wrote a spec-constant bool's negation before it)
+#if defined(IS_FLOAT) && !defined(DT_f64) && !defined(DT_f16) && !defined(ARG)
+#define ROUND_TEST (FAST && OP != 1u && (ADD == 1u || ADD == 3u))
+#else
+#define ROUND_TEST false
+#endif
+uint tiny_nz(float v) { return uint((floatBitsToUint(v) & 0x7fffffffu) - 1u < 0x0bffffffu); }
+
 // Takes element j (value v, at offset off) into the running result.
 void fold(inout T acc, inout int idx, T v, uint off, uint j, bool exact, inout uint rare) {
 #ifdef ARG
   int vi = MODE == 2u ? pidx[off] : int(j);
   if (better(v, vi, acc, idx)) { acc = v; idx = vi; }
 #else
-  acc = run_combine(acc, v, exact, rare);
+  acc = run_combine(acc, v, exact, rare, false);
 #endif
 }
 
@@ -299,15 +314,40 @@ T run_loop(uint m, uint base, uint lo, uint hi, bool fold_partials, bool exact, 
       uvec4 v[4];
       [[unroll]] for (uint u = 0u; u < 4u; u++)
         if (u < VU) v[u] = xv[v0 + q + u * W];
+#if defined(IS_FLOAT) && !defined(DT_f64)
+      if (ROUND_TEST && !exact) {
+        float mn = uintBitsToFloat(0x7f800000u);
+        [[unroll]] for (uint u = 0u; u < 4u; u++)
+          [[unroll]] for (uint k = 0u; k < 4u; k++) {
+#ifdef WORDS16
+            T2 e = LDW2(v[u][k]);
+            if (u < VU) mn = min(mn, min(abs(e.x), abs(e.y)));
+#else
+            if (u < VU) mn = min(mn, abs(uintBitsToFloat(v[u][k])));
+#endif
+          }
+        if (mn < uintBitsToFloat(0x0c000000u)) {   // 2^-103
+          [[unroll]] for (uint u = 0u; u < 4u; u++)
+            [[unroll]] for (uint k = 0u; k < 4u; k++) {
+#ifdef WORDS16
+              T2 e = LDW2(v[u][k]);
+              if (u < VU) rare |= tiny_nz(e.x) | tiny_nz(e.y);
+#else
+              if (u < VU) rare |= tiny_nz(uintBitsToFloat(v[u][k]));
+#endif
+            }
+        }
+      }
+#endif
       [[unroll]] for (uint u = 0u; u < 4u; u++) {
         if (u >= VU) break;
         [[unroll]] for (uint k = 0u; k < 4u; k++) {
 #ifdef WORDS16
           T2 e = LDW2(v[u][k]);
-          acc = run_combine(acc, e.x, exact, rare);
-          acc = run_combine(acc, e.y, exact, rare);
+          acc = run_combine(acc, e.x, exact, rare, ROUND_TEST);
+          acc = run_combine(acc, e.y, exact, rare, ROUND_TEST);
 #else
-          acc = run_combine(acc, uintBitsToFloat(v[u][k]), exact, rare);
+          acc = run_combine(acc, uintBitsToFloat(v[u][k]), exact, rare, ROUND_TEST);
 #endif
         }
       }
@@ -317,10 +357,10 @@ T run_loop(uint m, uint base, uint lo, uint hi, bool fold_partials, bool exact, 
       [[unroll]] for (uint k = 0u; k < 4u; k++) {
 #ifdef WORDS16
         T2 e = LDW2(v1[k]);
-        acc = run_combine(acc, e.x, exact, rare);
-        acc = run_combine(acc, e.y, exact, rare);
+        acc = run_combine(acc, e.x, exact, rare, false);
+        acc = run_combine(acc, e.y, exact, rare, false);
 #else
-        acc = run_combine(acc, uintBitsToFloat(v1[k]), exact, rare);
+        acc = run_combine(acc, uintBitsToFloat(v1[k]), exact, rare, false);
 #endif
       }
     }
@@ -340,16 +380,16 @@ T run_loop(uint m, uint base, uint lo, uint hi, bool fold_partials, bool exact, 
       [[unroll]] for (uint u = 0u; u < 4u; u++) v[u] = xw[w0 + q + u * W];
       [[unroll]] for (uint u = 0u; u < 4u; u++) {
         T2 e = LDW2(v[u]);
-        acc = run_combine(acc, e.x, exact, rare);
-        acc = run_combine(acc, e.y, exact, rare);
+        acc = run_combine(acc, e.x, exact, rare, false);
+        acc = run_combine(acc, e.y, exact, rare, false);
       }
     }
     for (; q < nw; q += W) {
       T2 e = LDW2(xw[w0 + q]);
-      acc = run_combine(acc, e.x, exact, rare);
-      acc = run_combine(acc, e.y, exact, rare);
+      acc = run_combine(acc, e.x, exact, rare, false);
+      acc = run_combine(acc, e.y, exact, rare, false);
     }
-    if (t == 0u && ((hi - lo) & 1u) != 0u) acc = run_combine(acc, LD(x[base + hi - 1u]), exact, rare);
+    if (t == 0u && ((hi - lo) & 1u) != 0u) acc = run_combine(acc, LD(x[base + hi - 1u]), exact, rare, false);
     j = hi; // done: the loops below run no round
     E = 2u;
   }

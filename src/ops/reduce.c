@@ -110,8 +110,9 @@ int nxvk_reduce_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *i
  * last pass, and the largest GPUs measured (132 SMs) are still full. */
 #define REDUCE_PARTIALS 1024
 #define REDUCE_PARTIALS_MAX 8192 /* NXVK_REDUCE_PARTIALS's largest */
-static uint32_t partials_for(const nxvk_ctx *c, int64_t nout, int64_t nred) {
-  int64_t cap = c->tuning->reduce_partials ? c->tuning->reduce_partials : REDUCE_PARTIALS;
+static uint32_t partials_for(const nxvk_ctx *c, int64_t nout, int64_t nred, bool vec) {
+  /* runs read as 16-byte vectors: 512 (twice the elements a workgroup) */
+  int64_t cap = c->tuning->reduce_partials ? c->tuning->reduce_partials : vec ? REDUCE_PARTIALS / 2 : REDUCE_PARTIALS;
   int64_t p = (nred + 4095) / 4096;
   int64_t room = nout >= cap ? 1 : cap / nout;
   if (p > room) p = room;
@@ -163,15 +164,17 @@ int nxvk_reduce_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_te
   uint32_t code = (uint32_t)op->code + (arg && a && a->tie_high ? 3u : 0u);
   char name[32];
   snprintf(name, sizeof name, "%sreduce_%s", arg ? "arg" : "", nxvk_dtype_name(in[0]->dtype));
-  uint32_t P = partials_for(c, p.nout, p.nred);
+  /* f32, f16, bf16 sums, means, products: contiguous runs as 16-byte
+   * vectors (NXVK_REDUCE_VEC) */
+  nxvk_dtype dt = in[0]->dtype;
+  bool arith = op->code == NXVK_RED_SUM || op->code == NXVK_RED_MEAN || op->code == NXVK_RED_PRODUCT;
+  uint32_t vec = arith && (dt == NXVK_F32 || dt == NXVK_F16 || dt == NXVK_BF16) ? c->tuning->reduce_vec : 0;
+  bool runs = p.reduced.rank == 1 && p.red_stride[0] == 1;
+  uint32_t P = partials_for(c, p.nout, p.nred, vec && runs);
   uint32_t wg = c->tuning->reduce_wg ? c->tuning->reduce_wg : NXVK_WG;
   uint32_t groups = nxvk_groups_for(c, (uint64_t)p.nout * P, 1);
   /* f32 (f16, bf16) sums, means, products: NXVK_REDUCE_ADD's form (reduce.comp ADD) */
-  uint32_t add = (op->code == NXVK_RED_SUM || op->code == NXVK_RED_MEAN || op->code == NXVK_RED_PRODUCT) &&
-                         nxvk_dtype_is_float(in[0]->dtype) && in[0]->dtype != NXVK_F64 && !arg
-                     ? c->tuning->reduce_add
-                     : 0;
-  uint32_t vec = c->tuning->reduce_vec;
+  uint32_t add = arith && nxvk_dtype_is_float(dt) && dt != NXVK_F64 ? c->tuning->reduce_add : 0;
   /* both builds bind four buffers; the ones a mode does not use get any */
   if (P == 1) {
     uint32_t spec[6] = {wg, code, 0, 0, add, vec};

@@ -101,8 +101,12 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
    * exact); exact at every element; native (no test), fuzz (a flush
    * emulated) and flush (native with that flush: loses denormal sums) for
    * measuring and testing (reduce.comp ADD) */
-  /* contiguous f32 and 16-bit runs read as 16-byte vectors, this many a
-   * round (0: 4-byte loads, 4 a round) */
+  /* contiguous f32, f16 and bf16 runs read as 16-byte vectors, this many a
+   * round (0: 4-byte loads, 4 a round); GPUs 4, with at most 512 partials
+   * (H100, 13:25: sum 16M / 64M f16 0.950 / 0.998 of torch.sum, bf16 0.852
+   * / 0.939, f32 0.984 / 1.006 against 0.924 / 0.979, 0.684 / 0.819, 0.943
+   * / 0.957 with 4-byte loads and 1 024; bench/NOTES.md) */
+  t->reduce_vec = gpu ? 4 : 0;
   if (knob_list("NXVK_REDUCE_VEC", u, 1, 1, "want 0 to 4 vectors a round", &rc)) {
     if (u[0] > 4) return bad("NXVK_REDUCE_VEC", knob("NXVK_REDUCE_VEC"), "want 0 to 4 vectors a round");
     t->reduce_vec = u[0];

@@ -3,7 +3,7 @@
 evaluation is exact, so numpy's result (in f64, rounded once to the dtype)
 is the only right answer, bit for bit, under every form of reduce.comp's
 f32 adds (NXVK_REDUCE_ADD), both split forms (NXVK_REDUCE_FOLD) and the
-16-byte loads (NXVK_REDUCE_VEC), with a
+16-byte loads (NXVK_REDUCE_VEC=4, the GPU rule), with a
 driver that flushes denormals (NVIDIA's f32: shaderDenormPreserveFloat32 =
 false) emulated: fuzz makes the driver's add and multiply flush denormal
 operands and results, so every invocation whose run met a denormal must
@@ -181,8 +181,8 @@ FORMS = (("fast (the rule)", {}, "exact"),
          ("exact", {"NXVK_REDUCE_ADD": "exact"}, "exact"),
          ("fuzz, two passes", {"NXVK_REDUCE_ADD": "fuzz", "NXVK_REDUCE_FOLD": "0"}, "exact"),
          ("fuzz, folded", {"NXVK_REDUCE_ADD": "fuzz", "NXVK_REDUCE_FOLD": "1"}, "exact"),
-         ("exact, 16-byte loads", {"NXVK_REDUCE_ADD": "exact", "NXVK_REDUCE_VEC": "2"}, "exact, 16-byte loads"),
-         ("fuzz, 16-byte loads, folded", {"NXVK_REDUCE_ADD": "fuzz", "NXVK_REDUCE_VEC": "2", "NXVK_REDUCE_FOLD": "1"},
+         ("exact, 16-byte loads", {"NXVK_REDUCE_ADD": "exact", "NXVK_REDUCE_VEC": "4"}, "exact, 16-byte loads"),
+         ("fuzz, 16-byte loads, folded", {"NXVK_REDUCE_ADD": "fuzz", "NXVK_REDUCE_VEC": "4", "NXVK_REDUCE_FOLD": "1"},
           "exact, 16-byte loads"))
 
 
