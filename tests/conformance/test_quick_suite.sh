@@ -65,8 +65,10 @@ clean "with 3 elements per invocation (the GPU form) too" NXVK_EW_UNROLL=3 --
 clean "with 3 elements per invocation, rounds blocked per workgroup" NXVK_EW_UNROLL=3 NXVK_EW_BLOCKED=1 --
 # GPUs finish a reduction split into partials in the same dispatch
 # (NXVK_REDUCE_FOLD, src/ops/reduce.c); lavapipe takes two by default; the
-# fast f32 adds on an emulated flush (NXVK_REDUCE_ADD=fuzz)
-clean "reductions finished by their last workgroup (the GPU form)" NXVK_REDUCE_FOLD=1 NXVK_REDUCE_ADD=fuzz -- \
+# fast f32 adds on an emulated flush (NXVK_REDUCE_ADD=fuzz), runs read as
+# 16-byte vectors (NXVK_REDUCE_VEC=4)
+clean "reductions finished by their last workgroup (the GPU form)" NXVK_REDUCE_FOLD=1 NXVK_REDUCE_ADD=fuzz \
+  NXVK_REDUCE_VEC=4 -- \
   --op sum,product,reduce_max,reduce_min,mean
 # GPUs scan contiguous rows by rts, 8-byte dtypes in one pass (NXVK_SCAN, src/ops/scan.c);
 # lavapipe runs it on one thread only (scan.comp's wait_flag)
