@@ -152,7 +152,7 @@ static int ew16_table_gpu(nxvk_rec *r, const nxvk_op *op, nxvk_tensor *const *in
       in[0]->dtype != d || in[0]->count != out->count || out->count > UINT32_MAX ||
       (c->tuning->ew16_table_rule && ew16_rule_computes(op->d.name)))
     return 1;
-  nxvk_buffer *tab;
+  nxvk_buffer *tab = NULL;
   if (ew16_table_get(c, op, d, &tab)) return 1;
   uint32_t wg = c->tuning->ew16_wg ? c->tuning->ew16_wg : NXVK_WG;
   /* 16-byte vectors a round per invocation: NXVK_EW16_UNROLL's words in whole vectors */
