@@ -1050,15 +1050,7 @@ if Code.ensure_loaded?(Nx) do
           [pred, on_true, on_false],
           [out, pred, on_true, on_false],
           fn g, w ->
-            {g, p} = G.input(g, pred, pred.type)
-
-            {g, p} =
-              if pred.type == {:u, 8} do
-                {g, p}
-              else
-                {g, z} = G.scalar(g, 0, pred.type)
-                G.op(g, "not_equal", [p, z])
-              end
+            {g, p} = select_mask(g, pred)
 
             # the mask gets a trailing axis of 1: numpy broadcasting over the words
             {g, p} = G.op(g, "reshape", [p], %{"shape" => Tuple.to_list(pred.shape) ++ [1]})
@@ -1073,18 +1065,22 @@ if Code.ensure_loaded?(Nx) do
       end
     end
 
+    # select's predicate as the engine's u8 mask: nonzero is true
+    defp select_mask(g, pred) do
+      {g, p} = G.input(g, pred, pred.type)
+
+      if pred.type == {:u, 8} do
+        {g, p}
+      else
+        {g, z} = G.scalar(g, 0, pred.type)
+        G.op(g, "not_equal", [p, z])
+      end
+    end
+
     defp select_native(out, pred, on_true, on_false) do
       if nat?([out.type, pred.type], device_of([pred, on_true, on_false])) do
         native(:select, out, [pred, on_true, on_false], [out, pred, on_true, on_false], fn g ->
-          {g, p} = G.input(g, pred, pred.type)
-
-          {g, p} =
-            if pred.type == {:u, 8} do
-              {g, p}
-            else
-              {g, z} = G.scalar(g, 0, pred.type)
-              G.op(g, "not_equal", [p, z])
-            end
+          {g, p} = select_mask(g, pred)
 
           {g, x} = G.input(g, on_true, out.type)
           {g, y} = G.input(g, on_false, out.type)
