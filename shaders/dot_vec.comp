@@ -87,6 +87,9 @@ layout(constant_id = 3) const uint LW = 2u;   // 2, 4, 8 or 16
 #endif
 layout(constant_id = 3) const uint GM = 1u;   // row tiles per launch group
 layout(constant_id = 4) const uint FRAG = 0u; // 1: shared reads one k ahead in the source order
+layout(constant_id = 5) const uint KU = 0u;   // k steps a pass of a loop not unrolled (0: BK, all unrolled)
+layout(constant_id = 6) const uint LWA = 0u;  // a warp's columns of the grid (0: TXN, the default layout)
+layout(constant_id = 7) const uint NK = 0u;   // N << 16 | K compiled in (0: N and K from meta)
 #endif
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
@@ -122,6 +125,14 @@ uint M, N, K, abase, bbase, row0, col0;        // K: the chunk's extent
 uint M, N, K, abase, bbase, row0, col0;
 #define KEND K
 #endif
+#if defined(ALIGNED)
+// NK != 0: N and K are constants, so addresses and the loop's bound fold
+#define KV (NK != 0u ? (NK & 0xffffu) : K)
+#define NV (NK != 0u ? (NK >> 16) : N)
+#undef KEND
+#define KEND KV
+#define A_ROW KV
+#endif
 #ifndef A_ROW
 #define A_ROW K
 #endif
@@ -146,7 +157,7 @@ VT load_a(uint v, uint k0) {
 VT load_b(uint v, uint k0) {
   uint k = v / BNV, gk = k0 + k, gc = col0 + (v - k * BNV) * Q;
 #if defined(ALIGNED)
-  return bv[(bbase + gk * N + gc) / Q];
+  return bv[(bbase + gk * NV + gc) / Q];
 #else
   if (vec_b) return (gk < KEND && gc < N) ? bv[(bbase + gk * N + gc) / Q] : VT(0);
   VT x = VT(0);
@@ -236,16 +247,29 @@ void main() {
   uint lane = t % 32u, w = t / 32u, wx = TXN / LW;   // NT/32 groups of 32: wx across
   tx = (w % wx) * LW + lane % LW;
   ty = (w / wx) * (32u / LW) + lane / LW;
+#elif defined(ALIGNED)
+  uint tx = t % TXN, ty = t / TXN;
+  if (LWA != 0u) {   // NT/32 warps of LWA columns x 32/LWA rows, TXN/LWA across
+    uint lane = t % 32u, w = t / 32u, wx = TXN / LWA;
+    tx = (w % wx) * LWA + lane % LWA;
+    ty = (w / wx) * (32u / LWA) + lane / LWA;
+  }
 #else
   uint tx = t % TXN, ty = t / TXN;
 #endif
 #if defined(STRIDED)
   uint p = bi / SCH;
   abase = p * M * K * SCH + (bi - p * SCH) * K;   // product p, k chunk bi - p SCH of its A
+#elif defined(ALIGNED)
+  abase = bi * M * KV;
 #else
   abase = bi * M * K;
 #endif
+#if defined(ALIGNED)
+  bbase = bi * KV * NV;
+#else
   bbase = bi * K * N;
+#endif
 
   VT ra[A_LOADS], rb[B_LOADS];
 #if defined(DT_f64)
@@ -283,7 +307,7 @@ void main() {
       EACH(ACC_FMA)
 #else
 #if defined(ALIGNED)
-      if (FRAG == 1u) break;   // the loop below
+      if (FRAG == 1u || KU != 0u) break;   // the loops below
 #endif
       VT x[RB], y[CB];
       [[unroll]] for (uint i = 0u; i < RB; i++) x[i] = As[abuf + kk * ASTR + i * TYN + ty];
@@ -301,16 +325,50 @@ void main() {
       VT xf[2u * RB], yf[2u * CB];
       [[unroll]] for (uint i = 0u; i < RB; i++) xf[i] = As[abuf + i * TYN + ty];
       [[unroll]] for (uint j = 0u; j < CB; j++) yf[j] = Bs[bbuf + j * TXN + tx];
-      [[unroll]] for (uint kk = 0u; kk < BK; kk++) {
-        uint cx = (kk & 1u) * RB, cy = (kk & 1u) * CB, nx = RB - cx, ny = CB - cy;
-        if (kk + 1u < BK) {
-          [[unroll]] for (uint i = 0u; i < RB; i++) xf[nx + i] = As[abuf + (kk + 1u) * ASTR + i * TYN + ty];
-          [[unroll]] for (uint j = 0u; j < CB; j++) yf[ny + j] = Bs[bbuf + (kk + 1u) * BNV + j * TXN + tx];
+      if (KU == 0u) {
+        [[unroll]] for (uint kk = 0u; kk < BK; kk++) {
+          uint cx = (kk & 1u) * RB, cy = (kk & 1u) * CB, nx = RB - cx, ny = CB - cy;
+          if (kk + 1u < BK) {
+            [[unroll]] for (uint i = 0u; i < RB; i++) xf[nx + i] = As[abuf + (kk + 1u) * ASTR + i * TYN + ty];
+            [[unroll]] for (uint j = 0u; j < CB; j++) yf[ny + j] = Bs[bbuf + (kk + 1u) * BNV + j * TXN + tx];
+          }
+          [[unroll]] for (uint i = 0u; i < RB; i++)
+            [[unroll]] for (uint q = 0u; q < Q; q++)
+              [[unroll]] for (uint j = 0u; j < CB; j++)
+                acc[(i * Q + q) * CB + j] = fma(VT(xf[cx + i][q]), yf[cy + j], acc[(i * Q + q) * CB + j]);
         }
-        [[unroll]] for (uint i = 0u; i < RB; i++)
-          [[unroll]] for (uint q = 0u; q < Q; q++)
-            [[unroll]] for (uint j = 0u; j < CB; j++)
-              acc[(i * Q + q) * CB + j] = fma(VT(xf[cx + i][q]), yf[cy + j], acc[(i * Q + q) * CB + j]);
+      } else {
+        // KU even (dot.c): a pass starts on fragment slot 0 and leaves the
+        // next pass's first fragments in slot 0
+        [[dont_unroll]] for (uint k1 = 0u; k1 < BK; k1 += KU) {
+          [[unroll]] for (uint k2 = 0u; k2 < KU; k2++) {
+            uint kk = k1 + k2;
+            uint cx = (k2 & 1u) * RB, cy = (k2 & 1u) * CB, nx = RB - cx, ny = CB - cy;
+            if (kk + 1u < BK) {
+              [[unroll]] for (uint i = 0u; i < RB; i++) xf[nx + i] = As[abuf + (kk + 1u) * ASTR + i * TYN + ty];
+              [[unroll]] for (uint j = 0u; j < CB; j++) yf[ny + j] = Bs[bbuf + (kk + 1u) * BNV + j * TXN + tx];
+            }
+            [[unroll]] for (uint i = 0u; i < RB; i++)
+              [[unroll]] for (uint q = 0u; q < Q; q++)
+                [[unroll]] for (uint j = 0u; j < CB; j++)
+                  acc[(i * Q + q) * CB + j] = fma(VT(xf[cx + i][q]), yf[cy + j], acc[(i * Q + q) * CB + j]);
+          }
+        }
+      }
+    } else if (KU != 0u) {
+      // KU k steps unrolled a pass of a loop that is not: BK = 16 in the
+      // registers of BK = 8's unrolled body
+      [[dont_unroll]] for (uint k1 = 0u; k1 < BK; k1 += KU) {
+        [[unroll]] for (uint k2 = 0u; k2 < KU; k2++) {
+          uint kk = k1 + k2;
+          VT x[RB], y[CB];
+          [[unroll]] for (uint i = 0u; i < RB; i++) x[i] = As[abuf + kk * ASTR + i * TYN + ty];
+          [[unroll]] for (uint j = 0u; j < CB; j++) y[j] = Bs[bbuf + kk * BNV + j * TXN + tx];
+          [[unroll]] for (uint i = 0u; i < RB; i++)
+            [[unroll]] for (uint q = 0u; q < Q; q++)
+              [[unroll]] for (uint j = 0u; j < CB; j++)
+                acc[(i * Q + q) * CB + j] = fma(VT(x[i][q]), y[j], acc[(i * Q + q) * CB + j]);
+        }
       }
     }
 #endif
@@ -331,10 +389,11 @@ void main() {
       [[unroll]] for (uint j = 0u; j < CB; j++) {
         uint gc = col0 + j * TXN * Q + tx * Q;
         VT v = acc[(i * Q + q) * CB + j];
-        uint o = ZOUT * M * N + gr * N + gc;   // ZOUT: z with SPLITK
 #if defined(ALIGNED)
+        uint o = ZOUT * M * NV + gr * NV + gc;
         cv[o / Q] = v;
 #else
+        uint o = ZOUT * M * N + gr * N + gc;   // ZOUT: z with SPLITK
         if (vec_b && gc < N) {
           cv[o / Q] = v;
         } else {

@@ -384,7 +384,7 @@ int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t) {
   }
   v = t->dot_vec;
   if (v[0] || v[1] || v[2] || v[3]) {
-    shared = vec_shared_bytes(v, NXVK_F32, 16);
+    shared = vec_shared_bytes(v, NXVK_F32, t->dot_nt == 128 ? 8 : 16); /* the grid's width */
     if (v[0] < 1 || v[0] > 8 || v[1] < 1 || v[1] > 8)
       snprintf(why, sizeof why, "RB and CB run from 1 to 8 (f64 takes them up to 4, else its rule)");
     else if (v[2] < 4 || v[2] > 64 || v[2] % 4)
@@ -857,7 +857,7 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
     uint32_t S = vcfg[3];
     uint32_t lanes = VEC_LANES_F64;
     if (lanes > vtx) lanes = vtx; /* at most the grid's width */
-    uint32_t vspec[5] = {vcfg[0], vcfg[1], vcfg[2], lanes, 0}, nspec = dtype == NXVK_F64 ? 4 : 3;
+    uint32_t vspec[8] = {vcfg[0], vcfg[1], vcfg[2], lanes, 0, 0, 0, 0}, nspec = dtype == NXVK_F64 ? 4 : 3;
     uint32_t meta[7] = {M, N, K, batch, (K % q == 0 ? 1u : 0u) | (N % q == 0 ? 2u : 0u), S, vcfg[4]};
     if (S == 1) {
       /* f32 of whole tiles: the kernel without bounds tests, its launch in
@@ -867,7 +867,14 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
       if (aligned) {
         vspec[3] = c->tuning->dot_group ? c->tuning->dot_group : 1;
         vspec[4] = c->tuning->dot_frag;
-        nspec = 5;
+        /* NXVK_DOT_KU: a proper even divisor of BK, else all unrolled;
+         * NXVK_DOT_LW: within the grid (its rows at least 32 / LW);
+         * NXVK_DOT_CT: N << 16 | K where both fit 16 bits */
+        uint32_t ku = c->tuning->dot_ku, lw = c->tuning->dot_lw;
+        vspec[5] = ku && ku < vcfg[2] && vcfg[2] % ku == 0 ? ku : 0;
+        vspec[6] = lw && lw <= vtx && 32 / lw <= 16 ? lw : 0;
+        vspec[7] = c->tuning->dot_ct && N < 65536 && K < 65536 ? N << 16 | K : 0;
+        nspec = 8;
       }
       snprintf(name, sizeof name, "dot_vec%s%s_%s", narrow ? "128" : "", aligned ? "_aligned" : "", dt);
       return nxvk_dispatch_grid(r, name, vspec, nspec, meta, 5, bufs, 3, (N + vbn - 1) / vbn,

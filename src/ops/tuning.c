@@ -284,6 +284,21 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
     t->dot_group = u[0];
   }
   if ((i = knob_choice("NXVK_DOT_FRAG", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->dot_frag = (uint32_t)i;
+  /* more forms of that kernel, each tuning only (dot.c, dot_vec.comp): KU k
+   * steps unrolled in a loop over the tile's BK (an even divisor of BK; 0:
+   * all unrolled), LW grid columns a warp (2, 4, 8 or 16 within the grid),
+   * N and K compiled in as specialization constants (CT) */
+  if (knob_list("NXVK_DOT_KU", u, 1, 1, "want an even number of k steps from 2 to 32", &rc)) {
+    if (u[0] < 2 || u[0] > 32 || u[0] % 2)
+      return bad("NXVK_DOT_KU", knob("NXVK_DOT_KU"), "want an even number of k steps from 2 to 32");
+    t->dot_ku = u[0];
+  }
+  if (knob_list("NXVK_DOT_LW", u, 1, 1, "want 2, 4, 8 or 16", &rc)) {
+    if (u[0] != 2 && u[0] != 4 && u[0] != 8 && u[0] != 16)
+      return bad("NXVK_DOT_LW", knob("NXVK_DOT_LW"), "want 2, 4, 8 or 16");
+    t->dot_lw = u[0];
+  }
+  if ((i = knob_choice("NXVK_DOT_CT", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->dot_ct = i == 1;
   if ((i = knob_choice("NXVK_DOT_SPLIT", forms, 3, "want kernel, batch or copy", &rc)) >= 0)
     snprintf(t->dot_split, sizeof t->dot_split, "%s", forms[i]);
   if (knob_list("NXVK_DOT_COOPMAT", t->dot_coopmat, 5, 8, "want WM,WN,FR,FC,BK[,FM,FN,FK] (five or eight whole numbers)",
