@@ -788,7 +788,10 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
     variant = "coopmat";
   /* matrix-vector and skinny products of f32 f16 bf16: dot_mv.c ("tiled" and "skinny") */
   if (strcmp(variant, "tiled") == 0 || strcmp(variant, "skinny") == 0) {
-    int rc = nxvk_dot_mv(r, dtype, out->dtype, in[0]->buf, in[1]->buf, out->buf, M, N, K, batch);
+    /* the columns form (m <= 16) on dot_mvc.c first */
+    int rc = nxvk_dot_mvc(r, dtype, out->dtype, in[0]->buf, in[1]->buf, out->buf, M, N, K, batch);
+    if (rc != 1) return rc;
+    rc = nxvk_dot_mv(r, dtype, out->dtype, in[0]->buf, in[1]->buf, out->buf, M, N, K, batch);
     if (rc != 1) return rc;
   }
   /* f16 bf16 i32 i64 otherwise: one kernel, the naive one (nxvk_dot_supported) */

@@ -300,6 +300,8 @@ typedef struct nxvk_tuning {
   bool dot_mv_off;       /* NXVK_DOT_MV=off: skinny products on dot_skinny.comp (f32, f64) */
   bool dot_mv_on;        /* NXVK_DOT_MV set to numbers: f32 takes dot_mv too (its rule: dot_skinny.comp) */
   bool dot_mv_ct;        /* NXVK_DOT_MV_CT (default 1): dot_mv.comp's layout compiled in (0: specialization constants) */
+  uint32_t dot_mvc[5];   /* NXVK_DOT_MVC: W, U, S, WG, P of dot_mvc.comp (0: the rule's) */
+  int dot_mvc_mode;      /* NXVK_DOT_MVC: 0 the rule's shapes, 1 off (dot_mv / dot_skinny), 2 numbers: every columns shape */
   uint32_t dot_coopmat_order; /* NXVK_DOT_COOPMAT_ORDER: dot_coopmat's fragment order (0-3) + 1 (0: unset) */
   bool dot_coopmat_emu; /* NXVK_DOT_COOPMAT_EMU=1: dot_coopmat's data flow without tensor cores */
   uint32_t dot_coopmat_diag; /* NXVK_DOT_COOPMAT_DIAG: 1 products alone, 2 loads alone (wrong results: timing only) */
@@ -337,6 +339,11 @@ enum { NXVK_PUT_RULE, NXVK_PUT_PACKED, NXVK_PUT_GATHER, NXVK_PUT_OWNED };
  * dtype or the device does not suit it. */
 int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
                 uint32_t M, uint32_t N, uint32_t K, uint32_t batch);
+/* dot_mvc.c: the columns form (m up to 16, n > 16 or above m) of f32, f16
+ * and bf16 on dot_mvc.comp (no barriers in its loop); 1 (nothing recorded)
+ * where the rule, the shape or the device leaves it to nxvk_dot_mv. */
+int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
+                 uint32_t M, uint32_t N, uint32_t K, uint32_t batch);
 /* Whether forced dot tiles suit the kernels on this device: NXVK_OK, or
  * NXVK_E_BAD_REQUEST with a message naming the variable (dot.c). */
 int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t);

@@ -26,7 +26,7 @@
 extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_random[],
     nxvk_src_dot_naive[], nxvk_src_dtype[], nxvk_src_f16[], nxvk_src_scan[], nxvk_src_sort[], nxvk_src_window[],
     nxvk_src_conv_direct[], nxvk_src_gather[], nxvk_src_scatter[], nxvk_src_index[], nxvk_src_dot_coopmat[],
-    nxvk_src_peak_coopmat[], nxvk_src_conv_coopmat[], nxvk_src_dot_mv[];
+    nxvk_src_peak_coopmat[], nxvk_src_conv_coopmat[], nxvk_src_dot_mv[], nxvk_src_dot_mvc[];
 
 /* name -> content key, for the process (the GLSL of a name never changes) */
 typedef struct rt_name {
@@ -241,6 +241,28 @@ static int glsl_for(const char *name, int variant, char **out) {
       (stem == 11 && strncmp(name, "dot_naive32", 11) == 0 && (d == NXVK_F16 || d == NXVK_BF16))) {
     snprintf(defs, sizeof defs, "#define DT_%s 1\n%s", nxvk_dtype_name(d), stem == 11 ? "#define OUT_F32 1\n" : "");
     return hand_glsl(nxvk_src_dot_naive, defs, out);
+  }
+  if (strncmp(name, "dot_mvc", 7) == 0 && (d == NXVK_F32 || d == NXVK_F16 || d == NXVK_BF16)) {
+    /* dot_mvc.c's layouts: dot_mvc[32]_n<NB>w<W>u<U>p<P>[a]_<dt> (32: f32 results of 16-bit inputs) */
+    const char *p = name + 7;
+    bool o32 = strncmp(p, "32", 2) == 0;
+    if (o32) p += 2;
+    unsigned nb, w, u, pf;
+    int at = 0;
+    char canon[64];
+    if (sscanf(p, "_n%uw%uu%up%u%n", &nb, &w, &u, &pf, &at) != 4) goto unknown;
+    bool al = p[at] == 'a';
+    snprintf(canon, sizeof canon, "dot_mvc%s_n%uw%uu%up%u%s_%s", o32 ? "32" : "", nb, w, u, pf, al ? "a" : "",
+             nxvk_dtype_name(d));
+    if (strcmp(canon, name) != 0 || (o32 && d == NXVK_F32) || nb < 1 || nb > 16 || (w != 1 && w != 2 && w != 4) ||
+        u < 1 || u > 32 || (u & (u - 1)) || pf > 1)
+      goto unknown;
+    char hw[32] = "";
+    if (d == NXVK_F16 && f16_cvt) snprintf(hw, sizeof hw, "#define NX_F16_HW %d\n", f16_cvt);
+    snprintf(defs, sizeof defs, "#define DT_%s 1\n%s#define CT_NB %uu\n#define CT_W %u\n#define CT_U %uu\n"
+             "#define CT_P %u\n#define CT_AL %u\n%s", nxvk_dtype_name(d), o32 ? "#define OUT_F32 1\n" : "", nb, w, u,
+             pf, al ? 1u : 0u, hw);
+    return hand_glsl(nxvk_src_dot_mvc, defs, out);
   }
   if (strncmp(name, "dot_mvk_", 8) == 0 && (d == NXVK_F32 || d == NXVK_F16 || d == NXVK_BF16)) {
     /* dot_mv.c's compile-time layouts: dot_mvk_{rows,cols}[32]_n<NB>r<R>u<U>d<BD>[p1]_<dt> (p1: rows, prefetch) */

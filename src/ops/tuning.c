@@ -334,6 +334,18 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
                  "R up to 8 rows a subgroup, WG a power of two from 32 to 1024, U up to 16, S up to 64, D 1, 2 or 3, "
                  "P 0 or 1 (0: the rule's)");
   }
+  /* dot_mvc.comp's layout (dot_mvc.c): W,U,S,WG[,P], 0 = the rule's; or off */
+  if (knob("NXVK_DOT_MVC") && strcmp(knob("NXVK_DOT_MVC"), "off") == 0) t->dot_mvc_mode = 1;
+  else if (knob_list("NXVK_DOT_MVC", t->dot_mvc, 4, 5, "want W,U,S,WG[,P] (0: the rule's) or off", &rc)) {
+    const uint32_t *v = t->dot_mvc;
+    t->dot_mvc_mode = 2;
+    if ((v[0] && v[0] != 1 && v[0] != 2 && v[0] != 4) || (v[1] && (v[1] > 32 || (v[1] & (v[1] - 1)))) || v[2] > 64 ||
+        (v[3] && (v[3] < 32 || v[3] > 1024 || (v[3] & (v[3] - 1)))) || (v[4] && v[4] != 1 && v[4] != 2))
+      return bad("NXVK_DOT_MVC", knob("NXVK_DOT_MVC"),
+                 "W 1, 2 or 4 words a load, U a power of two up to 32 rows in flight, S up to 64 k chunks, "
+                 "WG a power of two from 32 to 1024, P 1 (no prefetch) or 2 (the next round's loads first); "
+                 "0: the rule's");
+  }
   /* dot_mv.comp's compile-time layouts (1, the default) or its specialization-constant form (0) */
   t->dot_mv_ct = true;
   if ((i = knob_choice("NXVK_DOT_MV_CT", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->dot_mv_ct = i == 1;

@@ -1,0 +1,121 @@
+/*
+ * dot_mvc.c - the columns form of the skinny products (m up to 16 rows of
+ * the result, B large) of f32, f16 and bf16 on dot_mvc.comp: a workgroup
+ * owns SG x CL columns of B, each lane one W-word load of a row (CL columns),
+ * its subgroups take slabs of SG rows in turn and read A's columns from
+ * their own part of shared memory (one subgroup barrier a slab: no
+ * workgroup barrier in the loop); the f32 sums rounded once to the result's
+ * dtype.  K is split into S chunks (f32 partials, summed in chunk order by
+ * dot_mv.comp's second pass) so that the grid gives every unit ~4
+ * workgroups (bench/NOTES.md, "dot_mvc").
+ *
+ * The rule: W = 4 words (16 bytes) while CL x m <= 64 sums a lane, else 2
+ * (16-bit m > 8); U = 8 rows in flight a lane; WG 256; S a power of two.
+ * NXVK_DOT_MVC="W,U,S,WG[,P]" overrides each (0: the rule's; P 1 plain, 2
+ * the next round's loads first) and sends every columns shape here;
+ * NXVK_DOT_MVC=off leaves them to dot_mv.c / dot_skinny.comp as before.
+ */
+#include "ops.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MVC_MAX 16u
+
+static uint32_t pow2_floor(uint32_t v) {
+  uint32_t p = 1;
+  while (p * 2 <= v) p *= 2;
+  return p;
+}
+
+int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
+                 uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  const nxvk_device_info *d = &c->info;
+  const nxvk_tuning *tu = c->tuning;
+  uint32_t sg = d->subgroup_size;
+  /* the columns form only: n <= 16 with n <= m is dot_mv's rows form */
+  bool rows = N <= MVC_MAX && (M > MVC_MAX || N <= M);
+  if (tu->dot_mvc_mode == 1 || rows || M > MVC_MAX ||
+      (dtype != NXVK_F32 && dtype != NXVK_F16 && dtype != NXVK_BF16) || M == 0 || N == 0 || K == 0 || batch == 0 ||
+      !d->subgroup_shuffle || sg < 4 || sg > 128 || (sg & (sg - 1)) || d->min_subgroup_size != d->max_subgroup_size ||
+      batch > d->max_workgroup_count[2])
+    return 1;
+  uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), nq = (M + 3) / 4;
+  /* W words a load: 16 bytes while the lane's CL x M sums stay <= 64 */
+  uint32_t W = tu->dot_mvc[0];
+  if (!W) {
+    W = 4;
+    while (W > 1 && W * 4 / esz * M > 64) W /= 2;
+  }
+  uint32_t cl = W * 4 / esz;
+  uint32_t U = tu->dot_mvc[1] ? tu->dot_mvc[1] : 8;
+  if (U > sg) U = sg;
+  uint32_t P = tu->dot_mvc[4] ? tu->dot_mvc[4] - 1 : 0;
+  uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
+                                                                          : d->max_workgroup_size[0];
+  uint32_t wg = tu->dot_mvc[3] ? tu->dot_mvc[3] : 256;
+  if (wg > maxwg) wg = pow2_floor(maxwg);
+  uint32_t nsg = wg / sg;
+  /* A's two slabs a subgroup, or the end's sums */
+  while (nsg > 1 && 16ull * nsg * 2 * sg * nq > d->max_shared_memory) nsg /= 2;
+  if (nsg < 1 || 16ull * nsg * 2 * sg * nq > d->max_shared_memory) return 1;
+  wg = nsg * sg;
+  uint64_t blocks = (N + (uint64_t)sg * cl - 1) / ((uint64_t)sg * cl);
+  if (blocks > d->max_workgroup_count[0]) return 1;
+  uint32_t gx = (uint32_t)blocks;
+  /* split K: ~4 workgroups a unit, a power of two, each subgroup >= 2 slabs */
+  uint32_t units = d->compute_units ? d->compute_units : 32;
+  uint64_t groups = (uint64_t)gx * batch, want = 4ull * units, span = (uint64_t)nsg * sg;
+  uint32_t S = 1;
+  if (tu->dot_mvc[2]) S = tu->dot_mvc[2];
+  else if (groups < want) {
+    uint64_t s = (want + groups - 1) / groups, smax = K / (2 * span);
+    if (s > smax) s = smax;
+    if (s > 64) s = 64;
+    S = pow2_floor(s ? (uint32_t)s : 1);
+  }
+  if (S > d->max_workgroup_count[1]) S = d->max_workgroup_count[1];
+  if (S < 1) S = 1;
+  uint64_t KC = S > 1 ? ((uint64_t)K + S - 1) / S : K;
+  if (S > 1) {
+    KC = (KC + span - 1) / span * span;
+    S = (uint32_t)((K + KC - 1) / KC); /* every chunk nonempty */
+  }
+  uint64_t mn = (uint64_t)M * N;
+  if (S > 1 && ((uint64_t)S * batch * mn * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * mn > UINT32_MAX))
+    S = 1;
+  if (S == 1) KC = K;
+  /* the kernel's flat indices are 32-bit */
+  if ((uint64_t)batch * M * K + K + 2 * span > UINT32_MAX || (uint64_t)batch * K * N > UINT32_MAX ||
+      (uint64_t)batch * mn > UINT32_MAX)
+    return 1;
+  /* lavapipe cuts shader loops short past 65535 iterations (see nxvk_dot_gpu) */
+  if (strstr(d->driver_name, "llvmpipe") && KC / span > 16384) return 1;
+  bool al = N % cl == 0;
+  bool o32 = out == NXVK_F32 && dtype != NXVK_F32;
+  uint32_t meta[5] = {M, N, K, batch, (uint32_t)KC};
+  uint32_t spec[3] = {wg, sg, S > 1 ? 1u : 0u};
+  char name[64];
+  snprintf(name, sizeof name, "dot_mvc%s_n%uw%uu%up%u%s_%s", o32 ? "32" : "", M, W, U, P, al ? "a" : "",
+           nxvk_dtype_name(dtype));
+  if (S == 1) {
+    nxvk_buffer *bufs[3] = {A, B, C};
+    return nxvk_dispatch_grid(r, name, spec, 3, meta, 5, bufs, 3, gx, 1, batch);
+  }
+  nxvk_buffer *part = NULL;
+  int rc = nxvk_buffer_create(c, (uint64_t)S * batch * mn * 4, false, &part);
+  if (rc == NXVK_OK) {
+    nxvk_buffer *pbufs[3] = {A, B, part};
+    rc = nxvk_dispatch_grid(r, name, spec, 3, meta, 5, pbufs, 3, gx, S, batch);
+  }
+  if (rc == NXVK_OK) {
+    uint32_t smeta[3] = {(uint32_t)mn, batch, S}, sspec[1] = {NXVK_WG};
+    nxvk_buffer *sbufs[2] = {part, C};
+    if (out == NXVK_F32) snprintf(name, sizeof name, "dot_ksum_f32");
+    else snprintf(name, sizeof name, "dot_mv_sum_%s", nxvk_dtype_name(out));
+    rc = nxvk_dispatch_1d(r, name, sspec, 1, smeta, 3, sbufs, 2, batch * mn);
+  }
+  nxvk_buffer_unref(c, part);
+  return rc;
+}
