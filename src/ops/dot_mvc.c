@@ -13,7 +13,8 @@
  * (16-bit m > 8); U = 8 rows in flight a lane; WG 256; S a power of two.
  * NXVK_DOT_MVC="W,U,S,WG[,P]" overrides each (0: the rule's; P 1 plain, 2
  * the next round's loads first) and sends every columns shape here;
- * NXVK_DOT_MVC=off leaves them to dot_mv.c / dot_skinny.comp as before.
+ * NXVK_DOT_MVC=off (or NXVK_DOT_MV=off while NXVK_DOT_MVC names no layout)
+ * leaves them to dot_mv.c / dot_skinny.comp as before.
  */
 #include "ops.h"
 
@@ -36,8 +37,9 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   uint32_t sg = d->subgroup_size;
   /* the columns form only: n <= 16 with n <= m is dot_mv's rows form */
   bool rows = N <= MVC_MAX && (M > MVC_MAX || N <= M);
-  if (tu->dot_mvc_mode == 1 || rows || M > MVC_MAX ||
-      (dtype != NXVK_F32 && dtype != NXVK_F16 && dtype != NXVK_BF16) || M == 0 || N == 0 || K == 0 || batch == 0 ||
+  /* NXVK_DOT_MV=off turns this form off too, unless NXVK_DOT_MVC names a layout */
+  if (tu->dot_mvc_mode == 1 || (tu->dot_mv_off && tu->dot_mvc_mode != 2) || rows || M > MVC_MAX ||
+      (dtype != NXVK_F32 && dtype != NXVK_F16 && dtype != NXVK_BF16) || M == 0 || N == 0 || batch == 0 ||
       !d->subgroup_shuffle || sg < 4 || sg > 128 || (sg & (sg - 1)) || d->min_subgroup_size != d->max_subgroup_size ||
       batch > d->max_workgroup_count[2])
     return 1;

@@ -113,6 +113,10 @@ cases() {
   refused "$bin" "$tag NXVK_DOT_MV with WG not a power of two" NXVK_DOT_MV=0,100,0,0
   refused "$bin" "$tag NXVK_DOT_MV with three numbers" NXVK_DOT_MV=1,2,3
   refused "$bin" "$tag NXVK_DOT_MV neither numbers nor off" NXVK_DOT_MV=fast
+  refused "$bin" "$tag NXVK_DOT_MVC with W = 3" NXVK_DOT_MVC=3,0,0,0
+  refused "$bin" "$tag NXVK_DOT_MVC with U not a power of two" NXVK_DOT_MVC=0,3,0,0
+  refused "$bin" "$tag NXVK_DOT_MVC with P = 3" NXVK_DOT_MVC=0,0,0,0,3
+  refused "$bin" "$tag NXVK_DOT_MVC neither numbers nor off" NXVK_DOT_MVC=fast
   refused "$bin" "$tag NXVK_SCAN not a kernel" NXVK_SCAN=onepass
   refused "$bin" "$tag NXVK_SCATTER_PUT not a form" NXVK_SCATTER_PUT=fast
   refused "$bin" "$tag NXVK_SCAN_WG not a power of two" NXVK_SCAN_WG=100
@@ -129,6 +133,8 @@ cases() {
   taken "$bin" "$tag NXVK_DOT_NT=128 is taken for f32" NXVK_DOT_NT=128 dot '{"variant":"vec"}'
   taken "$bin" "$tag NXVK_DOT_MV=2,64,1,2 is taken" NXVK_DOT_MV=2,64,1,2 dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MV=off is taken" NXVK_DOT_MV=off dot '{"variant":"skinny"}'
+  taken "$bin" "$tag NXVK_DOT_MVC=2,4,2,64,2 is taken" NXVK_DOT_MVC=2,4,2,64,2 dot '{"variant":"skinny"}'
+  taken "$bin" "$tag NXVK_DOT_MVC=off is taken" NXVK_DOT_MVC=off dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_EW_UNROLL=3 is taken" NXVK_EW_UNROLL=3 exp '{}'
   taken "$bin" "$tag NXVK_POOL_CAP=1M is taken" NXVK_POOL_CAP=1M
   taken "$bin" "$tag NXVK_GROUP_SUBMIT=0 is taken" NXVK_GROUP_SUBMIT=0
