@@ -11,8 +11,8 @@
  *
  * The rule: W = 4 words (16 bytes) while CL x m <= 64 sums a lane, else 2
  * (16-bit m > 8); U = 8 rows in flight a lane; WG 256; S a power of two.
- * NXVK_DOT_MVC="W,U,S,WG[,P]" overrides each (0: the rule's; P 1 plain, 2
- * the next round's loads first) and sends every columns shape here;
+ * For now it runs only where NXVK_DOT_MVC="W,U,S,WG[,P]" is set (0: the
+ * rule's; P 1 plain, 2 the next round's loads first), for every columns shape;
  * NXVK_DOT_MVC=off (or NXVK_DOT_MV=off while NXVK_DOT_MVC names no layout)
  * leaves them to dot_mv.c / dot_skinny.comp as before.
  */
@@ -43,6 +43,8 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
       !d->subgroup_shuffle || sg < 4 || sg > 128 || (sg & (sg - 1)) || d->min_subgroup_size != d->max_subgroup_size ||
       batch > d->max_workgroup_count[2])
     return 1;
+  /* the rule: opt-in (NXVK_DOT_MVC set to numbers) until measured on a GPU */
+  if (tu->dot_mvc_mode != 2) return 1;
   uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), nq = (M + 3) / 4;
   /* W words a load: 16 bytes while the lane's CL x M sums stay <= 64 */
   uint32_t W = tu->dot_mvc[0];

@@ -130,12 +130,21 @@ def specials(a, b, how):
             b[..., -1, 3] = -np.inf
 
 
+def mvc_env(kernel, env):
+    """dot_mvc runs where NXVK_DOT_MVC names a layout (its rule: opt-in
+    until measured on a GPU)"""
+    if kernel and kernel.startswith("dot_mvc") and not (env and "NXVK_DOT_MVC" in env):
+        return dict(env or {}, NXVK_DOT_MVC="0,0,0,0")
+    return env
+
+
 def case(desc, ashape, bshape, dt=np.float32, kernel=None, variant=None, check=False, special=False, env=None):
     a = rng.standard_normal(ashape).astype(dt)
     b = rng.standard_normal(bshape).astype(dt)
     specials(a, b, special)
     if env is None and kernel and kernel.startswith("dot_mv") and dt == np.float32:
         env = MV  # f32 takes dot_mv where NXVK_DOT_MV is set (its rule keeps dot_skinny.comp)
+    env = mvc_env(kernel, env)
     rc, got, text = run(a, b, variant, check, env=env)
     if rc != 0:
         tap(False, desc, text)
@@ -189,9 +198,10 @@ case("D=1 R=2 U=1 S=3: the vector from memory (K odd)", (70, 999), (999, 1), ker
 case("f32 by default: 1000x3000 . 3000x16 on dot_mv", (1000, 3000), (3000, 16), kernel="dot_mv_rows_f32",
      env={}, check=True)
 case("f32 by default: 300x1000 . 1000x1 on dot_mv", (300, 1000), (1000, 1), kernel="dot_mv_rows_f32", env={})
-case("f32 by default: 16x2500 . 2500x700 on dot_mvc", (16, 2500), (2500, 700), kernel="dot_mvc_f32", env={})
-case("f32 by default: 1x2500 . 2500x700 on dot_mvc", (1, 2500), (2500, 700), kernel="dot_mvc_f32", env={})
-case("f32 by default: 4x2500 . 2500x700 on dot_mvc", (4, 2500), (2500, 700), kernel="dot_mvc_f32", env={})
+case("f32 by default: 16x2500 . 2500x700 on dot_mv", (16, 2500), (2500, 700), kernel="dot_mv_cols_f32", env={})
+case("f32 by default: 1x2500 . 2500x700 on dot_skinny", (1, 2500), (2500, 700), kernel="dot_skinny_m_f32", env={})
+case("f32 by default: 4x2500 . 2500x700 on dot_skinny", (4, 2500), (2500, 700), kernel="dot_skinny_m_f32", env={})
+half_case("f16 by default: 16x1001 . 1001x333 on dot_mv", (16, 1001), (1001, 333), "f16", "dot_mv_cols_f16", env={})
 case("f32 NXVK_DOT_MVC=off: 4x2500 . 2500x700 on dot_skinny", (4, 2500), (2500, 700), kernel="dot_skinny_m_f32",
      env={"NXVK_DOT_MVC": "off"})
 case("f32 NXVK_DOT_MV_CT=0: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32",
@@ -224,6 +234,7 @@ def half_case(desc, ashape, bshape, dt, kernel, out32=False, special=False, env=
     specials(a32, b32, special)
     a, b = (bf16_bits(x) if bf else x.astype(np.float16) for x in (a32, b32))
     a64, b64 = (bf16_f64(x) if bf else x.astype(np.float64) for x in (a, b))
+    env = mvc_env(kernel, env)
     rc, got, text = run(a, b, None, check, bf16=bf, attrs={"dtype": "f32"} if out32 else None, env=env)
     if rc != 0:
         tap(False, desc, text)
