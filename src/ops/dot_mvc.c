@@ -29,6 +29,102 @@ static uint32_t pow2_floor(uint32_t v) {
   return p;
 }
 
+/* Split K for a grid of gx x batch workgroups whose chunks are multiples of
+ * `span` k: a power of two giving every unit ~4 workgroups, each chunk at
+ * least two spans (forced: NXVK_DOT_MVC's S); KC the chunk. */
+static uint32_t mvc_split(const nxvk_device_info *d, const nxvk_tuning *tu, uint32_t gx, uint32_t batch, uint32_t K,
+                          uint64_t span, uint64_t *KC) {
+  uint32_t units = d->compute_units ? d->compute_units : 32;
+  uint64_t groups = (uint64_t)gx * batch, want = 4ull * units;
+  uint32_t S = 1;
+  if (tu->dot_mvc[2]) S = tu->dot_mvc[2];
+  else if (groups < want) {
+    uint64_t s = (want + groups - 1) / groups, smax = K / (2 * span);
+    if (s > smax) s = smax;
+    if (s > 64) s = 64;
+    S = pow2_floor(s ? (uint32_t)s : 1);
+  }
+  if (S > d->max_workgroup_count[1]) S = d->max_workgroup_count[1];
+  if (S < 1) S = 1;
+  *KC = S > 1 ? ((uint64_t)K + S - 1) / S : K;
+  if (S > 1) {
+    *KC = (*KC + span - 1) / span * span;
+    S = (uint32_t)((K + *KC - 1) / *KC); /* every chunk nonempty */
+  }
+  return S;
+}
+
+/* Records the product's kernel (name, spec, grid gx x S x batch) and, for
+ * S > 1, the partials' sum. */
+static int mvc_dispatch(nxvk_rec *r, const char *kname, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B,
+                        nxvk_buffer *C, const uint32_t *spec, uint32_t nspec, uint32_t M, uint32_t N, uint32_t K,
+                        uint32_t batch, uint32_t gx, uint32_t S, uint64_t KC) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  uint64_t mn = (uint64_t)M * N;
+  uint32_t meta[5] = {M, N, K, batch, (uint32_t)(S == 1 ? K : KC)};
+  if (S == 1) {
+    nxvk_buffer *bufs[3] = {A, B, C};
+    return nxvk_dispatch_grid(r, kname, spec, nspec, meta, 5, bufs, 3, gx, 1, batch);
+  }
+  nxvk_buffer *part = NULL;
+  int rc = nxvk_buffer_create(c, (uint64_t)S * batch * mn * 4, false, &part);
+  if (rc == NXVK_OK) {
+    nxvk_buffer *pbufs[3] = {A, B, part};
+    rc = nxvk_dispatch_grid(r, kname, spec, nspec, meta, 5, pbufs, 3, gx, S, batch);
+  }
+  if (rc == NXVK_OK) {
+    char name[32];
+    uint32_t smeta[3] = {(uint32_t)mn, batch, S}, sspec[1] = {NXVK_WG};
+    nxvk_buffer *sbufs[2] = {part, C};
+    if (out == NXVK_F32) snprintf(name, sizeof name, "dot_ksum_f32");
+    else snprintf(name, sizeof name, "dot_mv_sum_%s", nxvk_dtype_name(out));
+    rc = nxvk_dispatch_1d(r, name, sspec, 1, smeta, 3, sbufs, 2, batch * mn);
+  }
+  nxvk_buffer_unref(c, part);
+  return rc;
+}
+
+/* f16 m = 16 on dot_mvcm.comp (tensor cores): the device's f16 x f16 + f32
+ * configurations with FM = 16 (the largest FN x FK of them whose sides are
+ * multiples of 8), subgroups of 32, K and N whole fragments and 16-byte
+ * vectors; 1 where any of it is missing. */
+static int mvc_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C, uint32_t M,
+                       uint32_t N, uint32_t K, uint32_t batch) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  const nxvk_device_info *d = &c->info;
+  const nxvk_tuning *tu = c->tuning;
+  if (M != 16 || !d->coop_matrix_nv || !d->coopmat_f16_f32 || d->subgroup_size != 32 ||
+      d->min_subgroup_size != d->max_subgroup_size)
+    return 1;
+  uint32_t fn = 0, fk = 0;
+  for (int i = 0; i < d->coop_f16_nshapes; i++) {
+    const uint32_t *s = d->coop_f16_shapes[i];
+    if (s[0] != 16 || !s[1] || !s[2] || s[1] % 8 || s[2] % 8 || s[1] > 64 || s[2] > 64) continue;
+    if (s[1] * s[2] > fn * fk || (s[1] * s[2] == fn * fk && s[1] == 16)) fn = s[1], fk = s[2];
+  }
+  if (!fn || N % fn || N % 8 || K % fk || K % 8 || K == 0) return 1;
+  uint32_t fc = tu->dot_mvc_cm[0] ? tu->dot_mvc_cm[0] : 4, pf = tu->dot_mvc_cm[1] ? tu->dot_mvc_cm[1] : 2;
+  uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
+                                                                          : d->max_workgroup_size[0];
+  uint32_t wg = tu->dot_mvc[3] ? tu->dot_mvc[3] : 256;
+  if (wg > maxwg) wg = pow2_floor(maxwg);
+  while (wg > 32 && (uint64_t)wg / 32 * 16 * fc * fn * 4 > d->max_shared_memory) wg /= 2;
+  if (wg < 32 || (uint64_t)wg / 32 * 16 * fc * fn * 4 > d->max_shared_memory) return 1;
+  uint64_t blocks = (N + (uint64_t)fc * fn - 1) / ((uint64_t)fc * fn);
+  if (blocks > d->max_workgroup_count[0] || batch > d->max_workgroup_count[2]) return 1;
+  if ((uint64_t)batch * M * K > UINT32_MAX || (uint64_t)batch * K * N > UINT32_MAX ||
+      (uint64_t)batch * M * N > UINT32_MAX)
+    return 1;
+  uint64_t KC;
+  uint32_t gx = (uint32_t)blocks, S = mvc_split(d, tu, gx, batch, K, (uint64_t)wg / 32 * fk, &KC);
+  if (S > 1 && ((uint64_t)S * batch * M * N * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * M * N > UINT32_MAX))
+    S = 1;
+  char name[64];
+  snprintf(name, sizeof name, "dot_mvcm%s_f16x%ux%uc%up%u_f16", out == NXVK_F32 ? "32" : "", fn, fk, fc, pf);
+  uint32_t spec[3] = {wg, 0, S > 1 ? 1u : 0u};
+  return mvc_dispatch(r, name, out, A, B, C, spec, 3, M, N, K, batch, gx, S, KC);
+}
+
 int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
                  uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
@@ -43,6 +139,11 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
       !d->subgroup_shuffle || sg < 4 || sg > 128 || (sg & (sg - 1)) || d->min_subgroup_size != d->max_subgroup_size ||
       batch > d->max_workgroup_count[2])
     return 1;
+  /* f16 m = 16 on tensor cores where the device lists a 16 x FN x FK configuration */
+  if (tu->dot_mvc_cm_mode == 2 && dtype == NXVK_F16) {
+    int rc = mvc_coopmat(r, out, A, B, C, M, N, K, batch);
+    if (rc != 1) return rc;
+  }
   /* the rule: opt-in (NXVK_DOT_MVC set to numbers) until measured on a GPU */
   if (tu->dot_mvc_mode != 2) return 1;
   uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), nq = (M + 3) / 4;
@@ -69,23 +170,8 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   if (blocks > d->max_workgroup_count[0]) return 1;
   uint32_t gx = (uint32_t)blocks;
   /* split K: ~4 workgroups a unit, a power of two, each subgroup >= 2 slabs */
-  uint32_t units = d->compute_units ? d->compute_units : 32;
-  uint64_t groups = (uint64_t)gx * batch, want = 4ull * units, span = (uint64_t)nsg * sg;
-  uint32_t S = 1;
-  if (tu->dot_mvc[2]) S = tu->dot_mvc[2];
-  else if (groups < want) {
-    uint64_t s = (want + groups - 1) / groups, smax = K / (2 * span);
-    if (s > smax) s = smax;
-    if (s > 64) s = 64;
-    S = pow2_floor(s ? (uint32_t)s : 1);
-  }
-  if (S > d->max_workgroup_count[1]) S = d->max_workgroup_count[1];
-  if (S < 1) S = 1;
-  uint64_t KC = S > 1 ? ((uint64_t)K + S - 1) / S : K;
-  if (S > 1) {
-    KC = (KC + span - 1) / span * span;
-    S = (uint32_t)((K + KC - 1) / KC); /* every chunk nonempty */
-  }
+  uint64_t span = (uint64_t)nsg * sg, KC;
+  uint32_t S = mvc_split(d, tu, gx, batch, K, span, &KC);
   uint64_t mn = (uint64_t)M * N;
   if (S > 1 && ((uint64_t)S * batch * mn * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * mn > UINT32_MAX))
     S = 1;
@@ -98,28 +184,9 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   if (strstr(d->driver_name, "llvmpipe") && KC / span > 16384) return 1;
   bool al = N % cl == 0;
   bool o32 = out == NXVK_F32 && dtype != NXVK_F32;
-  uint32_t meta[5] = {M, N, K, batch, (uint32_t)KC};
   uint32_t spec[3] = {wg, sg, S > 1 ? 1u : 0u};
   char name[64];
   snprintf(name, sizeof name, "dot_mvc%s_n%uw%uu%up%u%s_%s", o32 ? "32" : "", M, W, U, P, al ? "a" : "",
            nxvk_dtype_name(dtype));
-  if (S == 1) {
-    nxvk_buffer *bufs[3] = {A, B, C};
-    return nxvk_dispatch_grid(r, name, spec, 3, meta, 5, bufs, 3, gx, 1, batch);
-  }
-  nxvk_buffer *part = NULL;
-  int rc = nxvk_buffer_create(c, (uint64_t)S * batch * mn * 4, false, &part);
-  if (rc == NXVK_OK) {
-    nxvk_buffer *pbufs[3] = {A, B, part};
-    rc = nxvk_dispatch_grid(r, name, spec, 3, meta, 5, pbufs, 3, gx, S, batch);
-  }
-  if (rc == NXVK_OK) {
-    uint32_t smeta[3] = {(uint32_t)mn, batch, S}, sspec[1] = {NXVK_WG};
-    nxvk_buffer *sbufs[2] = {part, C};
-    if (out == NXVK_F32) snprintf(name, sizeof name, "dot_ksum_f32");
-    else snprintf(name, sizeof name, "dot_mv_sum_%s", nxvk_dtype_name(out));
-    rc = nxvk_dispatch_1d(r, name, sspec, 1, smeta, 3, sbufs, 2, batch * mn);
-  }
-  nxvk_buffer_unref(c, part);
-  return rc;
+  return mvc_dispatch(r, name, out, A, B, C, spec, 3, M, N, K, batch, gx, S, KC);
 }

@@ -26,7 +26,7 @@
 extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_random[],
     nxvk_src_dot_naive[], nxvk_src_dtype[], nxvk_src_f16[], nxvk_src_scan[], nxvk_src_sort[], nxvk_src_window[],
     nxvk_src_conv_direct[], nxvk_src_gather[], nxvk_src_scatter[], nxvk_src_index[], nxvk_src_dot_coopmat[],
-    nxvk_src_peak_coopmat[], nxvk_src_conv_coopmat[], nxvk_src_dot_mv[], nxvk_src_dot_mvc[];
+    nxvk_src_peak_coopmat[], nxvk_src_conv_coopmat[], nxvk_src_dot_mv[], nxvk_src_dot_mvc[], nxvk_src_dot_mvcm[];
 
 /* name -> content key, for the process (the GLSL of a name never changes) */
 typedef struct rt_name {
@@ -241,6 +241,22 @@ static int glsl_for(const char *name, int variant, char **out) {
       (stem == 11 && strncmp(name, "dot_naive32", 11) == 0 && (d == NXVK_F16 || d == NXVK_BF16))) {
     snprintf(defs, sizeof defs, "#define DT_%s 1\n%s", nxvk_dtype_name(d), stem == 11 ? "#define OUT_F32 1\n" : "");
     return hand_glsl(nxvk_src_dot_naive, defs, out);
+  }
+  if (strncmp(name, "dot_mvcm", 8) == 0 && d == NXVK_F16) {
+    /* dot_mvc.c's tensor-core form: dot_mvcm[32]_f<FM>x<FN>x<FK>c<FC>p<PF>_f16 */
+    const char *p = name + 8;
+    bool o32 = strncmp(p, "32", 2) == 0;
+    if (o32) p += 2;
+    unsigned fm, fn, fk, fc, pf;
+    char canon[64];
+    if (sscanf(p, "_f%ux%ux%uc%up%u", &fm, &fn, &fk, &fc, &pf) != 5) goto unknown;
+    snprintf(canon, sizeof canon, "dot_mvcm%s_f%ux%ux%uc%up%u_f16", o32 ? "32" : "", fm, fn, fk, fc, pf);
+    if (strcmp(canon, name) != 0 || fm != 16 || fn < 8 || fn > 64 || fn % 8 || fk < 8 || fk > 64 || fk % 8 || fc < 1 ||
+        fc > 16 || (fc & (fc - 1)) || (pf != 1 && pf != 2 && pf != 4))
+      goto unknown;
+    snprintf(defs, sizeof defs, "#define FM %uu\n#define FN %uu\n#define FK %uu\n#define FC %uu\n#define PF %uu\n%s", fm,
+             fn, fk, fc, pf, o32 ? "#define OUT_F32 1\n" : "");
+    return hand_glsl(nxvk_src_dot_mvcm, defs, out);
   }
   if (strncmp(name, "dot_mvc", 7) == 0 && (d == NXVK_F32 || d == NXVK_F16 || d == NXVK_BF16)) {
     /* dot_mvc.c's layouts: dot_mvc[32]_n<NB>w<W>u<U>p<P>[a]_<dt> (32: f32 results of 16-bit inputs) */

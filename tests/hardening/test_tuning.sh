@@ -117,6 +117,8 @@ cases() {
   refused "$bin" "$tag NXVK_DOT_MVC with U not a power of two" NXVK_DOT_MVC=0,3,0,0
   refused "$bin" "$tag NXVK_DOT_MVC with P = 3" NXVK_DOT_MVC=0,0,0,0,3
   refused "$bin" "$tag NXVK_DOT_MVC neither numbers nor off" NXVK_DOT_MVC=fast
+  refused "$bin" "$tag NXVK_DOT_MVC_CM with FC = 3" NXVK_DOT_MVC_CM=3,0
+  refused "$bin" "$tag NXVK_DOT_MVC_CM with PF = 3" NXVK_DOT_MVC_CM=0,3
   refused "$bin" "$tag NXVK_SCAN not a kernel" NXVK_SCAN=onepass
   refused "$bin" "$tag NXVK_SCATTER_PUT not a form" NXVK_SCATTER_PUT=fast
   refused "$bin" "$tag NXVK_SCAN_WG not a power of two" NXVK_SCAN_WG=100
@@ -135,6 +137,7 @@ cases() {
   taken "$bin" "$tag NXVK_DOT_MV=off is taken" NXVK_DOT_MV=off dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MVC=2,4,2,64,2 is taken" NXVK_DOT_MVC=2,4,2,64,2 dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MVC=off is taken" NXVK_DOT_MVC=off dot '{"variant":"skinny"}'
+  taken "$bin" "$tag NXVK_DOT_MVC_CM=4,2 is taken" NXVK_DOT_MVC_CM=4,2 dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_EW_UNROLL=3 is taken" NXVK_EW_UNROLL=3 exp '{}'
   taken "$bin" "$tag NXVK_POOL_CAP=1M is taken" NXVK_POOL_CAP=1M
   taken "$bin" "$tag NXVK_GROUP_SUBMIT=0 is taken" NXVK_GROUP_SUBMIT=0

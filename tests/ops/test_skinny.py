@@ -101,6 +101,8 @@ def ran(kernel, text, env=None):
     the compile-time form's (the default); dot_mvc_<dt> stands for
     dot_mvc.comp's layouts, dot_mvc[32]_n<NB>w<W>u<U>p<P>[a]_<dt> (the
     columns form's default; NXVK_DOT_MVC=off: dot_mv's)"""
+    if kernel == "dot_mvcm_f16":
+        return re.search(r"dot_mvcm(32)?_f16x\d+x\d+c\d+p\d+_f16\b", text) is not None
     m = re.match(r"dot_mvc(32)?_(f32|f16|bf16)$", kernel)
     if m:
         return re.search(r"dot_mvc%s_n\d+w\d+u\d+p\d+a?_%s\b" % (m.group(1) or "", m.group(2)), text) is not None
@@ -201,7 +203,6 @@ case("f32 by default: 300x1000 . 1000x1 on dot_mv", (300, 1000), (1000, 1), kern
 case("f32 by default: 16x2500 . 2500x700 on dot_mv", (16, 2500), (2500, 700), kernel="dot_mv_cols_f32", env={})
 case("f32 by default: 1x2500 . 2500x700 on dot_skinny", (1, 2500), (2500, 700), kernel="dot_skinny_m_f32", env={})
 case("f32 by default: 4x2500 . 2500x700 on dot_skinny", (4, 2500), (2500, 700), kernel="dot_skinny_m_f32", env={})
-half_case("f16 by default: 16x1001 . 1001x333 on dot_mv", (16, 1001), (1001, 333), "f16", "dot_mv_cols_f16", env={})
 case("f32 NXVK_DOT_MVC=off: 4x2500 . 2500x700 on dot_skinny", (4, 2500), (2500, 700), kernel="dot_skinny_m_f32",
      env={"NXVK_DOT_MVC": "off"})
 case("f32 NXVK_DOT_MV_CT=0: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32",
@@ -328,6 +329,7 @@ half_case("f16 integer conversions (NXVK_F16_CVT=sw), rows", (100, 520), (520, 5
 half_case("f16 integer conversions (NXVK_F16_CVT=sw), columns", (7, 520), (520, 100), "f16", "dot_mvc_f16",
           env={"NXVK_F16_CVT": "sw"})
 
+half_case("f16 by default: 16x1001 . 1001x333 on dot_mv", (16, 1001), (1001, 333), "f16", "dot_mv_cols_f16", env={})
 # dot_mvc.comp (the columns form, NXVK_DOT_MVC=W,U,S,WG[,P]): every load width,
 # rows in flight from 1 to 32, the next round's loads first (P = 2), odd and
 # forced splits, small and large workgroups, N not whole loads, K not whole
@@ -352,6 +354,31 @@ case("f32 W=2 U=16 P=2, m = 3, batched", (2, 3, 2000), (2, 2000, 67), kernel="do
      special="sparse")
 case("f32 W=4 U=8 S=2 WG=32 (one subgroup), m = 2", (2, 777), (777, 1000), kernel="dot_mvc_f32",
      env={MVC: "4,8,2,32"})
+
+# dot_mvcm.comp (f16 m = 16 on tensor cores, NXVK_DOT_MVC_CM=FC,PF) where the
+# device has f16 cooperative matrices; elsewhere the same setting leaves the
+# product to the columns kernels
+def has_coopmat():
+    p = subprocess.run([NXVK, "info", "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=120)
+    try:
+        d = json.loads(p.stdout.decode())
+        d = d["devices"][0] if isinstance(d, dict) and "devices" in d else (d[0] if isinstance(d, list) else d)
+        return bool(d.get("features", {}).get("coopmat_f16_f32"))
+    except (ValueError, KeyError, IndexError, AttributeError):
+        return False
+
+
+CM = has_coopmat()
+CMK = "dot_mvcm_f16" if CM else "dot_mv_cols_f16"
+half_case("f16 NXVK_DOT_MVC_CM=0,0: 16x512 . 512x1024 on %s" % CMK, (16, 512), (512, 1024), "f16", CMK,
+          env={"NXVK_DOT_MVC_CM": "0,0"}, check=True)
+half_case("f16 NXVK_DOT_MVC_CM=8,4, batched 2x16x1024 . 2x1024x256, NaN and inf", (2, 16, 1024), (2, 1024, 256), "f16",
+          CMK, env={"NXVK_DOT_MVC_CM": "8,4"}, special="sparse")
+half_case("f16 NXVK_DOT_MVC_CM=2,1 S=3, dtype f32 result", (16, 4096), (4096, 96), "f16",
+          "dot_mvcm_f16" if CM else "dot_mvc32_f16", env={"NXVK_DOT_MVC_CM": "2,1", "NXVK_DOT_MVC": "0,0,3,0"},
+          out32=True)
+half_case("f16 NXVK_DOT_MVC_CM=0,0, N not whole fragments: the columns kernels", (16, 512), (512, 1000), "f16",
+          "dot_mv_cols_f16", env={"NXVK_DOT_MVC_CM": "0,0"})
 
 print("1..%d" % n[0])
 shutil.rmtree(TMP, ignore_errors=True)

@@ -1,0 +1,95 @@
+#version 450
+// dot_mvcm.comp - the columns form of f16 skinny products with m = FM (16)
+// rows on tensor cores (GL_NV_cooperative_matrix): C = A x B per batch, A
+// FM x K, B K x N (f16, row-major), f32 sums (the tensor cores'), each result
+// rounded once to f16 on its bits (or kept: OUT_F32).  Where CUDA cores need
+// 16 FMAs a byte pair of B (dot_mvc.comp), this is one MMA a fragment.
+// Compiled at run time (src/ops/rtkernel.c: dot_mvcm[32]_f<FM>x<FN>x<FK>c<FC>p<PF>_f16;
+// src/ops/dot_mvc.c picks it where the device lists an FM x FN x FK f16
+// configuration with FM = 16 = m, K and N multiples of 8 and K of FK).
+//
+// A workgroup of NSG subgroups owns FC x FN consecutive columns of B; its
+// subgroups take the chunk's k steps of FK in turn (subgroup g: steps g,
+// g + NSG, ...), each loading A's FM x FK fragment (L2-resident: A is small)
+// and B's FC FK x FN fragments straight from memory, PF steps' loads
+// issued before their products; no shared memory and no barrier in the
+// loop.  The subgroups' FC accumulators meet in shared memory at the end.
+// Grid: (ceil(N / (FC FN)), S, batch); split K as dot_mvc.comp (partials
+// [batch][S][M][N] in f32, dot_mv_sum / dot_ksum_f32 after).
+// meta: [0] M [1] N [2] K [3] batch [4] KC (a multiple of FK)
+// Specialization: 0 workgroup size, 2 partials.
+#extension GL_NV_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#extension GL_EXT_shader_16bit_storage : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
+#extension GL_EXT_control_flow_attributes : require
+#extension GL_GOOGLE_include_directive : require
+#include "f16.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 2) const uint PART = 0u;
+layout(push_constant) uniform PC { uint meta_off; } pc;
+layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
+layout(std430, binding = 1) readonly buffer A { uvec4 a[]; };  // f16, 8 per uvec4
+layout(std430, binding = 2) readonly buffer B { uvec4 b[]; };
+#ifdef OUT_F32
+layout(std430, binding = 3) writeonly buffer C { float c[]; };
+#else
+layout(std430, binding = 3) writeonly buffer C { uint16_t c[]; };  // f16 bits
+#endif
+layout(std430, binding = 3) writeonly buffer Cp { float cp[]; };
+
+#define NWG (gl_WorkGroupSize.x)
+#define NSG (NWG / 32u)
+#define BW (FC * FN)  // columns a workgroup
+// the subgroups' accumulators at the end: [subgroup][FM][BW] f32
+shared float red[NSG * FM * BW];
+
+void main() {
+  uint m = pc.meta_off;
+  uint M = meta[m], N = meta[m + 1u], K = meta[m + 2u], KC = meta[m + 4u];
+  uint bi = gl_WorkGroupID.z, t = gl_LocalInvocationID.x;
+  uint sg = gl_SubgroupID;
+  uint kb = gl_WorkGroupID.y * KC, ke = min(K, kb + KC);
+  uint S = gl_NumWorkGroups.y;
+  uint col0 = gl_WorkGroupID.x * BW;
+  uint abase = bi * M * K, bbase = bi * K * N;
+  // fragments past N (the last block's) are neither loaded nor multiplied
+  uint fc = min(FC, (N - col0) / FN);
+  fcoopmatNV<32, gl_ScopeSubgroup, FM, FN> acc[FC];
+  [[unroll]] for (uint j = 0u; j < FC; j++) acc[j] = fcoopmatNV<32, gl_ScopeSubgroup, FM, FN>(0.0);
+  uint step = NSG * FK;
+  for (uint k0 = kb + sg * FK; k0 < ke; k0 += PF * step) {
+    fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa[PF];
+    fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb[PF][FC];
+    [[unroll]] for (uint p = 0u; p < PF; p++) {
+      uint k = k0 + p * step;
+      if (k < ke) {
+        coopMatLoadNV(fa[p], a, (abase + k) / 8u, K / 8u, false);
+        [[unroll]] for (uint j = 0u; j < FC; j++)
+          if (j < fc) coopMatLoadNV(fb[p][j], b, (bbase + k * N + col0 + j * FN) / 8u, N / 8u, false);
+      }
+    }
+    [[unroll]] for (uint p = 0u; p < PF; p++)
+      if (k0 + p * step < ke)
+        [[unroll]] for (uint j = 0u; j < FC; j++)
+          if (j < fc) acc[j] = coopMatMulAddNV(fa[p], fb[p][j], acc[j]);
+  }
+  [[unroll]] for (uint j = 0u; j < FC; j++) coopMatStoreNV(acc[j], red, sg * FM * BW + j * FN, BW, false);
+  barrier();
+  for (uint e = t; e < FM * BW; e += NWG) {
+    uint i = e / BW, cl = e - i * BW, cn = col0 + cl;
+    if (i < M && cn < N && cl < fc * FN) {
+      float s = red[e];
+      for (uint g = 1u; g < NSG; g++) s += red[g * FM * BW + e];
+      if (PART != 0u) cp[((bi * S + gl_WorkGroupID.y) * M + i) * N + cn] = s;
+#ifdef OUT_F32
+      else c[(bi * M + i) * N + cn] = s;
+#else
+      else c[(bi * M + i) * N + cn] = uint16_t(nx_f16_bits(floatBitsToUint(s)));
+#endif
+    }
+  }
+}
