@@ -86,7 +86,9 @@ layout(constant_id = 3) const uint LW = 2u;   // 2, 4, 8 or 16
 #error "ALIGNED is an f32 kernel without split K"
 #endif
 layout(constant_id = 3) const uint GM = 1u;   // row tiles per launch group
-layout(constant_id = 4) const uint FRAG = 0u; // 1: shared reads one k ahead in the source order
+layout(constant_id = 4) const uint FL = 0u;   // bit 0 FRAG, bit 1 XB
+const uint FRAG = FL & 1u;   // 1: shared reads one k ahead in the source order
+const bool XB = (FL & 2u) != 0u;   // the tile's last k step's products after the barrier
 layout(constant_id = 5) const uint KU = 0u;   // k steps a pass of a loop not unrolled (0: BK, all unrolled)
 layout(constant_id = 6) const uint LWA = 0u;  // a warp's columns of the grid (0: TXN, the default layout)
 layout(constant_id = 7) const uint NK = 0u;   // N << 16 | K compiled in (0: N and K from meta)
@@ -290,6 +292,58 @@ void main() {
   store_tile(0u, ra, rb);
   barrier();
   uint buf = 0u;
+#if defined(ALIGNED)
+  // XB: the next tile's stores, the barrier and its first shared reads come
+  // before the last k step's multiply-adds (their values read before the
+  // barrier), so that those hide the reads' latency after the barrier; the
+  // tile's first k step runs on values read in the step before
+  if (XB) {
+    VT xf[2u * RB], yf[2u * CB];   // slot 0: k step 0 of this tile; slot 1: the step in hand
+    [[unroll]] for (uint i = 0u; i < RB; i++) xf[i] = As[i * TYN + ty];
+    [[unroll]] for (uint j = 0u; j < CB; j++) yf[j] = Bs[j * TXN + tx];
+    for (uint k0 = 0u; k0 < KEND; k0 += BK) {
+      bool more = k0 + BK < KEND;
+      if (more) {
+        [[unroll]] for (uint l = 0u; l < A_LOADS; l++)
+          if (t + l * NT < A_VECS) ra[l] = load_a(t + l * NT, k0 + BK);
+        [[unroll]] for (uint l = 0u; l < B_LOADS; l++)
+          if (t + l * NT < B_VECS) rb[l] = load_b(t + l * NT, k0 + BK);
+      }
+      uint abuf = buf * BK * ASTR, bbuf = buf * BK * BNV, nb = buf ^ 1u;
+      [[unroll]] for (uint kk = 0u; kk < BK; kk++) {
+        // FRAG: slot kk & 1 holds this step, the next step's reads go to
+        // the other; else slot 0 holds step 0 and each later step is read
+        // into slot 1 just before its products (the last, before the barrier)
+        uint cx = FRAG == 1u ? (kk & 1u) * RB : (kk == 0u ? 0u : RB);
+        uint cy = FRAG == 1u ? (kk & 1u) * CB : (kk == 0u ? 0u : CB);
+        if (FRAG == 0u && kk > 0u) {
+          [[unroll]] for (uint i = 0u; i < RB; i++) xf[RB + i] = As[abuf + kk * ASTR + i * TYN + ty];
+          [[unroll]] for (uint j = 0u; j < CB; j++) yf[CB + j] = Bs[bbuf + kk * BNV + j * TXN + tx];
+        }
+        if (FRAG == 1u && kk + 1u < BK) {
+          [[unroll]] for (uint i = 0u; i < RB; i++) xf[RB - cx + i] = As[abuf + (kk + 1u) * ASTR + i * TYN + ty];
+          [[unroll]] for (uint j = 0u; j < CB; j++) yf[CB - cy + j] = Bs[bbuf + (kk + 1u) * BNV + j * TXN + tx];
+        }
+        if (kk + 1u == BK) {
+          // the last step (its values in registers): the next tile into
+          // the other buffer, the barrier, and its first step's reads into
+          // slot 0 (BK is even: the FRAG form's last step is in slot 1)
+          if (more) store_tile(nb, ra, rb);
+          barrier();
+          if (more) {
+            [[unroll]] for (uint i = 0u; i < RB; i++) xf[i] = As[nb * BK * ASTR + i * TYN + ty];
+            [[unroll]] for (uint j = 0u; j < CB; j++) yf[j] = Bs[nb * BK * BNV + j * TXN + tx];
+          }
+        }
+        [[unroll]] for (uint i = 0u; i < RB; i++)
+          [[unroll]] for (uint q = 0u; q < Q; q++)
+            [[unroll]] for (uint j = 0u; j < CB; j++)
+              acc[(i * Q + q) * CB + j] = fma(VT(xf[cx + i][q]), yf[cy + j], acc[(i * Q + q) * CB + j]);
+      }
+      buf = nb;
+    }
+  } else
+#endif
   for (uint k0 = KSTART; k0 < KEND; k0 += BK) {
     bool more = k0 + BK < KEND;
     if (more) {

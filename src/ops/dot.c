@@ -869,10 +869,10 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
                      K % vcfg[2] == 0;
       if (aligned) {
         vspec[3] = c->tuning->dot_group ? c->tuning->dot_group : 1;
-        vspec[4] = c->tuning->dot_frag;
+        vspec[4] = c->tuning->dot_frag | (c->tuning->dot_xb ? 2u : 0u); /* FRAG, XB */
         /* NXVK_DOT_KU: a proper even divisor of BK, else all unrolled;
          * NXVK_DOT_LW: within the grid (its rows at least 32 / LW);
-         * NXVK_DOT_CT: N << 16 | K where both fit 16 bits */
+         * NXVK_DOT_CT: N << 16 | K where both fit 16 bits (KU is ignored with XB) */
         uint32_t ku = c->tuning->dot_ku, lw = c->tuning->dot_lw;
         vspec[5] = ku && ku < vcfg[2] && vcfg[2] % ku == 0 ? ku : 0;
         vspec[6] = lw && lw <= vtx && 32 / lw <= 16 ? lw : 0;

@@ -815,6 +815,12 @@ def cases_dot(dt, rng):
                 {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_LW": "2", "NXVK_DOT_CT": "1", "NXVK_DOT_VEC": "2,2,8"},
                 {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_LW": "4", "NXVK_DOT_CT": "1", "NXVK_DOT_FRAG": "1",
                  "NXVK_DOT_VEC": "2,4,8", "NXVK_DOT_NT": "128"},
+                # the last k step's products after the barrier, with and without FRAG
+                {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_XB": "1", "NXVK_DOT_VEC": "2,2,8"},
+                {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_XB": "1", "NXVK_DOT_VEC": "1,2,16"},
+                {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_XB": "1", "NXVK_DOT_FRAG": "1", "NXVK_DOT_VEC": "1,2,4"},
+                {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_XB": "1", "NXVK_DOT_FRAG": "1", "NXVK_DOT_VEC": "2,4,8",
+                 "NXVK_DOT_NT": "128"},
                 {"NXVK_DOT_NT": "128", "NXVK_DOT_VEC": "2,4,8"}):
         add("[384,48]x[48,256] variant vec, %s" % " ".join("%s=%s" % kv for kv in sorted(env.items())), a, b,
             {"variant": "vec"}, env)
@@ -824,6 +830,8 @@ def cases_dot(dt, rng):
         {"variant": "vec"}, {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_GROUP": "3", "NXVK_DOT_NT": "128"})
     add("batched [2,256,64]x[2,64,384] variant vec, aligned, N and K compiled in, KU 4", a, b,
         {"variant": "vec"}, {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_CT": "1", "NXVK_DOT_KU": "4", "NXVK_DOT_VEC": "1,2,16"})
+    add("batched [2,256,64]x[2,64,384] variant vec, aligned, XB and FRAG on the 8 x 16 grid", a, b,
+        {"variant": "vec"}, {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_XB": "1", "NXVK_DOT_FRAG": "1", "NXVK_DOT_NT": "128"})
     add("[33,70]x[70,65] variant vec on the 8 x 16 grid (bounds tests)",
         random_values(dt, 33 * 70, rng, "dot").reshape(33, 70),
         random_values(dt, 70 * 65, rng, "dot").reshape(70, 65), {"variant": "vec"}, {"NXVK_DOT_NT": "128"})
