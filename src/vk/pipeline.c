@@ -95,6 +95,58 @@ static char *capture_stats(nxvk_ctx *c, VkPipeline pipeline) {
   return out;
 }
 
+/* NXVK_KERNEL_IR=DIR (with NXVK_KERNEL_STATS=1): the driver's internal
+ * representations of each kernel built (VK_KHR_pipeline_executable_properties;
+ * whatever the driver gives: none, or text such as its assembly), one file
+ * each, DIR/NAME-SPECS-INDEX.txt or .bin; appended to the statistics: how
+ * many it gave and their sizes.  For reading what a compiler made of a
+ * kernel on a machine without a profiler. */
+static void capture_ir(nxvk_ctx *c, nxvk_kernel *k, VkPipeline pipeline, const char *dir) {
+  VkPipelineExecutableInfoKHR ei = {
+      .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR,
+      .pipeline = pipeline,
+      .executableIndex = 0,
+  };
+  VkPipelineExecutableInternalRepresentationKHR ir[8];
+  uint32_t n = (uint32_t)NXVK_ARRAY_LEN(ir);
+  for (uint32_t i = 0; i < n; i++)
+    ir[i] = (VkPipelineExecutableInternalRepresentationKHR){
+        .sType = VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR};
+  VkResult r = c->vk.vkGetPipelineExecutableInternalRepresentationsKHR(c->device, &ei, &n, ir);
+  if (r != VK_SUCCESS && r != VK_INCOMPLETE) n = 0;
+  char sum[400];
+  size_t len = (size_t)snprintf(sum, sizeof sum, ", internal representations=%u", n);
+  for (uint32_t i = 0; i < n; i++) {
+    ir[i].pData = ir[i].dataSize ? malloc(ir[i].dataSize) : NULL;
+    if (ir[i].dataSize && !ir[i].pData) ir[i].dataSize = 0;
+  }
+  if (n && c->vk.vkGetPipelineExecutableInternalRepresentationsKHR(c->device, &ei, &n, ir) != VK_SUCCESS) n = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    char path[1024], specs[128] = "";
+    size_t sl = 0;
+    for (int j = 0; j < k->nspec && sl < sizeof specs - 12; j++)
+      sl += (size_t)snprintf(specs + sl, sizeof specs - sl, "%s%u", j ? "_" : "", k->spec[j]);
+    snprintf(path, sizeof path, "%.700s/%.47s-%s-%u.%s", dir,
+             k->spirv ? k->spirv->name : k->rt_name[0] ? k->rt_name : "kernel", specs, i, ir[i].isText ? "txt" : "bin");
+    FILE *f = fopen(path, "wb");
+    size_t bytes = ir[i].dataSize;
+    if (f && ir[i].pData && bytes) {
+      if (ir[i].isText) bytes = strnlen(ir[i].pData, bytes); /* without the terminating zero */
+      fwrite(ir[i].pData, 1, bytes, f);
+    }
+    if (f) fclose(f);
+    if (len < sizeof sum - 100)
+      len += (size_t)snprintf(sum + len, sizeof sum - len, "%s %.40s (%s, %zu bytes)", i ? ";" : ":", ir[i].name,
+                              ir[i].isText ? "text" : "binary", bytes);
+    free(ir[i].pData);
+  }
+  size_t old = k->stats ? strlen(k->stats) : 0;
+  char *s = realloc(k->stats, old + len + 1);
+  if (!s) return;
+  memcpy(s + old, sum, len + 1);
+  k->stats = s;
+}
+
 static int kernel_build(nxvk_ctx *c, nxvk_kernel *k, const uint32_t *code, size_t bytes) {
   VkDescriptorSetLayoutBinding binds[NXVK_MAX_BINDINGS];
   int nb = 1 + k->nbuffers;
@@ -138,6 +190,8 @@ static int kernel_build(nxvk_ctx *c, nxvk_kernel *k, const uint32_t *code, size_
       .dataSize = (size_t)k->nspec * 4,
       .pData = k->spec,
   };
+  const char *ir_dir = getenv("NXVK_KERNEL_IR");
+  if (ir_dir && !*ir_dir) ir_dir = NULL;
   VkComputePipelineCreateInfo cpci = {
       .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
       .stage =
@@ -148,7 +202,9 @@ static int kernel_build(nxvk_ctx *c, nxvk_kernel *k, const uint32_t *code, size_
               .pName = "main",
               .pSpecializationInfo = &si,
           },
-      .flags = c->kernel_stats ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR : 0,
+      .flags = c->kernel_stats ? VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR |
+                                     (ir_dir ? VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR : 0)
+                               : 0,
       .layout = k->layout,
   };
   VkResult r =
@@ -157,6 +213,7 @@ static int kernel_build(nxvk_ctx *c, nxvk_kernel *k, const uint32_t *code, size_
   if (r != VK_SUCCESS) return nxvk_vk_fail(r, "vkCreateComputePipelines", __FILE__, __LINE__);
   atomic_fetch_add(&c->pipelines_created, 1);
   if (c->kernel_stats) k->stats = capture_stats(c, k->pipeline);
+  if (c->kernel_stats && ir_dir) capture_ir(c, k, k->pipeline, ir_dir);
   return NXVK_OK;
 }
 
