@@ -14,6 +14,11 @@
 // and B's FC FK x FN fragments straight from memory, PF steps' loads
 // issued before their products; no shared memory and no barrier in the
 // loop.  The subgroups' FC accumulators meet in shared memory at the end.
+// LD 1: B's FK x FC FN tile of a step goes through the subgroup's own part
+// of shared memory instead (16-byte loads, PF steps' tiles held in registers
+// while the previous steps multiply; subgroup barriers only), where the
+// fragment loads can transpose (a row-major B fragment read straight from
+// memory may cost a 2-byte load an element).
 // Grid: (ceil(N / (FC FN)), S, batch); split K as dot_mvc.comp (partials
 // [batch][S][M][N] in f32, dot_mv_sum / dot_ksum_f32 after).
 // meta: [0] M [1] N [2] K [3] batch [4] KC (a multiple of FK)
@@ -41,11 +46,20 @@ layout(std430, binding = 3) writeonly buffer C { uint16_t c[]; };  // f16 bits
 #endif
 layout(std430, binding = 3) writeonly buffer Cp { float cp[]; };
 
+#ifndef LD
+#define LD 0
+#endif
 #define NWG (gl_WorkGroupSize.x)
 #define NSG (NWG / 32u)
 #define BW (FC * FN)  // columns a workgroup
-// the subgroups' accumulators at the end: [subgroup][FM][BW] f32
-shared float red[NSG * FM * BW];
+#define BV (BW / 8u + 1u)          // uvec4 a row of a staged B tile (16 bytes of padding)
+#define NL (FK * (BW / 8u) / 32u)  // uvec4 a lane loads of a staged tile
+#define STG (FK * BV)              // uvec4 a staged tile
+// LD 1: the subgroups' staged tiles [subgroup][PF][FK][BV]; at the end the
+// subgroups' accumulators [subgroup][FM][BW] f32 (as uvec4)
+#define SH_B (LD == 1 ? NSG * PF * STG : 1u)
+#define SH_R (NSG * FM * BW / 4u)
+shared uvec4 sm[SH_B > SH_R ? SH_B : SH_R];
 
 void main() {
   uint m = pc.meta_off;
@@ -61,7 +75,33 @@ void main() {
   fcoopmatNV<32, gl_ScopeSubgroup, FM, FN> acc[FC];
   [[unroll]] for (uint j = 0u; j < FC; j++) acc[j] = fcoopmatNV<32, gl_ScopeSubgroup, FM, FN>(0.0);
   uint step = NSG * FK;
+#if LD == 1
+  // B's tiles of the next PF steps, lane l's NL uvec4 of each (zeros past ke and past the block's fragments)
+  uint lane = gl_SubgroupInvocationID;
+  uvec4 rb[PF][NL];
+#define LOAD_B(K0)                                                                           \
+  [[unroll]] for (uint p = 0u; p < PF; p++) {                                                \
+    uint k = (K0) + p * step;                                                                \
+    [[unroll]] for (uint i = 0u; i < NL; i++) {                                              \
+      uint e = i * 32u + lane, row = e / (BW / 8u), cv = e - row * (BW / 8u);                \
+      rb[p][i] = k < ke && cv * 8u < fc * FN ? b[(bbase + (k + row) * N + col0) / 8u + cv] : uvec4(0); \
+    }                                                                                        \
+  }
+  LOAD_B(kb + sg * FK)
+  uint sb = sg * PF * STG;
+#endif
   for (uint k0 = kb + sg * FK; k0 < ke; k0 += PF * step) {
+#if LD == 1
+    subgroupBarrier();  // the previous steps' fragment loads are done
+    [[unroll]] for (uint p = 0u; p < PF; p++)
+      [[unroll]] for (uint i = 0u; i < NL; i++) {
+        uint e = i * 32u + lane, row = e / (BW / 8u), cv = e - row * (BW / 8u);
+        sm[sb + p * STG + row * BV + cv] = rb[p][i];
+      }
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    LOAD_B(k0 + PF * step)
+#endif
     fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa[PF];
     fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb[PF][FC];
     [[unroll]] for (uint p = 0u; p < PF; p++) {
@@ -69,7 +109,11 @@ void main() {
       if (k < ke) {
         coopMatLoadNV(fa[p], a, (abase + k) / 8u, K / 8u, false);
         [[unroll]] for (uint j = 0u; j < FC; j++)
+#if LD == 1
+          if (j < fc) coopMatLoadNV(fb[p][j], sm, sb + p * STG + j * FN / 8u, BV, false);
+#else
           if (j < fc) coopMatLoadNV(fb[p][j], b, (bbase + k * N + col0 + j * FN) / 8u, N / 8u, false);
+#endif
       }
     }
     [[unroll]] for (uint p = 0u; p < PF; p++)
@@ -77,13 +121,17 @@ void main() {
         [[unroll]] for (uint j = 0u; j < FC; j++)
           if (j < fc) acc[j] = coopMatMulAddNV(fa[p], fb[p][j], acc[j]);
   }
-  [[unroll]] for (uint j = 0u; j < FC; j++) coopMatStoreNV(acc[j], red, sg * FM * BW + j * FN, BW, false);
+  barrier();  // (LD 1) every subgroup's staged tiles are read
+  [[unroll]] for (uint j = 0u; j < FC; j++) coopMatStoreNV(acc[j], sm, (sg * FM * BW + j * FN) / 4u, BW / 4u, false);
   barrier();
   for (uint e = t; e < FM * BW; e += NWG) {
     uint i = e / BW, cl = e - i * BW, cn = col0 + cl;
     if (i < M && cn < N && cl < fc * FN) {
-      float s = red[e];
-      for (uint g = 1u; g < NSG; g++) s += red[g * FM * BW + e];
+      float s = uintBitsToFloat(sm[e / 4u][e % 4u]);
+      for (uint g = 1u; g < NSG; g++) {
+        uint x = g * FM * BW + e;
+        s += uintBitsToFloat(sm[x / 4u][x % 4u]);
+      }
       if (PART != 0u) cp[((bi * S + gl_WorkGroupID.y) * M + i) * N + cn] = s;
 #ifdef OUT_F32
       else c[(bi * M + i) * N + cn] = s;

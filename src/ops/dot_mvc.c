@@ -104,12 +104,18 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer 
   }
   if (!fn || N % fn || N % 8 || K % fk || K % 8 || K == 0) return 1;
   uint32_t fc = tu->dot_mvc_cm[0] ? tu->dot_mvc_cm[0] : 4, pf = tu->dot_mvc_cm[1] ? tu->dot_mvc_cm[1] : 2;
+  /* B's tiles through the subgroup's shared memory (1) or straight from memory (0) */
+  uint32_t ld = tu->dot_mvc_cm[2] ? tu->dot_mvc_cm[2] - 1 : 1;
+  if (ld && fk * fc * fn / 8 % 32) ld = 0;
   uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
                                                                           : d->max_workgroup_size[0];
   uint32_t wg = tu->dot_mvc[3] ? tu->dot_mvc[3] : 256;
   if (wg > maxwg) wg = pow2_floor(maxwg);
-  while (wg > 32 && (uint64_t)wg / 32 * 16 * fc * fn * 4 > d->max_shared_memory) wg /= 2;
-  if (wg < 32 || (uint64_t)wg / 32 * 16 * fc * fn * 4 > d->max_shared_memory) return 1;
+  /* shared: the accumulators at the end, or (ld) PF staged FK x (FC FN + 8) tiles a subgroup */
+  uint64_t per_sg = (uint64_t)16 * fc * fn * 4, stg = ld ? (uint64_t)pf * fk * (fc * fn + 8) * 2 : 0;
+  if (stg > per_sg) per_sg = stg;
+  while (wg > 32 && wg / 32 * per_sg > d->max_shared_memory) wg /= 2;
+  if (wg < 32 || wg / 32 * per_sg > d->max_shared_memory) return 1;
   uint64_t blocks = (N + (uint64_t)fc * fn - 1) / ((uint64_t)fc * fn);
   if (blocks > d->max_workgroup_count[0] || batch > d->max_workgroup_count[2]) return 1;
   if ((uint64_t)batch * M * K > UINT32_MAX || (uint64_t)batch * K * N > UINT32_MAX ||
@@ -120,7 +126,7 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer 
   if (S > 1 && ((uint64_t)S * batch * M * N * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * M * N > UINT32_MAX))
     S = 1;
   char name[64];
-  snprintf(name, sizeof name, "dot_mvcm%s_f16x%ux%uc%up%u_f16", out == NXVK_F32 ? "32" : "", fn, fk, fc, pf);
+  snprintf(name, sizeof name, "dot_mvcm%s_f16x%ux%uc%up%ul%u_f16", out == NXVK_F32 ? "32" : "", fn, fk, fc, pf, ld);
   uint32_t spec[3] = {wg, 0, S > 1 ? 1u : 0u};
   return mvc_dispatch(r, name, out, A, B, C, spec, 3, M, N, K, batch, gx, S, KC);
 }

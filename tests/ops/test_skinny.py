@@ -102,7 +102,7 @@ def ran(kernel, text, env=None):
     dot_mvc.comp's layouts, dot_mvc[32]_n<NB>w<W>u<U>p<P>[a]_<dt> (the
     columns form's default; NXVK_DOT_MVC=off: dot_mv's)"""
     if kernel == "dot_mvcm_f16":
-        return re.search(r"dot_mvcm(32)?_f16x\d+x\d+c\d+p\d+_f16\b", text) is not None
+        return re.search(r"dot_mvcm(32)?_f16x\d+x\d+c\d+p\d+l\d_f16\b", text) is not None
     m = re.match(r"dot_mvc(32)?_(f32|f16|bf16)$", kernel)
     if m:
         return re.search(r"dot_mvc%s_n\d+w\d+u\d+p\d+a?_%s\b" % (m.group(1) or "", m.group(2)), text) is not None
@@ -374,6 +374,8 @@ half_case("f16 NXVK_DOT_MVC_CM=0,0: 16x512 . 512x1024 on %s" % CMK, (16, 512), (
           env={"NXVK_DOT_MVC_CM": "0,0"}, check=True)
 half_case("f16 NXVK_DOT_MVC_CM=8,4, batched 2x16x1024 . 2x1024x256, NaN and inf", (2, 16, 1024), (2, 1024, 256), "f16",
           CMK, env={"NXVK_DOT_MVC_CM": "8,4"}, special="sparse")
+half_case("f16 NXVK_DOT_MVC_CM=1,2,1 (B's fragments straight from memory), batched 3x16x256 . 3x256x64", (3, 16, 256),
+          (3, 256, 64), "f16", CMK, env={"NXVK_DOT_MVC_CM": "1,2,1"})
 half_case("f16 NXVK_DOT_MVC_CM=2,1 S=3, dtype f32 result", (16, 4096), (4096, 96), "f16",
           "dot_mvcm_f16" if CM else "dot_mvc32_f16", env={"NXVK_DOT_MVC_CM": "2,1", "NXVK_DOT_MVC": "0,0,3,0"},
           out32=True)
