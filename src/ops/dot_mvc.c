@@ -125,7 +125,7 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer 
   uint32_t gx = (uint32_t)blocks, S = mvc_split(d, tu, gx, batch, K, (uint64_t)wg / 32 * fk, &KC);
   if (S > 1 && ((uint64_t)S * batch * M * N * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * M * N > UINT32_MAX))
     S = 1;
-  char name[64];
+  char name[96];
   snprintf(name, sizeof name, "dot_mvcm%s_f16x%ux%uc%up%ul%u_f16", out == NXVK_F32 ? "32" : "", fn, fk, fc, pf, ld);
   uint32_t spec[3] = {wg, 0, S > 1 ? 1u : 0u};
   return mvc_dispatch(r, name, out, A, B, C, spec, 3, M, N, K, batch, gx, S, KC);
@@ -191,7 +191,7 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   bool al = N % cl == 0;
   bool o32 = out == NXVK_F32 && dtype != NXVK_F32;
   uint32_t spec[3] = {wg, sg, S > 1 ? 1u : 0u};
-  char name[64];
+  char name[96];
   snprintf(name, sizeof name, "dot_mvc%s_n%uw%uu%up%u%s_%s", o32 ? "32" : "", M, W, U, P, al ? "a" : "",
            nxvk_dtype_name(dtype));
   return mvc_dispatch(r, name, out, A, B, C, spec, 3, M, N, K, batch, gx, S, KC);
