@@ -86,9 +86,9 @@ layout(constant_id = 3) const uint LW = 2u;   // 2, 4, 8 or 16
 #error "ALIGNED is an f32 kernel without split K"
 #endif
 layout(constant_id = 3) const uint GM = 1u;   // row tiles per launch group
-layout(constant_id = 4) const uint FL = 0u;   // bit 0 FRAG, bit 1 XB
+layout(constant_id = 4) const uint FL = 0u;   // bit 0 FRAG, bits 1-2 XB
 const uint FRAG = FL & 1u;   // 1: shared reads one k ahead in the source order
-const bool XB = (FL & 2u) != 0u;   // the tile's last k step's products after the barrier
+const uint XB = (FL >> 1u) & 3u;   // the tile's last XB k steps' products after the barrier (2: FRAG only)
 layout(constant_id = 5) const uint KU = 0u;   // k steps a pass of a loop not unrolled (0: BK, all unrolled)
 layout(constant_id = 6) const uint LWA = 0u;  // a warp's columns of the grid (0: TXN, the default layout)
 layout(constant_id = 7) const uint NK = 0u;   // N << 16 | K compiled in (0: N and K from meta)
@@ -297,8 +297,10 @@ void main() {
   // before the last k step's multiply-adds (their values read before the
   // barrier), so that those hide the reads' latency after the barrier; the
   // tile's first k step runs on values read in the step before
-  if (XB) {
-    VT xf[2u * RB], yf[2u * CB];   // slot 0: k step 0 of this tile; slot 1: the step in hand
+  if (XB != 0u) {
+    // slot 0: k step 0 of this tile; slot 1: the step in hand; slot 2
+    // (XB = 2): the next tile's step 0 while steps BK - 2 and BK - 1 are in 0 and 1
+    VT xf[3u * RB], yf[3u * CB];
     [[unroll]] for (uint i = 0u; i < RB; i++) xf[i] = As[i * TYN + ty];
     [[unroll]] for (uint j = 0u; j < CB; j++) yf[j] = Bs[j * TXN + tx];
     for (uint k0 = 0u; k0 < KEND; k0 += BK) {
@@ -324,21 +326,27 @@ void main() {
           [[unroll]] for (uint i = 0u; i < RB; i++) xf[RB - cx + i] = As[abuf + (kk + 1u) * ASTR + i * TYN + ty];
           [[unroll]] for (uint j = 0u; j < CB; j++) yf[CB - cy + j] = Bs[bbuf + (kk + 1u) * BNV + j * TXN + tx];
         }
-        if (kk + 1u == BK) {
-          // the last step (its values in registers): the next tile into
-          // the other buffer, the barrier, and its first step's reads into
-          // slot 0 (BK is even: the FRAG form's last step is in slot 1)
+        if (kk + XB == BK) {
+          // the last XB steps (their values in registers): the next tile
+          // into the other buffer, the barrier, and its first step's reads
+          // into slot 0 (BK is even: the FRAG form's last step is in slot
+          // 1), or slot 2 while slot 0 holds step BK - 2
+          uint ns = XB == 2u ? 2u : 0u;
           if (more) store_tile(nb, ra, rb);
           barrier();
           if (more) {
-            [[unroll]] for (uint i = 0u; i < RB; i++) xf[i] = As[nb * BK * ASTR + i * TYN + ty];
-            [[unroll]] for (uint j = 0u; j < CB; j++) yf[j] = Bs[nb * BK * BNV + j * TXN + tx];
+            [[unroll]] for (uint i = 0u; i < RB; i++) xf[ns * RB + i] = As[nb * BK * ASTR + i * TYN + ty];
+            [[unroll]] for (uint j = 0u; j < CB; j++) yf[ns * CB + j] = Bs[nb * BK * BNV + j * TXN + tx];
           }
         }
         [[unroll]] for (uint i = 0u; i < RB; i++)
           [[unroll]] for (uint q = 0u; q < Q; q++)
             [[unroll]] for (uint j = 0u; j < CB; j++)
               acc[(i * Q + q) * CB + j] = fma(VT(xf[cx + i][q]), yf[cy + j], acc[(i * Q + q) * CB + j]);
+        if (XB == 2u && kk + 1u == BK) {
+          [[unroll]] for (uint i = 0u; i < RB; i++) xf[i] = xf[2u * RB + i];
+          [[unroll]] for (uint j = 0u; j < CB; j++) yf[j] = yf[2u * CB + j];
+        }
       }
       buf = nb;
     }

@@ -869,7 +869,9 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
                      K % vcfg[2] == 0;
       if (aligned) {
         vspec[3] = c->tuning->dot_group ? c->tuning->dot_group : 1;
-        vspec[4] = c->tuning->dot_frag | (c->tuning->dot_xb ? 2u : 0u); /* FRAG, XB */
+        /* FRAG, XB (2 with FRAG only, and BK >= 4: the last two steps) */
+        uint32_t xb = c->tuning->dot_xb == 2 && !c->tuning->dot_frag ? 1 : c->tuning->dot_xb;
+        vspec[4] = c->tuning->dot_frag | xb << 1;
         /* NXVK_DOT_KU: a proper even divisor of BK, else all unrolled;
          * NXVK_DOT_LW: within the grid (its rows at least 32 / LW);
          * NXVK_DOT_CT: N << 16 | K where both fit 16 bits (KU is ignored with XB) */

@@ -300,8 +300,9 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   }
   if ((i = knob_choice("NXVK_DOT_CT", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->dot_ct = i == 1;
   /* XB: the next tile's stores, the barrier and its first reads before the
-   * tile's last k step's multiply-adds */
-  if ((i = knob_choice("NXVK_DOT_XB", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->dot_xb = i == 1;
+   * tile's last k step's multiply-adds (2: the last two, with FRAG) */
+  static const char *const xbs[] = {"0", "1", "2"};
+  if ((i = knob_choice("NXVK_DOT_XB", xbs, 3, "want 0, 1 or 2", &rc)) >= 0) t->dot_xb = (uint32_t)i;
   if ((i = knob_choice("NXVK_DOT_SPLIT", forms, 3, "want kernel, batch or copy", &rc)) >= 0)
     snprintf(t->dot_split, sizeof t->dot_split, "%s", forms[i]);
   if (knob_list("NXVK_DOT_COOPMAT", t->dot_coopmat, 5, 8, "want WM,WN,FR,FC,BK[,FM,FN,FK] (five or eight whole numbers)",
