@@ -131,6 +131,15 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer 
   return mvc_dispatch(r, name, out, A, B, C, spec, 3, M, N, K, batch, gx, S, KC);
 }
 
+/* The shapes this form takes by default (NXVK_DOT_MVC unset): none yet, until
+ * measured on a GPU. */
+#define MVC_CM_RULE 0
+static bool mvc_rule(nxvk_dtype dtype, uint32_t M) {
+  (void)dtype;
+  (void)M;
+  return false;
+}
+
 int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
                  uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
@@ -146,12 +155,11 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
       batch > d->max_workgroup_count[2])
     return 1;
   /* f16 m = 16 on tensor cores where the device lists a 16 x FN x FK configuration */
-  if (tu->dot_mvc_cm_mode == 2 && dtype == NXVK_F16) {
+  if (dtype == NXVK_F16 && (tu->dot_mvc_cm_mode == 2 || (tu->dot_mvc_cm_mode == 0 && MVC_CM_RULE))) {
     int rc = mvc_coopmat(r, out, A, B, C, M, N, K, batch);
     if (rc != 1) return rc;
   }
-  /* the rule: opt-in (NXVK_DOT_MVC set to numbers) until measured on a GPU */
-  if (tu->dot_mvc_mode != 2) return 1;
+  if (tu->dot_mvc_mode != 2 && !mvc_rule(dtype, M)) return 1;
   uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), nq = (M + 3) / 4;
   /* W words a load: 16 bytes while the lane's CL x M sums stay <= 64 */
   uint32_t W = tu->dot_mvc[0];
