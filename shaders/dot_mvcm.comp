@@ -23,10 +23,16 @@
 // [batch][S][M][N] in f32, dot_mv_sum / dot_ksum_f32 after).
 // meta: [0] M [1] N [2] K [3] batch [4] KC (a multiple of FK)
 // Specialization: 0 workgroup size, 2 partials.
+// CM_EMU: the same data flow with the fragment loads, products and stores
+// done by plain code, each 32 invocations playing a subgroup (workgroup
+// barriers for its subgroup barriers): lavapipe has no cooperative
+// matrices, and this lets it check the k steps, the staging and the sums.
+#ifndef CM_EMU
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
-#extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
+#endif
+#extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_EXT_control_flow_attributes : require
@@ -61,23 +67,53 @@ layout(std430, binding = 3) writeonly buffer Cp { float cp[]; };
 #define SH_R (NSG * FM * BW / 4u)
 shared uvec4 sm[SH_B > SH_R ? SH_B : SH_R];
 
+#ifdef CM_EMU
+#define FE (FM * FN / 32u)  // elements of an FM x FN tile a lane owns (row-major, lane l: l FE ..)
+// a fragment: where its element (0, 0) is (in halves) and its row stride; src 0 A, 1 B, 2 shared
+struct Frag { uint src; uint off; uint stride; };
+float half_at(uint src, uint i) {
+  uvec4 v = src == 0u ? a[i / 8u] : src == 1u ? b[i / 8u] : sm[i / 8u];
+  uint w = v[(i % 8u) / 2u];
+  return nx_f16_to_f32((i % 2u) == 0u ? w & 0xffffu : w >> 16);
+}
+void emu_mad(Frag fa, Frag fb, uint lane, inout float acc[FE]) {
+  [[unroll]] for (uint q = 0u; q < FE; q++) {
+    uint e = lane * FE + q, row = e / FN, col = e - row * FN;
+    for (uint kk = 0u; kk < FK; kk++)
+      acc[q] = fma(half_at(fa.src, fa.off + row * fa.stride + kk), half_at(fb.src, fb.off + kk * fb.stride + col), acc[q]);
+  }
+}
+#define SG_BARRIER() barrier()
+#else
+#define SG_BARRIER() subgroupBarrier()
+#endif
+
 void main() {
   uint m = pc.meta_off;
   uint M = meta[m], N = meta[m + 1u], K = meta[m + 2u], KC = meta[m + 4u];
   uint bi = gl_WorkGroupID.z, t = gl_LocalInvocationID.x;
-  uint sg = gl_SubgroupID;
+#ifdef CM_EMU
+  uint sg = t / 32u, lane = t % 32u;
+#else
+  uint sg = gl_SubgroupID, lane = gl_SubgroupInvocationID;
+#endif
   uint kb = gl_WorkGroupID.y * KC, ke = min(K, kb + KC);
   uint S = gl_NumWorkGroups.y;
   uint col0 = gl_WorkGroupID.x * BW;
   uint abase = bi * M * K, bbase = bi * K * N;
   // fragments past N (the last block's) are neither loaded nor multiplied
   uint fc = min(FC, (N - col0) / FN);
+#ifdef CM_EMU
+  float acc[FC][FE];
+  [[unroll]] for (uint j = 0u; j < FC; j++)
+    [[unroll]] for (uint q = 0u; q < FE; q++) acc[j][q] = 0.0;
+#else
   fcoopmatNV<32, gl_ScopeSubgroup, FM, FN> acc[FC];
   [[unroll]] for (uint j = 0u; j < FC; j++) acc[j] = fcoopmatNV<32, gl_ScopeSubgroup, FM, FN>(0.0);
+#endif
   uint step = NSG * FK;
 #if LD == 1
   // B's tiles of the next PF steps, lane l's NL uvec4 of each (zeros past ke and past the block's fragments)
-  uint lane = gl_SubgroupInvocationID;
   uvec4 rb[PF][NL];
 #define LOAD_B(K0)                                                                           \
   [[unroll]] for (uint p = 0u; p < PF; p++) {                                                \
@@ -90,18 +126,34 @@ void main() {
   LOAD_B(kb + sg * FK)
   uint sb = sg * PF * STG;
 #endif
-  for (uint k0 = kb + sg * FK; k0 < ke; k0 += PF * step) {
+  // (the trip count is the workgroup's, so the emulation's barriers stay uniform)
+  for (uint kw = kb; kw < ke; kw += PF * step) {
+    uint k0 = kw + sg * FK;
 #if LD == 1
-    subgroupBarrier();  // the previous steps' fragment loads are done
+    SG_BARRIER();  // the previous steps' fragment loads are done
     [[unroll]] for (uint p = 0u; p < PF; p++)
       [[unroll]] for (uint i = 0u; i < NL; i++) {
         uint e = i * 32u + lane, row = e / (BW / 8u), cv = e - row * (BW / 8u);
         sm[sb + p * STG + row * BV + cv] = rb[p][i];
       }
     subgroupMemoryBarrierShared();
-    subgroupBarrier();
+    SG_BARRIER();
     LOAD_B(k0 + PF * step)
 #endif
+#ifdef CM_EMU
+    [[unroll]] for (uint p = 0u; p < PF; p++) {
+      uint k = k0 + p * step;
+      if (k < ke) {
+        Frag fa = Frag(0u, abase + k, K);
+        [[unroll]] for (uint j = 0u; j < FC; j++)
+#if LD == 1
+          if (j < fc) emu_mad(fa, Frag(2u, (sb + p * STG) * 8u + j * FN, BV * 8u), lane, acc[j]);
+#else
+          if (j < fc) emu_mad(fa, Frag(1u, bbase + k * N + col0 + j * FN, N), lane, acc[j]);
+#endif
+      }
+    }
+#else
     fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa[PF];
     fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb[PF][FC];
     [[unroll]] for (uint p = 0u; p < PF; p++) {
@@ -120,9 +172,18 @@ void main() {
       if (k0 + p * step < ke)
         [[unroll]] for (uint j = 0u; j < FC; j++)
           if (j < fc) acc[j] = coopMatMulAddNV(fa[p], fb[p][j], acc[j]);
+#endif
   }
   barrier();  // (LD 1) every subgroup's staged tiles are read
+#ifdef CM_EMU
+  [[unroll]] for (uint j = 0u; j < FC; j++)
+    [[unroll]] for (uint q = 0u; q < FE; q++) {
+      uint e = lane * FE + q, row = e / FN, col = e - row * FN, x = sg * FM * BW + row * BW + j * FN + col;
+      sm[x / 4u][x % 4u] = floatBitsToUint(acc[j][q]);
+    }
+#else
   [[unroll]] for (uint j = 0u; j < FC; j++) coopMatStoreNV(acc[j], sm, (sg * FM * BW + j * FN) / 4u, BW / 4u, false);
+#endif
   barrier();
   for (uint e = t; e < FM * BW; e += NWG) {
     uint i = e / BW, cl = e - i * BW, cn = col0 + cl;

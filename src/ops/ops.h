@@ -303,7 +303,7 @@ typedef struct nxvk_tuning {
   bool dot_mv_ct;        /* NXVK_DOT_MV_CT (default 1): dot_mv.comp's layout compiled in (0: specialization constants) */
   uint32_t dot_mvc[5];   /* NXVK_DOT_MVC: W, U, S, WG, P of dot_mvc.comp (0: the rule's) */
   int dot_mvc_mode;      /* NXVK_DOT_MVC: 0 the rule's shapes, 1 off (dot_mv / dot_skinny), 2 numbers: every columns shape */
-  uint32_t dot_mvc_cm[3]; /* NXVK_DOT_MVC_CM: FC, PF, LD of dot_mvcm.comp (f16 m = 16 on tensor cores; 0: the rule's) */
+  uint32_t dot_mvc_cm[4]; /* NXVK_DOT_MVC_CM: FC, PF, LD, E of dot_mvcm.comp (f16 m = 16 on tensor cores; 0: the rule's) */
   int dot_mvc_cm_mode;   /* NXVK_DOT_MVC_CM: 0 the rule, 1 off, 2 numbers: wherever it can run */
   uint32_t dot_coopmat_order; /* NXVK_DOT_COOPMAT_ORDER: dot_coopmat's fragment order (0-3) + 1 (0: unset) */
   bool dot_coopmat_emu; /* NXVK_DOT_COOPMAT_EMU=1: dot_coopmat's data flow without tensor cores */

@@ -243,20 +243,23 @@ static int glsl_for(const char *name, int variant, char **out) {
     return hand_glsl(nxvk_src_dot_naive, defs, out);
   }
   if (strncmp(name, "dot_mvcm", 8) == 0 && d == NXVK_F16) {
-    /* dot_mvc.c's tensor-core form: dot_mvcm[32]_f<FM>x<FN>x<FK>c<FC>p<PF>l<LD>_f16 */
+    /* dot_mvc.c's tensor-core form: dot_mvcm[32]_f<FM>x<FN>x<FK>c<FC>p<PF>l<LD>[e]_f16 (e: its emulation) */
     const char *p = name + 8;
     bool o32 = strncmp(p, "32", 2) == 0;
     if (o32) p += 2;
     unsigned fm, fn, fk, fc, pf, ld;
     char canon[64];
-    if (sscanf(p, "_f%ux%ux%uc%up%ul%u", &fm, &fn, &fk, &fc, &pf, &ld) != 6) goto unknown;
-    snprintf(canon, sizeof canon, "dot_mvcm%s_f%ux%ux%uc%up%ul%u_f16", o32 ? "32" : "", fm, fn, fk, fc, pf, ld);
+    int at = 0;
+    if (sscanf(p, "_f%ux%ux%uc%up%ul%u%n", &fm, &fn, &fk, &fc, &pf, &ld, &at) != 6) goto unknown;
+    bool emu = p[at] == 'e';
+    snprintf(canon, sizeof canon, "dot_mvcm%s_f%ux%ux%uc%up%ul%u%s_f16", o32 ? "32" : "", fm, fn, fk, fc, pf, ld,
+             emu ? "e" : "");
     if (strcmp(canon, name) != 0 || fm != 16 || fn < 8 || fn > 64 || fn % 8 || fk < 8 || fk > 64 || fk % 8 || fc < 1 ||
         fc > 16 || (fc & (fc - 1)) || (pf != 1 && pf != 2 && pf != 4) || ld > 1 || (ld && fk * fc * fn / 8 % 32))
       goto unknown;
     snprintf(defs, sizeof defs,
-             "#define FM %uu\n#define FN %uu\n#define FK %uu\n#define FC %uu\n#define PF %uu\n#define LD %u\n%s", fm, fn,
-             fk, fc, pf, ld, o32 ? "#define OUT_F32 1\n" : "");
+             "#define FM %uu\n#define FN %uu\n#define FK %uu\n#define FC %uu\n#define PF %uu\n#define LD %u\n%s%s", fm,
+             fn, fk, fc, pf, ld, o32 ? "#define OUT_F32 1\n" : "", emu ? "#define CM_EMU 1\n" : "");
     return hand_glsl(nxvk_src_dot_mvcm, defs, out);
   }
   if (strncmp(name, "dot_mvc", 7) == 0 && (d == NXVK_F32 || d == NXVK_F16 || d == NXVK_BF16)) {

@@ -352,13 +352,13 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   }
   /* dot_mvcm.comp's layout (dot_mvc.c): FC,PF, 0 = the rule's; or off */
   if (knob("NXVK_DOT_MVC_CM") && strcmp(knob("NXVK_DOT_MVC_CM"), "off") == 0) t->dot_mvc_cm_mode = 1;
-  else if (knob_list("NXVK_DOT_MVC_CM", t->dot_mvc_cm, 2, 3, "want FC,PF[,LD] (0: the rule's) or off", &rc)) {
+  else if (knob_list("NXVK_DOT_MVC_CM", t->dot_mvc_cm, 2, 4, "want FC,PF[,LD[,E]] (0: the rule's) or off", &rc)) {
     const uint32_t *v = t->dot_mvc_cm;
     t->dot_mvc_cm_mode = 2;
-    if (v[0] > 16 || (v[0] & (v[0] - 1)) || v[1] > 4 || v[1] == 3 || v[2] > 2)
+    if (v[0] > 16 || (v[0] & (v[0] - 1)) || v[1] > 4 || v[1] == 3 || v[2] > 2 || v[3] > 1)
       return bad("NXVK_DOT_MVC_CM", knob("NXVK_DOT_MVC_CM"),
                  "FC fragments a subgroup a power of two up to 16, PF k steps in flight 1, 2 or 4, LD 1 B's fragments "
-                 "straight from memory or 2 through shared memory (0: the rule's)");
+                 "straight from memory or 2 through shared memory, E 1 the emulation (0: the rule's)");
   }
   /* dot_mv.comp's compile-time layouts (1, the default) or its specialization-constant form (0) */
   t->dot_mv_ct = true;

@@ -102,7 +102,7 @@ def ran(kernel, text, env=None):
     dot_mvc.comp's layouts, dot_mvc[32]_n<NB>w<W>u<U>p<P>[a]_<dt> (the
     columns form's default; NXVK_DOT_MVC=off: dot_mv's)"""
     if kernel == "dot_mvcm_f16":
-        return re.search(r"dot_mvcm(32)?_f16x\d+x\d+c\d+p\d+l\d_f16\b", text) is not None
+        return re.search(r"dot_mvcm(32)?_f16x\d+x\d+c\d+p\d+l\de?_f16\b", text) is not None
     m = re.match(r"dot_mvc(32)?_(f32|f16|bf16)$", kernel)
     if m:
         return re.search(r"dot_mvc%s_n\d+w\d+u\d+p\d+a?_%s\b" % (m.group(1) or "", m.group(2)), text) is not None
@@ -379,6 +379,13 @@ half_case("f16 NXVK_DOT_MVC_CM=1,2,1 (B's fragments straight from memory), batch
 half_case("f16 NXVK_DOT_MVC_CM=2,1 S=3, dtype f32 result", (16, 4096), (4096, 96), "f16",
           "dot_mvcm_f16" if CM else "dot_mvc32_f16", env={"NXVK_DOT_MVC_CM": "2,1", "NXVK_DOT_MVC": "0,0,3,0"},
           out32=True)
+# its emulation (E = 1: plain code, any device) checks the same k steps, staging and sums everywhere
+half_case("f16 tensor-core emulation, B staged, 16x512 . 512x1040 (the last block 1 fragment)", (16, 512), (512, 1040),
+          "f16", "dot_mvcm_f16", env={"NXVK_DOT_MVC_CM": "0,0,2,1"}, check=True, special="sparse")
+half_case("f16 tensor-core emulation, B from memory, FC=2 PF=4 S=3, batched 2x16x768 . 2x768x96", (2, 16, 768),
+          (2, 768, 96), "f16", "dot_mvcm_f16", env={"NXVK_DOT_MVC_CM": "2,4,1,1", "NXVK_DOT_MVC": "0,0,3,0"})
+half_case("f16 tensor-core emulation, FC=8 PF=1 staged, dtype f32 result", (16, 1024), (1024, 256), "f16",
+          "dot_mvcm_f16", env={"NXVK_DOT_MVC_CM": "8,1,2,1"}, out32=True)
 half_case("f16 NXVK_DOT_MVC_CM=0,0, N not whole fragments: the columns kernels", (16, 512), (512, 1000), "f16",
           "dot_mv_cols_f16", env={"NXVK_DOT_MVC_CM": "0,0"})
 
