@@ -48,6 +48,11 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
       d->min_subgroup_size != d->max_subgroup_size || batch > d->max_workgroup_count[2])
     return 1;
   bool rows = N <= MV_MAX && (M > MV_MAX || N <= M);
+  /* the rows form with n >= 2: lanes over rows (dot_mvr.c) unless NXVK_DOT_MVR=off */
+  if (rows && N >= 2) {
+    int rc = nxvk_dot_mvr(r, dtype, out, A, B, C, M, N, K, batch);
+    if (rc != 1) return rc;
+  }
   /* f32 takes this kernel for matrix-vector products (n = 1: H100 2 326
    * against 1 911 GB/s at 4096, H200 3 924 against 3 467 at 8192) and stays
    * on dot_skinny.comp otherwise unless NXVK_DOT_MV is set: it matched or

@@ -305,6 +305,8 @@ typedef struct nxvk_tuning {
   int dot_mvc_mode;      /* NXVK_DOT_MVC: 0 the rule's shapes, 1 off (dot_mv / dot_skinny), 2 numbers: every columns shape */
   uint32_t dot_mvc_cm[4]; /* NXVK_DOT_MVC_CM: FC, PF, LD, E of dot_mvcm.comp (f16 m = 16 on tensor cores; 0: the rule's) */
   int dot_mvc_cm_mode;   /* NXVK_DOT_MVC_CM: 0 the rule, 1 off, 2 numbers: wherever it can run */
+  uint32_t dot_mvr[7];   /* NXVK_DOT_MVR: L, R, U, KS, WG, S, P + 1 of dot_mvr.comp (0: the rule's) */
+  bool dot_mvr_off;      /* NXVK_DOT_MVR=off: n = 2..16 rows products on dot_mv.comp's rows form */
   uint32_t dot_coopmat_order; /* NXVK_DOT_COOPMAT_ORDER: dot_coopmat's fragment order (0-3) + 1 (0: unset) */
   bool dot_coopmat_emu; /* NXVK_DOT_COOPMAT_EMU=1: dot_coopmat's data flow without tensor cores */
   uint32_t dot_coopmat_diag; /* NXVK_DOT_COOPMAT_DIAG: 1 products alone, 2 loads alone (wrong results: timing only) */
@@ -346,6 +348,10 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
  * and bf16 on dot_mvc.comp (no barriers in its loop); 1 (nothing recorded)
  * where the rule, the shape or the device leaves it to nxvk_dot_mv. */
 int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
+                 uint32_t M, uint32_t N, uint32_t K, uint32_t batch);
+/* dot_mvr.c: the rows form with 2 <= n <= 16 on dot_mvr.comp (lanes over
+ * rows); 1 (nothing recorded) where it does not apply (dot_mv.c goes on). */
+int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
                  uint32_t M, uint32_t N, uint32_t K, uint32_t batch);
 /* Whether forced dot tiles suit the kernels on this device: NXVK_OK, or
  * NXVK_E_BAD_REQUEST with a message naming the variable (dot.c). */

@@ -26,7 +26,8 @@
 extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_random[],
     nxvk_src_dot_naive[], nxvk_src_dtype[], nxvk_src_f16[], nxvk_src_scan[], nxvk_src_sort[], nxvk_src_window[],
     nxvk_src_conv_direct[], nxvk_src_gather[], nxvk_src_scatter[], nxvk_src_index[], nxvk_src_dot_coopmat[],
-    nxvk_src_peak_coopmat[], nxvk_src_conv_coopmat[], nxvk_src_dot_mv[], nxvk_src_dot_mvc[], nxvk_src_dot_mvcm[];
+    nxvk_src_peak_coopmat[], nxvk_src_conv_coopmat[], nxvk_src_dot_mv[], nxvk_src_dot_mvc[], nxvk_src_dot_mvcm[],
+    nxvk_src_dot_mvr[];
 
 /* name -> content key, for the process (the GLSL of a name never changes) */
 typedef struct rt_name {
@@ -304,6 +305,25 @@ static int glsl_for(const char *name, int variant, char **out) {
              "#define CT_U %uu\n#define CT_BD %u\n#define CT_PF %u\n%s", nxvk_dtype_name(d), rows ? "ROWS" : "COLS",
              o32 ? "#define OUT_F32 1\n" : "", nb, rr, uu, bd, pf, hw);
     return hand_glsl(nxvk_src_dot_mv, defs, out);
+  }
+  if (strncmp(name, "dot_mvr", 7) == 0 && (d == NXVK_F32 || d == NXVK_F16 || d == NXVK_BF16)) {
+    /* dot_mvr.c's layouts: dot_mvr[32]_n<NB>l<L>r<R>u<U>k<KS>w<WG>p<PF>_<dt> (32: f32 results of 16-bit inputs) */
+    unsigned nb, ll, rr, uu, ks, wg, pf;
+    char canon[64];
+    bool o32 = strncmp(name, "dot_mvr32_", 10) == 0;
+    if (sscanf(name + (o32 ? 10 : 8), "n%ul%ur%uu%uk%uw%up%u", &nb, &ll, &rr, &uu, &ks, &wg, &pf) != 7) goto unknown;
+    snprintf(canon, sizeof canon, "dot_mvr%s_n%ul%ur%uu%uk%uw%up%u_%s", o32 ? "32" : "", nb, ll, rr, uu, ks, wg, pf,
+             nxvk_dtype_name(d));
+    if (strcmp(canon, name) != 0 || (o32 && d == NXVK_F32) || nb < 2 || nb > 16 || ll < 1 || ll > 32 ||
+        (ll & (ll - 1)) || rr < 1 || rr > 8 || uu < 1 || uu > 8 || ks < 1 || ks > 16 || (ks & (ks - 1)) || wg < 32 ||
+        wg > 1024 || (wg & (wg - 1)) || pf > 1)
+      goto unknown;
+    char hw[32] = "";
+    if (d == NXVK_F16 && f16_cvt) snprintf(hw, sizeof hw, "#define NX_F16_HW %d\n", f16_cvt);
+    snprintf(defs, sizeof defs, "#define DT_%s 1\n%s#define CT_NB %uu\n#define CT_L %uu\n#define CT_R %uu\n"
+             "#define CT_U %uu\n#define CT_KS %u\n#define CT_WG %u\n#define CT_PF %u\n%s", nxvk_dtype_name(d),
+             o32 ? "#define OUT_F32 1\n" : "", nb, ll, rr, uu, ks, wg, pf, hw);
+    return hand_glsl(nxvk_src_dot_mvr, defs, out);
   }
   if (strncmp(name, "dot_mv_", 7) == 0 && (d == NXVK_F32 || d == NXVK_F16 || d == NXVK_BF16)) {
     /* dot.c's dot_mv: dot_mv_{rows,cols}[32]_<dt> (32: f32 results of 16-bit inputs), dot_mv_sum_<out dt> */

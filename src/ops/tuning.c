@@ -360,6 +360,17 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
                  "FC fragments a subgroup a power of two up to 16, PF k steps in flight 1, 2 or 4, LD 1 B's fragments "
                  "straight from memory or 2 through shared memory, E 1 the emulation (0: the rule's)");
   }
+  /* dot_mvr.comp's layout (dot_mvr.c): L,R,U,KS[,WG[,S[,P]]], 0 = the rule's (P: 1 loads a round ahead, 2 not); or off */
+  if (knob("NXVK_DOT_MVR") && strcmp(knob("NXVK_DOT_MVR"), "off") == 0) t->dot_mvr_off = true;
+  else if (knob_list("NXVK_DOT_MVR", t->dot_mvr, 4, 7, "want L,R,U,KS[,WG[,S[,P]]] (0: the rule's) or off", &rc)) {
+    const uint32_t *v = t->dot_mvr;
+    if ((v[0] & (v[0] - 1)) || v[0] > 32 || v[1] > 8 || v[2] > 8 || (v[3] & (v[3] - 1)) || v[3] > 16 ||
+        (v[4] && (v[4] < 32 || v[4] > 1024 || (v[4] & (v[4] - 1)))) || v[5] > 64 || v[6] > 2)
+      return bad("NXVK_DOT_MVR", knob("NXVK_DOT_MVR"),
+                 "L a power of two up to 32 lanes a row, R up to 8 rows a lane, U up to 8 vectors, KS a power of two "
+                 "up to 16 k groups, WG a power of two from 32 to 1024, S up to 64, P 1 (loads a round ahead) or 2 "
+                 "(not) (0: the rule's)");
+  }
   /* dot_mv.comp's compile-time layouts (1, the default) or its specialization-constant form (0) */
   t->dot_mv_ct = true;
   if ((i = knob_choice("NXVK_DOT_MV_CT", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->dot_mv_ct = i == 1;

@@ -1,0 +1,89 @@
+/*
+ * dot_mvr.c - skinny products with 2 <= n <= 16 columns of output (the rows
+ * form) of f32, f16 and bf16 on dot_mvr.comp: lanes over rows of A (L lanes
+ * a row, R rows a lane), k split over the workgroup's KS subgroup groups
+ * (summed in shared memory) and, while the row blocks leave units idle,
+ * over workgroups (f32 partials, dot_mv.comp's SUM pass).  dot_mv.c calls it
+ * for the rows form with n >= 2 before its own kernel (n = 1 stays there).
+ *
+ * NXVK_DOT_MVR="L,R,U,KS[,WG[,S[,P]]]" overrides each (0: the rule's),
+ * NXVK_DOT_MVR=off gives these shapes back to dot_mv.comp's rows form
+ * (bench/NOTES.md, "dot_mvr").
+ */
+#include "ops.h"
+
+#include <stdio.h>
+
+#define MVR_MIN_ROUNDS 2u /* a chunk of split K: at least this many rounds */
+
+int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
+                 uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  const nxvk_device_info *d = &c->info;
+  const nxvk_tuning *tu = c->tuning;
+  uint32_t sg = d->subgroup_size;
+  if (tu->dot_mvr_off || N < 2 || N > 16 || M == 0 || batch == 0 || K == 0 ||
+      (dtype != NXVK_F32 && dtype != NXVK_F16 && dtype != NXVK_BF16))
+    return 1;
+  const uint32_t *kn = tu->dot_mvr;
+  uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), V = 16 / esz, nq = (N + 3) / 4;
+  uint32_t L = kn[0] ? kn[0] : 4, R = kn[1] ? kn[1] : 2, U = kn[2] ? kn[2] : 2, KS = kn[3] ? kn[3] : 2;
+  uint32_t wg = kn[4] ? kn[4] : 256, P = kn[6] ? kn[6] - 1 : 1;
+  uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
+                                                                          : d->max_workgroup_size[0];
+  while (wg > maxwg) wg /= 2;
+  if (L > sg || sg % L || wg % (sg * KS)) return 1;
+  uint32_t step = L * U * V, kr = KS * step, rw = wg / sg / KS * (sg / L) * R;
+  uint64_t shared = 16ull * KS * step * nq + (KS > 1 ? 16ull * KS * rw * nq : 0);
+  if (shared > d->max_shared_memory) return 1;
+  uint64_t blocks = ((uint64_t)M + rw - 1) / rw;
+  if (blocks > d->max_workgroup_count[0] || batch > d->max_workgroup_count[2]) return 1;
+  /* the kernel's flat indices are 32-bit */
+  uint64_t mn = (uint64_t)M * N;
+  if ((uint64_t)batch * M * K > UINT32_MAX || (uint64_t)batch * K * N + (uint64_t)kr * N > UINT32_MAX ||
+      (uint64_t)batch * mn > UINT32_MAX)
+    return 1;
+  /* split K while the row blocks would not give every unit 4 workgroups */
+  uint32_t units = d->compute_units ? d->compute_units : 32;
+  uint64_t groups = blocks * batch, want = 4ull * units;
+  uint32_t rounds = (K + kr - 1) / kr, S = 1;
+  if (kn[5]) S = kn[5];
+  else if (groups < want) {
+    S = (uint32_t)((want + groups - 1) / groups);
+    if (S > rounds / MVR_MIN_ROUNDS) S = rounds / MVR_MIN_ROUNDS;
+  }
+  if (S > rounds) S = rounds;
+  if (S > 64) S = 64;
+  if (S > d->max_workgroup_count[1]) S = d->max_workgroup_count[1];
+  if (S < 1) S = 1;
+  uint32_t KC = (rounds + S - 1) / S * kr;
+  if (S > 1) S = (K + KC - 1) / KC; /* every chunk nonempty */
+  if (S > 1 && ((uint64_t)S * batch * mn * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * mn > UINT32_MAX))
+    S = 1;
+  if (S == 1) KC = K;
+  bool o32 = out == NXVK_F32 && dtype != NXVK_F32;
+  uint32_t meta[6] = {M, N, K, batch, KC, K % V == 0 ? 1u : 0u};
+  uint32_t spec[6] = {wg, N, R, U, sg, S > 1 ? 1u : 0u};
+  char name[128];
+  snprintf(name, sizeof name, "dot_mvr%s_n%ul%ur%uu%uk%uw%up%u_%s", o32 ? "32" : "", N, L, R, U, KS, wg, P,
+           nxvk_dtype_name(dtype));
+  if (S == 1) {
+    nxvk_buffer *bufs[3] = {A, B, C};
+    return nxvk_dispatch_grid(r, name, spec, 6, meta, 6, bufs, 3, (uint32_t)blocks, 1, batch);
+  }
+  nxvk_buffer *part = NULL;
+  int rc = nxvk_buffer_create(c, (uint64_t)S * batch * mn * 4, false, &part);
+  if (rc == NXVK_OK) {
+    nxvk_buffer *pbufs[3] = {A, B, part};
+    rc = nxvk_dispatch_grid(r, name, spec, 6, meta, 6, pbufs, 3, (uint32_t)blocks, S, batch);
+  }
+  if (rc == NXVK_OK) {
+    uint32_t smeta[3] = {(uint32_t)mn, batch, S}, sspec[1] = {NXVK_WG};
+    nxvk_buffer *sbufs[2] = {part, C};
+    if (out == NXVK_F32) snprintf(name, sizeof name, "dot_ksum_f32");
+    else snprintf(name, sizeof name, "dot_mv_sum_%s", nxvk_dtype_name(out));
+    rc = nxvk_dispatch_1d(r, name, sspec, 1, smeta, 3, sbufs, 2, batch * mn);
+  }
+  nxvk_buffer_unref(c, part);
+  return rc;
+}
