@@ -22,7 +22,8 @@ int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   const nxvk_device_info *d = &c->info;
   const nxvk_tuning *tu = c->tuning;
   uint32_t sg = d->subgroup_size;
-  if (tu->dot_mvr_off || N < 2 || N > 16 || M == 0 || batch == 0 || K == 0 ||
+  /* not yet measured on a GPU: taken where NXVK_DOT_MVR is set to numbers */
+  if (tu->dot_mvr_off || !tu->dot_mvr_on || N < 2 || N > 16 || M == 0 || batch == 0 || K == 0 ||
       (dtype != NXVK_F32 && dtype != NXVK_F16 && dtype != NXVK_BF16))
     return 1;
   const uint32_t *kn = tu->dot_mvr;

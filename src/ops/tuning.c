@@ -364,6 +364,7 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   if (knob("NXVK_DOT_MVR") && strcmp(knob("NXVK_DOT_MVR"), "off") == 0) t->dot_mvr_off = true;
   else if (knob_list("NXVK_DOT_MVR", t->dot_mvr, 4, 7, "want L,R,U,KS[,WG[,S[,P]]] (0: the rule's) or off", &rc)) {
     const uint32_t *v = t->dot_mvr;
+    t->dot_mvr_on = true;
     if ((v[0] & (v[0] - 1)) || v[0] > 32 || v[1] > 8 || v[2] > 8 || (v[3] & (v[3] - 1)) || v[3] > 16 ||
         (v[4] && (v[4] < 32 || v[4] > 1024 || (v[4] & (v[4] - 1)))) || v[5] > 64 || v[6] > 2)
       return bad("NXVK_DOT_MVR", knob("NXVK_DOT_MVR"),

@@ -122,6 +122,8 @@ cases() {
   refused "$bin" "$tag NXVK_DOT_MVC_CM with PF = 3" NXVK_DOT_MVC_CM=0,3
   refused "$bin" "$tag NXVK_DOT_MVC_CM with LD = 3" NXVK_DOT_MVC_CM=0,0,3
   refused "$bin" "$tag NXVK_DOT_MVC_CM with E = 2" NXVK_DOT_MVC_CM=0,0,0,2
+  refused "$bin" "$tag NXVK_DOT_MVR with L = 3" NXVK_DOT_MVR=3,0,0,0
+  refused "$bin" "$tag NXVK_DOT_MVR with P = 3" NXVK_DOT_MVR=4,2,2,2,256,0,3
   refused "$bin" "$tag NXVK_SCAN not a kernel" NXVK_SCAN=onepass
   refused "$bin" "$tag NXVK_SCATTER_PUT not a form" NXVK_SCATTER_PUT=fast
   refused "$bin" "$tag NXVK_SCAN_WG not a power of two" NXVK_SCAN_WG=100
@@ -141,6 +143,7 @@ cases() {
   taken "$bin" "$tag NXVK_DOT_MVC=2,4,2,64,2 is taken" NXVK_DOT_MVC=2,4,2,64,2 dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MVC=off is taken" NXVK_DOT_MVC=off dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MVC_CM=4,2 is taken" NXVK_DOT_MVC_CM=4,2 dot '{"variant":"skinny"}'
+  taken "$bin" "$tag NXVK_DOT_MVR=2,1,1,2,64,2 is taken" NXVK_DOT_MVR=2,1,1,2,64,2 dot '{}'
   taken "$bin" "$tag NXVK_EW_UNROLL=3 is taken" NXVK_EW_UNROLL=3 exp '{}'
   taken "$bin" "$tag NXVK_POOL_CAP=1M is taken" NXVK_POOL_CAP=1M
   taken "$bin" "$tag NXVK_GROUP_SUBMIT=0 is taken" NXVK_GROUP_SUBMIT=0

@@ -1,0 +1,148 @@
+#!/usr/bin/python3
+"""test_mvr.py - dot_mvr.comp, the rows form of skinny products with
+2 <= n <= 16 and lanes over rows (src/ops/dot_mvr.c, issue 30), taken where
+NXVK_DOT_MVR=L,R,U,KS[,WG[,S[,P]]] is set: f32, f16 and bf16 (f16 / bf16
+also with "dtype": "f32" results), n from 2 to 16, K not a
+multiple of a 16-byte vector nor of a round, rows not a multiple of the
+workgroup's, batches, split K over workgroups, k groups, lanes a row from 1
+to 8, no prefetch, NaN and infinities.  Each result is checked against numpy
+(f64 products of the inputs) under dot's bound n * eps(f32) * sum|a*b| per
+output plus the one rounding to the result's dtype, some also by --check
+against the CPU reference; NXVK_KERNEL_STATS=1 names the kernel built, so
+each case also tells that dot_mvr ran (and that it did not under
+NXVK_DOT_MVR=off or unset).  TAP."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
+TMP = tempfile.mkdtemp(prefix="nxvk_mvr_")
+rng = np.random.default_rng(3030)
+n = [0, 0]
+
+
+def tap(ok, desc, diag=None):
+    n[0] += 1
+    n[1] += 0 if ok else 1
+    print("%s %d - %s" % ("ok" if ok else "not ok", n[0], desc))
+    if diag and not ok:
+        for line in str(diag).splitlines()[-20:]:
+            print("#   " + line)
+
+
+def bf16_bits(x32):
+    """f32 -> bf16 bits, to nearest even (finite values here; NaN kept a NaN)"""
+    x32 = np.asarray(x32, np.float32)
+    b = x32.view(np.uint32).astype(np.uint64)
+    r = (((b + 0x7fff + ((b >> 16) & 1)) >> 16) & 0xffff).astype(np.uint16)
+    return np.where(np.isnan(x32), np.uint16(0x7fc0), r).astype(np.uint16)
+
+
+def bf16_f64(bits):
+    return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+def save(path, a, bf16):
+    if not bf16:
+        np.save(path, a)
+        return
+    hdr = "{'descr': '<V2', 'fortran_order': False, 'shape': %s, }" % repr(tuple(a.shape))
+    hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr.encode() + a.astype("<u2").tobytes())
+
+
+def case(desc, ashape, bshape, dt, layout="0,0,0,0", out32=False, special=False, check=False, want_mvr=True):
+    bf = dt == "bf16"
+    a32 = rng.standard_normal(ashape).astype(np.float32)
+    b32 = rng.standard_normal(bshape).astype(np.float32)
+    if special and a32.shape[-2] > 2 and b32.shape[-1] > 1:
+        a32[..., 2, 3] = np.nan
+        a32[..., 1, -1] = np.inf
+        b32[..., -1, 1] = -np.inf
+    if dt == "f32":
+        a, b = a32, b32
+    elif bf:
+        a, b = bf16_bits(a32), bf16_bits(b32)
+    else:
+        a, b = a32.astype(np.float16), b32.astype(np.float16)
+    a64, b64 = (bf16_f64(x) if bf else x.astype(np.float64) for x in (a, b))
+    pa, pb, out = (os.path.join(TMP, f) for f in ("a.npy", "b.npy", "o.npy"))
+    save(pa, a, bf)
+    save(pb, b, bf)
+    cmd = [NXVK, "run", "--op", "dot", pa, pb, "-o", out]
+    if out32:
+        cmd[4:4] = ["--attrs", json.dumps({"dtype": "f32"})]
+    if check:
+        cmd.append("--check")
+    env = dict(os.environ, NXVK_KERNEL_STATS="1")
+    env.pop("NXVK_DOT_MVR", None)
+    if layout is not None:
+        env["NXVK_DOT_MVR"] = layout
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600, env=env)
+    text = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
+    if p.returncode != 0:
+        tap(False, desc, text)
+        return
+    got = np.load(out)
+    if got.dtype.kind == "V":
+        got = got.view("<u2").astype(np.uint16)
+    g = bf16_f64(got) if (bf and not out32) else got.astype(np.float64)
+    with np.errstate(all="ignore"):
+        want = np.matmul(a64, b64)
+        mag = np.matmul(np.abs(a64), np.abs(b64))
+    K = a.shape[-1]
+    sums = max(K, 1) * np.finfo(np.float32).eps * mag
+    if out32 or dt == "f32":
+        bound = sums + np.finfo(np.float32).tiny
+    else:
+        rel, least = (2.0 ** -8, 2.0 ** -133) if bf else (2.0 ** -11, 2.0 ** -24)
+        bound = sums + rel * (np.abs(want) + sums) + least / 2
+    fin = np.isfinite(want)
+    if g.shape != want.shape:
+        tap(False, "%s: shape %s" % (desc, g.shape), text)
+        return
+    if not np.array_equal(np.isnan(g), np.isnan(want)) or \
+            not np.array_equal(g[~fin & ~np.isnan(want)], want[~fin & ~np.isnan(want)]):
+        tap(False, "%s: non-finite results differ" % desc, text)
+        return
+    err = np.abs(g[fin] - want[fin])
+    over = err > bound[fin]
+    tap(not over.any(), "%s: against numpy (max err %g, %d over the bound)" %
+        (desc, err.max() if err.size else 0, over.sum()), text)
+    if check:
+        tap(": ok" in text, "%s: --check against the CPU reference" % desc, text)
+    mvr = re.search(r"dot_mvr(32)?_n\d+l\d+r\d+u\d+k\d+w\d+p\d_%s\b" % dt, text) is not None
+    tap(mvr == want_mvr, "%s: %s dot_mvr" % (desc, "ran" if want_mvr else "did not run"), text)
+
+
+# n from 2 to 16 (odd, whole vec4s, whole 16-byte vectors of B), the rule's layout, the three dtypes in turn
+for i, nn in enumerate((2, 3, 4, 5, 8, 11, 12, 16)):
+    dt = ("f32", "f16", "bf16")[i % 3]
+    case("%s 150x333 . 333x%d (the rule's layout)" % (dt, nn), (150, 333), (333, nn), dt, check=nn in (2, 16))
+for dt in ("f32", "f16", "bf16"):
+    case("%s 300x2000 . 2000x16, split K" % dt, (300, 2000), (2000, 16), dt, layout="4,2,2,2,0,3", check=True)
+    case("%s batched 3x77x1001 . 3x1001x5 (K odd)" % dt, (3, 77, 1001), (3, 1001, 5), dt)
+    case("%s NaN and inf, n = 16" % dt, (64, 999), (999, 16), dt, special=True)
+    case("%s L=1 R=1 U=1 KS=1, no prefetch" % dt, (100, 515), (515, 8), dt, layout="1,1,1,1,0,0,2")
+    case("%s L=8 R=4 U=1 KS=4 (K odd, split 2)" % dt, (301, 1003), (1003, 12), dt, layout="8,4,1,4,0,2")
+    case("%s L=2 R=1 U=8 KS=2 WG=128 S=3" % dt, (99, 2000), (2000, 3), dt, layout="2,1,8,2,128,3")
+for dt in ("f16", "bf16"):
+    case("%s dtype f32 result" % dt, (200, 640), (640, 7), dt, out32=True)
+    case("%s dtype f32 result, split K" % dt, (50, 4000), (4000, 16), dt, layout="4,1,2,2,0,4", out32=True)
+case("f16 WG=512 KS=8 U=1", (500, 2100), (2100, 16), "f16", layout="4,2,1,8,512")
+case("f32 K = 1", (40, 1), (1, 6), "f32")
+case("f32 NXVK_DOT_MVR=off: the old rows form", (150, 333), (333, 16), "f32", layout="off", want_mvr=False)
+case("f16 NXVK_DOT_MVR unset: the old rows form", (150, 333), (333, 16), "f16", layout=None, want_mvr=False)
+case("f16 n = 1 stays on dot_mv", (150, 333), (333, 1), "f16", want_mvr=False)
+
+print("1..%d" % n[0])
+shutil.rmtree(TMP, ignore_errors=True)
+sys.exit(1 if n[1] else 0)
