@@ -27,7 +27,7 @@ BIN = nxvk$(FLAVOR)
 SRC_CORE = $(wildcard src/core/*.c) $(wildcard src/vk/*.c) $(wildcard src/ops/*.c) $(wildcard src/io/*.c)
 SRC_CLI = src/main.c $(wildcard src/cmd_*.c) $(wildcard src/cli/*.c)
 # shader sources the run-time kernels are made from (src/ops/rtkernel.c)
-RT_SRC = copy reduce iota random dot_naive dot_mv dot_mvc dot_mvcm dot_mvr dtype f16 scan sort window conv_direct gather scatter index dot_coopmat peak_coopmat conv_coopmat
+RT_SRC = copy reduce iota random dot_naive dot_mv dot_mvc dot_mvcm dot_mvr dot_mvrcm dtype f16 scan sort window conv_direct gather scatter index dot_coopmat peak_coopmat conv_coopmat
 OBJ_CORE = $(SRC_CORE:%.c=$(B)/%.o) $(B)/gen/spirv_table.o $(B)/gen/glsl_lib.o $(B)/gen/limits_json.o \
   $(B)/gen/edge_values_json.o $(B)/gen/size_classes_json.o $(RT_SRC:%=$(B)/gen/src_%.o)
 OBJ_CLI = $(SRC_CLI:%.c=$(B)/%.o)

@@ -8,7 +8,10 @@
  *
  * NXVK_DOT_MVR="L,R,U,KS[,WG[,S[,P]]]" overrides each (0: the rule's),
  * NXVK_DOT_MVR=off gives these shapes back to dot_mv.comp's rows form
- * (bench/NOTES.md, "dot_mvr").
+ * (bench/NOTES.md, "dot_mvr").  f16 takes dot_mvrcm.comp (tensor cores:
+ * FM-row tiles of A's fragments straight from memory, B's through shared
+ * memory) where NXVK_DOT_MVR_CM="U,KS[,WG[,S[,E]]]" is set (E = 1: its
+ * emulation, plain FMAs, for devices without cooperative matrices).
  */
 #include "ops.h"
 
@@ -16,16 +19,103 @@
 
 #define MVR_MIN_ROUNDS 2u /* a chunk of split K: at least this many rounds */
 
+/* the f32 partials' second pass (dot_mv.comp's SUM, dot_ksum_f32) after the split dispatch */
+static int split_run(nxvk_rec *r, const char *name, const uint32_t *spec, int nspec, const uint32_t *meta,
+                     nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C, nxvk_dtype out, uint32_t gx, uint32_t S,
+                     uint32_t batch, uint64_t mn) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  if (S == 1) {
+    nxvk_buffer *bufs[3] = {A, B, C};
+    return nxvk_dispatch_grid(r, name, spec, nspec, meta, 6, bufs, 3, gx, 1, batch);
+  }
+  nxvk_buffer *part = NULL;
+  int rc = nxvk_buffer_create(c, (uint64_t)S * batch * mn * 4, false, &part);
+  if (rc == NXVK_OK) {
+    nxvk_buffer *pbufs[3] = {A, B, part};
+    rc = nxvk_dispatch_grid(r, name, spec, nspec, meta, 6, pbufs, 3, gx, S, batch);
+  }
+  if (rc == NXVK_OK) {
+    char sname[32];
+    uint32_t smeta[3] = {(uint32_t)mn, batch, S}, sspec[1] = {NXVK_WG};
+    nxvk_buffer *sbufs[2] = {part, C};
+    if (out == NXVK_F32) snprintf(sname, sizeof sname, "dot_ksum_f32");
+    else snprintf(sname, sizeof sname, "dot_mv_sum_%s", nxvk_dtype_name(out));
+    rc = nxvk_dispatch_1d(r, sname, sspec, 1, smeta, 3, sbufs, 2, batch * mn);
+  }
+  nxvk_buffer_unref(c, part);
+  return rc;
+}
+
+/* S for blocks workgroups of rounds of k: while they would not give every
+ * unit 4 workgroups, chunks of at least MVR_MIN_ROUNDS rounds (or forced) */
+static uint32_t split_count(const nxvk_device_info *d, uint32_t forced, uint64_t groups, uint32_t rounds) {
+  uint32_t units = d->compute_units ? d->compute_units : 32, S = 1;
+  uint64_t want = 4ull * units;
+  if (forced) S = forced;
+  else if (groups < want) {
+    S = (uint32_t)((want + groups - 1) / groups);
+    if (S > rounds / MVR_MIN_ROUNDS) S = rounds / MVR_MIN_ROUNDS;
+  }
+  if (S > rounds) S = rounds;
+  if (S > 64) S = 64;
+  if (S > d->max_workgroup_count[1]) S = d->max_workgroup_count[1];
+  return S < 1 ? 1 : S;
+}
+
+/* f16 on tensor cores (dot_mvrcm.comp) where NXVK_DOT_MVR_CM asks: 1 where it does not apply */
+static int mvr_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C, uint32_t M,
+                       uint32_t N, uint32_t K, uint32_t batch) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  const nxvk_device_info *d = &c->info;
+  const uint32_t *kn = c->tuning->dot_mvr_cm;
+  bool emu = kn[4] == 1;
+  if (!emu && !(d->coop_matrix_nv && d->f16 && d->coopmat_f16_f32 && d->subgroup_size == 32 &&
+                d->min_subgroup_size == d->max_subgroup_size))
+    return 1;
+  uint32_t f[3];
+  nxvk_coopmat_fragment(d, false, f);
+  uint32_t FM = f[0], FN = f[1], FK = f[2];
+  uint32_t U = kn[0] ? kn[0] : 4, KS = kn[1] ? kn[1] : 2, wg = kn[2] ? kn[2] : 256;
+  uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
+                                                                          : d->max_workgroup_size[0];
+  while (wg > maxwg) wg /= 2;
+  if (M < FM || K % FK || FN % 8 || FM * FN % 32 || wg % (32 * KS)) return 1;
+  uint32_t nf = (N + FN - 1) / FN, np = nf * FN, kr = KS * U * FK, rt = wg / 32 / KS;
+  uint64_t shared = 2ull * kr * np + 4ull * KS * rt * FM * np;
+  if (shared > d->max_shared_memory) return 1;
+  uint64_t blocks = ((uint64_t)M + (uint64_t)rt * FM - 1) / ((uint64_t)rt * FM), mn = (uint64_t)M * N;
+  if (blocks > d->max_workgroup_count[0] || batch > d->max_workgroup_count[2] ||
+      (uint64_t)batch * M * K > UINT32_MAX || (uint64_t)batch * K * N + (uint64_t)kr * np > UINT32_MAX ||
+      (uint64_t)batch * mn > UINT32_MAX)
+    return 1;
+  uint32_t rounds = (K + kr - 1) / kr, S = split_count(d, kn[3], blocks * batch, rounds);
+  uint32_t KC = (rounds + S - 1) / S * kr;
+  if (S > 1) S = (K + KC - 1) / KC;
+  if (S > 1 && ((uint64_t)S * batch * mn * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * mn > UINT32_MAX))
+    S = 1;
+  if (S == 1) KC = K;
+  uint32_t meta[6] = {M, N, K, batch, KC, 0}, spec[6] = {wg, N, 0, U, 32, S > 1 ? 1u : 0u};
+  char name[128];
+  snprintf(name, sizeof name, "dot_mvrcm%s_n%uf%ux%ux%uu%uk%uw%u%s_f16", out == NXVK_F32 ? "32" : "", N, FM, FN, FK,
+           U, KS, wg, emu ? "e" : "");
+  return split_run(r, name, spec, 6, meta, A, B, C, out, (uint32_t)blocks, S, batch, mn);
+}
+
 int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
                  uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
   const nxvk_device_info *d = &c->info;
   const nxvk_tuning *tu = c->tuning;
   uint32_t sg = d->subgroup_size;
-  /* not yet measured on a GPU: taken where NXVK_DOT_MVR is set to numbers */
-  if (tu->dot_mvr_off || !tu->dot_mvr_on || N < 2 || N > 16 || M == 0 || batch == 0 || K == 0 ||
+  if (tu->dot_mvr_off || N < 2 || N > 16 || M == 0 || batch == 0 || K == 0 ||
       (dtype != NXVK_F32 && dtype != NXVK_F16 && dtype != NXVK_BF16))
     return 1;
+  if (dtype == NXVK_F16 && tu->dot_mvr_cm_on) {
+    int rc = mvr_coopmat(r, out, A, B, C, M, N, K, batch);
+    if (rc != 1) return rc;
+  }
+  /* not yet measured on a GPU: taken where NXVK_DOT_MVR is set to numbers */
+  if (!tu->dot_mvr_on) return 1;
   const uint32_t *kn = tu->dot_mvr;
   uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), V = 16 / esz, nq = (N + 3) / 4;
   uint32_t L = kn[0] ? kn[0] : 4, R = kn[1] ? kn[1] : 2, U = kn[2] ? kn[2] : 2, KS = kn[3] ? kn[3] : 2;
@@ -45,18 +135,7 @@ int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
       (uint64_t)batch * mn > UINT32_MAX)
     return 1;
   /* split K while the row blocks would not give every unit 4 workgroups */
-  uint32_t units = d->compute_units ? d->compute_units : 32;
-  uint64_t groups = blocks * batch, want = 4ull * units;
-  uint32_t rounds = (K + kr - 1) / kr, S = 1;
-  if (kn[5]) S = kn[5];
-  else if (groups < want) {
-    S = (uint32_t)((want + groups - 1) / groups);
-    if (S > rounds / MVR_MIN_ROUNDS) S = rounds / MVR_MIN_ROUNDS;
-  }
-  if (S > rounds) S = rounds;
-  if (S > 64) S = 64;
-  if (S > d->max_workgroup_count[1]) S = d->max_workgroup_count[1];
-  if (S < 1) S = 1;
+  uint32_t rounds = (K + kr - 1) / kr, S = split_count(d, kn[5], blocks * batch, rounds);
   uint32_t KC = (rounds + S - 1) / S * kr;
   if (S > 1) S = (K + KC - 1) / KC; /* every chunk nonempty */
   if (S > 1 && ((uint64_t)S * batch * mn * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * mn > UINT32_MAX))
@@ -68,23 +147,5 @@ int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   char name[128];
   snprintf(name, sizeof name, "dot_mvr%s_n%ul%ur%uu%uk%uw%up%u_%s", o32 ? "32" : "", N, L, R, U, KS, wg, P,
            nxvk_dtype_name(dtype));
-  if (S == 1) {
-    nxvk_buffer *bufs[3] = {A, B, C};
-    return nxvk_dispatch_grid(r, name, spec, 6, meta, 6, bufs, 3, (uint32_t)blocks, 1, batch);
-  }
-  nxvk_buffer *part = NULL;
-  int rc = nxvk_buffer_create(c, (uint64_t)S * batch * mn * 4, false, &part);
-  if (rc == NXVK_OK) {
-    nxvk_buffer *pbufs[3] = {A, B, part};
-    rc = nxvk_dispatch_grid(r, name, spec, 6, meta, 6, pbufs, 3, (uint32_t)blocks, S, batch);
-  }
-  if (rc == NXVK_OK) {
-    uint32_t smeta[3] = {(uint32_t)mn, batch, S}, sspec[1] = {NXVK_WG};
-    nxvk_buffer *sbufs[2] = {part, C};
-    if (out == NXVK_F32) snprintf(name, sizeof name, "dot_ksum_f32");
-    else snprintf(name, sizeof name, "dot_mv_sum_%s", nxvk_dtype_name(out));
-    rc = nxvk_dispatch_1d(r, name, sspec, 1, smeta, 3, sbufs, 2, batch * mn);
-  }
-  nxvk_buffer_unref(c, part);
-  return rc;
+  return split_run(r, name, spec, 6, meta, A, B, C, out, (uint32_t)blocks, S, batch, mn);
 }

@@ -27,7 +27,7 @@ extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_
     nxvk_src_dot_naive[], nxvk_src_dtype[], nxvk_src_f16[], nxvk_src_scan[], nxvk_src_sort[], nxvk_src_window[],
     nxvk_src_conv_direct[], nxvk_src_gather[], nxvk_src_scatter[], nxvk_src_index[], nxvk_src_dot_coopmat[],
     nxvk_src_peak_coopmat[], nxvk_src_conv_coopmat[], nxvk_src_dot_mv[], nxvk_src_dot_mvc[], nxvk_src_dot_mvcm[],
-    nxvk_src_dot_mvr[];
+    nxvk_src_dot_mvr[], nxvk_src_dot_mvrcm[];
 
 /* name -> content key, for the process (the GLSL of a name never changes) */
 typedef struct rt_name {
@@ -305,6 +305,26 @@ static int glsl_for(const char *name, int variant, char **out) {
              "#define CT_U %uu\n#define CT_BD %u\n#define CT_PF %u\n%s", nxvk_dtype_name(d), rows ? "ROWS" : "COLS",
              o32 ? "#define OUT_F32 1\n" : "", nb, rr, uu, bd, pf, hw);
     return hand_glsl(nxvk_src_dot_mv, defs, out);
+  }
+  if (strncmp(name, "dot_mvrcm", 9) == 0 && d == NXVK_F16) {
+    /* dot_mvr.c's f16 tensor-core form: dot_mvrcm[32]_n<NB>f<FM>x<FN>x<FK>u<U>k<KS>w<WG>[e]_f16 (e: the emulation) */
+    unsigned nb, fm, fn, fk, uu, ks, wg;
+    int at = 0;
+    char canon[80];
+    bool o32 = strncmp(name, "dot_mvrcm32_", 12) == 0;
+    if (sscanf(name + (o32 ? 12 : 10), "n%uf%ux%ux%uu%uk%uw%u%n", &nb, &fm, &fn, &fk, &uu, &ks, &wg, &at) != 7)
+      goto unknown;
+    bool emu = name[(o32 ? 12 : 10) + at] == 'e';
+    snprintf(canon, sizeof canon, "dot_mvrcm%s_n%uf%ux%ux%uu%uk%uw%u%s_f16", o32 ? "32" : "", nb, fm, fn, fk, uu, ks,
+             wg, emu ? "e" : "");
+    if (strcmp(canon, name) != 0 || nb < 1 || nb > 16 || fm < 8 || fm > 32 || fn < 8 || fn > 32 || fk < 8 ||
+        fk > 32 || fn % 8 || fk % 8 || (fm * fn) % 32 || uu < 1 || uu > 8 || ks < 1 || ks > 16 || (ks & (ks - 1)) ||
+        wg < 32 || wg > 1024 || wg % (32 * ks))
+      goto unknown;
+    snprintf(defs, sizeof defs, "%s%s#define CT_NB %uu\n#define CT_FM %uu\n#define CT_FN %uu\n#define CT_FK %uu\n"
+             "#define CT_U %uu\n#define CT_KS %uu\n#define CT_WG %u\n", o32 ? "#define OUT_F32 1\n" : "",
+             emu ? "#define CM_EMU 1\n" : "", nb, fm, fn, fk, uu, ks, wg);
+    return hand_glsl(nxvk_src_dot_mvrcm, defs, out);
   }
   if (strncmp(name, "dot_mvr", 7) == 0 && (d == NXVK_F32 || d == NXVK_F16 || d == NXVK_BF16)) {
     /* dot_mvr.c's layouts: dot_mvr[32]_n<NB>l<L>r<R>u<U>k<KS>w<WG>p<PF>_<dt> (32: f32 results of 16-bit inputs) */

@@ -59,7 +59,7 @@ def save(path, a, bf16):
         f.write(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr.encode() + a.astype("<u2").tobytes())
 
 
-def case(desc, ashape, bshape, dt, layout="0,0,0,0", out32=False, special=False, check=False, want_mvr=True):
+def case(desc, ashape, bshape, dt, layout="0,0,0,0", out32=False, special=False, check=False, want_mvr=True, cm=None):
     bf = dt == "bf16"
     a32 = rng.standard_normal(ashape).astype(np.float32)
     b32 = rng.standard_normal(bshape).astype(np.float32)
@@ -86,6 +86,8 @@ def case(desc, ashape, bshape, dt, layout="0,0,0,0", out32=False, special=False,
     env.pop("NXVK_DOT_MVR", None)
     if layout is not None:
         env["NXVK_DOT_MVR"] = layout
+    if cm is not None:
+        env["NXVK_DOT_MVR_CM"] = cm
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600, env=env)
     text = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
     if p.returncode != 0:
@@ -119,6 +121,10 @@ def case(desc, ashape, bshape, dt, layout="0,0,0,0", out32=False, special=False,
         (desc, err.max() if err.size else 0, over.sum()), text)
     if check:
         tap(": ok" in text, "%s: --check against the CPU reference" % desc, text)
+    if cm is not None:
+        mvr = re.search(r"dot_mvrcm(32)?_n\d+f\d+x\d+x\d+u\d+k\d+w\d+e_%s\b" % dt, text) is not None
+        tap(mvr == want_mvr, "%s: %s dot_mvrcm (emulated)" % (desc, "ran" if want_mvr else "did not run"), text)
+        return
     mvr = re.search(r"dot_mvr(32)?_n\d+l\d+r\d+u\d+k\d+w\d+p\d_%s\b" % dt, text) is not None
     tap(mvr == want_mvr, "%s: %s dot_mvr" % (desc, "ran" if want_mvr else "did not run"), text)
 
@@ -139,6 +145,15 @@ for dt in ("f16", "bf16"):
     case("%s dtype f32 result, split K" % dt, (50, 4000), (4000, 16), dt, layout="4,1,2,2,0,4", out32=True)
 case("f16 WG=512 KS=8 U=1", (500, 2100), (2100, 16), "f16", layout="4,2,1,8,512")
 case("f32 K = 1", (40, 1), (1, 6), "f32")
+# f16 on tensor cores (dot_mvrcm.comp, NXVK_DOT_MVR_CM=U,KS[,WG[,S[,E]]]): its emulation (E = 1) here, so
+# the staging, the clamped last row tile, the k groups' sums, split K and the stores are checked on lavapipe
+case("f16 tensor-core form, 300x512 . 512x16 (rows clamped)", (300, 512), (512, 16), "f16", cm="4,2,0,0,1", check=True)
+case("f16 tensor-core form, n = 5, U=1 KS=4 S=3", (100, 1024), (1024, 5), "f16", cm="1,4,256,3,1")
+case("f16 tensor-core form, batched 2x40x320 . 2x320x9, NaN and inf", (2, 40, 320), (2, 320, 9), "f16",
+     cm="2,1,64,0,1", special=True)
+case("f16 tensor-core form, dtype f32 result, split K", (70, 2048), (2048, 16), "f16", cm="2,2,0,4,1", out32=True)
+case("f16 tensor-core form needs K % 16 == 0 (K = 500: dot_mvr)", (70, 500), (500, 16), "f16", cm="4,2,0,0,1",
+     want_mvr=False)
 case("f32 NXVK_DOT_MVR=off: the old rows form", (150, 333), (333, 16), "f32", layout="off", want_mvr=False)
 case("f16 NXVK_DOT_MVR unset: the old rows form", (150, 333), (333, 16), "f16", layout=None, want_mvr=False)
 case("f16 n = 1 stays on dot_mv", (150, 333), (333, 1), "f16", want_mvr=False)
