@@ -426,7 +426,7 @@ static uint32_t round_up(uint32_t v, uint32_t q) { return (v + q - 1) / q * q; }
 #define SPLIT_MIN_K 256u
 #define SPLIT_MAX 8u
 static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint32_t K,
-                       uint32_t batch, uint32_t cfg[6]) {
+                       uint32_t batch, uint32_t cfg[7]) {
   static const uint32_t tiles[][3] = {{2, 2, 1}, {1, 2, 2}, {1, 1, 1}}; /* RB, CB, units divisor */
   static const uint32_t nvidia_resident[] = {2, 3, 5};                 /* per tile, see above */
   uint32_t q = dt == NXVK_F64 ? 2 : 4, bk = 8;
@@ -471,8 +471,16 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
    * to fill the GPU.
    * NXVK_DOT_NT=256 or 128 picks the grid for tuning runs. */
   uint32_t nt = c->tuning->dot_nt;
-  bool narrow = nt ? nt == 128 : dt == NXVK_F64 && split == 1 && i == 0; /* f32: only when forced */
   const uint32_t *v = c->tuning->dot_vec; /* all 0 when unset: fails v[0] >= 1 */
+  /* f32 on NVIDIA, products of whole 128 x 128 tiles and k steps of 8 that
+   * take the largest tile unsplit: the 8 x 16 grid's 2,4,8 on the aligned
+   * kernel with FRAG and XB (dot_vec.comp), 0.900 / 0.879 of cuBLAS at
+   * 2048^2 / 4096^2 on an H100 against 0.854 / 0.829 for the 16 x 16 grid's
+   * 2,2,8 (bench/NOTES.md, "f32 at 0.9, second pass"); unless
+   * NXVK_DOT_ALIGNED, _NT or _VEC is set */
+  bool rule = dt == NXVK_F32 && nvidia && split == 1 && i == 0 && !c->tuning->dot_aligned_set && !nt && !v[0] &&
+              M % 128 == 0 && N % 128 == 0 && K % 8 == 0 && K > 0 && c->info.max_workgroup_invocations >= 128;
+  bool narrow = nt ? nt == 128 : (dt == NXVK_F64 && split == 1 && i == 0) || rule; /* f32: the rule or forced */
   uint32_t max_blocks = dt == NXVK_F64 ? 4 : 8; /* f64: the shader's literal expansion covers 4 x 4 */
   bool forced = false;
   if (v[0] >= 1 && v[0] <= max_blocks && v[1] >= 1 && v[1] <= max_blocks && v[2] >= q && v[2] <= 64 &&
@@ -490,12 +498,14 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
   if (narrow && (split > 1 || cfg[1] > max_blocks || c->info.max_workgroup_invocations < 128 ||
                  vec_shared_bytes(cfg, dt, 8) > c->info.max_shared_memory)) {
     narrow = false; /* the narrow grid has no split form */
+    rule = false;
     if (!forced) {
       cfg[1] = tiles[i][1];
       cfg[2] = bk;
     }
   }
   cfg[5] = narrow ? 8 : 16;
+  cfg[6] = rule;
   /* chunks of whole BK steps; S recomputed so that none is empty */
   uint32_t kc = split > 1 ? (K + split - 1) / split : K;
   kc = round_up(kc, cfg[2]);
@@ -822,7 +832,7 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   uint32_t cfg[5];
   tile_config(c, dtype, cfg);
   /* the vector kernel: 256 invocations (128 on f64's narrow grid), tiles from vec_config */
-  uint32_t vcfg[6], q = dtype == NXVK_F64 ? 2 : 4;
+  uint32_t vcfg[7], q = dtype == NXVK_F64 ? 2 : 4;
   vec_config(c, dtype, M, N, K, batch, vcfg);
   uint32_t vtx = vcfg[5], vnt = 16 * vtx;
   bool narrow = vtx != 16;
@@ -865,13 +875,15 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
     if (S == 1) {
       /* f32 of whole tiles: the kernel without bounds tests, its launch in
        * groups of row tiles (NXVK_DOT_ALIGNED, NXVK_DOT_GROUP) */
-      bool aligned = dtype == NXVK_F32 && c->tuning->dot_aligned && M % vbm == 0 && N % vbn == 0 &&
+      bool rule = vcfg[6] != 0; /* vec_config's f32 rule: aligned, FRAG and XB */
+      bool aligned = dtype == NXVK_F32 && (c->tuning->dot_aligned || rule) && M % vbm == 0 && N % vbn == 0 &&
                      K % vcfg[2] == 0;
       if (aligned) {
         vspec[3] = c->tuning->dot_group ? c->tuning->dot_group : 1;
         /* FRAG, XB (2 with FRAG only, and BK >= 4: the last two steps) */
-        uint32_t xb = c->tuning->dot_xb == 2 && !c->tuning->dot_frag ? 1 : c->tuning->dot_xb;
-        vspec[4] = c->tuning->dot_frag | xb << 1;
+        uint32_t frag = rule ? 1 : c->tuning->dot_frag;
+        uint32_t xb = rule ? 1 : c->tuning->dot_xb == 2 && !frag ? 1 : c->tuning->dot_xb;
+        vspec[4] = frag | xb << 1;
         /* NXVK_DOT_KU: a proper even divisor of BK, else all unrolled;
          * NXVK_DOT_LW: within the grid (its rows at least 32 / LW);
          * NXVK_DOT_CT: N << 16 | K where both fit 16 bits (KU is ignored with XB) */

@@ -285,6 +285,7 @@ typedef struct nxvk_tuning {
   uint32_t dot_vec[4];   /* NXVK_DOT_VEC: RB, CB, BK, S of dot_vec */
   uint32_t dot_nt;       /* NXVK_DOT_NT: 128 (the narrow grid) or 256 */
   bool dot_aligned;      /* NXVK_DOT_ALIGNED: whole-tile f32 products on dot_vec_aligned */
+  bool dot_aligned_set;  /* NXVK_DOT_ALIGNED set (0 or 1): no rule (dot.c's f32_rule) */
   uint32_t dot_group;    /* NXVK_DOT_GROUP: row tiles a launch group of dot_vec_aligned (0: the rule) */
   uint32_t dot_frag;     /* NXVK_DOT_FRAG: 1: dot_vec_aligned writes the next k's shared reads first */
   uint32_t dot_ku;       /* NXVK_DOT_KU: k steps a pass of dot_vec_aligned's k loop, unrolled (0: BK) */

@@ -278,7 +278,11 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
    * step) on the vec kernel without bounds tests, launched in groups of
    * row tiles (dot_vec.comp, ALIGNED): off until an H100 measures it faster */
   t->dot_aligned = false;
-  if ((i = knob_choice("NXVK_DOT_ALIGNED", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->dot_aligned = i == 1;
+  t->dot_aligned_set = false;
+  if ((i = knob_choice("NXVK_DOT_ALIGNED", zero_one, 2, "want 0 or 1", &rc)) >= 0) {
+    t->dot_aligned = i == 1;
+    t->dot_aligned_set = true;
+  }
   if (knob_list("NXVK_DOT_GROUP", u, 1, 1, "want a number of row tiles from 1 to 64", &rc)) {
     if (u[0] < 1 || u[0] > 64) return bad("NXVK_DOT_GROUP", knob("NXVK_DOT_GROUP"), "want a number of row tiles from 1 to 64");
     t->dot_group = u[0];
