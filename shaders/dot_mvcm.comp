@@ -153,6 +153,21 @@ void main() {
 #endif
       }
     }
+#elif LD == 1
+    // the staged steps: each fragment read from shared memory just before its product
+    [[unroll]] for (uint p = 0u; p < PF; p++) {
+      uint k = k0 + p * step;
+      if (k < ke) {
+        fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa;
+        coopMatLoadNV(fa, a, (abase + k) / 8u, K / 8u, false);
+        [[unroll]] for (uint j = 0u; j < FC; j++)
+          if (j < fc) {
+            fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb;
+            coopMatLoadNV(fb, sm, sb + p * STG + j * FN / 8u, BV, false);
+            acc[j] = coopMatMulAddNV(fa, fb, acc[j]);
+          }
+      }
+    }
 #else
     fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa[PF];
     fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb[PF][FC];
@@ -161,11 +176,7 @@ void main() {
       if (k < ke) {
         coopMatLoadNV(fa[p], a, (abase + k) / 8u, K / 8u, false);
         [[unroll]] for (uint j = 0u; j < FC; j++)
-#if LD == 1
-          if (j < fc) coopMatLoadNV(fb[p][j], sm, sb + p * STG + j * FN / 8u, BV, false);
-#else
           if (j < fc) coopMatLoadNV(fb[p][j], b, (bbase + k * N + col0 + j * FN) / 8u, N / 8u, false);
-#endif
       }
     }
     [[unroll]] for (uint p = 0u; p < PF; p++)
