@@ -10,9 +10,11 @@
  * workgroups (bench/NOTES.md, "dot_mvc").
  *
  * The rule: W = 4 words (16 bytes) while CL x m <= 64 sums a lane, else 2
- * (16-bit m > 8); U = 8 rows in flight a lane; WG 256; S a power of two.
- * For now it runs only where NXVK_DOT_MVC="W,U,S,WG[,P]" is set (0: the
- * rule's; P 1 plain, 2 the next round's loads first), for every columns shape;
+ * (16-bit m > 8), f32 m <= 4 W = 2; U = 8 rows in flight a lane (16-bit
+ * m = 1: 4); WG 256; S a power of two.  It takes f32 m <= 4 and 16-bit m = 1
+ * by default (mvc_rule: measured faster there), every columns shape where
+ * NXVK_DOT_MVC="W,U,S,WG[,P]" is set (0: the rule's; P 1 plain, 2 the next
+ * round's loads first);
  * NXVK_DOT_MVC=off (or NXVK_DOT_MV=off while NXVK_DOT_MVC names no layout)
  * leaves them to dot_mv.c / dot_skinny.comp as before.
  */
@@ -133,14 +135,13 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer 
   return mvc_dispatch(r, name, out, A, B, C, spec, 3, M, N, K, batch, gx, S, KC);
 }
 
-/* The shapes this form takes by default (NXVK_DOT_MVC unset): none yet, until
- * measured on a GPU. */
+/* The shapes this form takes by default (NXVK_DOT_MVC unset), from the H100
+ * call of 15:46 (copy 2 881 GB/s; bench/NOTES.md, "dot_mvc"): f32 m = 1, 2,
+ * 4 at W = 2 2 808 / 2 795 / 2 774 GB/s against dot_skinny's 2 633 / 2 605 /
+ * 2 470; f16 / bf16 m = 1 at U = 4 2 404 / 2 413 against dot_mv's 2 236 /
+ * 2 264.  16-bit m = 8 stays on dot_mv (1 905 against 1 578). */
 #define MVC_CM_RULE 0
-static bool mvc_rule(nxvk_dtype dtype, uint32_t M) {
-  (void)dtype;
-  (void)M;
-  return false;
-}
+static bool mvc_rule(nxvk_dtype dtype, uint32_t M) { return dtype == NXVK_F32 ? M <= 4 : M == 1; }
 
 int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
                  uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
@@ -168,9 +169,12 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   if (!W) {
     W = 4;
     while (W > 1 && W * 4 / esz * M > 64) W /= 2;
+    /* f32 m <= 4: 8-byte loads (15:46: 2 808 GB/s at m = 1 against 2 762 at 16 bytes) */
+    if (esz == 4 && M <= 4) W = 2;
   }
   uint32_t cl = W * 4 / esz;
-  uint32_t U = tu->dot_mvc[1] ? tu->dot_mvc[1] : 8;
+  /* 16-bit m = 1: 4 rows in flight (15:46: f16 2 404 against 2 391 at 8, bf16 2 413 against 2 396) */
+  uint32_t U = tu->dot_mvc[1] ? tu->dot_mvc[1] : esz == 2 && M == 1 ? 4 : 8;
   if (U > sg) U = sg;
   uint32_t P = tu->dot_mvc[4] ? tu->dot_mvc[4] - 1 : 0;
   uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations

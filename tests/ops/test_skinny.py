@@ -133,10 +133,12 @@ def specials(a, b, how):
 
 
 def mvc_env(kernel, env):
-    """dot_mvc runs where NXVK_DOT_MVC names a layout (its rule: opt-in
-    until measured on a GPU)"""
-    if kernel and kernel.startswith("dot_mvc") and not (env and "NXVK_DOT_MVC" in env):
-        return dict(env or {}, NXVK_DOT_MVC="0,0,0,0")
+    """dot_mvc runs where NXVK_DOT_MVC names a layout, and by default for f32
+    m <= 4 and 16-bit m = 1: cases that expect it and name no environment
+    (env None) set NXVK_DOT_MVC=0,0,0,0, so they test it whatever the rule;
+    env={} tests the rule"""
+    if kernel and kernel.startswith("dot_mvc") and env is None:
+        return {"NXVK_DOT_MVC": "0,0,0,0"}
     return env
 
 
@@ -144,9 +146,9 @@ def case(desc, ashape, bshape, dt=np.float32, kernel=None, variant=None, check=F
     a = rng.standard_normal(ashape).astype(dt)
     b = rng.standard_normal(bshape).astype(dt)
     specials(a, b, special)
+    env = mvc_env(kernel, env)
     if env is None and kernel and kernel.startswith("dot_mv") and dt == np.float32:
         env = MV  # f32 takes dot_mv where NXVK_DOT_MV is set (its rule keeps dot_skinny.comp)
-    env = mvc_env(kernel, env)
     rc, got, text = run(a, b, variant, check, env=env)
     if rc != 0:
         tap(False, desc, text)
@@ -201,8 +203,10 @@ case("f32 by default: 1000x3000 . 3000x16 on dot_mv", (1000, 3000), (3000, 16), 
      env={}, check=True)
 case("f32 by default: 300x1000 . 1000x1 on dot_mv", (300, 1000), (1000, 1), kernel="dot_mv_rows_f32", env={})
 case("f32 by default: 16x2500 . 2500x700 on dot_mv", (16, 2500), (2500, 700), kernel="dot_mv_cols_f32", env={})
-case("f32 by default: 1x2500 . 2500x700 on dot_skinny", (1, 2500), (2500, 700), kernel="dot_skinny_m_f32", env={})
-case("f32 by default: 4x2500 . 2500x700 on dot_skinny", (4, 2500), (2500, 700), kernel="dot_skinny_m_f32", env={})
+case("f32 by default: 1x2500 . 2500x700 on dot_mvc", (1, 2500), (2500, 700), kernel="dot_mvc_f32", env={})
+case("f32 by default: 4x2500 . 2500x700 on dot_mvc", (4, 2500), (2500, 700), kernel="dot_mvc_f32", env={},
+     check=True)
+case("f32 by default: 5x2500 . 2500x700 on dot_skinny", (5, 2500), (2500, 700), kernel="dot_skinny_m_f32", env={})
 case("f32 NXVK_DOT_MVC=off: 4x2500 . 2500x700 on dot_skinny", (4, 2500), (2500, 700), kernel="dot_skinny_m_f32",
      env={"NXVK_DOT_MVC": "off"})
 case("f32 NXVK_DOT_MV_CT=0: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32",
@@ -327,9 +331,13 @@ half_case("bf16 D=2: the vector through shared memory", (300, 1000), (1000, 1), 
 half_case("f16 integer conversions (NXVK_F16_CVT=sw), rows", (100, 520), (520, 5), "f16", "dot_mv_rows_f16",
           env={"NXVK_F16_CVT": "sw"})
 half_case("f16 integer conversions (NXVK_F16_CVT=sw), columns", (7, 520), (520, 100), "f16", "dot_mvc_f16",
-          env={"NXVK_F16_CVT": "sw"})
+          env={"NXVK_F16_CVT": "sw", "NXVK_DOT_MVC": "0,0,0,0"})
 
 half_case("f16 by default: 16x1001 . 1001x333 on dot_mv", (16, 1001), (1001, 333), "f16", "dot_mv_cols_f16", env={})
+half_case("f16 by default: 1x1001 . 1001x777 on dot_mvc", (1, 1001), (1001, 777), "f16", "dot_mvc_f16", env={})
+half_case("bf16 by default: 1x3000 . 3000x520 on dot_mvc (split K)", (1, 3000), (3000, 520), "bf16", "dot_mvc_bf16",
+          env={}, check=True)
+half_case("bf16 by default: 2x1001 . 1001x333 on dot_mv", (2, 1001), (1001, 333), "bf16", "dot_mv_cols_bf16", env={})
 # dot_mvc.comp (the columns form, NXVK_DOT_MVC=W,U,S,WG[,P]): every load width,
 # rows in flight from 1 to 32, the next round's loads first (P = 2), odd and
 # forced splits, small and large workgroups, N not whole loads, K not whole
