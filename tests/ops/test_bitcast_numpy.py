@@ -14,46 +14,21 @@ and bool are refused: exit 2, one line on stderr.  TAP on stdout.
 """
 import json
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
-TMP = tempfile.mkdtemp(prefix="nxvk_bitcast_")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nphelp  # noqa: E402
+from nphelp import check as tap, have_binary, list_ops, nxvk, save, scratch  # noqa: E402
+
+TMP = scratch("bitcast")
 # storage dtypes (bf16: its bits as uint16, written as '<V2' like ml_dtypes)
 STORE = {"f16": "<f2", "bf16": "<u2", "f32": "<f4", "f64": "<f8", "i8": "i1", "i16": "<i2",
          "i32": "<i4", "i64": "<i8", "u8": "u1", "u16": "<u2", "u32": "<u4", "u64": "<u8"}
 WIDTH = {d: np.dtype(s).itemsize for d, s in STORE.items()}
 SIZES = [0, 1, 300, 4099]
-
-_n = 0
-_failed = 0
-
-
-def tap(ok, desc, diag=None):
-    global _n, _failed
-    _n += 1
-    if not ok:
-        _failed += 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", _n, desc))
-    if not ok and diag:
-        for line in str(diag).splitlines()[:12]:
-            print("# " + line)
-    sys.stdout.flush()
-
-
-def save(path, dt, a):
-    if dt == "bf16":
-        hdr = "{'descr': '<V2', 'fortran_order': False, 'shape': %s, }" % repr(tuple(a.shape))
-        hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
-        with open(path, "wb") as f:
-            f.write(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr.encode() + a.astype("<u2").tobytes())
-    else:
-        np.save(path, a.astype(STORE[dt]))
 
 
 def load_bytes(dt, path):
@@ -63,12 +38,6 @@ def load_bytes(dt, path):
         return a.view("<u2").tobytes() if a.dtype.kind == "V" else b"", a.dtype.kind == "V" and a.dtype.itemsize == 2
     ok = a.dtype == np.dtype(STORE[dt])
     return a.astype(np.dtype(STORE[dt]).newbyteorder("<")).tobytes(), ok
-
-
-def nxvk(args, cwd=None, env=None):
-    p = subprocess.run([NXVK] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300, cwd=cwd,
-                       env=dict(os.environ, **(env or {})))
-    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
 
 
 def test_from(dt, rng):
@@ -137,11 +106,10 @@ def test_refusals():
 
 
 def main():
-    if not os.access(NXVK, os.X_OK):
-        tap(False, "nxvk binary at %s" % NXVK)
+    if not have_binary():
         return
-    rc, out, _ = nxvk(["run", "--list-ops"])
-    listed = {l.split()[0]: set(l.split()[1].split(",")) for l in out.splitlines() if len(l.split()) >= 2}
+    _, ops, _ = list_ops()
+    listed = {op: set(dts) for op, dts in ops.items()}
     tap(listed.get("bitcast") == set(STORE), "bitcast is listed for every numeric dtype",
         "listed: %s" % sorted(listed.get("bitcast", [])))
     rng = np.random.default_rng(20261127)
@@ -152,9 +120,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    finally:
-        shutil.rmtree(TMP, ignore_errors=True)
-    print("1..%d" % _n)
-    sys.exit(1 if _failed else 0)
+    nphelp.main(main, TMP)

@@ -24,28 +24,24 @@ TAP on stdout.
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nphelp  # noqa: E402
 from math_oracles import erf_inv_oracle, erfc_ref  # noqa: E402
+from nphelp import NPT, bf16_bits, bf16_f32, check as tap, have_binary, list_ops, load_bits, nxvk, save  # noqa: E402
 
 np.seterr(all="ignore")
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
-TMP = tempfile.mkdtemp(prefix="nxvk_dtypes_")
+TMP = nphelp.scratch("dtypes")
 N = 300
 
 NEW = ["f16", "bf16", "i8", "i16", "i64", "u16", "u32", "u64", "bool"]
 ALLD = ["f16", "bf16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "bool"]
 INTS = {"i8": (8, True), "i16": (16, True), "i32": (32, True), "i64": (64, True),
         "u8": (8, False), "u16": (16, False), "u32": (32, False), "u64": (64, False)}
-NPT = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8, "i16": np.int16,
-       "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
-       "u64": np.uint64, "bool": np.bool_}
 EXACT = {"add", "subtract", "multiply", "divide", "max", "min", "remainder", "sqrt", "abs", "negate",
          "floor", "ceil", "round", "sign", "select", "equal", "not_equal", "less", "less_equal",
          "greater", "greater_equal"}
@@ -69,41 +65,7 @@ INTOPS = ("bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "left_shift
           "count_leading_zeros", "population_count", "quotient", "logical_and", "logical_or",
           "logical_xor", "logical_not", "is_nan", "is_infinity", "all", "any", "reverse", "eye")
 
-_n = _failed = 0
-
-
-def tap(ok, desc, diag=None):
-    global _n, _failed
-    _n += 1
-    if not ok:
-        _failed += 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", _n, desc))
-    if not ok and diag:
-        for line in str(diag).splitlines()[:8]:
-            print("#   " + line)
-    sys.stdout.flush()
-
-
-def nxvk(args, env=None, timeout=600):
-    p = subprocess.run([NXVK] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout,
-                       env=dict(os.environ, **env) if env else None)
-    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
-
-
 # ---------------------------------------------------------------- bf16 on the bits
-
-def bf16_bits(x32):
-    """f32 array -> bf16 bits (uint16): to nearest even; NaN keeps sign and top payload, quiet."""
-    b = np.asarray(x32, np.float32).view(np.uint32).astype(np.uint64)
-    nan = (b & 0x7fffffff) > 0x7f800000
-    r = ((b + 0x7fff + ((b >> 16) & 1)) >> 16) & 0xffff
-    r = np.where(nan, ((b >> 16) | 0x40) & 0xffff, r)
-    return r.astype(np.uint16)
-
-
-def bf16_f32(bits):
-    return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32)
-
 
 def as_f32(dt, a):
     """a dtype's array (bf16: its uint16 bits) as f32 values (exact)."""
@@ -117,28 +79,9 @@ def round_to(dt, x32):
 
 # ---------------------------------------------------------------- .npy
 
-def save(path, dt, a, order="<"):
-    """Write a dtype's array; bf16 (uint16 bits) as '<V2' the way np.save writes
-    ml_dtypes' bfloat16, others with the given byte order."""
-    if dt == "bf16":
-        hdr = "{'descr': '%sV2', 'fortran_order': False, 'shape': %s, }" % (order, repr(tuple(a.shape)))
-        data = a.astype(">u2" if order == ">" else "<u2").tobytes()
-        hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
-        with open(path, "wb") as f:
-            f.write(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr.encode() + data)
-        return
-    arr = np.asarray(a, NPT[dt])
-    if order == ">" and arr.dtype.itemsize > 1:
-        arr = arr.astype(arr.dtype.newbyteorder(">"))
-    np.save(path, arr)
-
-
 def load(dt, path):
-    a = np.load(path)
-    if dt == "bf16":
-        assert a.dtype.kind == "V" and a.dtype.itemsize == 2, "bf16 file holds %s" % a.dtype
-        return a.view("<u2").astype(np.uint16)
-    return a
+    """a result file; bf16 as its bits"""
+    return load_bits(path, "bf16") if dt == "bf16" else np.load(path)
 
 
 # ---------------------------------------------------------------- inputs
@@ -368,16 +311,6 @@ def astype_oracle(src, dst, a):
 
 
 # ---------------------------------------------------------------- the graph per dtype
-
-def list_ops():
-    rc, out, err = nxvk(["run", "--list-ops"])
-    ops = {}
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) >= 2:
-            ops[parts[0]] = parts[1].split(",")
-    return rc, ops, err
-
 
 def run_graph(gdir, graph, fusion):
     os.makedirs(os.path.join(gdir, "out"), exist_ok=True)
@@ -822,8 +755,7 @@ def test_unsupported():
 
 
 def main():
-    if not os.access(NXVK, os.X_OK):
-        tap(False, "nxvk binary at %s" % NXVK)
+    if not have_binary():
         return
     rc, ops, err = list_ops()
     tap(rc == 0 and ops, "nxvk run --list-ops", err)
@@ -841,9 +773,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    finally:
-        shutil.rmtree(TMP, ignore_errors=True)
-    print("1..%d" % _n)
-    sys.exit(1 if _failed else 0)
+    nphelp.main(main, TMP)

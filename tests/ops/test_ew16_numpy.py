@@ -19,52 +19,26 @@ TAP on stdout.
 """
 import json
 import os
-import shutil
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from pytap import NXVK, done, tap  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nphelp  # noqa: E402
+from nphelp import bits_f32, mismatches16, nxvk, round16, save_bits16, tap  # noqa: E402
 
-TMP = tempfile.mkdtemp(prefix="nxvk_ew16_")
+TMP = nphelp.scratch("ew16")
 MODES = ["0", "all", "fuzz"]
 ALL = np.arange(65536, dtype=np.uint16)
 OTHER = np.random.default_rng(28).permutation(ALL)
 
 
-def save(path, dt, bits):
-    np.save(path, bits.view(np.float16) if dt == "f16" else bits.view(np.dtype("V2")))
-
-
-def f32(dt, bits):
-    if dt == "f16":
-        return bits.view(np.float16).astype(np.float32)
-    return (bits.astype(np.uint32) << 16).view(np.float32)
-
-
-def round16(dt, x):
-    x = np.asarray(x, np.float32)
-    if dt == "f16":
-        with np.errstate(all="ignore"):
-            return x.astype(np.float16).view(np.uint16)
-    u = x.view(np.uint32)
-    return ((u + 0x7fff + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-
-
 def oracle(dt, op, a, b):
-    x, y = f32(dt, a), f32(dt, b)
+    x, y = bits_f32(dt, a), bits_f32(dt, b)
     with np.errstate(all="ignore"):
         r = {"add": lambda: x + y, "subtract": lambda: x - y, "multiply": lambda: x * y, "exp": lambda: np.exp(x)}[op]()
     return round16(dt, r)
-
-
-def mismatches(dt, got, want):
-    """indices where the bits differ, NaN equal to any NaN"""
-    g, w = f32(dt, got), f32(dt, want)
-    return np.nonzero((got != want) & ~(np.isnan(g) & np.isnan(w)))[0]
 
 
 def ulps16(dt, got, want):
@@ -80,8 +54,8 @@ def cvt_forms():
     integer ones, and where the device promises f16 RTE the driver's with
     the software subnormal path and as on a device that promises f16
     subnormals (DenormPreserve 16: the output takes no test at all)"""
-    p = subprocess.run([NXVK, "info", "--json"], capture_output=True, text=True)
-    dev = json.loads(p.stdout)["devices"][0] if p.returncode == 0 else {}
+    rc, out, _ = nxvk(["info", "--json"])
+    dev = json.loads(out)["devices"][0] if rc == 0 else {}
     fc, feat = dev.get("float_controls", {}), dev.get("features", {})
     forms = [("sw", {"NXVK_F16_CVT": "sw"})]
     if fc.get("rounding_mode_rte_f16") and feat.get("f16"):
@@ -94,18 +68,17 @@ CVT = cvt_forms()
 
 
 def run(args, mode, out, extra=None):
-    env = dict(os.environ, NXVK_EW16=mode, **(extra or {}))
-    p = subprocess.run([NXVK, "run"] + args, env=env, capture_output=True, text=True, timeout=300)
-    if p.returncode != 0:
-        return None, p.stderr.strip()
+    rc, _, err = nxvk(["run"] + args, env=dict(extra or {}, NXVK_EW16=mode), timeout=300)
+    if rc != 0:
+        return None, err.strip()
     return {k: np.load(v).view(np.uint16) for k, v in out.items()}, None
 
 
 def single_ops(dt):
     d = tempfile.mkdtemp(prefix=dt + "_", dir=TMP)
     pa, pb, po = (os.path.join(d, n) for n in ("a.npy", "b.npy", "o.npy"))
-    save(pa, dt, ALL)
-    save(pb, dt, OTHER)
+    save_bits16(pa, dt, ALL)
+    save_bits16(pb, dt, OTHER)
     forms = CVT if dt == "f16" else [("", {})]
     for op in ("add", "subtract", "multiply", "exp"):
         want = oracle(dt, op, ALL, OTHER)
@@ -130,10 +103,10 @@ def single_ops(dt):
             got = got["o"]
             if base is None:
                 base = got
-            bad = mismatches(dt, got, want)
+            bad = mismatches16(dt, got, want)
             what = "every %s pattern" % dt + ("" if op == "exp" else " with a permutation of them")
             if op == "exp" and dt == "bf16":
-                same = mismatches(dt, got, base)
+                same = mismatches16(dt, got, base)
                 far = bad[ulps16(dt, got[bad], want[bad]) > 1]
                 tap(len(same) == 0 and len(far) == 0,
                     "exp bf16 NXVK_EW16=%s: %s bit-identical to mode 0, within 1 ulp of numpy's f32 exp "
@@ -151,8 +124,8 @@ def fused(dt, extra=None, label=""):
     and the oracle step by step (each intermediate rounded to the dtype)"""
     d = tempfile.mkdtemp(prefix=dt + "_g_", dir=TMP)
     a, b = ALL[:65535], OTHER[:65535]   # odd count: the last word's upper half
-    save(os.path.join(d, "a.npy"), dt, a)
-    save(os.path.join(d, "b.npy"), dt, b)
+    save_bits16(os.path.join(d, "a.npy"), dt, a)
+    save_bits16(os.path.join(d, "b.npy"), dt, b)
     graph = {"inputs": {"a": "a.npy", "b": "b.npy"},
              "ops": [{"op": "add", "in": ["a", "b"], "out": "s"},
                      {"op": "exp", "in": ["s"], "out": "t"},
@@ -175,9 +148,9 @@ def fused(dt, extra=None, label=""):
             continue
         if base is None:
             base = got
-        same = [k for k in got if len(mismatches(dt, got[k], base[k]))]
+        same = [k for k in got if len(mismatches16(dt, got[k], base[k]))]
         # f16: exactly numpy's steps; bf16: exp may differ from numpy's by an ulp, which the next steps carry
-        exact = [k for k, want in (("v", v), ("w", w)) if len(mismatches(dt, got[k], want))]
+        exact = [k for k, want in (("v", v), ("w", w)) if len(mismatches16(dt, got[k], want))]
         tap(not same and (dt == "bf16" or not exact),
             "fused exp(a + b) * b - a and exp(a) * a, %s NXVK_EW16=%s%s: bit-identical to mode 0%s" % (
                 dt, mode, label, "" if dt == "bf16" else " and to numpy step by step"),
@@ -195,8 +168,8 @@ def split_broadcast(dt):
         a = rng.choice(ALL, size=sa)
         b = rng.choice(ALL, size=sb)
         pa, pb, po = (os.path.join(d, n) for n in ("a.npy", "b.npy", "o.npy"))
-        save(pa, dt, a)
-        save(pb, dt, b)
+        save_bits16(pa, dt, a)
+        save_bits16(pb, dt, b)
         A, B = np.broadcast_arrays(a, b)
         for sp, unroll, wg in (("1", "3", "64"), ("2", "4", "128"), ("1v", "2", "64"), ("2v", "1", "256")):
             for op in ("add", "multiply", "exp"):
@@ -209,7 +182,7 @@ def split_broadcast(dt):
                     continue
                 got = got["o"].ravel()
                 want = oracle(dt, op, a.ravel(), a.ravel()) if op == "exp" else oracle(dt, op, A.ravel(), B.ravel())
-                bad = mismatches(dt, got, want) if len(got) == len(want) else np.arange(len(want))
+                bad = mismatches16(dt, got, want) if len(got) == len(want) else np.arange(len(want))
                 if op == "exp" and dt == "bf16" and len(got) == len(want):
                     bad = bad[ulps16(dt, got[bad], want[bad]) > 1]
                 tap(len(bad) == 0, "%s %s %s%s SPLIT=%s (UNROLL %s, WG %s): %s" % (
@@ -219,25 +192,14 @@ def split_broadcast(dt):
 
 
 def knob():
-    p = subprocess.run([NXVK, "run", "--op", "exp", '{"dtype":"f16","shape":[1],"data":[1]}'],
-                       env=dict(os.environ, NXVK_EW16="fast"), capture_output=True, text=True)
-    ok = p.returncode == 2 and "NXVK_EW16=fast" in p.stderr
-    tap(ok, "NXVK_EW16=fast refused (exit 2) naming the variable", None if ok else p.stderr)
-    p = subprocess.run([NXVK, "run", "--op", "exp", '{"dtype":"f16","shape":[1],"data":[1]}'],
-                       env=dict(os.environ, NXVK_EW16_UNROLL="9"), capture_output=True, text=True)
-    ok = p.returncode == 2 and "NXVK_EW16_UNROLL=9" in p.stderr
-    tap(ok, "NXVK_EW16_UNROLL=9 refused (exit 2) naming the variable", None if ok else p.stderr)
-    p = subprocess.run([NXVK, "run", "--op", "exp", '{"dtype":"f16","shape":[1],"data":[1]}'],
-                       env=dict(os.environ, NXVK_EW16_SPLIT="3"), capture_output=True, text=True)
-    ok = p.returncode == 2 and "NXVK_EW16_SPLIT=3" in p.stderr
-    tap(ok, "NXVK_EW16_SPLIT=3 refused (exit 2) naming the variable", None if ok else p.stderr)
-    p = subprocess.run([NXVK, "run", "--op", "exp", '{"dtype":"f16","shape":[1],"data":[1]}'],
-                       env=dict(os.environ, NXVK_EW16_WG="100"), capture_output=True, text=True)
-    ok = p.returncode == 2 and "NXVK_EW16_WG=100" in p.stderr
-    tap(ok, "NXVK_EW16_WG=100 refused (exit 2) naming the variable", None if ok else p.stderr)
+    for var, val in (("NXVK_EW16", "fast"), ("NXVK_EW16_UNROLL", "9"), ("NXVK_EW16_SPLIT", "3"),
+                     ("NXVK_EW16_WG", "100")):
+        rc, _, err = nxvk(["run", "--op", "exp", '{"dtype":"f16","shape":[1],"data":[1]}'], env={var: val})
+        ok = rc == 2 and "%s=%s" % (var, val) in err
+        tap(ok, "%s=%s refused (exit 2) naming the variable" % (var, val), None if ok else err)
 
 
-try:
+def main():
     for dt in ("f16", "bf16"):
         single_ops(dt)
         fused(dt)
@@ -245,6 +207,6 @@ try:
         fused(dt, {"NXVK_EW16_UNROLL": "4", "NXVK_EW_BLOCKED": "1"}, " (NXVK_EW16_UNROLL=4, blocked)")
         split_broadcast(dt)
     knob()
-finally:
-    shutil.rmtree(TMP, ignore_errors=True)
-sys.exit(done())
+
+
+nphelp.main(main, TMP)

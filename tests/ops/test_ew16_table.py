@@ -14,16 +14,16 @@ import json
 import math
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from pytap import NXVK, ROOT, check, done, tap  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nphelp  # noqa: E402
+from nphelp import ROOT, bits_f32, check, mismatches16, nxvk, round16, save_bits16, tap  # noqa: E402
 
-TMP = tempfile.mkdtemp(prefix="nxvk_ew16t_")
+TMP = nphelp.scratch("ew16t")
 ALL = np.arange(65536, dtype=np.uint16)
 
 OPS = []
@@ -69,35 +69,9 @@ NUMPY = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "rsqrt": lambda v: 1 / n
          "erf_inv": _erf_inv}
 
 
-def f32(dt, bits):
-    if dt == "f16":
-        return bits.view(np.float16).astype(np.float32)
-    return (bits.astype(np.uint32) << 16).view(np.float32)
-
-
-def round16(dt, x):
-    x = np.asarray(x, np.float32)
-    with np.errstate(all="ignore"):
-        if dt == "f16":
-            return x.astype(np.float16).view(np.uint16)
-        u = x.view(np.uint32)
-        r = ((u + 0x7fff + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-        return np.where(np.isnan(x), np.uint16(0x7fc0), r).astype(np.uint16)
-
-
 def oracle(dt, op, bits):
     with np.errstate(all="ignore"):
-        return round16(dt, NUMPY[op](f32(dt, bits).astype(np.float64)).astype(np.float32))
-
-
-def mismatches(dt, got, want):
-    """indices where the bits differ, NaN equal to any NaN"""
-    g, w = f32(dt, got), f32(dt, want)
-    return np.nonzero((got != want) & ~(np.isnan(g) & np.isnan(w)))[0]
-
-
-def save(path, dt, bits):
-    np.save(path, bits.view(np.float16) if dt == "f16" else bits.view(np.dtype("V2")))
+        return round16(dt, NUMPY[op](bits_f32(dt, bits).astype(np.float64)).astype(np.float32))
 
 
 MODES = ["0", "1"]
@@ -108,13 +82,12 @@ def run_graph(graph, d, mode, outs, fusion=False, table=True):
     table: whether the table's kernel is to run where the mode is not 0"""
     with open(os.path.join(d, "g.json"), "w") as f:
         json.dump(graph, f)
-    env = dict(os.environ, NXVK_EW16_TABLE=mode, NXVK_KERNEL_STATS="1")
-    p = subprocess.run([NXVK, "run"] + ([] if fusion else ["--no-fusion"]) + [os.path.join(d, "g.json")], env=env,
-                       capture_output=True, text=True, timeout=600)
-    if p.returncode != 0:
-        return None, p.stderr.strip()
+    rc, _, err = nxvk(["run"] + ([] if fusion else ["--no-fusion"]) + [os.path.join(d, "g.json")],
+                      env={"NXVK_EW16_TABLE": mode, "NXVK_KERNEL_STATS": "1"})
+    if rc != 0:
+        return None, err.strip()
     # the kernels built (NXVK_KERNEL_STATS): lut16 where the table is on
-    kernels = set(re.findall(r"^(\S+) \[", p.stderr, re.M))
+    kernels = set(re.findall(r"^(\S+) \[", err, re.M))
     want = {"0": None, "1": "lut16"}[mode]
     used = {k for k in kernels if k.startswith("lut16")}
     if not table or want is None:
@@ -128,7 +101,7 @@ def run_graph(graph, d, mode, outs, fusion=False, table=True):
 def every_pattern(dt):
     """every unary op on every 16-bit pattern, one graph a mode (each op its own kernel: --no-fusion)"""
     d = tempfile.mkdtemp(prefix=dt + "_", dir=TMP)
-    save(os.path.join(d, "a.npy"), dt, ALL)
+    save_bits16(os.path.join(d, "a.npy"), dt, ALL)
     got = {}
     for mode in MODES:
         outs = {o: "%s_%s.npy" % (o, mode) for o in OPS}
@@ -142,11 +115,11 @@ def every_pattern(dt):
         want = oracle(dt, o, ALL)
         diag = []
         for mode in MODES:
-            bad = mismatches(dt, got[mode][o], want)
+            bad = mismatches16(dt, got[mode][o], want)
             diag += ["TABLE=%s: %d differ from numpy; [0x%04x]: got 0x%04x want 0x%04x" % (
                 mode, len(bad), i, got[mode][o][i], want[i]) for i in bad[:2]]
             if mode != "0":
-                same = mismatches(dt, got[mode][o], got["0"][o])
+                same = mismatches16(dt, got[mode][o], got["0"][o])
                 diag += ["TABLE=%s: %d differ from TABLE=0; [0x%04x]: 0x%04x against 0x%04x" % (
                     mode, len(same), i, got[mode][o][i], got["0"][o][i]) for i in same[:2]]
         tap(not diag, "%s %s: every pattern, the table bit-identical to the kernel that computes and to numpy "
@@ -166,7 +139,7 @@ def tails(dt):
     for k, s in enumerate(shapes):
         a = rng.choice(ALL, size=s).astype(np.uint16)
         arrays["a%d" % k] = a
-        save(os.path.join(d, "a%d.npy" % k), dt, a)
+        save_bits16(os.path.join(d, "a%d.npy" % k), dt, a)
         inputs["a%d" % k] = "a%d.npy" % k
         for o in ops:
             gops.append({"op": o, "in": ["a%d" % k], "out": "%s%d" % (o, k)})
@@ -184,7 +157,7 @@ def tails(dt):
                 if g.shape != want.shape:
                     diag.append("%s %s: shape %s" % (o, s, g.shape))
                     continue
-                bad = mismatches(dt, g.ravel(), want.ravel())
+                bad = mismatches16(dt, g.ravel(), want.ravel())
                 if len(bad):
                     diag.append("%s %s: %d differ, first at %d" % (o, s, len(bad), bad[0]))
         tap(not diag, "%s NXVK_EW16_TABLE=%s: exp tanh cos abs on %d shapes (1 to 65535 elements, 2-D and 3-D) "
@@ -197,7 +170,7 @@ def fused(dt):
     (exp(a): no neighbour of its shape to fuse with) takes the table"""
     d = tempfile.mkdtemp(prefix=dt + "_g_", dir=TMP)
     a = ALL[:65535]
-    save(os.path.join(d, "a.npy"), dt, a)
+    save_bits16(os.path.join(d, "a.npy"), dt, a)
     tw = [{"op": "tanh", "in": ["a"], "out": "t"}, {"op": "multiply", "in": ["t", "a"], "out": "w"}]
     graphs = [("tanh(a) * a", {"inputs": {"a": "a.npy"}, "ops": tw, "outputs": {"w": "w.npy"}}, False),
               ("tanh(a) * a and exp(a)", {"inputs": {"a": "a.npy"}, "ops": tw + [{"op": "exp", "in": ["a"], "out": "e"}],
@@ -210,8 +183,8 @@ def fused(dt):
                 tap(False, "fused %s, %s NXVK_EW16_TABLE=%s: run" % (label, dt, mode), err)
                 break
         else:
-            diff = [k for k in g["outputs"] if len(mismatches(dt, res["1"][k], res["0"][k]))]
-            bad_e = mismatches(dt, res["1"]["e"], oracle(dt, "exp", a)) if "e" in g["outputs"] else []
+            diff = [k for k in g["outputs"] if len(mismatches16(dt, res["1"][k], res["0"][k]))]
+            bad_e = mismatches16(dt, res["1"]["e"], oracle(dt, "exp", a)) if "e" in g["outputs"] else []
             check(not diff and not len(bad_e), "fused %s, %s: NXVK_EW16_TABLE=1 (%s) bit-identical to 0%s" % (
                 label, dt, "exp by table" if table else "no table", ", exp against numpy" if table else ""),
                 "differ: %s; exp: %d from numpy" % (diff, len(bad_e)))
@@ -219,33 +192,32 @@ def fused(dt):
 
 def cpu_default():
     """unset, the rule: on a CPU device (lavapipe) no op takes the table"""
-    p = subprocess.run([NXVK, "info", "--json"], capture_output=True, text=True)
-    if p.returncode != 0 or json.loads(p.stdout)["devices"][0].get("type") != "cpu":
+    rc, out, _ = nxvk(["info", "--json"])
+    if rc != 0 or json.loads(out)["devices"][0].get("type") != "cpu":
         tap(True, "# SKIP the rule on a CPU device: this device is not one")
         return
     d = tempfile.mkdtemp(prefix="rule_", dir=TMP)
-    save(os.path.join(d, "a.npy"), "f16", ALL[:1000])
-    env = {k: v for k, v in os.environ.items() if k != "NXVK_EW16_TABLE"}
-    env["NXVK_KERNEL_STATS"] = "1"
-    p = subprocess.run([NXVK, "run", "--op", "tanh", os.path.join(d, "a.npy"), "-o", os.path.join(d, "o.npy")],
-                       env=env, capture_output=True, text=True)
-    check(p.returncode == 0 and "lut16" not in p.stderr and "ew_tanh_f16" in p.stderr,
-          "NXVK_EW16_TABLE unset on a CPU device: tanh f16 computed (ew_tanh_f16), no table", p.stderr)
+    save_bits16(os.path.join(d, "a.npy"), "f16", ALL[:1000])
+    rc, _, err = nxvk(["run", "--op", "tanh", os.path.join(d, "a.npy"), "-o", os.path.join(d, "o.npy")],
+                      env={"NXVK_EW16_TABLE": None, "NXVK_KERNEL_STATS": "1"})
+    check(rc == 0 and "lut16" not in err and "ew_tanh_f16" in err,
+          "NXVK_EW16_TABLE unset on a CPU device: tanh f16 computed (ew_tanh_f16), no table", err)
 
 
 def bad_knob():
     pa = os.path.join(TMP, "k.npy")
     np.save(pa, np.ones(3, np.float16))
-    p = subprocess.run([NXVK, "run", "--op", "exp", pa], env=dict(os.environ, NXVK_EW16_TABLE="2"),
-                       capture_output=True, text=True)
-    check(p.returncode != 0 and "NXVK_EW16_TABLE" in p.stderr, "NXVK_EW16_TABLE=2 is refused, naming the variable",
-        p.stderr.strip())
+    rc, _, err = nxvk(["run", "--op", "exp", pa], env={"NXVK_EW16_TABLE": "2"})
+    check(rc != 0 and "NXVK_EW16_TABLE" in err, "NXVK_EW16_TABLE=2 is refused, naming the variable", err.strip())
 
 
-for dt in ("f16", "bf16"):
-    every_pattern(dt)
-    tails(dt)
-    fused(dt)
-cpu_default()
-bad_knob()
-sys.exit(done())
+def main():
+    for dt in ("f16", "bf16"):
+        every_pattern(dt)
+        tails(dt)
+        fused(dt)
+    cpu_default()
+    bad_knob()
+
+
+nphelp.main(main, TMP)

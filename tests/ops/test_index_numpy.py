@@ -18,18 +18,16 @@ bf16: conformance checks it against the reference).
 
 Environment: NXVK (the binary; default ./nxvk).
 """
-import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
-TMP = tempfile.mkdtemp(prefix="nxvk_index_")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nphelp  # noqa: E402
+from nphelp import check as tap, have_binary, list_ops, nxvk, run_cases  # noqa: E402
+
+TMP = nphelp.scratch("index")
 NP = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8, "i16": np.int16,
       "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
       "u64": np.uint64, "bool": np.bool_}
@@ -37,39 +35,8 @@ IX = ["i32", "i64", "u8", "i8", "u16", "i16", "u32", "u64"]
 OPS = ("broadcast", "pad", "dynamic_slice", "put_slice", "gather", "take", "take_along_axis",
        "indexed_add", "indexed_put")
 
-_n = _failed = 0
-
-
-def tap(ok, desc, diag=None):
-    global _n, _failed
-    _n += 1
-    _failed += not ok
-    print("%s %d - %s" % ("ok" if ok else "not ok", _n, desc))
-    if diag and not ok:
-        for line in str(diag).splitlines()[:12]:
-            print("#   " + line)
-    sys.stdout.flush()
-
-
-_k = [0]
-
-
 def run(op, inputs, attrs=None, env=None):
-    paths = []
-    for a in inputs:
-        _k[0] += 1
-        p = os.path.join(TMP, "in%d.npy" % _k[0])
-        np.save(p, a)
-        paths.append(p)
-    out = os.path.join(TMP, "out%d.npy" % _k[0])
-    args = [NXVK, "run", "--op", op] + (["--attrs", json.dumps(attrs)] if attrs else []) + paths + ["-o", out]
-    p = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120,
-                       env=dict(os.environ, **(env or {})))
-    got = np.load(out) if p.returncode == 0 and os.path.exists(out) else None
-    for q in paths + [out]:
-        if os.path.exists(q):
-            os.unlink(q)
-    return p.returncode, got, p.stderr.decode(errors="replace")
+    return nphelp.run_op(op, inputs, TMP, attrs or None, env)
 
 
 def data(dt, shape, rng):
@@ -138,31 +105,12 @@ def judge(desc, got, want, close):
 def flush(label, env=None):
     if not PENDING:
         return
-    gdir = tempfile.mkdtemp(dir=TMP)
-    graph = {"inputs": {}, "ops": [], "outputs": {}}
-    for j, (desc, op, inputs, attrs, want, close) in enumerate(PENDING):
-        names = []
-        for i, a in enumerate(inputs):
-            nm = "x%d_%d" % (j, i)
-            np.save(os.path.join(gdir, nm + ".npy"), a)
-            graph["inputs"][nm] = nm + ".npy"
-            names.append(nm)
-        node = {"op": op, "in": names, "out": "o%d" % j}
-        if attrs:
-            node["attrs"] = attrs
-        graph["ops"].append(node)
-        graph["outputs"]["o%d" % j] = "o%d.npy" % j
-    with open(os.path.join(gdir, "g.json"), "w") as f:
-        json.dump(graph, f)
-    p = subprocess.run([NXVK, "run", os.path.join(gdir, "g.json")], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, timeout=300, env=dict(os.environ, **(env or {})))
-    tap(p.returncode == 0, "%s: a graph of %d ops runs" % (label, len(PENDING)), p.stderr.decode(errors="replace"))
-    for j, (desc, op, inputs, attrs, want, close) in enumerate(PENDING):
-        path = os.path.join(gdir, "o%d.npy" % j)
-        got = np.load(path) if p.returncode == 0 and os.path.exists(path) else None
-        judge(desc, got, want, close)
+    rc, err, paths = run_cases(TMP, "graph", [(op, [(None, a) for a in inputs], attrs)
+                                              for desc, op, inputs, attrs, want, close in PENDING], env=env)
+    tap(rc == 0, "%s: a graph of %d ops runs" % (label, len(PENDING)), err)
+    for (desc, op, inputs, attrs, want, close), path in zip(PENDING, paths):
+        judge(desc, np.load(path) if path else None, want, close)
     PENDING.clear()
-    shutil.rmtree(gdir, ignore_errors=True)
 
 
 def ci(v, lo, hi):
@@ -407,30 +355,22 @@ def put_forms(rng):
             check("%s %s 7 updates into 3000 %s" % (label, dt, ix), "indexed_put", [tg, ii, u], None,
                   o_scatter("indexed_put", tg, ii, u, None))
         flush(label, no_i64 if form == "no_int64" else {"NXVK_SCATTER_PUT": form} if form else None)
-    p = subprocess.run([NXVK, "run", "--op", "add", '{"dtype":"f32","shape":[1],"data":[1]}',
-                        '{"dtype":"f32","shape":[1],"data":[1]}'], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True, timeout=120, env=dict(os.environ, NXVK_SCATTER_PUT="packed", **no_i64))
-    lines = p.stderr.strip().splitlines()
-    tap(p.returncode == 2 and len(lines) == 1 and "NXVK_SCATTER_PUT=packed" in lines[0] and "64-bit" in lines[0],
+    rc, _, err = nxvk(["run", "--op", "add", '{"dtype":"f32","shape":[1],"data":[1]}',
+                       '{"dtype":"f32","shape":[1],"data":[1]}'], env=dict(NXVK_SCATTER_PUT="packed", **no_i64))
+    lines = err.strip().splitlines()
+    tap(rc == 2 and len(lines) == 1 and "NXVK_SCATTER_PUT=packed" in lines[0] and "64-bit" in lines[0],
         "NXVK_SCATTER_PUT=packed is refused on a device without 64-bit atomics, naming the variable",
-        "exit %d: %r" % (p.returncode, p.stderr))
+        "exit %d: %r" % (rc, err))
 
 
 def main():
-    if not os.access(NXVK, os.X_OK):
-        tap(False, "nxvk binary at %s" % NXVK)
+    if not have_binary():
         return
-    shutil.copy2(NXVK, os.path.join(TMP, "nxvk"))
-    p = subprocess.run([NXVK, "run", "--list-ops"], stdout=subprocess.PIPE, text=True)
-    listed = {line.split()[0] for line in p.stdout.splitlines() if line.strip()}
-    tap(all(o in listed for o in OPS), "nxvk run --list-ops lists %s" % ", ".join(OPS))
+    nphelp.private_copy(TMP)
+    _, ops, _ = list_ops()
+    tap(all(o in ops for o in OPS), "nxvk run --list-ops lists %s" % ", ".join(OPS))
     cases(np.random.default_rng(20261126))
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    finally:
-        shutil.rmtree(TMP, ignore_errors=True)
-    print("1..%d" % _n)
-    sys.exit(1 if _failed else 0)
+    nphelp.main(main, TMP)

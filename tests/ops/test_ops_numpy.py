@@ -17,11 +17,9 @@ float64, as the design asks.
 
 Environment: NXVK (the binary; default ./nxvk), NXVK_DEVICE (passed on).
 """
-import itertools
 import json
 import math
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,13 +30,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nphelp  # noqa: E402
 from math_oracles import erf_inv_oracle, erfc_ref  # noqa: E402
+from nphelp import ROOT, have_binary, nxvk, tap  # noqa: E402
 
 warnings.simplefilter("ignore")
 np.seterr(all="ignore")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
 LD = np.longdouble
 NP = {"f32": np.float32, "f64": np.float64, "i32": np.int32, "u8": np.uint8}
 FLOATS = ("f32", "f64")
@@ -47,68 +45,15 @@ NEW_DTYPES = ("f16", "bf16", "i8", "i16", "i64", "u16", "u32", "u64", "bool")
 # the shape and indexing ops; their numpy oracle is test_index_numpy.py
 INDEX_OPS = ("broadcast", "pad", "dynamic_slice", "put_slice", "gather", "take", "take_along_axis",
              "indexed_add", "indexed_put")
-TMP = tempfile.mkdtemp(prefix="nxvk_numpy_")
+TMP = nphelp.scratch("numpy")
 # a private copy: the suite runs for minutes and a rebuild must not swap the
 # binary under it (the engine embeds its shaders, so the copy is complete)
-try:
-    shutil.copy2(NXVK, os.path.join(TMP, "nxvk"))
-    NXVK = os.path.join(TMP, "nxvk")
-except OSError:
-    pass  # main() reports the missing binary
-
-# ---------------------------------------------------------------- TAP
-
-_n = 0
-_failed = 0
-
-
-def tap(ok, desc, diag=None):
-    global _n, _failed
-    _n += 1
-    if not ok:
-        _failed += 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", _n, desc))
-    if diag:  # on a pass too: flushes forgiven and measured moments are worth seeing
-        for line in str(diag).splitlines():
-            print("#   " + line)
-    sys.stdout.flush()
-
-
-# ---------------------------------------------------------------- running nxvk
-
-_counter = itertools.count()
-
-
-def fresh(name):
-    return os.path.join(TMP, "%d_%s" % (next(_counter), name))
-
-
-def nxvk(args, timeout=120, env=None):
-    p = subprocess.run([NXVK] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=timeout, env=dict(os.environ, **env) if env else None)
-    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+nphelp.private_copy(TMP)
 
 
 def run_op(op, inputs, attrs=None, env=None):
     """Run one op (env: extra environment); returns (rc, output array or None, stderr)."""
-    paths = []
-    for i, a in enumerate(inputs):
-        p = fresh("in%d.npy" % i)
-        np.save(p, a)
-        paths.append(p)
-    out = fresh("out.npy")
-    args = ["run", "--op", op]
-    if attrs is not None:
-        args += ["--attrs", json.dumps(attrs)]
-    args += paths + ["-o", out]
-    rc, _, err = nxvk(args, env=env)
-    got = None
-    if rc == 0 and os.path.exists(out):
-        got = np.load(out)
-    for p in paths + [out]:
-        if os.path.exists(p):
-            os.unlink(p)
-    return rc, got, err
+    return nphelp.run_op(op, inputs, TMP, attrs, env)
 
 
 # ---------------------------------------------------------------- device and limits
@@ -1110,19 +1055,12 @@ def make_cases(name, dt, rng):
 
 
 def list_ops():
-    rc, out, err = nxvk(["run", "--list-ops"])
-    ops = []
-    if rc == 0:
-        for line in out.splitlines():
-            parts = line.split()
-            if len(parts) >= 2:
-                ops.append((parts[0], parts[1].split(",")))
-    return rc, ops, err
+    rc, ops, err = nphelp.list_ops()
+    return rc, list(ops.items()) if rc == 0 else [], err
 
 
 def main():
-    if not os.access(NXVK, os.X_OK) or os.path.getsize(NXVK) == 0:
-        tap(False, "nxvk binary at %s" % NXVK)
+    if not have_binary():
         return
     tap(DEV is not None, "nxvk info --json names a device (%s)" % ((DEV or {}).get("name")))
     rc, ops, err = list_ops()
@@ -1179,10 +1117,4 @@ def main():
 
 if __name__ == "__main__":
     start = time.monotonic()
-    try:
-        main()
-    finally:
-        shutil.rmtree(TMP, ignore_errors=True)
-    print("1..%d" % _n)
-    print("# %.0f s" % (time.monotonic() - start))
-    sys.exit(1 if _failed else 0)
+    nphelp.main(lambda: (main(), print("# %.0f s" % (time.monotonic() - start))), TMP)

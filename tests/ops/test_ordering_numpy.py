@@ -25,16 +25,16 @@ TAP on stdout.  Environment: NXVK (default ./nxvk).
 """
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nphelp  # noqa: E402
+from nphelp import bf16_bits, check as tap, load, nxvk, run_cases, save, scratch  # noqa: E402
+
 np.seterr(all="ignore")
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
-TMP = tempfile.mkdtemp(prefix="nxvk_ordering_")
+TMP = scratch("ordering")
 
 NPT = {"f16": np.float16, "f32": np.float32, "f64": np.float64, "i8": np.int8, "i16": np.int16,
        "i32": np.int32, "i64": np.int64, "u8": np.uint8, "u16": np.uint16, "u32": np.uint32,
@@ -46,53 +46,6 @@ SORTS = ("sort", "argsort", "top_k", "top_k_indices")
 WINDOWS = ("window_sum", "window_product", "window_max", "window_min")
 SCATTERS = ("window_scatter_max", "window_scatter_min")
 MINE = SCANS + SORTS + WINDOWS + SCATTERS
-
-_n = 0
-_failed = 0
-
-
-def tap(ok, desc, diag=None):
-    global _n, _failed
-    _n += 1
-    if not ok:
-        _failed += 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", _n, desc))
-    if diag and not ok:
-        for line in str(diag).splitlines()[:8]:
-            print("#   " + line)
-    sys.stdout.flush()
-
-
-def nxvk(args):
-    p = subprocess.run([NXVK] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
-    return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
-
-
-# ---------------------------------------------------------------- files
-
-def bf16_bits(x32):
-    """f32 values that bf16 holds exactly -> their bf16 bits."""
-    return (np.asarray(x32, np.float32).view(np.uint32) >> 16).astype(np.uint16)
-
-
-def save(path, dt, a):
-    if dt == "bf16":
-        bits = bf16_bits(a)
-        hdr = "{'descr': '<V2', 'fortran_order': False, 'shape': %s, }" % repr(tuple(bits.shape))
-        hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
-        with open(path, "wb") as f:
-            f.write(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr.encode() +
-                    bits.astype("<u2").tobytes())
-        return
-    np.save(path, np.asarray(a, NPT[dt]))
-
-
-def load(dt, path):
-    a = np.load(path)
-    if a.dtype.kind == "V":  # bf16
-        return (a.reshape(-1).view("<u2").astype(np.uint32) << 16).view(np.float32).reshape(a.shape)
-    return a
-
 
 # Cases are queued and run as one graph per dtype (one process, not one per
 # case): each case its own inputs and output.
@@ -109,23 +62,10 @@ def flush():
         by_dt.setdefault(c[1], []).append(c)
     del _queue[:]
     for dt, cases in sorted(by_dt.items()):
-        gdir = tempfile.mkdtemp(prefix=dt + "_", dir=TMP)
-        graph = {"inputs": {}, "ops": [], "outputs": {}}
-        for ci, (op, _, inputs, attrs, judge, in_dts) in enumerate(cases):
-            names = []
-            for i, a in enumerate(inputs):
-                nm = "c%d_%d" % (ci, i)
-                save(os.path.join(gdir, nm + ".npy"), (in_dts or [dt] * len(inputs))[i], a)
-                graph["inputs"][nm] = nm + ".npy"
-                names.append(nm)
-            graph["ops"].append({"op": op, "in": names, "attrs": attrs, "out": "o%d" % ci})
-            graph["outputs"]["o%d" % ci] = "o%d.npy" % ci
-        with open(os.path.join(gdir, "g.json"), "w") as f:
-            json.dump(graph, f)
-        rc, _, err = nxvk(["run", os.path.join(gdir, "g.json")])
-        for ci, (op, _, inputs, attrs, judge, in_dts) in enumerate(cases):
-            path = os.path.join(gdir, "o%d.npy" % ci)
-            judge(load(dt, path) if rc == 0 and os.path.exists(path) else None, err.strip())
+        rc, err, paths = run_cases(TMP, dt, [(op, list(zip(in_dts or [dt] * len(inputs), inputs)), attrs)
+                                             for op, _, inputs, attrs, _, in_dts in cases])
+        for (_, _, _, _, judge, _), path in zip(cases, paths):
+            judge(load(path) if path else None, err.strip())
 
 
 def run(op, dt, inputs, attrs, in_dts=None):
@@ -140,7 +80,7 @@ def run(op, dt, inputs, attrs, in_dts=None):
     rc, _, err = nxvk(["run", "--op", op, "--attrs", json.dumps(attrs)] + paths + ["-o", out])
     if rc != 0:
         return None, err.strip()
-    return load(dt, out), ""
+    return load(out), ""
 
 
 # ---------------------------------------------------------------- inputs
@@ -470,13 +410,8 @@ def test_sort_kernels(ops, rng):
 
 
 def list_ops():
-    rc, out, err = nxvk(["run", "--list-ops"])
-    ops = {}
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) >= 2 and parts[0] in MINE:
-            ops[parts[0]] = parts[1].split(",")
-    return rc, ops, err
+    rc, ops, err = nphelp.list_ops()
+    return rc, {o: dts for o, dts in ops.items() if o in MINE}, err
 
 
 def main():
@@ -490,9 +425,7 @@ def main():
     test_sorts(ops, rng)
     test_sort_kernels(ops, rng)
     test_windows(ops, rng)
-    print("1..%d" % _n)
-    return 1 if _failed else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    nphelp.main(main, TMP)

@@ -28,65 +28,15 @@ emulation has teeth.  TAP on stdout.  Environment: NXVK (default ./nxvk).
 """
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
-TMP = tempfile.mkdtemp(prefix="nxvk_reduce_exact_")
-_n = 0
-_failed = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nphelp  # noqa: E402
+from nphelp import check as tap, load, round_to, run_cases, scratch  # noqa: E402
 
-
-def tap(ok, desc, diag=None):
-    global _n, _failed
-    _n += 1
-    _failed += 0 if ok else 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", _n, desc))
-    if diag and not ok:
-        for line in str(diag).splitlines()[:8]:
-            print("#   " + line)
-    sys.stdout.flush()
-
-
-def to_bf16_file(path, x64):
-    """exact bf16 values (given as f64) -> a .npy of bf16 bits ('<V2')"""
-    bits = (np.asarray(x64, np.float32).view(np.uint32) >> 16).astype("<u2")
-    hdr = "{'descr': '<V2', 'fortran_order': False, 'shape': %s, }" % repr(tuple(bits.shape))
-    hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr.encode() + bits.tobytes())
-
-
-def save(path, dt, x64):
-    if dt == "bf16":
-        to_bf16_file(path, x64)
-    else:
-        np.save(path, x64.astype({"f16": np.float16, "f32": np.float32}[dt]))
-
-
-def load(path):
-    a = np.load(path)
-    if a.dtype.kind == "V":
-        return (a.reshape(-1).view("<u2").astype(np.uint32) << 16).view(np.float32).reshape(a.shape)
-    return a
-
-
-def round_to(dt, w64):
-    """exact f64 results rounded to f32 (nearest even), then to dt, as f64"""
-    f = np.atleast_1d(np.asarray(w64, np.float64)).astype(np.float32)
-    shape = np.shape(w64)
-    if dt == "f32":
-        return f.astype(np.float64).reshape(shape)
-    if dt == "f16":
-        return f.astype(np.float16).astype(np.float64).reshape(shape)
-    b = f.view(np.uint32).astype(np.uint64)
-    u16 = np.uint64(16)
-    r = (((b + np.uint64(0x7FFF) + ((b >> u16) & np.uint64(1))) >> u16) << u16).astype(np.uint32)
-    return r.view(np.float32).astype(np.float64).reshape(shape)
+TMP = scratch("reduce_exact")
 
 
 # the smallest denormal's exponent of each dtype
@@ -188,28 +138,15 @@ FORMS = (("fast (the rule)", {}, "exact"),
 
 def run_form(cs, env_add):
     """every case of a dtype in one graph; {case index: f64 result or error text}"""
-    env = dict(os.environ, **env_add)
     by_dt = {}
     for i, c in enumerate(cs):
         by_dt.setdefault(c[1], []).append((i, c))
     got = {}
     for dt, lst in by_dt.items():
-        gdir = tempfile.mkdtemp(prefix=dt + "_", dir=TMP)
-        graph = {"inputs": {}, "ops": [], "outputs": {}}
-        for i, (op, _, shape, attrs, x, want, tag) in lst:
-            save(os.path.join(gdir, "x%d.npy" % i), dt, x)
-            graph["inputs"]["x%d" % i] = "x%d.npy" % i
-            graph["ops"].append({"op": op, "in": ["x%d" % i], "attrs": attrs, "out": "o%d" % i})
-            graph["outputs"]["o%d" % i] = "o%d.npy" % i
-        gp = os.path.join(gdir, "g.json")
-        with open(gp, "w") as f:
-            json.dump(graph, f)
-        p = subprocess.run([NXVK, "run", gp], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600,
-                           env=env)
-        err = p.stderr.decode(errors="replace") or "exit %d" % p.returncode
-        for i, _ in lst:
-            path = os.path.join(gdir, "o%d.npy" % i)
-            got[i] = load(path).astype(np.float64) if p.returncode == 0 and os.path.exists(path) else err
+        rc, err, paths = run_cases(TMP, dt, [(op, [(dt, x)], attrs) for _, (op, _, _, attrs, x, _, _) in lst],
+                                   env=env_add)
+        for (i, _), path in zip(lst, paths):
+            got[i] = load(path).astype(np.float64) if path else (err or "exit %d" % rc)
     return got
 
 
@@ -273,9 +210,7 @@ def main():
             tap(len(idx) > 0 and len(wrong) == len(idx),
                 "%s %s %s: the emulated flush, never checked, gets every case wrong (%d of %d)" % (
                     op, dt, tag, len(wrong), len(idx)))
-    print("1..%d" % _n)
-    return 1 if _failed else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    nphelp.main(main, TMP)

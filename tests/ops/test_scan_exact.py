@@ -25,65 +25,15 @@ fast f32 adds on an emulated flush (NXVK_SCAN_ADD=fuzz).  Environment: NXVK (def
 """
 import json
 import os
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
-TMP = tempfile.mkdtemp(prefix="nxvk_scan_exact_")
-_n = 0
-_failed = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nphelp  # noqa: E402
+from nphelp import check as tap, load, round_to, run_cases, scratch  # noqa: E402
 
-
-def tap(ok, desc, diag=None):
-    global _n, _failed
-    _n += 1
-    _failed += 0 if ok else 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", _n, desc))
-    if diag and not ok:
-        for line in str(diag).splitlines()[:8]:
-            print("#   " + line)
-    sys.stdout.flush()
-
-
-def to_bf16_file(path, x64):
-    """exact bf16 values (given as f64) -> a .npy of bf16 bits ('<V2')"""
-    bits = (np.asarray(x64, np.float32).view(np.uint32) >> 16).astype("<u2")
-    hdr = "{'descr': '<V2', 'fortran_order': False, 'shape': %s, }" % repr(tuple(bits.shape))
-    hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr.encode() + bits.tobytes())
-
-
-def save(path, dt, x64):
-    if dt == "bf16":
-        to_bf16_file(path, x64)
-    else:
-        np.save(path, x64.astype({"f16": np.float16, "f32": np.float32, "f64": np.float64, "i32": np.int32}[dt]))
-
-
-def load(path):
-    a = np.load(path)
-    if a.dtype.kind == "V":
-        return (a.reshape(-1).view("<u2").astype(np.uint32) << 16).view(np.float32).reshape(a.shape)
-    return a
-
-
-def round_to(dt, w64):
-    """the exact f64 results rounded once to dt (nearest even), as f64"""
-    if dt == "f64":
-        return w64
-    if dt == "f16":
-        return w64.astype(np.float16).astype(np.float64)
-    f = w64.astype(np.float32)  # exact here: every value is a power of two or a small sum
-    if dt == "f32":
-        return f.astype(np.float64)
-    b = f.view(np.uint32).astype(np.uint64)
-    r = (((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16).astype(np.uint32)
-    return r.view(np.float32).astype(np.float64)
+TMP = scratch("scan_exact")
 
 
 def walk(rng, n, lo, hi, step_lo, step_hi, start):
@@ -208,8 +158,6 @@ def main():
     e = walk(np.random.default_rng(1), 5000, *PROD["f32"][:2], 1, 24, -20)
     dips = np.sum((e[1:] >= -126) & (e[:-1] < -126))
     tap(dips >= 3, "the f32 product walk comes back from below 2^-126 (%d times)" % dips)
-    print("1..%d" % _n)
-    return 1 if _failed else 0
 
 
 def never_wrong(rng):
@@ -218,49 +166,25 @@ def never_wrong(rng):
     op fails with the scan's error; never a wrong result."""
     x = rng.integers(-1000, 1001, 3000000).astype(np.int32)
     want = np.cumsum(x, dtype=np.int32)
-    d = tempfile.mkdtemp(prefix="wait_", dir=TMP)
-    save(os.path.join(d, "x.npy"), "i32", x)
-    graph = {"inputs": {"x": "x.npy"}, "ops": [{"op": "cumulative_sum", "in": ["x"], "out": "o"}],
-             "outputs": {"o": "o.npy"}}
-    with open(os.path.join(d, "g.json"), "w") as f:
-        json.dump(graph, f)
     for kind in ("lookback", "one_pass"):
-        out = os.path.join(d, "o.npy")
-        if os.path.exists(out):
-            os.remove(out)
-        env = dict(os.environ, NXVK_SCAN=kind, LP_NUM_THREADS="4")
-        p = subprocess.run([NXVK, "run", os.path.join(d, "g.json")], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=600, env=env)
-        err = p.stderr.decode(errors="replace")
-        if p.returncode == 0:
+        rc, err, (out,) = run_cases(TMP, "wait", [("cumulative_sum", [("i32", x)], {})],
+                                    env={"NXVK_SCAN": kind, "LP_NUM_THREADS": "4"})
+        if out is not None:
             g = load(out)
             tap(np.array_equal(g, want), "%s with waiting workgroups: the right result (exit 0)" % kind,
                 "%d of %d differ" % (np.sum(g != want), want.size))
         else:
             tap("waited too long for an earlier one" in err,
-                "%s with waiting workgroups: the scan's error (exit %d)" % (kind, p.returncode), err)
+                "%s with waiting workgroups: the scan's error (exit %d)" % (kind, rc), err)
 
 
 def run_variant(cs, by_dt, vname, venv):
-    env = dict(os.environ, **venv)
     got = {}
     for dt, lst in by_dt.items():
-        gdir = tempfile.mkdtemp(prefix=dt + "_", dir=TMP)
-        graph = {"inputs": {}, "ops": [], "outputs": {}}
-        for i, (op, _, shape, attrs, x, want) in lst:
-            save(os.path.join(gdir, "x%d.npy" % i), dt, x)
-            graph["inputs"]["x%d" % i] = "x%d.npy" % i
-            graph["ops"].append({"op": op, "in": ["x%d" % i], "attrs": attrs, "out": "o%d" % i})
-            graph["outputs"]["o%d" % i] = "o%d.npy" % i
-        gp = os.path.join(gdir, "g.json")
-        with open(gp, "w") as f:
-            json.dump(graph, f)
-        p = subprocess.run([NXVK, "run", gp], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600,
-                           env=env)
-        err = p.stderr.decode(errors="replace")
-        for i, _ in lst:
-            path = os.path.join(gdir, "o%d.npy" % i)
-            got[i] = load(path).astype(np.float64) if p.returncode == 0 and os.path.exists(path) else err
+        rc, err, paths = run_cases(TMP, dt, [(op, [(dt, x)], attrs) for _, (op, _, _, attrs, x, _) in lst],
+                                   env=venv)
+        for (i, _), path in zip(lst, paths):
+            got[i] = load(path).astype(np.float64) if path else err
     for i, (op, dt, shape, attrs, x, want) in enumerate(cs):
         desc = "%s %s shape=%s attrs=%s exact (%s)" % (op, dt, list(shape), json.dumps(attrs), vname)
         g = got[i]
@@ -274,4 +198,4 @@ def run_variant(cs, by_dt, vname, venv):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    nphelp.main(main, TMP)
