@@ -28,6 +28,8 @@ SRC_CORE = $(wildcard src/core/*.c) $(wildcard src/vk/*.c) $(wildcard src/ops/*.
 SRC_CLI = src/main.c $(wildcard src/cmd_*.c) $(wildcard src/cli/*.c)
 # shader sources the run-time kernels are made from (src/ops/rtkernel.c)
 RT_SRC = copy reduce iota random dot_naive dot_mv dot_mvc dot_mvcm dot_mvr dot_mvrcm dtype f16 scan sort window conv_direct gather scatter index dot_coopmat peak_coopmat conv_coopmat
+# the wide products' library (scanw_*, windoww_*: shaders/lib/wideprod.glsl)
+RT_SRC += wideprod
 OBJ_CORE = $(SRC_CORE:%.c=$(B)/%.o) $(B)/gen/spirv_table.o $(B)/gen/glsl_lib.o $(B)/gen/limits_json.o \
   $(B)/gen/edge_values_json.o $(B)/gen/size_classes_json.o $(RT_SRC:%=$(B)/gen/src_%.o)
 OBJ_CLI = $(SRC_CLI:%.c=$(B)/%.o)
@@ -61,6 +63,7 @@ HAND_VARIANTS = \
   $(foreach d,$(DTYPES),scan_$(d):scan:-DDT_$(d) sort_$(d):sort:-DDT_$(d) window_$(d):window:-DDT_$(d) wscatter_$(d):window:-DDT_$(d)@-DSCATTER) \
   $(foreach d,$(DTYPES),sort8_$(d):sort:-DDT_$(d)@-DRADIX8) \
   $(foreach d,f32 i32 u8,scanlb_$(d):scan:-DDT_$(d)@-DLOOKBACK) \
+  $(foreach d,f32 f64,scanw_$(d):scan:-DDT_$(d)@-DWIDE windoww_$(d):window:-DDT_$(d)@-DWIDE) \
   $(foreach d,f32 f64,random_$(d):random:-DDT_$(d)) \
   $(foreach d,f32 f64,peak_fma_$(d):peak_fma:-DDT_$(d) peak_fma_$(d)_vec4:peak_fma:-DDT_$(d)@-DVEC4 \
     peak_fma_$(d)_outer:peak_fma:-DDT_$(d)@-DOUTER) \

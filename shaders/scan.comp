@@ -55,6 +55,24 @@
 #ifdef IS_FLOAT
 #include "nxmath.glsl"
 #endif
+#ifdef WIDE
+// -DWIDE (scanw_<dtype>, cumulative_product of floats, modes 0..4): the
+// values scanned are wideprod.glsl's (mantissa, exponent) pairs, so a
+// partial product never under- or overflows; XLD / XSTV convert at the
+// load and the store (T from here on is the pair).
+#include "wideprod.glsl"
+#if defined(DT_f32) || defined(DT_f64)
+#define XLD(x) wp_from(x)
+#else
+#define XLD(x) wp_from(LD(x))
+#endif
+#define XSTV(x) STV(wp_to(x))
+#undef T
+#define T WT
+#else
+#define XLD(x) LD(x)
+#define XSTV(x) STV(x)
+#endif
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint OP = 0u;
@@ -77,6 +95,10 @@ layout(std430, binding = 4) coherent buffer Ticket { uint ticket[]; };
 
 shared T tot[gl_WorkGroupSize.x];
 
+#ifdef WIDE
+T identity() { return wp_one(); }
+T combine(T a, T b) { return wp_mul(a, b); }
+#else
 T identity() {
   // sums start from -0 (x + -0 is x for every x, -0 included)
 #if defined(DT_f64)
@@ -116,6 +138,7 @@ T combine(T a, T b) {
   bool lt = t_less(a, b); // on the bits: denormals kept, -0 below +0
   return OP == 2u ? (lt ? b : a) : (lt ? a : b);
 }
+#endif
 
 // In-place inclusive scan of tot[] over the workgroup (Hillis-Steele: the
 // workgroup is at most a few hundred wide); every invocation calls it.
@@ -178,7 +201,7 @@ void one_pass(uint m) {
     [[unroll]] for (uint j = 0u; j < ITEMS; j++) {
       uint i = j * WG + t, k = k0 + i;
       T v = identity();
-      if (k < n) v = LD(x[rowbase + (rev ? n - 1u - k : k)]);
+      if (k < n) v = XLD(x[rowbase + (rev ? n - 1u - k : k)]);
       sdata[pad(i)] = v;
     }
     barrier();
@@ -235,7 +258,7 @@ void one_pass(uint m) {
     barrier();
     [[unroll]] for (uint j = 0u; j < ITEMS; j++) {
       uint i = j * WG + t, k = k0 + i;
-      if (k < n) y[rowbase + (rev ? n - 1u - k : k)] = STV(combine(tot[i / ITEMS], sdata[pad(i)]));
+      if (k < n) y[rowbase + (rev ? n - 1u - k : k)] = XSTV(combine(tot[i / ITEMS], sdata[pad(i)]));
     }
     barrier();   // before the next tile's s_tile, sdata and tot
   }
@@ -660,8 +683,8 @@ void main() {
       for (uint k = 0u; k < n; k++) {
         uint j = rev ? n - 1u - k : k;
         uint at = base + j * inner;
-        acc = k == 0u ? LD(x[at]) : combine(acc, LD(x[at]));
-        y[at] = STV(acc);
+        acc = k == 0u ? XLD(x[at]) : combine(acc, XLD(x[at]));
+        y[at] = XSTV(acc);
       }
     }
     return;
@@ -694,7 +717,7 @@ void main() {
     [[unroll]] for (uint q = 0u; q < ITEMS; q++) {
       uint k = k0 + q;
       T v = identity();
-      if (k < n) v = LD(x[rowbase + (rev ? n - 1u - k : k)]);
+      if (k < n) v = XLD(x[rowbase + (rev ? n - 1u - k : k)]);
       acc = combine(acc, v);
       vals[q] = acc;
     }
@@ -708,7 +731,7 @@ void main() {
       bool first = b == 0u && t == 0u;   // the row's first element starts the scan as is
       [[unroll]] for (uint q = 0u; q < ITEMS; q++) {
         uint k = k0 + q;
-        if (k < n) y[rowbase + (rev ? n - 1u - k : k)] = STV(first ? vals[q] : combine(pre, vals[q]));
+        if (k < n) y[rowbase + (rev ? n - 1u - k : k)] = XSTV(first ? vals[q] : combine(pre, vals[q]));
       }
     }
     barrier();

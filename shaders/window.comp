@@ -102,6 +102,18 @@ layout(std430, binding = 1) readonly buffer In { ST x[]; };
 layout(std430, binding = 2) writeonly buffer Out { ST y[]; };
 layout(std430, binding = 3) readonly buffer In4 { ST4 x4[]; };
 
+#ifdef WIDE
+// -DWIDE (windoww_<dtype>, window_product of floats): the running product is
+// wideprod.glsl's (mantissa, exponent) pair AT, so a partial product never
+// under- or overflows; OUTV rounds it to the dtype once, at the store.
+#include "wideprod.glsl"
+#define AT WT
+#define OUTV(a) wp_to(a)
+AT combine(AT a, T b) { return wp_mul(a, wp_from(b)); }
+AT identity() { return wp_one(); }
+#else
+#define AT T
+#define OUTV(a) (a)
 T combine(T a, T b) {
   if (OP == 0u) return t_add(a, b);
   if (OP == 1u) return t_mul(a, b);
@@ -112,6 +124,7 @@ T combine(T a, T b) {
 }
 
 T identity() { return OP == 0u ? T(0) : OP == 1u ? T(1) : OP == 2u ? T_LOWEST : T_HIGHEST; }
+#endif
 
 void pool() {
   uint m = pc.meta_off;
@@ -128,7 +141,7 @@ void pool() {
     bool full = j0 + VEC <= OW;
     bool inb = full && iw0 >= 0 && iw0 + int(SPAN) <= int(W);
     bool vec = inb && vec_ok && iw0 + int(SPAN4 * 4u) <= int(W);
-    T acc[VEC];
+    AT acc[VEC];
     for (uint j = 0u; j < VEC; j++) acc[j] = identity();
     for (uint kh = 0u; kh < WH; kh++) {
       int ih = int(oh * SH) - loh + int(kh);
@@ -160,7 +173,7 @@ void pool() {
     }
     uint o = q * OW + j0;
     for (uint j = 0u; j < VEC; j++)
-      if (j0 + j < OW) y[o + j] = STV(acc[j]);
+      if (j0 + j < OW) y[o + j] = STV(OUTV(acc[j]));
   }
 }
 
@@ -181,7 +194,7 @@ void main() {
       base[d] = int((r - q * od) * meta[m + 27u + uint(d)]) - int(meta[m + 43u + uint(d)]);
       r = q;
     }
-    T acc = identity();
+    AT acc = identity();
     for (uint w = 0u; w < wcount; w++) {
       uint rw = w, off = 0u, mul = 1u;
       bool inside = true;
@@ -197,7 +210,7 @@ void main() {
       }
       if (inside) acc = combine(acc, LD(x[off]));
     }
-    y[o] = STV(acc);
+    y[o] = STV(OUTV(acc));
   }
 }
 

@@ -271,20 +271,11 @@ static int compare_impl(const nxvk_op_desc *op, const nxvk_attrs *a, const nxvk_
    * fast f32 adds redo a tile exactly where one could differ) and windows
    * (window.comp: the same functions, window_scatter_* too) add, multiply
    * and compare as the elementwise kernels do, so conformance catches a
-   * flush in them.
-   * Except cumulative_product and window_product, for another reason than
-   * the driver's arithmetic: their products are IEEE f32 (f64) step by
-   * step, in the kernel's order (a scan's tree), while the reference
-   * multiplies in long double, so a partial product that underflows to 0
-   * (or overflows) in the dtype and not in the reference gives another
-   * class (0 * inf = NaN where the reference has inf): what the reference
-   * on flushed inputs gives, so forgiven as such until those kernels
-   * multiply with a wider exponent range (the edge class of conformance
-   * --quick has 39 such cases on lavapipe). */
-  bool range_tolerated = (op->kind == NXVK_KIND_SCAN || op->kind == NXVK_KIND_WINDOW) &&
-                         (strcmp(op->name, "cumulative_product") == 0 || strcmp(op->name, "window_product") == 0);
-  bool flush_tolerated = op->kind == NXVK_KIND_DOT || op->kind == NXVK_KIND_CONV || op->kind == NXVK_KIND_LINALG ||
-                         range_tolerated;
+   * flush in them.  cumulative_product and window_product of floats keep
+   * a wide exponent range in the kernels (wideprod.glsl) and the reference
+   * (nxvk_wide), so neither has a partial product that under- or
+   * overflows: nothing to forgive either. */
+  bool flush_tolerated = op->kind == NXVK_KIND_DOT || op->kind == NXVK_KIND_CONV || op->kind == NXVK_KIND_LINALG;
   c->n = n;
   double worst_u = -1;
   for (int64_t i = 0; i < n; i++) {

@@ -195,6 +195,17 @@ int nxvk_scan_gpu(nxvk_rec *, const nxvk_op *, const nxvk_attrs *, nxvk_tensor *
                   nxvk_tensor *);
 int nxvk_scan_ref(const nxvk_op *, const nxvk_attrs *, const nxvk_host *, int, nxvk_host *);
 enum { NXVK_SCAN_SUM, NXVK_SCAN_PRODUCT, NXVK_SCAN_MAX, NXVK_SCAN_MIN };
+/* The references' products of floats (cumulative_product, window_product):
+ * m 2^e with m a long double (frexpl's [0.5, 1)) and e unbounded, so no
+ * partial product under- or overflows (the kernels' scanw / windoww keep a
+ * wide exponent too: shaders/lib/wideprod.glsl).  nxvk_wide_value: the
+ * value rounded once to dtype d (f16 / bf16 through f32, as the GPU's). */
+typedef struct nxvk_wide {
+  long double m;
+  int64_t e;
+} nxvk_wide;
+void nxvk_wide_mul(nxvk_wide *p, long double v);
+double nxvk_wide_value(const nxvk_wide *p, nxvk_dtype d);
 /* the scan kernels for rows of contiguous lines (NXVK_SCAN, scan.c) */
 enum { NXVK_SCAN_BLOCKS, NXVK_SCAN_ONE_PASS, NXVK_SCAN_LOOKBACK, NXVK_SCAN_RTS };
 /* rts's f32 adds: nxf_add at each, the driver's with a re-run of a tile

@@ -25,6 +25,7 @@
 
 extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_random[],
     nxvk_src_dot_naive[], nxvk_src_dtype[], nxvk_src_f16[], nxvk_src_scan[], nxvk_src_sort[], nxvk_src_window[],
+    nxvk_src_wideprod[],
     nxvk_src_conv_direct[], nxvk_src_gather[], nxvk_src_scatter[], nxvk_src_index[], nxvk_src_dot_coopmat[],
     nxvk_src_peak_coopmat[], nxvk_src_conv_coopmat[], nxvk_src_dot_mv[], nxvk_src_dot_mvc[], nxvk_src_dot_mvcm[],
     nxvk_src_dot_mvr[], nxvk_src_dot_mvrcm[];
@@ -64,6 +65,7 @@ static int append_resolved(char **buf, size_t *len, const char *text) {
       if (strncmp(p + 10, "dtype.glsl\"", 11) == 0) ins = nxvk_src_dtype;
       else if (strncmp(p + 10, "f16.glsl\"", 9) == 0) ins = nxvk_src_f16;
       else if (strncmp(p + 10, "index.glsl\"", 11) == 0) ins = nxvk_src_index;
+      else if (strncmp(p + 10, "wideprod.glsl\"", 14) == 0) ins = nxvk_src_wideprod;
       else if (strncmp(p + 10, "nxmath.glsl\"", 12) == 0) ins = nxvk_glsl_lib;
       else return nxvk_seterr(NXVK_E_BAD_REQUEST, "run-time kernel: unknown include %.40s", p);
     }
@@ -371,6 +373,12 @@ static int glsl_for(const char *name, int variant, char **out) {
   if ((stem == 6 && strncmp(name, "window", 6) == 0) || (stem == 8 && strncmp(name, "wscatter", 8) == 0)) {
     snprintf(defs, sizeof defs, "#define DT_%s 1\n%s", nxvk_dtype_name(d), stem == 8 ? "#define SCATTER 1\n" : "");
     return hand_glsl(nxvk_src_window, defs, out);
+  }
+  /* products of floats with a wide exponent range (wideprod.glsl) */
+  if (((stem == 5 && strncmp(name, "scanw", 5) == 0) || (stem == 7 && strncmp(name, "windoww", 7) == 0)) &&
+      nxvk_dtype_is_float(d)) {
+    snprintf(defs, sizeof defs, "#define DT_%s 1\n#define WIDE 1\n", nxvk_dtype_name(d));
+    return hand_glsl(stem == 5 ? nxvk_src_scan : nxvk_src_window, defs, out);
   }
   if (stem == 11 && strncmp(name, "conv_direct", 11) == 0 && nxvk_dtype_is_float(d)) {
     snprintf(defs, sizeof defs, "#define DT_%s 1\n", nxvk_dtype_name(d));

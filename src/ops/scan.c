@@ -183,13 +183,19 @@ static int scan_lines(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src, nx
                       const nxvk_lines *l, bool reverse) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
   char name[32];
-  snprintf(name, sizeof name, "scan_%s", nxvk_dtype_name(dt));
+  /* products of floats: scanw_<dtype> (scan.comp -DWIDE), whose values are
+   * (mantissa, exponent) pairs twice the compute type's size, so a partial
+   * product never under- or overflows (as the reference's); the one-pass
+   * or block scan */
+  bool wide = code == NXVK_SCAN_PRODUCT && nxvk_dtype_is_float(dt);
+  snprintf(name, sizeof name, "%s_%s", wide ? "scanw" : "scan", nxvk_dtype_name(dt));
   /* rows of contiguous lines longer than a few elements: the look-back scan
    * (NXVK_SCAN=lookback, the GPU rule; dtypes computed in 32 bits), the
    * one-pass scan (one_pass; 8-byte dtypes under lookback) or the
    * three-pass block scan (blocks) */
   bool blocked = l->inner == 1 && l->n > 64;
   size_t tsz = nxvk_dtype_size(dt) == 8 ? 8 : 4; /* the compute type: f16 / bf16 as f32, narrow integers 32 bits */
+  if (wide) tsz *= 2;
   if (blocked && c->tuning->scan_kind == NXVK_SCAN_LOOKBACK && tsz == 4)
     return scan_lookback(r, dt, code, src, dst, l, reverse);
   if (blocked && c->tuning->scan_kind == NXVK_SCAN_RTS && tsz == 4)
@@ -198,16 +204,17 @@ static int scan_lines(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src, nx
   uint32_t kind = c->tuning->scan_kind;
   bool one_pass = blocked && kind != NXVK_SCAN_BLOCKS &&
                   !(kind == NXVK_SCAN_RTS && strcmp(c->info.type, "cpu") == 0);
-  /* one pass: 16 elements per invocation (8 for 8-byte dtypes: the tile
-   * in shared memory stays under 17 KiB) */
-  uint32_t items = one_pass ? (tsz == 8 ? 8u : 16u) : SCAN_ITEMS;
+  /* one pass: 16 elements per invocation (8 for 8-byte compute types, 4
+   * for scanw_f64's 16-byte pairs: the tile in shared memory, sized by
+   * ITEMS in every mode, stays under 17 KiB) */
+  uint32_t items = tsz == 16 ? 4u : one_pass ? (tsz == 8 ? 8u : 16u) : SCAN_ITEMS;
   uint64_t bsize = (uint64_t)NXVK_WG * items;
   uint64_t nb = blocked ? (uint64_t)(l->n + (int64_t)bsize - 1) / bsize : 1;
   uint64_t ng = (nb + NXVK_WG - 1) / NXVK_WG;
   uint32_t meta[6] = {(uint32_t)l->outer, (uint32_t)l->n, (uint32_t)l->inner, (uint32_t)nb, reverse,
                       (uint32_t)ng};
   if (!blocked) {
-    uint32_t spec[4] = {NXVK_WG, (uint32_t)code, 3, SCAN_ITEMS};
+    uint32_t spec[4] = {NXVK_WG, (uint32_t)code, 3, items};
     nxvk_buffer *bufs[5] = {src, dst, dst, dst, dst};   /* 3..5 unused */
     return nxvk_dispatch_1d(r, name, spec, 4, meta, 6, bufs, 5, (uint64_t)(l->outer * l->inner));
   }
@@ -234,7 +241,7 @@ static int scan_lines(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src, nx
   }
   nxvk_buffer *bufs[5] = {src, dst, part, part, part};   /* 4..5 unused */
   for (uint32_t mode = 0; !one_pass && mode < 3 && rc == NXVK_OK; mode++) {
-    uint32_t spec[4] = {NXVK_WG, (uint32_t)code, mode, SCAN_ITEMS};
+    uint32_t spec[4] = {NXVK_WG, (uint32_t)code, mode, items};
     uint64_t groups = mode == 1 ? (uint64_t)l->outer : total;
     rc = nxvk_dispatch_grid(r, name, spec, 4, meta, 6, bufs, 5, nxvk_groups_for(c, groups, 1), 1, 1);
   }
@@ -260,8 +267,29 @@ int nxvk_scan_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tens
   return scan_lines(r, in[0]->dtype, op->code, in[0]->buf, out->buf, &l, a->reverse);
 }
 
-/* The reference: in order along the axis, floats in long double and each
- * prefix rounded once (f16 / bf16 through f32); integers wrap. */
+void nxvk_wide_mul(nxvk_wide *p, long double v) {
+  if (v == 0 || !isfinite(v)) {
+    p->m *= v; /* 0, inf and NaN as IEEE's (0 * inf = NaN) */
+    return;
+  }
+  int ev, k;
+  p->m *= frexpl(v, &ev);
+  p->e += ev;
+  if (p->m == 0 || !isfinite(p->m)) return;
+  p->m = frexpl(p->m, &k); /* exact: back into [0.5, 1) */
+  p->e += k;
+}
+
+double nxvk_wide_value(const nxvk_wide *p, nxvk_dtype d) {
+  long double v = p->m;
+  if (v != 0 && isfinite(v))   /* past +-20000 the dtype's value is 0 or inf anyway */
+    v = p->e > 20000 ? copysignl(INFINITY, v) : p->e < -20000 ? copysignl(0.0L, v) : ldexpl(v, (int)p->e);
+  return d == NXVK_F64 ? (double)v : (double)(float)v;
+}
+
+/* The reference: in order along the axis, floats in long double (products
+ * with an unbounded exponent: nxvk_wide) and each prefix rounded once
+ * (f16 / bf16 through f32); integers wrap. */
 int nxvk_scan_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, int nin,
                   nxvk_host *out) {
   (void)nin;
@@ -273,15 +301,18 @@ int nxvk_scan_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, i
   for (int64_t o = 0; o < l.outer; o++)
     for (int64_t i = 0; i < l.inner; i++) {
       long double acc = 0;
+      nxvk_wide prod = {1.0L, 0};
       int64_t iacc = 0;
       for (int64_t k = 0; k < l.n; k++) {
         int64_t j = a->reverse ? l.n - 1 - k : k;
         int64_t at = (o * l.n + j) * l.inner + i;
-        if (fl) {
+        if (fl && op->code == NXVK_SCAN_PRODUCT) {
+          nxvk_wide_mul(&prod, nxvk_host_get(&in[0], at));
+          nxvk_host_set(out, at, nxvk_wide_value(&prod, d));
+        } else if (fl) {
           long double v = nxvk_host_get(&in[0], at);
           if (k == 0) acc = v;
           else if (op->code == NXVK_SCAN_SUM) acc += v;
-          else if (op->code == NXVK_SCAN_PRODUCT) acc *= v;
           else if (isnan(acc)) ;
           else if (isnan(v)) acc = v;
           else if (v == acc && signbit(v) != signbit(acc)) acc = op->code == NXVK_SCAN_MAX ? 0.0L : -0.0L;

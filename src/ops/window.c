@@ -225,7 +225,10 @@ int nxvk_window_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_te
   int rc = wplan(op, a, &in[0]->shape, &p);
   if (rc) return rc;
   char name[32];
-  snprintf(name, sizeof name, "window_%s", nxvk_dtype_name(in[0]->dtype));
+  /* products of floats: windoww_<dtype> (window.comp -DWIDE), whose running
+   * product has a wide exponent range, as the reference's */
+  bool wide = op->code == NXVK_SCAN_PRODUCT && nxvk_dtype_is_float(in[0]->dtype);
+  snprintf(name, sizeof name, "%s_%s", wide ? "windoww" : "window", nxvk_dtype_name(in[0]->dtype));
   /* the input twice: scalar and 4-vector reads (binding 3) */
   nxvk_buffer *bufs[3] = {in[0]->buf, out->buf, in[0]->buf};
   uint32_t spec[6] = {NXVK_WG, (uint32_t)op->code, 0, 2, 2, 2};
@@ -337,6 +340,7 @@ int nxvk_window_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in,
     }
     long double acc = op->code == NXVK_SCAN_SUM ? 0.0L : op->code == NXVK_SCAN_PRODUCT ? 1.0L
                       : op->code == NXVK_SCAN_MAX ? -(long double)INFINITY : (long double)INFINITY;
+    nxvk_wide prod = {1.0L, 0}; /* products of floats: no partial one under- or overflows */
     int64_t iacc = op->code == NXVK_SCAN_SUM ? 0 : op->code == NXVK_SCAN_PRODUCT ? 1
                    : op->code == NXVK_SCAN_MAX ? ilo : ihi;
     for (int64_t w = 0; w < p.wcount; w++) {
@@ -353,7 +357,7 @@ int nxvk_window_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in,
       if (fl) {
         long double v = nxvk_host_get(&in[0], off);
         if (op->code == NXVK_SCAN_SUM) acc += v;
-        else if (op->code == NXVK_SCAN_PRODUCT) acc *= v;
+        else if (op->code == NXVK_SCAN_PRODUCT) nxvk_wide_mul(&prod, v);
         else if (isnan(acc)) ;
         else if (isnan(v)) acc = v;
         else if (v == acc && signbit(v) != signbit(acc)) acc = op->code == NXVK_SCAN_MAX ? 0.0L : -0.0L;
@@ -367,7 +371,8 @@ int nxvk_window_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in,
         else if (op->code == NXVK_SCAN_MAX ? gt : lt) iacc = v;
       }
     }
-    if (fl) nxvk_host_set(out, o, d == NXVK_F64 ? (double)acc : (double)(float)acc);
+    if (fl && op->code == NXVK_SCAN_PRODUCT) nxvk_host_set(out, o, nxvk_wide_value(&prod, d));
+    else if (fl) nxvk_host_set(out, o, d == NXVK_F64 ? (double)acc : (double)(float)acc);
     else nxvk_host_set_int(out, o, iacc);
   }
   return NXVK_OK;

@@ -186,11 +186,11 @@ def flush(x, dt):
 
 # reductions, scans and windows add, multiply and compare IEEE also where the
 # driver flushes (reduce.comp, scan.comp, window.comp use nxmath's nxf_* /
-# nxd_*): no flush is forgiven there (but in cumulative_product and
-# window_product, as src/ops/limits.c says why)
+# nxd_*; the products with a wide exponent range): no flush is forgiven there
 NO_FLUSH = {"sum", "product", "mean", "reduce_max", "reduce_min", "argmax", "argmin",
-            "cumulative_sum", "cumulative_max", "cumulative_min",
-            "window_sum", "window_max", "window_min", "window_scatter_max", "window_scatter_min"}
+            "cumulative_sum", "cumulative_product", "cumulative_max", "cumulative_min",
+            "window_sum", "window_product", "window_max", "window_min", "window_scatter_max",
+            "window_scatter_min"}
 
 
 def judge(op, dt, ins, attrs, got, preserve):

@@ -181,11 +181,12 @@ def round_to(dt, w64):
     if dt not in ("f32", "f16", "bf16"):
         return np.asarray(w64)
     shape = np.shape(w64)
-    f = np.atleast_1d(np.asarray(w64, np.float64)).astype(np.float32)
-    if dt == "f16":
-        f = f.astype(np.float16)
-    elif dt == "bf16":
-        f = bf16_f32(bf16_bits(f))
+    with np.errstate(over="ignore"):  # out of range: inf
+        f = np.atleast_1d(np.asarray(w64, np.float64)).astype(np.float32)
+        if dt == "f16":
+            f = f.astype(np.float16)
+        elif dt == "bf16":
+            f = bf16_f32(bf16_bits(f))
     return f.astype(np.float64).reshape(shape)
 
 

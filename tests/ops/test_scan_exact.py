@@ -109,6 +109,82 @@ def cases(rng):
     return out
 
 
+# dtype: a prefix band past the dtype's range both ways (2^-150 and below
+# round to 0, 2^128 and above to inf), the largest step of an element
+WIDE = {"f32": (-420, 300, 100), "bf16": (-420, 300, 100), "f16": (-150, 80, 14), "f64": (-2500, 2200, 600)}
+
+
+def wide_cases(rng):
+    """cumulative_product of powers of two whose prefix leaves the dtype's
+    range (under and over) and comes back: every prefix is the exact
+    product rounded once (numpy's oracle in float64 on the exponents,
+    np.ldexp rounding 2^e once; numpy's own cumprod in the dtype, step by
+    step, would keep 0 or inf after a partial product left the range)"""
+    out = []
+    for dt in ("f32", "bf16", "f16", "f64"):
+        lo, hi, step = WIDE[dt]
+        for shape, attrs in (((5000,), {}), ((2, 4100), {"axis": 1, "reverse": True}), ((300, 3), {"axis": 0})):
+            ax = attrs.get("axis", 0)
+            n = shape[ax]
+            lines = int(np.prod(shape)) // n
+            es = np.stack([walk(rng, n, lo, hi, 1, step, -14 if dt == "f16" else -20) for _ in range(lines)])
+            steps = np.diff(es, axis=1, prepend=0)
+            sign = np.where(rng.random(es.shape) < 0.5, -1.0, 1.0)
+            x = sign * np.ldexp(1.0, steps)
+            with np.errstate(over="ignore"):
+                want = np.cumprod(sign, axis=1) * np.ldexp(1.0, es)
+            if attrs.get("reverse"):
+                x, want = x[:, ::-1], want[:, ::-1]
+            lay = (lambda a: a.T.reshape(shape)) if ax == 0 and len(shape) == 2 else (lambda a: a.reshape(shape))
+            out.append(("cumulative_product", dt, shape, attrs, lay(x), lay(round_to(dt, want))))
+    return out
+
+
+def window_wide(rng):
+    """window_product of powers of two whose partial products (in row-major
+    window order) leave the dtype's range and whose total may come back:
+    the exact product rounded once, as the scans'; the general path (1-D,
+    dilated) and the pooling path (windows on the last two axes)"""
+    top = {"f32": 60, "bf16": 60, "f16": 12, "f64": 400}
+    for dt in ("f32", "bf16", "f16", "f64"):
+        cases, wants = [], []
+        for shape, attrs in (((3000,), {"window_dimensions": [16]}),
+                             ((3000,), {"window_dimensions": [8], "strides": [3], "window_dilations": [2]}),
+                             ((2, 40, 50), {"window_dimensions": [1, 4, 4], "strides": [1, 2, 2]})):
+            k = rng.integers(-top[dt], top[dt] + 1, shape)
+            sign = np.where(rng.random(shape) < 0.5, -1.0, 1.0)
+            x = sign * np.ldexp(1.0, k)
+            win = tuple(attrs["window_dimensions"])
+            dil = tuple(attrs.get("window_dilations", [1] * len(shape)))
+            span = tuple((w - 1) * d + 1 for w, d in zip(win, dil))
+            sl = tuple(slice(None, None, s) for s in attrs.get("strides", [1] * len(shape)))
+            sub = tuple(slice(None, None, d) for d in dil)
+            def wsum(a, f):
+                v = np.lib.stride_tricks.sliding_window_view(a, span)[sl]
+                return f(v[(Ellipsis,) + sub].reshape(v.shape[:len(shape)] + (-1,)), axis=-1)
+            ks = wsum(k, np.sum)
+            with np.errstate(over="ignore"):
+                want = wsum(sign, np.prod) * np.ldexp(1.0, ks)
+            cases.append(("window_product", [(dt, x)], attrs))
+            # the windows whose total is a normal value but a partial product (row-major) is not
+            elo, ehi = {"f32": (-126, 127), "bf16": (-126, 127), "f16": (-14, 15), "f64": (-1022, 1023)}[dt]
+            part = wsum(k, lambda v, axis: np.cumsum(v, axis=axis))
+            dips = (ks >= elo) & (ks <= ehi) & np.any((part < elo) | (part > ehi), axis=-1)
+            wants.append((shape, attrs, int(np.sum(dips)), round_to(dt, want)))
+        rc, err, paths = run_cases(TMP, "window_" + dt, cases)
+        for (shape, attrs, dips, want), path in zip(wants, paths):
+            desc = "window_product %s shape=%s attrs=%s: the exact product rounded once (%d of %d normal with a " \
+                   "partial product outside the normal range)" % (dt, list(shape), json.dumps(attrs), dips, want.size)
+            if path is None:
+                tap(False, desc, err)
+                continue
+            g = load(path).astype(np.float64)
+            ok = (g.shape == want.shape) and bool(np.all((g == want) & (np.signbit(g) == np.signbit(want))))
+            bad = np.argwhere(~((g == want) & (np.signbit(g) == np.signbit(want)))) if g.shape == want.shape else []
+            tap(ok and dips > 0, desc, "shape %s; %d differ%s" % (g.shape, len(bad), "" if not len(bad) else ", first at %s: got %r "
+                "want %r" % (tuple(bad[0]), g[tuple(bad[0])], want[tuple(bad[0])])))
+
+
 def big_cases(rng):
     """rows past one group of 256 tiles (the one-pass scan's chain of
     group prefixes): i32 sums, and f32 sums of multiples of 2^-149 small
@@ -147,17 +223,23 @@ VARIANTS = (("rule", {}), ("blocks", {"NXVK_SCAN": "blocks"}),
 
 def main():
     rng = np.random.default_rng(2029)
-    cs = cases(rng) + big_cases(rng)
+    cs = cases(rng) + wide_cases(rng) + big_cases(rng)
     by_dt = {}
     for i, c in enumerate(cs):
         by_dt.setdefault(c[1], []).append((i, c))
     for vname, venv in VARIANTS:
         run_variant(cs, by_dt, vname, venv)
     never_wrong(np.random.default_rng(5))
+    window_wide(np.random.default_rng(7))
     # the cases are not vacuous: products dip below the f32 normal range and return
     e = walk(np.random.default_rng(1), 5000, *PROD["f32"][:2], 1, 24, -20)
     dips = np.sum((e[1:] >= -126) & (e[:-1] < -126))
     tap(dips >= 3, "the f32 product walk comes back from below 2^-126 (%d times)" % dips)
+    # and the wide ones leave f32's range both ways and come back
+    e = walk(np.random.default_rng(1), 5000, *WIDE["f32"][:2], 1, WIDE["f32"][2], -20)
+    back = np.sum((e[1:] >= -126) & (e[:-1] < -150)), np.sum((e[1:] <= 127) & (e[:-1] > 127))
+    tap(min(back) >= 3, "the wide f32 product walk comes back from below 2^-150 (%d times) and above 2^127 (%d)"
+        % back)
 
 
 def never_wrong(rng):
