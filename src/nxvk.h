@@ -441,7 +441,8 @@ const char *nxvk_dtype_missing(const nxvk_device_info *dev, nxvk_dtype d);
 typedef struct nxvk_stats {
   uint64_t live_tensors;                 /* nxvk_tensor objects not yet freed */
   uint64_t live_bytes, live_buffers;     /* device buffers alive now (tensors,
-                                            staging, the recording pool's own) */
+                                            staging, the recording pool's own;
+                                            not the lookup tables it keeps) */
   uint64_t peak_bytes;
   uint64_t pooled_bytes;                 /* freed buffers kept for reuse */
   uint64_t buffers_created;              /* VkBuffer objects ever created */
@@ -460,7 +461,8 @@ typedef struct nxvk_stats {
   uint64_t record_ns, submit_ns, wait_ns, release_ns, queue_submit_ns;
 } nxvk_stats;
 void nxvk_ctx_stats(nxvk_ctx *c, nxvk_stats *out);
-/* A cap on the device buffers alive at once (live_bytes, staging included):
+/* A cap on the device buffers alive at once (live_bytes, staging included;
+ * not the engine's own lookup tables, as not its pipelines):
  * a buffer that would pass it is refused with NXVK_E_ALLOC_FAILED before the
  * driver is asked.  0: none (the default).  The port's --max-bytes. */
 void nxvk_ctx_set_mem_cap(nxvk_ctx *c, uint64_t bytes);

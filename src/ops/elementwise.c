@@ -77,7 +77,8 @@ int nxvk_ew_infer(const nxvk_op *op, const nxvk_attrs *a, const nxvk_meta *in, i
  * An f16 or bf16 input has 65 536 values, so a unary op's whole result is a
  * table of 65 536 16-bit words: made once per (op, dtype) and device by the
  * CPU reference itself (nxvk_ew_ref over every bit pattern), kept in a
- * device buffer until the context closes. */
+ * device buffer until the context closes (the engine's own: not counted
+ * in live_bytes or against the memory cap). */
 typedef struct ew16_table {
   const nxvk_op *op;
   nxvk_dtype dtype;
@@ -115,7 +116,8 @@ static int ew16_table_get(nxvk_ctx *c, const nxvk_op *op, nxvk_dtype d, nxvk_buf
     memset(&none, 0, sizeof none);
     rc = nxvk_ew_ref(op, &none, &hin, 1, &hout);
   }
-  if (rc == NXVK_OK) rc = nxvk_buffer_create(c, 65536 * 2, false, &t->buf);
+  /* the engine's, not the caller's: outside the memory cap (port --max-bytes) */
+  if (rc == NXVK_OK) rc = nxvk_buffer_create_kept(c, 65536 * 2, &t->buf);
   if (rc == NXVK_OK) rc = nxvk_buffer_write(c, t->buf, 0, hout.data, 65536 * 2);
   nxvk_host_free(&hin);
   nxvk_host_free(&hout);

@@ -152,7 +152,17 @@ void nxvk_ctx_trim(nxvk_ctx *c) {
 
 void nxvk_ctx_set_mem_cap(nxvk_ctx *c, uint64_t bytes) { atomic_store(&c->mem_cap, bytes); }
 
+static int buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, bool kept, nxvk_buffer **out);
+
 int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_buffer **out) {
+  return buffer_create(c, size, host_visible, false, out);
+}
+
+int nxvk_buffer_create_kept(nxvk_ctx *c, VkDeviceSize size, nxvk_buffer **out) {
+  return buffer_create(c, size, false, true, out);
+}
+
+static int buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, bool kept, nxvk_buffer **out) {
   *out = NULL;
   if (atomic_load(&c->lost)) return nxvk_seterr(NXVK_E_DEVICE_LOST, "device was lost");
   if (size == 0) size = 4; /* Vulkan has no empty buffers */
@@ -167,11 +177,11 @@ int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_b
   VkDeviceSize cap;
   int cls = size_class(size, &cap);
   unsigned long long mcap = atomic_load(&c->mem_cap), live = atomic_load(&c->live_bytes);
-  if (mcap && (size > mcap || live > mcap - size)) /* a cap of the caller's (port --max-bytes) */
+  if (!kept && mcap && (size > mcap || live > mcap - size)) /* a cap of the caller's (port --max-bytes) */
     return nxvk_seterr(NXVK_E_ALLOC_FAILED,
                        "%llu bytes more would pass the memory cap of %llu bytes (%llu bytes live)",
                        (unsigned long long)size, mcap, live);
-  nxvk_buffer *b = pool_take(c, host_visible, cls);
+  nxvk_buffer *b = kept ? NULL : pool_take(c, host_visible, cls);
   if (b) {
     b->size = size;
     atomic_init(&b->refs, 1);
@@ -183,7 +193,8 @@ int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_b
   if (!b) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
   b->size = size;
   b->host_visible = host_visible;
-  b->pool_class = cls;
+  b->pool_class = kept ? -1 : cls;
+  b->kept = kept;
   atomic_init(&b->refs, 1);
   /* the class's capacity, so the buffer can serve any request of its class */
   int brc = create_shared_buffer(c, NULL, cap,
@@ -246,7 +257,7 @@ int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_b
   }
   atomic_fetch_add(&c->buffers_created, 1);
   b->accounted = req.size;
-  account(c, (int64_t)req.size, 1);
+  if (!kept) account(c, (int64_t)req.size, 1);
   *out = b;
   return NXVK_OK;
 }
@@ -257,7 +268,7 @@ void nxvk_buffer_ref(nxvk_buffer *b) {
 
 void nxvk_buffer_unref(nxvk_ctx *c, nxvk_buffer *b) {
   if (!b || atomic_fetch_sub(&b->refs, 1) != 1) return;
-  account(c, -(int64_t)b->accounted, -1);
+  if (!b->kept) account(c, -(int64_t)b->accounted, -1);
   if (b->pool_class >= 0 && !atomic_load(&c->lost)) {
     nxvk_buffer *evicted = NULL;
     pthread_mutex_lock(&c->pool.lock);

@@ -63,6 +63,7 @@ typedef struct nxvk_buffer {
   uint64_t released;        /* pool clock when it last entered the pool */
   void *mapped;             /* non-NULL when host-visible and mapped */
   atomic_int refs;          /* tensors and batches sharing it */
+  bool kept;                /* the engine's own (nxvk_buffer_create_kept): outside live_bytes and the cap */
 } nxvk_buffer;
 
 /* ---- pipelines ---- */
@@ -254,6 +255,11 @@ struct nxvk_ctx {
 /* Buffers: device-local (with staging) or host-visible on the fast path.
  * Every creation and destruction is accounted. */
 int nxvk_buffer_create(nxvk_ctx *c, VkDeviceSize size, bool host_visible, nxvk_buffer **out);
+/* A device-local buffer the engine keeps for itself until the context
+ * closes (lut16's tables): like its pipelines and the transfer lanes'
+ * staging, not the caller's, so outside live_bytes, live_buffers and the
+ * memory cap (port --max-bytes), and never pooled. */
+int nxvk_buffer_create_kept(nxvk_ctx *c, VkDeviceSize size, nxvk_buffer **out);
 void nxvk_buffer_ref(nxvk_buffer *b);
 void nxvk_buffer_unref(nxvk_ctx *c, nxvk_buffer *b);
 /* Transfers of NXVK_XFER_MIN bytes or more (c->xfer_min, NXVK_XFER_MIN)

@@ -848,6 +848,41 @@ def t_early(tap):
     p.close()
 
 
+def t_tables(tap):
+    """--max-bytes caps the client's tensors, not the engine's own lookup tables
+    (NXVK_EW16_TABLE: 128 KiB per op and dtype, kept until the port closes)."""
+    p = Port("--max-bytes", "1M", env={"NXVK_EW16_TABLE": "1"})
+    x = np.linspace(-3, 3, 1000).astype("<f2")
+    h = p.ok({"cmd": "put", "dtype": "f16", "shape": [1000]}, x.tobytes())[0]["handle"]
+    # an op that takes no table first: the engine's own small buffers made
+    p.ok({"cmd": "free", "handle": p.ok({"cmd": "op", "op": "add", "in": [h, h]})[0]["handle"]})
+    before = p.stats()
+    ops = {"exp": np.exp, "tanh": np.tanh, "sin": np.sin, "cos": np.cos, "abs": np.abs, "negate": np.negative,
+           "sigmoid": lambda v: 1 / (1 + np.exp(-v)), "atan": np.arctan, "cbrt": np.cbrt, "erf": None}
+    bad = []
+    for name, f in ops.items():
+        r, _ = p.ok({"cmd": "op", "op": name, "in": [h]})
+        got = np.frombuffer(p.ok({"cmd": "get", "handle": r["handle"]})[1], "<f2").astype(np.float32)
+        if f is not None:
+            want = f(x.astype(np.float32)).astype(np.float16).astype(np.float32)
+            if not np.allclose(got, want, rtol=2e-3, atol=1e-3):
+                bad.append(name)
+        p.ok({"cmd": "free", "handle": r["handle"]})
+    after = p.stats()
+    tap.ok(not bad, "f16 unary ops by table through the port: numpy's values", bad)
+    made = after["buffers_created"] - before["buffers_created"]
+    tap.ok(made >= len(ops) and after["live_bytes"] == before["live_bytes"],
+           "%d tables made (%d buffers created), live_bytes as before them: the tables are not the client's"
+           % (len(ops), made), (before["live_bytes"], after["live_bytes"]))
+    # the cap's room is the client's still (tables counted, 7 of them would
+    # have left 126 KiB): 480 KiB of f32 beside the 2 KB tensor
+    r, _ = p.call({"cmd": "put", "dtype": "f32", "shape": [122880]}, bytes(491520))
+    tap.ok(r.get("ok") is True, "after %d tables (%d KiB) a 480 KiB tensor still fits a 1 MiB cap"
+           % (len(ops), 128 * len(ops)), r)
+    rc, _ = p.close()
+    tap.ok(rc == 0 and p.stderr == "", "exit 0, nothing on stderr", p.stderr)
+
+
 def t_reply_printer(tap):
     """The direct reply printer and cJSON's (NXVK_PORT_CJSON_REPLY=1) give the same replies."""
     replies = []
@@ -872,7 +907,7 @@ def run_tests():
     except Exception as e:  # one group failing must not hide the others
         tap.ok(False, "t_ping_info raised", repr(e))
     info = info or {"dtypes": ["f32"]}
-    for fn, args in [(t_put_get, (info,)), (t_op, ()), (t_run, ()), (t_prepare, ()), (t_early, ()), (t_reply_printer, ()),
+    for fn, args in [(t_put_get, (info,)), (t_op, ()), (t_run, ()), (t_prepare, ()), (t_early, ()), (t_tables, ()), (t_reply_printer, ()),
                      (t_free_stats, ()), (t_shm, ()), (t_errors, (info,)),
                      (t_bad_frames, ()), (t_truncated, ()), (t_pipelining_and_eof, ()), (t_epipe, ()),
                      (t_device_lost, ()), (t_validation, ()), (t_cli, ()), (t_hot_path, ())]:
