@@ -350,6 +350,7 @@ typedef struct nxvk_tuning {
   uint32_t scan_items;   /* NXVK_SCAN_ITEMS: their elements per invocation (0: the rule) */
   uint32_t scan_add;     /* NXVK_SCAN_ADD: rts's f32 adds, NXVK_SCAN_ADD_* (scan.comp ADD) */
   uint32_t scan_pass;    /* NXVK_SCAN_PASS: NXVK_SCAN_PASS_* (diagnostic: one rts pass again) */
+  bool scan_narrow;      /* NXVK_SCAN_WIDE=0: float products in the dtype's own range (diagnostic) */
   int scatter_put;       /* NXVK_SCATTER_PUT: 0 the rule, else an NXVK_PUT_* (index.c) */
 } nxvk_tuning;
 /* indexed_put's pass structures (index.c, bench/NOTES.md) */

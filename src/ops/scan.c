@@ -187,7 +187,7 @@ static int scan_lines(nxvk_rec *r, nxvk_dtype dt, int code, nxvk_buffer *src, nx
    * (mantissa, exponent) pairs twice the compute type's size, so a partial
    * product never under- or overflows (as the reference's); the one-pass
    * or block scan */
-  bool wide = code == NXVK_SCAN_PRODUCT && nxvk_dtype_is_float(dt);
+  bool wide = code == NXVK_SCAN_PRODUCT && nxvk_dtype_is_float(dt) && !c->tuning->scan_narrow;
   snprintf(name, sizeof name, "%s_%s", wide ? "scanw" : "scan", nxvk_dtype_name(dt));
   /* rows of contiguous lines longer than a few elements: the look-back scan
    * (NXVK_SCAN=lookback, the GPU rule; dtypes computed in 32 bits), the

@@ -196,6 +196,9 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
   t->scan_add = NXVK_SCAN_ADD_FAST;
   if ((i = knob_choice("NXVK_SCAN_ADD", adds, 4, "want exact, fast, native or fuzz", &rc)) >= 0) t->scan_add = (uint32_t)i;
   if ((i = knob_choice("NXVK_SCAN_PASS", passes, 3, "want once, reduce or scan", &rc)) >= 0) t->scan_pass = (uint32_t)i;
+  /* NXVK_SCAN_WIDE=0, a diagnostic: cumulative_product and window_product
+   * of floats in the dtype's own exponent range (what the wide range costs) */
+  if ((i = knob_choice("NXVK_SCAN_WIDE", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->scan_narrow = i == 0;
   if (rc) return rc;
   /* indexed_put: packed (one 64-bit atomicMax of row and value, then a pass
    * over the targets), gather (a 32-bit owner, then a pass over the targets

@@ -227,7 +227,8 @@ int nxvk_window_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_te
   char name[32];
   /* products of floats: windoww_<dtype> (window.comp -DWIDE), whose running
    * product has a wide exponent range, as the reference's */
-  bool wide = op->code == NXVK_SCAN_PRODUCT && nxvk_dtype_is_float(in[0]->dtype);
+  bool wide = op->code == NXVK_SCAN_PRODUCT && nxvk_dtype_is_float(in[0]->dtype) &&
+              !nxvk_rec_ctx(r)->tuning->scan_narrow;
   snprintf(name, sizeof name, "%s_%s", wide ? "windoww" : "window", nxvk_dtype_name(in[0]->dtype));
   /* the input twice: scalar and 4-vector reads (binding 3) */
   nxvk_buffer *bufs[3] = {in[0]->buf, out->buf, in[0]->buf};

@@ -131,6 +131,7 @@ cases() {
   refused "$bin" "$tag NXVK_SCAN_ITEMS not a multiple of 4" NXVK_SCAN_ITEMS=6
   refused "$bin" "$tag NXVK_SCAN_ADD not a form" NXVK_SCAN_ADD=quick
   refused "$bin" "$tag NXVK_SCAN_PASS not a pass" NXVK_SCAN_PASS=all
+  refused "$bin" "$tag NXVK_SCAN_WIDE neither 0 nor 1" NXVK_SCAN_WIDE=2
   # values that suit are taken, and the result stays right
   taken "$bin" "$tag NXVK_DOT_TILES=8,8,8,8,8 (one invocation a workgroup) is taken" NXVK_DOT_TILES=8,8,8,8,8
   taken "$bin" "$tag NXVK_DOT_TILES=32,16,4,2,4 is taken" NXVK_DOT_TILES=32,16,4,2,4
@@ -162,6 +163,7 @@ cases() {
   taken "$bin" "$tag NXVK_REDUCE_VEC=2 NXVK_REDUCE_WG=64 NXVK_REDUCE_PARTIALS=16 are taken" \
     "NXVK_REDUCE_VEC=2 NXVK_REDUCE_WG=64 NXVK_REDUCE_PARTIALS=16" sum '{}'
   taken "$bin" "$tag NXVK_SCAN_PASS=scan is taken (the same result)" "NXVK_SCAN=rts NXVK_SCAN_PASS=scan" cumulative_sum '{"axis":1}'
+  taken "$bin" "$tag NXVK_SCAN_WIDE=0 is taken (products in range)" NXVK_SCAN_WIDE=0 cumulative_product '{"axis":1}'
 }
 
 cases ./nxvk plain
