@@ -86,9 +86,14 @@ layout(constant_id = 3) const uint LW = 2u;   // 2, 4, 8 or 16
 #error "ALIGNED is an f32 kernel without split K"
 #endif
 layout(constant_id = 3) const uint GM = 1u;   // row tiles per launch group
-layout(constant_id = 4) const uint FL = 0u;   // bit 0 FRAG, bits 1-2 XB
+layout(constant_id = 4) const uint FL = 0u;   // bit 0 FRAG, bits 1-2 XB, bits 3-7 XS (XSTORE)
 const uint FRAG = FL & 1u;   // 1: shared reads one k ahead in the source order
 const uint XB = (FL >> 1u) & 3u;   // the tile's last XB k steps' products after the barrier (2: FRAG only)
+#if defined(XSTORE)
+// its own SPIR-V (dot_vec[128]_aligned_xs_f32): the kernels measured
+// without it keep theirs byte for byte (bench/NOTES.md, "Measuring")
+const uint XS = (FL >> 3u) & 31u;  // XB: the next tile stored before step XS's products (0: at the barrier)
+#endif
 layout(constant_id = 5) const uint KU = 0u;   // k steps a pass of a loop not unrolled (0: BK, all unrolled)
 layout(constant_id = 6) const uint LWA = 0u;  // a warp's columns of the grid (0: TXN, the default layout)
 layout(constant_id = 7) const uint NK = 0u;   // N << 16 | K compiled in (0: N and K from meta)
@@ -326,13 +331,20 @@ void main() {
           [[unroll]] for (uint i = 0u; i < RB; i++) xf[RB - cx + i] = As[abuf + (kk + 1u) * ASTR + i * TYN + ty];
           [[unroll]] for (uint j = 0u; j < CB; j++) yf[CB - cy + j] = Bs[bbuf + (kk + 1u) * BNV + j * TXN + tx];
         }
+#if defined(XSTORE)
+        if (XS != 0u && kk == XS && more) store_tile(nb, ra, rb);   // the other buffer is free since the barrier
+#endif
         if (kk + XB == BK) {
           // the last XB steps (their values in registers): the next tile
           // into the other buffer, the barrier, and its first step's reads
           // into slot 0 (BK is even: the FRAG form's last step is in slot
           // 1), or slot 2 while slot 0 holds step BK - 2
           uint ns = XB == 2u ? 2u : 0u;
+#if defined(XSTORE)
+          if (XS == 0u && more) store_tile(nb, ra, rb);
+#else
           if (more) store_tile(nb, ra, rb);
+#endif
           barrier();
           if (more) {
             [[unroll]] for (uint i = 0u; i < RB; i++) xf[ns * RB + i] = As[nb * BK * ASTR + i * TYN + ty];

@@ -883,7 +883,9 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
         /* FRAG, XB (2 with FRAG only, and BK >= 4: the last two steps) */
         uint32_t frag = rule ? 1 : c->tuning->dot_frag;
         uint32_t xb = rule ? 1 : c->tuning->dot_xb == 2 && !frag ? 1 : c->tuning->dot_xb;
-        vspec[4] = frag | xb << 1;
+        /* XS: the next tile stored before step XS (XB only, 0 < XS < BK) */
+        uint32_t xs = xb && c->tuning->dot_xs < vcfg[2] ? c->tuning->dot_xs : 0;
+        vspec[4] = frag | xb << 1 | xs << 3;
         /* NXVK_DOT_KU: a proper even divisor of BK, else all unrolled;
          * NXVK_DOT_LW: within the grid (its rows at least 32 / LW);
          * NXVK_DOT_CT: N << 16 | K where both fit 16 bits (KU is ignored with XB) */
@@ -893,7 +895,8 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
         vspec[7] = c->tuning->dot_ct && N < 65536 && K < 65536 ? N << 16 | K : 0;
         nspec = 8;
       }
-      snprintf(name, sizeof name, "dot_vec%s%s_%s", narrow ? "128" : "", aligned ? "_aligned" : "", dt);
+      snprintf(name, sizeof name, "dot_vec%s%s%s_%s", narrow ? "128" : "", aligned ? "_aligned" : "",
+               aligned && vspec[4] >> 3 ? "_xs" : "", dt); /* XS: its own SPIR-V */
       return nxvk_dispatch_grid(r, name, vspec, nspec, meta, 5, bufs, 3, (N + vbn - 1) / vbn,
                                 (M + vbm - 1) / vbm, batch); /* [5], [6]: split only */
     }

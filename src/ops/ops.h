@@ -303,6 +303,7 @@ typedef struct nxvk_tuning {
   uint32_t dot_lw;       /* NXVK_DOT_LW: a warp's grid columns in dot_vec_aligned (0: the grid's width) */
   bool dot_ct;           /* NXVK_DOT_CT: dot_vec_aligned with N and K compiled in */
   uint32_t dot_xb;       /* NXVK_DOT_XB: dot_vec_aligned's last 1 or 2 k steps' products after the barrier */
+  uint32_t dot_xs;       /* NXVK_DOT_XS: with XB, the next tile stored before this k step (0: at the barrier) */
   char dot_split[8];     /* NXVK_DOT_SPLIT: kernel, batch or copy */
   uint32_t dot_coopmat[8]; /* NXVK_DOT_COOPMAT: WM, WN, FR, FC, BK[, FM, FN, FK] of dot_coopmat */
   uint32_t dot_coopmat_split; /* NXVK_DOT_COOPMAT_SPLIT: k chunks of dot_coopmat (1: none) */

@@ -310,6 +310,10 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
    * tile's last k step's multiply-adds (2: the last two, with FRAG) */
   static const char *const xbs[] = {"0", "1", "2"};
   if ((i = knob_choice("NXVK_DOT_XB", xbs, 3, "want 0, 1 or 2", &rc)) >= 0) t->dot_xb = (uint32_t)i;
+  if (knob_list("NXVK_DOT_XS", u, 1, 1, "want a k step from 0 to 31", &rc)) {
+    if (u[0] > 31) return bad("NXVK_DOT_XS", knob("NXVK_DOT_XS"), "want a k step from 0 to 31");
+    t->dot_xs = u[0];
+  }
   if ((i = knob_choice("NXVK_DOT_SPLIT", forms, 3, "want kernel, batch or copy", &rc)) >= 0)
     snprintf(t->dot_split, sizeof t->dot_split, "%s", forms[i]);
   if (knob_list("NXVK_DOT_COOPMAT", t->dot_coopmat, 5, 8, "want WM,WN,FR,FC,BK[,FM,FN,FK] (five or eight whole numbers)",

@@ -73,6 +73,7 @@ cases() {
   refused "$bin" "$tag NXVK_DOT_LW not 2, 4, 8 or 16" NXVK_DOT_LW=32
   refused "$bin" "$tag NXVK_DOT_CT not 0 or 1" NXVK_DOT_CT=2
   refused "$bin" "$tag NXVK_DOT_XB not 0, 1 or 2" NXVK_DOT_XB=3
+  refused "$bin" "$tag NXVK_DOT_XS past 31" NXVK_DOT_XS=32
   refused "$bin" "$tag NXVK_DOT_COOPMAT with six numbers" NXVK_DOT_COOPMAT=2,2,4,4,32,16
   refused "$bin" "$tag NXVK_DOT_COOPMAT with FR = 9 (or no cooperative matrices)" NXVK_DOT_COOPMAT=2,2,9,4,32
   refused "$bin" "$tag NXVK_DOT_COOPMAT_SPLIT past 16" NXVK_DOT_COOPMAT_SPLIT=17

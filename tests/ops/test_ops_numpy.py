@@ -769,6 +769,10 @@ def cases_dot(dt, rng):
                 {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_XB": "2", "NXVK_DOT_FRAG": "1", "NXVK_DOT_VEC": "1,2,4"},
                 {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_XB": "2", "NXVK_DOT_FRAG": "1", "NXVK_DOT_VEC": "2,4,8",
                  "NXVK_DOT_NT": "128"},
+                # the next tile stored mid-tile (XS)
+                {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_XB": "1", "NXVK_DOT_XS": "4", "NXVK_DOT_FRAG": "1",
+                 "NXVK_DOT_VEC": "2,4,8", "NXVK_DOT_NT": "128"},
+                {"NXVK_DOT_ALIGNED": "1", "NXVK_DOT_XB": "1", "NXVK_DOT_XS": "3", "NXVK_DOT_VEC": "2,2,8"},
                 {"NXVK_DOT_NT": "128", "NXVK_DOT_VEC": "2,4,8"}):
         add("[384,48]x[48,256] variant vec, %s" % " ".join("%s=%s" % kv for kv in sorted(env.items())), a, b,
             {"variant": "vec"}, env)
