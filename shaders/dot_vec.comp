@@ -50,6 +50,15 @@
 // constant; 1: row after row), so that the blocks resident at once share
 // A's and B's tiles in L2.  Their own SPIR-V: the unaligned kernels'
 // is unchanged (bench/NOTES.md, "f32 tiled at 0.9").
+// Its forms (specialization constants 4-7, each a tuning knob, dot.c):
+// FRAG (shared reads one k step ahead), XB (the next tile's stores, the
+// barrier and its first reads before the last k step's products: f32's
+// default on NVIDIA with FRAG on the 8 x 16 grid, 2,4,8), KU (BK as a loop
+// over unrolled passes), LWA (a warp's grid columns), NK (N and K compiled
+// in); XS (-DXSTORE, dot_vec[128]_aligned_xs_f32) stores the next tile
+// mid-tile.  Each source change moved the driver's code by up to 17%, so
+// the measured kernels keep their SPIR-V (bench/NOTES.md, "f32 at 0.9,
+// second pass").
 // Grid: (ceil(N/BN), ceil(M/BM), batch), batch * S with SPLITK.
 // meta: [0] M [1] N [2] K [3] batch [4] bit 0: A vector loads, bit 1: B and C
 //       [5] S [6] KC (SPLITK)
