@@ -81,7 +81,9 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer 
   while (wg > maxwg) wg /= 2;
   if (M < FM || K % FK || FN % 8 || FM * FN % 32 || wg % (32 * KS)) return 1;
   uint32_t nf = (N + FN - 1) / FN, np = nf * FN, kr = KS * U * FK, rt = wg / 32 / KS;
-  uint64_t shared = 2ull * kr * np + 4ull * KS * rt * FM * np;
+  /* A's fragments: 1 straight from memory, 2 staged through shared memory (the default: call of 16:25, mvcols) */
+  uint32_t ld = kn[5] ? kn[5] : 2;
+  uint64_t shared = 2ull * kr * np + 4ull * KS * rt * FM * np + (ld == 2 ? 16ull * (wg / 32) * FM * (U * FK / 8 + 1) : 0);
   if (shared > d->max_shared_memory) return 1;
   uint64_t blocks = ((uint64_t)M + (uint64_t)rt * FM - 1) / ((uint64_t)rt * FM), mn = (uint64_t)M * N;
   if (blocks > d->max_workgroup_count[0] || batch > d->max_workgroup_count[2] ||
@@ -96,8 +98,8 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer 
   if (S == 1) KC = K;
   uint32_t meta[6] = {M, N, K, batch, KC, 0}, spec[6] = {wg, N, 0, U, 32, S > 1 ? 1u : 0u};
   char name[128];
-  snprintf(name, sizeof name, "dot_mvrcm%s_n%uf%ux%ux%uu%uk%uw%u%s_f16", out == NXVK_F32 ? "32" : "", N, FM, FN, FK,
-           U, KS, wg, emu ? "e" : "");
+  snprintf(name, sizeof name, "dot_mvrcm%s_n%uf%ux%ux%uu%uk%uw%ua%u%s_f16", out == NXVK_F32 ? "32" : "", N, FM, FN,
+           FK, U, KS, wg, ld, emu ? "e" : "");
   return split_run(r, name, spec, 6, meta, A, B, C, out, (uint32_t)blocks, S, batch, mn);
 }
 

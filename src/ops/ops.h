@@ -321,7 +321,7 @@ typedef struct nxvk_tuning {
   uint32_t dot_mvr[7];   /* NXVK_DOT_MVR: L, R, U, KS, WG, S, P + 1 of dot_mvr.comp (0: the rule's) */
   bool dot_mvr_off;      /* NXVK_DOT_MVR=off: n = 2..16 rows products on dot_mv.comp's rows form */
   bool dot_mvr_on;       /* NXVK_DOT_MVR set to numbers: every n = 2..16 rows product takes dot_mvr.comp */
-  uint32_t dot_mvr_cm[5]; /* NXVK_DOT_MVR_CM: U, KS, WG, S, E of dot_mvrcm.comp (f16 on tensor cores) */
+  uint32_t dot_mvr_cm[6]; /* NXVK_DOT_MVR_CM: U, KS, WG, S, E, LD of dot_mvrcm.comp (f16 on tensor cores) */
   bool dot_mvr_cm_on;    /* NXVK_DOT_MVR_CM set: f16 rows products with 2 <= n <= 16 take it where they can */
   uint32_t dot_coopmat_order; /* NXVK_DOT_COOPMAT_ORDER: dot_coopmat's fragment order (0-3) + 1 (0: unset) */
   bool dot_coopmat_emu; /* NXVK_DOT_COOPMAT_EMU=1: dot_coopmat's data flow without tensor cores */

@@ -310,22 +310,22 @@ static int glsl_for(const char *name, int variant, char **out) {
   }
   if (strncmp(name, "dot_mvrcm", 9) == 0 && d == NXVK_F16) {
     /* dot_mvr.c's f16 tensor-core form: dot_mvrcm[32]_n<NB>f<FM>x<FN>x<FK>u<U>k<KS>w<WG>[e]_f16 (e: the emulation) */
-    unsigned nb, fm, fn, fk, uu, ks, wg;
+    unsigned nb, fm, fn, fk, uu, ks, wg, ld;
     int at = 0;
     char canon[80];
     bool o32 = strncmp(name, "dot_mvrcm32_", 12) == 0;
-    if (sscanf(name + (o32 ? 12 : 10), "n%uf%ux%ux%uu%uk%uw%u%n", &nb, &fm, &fn, &fk, &uu, &ks, &wg, &at) != 7)
+    if (sscanf(name + (o32 ? 12 : 10), "n%uf%ux%ux%uu%uk%uw%ua%u%n", &nb, &fm, &fn, &fk, &uu, &ks, &wg, &ld, &at) != 8)
       goto unknown;
     bool emu = name[(o32 ? 12 : 10) + at] == 'e';
-    snprintf(canon, sizeof canon, "dot_mvrcm%s_n%uf%ux%ux%uu%uk%uw%u%s_f16", o32 ? "32" : "", nb, fm, fn, fk, uu, ks,
-             wg, emu ? "e" : "");
+    snprintf(canon, sizeof canon, "dot_mvrcm%s_n%uf%ux%ux%uu%uk%uw%ua%u%s_f16", o32 ? "32" : "", nb, fm, fn, fk, uu,
+             ks, wg, ld, emu ? "e" : "");
     if (strcmp(canon, name) != 0 || nb < 1 || nb > 16 || fm < 8 || fm > 32 || fn < 8 || fn > 32 || fk < 8 ||
         fk > 32 || fn % 8 || fk % 8 || (fm * fn) % 32 || uu < 1 || uu > 8 || ks < 1 || ks > 16 || (ks & (ks - 1)) ||
-        wg < 32 || wg > 1024 || wg % (32 * ks))
+        wg < 32 || wg > 1024 || wg % (32 * ks) || ld < 1 || ld > 2)
       goto unknown;
-    snprintf(defs, sizeof defs, "%s%s#define CT_NB %uu\n#define CT_FM %uu\n#define CT_FN %uu\n#define CT_FK %uu\n"
+    snprintf(defs, sizeof defs, "%s%s#define CT_LD %uu\n#define CT_NB %uu\n#define CT_FM %uu\n#define CT_FN %uu\n#define CT_FK %uu\n"
              "#define CT_U %uu\n#define CT_KS %uu\n#define CT_WG %u\n", o32 ? "#define OUT_F32 1\n" : "",
-             emu ? "#define CM_EMU 1\n" : "", nb, fm, fn, fk, uu, ks, wg);
+             emu ? "#define CM_EMU 1\n" : "", ld, nb, fm, fn, fk, uu, ks, wg);
     return hand_glsl(nxvk_src_dot_mvrcm, defs, out);
   }
   if (strncmp(name, "dot_mvr", 7) == 0 && (d == NXVK_F32 || d == NXVK_F16 || d == NXVK_BF16)) {

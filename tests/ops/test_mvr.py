@@ -122,7 +122,7 @@ def case(desc, ashape, bshape, dt, layout="0,0,0,0", out32=False, special=False,
     if check:
         tap(": ok" in text, "%s: --check against the CPU reference" % desc, text)
     if cm is not None:
-        mvr = re.search(r"dot_mvrcm(32)?_n\d+f\d+x\d+x\d+u\d+k\d+w\d+e_%s\b" % dt, text) is not None
+        mvr = re.search(r"dot_mvrcm(32)?_n\d+f\d+x\d+x\d+u\d+k\d+w\d+a\de_%s\b" % dt, text) is not None
         tap(mvr == want_mvr, "%s: %s dot_mvrcm (emulated)" % (desc, "ran" if want_mvr else "did not run"), text)
         return
     mvr = re.search(r"dot_mvr(32)?_n\d+l\d+r\d+u\d+k\d+w\d+p\d_%s\b" % dt, text) is not None
@@ -145,10 +145,12 @@ for dt in ("f16", "bf16"):
     case("%s dtype f32 result, split K" % dt, (50, 4000), (4000, 16), dt, layout="4,1,2,2,0,4", out32=True)
 case("f16 WG=512 KS=8 U=1", (500, 2100), (2100, 16), "f16", layout="4,2,1,8,512")
 case("f32 K = 1", (40, 1), (1, 6), "f32")
-# f16 on tensor cores (dot_mvrcm.comp, NXVK_DOT_MVR_CM=U,KS[,WG[,S[,E]]]): its emulation (E = 1) here, so
+# f16 on tensor cores (dot_mvrcm.comp, NXVK_DOT_MVR_CM=U,KS[,WG[,S[,E]]]): its emulation (E = 1) here, A staged through shared memory (LD = 2, the default) or not (LD = 1), so
 # the staging, the clamped last row tile, the k groups' sums, split K and the stores are checked on lavapipe
 case("f16 tensor-core form, 300x512 . 512x16 (rows clamped)", (300, 512), (512, 16), "f16", cm="4,2,0,0,1", check=True)
 case("f16 tensor-core form, n = 5, U=1 KS=4 S=3", (100, 1024), (1024, 5), "f16", cm="1,4,256,3,1")
+case("f16 tensor-core form, A straight from memory (LD=1), rows clamped", (300, 512), (512, 16), "f16", cm="4,2,0,0,1,1")
+case("f16 tensor-core form, LD=1, U=2 KS=4 S=2, n = 11", (99, 1024), (1024, 11), "f16", cm="2,4,0,2,1,1")
 case("f16 tensor-core form, batched 2x40x320 . 2x320x9, NaN and inf", (2, 40, 320), (2, 320, 9), "f16",
      cm="2,1,64,0,1", special=True)
 case("f16 tensor-core form, dtype f32 result, split K", (70, 2048), (2048, 16), "f16", cm="2,2,0,4,1", out32=True)
