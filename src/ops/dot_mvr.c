@@ -116,11 +116,16 @@ int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
     int rc = mvr_coopmat(r, out, A, B, C, M, N, K, batch);
     if (rc != 1) return rc;
   }
-  /* not yet measured on a GPU: taken where NXVK_DOT_MVR is set to numbers */
-  if (!tu->dot_mvr_on) return 1;
+  /* by default f16 with n <= 4 only (H100, calls of 15:45 and 16:20, GB/s at 8192x8192xn against main's rows
+   * form): n = 4 1 959 / 1 955 against 1 449 / 1 418 (4,2,2,2), n = 2 2 116 (32,2,1,2) and 1 946 (4,2,2,2)
+   * against 1 790 (L: the subgroup, at most 32); n = 8 1 486 / 1 493 against 1 584 / 1 594 and n = 16 888 against 1 090 stay there; bf16
+   * and f32 n <= 4 not yet measured */
+  bool rule = !tu->dot_mvr_on && dtype == NXVK_F16 && N <= 4;
+  if (!tu->dot_mvr_on && !rule) return 1;
   const uint32_t *kn = tu->dot_mvr;
   uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), V = 16 / esz, nq = (N + 3) / 4;
-  uint32_t L = kn[0] ? kn[0] : 4, R = kn[1] ? kn[1] : 2, U = kn[2] ? kn[2] : 2, KS = kn[3] ? kn[3] : 2;
+  uint32_t L = kn[0] ? kn[0] : rule && N <= 2 ? (sg < 32 ? sg : 32) : 4, R = kn[1] ? kn[1] : 2, U = kn[2] ? kn[2] : rule && N <= 2 ? 1 : 2,
+           KS = kn[3] ? kn[3] : 2;
   uint32_t wg = kn[4] ? kn[4] : 256, P = kn[6] ? kn[6] - 1 : 1;
   uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
                                                                           : d->max_workgroup_size[0];
