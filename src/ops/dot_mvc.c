@@ -9,12 +9,13 @@
  * dot_mv.comp's second pass) so that the grid gives every unit ~4
  * workgroups (bench/NOTES.md, "dot_mvc").
  *
- * The rule: W = 4 words (16 bytes) while CL x m <= 64 sums a lane, else 2
- * (16-bit m > 8), f32 m <= 4 W = 2; U = 8 rows in flight a lane (16-bit
- * m = 1: 4); WG 256; S a power of two.  It takes f32 m <= 4 and 16-bit m = 1
- * by default (mvc_rule: measured faster there), every columns shape where
- * NXVK_DOT_MVC="W,U,S,WG[,P]" is set (0: the rule's; P 1 plain, 2 the next
- * round's loads first);
+ * The rule (measured on an H100, mvc_rule and below): f32 m <= 4 and 9..16
+ * W = 2, 5..8 W = 4; 16-bit m = 1 W = 4, m >= 2 W = 2; the next round's
+ * loads before this round's sums (P) for f32 m > 8 and 16-bit m > 1; U = 8
+ * rows in flight a lane (16-bit m = 1: 4); WG 256; S a power of two; f16
+ * m = 16 on tensor cores (dot_mvcm.comp) where the device has them.  It
+ * takes every columns shape (NXVK_DOT_MVC="W,U,S,WG[,P]" overrides, 0: the
+ * rule's; P 1 plain, 2 the next round's loads first);
  * NXVK_DOT_MVC=off (or NXVK_DOT_MV=off while NXVK_DOT_MVC names no layout)
  * leaves them to dot_mv.c / dot_skinny.comp as before.
  */
@@ -106,7 +107,9 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer 
     if (s[1] * s[2] > fn * fk || (s[1] * s[2] == fn * fk && s[1] == 16)) fn = s[1], fk = s[2];
   }
   if (!fn || N % fn || N % 8 || K % fk || K % 8 || K == 0) return 1;
-  uint32_t fc = tu->dot_mvc_cm[0] ? tu->dot_mvc_cm[0] : 4, pf = tu->dot_mvc_cm[1] ? tu->dot_mvc_cm[1] : 2;
+  /* FC 4, PF 1, staged (H100 16:26: 2 044 GB/s at 16x8192x8192; PF 2 1 889, PF 4 1 298, FC 2 1 395, FC 8
+   * 1 506, straight from memory 1 190) */
+  uint32_t fc = tu->dot_mvc_cm[0] ? tu->dot_mvc_cm[0] : 4, pf = tu->dot_mvc_cm[1] ? tu->dot_mvc_cm[1] : 1;
   /* B's tiles through the subgroup's shared memory (1) or straight from memory (0) */
   uint32_t ld = tu->dot_mvc_cm[2] ? tu->dot_mvc_cm[2] - 1 : 1;
   if (ld && fk * fc * fn / 8 % 32) ld = 0;
@@ -135,13 +138,19 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer 
   return mvc_dispatch(r, name, out, A, B, C, spec, 3, M, N, K, batch, gx, S, KC);
 }
 
-/* The shapes this form takes by default (NXVK_DOT_MVC unset), from the H100
- * call of 15:46 (copy 2 881 GB/s; bench/NOTES.md, "dot_mvc"): f32 m = 1, 2,
- * 4 at W = 2 2 808 / 2 795 / 2 774 GB/s against dot_skinny's 2 633 / 2 605 /
- * 2 470; f16 / bf16 m = 1 at U = 4 2 404 / 2 413 against dot_mv's 2 236 /
- * 2 264.  16-bit m = 8 stays on dot_mv (1 905 against 1 578). */
-#define MVC_CM_RULE 0
-static bool mvc_rule(nxvk_dtype dtype, uint32_t M) { return dtype == NXVK_F32 ? M <= 4 : M == 1; }
+/* The shapes this form takes by default (NXVK_DOT_MVC unset): every columns
+ * shape, measured faster than the kernels before it on an H100 (copy 2 881
+ * GB/s; bench/NOTES.md, "dot_mvc"), GB/s against the old route's: f32 m = 1,
+ * 2, 4 2 808 / 2 795 / 2 774 (dot_skinny 2 633 / 2 605 / 2 470), m = 8 2 622
+ * (dot_mv 2 470), m = 16 2 366 (2 182); f16 / bf16 m = 1 2 404 / 2 413
+ * (dot_mv 2 236 / 2 264), f16 m = 2 2 456 (2 225), bf16 m = 8 2 067 (1 911),
+ * bf16 m = 16 1 234 (997); f16 m = 16 on tensor cores 2 044 (791). */
+#define MVC_CM_RULE 1
+static bool mvc_rule(nxvk_dtype dtype, uint32_t M) {
+  (void)dtype;
+  (void)M;
+  return true;
+}
 
 int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
                  uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
@@ -157,7 +166,8 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
       !d->subgroup_shuffle || sg < 4 || sg > 128 || (sg & (sg - 1)) || d->min_subgroup_size != d->max_subgroup_size ||
       batch > d->max_workgroup_count[2])
     return 1;
-  /* f16 m = 16 on tensor cores where the device lists a 16 x FN x FK configuration */
+  /* f16 m = 16 on tensor cores where the device lists a 16 x FN x FK configuration (the default; NXVK_DOT_MVC_CM=off:
+   * the CUDA-core form) */
   if (dtype == NXVK_F16 && (tu->dot_mvc_cm_mode == 2 || (tu->dot_mvc_cm_mode == 0 && MVC_CM_RULE))) {
     int rc = mvc_coopmat(r, out, A, B, C, M, N, K, batch);
     if (rc != 1) return rc;
@@ -165,18 +175,20 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   if (tu->dot_mvc_mode != 2 && !mvc_rule(dtype, M)) return 1;
   uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), nq = (M + 3) / 4;
   /* W words a load: 16 bytes while the lane's CL x M sums stay <= 64 */
+  /* W words a load and P (the next round's loads first), H100 15:46 and 16:26:
+   * f32 m <= 4 W = 2 (m = 1 2 808 GB/s against 2 762 at W = 4), 5..8 W = 4
+   * (m = 8 2 622 against 2 323), 9..16 W = 2 P (m = 16 2 366 against 1 997
+   * at W = 4, 2 199 without P); 16-bit m = 1 W = 4 (2 404 against 1 120 at
+   * W = 1), m >= 2 W = 2 P (f16 m = 2 2 456 against 2 355 at W = 4; bf16
+   * m = 8 2 067 against 1 597; m = 16 1 234 against 1 003 without P) */
+  bool big = esz == 4 ? M > 8 : M > 1;
   uint32_t W = tu->dot_mvc[0];
-  if (!W) {
-    W = 4;
-    while (W > 1 && W * 4 / esz * M > 64) W /= 2;
-    /* f32 m <= 4: 8-byte loads (15:46: 2 808 GB/s at m = 1 against 2 762 at 16 bytes) */
-    if (esz == 4 && M <= 4) W = 2;
-  }
+  if (!W) W = esz == 4 ? (M <= 4 || M > 8 ? 2 : 4) : M == 1 ? 4 : 2;
   uint32_t cl = W * 4 / esz;
   /* 16-bit m = 1: 4 rows in flight (15:46: f16 2 404 against 2 391 at 8, bf16 2 413 against 2 396) */
   uint32_t U = tu->dot_mvc[1] ? tu->dot_mvc[1] : esz == 2 && M == 1 ? 4 : 8;
   if (U > sg) U = sg;
-  uint32_t P = tu->dot_mvc[4] ? tu->dot_mvc[4] - 1 : 0;
+  uint32_t P = tu->dot_mvc[4] ? tu->dot_mvc[4] - 1 : big ? 1 : 0;
   uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
                                                                           : d->max_workgroup_size[0];
   uint32_t wg = tu->dot_mvc[3] ? tu->dot_mvc[3] : 256;

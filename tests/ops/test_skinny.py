@@ -202,11 +202,12 @@ case("D=1 R=2 U=1 S=3: the vector from memory (K odd)", (70, 999), (999, 1), ker
 case("f32 by default: 1000x3000 . 3000x16 on dot_mv", (1000, 3000), (3000, 16), kernel="dot_mv_rows_f32",
      env={}, check=True)
 case("f32 by default: 300x1000 . 1000x1 on dot_mv", (300, 1000), (1000, 1), kernel="dot_mv_rows_f32", env={})
-case("f32 by default: 16x2500 . 2500x700 on dot_mv", (16, 2500), (2500, 700), kernel="dot_mv_cols_f32", env={})
+case("f32 by default: 16x2500 . 2500x700 on dot_mvc", (16, 2500), (2500, 700), kernel="dot_mvc_f32", env={},
+     check=True)
 case("f32 by default: 1x2500 . 2500x700 on dot_mvc", (1, 2500), (2500, 700), kernel="dot_mvc_f32", env={})
 case("f32 by default: 4x2500 . 2500x700 on dot_mvc", (4, 2500), (2500, 700), kernel="dot_mvc_f32", env={},
      check=True)
-case("f32 by default: 5x2500 . 2500x700 on dot_skinny", (5, 2500), (2500, 700), kernel="dot_skinny_m_f32", env={})
+case("f32 by default: 5x2500 . 2500x700 on dot_mvc", (5, 2500), (2500, 700), kernel="dot_mvc_f32", env={})
 case("f32 NXVK_DOT_MVC=off: 4x2500 . 2500x700 on dot_skinny", (4, 2500), (2500, 700), kernel="dot_skinny_m_f32",
      env={"NXVK_DOT_MVC": "off"})
 case("f32 NXVK_DOT_MV_CT=0: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32",
@@ -334,11 +335,13 @@ half_case("f16 integer conversions (NXVK_F16_CVT=sw), rows", (100, 520), (520, 5
 half_case("f16 integer conversions (NXVK_F16_CVT=sw), columns", (7, 520), (520, 100), "f16", "dot_mvc_f16",
           env={"NXVK_F16_CVT": "sw", "NXVK_DOT_MVC": "0,0,0,0"})
 
-half_case("f16 by default: 16x1001 . 1001x333 on dot_mv", (16, 1001), (1001, 333), "f16", "dot_mv_cols_f16", env={})
+half_case("f16 by default: 16x1001 . 1001x333 on dot_mvc", (16, 1001), (1001, 333), "f16", "dot_mvc_f16", env={})
 half_case("f16 by default: 1x1001 . 1001x777 on dot_mvc", (1, 1001), (1001, 777), "f16", "dot_mvc_f16", env={})
 half_case("bf16 by default: 1x3000 . 3000x520 on dot_mvc (split K)", (1, 3000), (3000, 520), "bf16", "dot_mvc_bf16",
           env={}, check=True)
-half_case("bf16 by default: 2x1001 . 1001x333 on dot_mv", (2, 1001), (1001, 333), "bf16", "dot_mv_cols_bf16", env={})
+half_case("bf16 by default: 2x1001 . 1001x333 on dot_mvc", (2, 1001), (1001, 333), "bf16", "dot_mvc_bf16", env={})
+half_case("bf16 NXVK_DOT_MVC=off: 2x1001 . 1001x333 on dot_mv", (2, 1001), (1001, 333), "bf16", "dot_mv_cols_bf16",
+          env={"NXVK_DOT_MVC": "off"})
 # dot_mvc.comp (the columns form, NXVK_DOT_MVC=W,U,S,WG[,P]): every load width,
 # rows in flight from 1 to 32, the next round's loads first (P = 2), odd and
 # forced splits, small and large workgroups, N not whole loads, K not whole
@@ -378,7 +381,7 @@ def has_coopmat():
 
 
 CM = has_coopmat()
-CMK = "dot_mvcm_f16" if CM else "dot_mv_cols_f16"
+CMK = "dot_mvcm_f16" if CM else "dot_mvc_f16"
 half_case("f16 NXVK_DOT_MVC_CM=0,0: 16x512 . 512x1024 on %s" % CMK, (16, 512), (512, 1024), "f16", CMK,
           env={"NXVK_DOT_MVC_CM": "0,0"}, check=True)
 half_case("f16 NXVK_DOT_MVC_CM=8,4, batched 2x16x1024 . 2x1024x256, NaN and inf", (2, 16, 1024), (2, 1024, 256), "f16",
@@ -396,7 +399,10 @@ half_case("f16 tensor-core emulation, B from memory, FC=2 PF=4 S=3, batched 2x16
 half_case("f16 tensor-core emulation, FC=8 PF=1 staged, dtype f32 result", (16, 1024), (1024, 256), "f16",
           "dot_mvcm_f16", env={"NXVK_DOT_MVC_CM": "8,1,2,1"}, out32=True)
 half_case("f16 NXVK_DOT_MVC_CM=0,0, N not whole fragments: the columns kernels", (16, 512), (512, 1000), "f16",
-          "dot_mv_cols_f16", env={"NXVK_DOT_MVC_CM": "0,0"})
+          "dot_mvc_f16", env={"NXVK_DOT_MVC_CM": "0,0"})
+half_case("f16 by default: 16x512 . 512x1024 on %s" % CMK, (16, 512), (512, 1024), "f16", CMK, env={})
+half_case("f16 NXVK_DOT_MVC_CM=off: 16x512 . 512x1024 on dot_mvc", (16, 512), (512, 1024), "f16", "dot_mvc_f16",
+          env={"NXVK_DOT_MVC_CM": "off"})
 
 print("1..%d" % n[0])
 shutil.rmtree(TMP, ignore_errors=True)
