@@ -12,8 +12,9 @@
  * The rule (measured on an H100, mvc_rule and below): f32 m <= 4 and 9..16
  * W = 2, 5..8 W = 4; 16-bit m = 1 W = 4, m >= 2 W = 2; the next round's
  * loads before this round's sums (P) for f32 m > 8 and 16-bit m > 1; U = 8
- * rows in flight a lane (16-bit m = 1: 4); WG 256; S a power of two; f16
- * m = 16 on tensor cores (dot_mvcm.comp) where the device has them.  It
+ * rows in flight a lane (16-bit m = 1: 4); WG 256; S a power of two (~4
+ * workgroups a unit, 16-bit m > 8 ~2); f16 m = 16 on tensor cores
+ * (dot_mvcm.comp, WG 128) where the device has them.  It
  * takes every columns shape (NXVK_DOT_MVC="W,U,S,WG[,P]" overrides, 0: the
  * rule's; P 1 plain, 2 the next round's loads first);
  * NXVK_DOT_MVC=off (or NXVK_DOT_MV=off while NXVK_DOT_MVC names no layout)
@@ -36,9 +37,9 @@ static uint32_t pow2_floor(uint32_t v) {
  * `span` k: a power of two giving every unit ~4 workgroups, each chunk at
  * least two spans (forced: NXVK_DOT_MVC's S); KC the chunk. */
 static uint32_t mvc_split(const nxvk_device_info *d, const nxvk_tuning *tu, uint32_t gx, uint32_t batch, uint32_t K,
-                          uint64_t span, uint64_t *KC) {
+                          uint64_t span, uint32_t per_unit, uint64_t *KC) {
   uint32_t units = d->compute_units ? d->compute_units : 32;
-  uint64_t groups = (uint64_t)gx * batch, want = 4ull * units;
+  uint64_t groups = (uint64_t)gx * batch, want = (uint64_t)per_unit * units;
   uint32_t S = 1;
   if (tu->dot_mvc[2]) S = tu->dot_mvc[2];
   else if (groups < want) {
@@ -115,7 +116,8 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer 
   if (ld && fk * fc * fn / 8 % 32) ld = 0;
   uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
                                                                           : d->max_workgroup_size[0];
-  uint32_t wg = tu->dot_mvc[3] ? tu->dot_mvc[3] : 256;
+  /* 128 invocations (H100 16:47: 2 148 GB/s at 16x8192x8192 against 2 044 at 256) */
+  uint32_t wg = tu->dot_mvc[3] ? tu->dot_mvc[3] : 128;
   if (wg > maxwg) wg = pow2_floor(maxwg);
   /* shared: the accumulators at the end, or (ld) PF staged FK x (FC FN + 8) tiles a subgroup */
   uint64_t per_sg = (uint64_t)16 * fc * fn * 4, stg = ld ? (uint64_t)pf * fk * (fc * fn + 8) * 2 : 0;
@@ -128,7 +130,7 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer 
       (uint64_t)batch * M * N > UINT32_MAX)
     return 1;
   uint64_t KC;
-  uint32_t gx = (uint32_t)blocks, S = mvc_split(d, tu, gx, batch, K, (uint64_t)wg / 32 * fk, &KC);
+  uint32_t gx = (uint32_t)blocks, S = mvc_split(d, tu, gx, batch, K, (uint64_t)wg / 32 * fk, 4, &KC);
   if (S > 1 && ((uint64_t)S * batch * M * N * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * M * N > UINT32_MAX))
     S = 1;
   char name[96];
@@ -203,7 +205,9 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   uint32_t gx = (uint32_t)blocks;
   /* split K: ~4 workgroups a unit, a power of two, each subgroup >= 2 slabs */
   uint64_t span = (uint64_t)nsg * sg, KC;
-  uint32_t S = mvc_split(d, tu, gx, batch, K, span, &KC);
+  /* ~4 workgroups a unit; 16-bit m > 8 ~2 (H100 16:47: bf16 16x8192x8192 S 4 1 327 GB/s against 1 238 at S 8;
+   * 16:26: f16 1 216 against 1 137) */
+  uint32_t S = mvc_split(d, tu, gx, batch, K, span, esz == 2 && M > 8 ? 2 : 4, &KC);
   uint64_t mn = (uint64_t)M * N;
   if (S > 1 && ((uint64_t)S * batch * mn * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * mn > UINT32_MAX))
     S = 1;
