@@ -476,8 +476,8 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
    * take the largest tile unsplit: the 8 x 16 grid's 2,4,8 on the aligned
    * kernel with FRAG and XB (dot_vec.comp), 0.900 / 0.879 of cuBLAS at
    * 2048^2 / 4096^2 on an H100 against 0.854 / 0.829 for the 16 x 16 grid's
-   * 2,2,8 (bench/NOTES.md, "f32 at 0.9, second pass"); unless
-   * NXVK_DOT_ALIGNED, _NT or _VEC is set */
+   * 2,2,8, and the next tile stored before k step 6 (XS, +2.5%; bench/NOTES.md,
+   * "f32 at 0.9, second pass"); unless NXVK_DOT_ALIGNED, _NT or _VEC is set */
   bool rule = dt == NXVK_F32 && nvidia && split == 1 && i == 0 && !c->tuning->dot_aligned_set && !nt && !v[0] &&
               M % 128 == 0 && N % 128 == 0 && K % 8 == 0 && K > 0 && c->info.max_workgroup_invocations >= 128;
   bool narrow = nt ? nt == 128 : (dt == NXVK_F64 && split == 1 && i == 0) || rule; /* f32: the rule or forced */
@@ -883,8 +883,11 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
         /* FRAG, XB (2 with FRAG only, and BK >= 4: the last two steps) */
         uint32_t frag = rule ? 1 : c->tuning->dot_frag;
         uint32_t xb = rule ? 1 : c->tuning->dot_xb == 2 && !frag ? 1 : c->tuning->dot_xb;
-        /* XS: the next tile stored before step XS (XB only, 0 < XS < BK) */
-        uint32_t xs = xb && c->tuning->dot_xs < vcfg[2] ? c->tuning->dot_xs : 0;
+        /* XS: the next tile stored before step XS (XB only, 0 < XS < BK); the
+         * rule's 6 of 8 (H100: 44 031 / 45 057 GFLOPS at 2048^2 / 4096^2
+         * against 42 960 / 44 044 at the barrier, same call; bench/NOTES.md) */
+        uint32_t want_xs = rule && !c->tuning->dot_xs ? 6 : c->tuning->dot_xs;
+        uint32_t xs = xb && want_xs < vcfg[2] ? want_xs : 0;
         vspec[4] = frag | xb << 1 | xs << 3;
         /* NXVK_DOT_KU: a proper even divisor of BK, else all unrolled;
          * NXVK_DOT_LW: within the grid (its rows at least 32 / LW);
