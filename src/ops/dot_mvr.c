@@ -8,10 +8,12 @@
  *
  * NXVK_DOT_MVR="L,R,U,KS[,WG[,S[,P]]]" overrides each (0: the rule's),
  * NXVK_DOT_MVR=off gives these shapes back to dot_mv.comp's rows form
- * (bench/NOTES.md, "dot_mvr").  f16 takes dot_mvrcm.comp (tensor cores:
- * FM-row tiles of A's fragments straight from memory, B's through shared
- * memory) where NXVK_DOT_MVR_CM="U,KS[,WG[,S[,E]]]" is set (E = 1: its
- * emulation, plain FMAs, for devices without cooperative matrices).
+ * (bench/NOTES.md, "dot_mvr").  By default f16 and bf16 with n <= 4 take
+ * dot_mvr.comp, and f16 with n >= 5 dot_mvrcm.comp (tensor cores: FM-row
+ * tiles of A staged through shared memory, B's round beside them) where the
+ * device has cooperative matrices; NXVK_DOT_MVR_CM="U,KS[,WG[,S[,E[,LD]]]]"
+ * sets its layout (E = 1: its emulation, plain FMAs, for devices without
+ * cooperative matrices; LD 1: A's fragments straight from memory).
  */
 #include "ops.h"
 
@@ -75,7 +77,10 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer 
   uint32_t f[3];
   nxvk_coopmat_fragment(d, false, f);
   uint32_t FM = f[0], FN = f[1], FK = f[2];
-  uint32_t U = kn[0] ? kn[0] : 4, KS = kn[1] ? kn[1] : 2, wg = kn[2] ? kn[2] : 256;
+  /* H100, call of 16:45 (LD 2), f16 8192x8192x16 / 4096x4096x16 / 8192x8208x16, GB/s: U = 4 KS = 1 WG = 128
+   * 2 222 / 1 696 / 2 135 (77% / 59% / 74% of copy), U = 4 KS = 2 WG = 256 2 073 / 1 413 / 1 973, U = 8 KS = 1
+   * 1 983 / 1 288 / 1 850, U = 2 KS = 4 1 837 / 1 432 / 1 750; main's rows form 1 076 / 719 / 1 059 */
+  uint32_t U = kn[0] ? kn[0] : 4, KS = kn[1] ? kn[1] : 1, wg = kn[2] ? kn[2] : 128;
   uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
                                                                           : d->max_workgroup_size[0];
   while (wg > maxwg) wg /= 2;
@@ -112,15 +117,19 @@ int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   if (tu->dot_mvr_off || N < 2 || N > 16 || M == 0 || batch == 0 || K == 0 ||
       (dtype != NXVK_F32 && dtype != NXVK_F16 && dtype != NXVK_BF16))
     return 1;
-  if (dtype == NXVK_F16 && tu->dot_mvr_cm_on) {
+  /* f16 n >= 5 on tensor cores by default where the device has them (H100, call of 16:45, 8192x8192xn against
+   * main's rows form: n = 16 2 222 against 1 076 GB/s, n = 12 1 966 against 642, n = 8 2 087 against 1 588, the
+   * last two with U = 4 KS = 2 WG = 256); NXVK_DOT_MVR set to numbers keeps them on dot_mvr.comp */
+  if (dtype == NXVK_F16 && (tu->dot_mvr_cm_on || (!tu->dot_mvr_on && N >= 5))) {
     int rc = mvr_coopmat(r, out, A, B, C, M, N, K, batch);
     if (rc != 1) return rc;
   }
   /* by default f16 with n <= 4 only (H100, calls of 15:45 and 16:20, GB/s at 8192x8192xn against main's rows
    * form): n = 4 1 959 / 1 955 against 1 449 / 1 418 (4,2,2,2), n = 2 2 116 (32,2,1,2) and 1 946 (4,2,2,2)
    * against 1 790 (L: the subgroup, at most 32); n = 8 1 486 / 1 493 against 1 584 / 1 594 and n = 16 888 against 1 090 stay there; bf16
-   * and f32 n <= 4 not yet measured */
-  bool rule = !tu->dot_mvr_on && dtype == NXVK_F16 && N <= 4;
+   * f32 n <= 4 not measured */
+  /* bf16 (call of 16:45): n = 2 2 124 (32,2,1,2) against 1 871, n = 4 1 953 (4,2,2,2) against 1 696 */
+  bool rule = !tu->dot_mvr_on && (dtype == NXVK_F16 || dtype == NXVK_BF16) && N <= 4;
   if (!tu->dot_mvr_on && !rule) return 1;
   const uint32_t *kn = tu->dot_mvr;
   uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), V = 16 / esz, nq = (N + 3) / 4;
