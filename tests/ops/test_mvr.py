@@ -14,49 +14,28 @@ NXVK_DOT_MVR=off or unset).  TAP."""
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
-TMP = tempfile.mkdtemp(prefix="nxvk_mvr_")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nphelp  # noqa: E402
+from nphelp import bf16_bits, bf16_f32, check as tap, save_v2  # noqa: E402
+
+TMP = nphelp.scratch("mvr")
 rng = np.random.default_rng(3030)
-n = [0, 0]
-
-
-def tap(ok, desc, diag=None):
-    n[0] += 1
-    n[1] += 0 if ok else 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", n[0], desc))
-    if diag and not ok:
-        for line in str(diag).splitlines()[-20:]:
-            print("#   " + line)
-
-
-def bf16_bits(x32):
-    """f32 -> bf16 bits, to nearest even (finite values here; NaN kept a NaN)"""
-    x32 = np.asarray(x32, np.float32)
-    b = x32.view(np.uint32).astype(np.uint64)
-    r = (((b + 0x7fff + ((b >> 16) & 1)) >> 16) & 0xffff).astype(np.uint16)
-    return np.where(np.isnan(x32), np.uint16(0x7fc0), r).astype(np.uint16)
 
 
 def bf16_f64(bits):
-    return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return bf16_f32(bits).astype(np.float64)
 
 
 def save(path, a, bf16):
-    if not bf16:
+    if bf16:
+        save_v2(path, a)
+    else:
         np.save(path, a)
-        return
-    hdr = "{'descr': '<V2', 'fortran_order': False, 'shape': %s, }" % repr(tuple(a.shape))
-    hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr.encode() + a.astype("<u2").tobytes())
 
 
 def case(desc, ashape, bshape, dt, layout="0,0,0,0", out32=False, special=False, check=False, want_mvr=True, cm=None):
@@ -77,7 +56,7 @@ def case(desc, ashape, bshape, dt, layout="0,0,0,0", out32=False, special=False,
     pa, pb, out = (os.path.join(TMP, f) for f in ("a.npy", "b.npy", "o.npy"))
     save(pa, a, bf)
     save(pb, b, bf)
-    cmd = [NXVK, "run", "--op", "dot", pa, pb, "-o", out]
+    cmd = [nphelp.NXVK[0], "run", "--op", "dot", pa, pb, "-o", out]
     if out32:
         cmd[4:4] = ["--attrs", json.dumps({"dtype": "f32"})]
     if check:
@@ -129,46 +108,47 @@ def case(desc, ashape, bshape, dt, layout="0,0,0,0", out32=False, special=False,
     tap(mvr == want_mvr, "%s: %s dot_mvr" % (desc, "ran" if want_mvr else "did not run"), text)
 
 
-# n from 2 to 16 (odd, whole vec4s, whole 16-byte vectors of B), the rule's layout, the three dtypes in turn
-for i, nn in enumerate((2, 3, 4, 5, 8, 11, 12, 16)):
-    dt = ("f32", "f16", "bf16")[i % 3]
-    case("%s 150x333 . 333x%d (the rule's layout)" % (dt, nn), (150, 333), (333, nn), dt, check=nn in (2, 16))
-for dt in ("f32", "f16", "bf16"):
-    case("%s 300x2000 . 2000x16, split K" % dt, (300, 2000), (2000, 16), dt, layout="4,2,2,2,0,3", check=True)
-    case("%s batched 3x77x1001 . 3x1001x5 (K odd)" % dt, (3, 77, 1001), (3, 1001, 5), dt)
-    case("%s NaN and inf, n = 16" % dt, (64, 999), (999, 16), dt, special=True)
-    case("%s L=1 R=1 U=1 KS=1, no prefetch" % dt, (100, 515), (515, 8), dt, layout="1,1,1,1,0,0,2")
-    case("%s L=8 R=4 U=1 KS=4 (K odd, split 2)" % dt, (301, 1003), (1003, 12), dt, layout="8,4,1,4,0,2")
-    case("%s L=2 R=1 U=8 KS=2 WG=128 S=3" % dt, (99, 2000), (2000, 3), dt, layout="2,1,8,2,128,3")
-for dt in ("f16", "bf16"):
-    case("%s dtype f32 result" % dt, (200, 640), (640, 7), dt, out32=True)
-    case("%s dtype f32 result, split K" % dt, (50, 4000), (4000, 16), dt, layout="4,1,2,2,0,4", out32=True)
-case("f16 WG=512 KS=8 U=1", (500, 2100), (2100, 16), "f16", layout="4,2,1,8,512")
-case("f32 K = 1", (40, 1), (1, 6), "f32")
-# f16 on tensor cores (dot_mvrcm.comp, NXVK_DOT_MVR_CM=U,KS[,WG[,S[,E]]]): its emulation (E = 1) here, A staged through shared memory (LD = 2, the default) or not (LD = 1), so
-# the staging, the clamped last row tile, the k groups' sums, split K and the stores are checked on lavapipe
-case("f16 tensor-core form, 300x512 . 512x16 (rows clamped)", (300, 512), (512, 16), "f16", cm="4,2,0,0,1", check=True)
-case("f16 tensor-core form, n = 5, U=1 KS=4 S=3", (100, 1024), (1024, 5), "f16", cm="1,4,256,3,1")
-case("f16 tensor-core form, A straight from memory (LD=1), rows clamped", (300, 512), (512, 16), "f16", cm="4,2,0,0,1,1")
-case("f16 tensor-core form, LD=1, U=2 KS=4 S=2, n = 11", (99, 1024), (1024, 11), "f16", cm="2,4,0,2,1,1")
-case("f16 tensor-core form, batched 2x40x320 . 2x320x9, NaN and inf", (2, 40, 320), (2, 320, 9), "f16",
-     cm="2,1,64,0,1", special=True)
-case("f16 tensor-core form, dtype f32 result, split K", (70, 2048), (2048, 16), "f16", cm="2,2,0,4,1", out32=True)
-case("f16 tensor-core form needs K % 16 == 0 (K = 500: dot_mvr)", (70, 500), (500, 16), "f16", cm="4,2,0,0,1",
-     want_mvr=False)
-case("f32 NXVK_DOT_MVR=off: the old rows form", (150, 333), (333, 16), "f32", layout="off", want_mvr=False)
-case("f16 NXVK_DOT_MVR unset: the old rows form", (150, 333), (333, 16), "f16", layout=None, want_mvr=False)
-case("f16 n = 1 stays on dot_mv", (150, 333), (333, 1), "f16", want_mvr=False)
-# the default (NXVK_DOT_MVR unset): f16 and bf16 with n <= 4 (measured on the H100); f16 n >= 5 takes the
-# tensor-core form where the device has one (not lavapipe: main's rows form here)
-case("f16 unset: n = 2 takes dot_mvr", (300, 1001), (1001, 2), "f16", layout=None, check=True)
-case("f16 unset: n = 4 takes dot_mvr (batched, split K)", (2, 70, 3000), (2, 3000, 4), "f16", layout=None)
-case("f16 unset: n = 5 stays", (70, 300), (300, 5), "f16", layout=None, want_mvr=False)
-case("bf16 unset: n = 4 takes dot_mvr", (70, 300), (300, 4), "bf16", layout=None)
-case("bf16 unset: n = 2 takes dot_mvr (K odd)", (70, 301), (301, 2), "bf16", layout=None, check=True)
-case("f32 unset: n = 2 stays", (70, 300), (300, 2), "f32", layout=None, want_mvr=False)
-case("f16 NXVK_DOT_MVR=off: n = 4 stays", (70, 300), (300, 4), "f16", layout="off", want_mvr=False)
+def main():
+    # n from 2 to 16 (odd, whole vec4s, whole 16-byte vectors of B), the rule's layout, the three dtypes in turn
+    for i, nn in enumerate((2, 3, 4, 5, 8, 11, 12, 16)):
+        dt = ("f32", "f16", "bf16")[i % 3]
+        case("%s 150x333 . 333x%d (the rule's layout)" % (dt, nn), (150, 333), (333, nn), dt, check=nn in (2, 16))
+    for dt in ("f32", "f16", "bf16"):
+        case("%s 300x2000 . 2000x16, split K" % dt, (300, 2000), (2000, 16), dt, layout="4,2,2,2,0,3", check=True)
+        case("%s batched 3x77x1001 . 3x1001x5 (K odd)" % dt, (3, 77, 1001), (3, 1001, 5), dt)
+        case("%s NaN and inf, n = 16" % dt, (64, 999), (999, 16), dt, special=True)
+        case("%s L=1 R=1 U=1 KS=1, no prefetch" % dt, (100, 515), (515, 8), dt, layout="1,1,1,1,0,0,2")
+        case("%s L=8 R=4 U=1 KS=4 (K odd, split 2)" % dt, (301, 1003), (1003, 12), dt, layout="8,4,1,4,0,2")
+        case("%s L=2 R=1 U=8 KS=2 WG=128 S=3" % dt, (99, 2000), (2000, 3), dt, layout="2,1,8,2,128,3")
+    for dt in ("f16", "bf16"):
+        case("%s dtype f32 result" % dt, (200, 640), (640, 7), dt, out32=True)
+        case("%s dtype f32 result, split K" % dt, (50, 4000), (4000, 16), dt, layout="4,1,2,2,0,4", out32=True)
+    case("f16 WG=512 KS=8 U=1", (500, 2100), (2100, 16), "f16", layout="4,2,1,8,512")
+    case("f32 K = 1", (40, 1), (1, 6), "f32")
+    # f16 on tensor cores (dot_mvrcm.comp, NXVK_DOT_MVR_CM=U,KS[,WG[,S[,E]]]): its emulation (E = 1) here, A staged through shared memory (LD = 2, the default) or not (LD = 1), so
+    # the staging, the clamped last row tile, the k groups' sums, split K and the stores are checked on lavapipe
+    case("f16 tensor-core form, 300x512 . 512x16 (rows clamped)", (300, 512), (512, 16), "f16", cm="4,2,0,0,1", check=True)
+    case("f16 tensor-core form, n = 5, U=1 KS=4 S=3", (100, 1024), (1024, 5), "f16", cm="1,4,256,3,1")
+    case("f16 tensor-core form, A straight from memory (LD=1), rows clamped", (300, 512), (512, 16), "f16", cm="4,2,0,0,1,1")
+    case("f16 tensor-core form, LD=1, U=2 KS=4 S=2, n = 11", (99, 1024), (1024, 11), "f16", cm="2,4,0,2,1,1")
+    case("f16 tensor-core form, batched 2x40x320 . 2x320x9, NaN and inf", (2, 40, 320), (2, 320, 9), "f16",
+         cm="2,1,64,0,1", special=True)
+    case("f16 tensor-core form, dtype f32 result, split K", (70, 2048), (2048, 16), "f16", cm="2,2,0,4,1", out32=True)
+    case("f16 tensor-core form needs K % 16 == 0 (K = 500: dot_mvr)", (70, 500), (500, 16), "f16", cm="4,2,0,0,1",
+         want_mvr=False)
+    case("f32 NXVK_DOT_MVR=off: the old rows form", (150, 333), (333, 16), "f32", layout="off", want_mvr=False)
+    case("f16 NXVK_DOT_MVR unset: the old rows form", (150, 333), (333, 16), "f16", layout=None, want_mvr=False)
+    case("f16 n = 1 stays on dot_mv", (150, 333), (333, 1), "f16", want_mvr=False)
+    # the default (NXVK_DOT_MVR unset): f16 and bf16 with n <= 4 (measured on the H100); f16 n >= 5 takes the
+    # tensor-core form where the device has one (not lavapipe: main's rows form here)
+    case("f16 unset: n = 2 takes dot_mvr", (300, 1001), (1001, 2), "f16", layout=None, check=True)
+    case("f16 unset: n = 4 takes dot_mvr (batched, split K)", (2, 70, 3000), (2, 3000, 4), "f16", layout=None)
+    case("f16 unset: n = 5 stays", (70, 300), (300, 5), "f16", layout=None, want_mvr=False)
+    case("bf16 unset: n = 4 takes dot_mvr", (70, 300), (300, 4), "bf16", layout=None)
+    case("bf16 unset: n = 2 takes dot_mvr (K odd)", (70, 301), (301, 2), "bf16", layout=None, check=True)
+    case("f32 unset: n = 2 stays", (70, 300), (300, 2), "f32", layout=None, want_mvr=False)
+    case("f16 NXVK_DOT_MVR=off: n = 4 stays", (70, 300), (300, 4), "f16", layout="off", want_mvr=False)
 
-print("1..%d" % n[0])
-shutil.rmtree(TMP, ignore_errors=True)
-sys.exit(1 if n[1] else 0)
+
+
+nphelp.main(main, TMP)
