@@ -9,7 +9,7 @@
  * dot_mv.comp's second pass) so that the grid gives every unit ~4
  * workgroups (bench/NOTES.md, "dot_mvc").
  *
- * The rule (measured on an H100, mvc_rule and below): f32 m <= 4 and 9..16
+ * The rule (measured on an H100, nxvk_dot_mvc below): f32 m <= 4 and 9..16
  * W = 2, 5..8 W = 4; 16-bit m = 1 W = 4, m >= 2 W = 2; the next round's
  * loads before this round's sums (P) for f32 m > 8 and 16-bit m > 1; U = 8
  * rows in flight a lane (16-bit m = 1: 4); WG 256; S a power of two (~4
@@ -140,19 +140,14 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer 
   return mvc_dispatch(r, name, out, A, B, C, spec, 3, M, N, K, batch, gx, S, KC);
 }
 
-/* The shapes this form takes by default (NXVK_DOT_MVC unset): every columns
- * shape, measured faster than the kernels before it on an H100 (copy 2 881
- * GB/s; bench/NOTES.md, "dot_mvc"), GB/s against the old route's: f32 m = 1,
+/* NXVK_DOT_MVC unset, this form takes every columns shape (f16 m = 16 on the
+ * tensor cores where it can), each measured faster than the kernels before it
+ * on an H100 (copy 2 881 GB/s; bench/NOTES.md, "dot_mvc"), GB/s against the
+ * old route's: f32 m = 1,
  * 2, 4 2 808 / 2 795 / 2 774 (dot_skinny 2 633 / 2 605 / 2 470), m = 8 2 622
  * (dot_mv 2 470), m = 16 2 366 (2 182); f16 / bf16 m = 1 2 404 / 2 413
  * (dot_mv 2 236 / 2 264), f16 m = 2 2 456 (2 225), bf16 m = 8 2 067 (1 911),
  * bf16 m = 16 1 234 (997); f16 m = 16 on tensor cores 2 044 (791). */
-#define MVC_CM_RULE 1
-static bool mvc_rule(nxvk_dtype dtype, uint32_t M) {
-  (void)dtype;
-  (void)M;
-  return true;
-}
 
 int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
                  uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
@@ -170,11 +165,10 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
     return 1;
   /* f16 m = 16 on tensor cores where the device lists a 16 x FN x FK configuration (the default; NXVK_DOT_MVC_CM=off:
    * the CUDA-core form) */
-  if (dtype == NXVK_F16 && (tu->dot_mvc_cm_mode == 2 || (tu->dot_mvc_cm_mode == 0 && MVC_CM_RULE))) {
+  if (dtype == NXVK_F16 && tu->dot_mvc_cm_mode != 1) {
     int rc = mvc_coopmat(r, out, A, B, C, M, N, K, batch);
     if (rc != 1) return rc;
   }
-  if (tu->dot_mvc_mode != 2 && !mvc_rule(dtype, M)) return 1;
   uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), nq = (M + 3) / 4;
   /* W words a load: 16 bytes while the lane's CL x M sums stay <= 64 */
   /* W words a load and P (the next round's loads first), H100 15:46 and 16:26:

@@ -315,9 +315,9 @@ typedef struct nxvk_tuning {
   bool dot_mv_on;        /* NXVK_DOT_MV set to numbers: f32 takes dot_mv too (its rule: dot_skinny.comp) */
   bool dot_mv_ct;        /* NXVK_DOT_MV_CT (default 1): dot_mv.comp's layout compiled in (0: specialization constants) */
   uint32_t dot_mvc[5];   /* NXVK_DOT_MVC: W, U, S, WG, P of dot_mvc.comp (0: the rule's) */
-  int dot_mvc_mode;      /* NXVK_DOT_MVC: 0 the rule's shapes, 1 off (dot_mv / dot_skinny), 2 numbers: every columns shape */
+  int dot_mvc_mode;      /* NXVK_DOT_MVC: 0 unset, 2 numbers (every columns shape); 1 off (dot_mv / dot_skinny) */
   uint32_t dot_mvc_cm[4]; /* NXVK_DOT_MVC_CM: FC, PF, LD, E of dot_mvcm.comp (f16 m = 16 on tensor cores; 0: the rule's) */
-  int dot_mvc_cm_mode;   /* NXVK_DOT_MVC_CM: 0 the rule, 1 off, 2 numbers: wherever it can run */
+  int dot_mvc_cm_mode;   /* NXVK_DOT_MVC_CM: 0 unset, 2 numbers (wherever it can run); 1 off */
   uint32_t dot_mvr[7];   /* NXVK_DOT_MVR: L, R, U, KS, WG, S, P + 1 of dot_mvr.comp (0: the rule's) */
   bool dot_mvr_off;      /* NXVK_DOT_MVR=off: n = 2..16 rows products on dot_mv.comp's rows form */
   bool dot_mvr_on;       /* NXVK_DOT_MVR set to numbers: every n = 2..16 rows product takes dot_mvr.comp */
