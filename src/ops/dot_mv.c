@@ -37,6 +37,32 @@ static uint32_t pow2_floor(uint32_t v) {
   return p;
 }
 
+int nxvk_dot_mv_run(nxvk_rec *r, const char *kernel, const uint32_t *spec, int nspec, const uint32_t *meta, int nmeta,
+                    nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C, nxvk_dtype out, uint32_t gx, uint32_t S,
+                    uint32_t batch, uint64_t mn) {
+  nxvk_ctx *c = nxvk_rec_ctx(r);
+  if (S == 1) {
+    nxvk_buffer *bufs[3] = {A, B, C};
+    return nxvk_dispatch_grid(r, kernel, spec, nspec, meta, nmeta, bufs, 3, gx, 1, batch);
+  }
+  nxvk_buffer *part = NULL;
+  int rc = nxvk_buffer_create(c, (uint64_t)S * batch * mn * 4, false, &part);
+  if (rc == NXVK_OK) {
+    nxvk_buffer *pbufs[3] = {A, B, part};
+    rc = nxvk_dispatch_grid(r, kernel, spec, nspec, meta, nmeta, pbufs, 3, gx, S, batch);
+  }
+  if (rc == NXVK_OK) {
+    char sname[32];
+    uint32_t smeta[3] = {(uint32_t)mn, batch, S}, sspec[1] = {NXVK_WG};
+    nxvk_buffer *sbufs[2] = {part, C};
+    if (out == NXVK_F32) snprintf(sname, sizeof sname, "dot_ksum_f32");
+    else snprintf(sname, sizeof sname, "dot_mv_sum_%s", nxvk_dtype_name(out));
+    rc = nxvk_dispatch_1d(r, sname, sspec, 1, smeta, 3, sbufs, 2, batch * mn);
+  }
+  nxvk_buffer_unref(c, part);
+  return rc;
+}
+
 int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
                 uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
@@ -159,23 +185,5 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
              rows ? R : 1u, U, bd, rows && tu->dot_mv[5] ? "p1" : "", dt);
   else
     snprintf(name, sizeof name, "dot_mv_%s%s_%s", rows ? "rows" : "cols", o32 ? "32" : "", dt);
-  if (S == 1) {
-    nxvk_buffer *bufs[3] = {A, B, C};
-    return nxvk_dispatch_grid(r, name, spec, 7, meta, 6, bufs, 3, gx, 1, batch);
-  }
-  nxvk_buffer *part = NULL;
-  int rc = nxvk_buffer_create(c, (uint64_t)S * batch * mn * 4, false, &part);
-  if (rc == NXVK_OK) {
-    nxvk_buffer *pbufs[3] = {A, B, part};
-    rc = nxvk_dispatch_grid(r, name, spec, 7, meta, 6, pbufs, 3, gx, S, batch);
-  }
-  if (rc == NXVK_OK) {
-    uint32_t smeta[3] = {(uint32_t)mn, batch, S}, sspec[1] = {NXVK_WG};
-    nxvk_buffer *sbufs[2] = {part, C};
-    if (out == NXVK_F32) snprintf(name, sizeof name, "dot_ksum_f32");
-    else snprintf(name, sizeof name, "dot_mv_sum_%s", nxvk_dtype_name(out));
-    rc = nxvk_dispatch_1d(r, name, sspec, 1, smeta, 3, sbufs, 2, batch * mn);
-  }
-  nxvk_buffer_unref(c, part);
-  return rc;
+  return nxvk_dot_mv_run(r, name, spec, 7, meta, 6, A, B, C, out, gx, S, batch, mn);
 }

@@ -63,29 +63,8 @@ static uint32_t mvc_split(const nxvk_device_info *d, const nxvk_tuning *tu, uint
 static int mvc_dispatch(nxvk_rec *r, const char *kname, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B,
                         nxvk_buffer *C, const uint32_t *spec, uint32_t nspec, uint32_t M, uint32_t N, uint32_t K,
                         uint32_t batch, uint32_t gx, uint32_t S, uint64_t KC) {
-  nxvk_ctx *c = nxvk_rec_ctx(r);
-  uint64_t mn = (uint64_t)M * N;
   uint32_t meta[5] = {M, N, K, batch, (uint32_t)(S == 1 ? K : KC)};
-  if (S == 1) {
-    nxvk_buffer *bufs[3] = {A, B, C};
-    return nxvk_dispatch_grid(r, kname, spec, nspec, meta, 5, bufs, 3, gx, 1, batch);
-  }
-  nxvk_buffer *part = NULL;
-  int rc = nxvk_buffer_create(c, (uint64_t)S * batch * mn * 4, false, &part);
-  if (rc == NXVK_OK) {
-    nxvk_buffer *pbufs[3] = {A, B, part};
-    rc = nxvk_dispatch_grid(r, kname, spec, nspec, meta, 5, pbufs, 3, gx, S, batch);
-  }
-  if (rc == NXVK_OK) {
-    char name[32];
-    uint32_t smeta[3] = {(uint32_t)mn, batch, S}, sspec[1] = {NXVK_WG};
-    nxvk_buffer *sbufs[2] = {part, C};
-    if (out == NXVK_F32) snprintf(name, sizeof name, "dot_ksum_f32");
-    else snprintf(name, sizeof name, "dot_mv_sum_%s", nxvk_dtype_name(out));
-    rc = nxvk_dispatch_1d(r, name, sspec, 1, smeta, 3, sbufs, 2, batch * mn);
-  }
-  nxvk_buffer_unref(c, part);
-  return rc;
+  return nxvk_dot_mv_run(r, kname, spec, (int)nspec, meta, 5, A, B, C, out, gx, S, batch, (uint64_t)M * N);
 }
 
 /* f16 m = 16 on dot_mvcm.comp (tensor cores): the device's f16 x f16 + f32

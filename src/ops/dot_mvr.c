@@ -21,33 +21,6 @@
 
 #define MVR_MIN_ROUNDS 2u /* a chunk of split K: at least this many rounds */
 
-/* the f32 partials' second pass (dot_mv.comp's SUM, dot_ksum_f32) after the split dispatch */
-static int split_run(nxvk_rec *r, const char *name, const uint32_t *spec, int nspec, const uint32_t *meta,
-                     nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C, nxvk_dtype out, uint32_t gx, uint32_t S,
-                     uint32_t batch, uint64_t mn) {
-  nxvk_ctx *c = nxvk_rec_ctx(r);
-  if (S == 1) {
-    nxvk_buffer *bufs[3] = {A, B, C};
-    return nxvk_dispatch_grid(r, name, spec, nspec, meta, 6, bufs, 3, gx, 1, batch);
-  }
-  nxvk_buffer *part = NULL;
-  int rc = nxvk_buffer_create(c, (uint64_t)S * batch * mn * 4, false, &part);
-  if (rc == NXVK_OK) {
-    nxvk_buffer *pbufs[3] = {A, B, part};
-    rc = nxvk_dispatch_grid(r, name, spec, nspec, meta, 6, pbufs, 3, gx, S, batch);
-  }
-  if (rc == NXVK_OK) {
-    char sname[32];
-    uint32_t smeta[3] = {(uint32_t)mn, batch, S}, sspec[1] = {NXVK_WG};
-    nxvk_buffer *sbufs[2] = {part, C};
-    if (out == NXVK_F32) snprintf(sname, sizeof sname, "dot_ksum_f32");
-    else snprintf(sname, sizeof sname, "dot_mv_sum_%s", nxvk_dtype_name(out));
-    rc = nxvk_dispatch_1d(r, sname, sspec, 1, smeta, 3, sbufs, 2, batch * mn);
-  }
-  nxvk_buffer_unref(c, part);
-  return rc;
-}
-
 /* S for blocks workgroups of rounds of k: while they would not give every
  * unit 4 workgroups, chunks of at least MVR_MIN_ROUNDS rounds (or forced) */
 static uint32_t split_count(const nxvk_device_info *d, uint32_t forced, uint64_t groups, uint32_t rounds) {
@@ -105,7 +78,7 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer 
   char name[128];
   snprintf(name, sizeof name, "dot_mvrcm%s_n%uf%ux%ux%uu%uk%uw%ua%u%s_f16", out == NXVK_F32 ? "32" : "", N, FM, FN,
            FK, U, KS, wg, ld, emu ? "e" : "");
-  return split_run(r, name, spec, 6, meta, A, B, C, out, (uint32_t)blocks, S, batch, mn);
+  return nxvk_dot_mv_run(r, name, spec, 6, meta, 6, A, B, C, out, (uint32_t)blocks, S, batch, mn);
 }
 
 int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
@@ -163,5 +136,5 @@ int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   char name[128];
   snprintf(name, sizeof name, "dot_mvr%s_n%ul%ur%uu%uk%uw%up%u_%s", o32 ? "32" : "", N, L, R, U, KS, wg, P,
            nxvk_dtype_name(dtype));
-  return split_run(r, name, spec, 6, meta, A, B, C, out, (uint32_t)blocks, S, batch, mn);
+  return nxvk_dot_mv_run(r, name, spec, 6, meta, 6, A, B, C, out, (uint32_t)blocks, S, batch, mn);
 }

@@ -361,6 +361,13 @@ enum { NXVK_PUT_RULE, NXVK_PUT_PACKED, NXVK_PUT_GATHER, NXVK_PUT_OWNED };
  * dtype or the device does not suit it. */
 int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
                 uint32_t M, uint32_t N, uint32_t K, uint32_t batch);
+/* dot_mv.c: one skinny kernel over a gx x S x batch grid (the same for
+ * dot_mv, dot_mvr and dot_mvc): S = 1 writes C; S > 1 writes f32 partials
+ * [batch][S][mn] that dot_mv_sum (dot_ksum_f32 for f32 results) adds into C
+ * in chunk order. */
+int nxvk_dot_mv_run(nxvk_rec *r, const char *kernel, const uint32_t *spec, int nspec, const uint32_t *meta, int nmeta,
+                    nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C, nxvk_dtype out, uint32_t gx, uint32_t S,
+                    uint32_t batch, uint64_t mn);
 /* dot_mvc.c: the columns form (m up to 16, n > 16 or above m) of f32, f16
  * and bf16 on dot_mvc.comp (no barriers in its loop); 1 (nothing recorded)
  * where the rule, the shape or the device leaves it to nxvk_dot_mv. */
