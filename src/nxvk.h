@@ -374,6 +374,16 @@ typedef struct nxvk_device_info {
    * peak) and s8 x s8 + s32 -> s32 (bench peak), as listed */
   uint32_t coop_f16_shapes[8][3], coop_s8_shapes[8][3];
   int coop_f16_nshapes, coop_s8_nshapes;
+  /* bf16 on tensor cores: VK_KHR_cooperative_matrix and VK_KHR_shader_bfloat16
+   * with their features (cooperativeMatrix, shaderBFloat16Type,
+   * shaderBFloat16CooperativeMatrix), vulkanMemoryModel and a bf16 x bf16 +
+   * f32 -> f32 subgroup configuration the device lists (VK_KHR_cooperative_matrix's
+   * list, as MxNxK in coop_bf16_shapes).  The kernels are written against
+   * GL_NV_cooperative_matrix and their SPIR-V rewritten (spirv_khr.c):
+   * glslang 12 knows neither GL_KHR_cooperative_matrix nor GL_EXT_bfloat16. */
+  bool coopmat_bf16_f32;
+  uint32_t coop_bf16_shapes[8][3];
+  int coop_bf16_nshapes;
 
   /* identity (VkPhysicalDeviceIDProperties, VkPhysicalDeviceDriverProperties) */
   bool has_ids;                     /* Vulkan 1.1: the UUIDs below are set */
