@@ -5,7 +5,11 @@
 // coopMatMulAddNV chains ITERS times on one A and one B fragment (filled
 // from the metadata, so nothing folds at compile time).  FM x FN x FK is
 // one of the device's configurations (the host picks the largest listed):
-// f16 x f16 + f32 -> f32, or with -DINT8 s8 x s8 + s32 -> s32.
+// f16 x f16 + f32 -> f32, with -DINT8 s8 x s8 + s32 -> s32, or with -DBF16
+// bf16 x bf16 + f32 -> f32: the SPIR-V made KHR by src/vk/spirv_khr.c,
+// whose rules this form keeps: A and B loaded from shared memory (bf16 bits
+// from the metadata's f32 x and y), never built or computed on, and B a
+// type of its own (its rows the specialization constant FKB).
 // After n iterations every element of every accumulator is n FK x y; their
 // sum (NACC of them) is stored only when meta[0] is nonzero (the check run)
 // or when its first element equals meta[1], a value it never reaches: the
@@ -40,6 +44,13 @@ layout(std430, binding = 1) writeonly buffer Out { int o[]; };
 #define AT icoopmatNV<8, gl_ScopeSubgroup, FM, FK>
 #define BT icoopmatNV<8, gl_ScopeSubgroup, FK, FN>
 #define CT icoopmatNV<32, gl_ScopeSubgroup, FM, FN>
+#elif defined(BF16)
+layout(std430, binding = 1) writeonly buffer Out { float o[]; };
+layout(constant_id = 9) const uint FKB = FK;
+#define AT fcoopmatNV<16, gl_ScopeSubgroup, FM, FK>
+#define BT fcoopmatNV<16, gl_ScopeSubgroup, FKB, FN>
+#define CT fcoopmatNV<32, gl_ScopeSubgroup, FM, FN>
+shared uint ab[(FM * FK + FK * FN) / 2u]; // A's bf16 pairs, then B's
 #else
 layout(std430, binding = 1) writeonly buffer Out { float o[]; };
 #define AT fcoopmatNV<16, gl_ScopeSubgroup, FM, FK>
@@ -54,6 +65,17 @@ void main() {
   BT b = BT(int8_t(int(meta[m + 3u])));
   CT acc[NACC];
   [[unroll]] for (int j = 0; j < NACC; j++) acc[j] = CT(0);
+#elif defined(BF16)
+  uint xb = meta[m + 2u] >> 16u, yb = meta[m + 3u] >> 16u; // x and y are exact in bf16
+  for (uint i = gl_LocalInvocationIndex; i < (FM * FK + FK * FN) / 2u; i += gl_WorkGroupSize.x)
+    ab[i] = i < FM * FK / 2u ? xb | xb << 16u : yb | yb << 16u;
+  barrier();
+  AT a;
+  BT b;
+  coopMatLoadNV(a, ab, 0u, FK / 2u, false);
+  coopMatLoadNV(b, ab, FM * FK / 2u, FN / 2u, false);
+  CT acc[NACC];
+  [[unroll]] for (int j = 0; j < NACC; j++) acc[j] = CT(0.0);
 #else
   AT a = AT(float16_t(uintBitsToFloat(meta[m + 2u])));
   BT b = BT(float16_t(uintBitsToFloat(meta[m + 3u])));

@@ -385,13 +385,18 @@ fail:
 
 enum { COOP_WG = 128, COOP_ITERS = 1024, COOP_CHECK_ITERS = 16, COOP_NACC = 8 };
 
-/* The largest configuration the device lists (f16 x f16 + f32 -> f32 or
- * s8 x s8 + s32 -> s32), or false when it lists none. */
-static bool coop_shape(const nxvk_device_info *d, bool int8, uint32_t f[3]) {
-  int n = int8 ? d->coop_s8_nshapes : d->coop_f16_nshapes;
+enum coop_kind { COOP_F16, COOP_INT8, COOP_BF16, COOP_NKINDS };
+static const char *const coop_kind_names[COOP_NKINDS] = {"f16", "int8", "bf16"};
+
+/* The largest configuration the device lists (f16 x f16 + f32 -> f32,
+ * s8 x s8 + s32 -> s32, bf16 x bf16 + f32 -> f32), or false when it lists none. */
+static bool coop_shape(const nxvk_device_info *d, enum coop_kind kind, uint32_t f[3]) {
+  int n = kind == COOP_INT8 ? d->coop_s8_nshapes : kind == COOP_BF16 ? d->coop_bf16_nshapes : d->coop_f16_nshapes;
   uint64_t best = 0;
   for (int i = 0; i < n; i++) {
-    const uint32_t *s = int8 ? d->coop_s8_shapes[i] : d->coop_f16_shapes[i];
+    const uint32_t *s = kind == COOP_INT8   ? d->coop_s8_shapes[i]
+                        : kind == COOP_BF16 ? d->coop_bf16_shapes[i]
+                                            : d->coop_f16_shapes[i];
     uint64_t v = (uint64_t)s[0] * s[1] * s[2];
     if (v > best && v <= 16384 && s[0] % 8 == 0 && s[1] % 8 == 0) {
       best = v;
@@ -402,19 +407,30 @@ static bool coop_shape(const nxvk_device_info *d, bool int8, uint32_t f[3]) {
 }
 
 /* One row: NACC chains of coopMatMulAddNV per subgroup on one fragment pair
- * (x = 0.5, y = 0.25 for f16; 1 and 2 for int8), checked exactly on one
+ * (x = 0.5, y = 0.25 for f16 and bf16; 1 and 2 for int8), checked exactly on one
  * workgroup (every result element is NACC x iters x FK x x y), then timed
- * on a grid grown until a dispatch lasts FMA_TARGET_NS. */
-static int bench_coopmat_one(bench_ctx *b, bool int8) {
+ * on a grid grown until a dispatch lasts FMA_TARGET_NS.  bf16 runs as KHR
+ * cooperative matrices (spirv_khr.c). */
+static int bench_coopmat_one(bench_ctx *b, enum coop_kind kind) {
   const nxvk_device_info *d = &b->info;
-  const char *type = int8 ? "int8" : "f16";
+  bool int8 = kind == COOP_INT8;
+  const char *type = coop_kind_names[kind];
   uint32_t f[3];
-  if (!d->coop_matrix_nv) {
+  if (kind == COOP_BF16 && (!d->coopmat_bf16_f32 || d->subgroup_size != 32 || !coop_shape(d, kind, f))) {
+    bench_add_skip(b, "peak", "coopmat", type, 0,
+                   "not supported: %s has no bf16 cooperative matrices nxvk can use (VK_KHR_cooperative_matrix "
+                   "with VK_KHR_shader_bfloat16, a bf16 x bf16 + f32 -> f32 subgroup configuration, "
+                   "vulkanMemoryModel and 32-wide subgroups)",
+                   d->name);
+    return EXIT_OK;
+  }
+  if (kind != COOP_BF16 && !d->coop_matrix_nv) {
     bench_add_skip(b, "peak", "coopmat", type, 0, "not supported: %s has no VK_NV_cooperative_matrix%s", d->name,
                    d->coop_matrix_khr ? " (VK_KHR_cooperative_matrix: this build's glslang 12 cannot compile it)" : "");
     return EXIT_OK;
   }
-  if (!d->coopmat_f16_f32 || d->subgroup_size != 32 || (int8 && !d->int8) || !coop_shape(d, int8, f)) {
+  if (kind != COOP_BF16 &&
+      (!d->coopmat_f16_f32 || d->subgroup_size != 32 || (int8 && !d->int8) || !coop_shape(d, kind, f))) {
     bench_add_skip(b, "peak", "coopmat", type, 0,
                    "not supported: %s lists no %s subgroup configuration nxvk can use (or lacks %s, "
                    "vulkanMemoryModel or 32-wide subgroups)",
@@ -423,7 +439,7 @@ static int bench_coopmat_one(bench_ctx *b, bool int8) {
   }
   bench_progress(b, "peak coopmat %s %ux%ux%u", type, f[0], f[1], f[2]);
   fma_run r = {.c = b->ctx, .timestamps = d->timestamps, .groups = 1};
-  snprintf(r.kernel, sizeof r.kernel, "peakcm_%ux%ux%u_%s", f[0], f[1], f[2], int8 ? "s8" : "f16");
+  snprintf(r.kernel, sizeof r.kernel, "peakcm_%ux%ux%u_%s", f[0], f[1], f[2], int8 ? "s8" : type);
   uint32_t per_sg = f[0] * f[1], n = COOP_WG / 32 * per_sg;
   nxvk_shape s = {1, {n}};
   nxvk_host got = {0};
@@ -484,8 +500,9 @@ static int bench_coopmat_one(bench_ctx *b, bool int8) {
   row->gflops_max = row->flops / row->gpu.min;
   snprintf(row->check, sizeof row->check, "exact (%d iters)", COOP_CHECK_ITERS);
   snprintf(row->note, sizeof row->note,
-           "%u workgroups x %d subgroups x %d accumulators x %d iterations of %s coopMatMulAddNV%s", r.groups,
-           COOP_WG / 32, COOP_NACC, COOP_ITERS, shape, int8 ? "; int8 ops counted as flops" : "");
+           "%u workgroups x %d subgroups x %d accumulators x %d iterations of %s %s%s", r.groups, COOP_WG / 32,
+           COOP_NACC, COOP_ITERS, shape, kind == COOP_BF16 ? "KHR bf16 multiply-adds" : "coopMatMulAddNV",
+           int8 ? "; int8 ops counted as flops" : "");
   bench_progress_done(b);
   bench_print_row(row);
   nxvk_tensor_free(r.out);
@@ -526,8 +543,8 @@ static int bench_fma(bench_ctx *b, bool all) {
   }
   /* the tensor-core rates (shaders/peak_coopmat.comp) where the device has
    * NV cooperative matrices of the type */
-  for (int i = 0; i < 2; i++) {
-    int status = bench_coopmat_one(b, i == 1);
+  for (int k = 0; k < COOP_NKINDS; k++) {
+    int status = bench_coopmat_one(b, (enum coop_kind)k);
     if (status) return status;
   }
   return EXIT_OK;

@@ -192,12 +192,14 @@ static int glsl_for(const char *name, int variant, char **out) {
   }
   if (strncmp(name, "peakcm_", 7) == 0) { /* bench peak's tensor-core rate (bench_peak.c) */
     unsigned v[3];
-    char ty[4], tail;
-    if (sscanf(name, "peakcm_%ux%ux%u_%3s%c", &v[0], &v[1], &v[2], ty, &tail) != 4 ||
-        (strcmp(ty, "f16") != 0 && strcmp(ty, "s8") != 0))
+    char ty[5], tail;
+    if (sscanf(name, "peakcm_%ux%ux%u_%4s%c", &v[0], &v[1], &v[2], ty, &tail) != 4 ||
+        (strcmp(ty, "f16") != 0 && strcmp(ty, "s8") != 0 && strcmp(ty, "bf16") != 0))
       goto unknown;
     snprintf(defs, sizeof defs, "#define FM %uu\n#define FN %uu\n#define FK %uu\n%s", v[0], v[1], v[2],
-             ty[0] == 's' ? "#define INT8 1\n" : "");
+             ty[0] == 's'   ? "#define INT8 1\n"
+             : ty[0] == 'b' ? "#define BF16 1\n#define NXVK_SPIRV_KHR_BF16 1\n"
+                            : "");
     return hand_glsl(nxvk_src_peak_coopmat, defs, out);
   }
   if (strncmp(name, "ew_", 3) == 0 && parse_dtype(us + 1, strlen(us + 1), &d)) {
@@ -465,7 +467,11 @@ int nxvk_rt_kernel_get(nxvk_ctx *c, const char *name, const uint32_t *spec, int 
     /* a cache that cannot be written costs time, not results */
     if (c->cache_dir) (void)nxvk_cache_spirv_store(c->cache_dir, e->key, words, bytes);
   }
-  rc = nxvk_kernel_get_spirv(c, e->key, words, bytes, spec, nspec, nbuffers, k);
+  /* bf16 tensor-core kernels: written for NV cooperative matrices, run as
+   * KHR ones with bf16 fragments (spirv_khr.c); the cache keeps glslang's
+   * words, so that the pass's own changes need no new key */
+  if (strstr(e->glsl, "\n#define NXVK_SPIRV_KHR_BF16 1\n")) rc = nxvk_spirv_khr_bf16(&words, &bytes);
+  if (rc == NXVK_OK) rc = nxvk_kernel_get_spirv(c, e->key, words, bytes, spec, nspec, nbuffers, k);
   free(words);
   if (rc == NXVK_OK && *k) {
     /* threads compiling the same kernel race here; the stats report reads it under the same lock */

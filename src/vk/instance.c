@@ -327,6 +327,53 @@ static bool coop_shapes_list(VkPhysicalDevice pd, nxvk_device_info *o) {
   return found;
 }
 
+/* VK_KHR_cooperative_matrix's list: its bf16 x bf16 + f32 -> f32 subgroup
+ * configurations to o->coop_bf16_shapes, and those with a type the NV list
+ * cannot name (bf16, fp8) added to o->coop_shapes marked "(KHR)"; returns
+ * whether one the bf16 coopmat kernel can use is among them (sides multiples
+ * of 8, as for f16). */
+static bool coop_khr_list(nxvk_instance *inst, VkPhysicalDevice pd, nxvk_device_info *o) {
+  typedef VkResult(VKAPI_PTR * list_fn)(VkPhysicalDevice, uint32_t *, nxvk_coopmat_properties_khr *);
+  list_fn list = (list_fn)vkGetInstanceProcAddr(inst->instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR");
+  uint32_t n = 0;
+  if (!list || list(pd, &n, NULL) != VK_SUCCESS || n == 0) return false;
+  nxvk_coopmat_properties_khr *p = calloc(n, sizeof *p);
+  if (!p) return false;
+  for (uint32_t i = 0; i < n; i++) p[i].sType = NXVK_STYPE_COOPMAT_PROPERTIES_KHR;
+  bool found = false;
+  size_t at = strlen(o->coop_shapes), cap = sizeof o->coop_shapes;
+  if (list(pd, &n, p) >= VK_SUCCESS)
+    for (uint32_t i = 0; i < n; i++) {
+      bool sub = p[i].scope == VK_SCOPE_SUBGROUP_NV;
+      bool bf16 = sub && p[i].AType == NXVK_COMPONENT_BF16_KHR && p[i].BType == NXVK_COMPONENT_BF16_KHR &&
+                  p[i].CType == VK_COMPONENT_TYPE_FLOAT32_NV && p[i].ResultType == VK_COMPONENT_TYPE_FLOAT32_NV;
+      if (bf16 && o->coop_bf16_nshapes < 8) {
+        uint32_t *s = o->coop_bf16_shapes[o->coop_bf16_nshapes++];
+        s[0] = p[i].MSize, s[1] = p[i].NSize, s[2] = p[i].KSize;
+      }
+      found |= bf16 && p[i].MSize % 8 == 0 && p[i].NSize % 8 == 0 && p[i].KSize % 8 == 0 && p[i].MSize &&
+               p[i].NSize && p[i].KSize;
+      const int32_t t[4] = {p[i].AType, p[i].BType, p[i].CType, p[i].ResultType};
+      const char *name[4];
+      bool new_type = false;
+      for (int k = 0; k < 4; k++) {
+        new_type |= t[k] >= 1000000000;
+        name[k] = t[k] == NXVK_COMPONENT_BF16_KHR   ? "bf16"
+                  : t[k] == NXVK_COMPONENT_E4M3_EXT ? "e4m3"
+                  : t[k] == NXVK_COMPONENT_E5M2_EXT ? "e5m2"
+                                                    : coop_type_name((VkComponentTypeNV)t[k]);
+      }
+      if (new_type && at < cap) {
+        int w = snprintf(o->coop_shapes + at, cap - at, "%s%s x %s + %s -> %s %ux%ux%u (KHR)%s", at ? ", " : "",
+                         name[0], name[1], name[2], name[3], p[i].MSize, p[i].NSize, p[i].KSize,
+                         sub ? "" : " (not subgroup scope)");
+        at = w < 0 ? cap : at + (size_t)w;
+      }
+    }
+  free(p);
+  return found;
+}
+
 static const char *driver_id_name(uint32_t id) {
   static const char *const names[] = {
       "", "AMD_PROPRIETARY", "AMD_OPEN_SOURCE", "MESA_RADV", "NVIDIA_PROPRIETARY",
@@ -381,7 +428,6 @@ static void physical_lists(VkPhysicalDevice pd, nxvk_device_info *o) {
 
 void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
                         nxvk_device_info *o) {
-  (void)inst;
   memset(o, 0, sizeof *o);
   o->index = index;
 
@@ -526,11 +572,17 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
     bool hasf16 = v12 || device_ext_present(pd, "VK_KHR_shader_float16_int8");
     bool hasvmm = v12 || device_ext_present(pd, "VK_KHR_vulkan_memory_model");
     bool hascm = device_ext_present(pd, "VK_NV_cooperative_matrix");
+    nxvk_coopmat_features_khr cmk = {.sType = NXVK_STYPE_COOPMAT_FEATURES_KHR};
+    nxvk_bf16_features_khr bf = {.sType = NXVK_STYPE_BF16_FEATURES_KHR};
+    bool hascmk = device_ext_present(pd, "VK_KHR_cooperative_matrix");
+    bool hasbf = device_ext_present(pd, "VK_KHR_shader_bfloat16");
     void **tail = &s16.pNext;
     if (has8) { *tail = &s8; tail = &s8.pNext; }
     if (hasf16) { *tail = &f16; tail = &f16.pNext; }
     if (hasvmm) { *tail = &vmm; tail = &vmm.pNext; }
     if (hascm) { *tail = &cmf; tail = &cmf.pNext; }
+    if (hascmk) { *tail = &cmk; tail = &cmk.pNext; }
+    if (hasbf) { *tail = &bf; tail = &bf.pNext; }
     if (v12) { *tail = &tl; tail = &tl.pNext; }
     if (hasaf) { *tail = &af; tail = &af.pNext; }
     if (hasai) { *tail = &ai; tail = &ai.pNext; }
@@ -550,6 +602,13 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
     bool listed = hascm && cmf.cooperativeMatrix && vkGetPhysicalDeviceCooperativeMatrixPropertiesNV &&
                   coop_shapes_list(pd, o);
     o->coopmat_f16_f32 = listed && v12 && o->f16 && o->vulkan_memory_model;
+    /* bf16 on tensor cores (dot's coopmat with bf16 inputs): the KHR
+     * extension's feature and list, bf16 in shaders and in cooperative
+     * matrices, and what the NV-written kernel declares (f16 types, the
+     * memory model: spirv_khr.c keeps them) */
+    bool listed_khr = hascmk && cmk.cooperativeMatrix && hasbf && bf.shaderBFloat16Type &&
+                      bf.shaderBFloat16CooperativeMatrix && coop_khr_list(inst, pd, o);
+    o->coopmat_bf16_f32 = listed_khr && v12 && o->f16 && o->vulkan_memory_model;
   }
   o->push_descriptor = device_ext_present(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   if (has_sm) o->compute_units = sm.shaderSMCount;

@@ -340,6 +340,35 @@ int nxvk_kernel_get_spirv(nxvk_ctx *c, const char *key, const uint32_t *words, s
 
 void nxvk_kernels_destroy(nxvk_ctx *c);
 
+/* ---- VK_KHR_cooperative_matrix and VK_KHR_shader_bfloat16 ----
+ * Both postdate Debian 12's Vulkan headers (1.3.239): their structures and
+ * values as the Vulkan registry defines them.  Component types and scopes
+ * share the NV extension's values (f16 0, f32 1, subgroup 3). */
+#define NXVK_STYPE_COOPMAT_FEATURES_KHR ((VkStructureType)1000506000)
+#define NXVK_STYPE_COOPMAT_PROPERTIES_KHR ((VkStructureType)1000506001)
+#define NXVK_STYPE_BF16_FEATURES_KHR ((VkStructureType)1000141000)
+#define NXVK_COMPONENT_BF16_KHR 1000141000
+#define NXVK_COMPONENT_E4M3_EXT 1000491002
+#define NXVK_COMPONENT_E5M2_EXT 1000491003
+typedef struct {
+  VkStructureType sType;
+  void *pNext;
+  VkBool32 cooperativeMatrix, cooperativeMatrixRobustBufferAccess;
+} nxvk_coopmat_features_khr;
+typedef struct {
+  VkStructureType sType;
+  void *pNext;
+  uint32_t MSize, NSize, KSize;
+  int32_t AType, BType, CType, ResultType;
+  VkBool32 saturatingAccumulation;
+  int32_t scope;
+} nxvk_coopmat_properties_khr;
+typedef struct {
+  VkStructureType sType;
+  void *pNext;
+  VkBool32 shaderBFloat16Type, shaderBFloat16DotProduct, shaderBFloat16CooperativeMatrix;
+} nxvk_bf16_features_khr;
+
 /* ---- run-time shaders (shaderc.c) ---- */
 
 /* GLSL -> SPIR-V through glslang (Vulkan 1.1, SPIR-V 1.3, the build's
@@ -348,6 +377,10 @@ void nxvk_kernels_destroy(nxvk_ctx *c);
 int nxvk_glsl_compile(const char *glsl, const char *name, uint32_t **words, size_t *bytes);
 /* The NoContraction pass alone (may replace *words). */
 int nxvk_spirv_no_contraction(uint32_t **words, size_t *bytes);
+/* A GL_NV_cooperative_matrix kernel's SPIR-V made VK_KHR_cooperative_matrix
+ * SPIR-V whose A and B fragments are bf16 (spirv_khr.c: the rules it
+ * expects of the kernel).  Replaces *words on success. */
+int nxvk_spirv_khr_bf16(uint32_t **words, size_t *bytes);
 
 /* ---- on-disk caches (cache.c) ---- */
 

@@ -180,7 +180,7 @@ for r in d['results']:
     if r['name'] in ('h2d', 'd2h', 'copy'): assert r['gbps'] > 0, r
     if r['name'] == 'fma': assert r['gflops'] > 0 and r['dtype'] in ('f32', 'f64', 'f16'), r
     if r['name'] == 'latency': assert r['latency_us'] > 0, r"
-check "peak: copy both ways (vkCmdCopyBuffer, the shader); f16 FMA a rate or 'not supported'; coopmat f16/int8 a checked rate or 'not supported', never 0" "$PY" -c "
+check "peak: copy both ways (vkCmdCopyBuffer, the shader); f16 FMA a rate or 'not supported'; coopmat f16/int8/bf16 a checked rate or 'not supported', never 0" "$PY" -c "
 import json; d = json.load(open('$tmp/peak.json'))
 res, sk = d['results'], d['skipped']
 assert {r['variant'] for r in res if r['name'] == 'copy'} == {'device', 'shader'}, res
@@ -192,12 +192,13 @@ assert (len(f16) == 2 and all(r['gflops'] > 0 for r in f16)) != bool(f16_skip), 
 assert all(s['reason'].startswith('not supported') for s in f16_skip), f16_skip
 assert bool(f16) == d['devices'][0]['features']['f16'], 'a rate exactly where the device has shaderFloat16'
 feat = d['devices'][0]['features']
-for t in ('f16', 'int8'):
+for t in ('f16', 'int8', 'bf16'):
     c = [s for s in sk if s['name'] == 'coopmat' and s['dtype'] == t]
     rows = [r for r in res if r['name'] == 'coopmat' and r['dtype'] == t]
     assert (len(rows) == 1 and rows[0]['gflops'] > 0 and rows[0]['check']['on'].startswith('exact')) != (len(c) == 1), (rows, c)
     assert all(s['reason'].startswith('not supported') for s in c), c
-    if not feat['cooperative_matrix_nv']: assert c and not rows, 'a rate only where the device has NV cooperative matrices'"
+    if t != 'bf16' and not feat['cooperative_matrix_nv']: assert c and not rows, 'a rate only where the device has NV cooperative matrices'
+    if t == 'bf16': assert bool(rows) == feat['coopmat_bf16_f32'], 'a bf16 rate exactly where the device has bf16 cooperative matrices'"
 
 # the staged path a discrete GPU takes (NXVK_STAGING=1): the device copy through
 # copy_vec4.comp with a tail of 4 bytes, the transfers through staging; each

@@ -221,7 +221,7 @@ for i, d in enumerate(devs):
             problems.append("%s.limits.%s is negative" % (w, k))
     feat = need(d, "features", dict, w) or {}
     for k in ("f64", "f16", "int64", "storage_8bit", "timestamps", "cooperative_matrix_nv",
-              "cooperative_matrix_khr"):
+              "cooperative_matrix_khr", "coopmat_f16_f32", "coopmat_bf16_f32"):
         need(feat, k, bool, w + ".features")
     # the cooperative matrix configurations: a list of strings, empty without
     # the NV extension, and listing the one coopmat needs where it is usable
@@ -229,8 +229,14 @@ for i, d in enumerate(devs):
     if isinstance(shapes, list):
         if not all(isinstance(x, str) and x for x in shapes):
             problems.append("%s: cooperative_matrix_shapes holds a non-string: %r" % (w, shapes))
-        if shapes and not feat.get("cooperative_matrix_nv"):
-            problems.append("%s: configurations %r without VK_NV_cooperative_matrix" % (w, shapes))
+        nv = [s for s in shapes if not s.endswith("(KHR)")]
+        if nv and not feat.get("cooperative_matrix_nv"):
+            problems.append("%s: configurations %r without VK_NV_cooperative_matrix" % (w, nv))
+        if len(nv) < len(shapes) and not feat.get("cooperative_matrix_khr"):
+            problems.append("%s: KHR configurations %r without VK_KHR_cooperative_matrix" % (w, shapes))
+        if feat.get("coopmat_bf16_f32") and not any(s.startswith("bf16 x bf16 + f32 -> f32 ") and
+                                                     s.endswith("(KHR)") for s in shapes):
+            problems.append("%s: coopmat_bf16_f32 but no bf16 configuration is listed: %r" % (w, shapes))
         if feat.get("coopmat_f16_f32") and "f16 x f16 + f32 -> f32 16x16x16" not in shapes:
             problems.append("%s: coopmat_f16_f32 but its configuration is not listed: %r" % (w, shapes))
     # compute units: a positive count, or null where no vendor extension says
