@@ -44,7 +44,7 @@ layout(std430, binding = 1) writeonly buffer Out { int o[]; };
 #define AT icoopmatNV<8, gl_ScopeSubgroup, FM, FK>
 #define BT icoopmatNV<8, gl_ScopeSubgroup, FK, FN>
 #define CT icoopmatNV<32, gl_ScopeSubgroup, FM, FN>
-#elif defined(BF16)
+#elif defined(BF16) || defined(KHR16)
 layout(std430, binding = 1) writeonly buffer Out { float o[]; };
 layout(constant_id = 9) const uint FKB = FK;
 #define AT fcoopmatNV<16, gl_ScopeSubgroup, FM, FK>
@@ -65,8 +65,12 @@ void main() {
   BT b = BT(int8_t(int(meta[m + 3u])));
   CT acc[NACC];
   [[unroll]] for (int j = 0; j < NACC; j++) acc[j] = CT(0);
-#elif defined(BF16)
+#elif defined(BF16) || defined(KHR16)
+#ifdef BF16
   uint xb = meta[m + 2u] >> 16u, yb = meta[m + 3u] >> 16u; // x and y are exact in bf16
+#else
+  uint xb = packHalf2x16(vec2(uintBitsToFloat(meta[m + 2u]), 0.0)), yb = packHalf2x16(vec2(uintBitsToFloat(meta[m + 3u]), 0.0));
+#endif
   for (uint i = gl_LocalInvocationIndex; i < (FM * FK + FK * FN) / 2u; i += gl_WorkGroupSize.x)
     ab[i] = i < FM * FK / 2u ? xb | xb << 16u : yb | yb << 16u;
   barrier();

@@ -194,11 +194,12 @@ static int glsl_for(const char *name, int variant, char **out) {
     unsigned v[3];
     char ty[5], tail;
     if (sscanf(name, "peakcm_%ux%ux%u_%4s%c", &v[0], &v[1], &v[2], ty, &tail) != 4 ||
-        (strcmp(ty, "f16") != 0 && strcmp(ty, "s8") != 0 && strcmp(ty, "bf16") != 0))
+        (strcmp(ty, "f16") != 0 && strcmp(ty, "s8") != 0 && strcmp(ty, "bf16") != 0 && strcmp(ty, "f16k") != 0))
       goto unknown;
     snprintf(defs, sizeof defs, "#define FM %uu\n#define FN %uu\n#define FK %uu\n%s", v[0], v[1], v[2],
              ty[0] == 's'   ? "#define INT8 1\n"
              : ty[0] == 'b' ? "#define BF16 1\n#define NXVK_SPIRV_KHR_BF16 1\n"
+             : ty[3] == 'k' ? "#define KHR16 1\n#define NXVK_SPIRV_KHR 1\n"
                             : "");
     return hand_glsl(nxvk_src_peak_coopmat, defs, out);
   }
@@ -467,10 +468,12 @@ int nxvk_rt_kernel_get(nxvk_ctx *c, const char *name, const uint32_t *spec, int 
     /* a cache that cannot be written costs time, not results */
     if (c->cache_dir) (void)nxvk_cache_spirv_store(c->cache_dir, e->key, words, bytes);
   }
-  /* bf16 tensor-core kernels: written for NV cooperative matrices, run as
-   * KHR ones with bf16 fragments (spirv_khr.c); the cache keeps glslang's
-   * words, so that the pass's own changes need no new key */
-  if (strstr(e->glsl, "\n#define NXVK_SPIRV_KHR_BF16 1\n")) rc = nxvk_spirv_khr_bf16(&words, &bytes);
+  /* tensor-core kernels written for NV cooperative matrices and run as KHR
+   * ones (bf16 fragments: NXVK_SPIRV_KHR_BF16; spirv_khr.c); the cache keeps
+   * glslang's words, so that the pass's own changes need no new key */
+  bool khr_bf16 = strstr(e->glsl, "\n#define NXVK_SPIRV_KHR_BF16 1\n") != NULL;
+  if (khr_bf16 || strstr(e->glsl, "\n#define NXVK_SPIRV_KHR 1\n"))
+    rc = nxvk_spirv_coopmat_khr(&words, &bytes, khr_bf16);
   if (rc == NXVK_OK) rc = nxvk_kernel_get_spirv(c, e->key, words, bytes, spec, nspec, nbuffers, k);
   free(words);
   if (rc == NXVK_OK && *k) {

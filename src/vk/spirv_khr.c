@@ -1,6 +1,7 @@
 /*
  * spirv_khr.c - a GL_NV_cooperative_matrix kernel, as glslang compiled it,
- * rewritten as VK_KHR_cooperative_matrix SPIR-V with bf16 A and B fragments.
+ * rewritten as VK_KHR_cooperative_matrix SPIR-V, with bf16 A and B fragments
+ * on request.
  *
  * bf16 on tensor cores needs SPV_KHR_cooperative_matrix with SPV_KHR_bfloat16
  * (NV cooperative matrices have no bf16 type), and Debian 12's glslang 12
@@ -9,17 +10,18 @@
  * type says its use (A, B or accumulator), and loads and stores take a
  * MemoryLayout constant (before the stride) instead of a column-major bool
  * (after it).  So the kernel is written and compiled for NV, and this pass:
- * - declares CooperativeMatrixKHR, BFloat16TypeKHR and
- *   BFloat16CooperativeMatrixKHR instead of CooperativeMatrixNV, and the two
- *   KHR extensions instead of the NV one;
+ * - declares CooperativeMatrixKHR instead of CooperativeMatrixNV, and
+ *   SPV_KHR_cooperative_matrix instead of the NV extension;
  * - gives every matrix type its use from the multiply-adds: the type of
  *   their A operands is MatrixA, of B MatrixB, of C and of the result the
  *   accumulator.  One type in two roles, or a 16-bit one in none, is refused:
  *   where A and B have one shape (16x16x16) the kernel gives B a dimension
  *   that is a specialization constant, so that B has a type of its own; the
  *   pass writes that dimension as a plain constant of the same value;
- * - makes the A and B types' 16-bit float component bf16 (a new OpTypeFloat
- *   16 with the BFloat16KHR encoding; the f16 type stays for anything else);
+ * - with bf16_ab: makes the A and B types' 16-bit float component bf16 (a
+ *   new OpTypeFloat 16 with the BFloat16KHR encoding; the f16 type stays for
+ *   anything else), and declares BFloat16TypeKHR, BFloat16CooperativeMatrixKHR
+ *   and SPV_KHR_bfloat16;
  * - turns loads, stores, multiply-adds and lengths (also inside
  *   OpSpecConstantOp, where glslang puts them) into the KHR opcodes.
  * A and B fragments are bits loaded and multiplied, never computed on (SPIR-V
@@ -91,7 +93,7 @@ typedef struct {
   uint32_t *type_of;  /* value -> its type (typed_result instructions) */
   uint8_t *use;       /* matrix type -> USE_*; USE_NONE also for non-matrices */
   /* 1: a matrix type, 2: an OpConstant, 4: an OpSpecConstant, 8: true, 16: false, 32: made before the
-   * first matrix type (a constant a matrix type may name) */
+   * first matrix type (a constant a matrix type may name), 64: a float type */
   uint8_t *flags;
   uint32_t *val, *ctype; /* constants' value and type */
   uint32_t *width;    /* OpTypeFloat / OpTypeInt width */
@@ -157,7 +159,7 @@ static void pass_free(pass_t *p) {
   free(p->extra.w);
 }
 
-int nxvk_spirv_khr_bf16(uint32_t **words, size_t *bytes) {
+int nxvk_spirv_coopmat_khr(uint32_t **words, size_t *bytes, bool bf16_ab) {
   uint32_t *w = *words;
   size_t n = *bytes / 4;
   if (n < 5 || w[0] != 0x07230203u) return nxvk_seterr(NXVK_E_BAD_REQUEST, "SPIR-V to KHR: not a SPIR-V module");
@@ -190,7 +192,10 @@ int nxvk_spirv_khr_bf16(uint32_t **words, size_t *bytes) {
       break;
     }
     if (op == OP_CAPABILITY && wc == 2 && a[1] == NV_CAP) nv_cap++;
-    if ((op == OP_TYPE_FLOAT || op == OP_TYPE_INT) && wc >= 3 && a[1] < p.bound) p.width[a[1]] = a[2];
+    if ((op == OP_TYPE_FLOAT || op == OP_TYPE_INT) && wc >= 3 && a[1] < p.bound) {
+      p.width[a[1]] = a[2];
+      if (op == OP_TYPE_FLOAT) p.flags[a[1]] |= 64;
+    }
     if ((op == OP_CONSTANT || op == OP_SPEC_CONSTANT) && wc == 4) {
       p.flags[a[2]] |= (op == OP_CONSTANT ? 2 : 4) | (first_type ? 0 : 32);
       p.ctype[a[2]] = a[1];
@@ -227,7 +232,7 @@ int nxvk_spirv_khr_bf16(uint32_t **words, size_t *bytes) {
   }
   /* 3: the new bf16 type and the constants, made before the output */
   uint32_t bf16 = 0, int_t = 0, use_id[3] = {0}, layout_id[2] = {0};
-  if (rc == NXVK_OK) {
+  if (rc == NXVK_OK && bf16_ab) {
     bf16 = p.bound;
     uint32_t nbound = p.bound + 1;
     uint32_t *val = realloc(p.val, nbound * sizeof *val), *ct = val ? realloc(p.ctype, nbound * sizeof *ct) : NULL;
@@ -241,11 +246,13 @@ int nxvk_spirv_khr_bf16(uint32_t **words, size_t *bytes) {
     else {
       p.flags[bf16] = 0;
       p.bound = nbound;
-      uint32_t rows = w[first_type + 4]; /* its type is a 32-bit integer type */
-      int_t = rows < p.bound0 ? p.ctype[rows] : 0;
-      if (!int_t || int_t >= p.bound0 || p.width[int_t] != 32)
-        rc = nxvk_seterr(NXVK_E_BAD_REQUEST, "SPIR-V to KHR: a matrix dimension is not a 32-bit constant");
     }
+  }
+  if (rc == NXVK_OK) {
+    uint32_t rows = w[first_type + 4]; /* its type is a 32-bit integer type */
+    int_t = rows < p.bound0 ? p.ctype[rows] : 0;
+    if (!int_t || int_t >= p.bound0 || p.width[int_t] != 32 || (p.flags[int_t] & 64))
+      rc = nxvk_seterr(NXVK_E_BAD_REQUEST, "SPIR-V to KHR: a matrix dimension is not a 32-bit constant");
   }
   for (int u = 0; u < 3 && rc == NXVK_OK; u++) rc = new_constant(&p, int_t, (uint32_t)u, &use_id[u]);
   for (int l = 0; l < 2 && rc == NXVK_OK; l++) rc = new_constant(&p, int_t, (uint32_t)l, &layout_id[l]);
@@ -260,11 +267,13 @@ int nxvk_spirv_khr_bf16(uint32_t **words, size_t *bytes) {
     if (i == first_type)
       for (size_t k = 0; k < p.extra.n && mem_ok; k++) mem_ok = put(&o, p.extra.w[k]);
     if (op == OP_CAPABILITY && wc == 2 && a[1] == NV_CAP) {
-      mem_ok = put(&o, 2u << 16 | OP_CAPABILITY) && put(&o, KHR_CAP) && put(&o, 2u << 16 | OP_CAPABILITY) &&
-               put(&o, CAP_BF16_TYPE) && put(&o, 2u << 16 | OP_CAPABILITY) && put(&o, CAP_BF16_COOPMAT);
+      mem_ok = put(&o, 2u << 16 | OP_CAPABILITY) && put(&o, KHR_CAP);
+      if (bf16_ab)
+        mem_ok = mem_ok && put(&o, 2u << 16 | OP_CAPABILITY) && put(&o, CAP_BF16_TYPE) &&
+                 put(&o, 2u << 16 | OP_CAPABILITY) && put(&o, CAP_BF16_COOPMAT);
     } else if (op == OP_EXTENSION && (wc - 1) * 4 > strlen(NV_EXT) &&
                strncmp((const char *)(a + 1), NV_EXT, (wc - 1) * 4) == 0) {
-      mem_ok = put_string_op(&o, OP_EXTENSION, KHR_EXT) && put_string_op(&o, OP_EXTENSION, BF16_EXT);
+      mem_ok = put_string_op(&o, OP_EXTENSION, KHR_EXT) && (!bf16_ab || put_string_op(&o, OP_EXTENSION, BF16_EXT));
     } else if (op == NV_TYPE) {
       int use = p.use[a[1]]; /* a[1] < bound0: checked in 1 */
       if (use == USE_NONE) {
@@ -279,8 +288,8 @@ int nxvk_spirv_khr_bf16(uint32_t **words, size_t *bytes) {
       if (rc == NXVK_OK) rc = dimension(&p, a[5], &cols);
       if (rc) break;
       uint32_t comp = a[2];
-      if (use != USE_ACC) {
-        if (comp >= p.bound0 || p.width[comp] != 16) {
+      if (use != USE_ACC && bf16_ab) {
+        if (comp >= p.bound0 || p.width[comp] != 16 || !(p.flags[comp] & 64)) {
           rc = nxvk_seterr(NXVK_E_BAD_REQUEST, "SPIR-V to KHR: an A or B matrix is not of 16-bit floats");
           break;
         }

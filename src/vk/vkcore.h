@@ -378,9 +378,9 @@ int nxvk_glsl_compile(const char *glsl, const char *name, uint32_t **words, size
 /* The NoContraction pass alone (may replace *words). */
 int nxvk_spirv_no_contraction(uint32_t **words, size_t *bytes);
 /* A GL_NV_cooperative_matrix kernel's SPIR-V made VK_KHR_cooperative_matrix
- * SPIR-V whose A and B fragments are bf16 (spirv_khr.c: the rules it
+ * SPIR-V, its A and B fragments bf16 with bf16_ab (spirv_khr.c: the rules it
  * expects of the kernel).  Replaces *words on success. */
-int nxvk_spirv_khr_bf16(uint32_t **words, size_t *bytes);
+int nxvk_spirv_coopmat_khr(uint32_t **words, size_t *bytes, bool bf16_ab);
 
 /* ---- on-disk caches (cache.c) ---- */
 

@@ -165,7 +165,7 @@ static void test_good(void) {
         "glslang wrote NV loads %zu, stores %zu, multiply-adds %zu", nv_loads, nv_stores, nv_muladds);
   free(before.def_at);
   free(before.def_op);
-  rc = nxvk_spirv_khr_bf16(&words, &bytes);
+  rc = nxvk_spirv_coopmat_khr(&words, &bytes, true);
   CHECK(rc == 0, "the pass rewrites it: %s", rc ? nxvk_errmsg() : "ok");
   if (rc) {
     free(words);
@@ -242,7 +242,7 @@ static void test_good(void) {
   CHECK(loads_ok == 2, "loads: A's layout RowMajor and stride 2, B's ColumnMajor and stride 3 (%d of 2)", loads_ok);
   CHECK(stores_ok == 2, "stores: RowMajor with stride 5, ColumnMajor with stride 7 (%d of 2)", stores_ok);
   /* a second pass finds nothing to rewrite */
-  rc = nxvk_spirv_khr_bf16(&words, &bytes);
+  rc = nxvk_spirv_coopmat_khr(&words, &bytes, true);
   CHECK(rc == NXVK_E_BAD_REQUEST && strstr(nxvk_errmsg(), "no NV cooperative matrices"),
         "a rewritten module is refused a second time: %s", nxvk_errmsg());
 done:
@@ -258,20 +258,20 @@ static void test_refusals(void) {
   CHECK(rc == 0, "the one-type kernel compiles: %s", rc ? nxvk_errmsg() : "ok");
   if (rc == 0) {
     uint32_t *kept = words;
-    rc = nxvk_spirv_khr_bf16(&words, &bytes);
+    rc = nxvk_spirv_coopmat_khr(&words, &bytes, true);
     CHECK(rc == NXVK_E_BAD_REQUEST && strstr(nxvk_errmsg(), "two of A, B and the accumulator") && words == kept,
           "A and B of one type are refused, the module left as it was: %s", nxvk_errmsg());
     /* cut inside an instruction past the middle: refused without reading past the end */
     size_t i = 5, n = bytes / 4;
     while (i < n && (i < n / 2 || (words[i] >> 16) < 2)) i += words[i] >> 16;
     size_t cut = (i + 1) * 4;
-    rc = i < n ? nxvk_spirv_khr_bf16(&words, &cut) : -1;
+    rc = i < n ? nxvk_spirv_coopmat_khr(&words, &cut, true) : -1;
     CHECK(rc == NXVK_E_BAD_REQUEST && strstr(nxvk_errmsg(), "malformed instruction"),
           "a module cut inside an instruction (word %zu of %zu) is refused: %s", i + 1, n, nxvk_errmsg());
     free(words);
   }
   rc = nxvk_glsl_compile(plain, "plain", &words, &bytes);
-  if (rc == 0) rc = nxvk_spirv_khr_bf16(&words, &bytes);
+  if (rc == 0) rc = nxvk_spirv_coopmat_khr(&words, &bytes, true);
   CHECK(rc == NXVK_E_BAD_REQUEST && strstr(nxvk_errmsg(), "no NV cooperative matrices"),
         "a kernel without cooperative matrices is refused: %s", nxvk_errmsg());
   free(words);
@@ -279,7 +279,7 @@ static void test_refusals(void) {
   uint32_t *jp = malloc(sizeof junk);
   memcpy(jp, junk, sizeof junk);
   size_t jb = sizeof junk;
-  rc = nxvk_spirv_khr_bf16(&jp, &jb);
+  rc = nxvk_spirv_coopmat_khr(&jp, &jb, true);
   CHECK(rc == NXVK_E_BAD_REQUEST && strstr(nxvk_errmsg(), "not a SPIR-V module"), "three words of junk are refused: %s",
         nxvk_errmsg());
   free(jp);
@@ -296,7 +296,7 @@ static void test_kernels(void) {
     int rc = nxvk_rt_kernel_glsl(names[i], &glsl);
     bool asks = rc == NXVK_OK && strstr(glsl, "\n#define NXVK_SPIRV_KHR_BF16 1\n") != NULL;
     if (rc == NXVK_OK) rc = nxvk_glsl_compile(glsl, names[i], &words, &bytes);
-    if (rc == NXVK_OK) rc = nxvk_spirv_khr_bf16(&words, &bytes);
+    if (rc == NXVK_OK) rc = nxvk_spirv_coopmat_khr(&words, &bytes, true);
     module m = {0};
     bool whole = rc == NXVK_OK && module_read(&m, words, bytes);
     CHECK(asks && whole && count_op(&m, 4459) > 0 && count_op(&m, 5361) == 0 && has_capability(&m, 5118),
