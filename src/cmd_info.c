@@ -113,8 +113,9 @@ static void device_text(const nxvk_device_info *d) {
   printf("  float controls  f16: denormals preserve %s, flush %s; round to nearest even %s; "
          "signed zero/inf/nan preserve %s\n",
          yn(d->denorm_preserve_f16), yn(d->denorm_flush_f16), yn(d->rte_f16), yn(d->signed_zero_inf_nan_f16));
-  printf("  coop. matrix    NV %s, KHR %s; dot variant coopmat: f16 x f16 -> f32 %s, bf16 x bf16 -> f32 %s\n",
-         yn(d->coop_matrix_nv), yn(d->coop_matrix_khr), yn(d->coopmat_f16_f32), yn(d->coopmat_bf16_f32));
+  printf("  coop. matrix    NV %s, KHR %s; dot variant coopmat: f16 x f16 -> f32 %s%s, bf16 x bf16 -> f32 %s\n",
+         yn(d->coop_matrix_nv), yn(d->coop_matrix_khr), yn(d->coopmat_f16_f32),
+         d->coopmat_khr_f16 ? " (as KHR)" : "", yn(d->coopmat_bf16_f32));
   if (d->coop_shapes[0]) printf("  coop. shapes    %s\n", d->coop_shapes);
 }
 

@@ -384,6 +384,11 @@ typedef struct nxvk_device_info {
   bool coopmat_bf16_f32;
   uint32_t coop_bf16_shapes[8][3];
   int coop_bf16_nshapes;
+  /* the f16 kernels may run as KHR cooperative matrices too (the same
+   * rewrite without bf16): the KHR feature, the memory model and an f16 x
+   * f16 + f32 -> f32 subgroup configuration in the KHR list; on NVIDIA their
+   * multiply-adds run faster than the NV extension's (bench/NOTES.md) */
+  bool coopmat_khr_f16;
 
   /* identity (VkPhysicalDeviceIDProperties, VkPhysicalDeviceDriverProperties) */
   bool has_ids;                     /* Vulkan 1.1: the UUIDs below are set */

@@ -393,6 +393,7 @@ cJSON *cli_device_json(const nxvk_device_info *d) {
   cJSON_AddBoolToObject(f, "vulkan_memory_model", d->vulkan_memory_model);
   cJSON_AddBoolToObject(f, "coopmat_f16_f32", d->coopmat_f16_f32);
   cJSON_AddBoolToObject(f, "coopmat_bf16_f32", d->coopmat_bf16_f32);
+  cJSON_AddBoolToObject(f, "coopmat_khr_f16", d->coopmat_khr_f16);
   cJSON *shapes = cJSON_AddArrayToObject(f, "cooperative_matrix_shapes");
   for (const char *p = d->coop_shapes; *p;) {
     const char *sep = strstr(p, ", ");

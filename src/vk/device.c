@@ -100,11 +100,9 @@ static int device_create(nxvk_ctx *c) {
   bool coop = d->coopmat_f16_f32;
   if (coop) exts[nexts++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME; /* only on Vulkan 1.2+ */
   /* bf16 on tensor cores: KHR cooperative matrices with bf16 (spirv_khr.c) */
-  bool coop_bf16 = d->coopmat_bf16_f32;
-  if (coop_bf16) {
-    exts[nexts++] = "VK_KHR_cooperative_matrix";
-    exts[nexts++] = "VK_KHR_shader_bfloat16";
-  }
+  bool coop_bf16 = d->coopmat_bf16_f32, coop_khr = coop_bf16 || d->coopmat_khr_f16;
+  if (coop_khr) exts[nexts++] = "VK_KHR_cooperative_matrix";
+  if (coop_bf16) exts[nexts++] = "VK_KHR_shader_bfloat16";
   /* NXVK_KERNEL_STATS=1: the driver's statistics of every kernel built
    * (registers, spills where it tells) for tuning; off by default because
    * capturing them can cost the pipeline cache on some drivers */
@@ -173,11 +171,9 @@ static int device_create(nxvk_ctx *c) {
   nxvk_coopmat_features_khr cmk = {.sType = NXVK_STYPE_COOPMAT_FEATURES_KHR, .cooperativeMatrix = VK_TRUE};
   nxvk_bf16_features_khr bf = {
       .sType = NXVK_STYPE_BF16_FEATURES_KHR, .shaderBFloat16Type = VK_TRUE, .shaderBFloat16CooperativeMatrix = VK_TRUE};
-  if (coop_bf16) {
-    CHAIN_AFTER_S8(cmk);
-    CHAIN_AFTER_S8(bf);
-    if (!coop) CHAIN_AFTER_S8(vmm);
-  }
+  if (coop_khr) CHAIN_AFTER_S8(cmk);
+  if (coop_bf16) CHAIN_AFTER_S8(bf);
+  if (coop_khr && !coop) CHAIN_AFTER_S8(vmm);
   if (c->kernel_stats) CHAIN_AFTER_S8(pexec);
   if (d->timeline_semaphore) CHAIN_AFTER_S8(tl);
   if (d->atomic_f32_add) CHAIN_AFTER_S8(af);

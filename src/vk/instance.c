@@ -331,8 +331,8 @@ static bool coop_shapes_list(VkPhysicalDevice pd, nxvk_device_info *o) {
  * configurations to o->coop_bf16_shapes, and those with a type the NV list
  * cannot name (bf16, fp8) added to o->coop_shapes marked "(KHR)"; returns
  * whether one the bf16 coopmat kernel can use is among them (sides multiples
- * of 8, as for f16). */
-static bool coop_khr_list(nxvk_instance *inst, VkPhysicalDevice pd, nxvk_device_info *o) {
+ * of 8, as for f16), and in *f16 whether an f16 x f16 + f32 -> f32 one is. */
+static bool coop_khr_list(nxvk_instance *inst, VkPhysicalDevice pd, nxvk_device_info *o, bool *f16) {
   typedef VkResult(VKAPI_PTR * list_fn)(VkPhysicalDevice, uint32_t *, nxvk_coopmat_properties_khr *);
   list_fn list = (list_fn)vkGetInstanceProcAddr(inst->instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesKHR");
   uint32_t n = 0;
@@ -340,13 +340,16 @@ static bool coop_khr_list(nxvk_instance *inst, VkPhysicalDevice pd, nxvk_device_
   nxvk_coopmat_properties_khr *p = calloc(n, sizeof *p);
   if (!p) return false;
   for (uint32_t i = 0; i < n; i++) p[i].sType = NXVK_STYPE_COOPMAT_PROPERTIES_KHR;
-  bool found = false;
+  bool found = false, khr_f16 = false;
   size_t at = strlen(o->coop_shapes), cap = sizeof o->coop_shapes;
   if (list(pd, &n, p) >= VK_SUCCESS)
     for (uint32_t i = 0; i < n; i++) {
       bool sub = p[i].scope == VK_SCOPE_SUBGROUP_NV;
       bool bf16 = sub && p[i].AType == NXVK_COMPONENT_BF16_KHR && p[i].BType == NXVK_COMPONENT_BF16_KHR &&
                   p[i].CType == VK_COMPONENT_TYPE_FLOAT32_NV && p[i].ResultType == VK_COMPONENT_TYPE_FLOAT32_NV;
+      khr_f16 |= sub && p[i].AType == VK_COMPONENT_TYPE_FLOAT16_NV && p[i].BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                 p[i].CType == VK_COMPONENT_TYPE_FLOAT32_NV && p[i].ResultType == VK_COMPONENT_TYPE_FLOAT32_NV &&
+                 p[i].MSize % 8 == 0 && p[i].NSize % 8 == 0 && p[i].KSize % 8 == 0 && p[i].MSize;
       if (bf16 && o->coop_bf16_nshapes < 8) {
         uint32_t *s = o->coop_bf16_shapes[o->coop_bf16_nshapes++];
         s[0] = p[i].MSize, s[1] = p[i].NSize, s[2] = p[i].KSize;
@@ -371,6 +374,7 @@ static bool coop_khr_list(nxvk_instance *inst, VkPhysicalDevice pd, nxvk_device_
       }
     }
   free(p);
+  *f16 = khr_f16;
   return found;
 }
 
@@ -606,9 +610,10 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
      * extension's feature and list, bf16 in shaders and in cooperative
      * matrices, and what the NV-written kernel declares (f16 types, the
      * memory model: spirv_khr.c keeps them) */
-    bool listed_khr = hascmk && cmk.cooperativeMatrix && hasbf && bf.shaderBFloat16Type &&
-                      bf.shaderBFloat16CooperativeMatrix && coop_khr_list(inst, pd, o);
-    o->coopmat_bf16_f32 = listed_khr && v12 && o->f16 && o->vulkan_memory_model;
+    bool khr_f16 = false, listed_khr = hascmk && cmk.cooperativeMatrix && coop_khr_list(inst, pd, o, &khr_f16);
+    o->coopmat_bf16_f32 = listed_khr && hasbf && bf.shaderBFloat16Type && bf.shaderBFloat16CooperativeMatrix && v12 &&
+                          o->f16 && o->vulkan_memory_model;
+    o->coopmat_khr_f16 = hascmk && cmk.cooperativeMatrix && khr_f16 && o->coopmat_f16_f32;
   }
   o->push_descriptor = device_ext_present(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   if (has_sm) o->compute_units = sm.shaderSMCount;
