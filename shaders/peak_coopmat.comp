@@ -9,7 +9,8 @@
 // bf16 x bf16 + f32 -> f32: the SPIR-V made KHR by src/vk/spirv_khr.c,
 // whose rules this form keeps: A and B loaded from shared memory (bf16 bits
 // from the metadata's f32 x and y), never built or computed on, and B a
-// type of its own (its rows the specialization constant FKB).
+// type of its own (its rows the specialization constant FKB); -DKHR16: f16
+// the same way, made KHR without bf16 (NVIDIA's KHR multiply-adds run faster).
 // After n iterations every element of every accumulator is n FK x y; their
 // sum (NACC of them) is stored only when meta[0] is nonzero (the check run)
 // or when its first element equals meta[1], a value it never reaches: the

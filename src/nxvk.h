@@ -705,6 +705,11 @@ bool nxvk_dot_coopmat_padding(nxvk_ctx *c, uint32_t m, uint32_t k, uint32_t n, u
  * error the context keeps its tuning.  Not safe while other threads run
  * work on the context. */
 int nxvk_ctx_retune(nxvk_ctx *c);
+/* Whether the tensor-core kernels for f16 (bf16 false) or bf16 inputs run
+ * as VK_KHR_cooperative_matrix kernels on this context: bf16 always where
+ * the device has them, f16 where nxvk info says "(as KHR)" unless
+ * NXVK_COOPMAT_KHR=0. */
+bool nxvk_coopmat_khr(const nxvk_ctx *c, bool bf16);
 /* dst = src (same byte size) on the device, timed. */
 int nxvk_tensor_copy(nxvk_ctx *c, nxvk_tensor *dst, const nxvk_tensor *src, double *gpu_ns);
 

@@ -439,7 +439,10 @@ static int bench_coopmat_one(bench_ctx *b, enum coop_kind kind) {
   }
   bench_progress(b, "peak coopmat %s %ux%ux%u", type, f[0], f[1], f[2]);
   fma_run r = {.c = b->ctx, .timestamps = d->timestamps, .groups = 1};
-  snprintf(r.kernel, sizeof r.kernel, "peakcm_%ux%ux%u_%s", f[0], f[1], f[2], int8 ? "s8" : type);
+  /* f16 through KHR where the context runs its f16 kernels so (faster on NVIDIA: bench/NOTES.md) */
+  bool khr = kind == COOP_BF16 || (kind == COOP_F16 && nxvk_coopmat_khr(b->ctx, false));
+  snprintf(r.kernel, sizeof r.kernel, "peakcm_%ux%ux%u_%s", f[0], f[1], f[2],
+           int8 ? "s8" : kind == COOP_F16 && khr ? "f16k" : type);
   uint32_t per_sg = f[0] * f[1], n = COOP_WG / 32 * per_sg;
   nxvk_shape s = {1, {n}};
   nxvk_host got = {0};
@@ -501,7 +504,7 @@ static int bench_coopmat_one(bench_ctx *b, enum coop_kind kind) {
   snprintf(row->check, sizeof row->check, "exact (%d iters)", COOP_CHECK_ITERS);
   snprintf(row->note, sizeof row->note,
            "%u workgroups x %d subgroups x %d accumulators x %d iterations of %s %s%s", r.groups, COOP_WG / 32,
-           COOP_NACC, COOP_ITERS, shape, kind == COOP_BF16 ? "KHR bf16 multiply-adds" : "coopMatMulAddNV",
+           COOP_NACC, COOP_ITERS, shape, khr ? "KHR multiply-adds (fragments from shared memory)" : "coopMatMulAddNV",
            int8 ? "; int8 ops counted as flops" : "");
   bench_progress_done(b);
   bench_print_row(row);

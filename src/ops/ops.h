@@ -325,6 +325,7 @@ typedef struct nxvk_tuning {
   bool dot_mvr_cm_on;    /* NXVK_DOT_MVR_CM set: f16 rows products with 2 <= n <= 16 take it where they can */
   uint32_t dot_coopmat_order; /* NXVK_DOT_COOPMAT_ORDER: dot_coopmat's fragment order (0-3) + 1 (0: unset) */
   bool dot_coopmat_emu; /* NXVK_DOT_COOPMAT_EMU=1: dot_coopmat's data flow without tensor cores */
+  bool coopmat_nv;      /* NXVK_COOPMAT_KHR=0: f16 tensor-core kernels as NV ones where KHR would be used */
   uint32_t dot_coopmat_diag; /* NXVK_DOT_COOPMAT_DIAG: 1 products alone, 2 loads alone (wrong results: timing only) */
   uint32_t ew_unroll;    /* elements per invocation and round (codegen.c) */
   uint32_t ew16_unroll;  /* words (two 16-bit elements) per invocation and round of a paired kernel */

@@ -401,6 +401,7 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
     t->dot_coopmat_order = u[0] + 1;
   }
   if ((i = knob_choice("NXVK_DOT_COOPMAT_EMU", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->dot_coopmat_emu = i == 1;
+  if ((i = knob_choice("NXVK_COOPMAT_KHR", zero_one, 2, "want 0 or 1", &rc)) >= 0) t->coopmat_nv = i == 0;
   /* tuning diagnostics whose results are NOT the product (dot_coopmat.comp's DG): for bench --sweep's '~' lines */
   static const char *const diags[] = {"0", "1", "2"};
   if ((i = knob_choice("NXVK_DOT_COOPMAT_DIAG", diags, 3, "want 0, 1 or 2", &rc)) >= 0) t->dot_coopmat_diag = (uint32_t)i;
@@ -508,6 +509,11 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
   }
   *out = c;
   return NXVK_OK;
+}
+
+bool nxvk_coopmat_khr(const nxvk_ctx *c, bool bf16) {
+  if (bf16) return c->info.coopmat_bf16_f32;
+  return c->info.coopmat_khr_f16 && !(c->tuning && c->tuning->coopmat_nv);
 }
 
 int nxvk_ctx_retune(nxvk_ctx *c) {

@@ -83,6 +83,7 @@ cases() {
   refused "$bin" "$tag NXVK_DOT_COOPMAT_GROUP with a suffix" NXVK_DOT_COOPMAT_GROUP=8x
   refused "$bin" "$tag NXVK_DOT_COOPMAT_ORDER past 3" NXVK_DOT_COOPMAT_ORDER=4
   refused "$bin" "$tag NXVK_DOT_COOPMAT_EMU not 0 or 1" NXVK_DOT_COOPMAT_EMU=yes
+  refused "$bin" "$tag NXVK_COOPMAT_KHR not 0 or 1" NXVK_COOPMAT_KHR=2
   refused "$bin" "$tag NXVK_DOT_COOPMAT_DIAG past 2" NXVK_DOT_COOPMAT_DIAG=3
   if [ "$COOPMAT" = False ]; then
     # no cooperative matrices: the refusal names the knob that is set, and only it
