@@ -10,64 +10,49 @@ one rounding to the result's dtype), and by --check against the CPU
 reference.  NXVK_KERNEL_STATS=1 names the kernels built, which tells that
 the skinny kernel (and not a tiled one) ran where it should, and not under
 the named variants.  TAP."""
-import os
-import shutil
-import subprocess
-import sys
-import tempfile
 import json
+import os
 import re
+import sys
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
-TMP = tempfile.mkdtemp(prefix="nxvk_skinny_")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nphelp  # noqa: E402
+from nphelp import bf16_bits, bf16_f32, check as tap, save_v2  # noqa: E402
+
+TMP = nphelp.scratch("skinny")
 rng = np.random.default_rng(30)
-n = [0, 0]
-
-
-def tap(ok, desc, diag=None):
-    n[0] += 1
-    n[1] += 0 if ok else 1
-    print("%s %d - %s" % ("ok" if ok else "not ok", n[0], desc))
-    if diag and not ok:
-        for line in str(diag).splitlines():
-            print("#   " + line)
 
 
 def save(path, a, bf16):
     """bf16 (uint16 bits) as '<V2', the way np.save writes ml_dtypes' bfloat16"""
-    if not bf16:
+    if bf16:
+        save_v2(path, a)
+    else:
         np.save(path, a)
-        return
-    hdr = "{'descr': '<V2', 'fortran_order': False, 'shape': %s, }" % repr(tuple(a.shape))
-    hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
-    with open(path, "wb") as f:
-        f.write(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr.encode() + a.astype("<u2").tobytes())
 
 
 def run(a, b, variant=None, check=False, bf16=False, attrs=None, env=None):
     pa, pb, out = (os.path.join(TMP, f) for f in ("a.npy", "b.npy", "o.npy"))
     save(pa, a, bf16)
     save(pb, b, bf16)
-    cmd = [NXVK, "run", "--op", "dot", pa, pb, "-o", out]
+    args = ["run", "--op", "dot", pa, pb, "-o", out]
     at = dict(attrs or {})
     if variant:
         at["variant"] = variant
     if at:
-        cmd[4:4] = ["--attrs", json.dumps(at)]
+        args[3:3] = ["--attrs", json.dumps(at)]
     if check:
-        cmd.append("--check")
-    env = dict(os.environ, NXVK_KERNEL_STATS="1", **(env or {}))
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600, env=env)
-    text = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
+        args.append("--check")
+    rc, so, se = nphelp.nxvk(args, env=dict({"NXVK_KERNEL_STATS": "1"}, **(env or {})))
+    text = so + se
     got = None
-    if p.returncode == 0:
+    if rc == 0:
         got = np.load(out)
         if got.dtype.kind == "V":
             got = got.view("<u2").astype(np.uint16)
-    return p.returncode, got, text
+    return rc, got, text
 
 
 def judge(a, b, got):
@@ -163,74 +148,8 @@ def case(desc, ashape, bshape, dt=np.float32, kernel=None, variant=None, check=F
         tap("dot_skinny" not in text and "dot_mv" not in text, "%s: no skinny kernel" % desc, text)
 
 
-case("4096x4096 . 4096x1 (matrix-vector)", (4096, 4096), (4096, 1), kernel="dot_mv_rows_f32", check=True)
-case("1x4096 . 4096x4096 (vector-matrix, split K)", (1, 4096), (4096, 4096), kernel="dot_mvc_f32")
-case("1000x3000 . 3000x16", (1000, 3000), (3000, 16), kernel="dot_mv_rows_f32", check=True)
-case("16x2500 . 2500x700 (m = 16)", (16, 2500), (2500, 700), kernel="dot_mvc_f32", check=True)
-case("300x257 . 257x3 (K not a multiple of the workgroup)", (300, 257), (257, 3), kernel="dot_mv_rows_f32")
-case("5x1000 . 1000x100 (3 chunks of k)", (5, 1000), (1000, 100), kernel="dot_mvc_f32", check=True)
-case("3x700 . 700x5 (both skinny)", (3, 700), (700, 5), kernel="dot_mvc_f32", check=True)
-case("7x1 . 1x9 (K = 1)", (7, 1), (1, 9), kernel="dot_mvc_f32")
-case("40x1 . 1x2 (K = 1, rows)", (40, 1), (1, 2), kernel="dot_mv_rows_f32")
-case("6x0 . 0x20 (K = 0: zeros)", (6, 0), (0, 20), kernel="dot_mvc_f32")
-case("50x0 . 0x4 (K = 0, rows)", (50, 0), (0, 4), kernel="dot_mv_rows_f32")
-case("batched 3x200x513 . 3x513x2", (3, 200, 513), (3, 513, 2), kernel="dot_mv_rows_f32", check=True)
-case("batched 2x4x1500 . 2x1500x300 (split K)", (2, 4, 1500), (2, 1500, 300), kernel="dot_mvc_f32",
-     check=True)
-case("f64 500x900 . 900x7", (500, 900), (900, 7), dt=np.float64, kernel="dot_skinny_n_f64", check=True)
-case("f64 2x1200 . 1200x130", (2, 1200), (1200, 130), dt=np.float64, kernel="dot_skinny_m_f64", check=True)
-case("NaN and inf, rows", (64, 300), (300, 4), kernel="dot_mv_rows_f32", special=True)
-case("NaN and inf, columns", (4, 300), (300, 64), kernel="dot_mvc_f32", special=True)
-case("variant skinny names it", (100, 64), (64, 1), variant="skinny", kernel="dot_mv_rows_f32")
-case("variant skinny on a wide product runs the tiled kernel", (40, 30), (30, 50), variant="skinny")
-case("variant naive keeps its kernel on a skinny shape", (100, 64), (64, 1), variant="naive",
-     kernel="dot_naive_f32")
-case("a wide product keeps the tiled kernel", (40, 30), (30, 50))
-
-# f32 forced layouts (NXVK_DOT_MV=R,WG,U,S): every rows-per-subgroup, odd
-# splits, small and large workgroups; then the old kernel (NXVK_DOT_MV=off)
-case("R=8 U=1 WG=64 S=3, rows", (333, 1000), (1000, 13), kernel="dot_mv_rows_f32", env={"NXVK_DOT_MV": "8,64,1,3"})
-case("R=2 U=3 WG=512, rows (K odd)", (70, 999), (999, 2), kernel="dot_mv_rows_f32", env={"NXVK_DOT_MV": "2,512,3,0"})
-case("WG=64 U=1 S=5, columns", (9, 1100), (1100, 130), kernel="dot_mv_cols_f32", env={"NXVK_DOT_MV": "0,64,1,5", "NXVK_DOT_MVC": "off"})
-case("U=8 S=1, columns (N odd)", (2, 700), (700, 301), kernel="dot_mv_cols_f32", env={"NXVK_DOT_MV": "0,0,8,1", "NXVK_DOT_MVC": "off"})
-case("D=2: the vector through shared memory", (300, 1000), (1000, 1), kernel="dot_mv_rows_f32",
-     env={"NXVK_DOT_MV": "0,0,0,0,2"})
-case("D=1 R=2 U=1 S=3: the vector from memory (K odd)", (70, 999), (999, 1), kernel="dot_mv_rows_f32",
-     env={"NXVK_DOT_MV": "2,64,1,3,1"})
-# f32's defaults: the compiled dot_mv for n <= 16 and 8 <= m <= 16, dot_skinny.comp for m < 8 (and
-# for every n > 1 and m under NXVK_DOT_MV_CT=0)
-case("f32 by default: 1000x3000 . 3000x16 on dot_mv", (1000, 3000), (3000, 16), kernel="dot_mv_rows_f32",
-     env={}, check=True)
-case("f32 by default: 300x1000 . 1000x1 on dot_mv", (300, 1000), (1000, 1), kernel="dot_mv_rows_f32", env={})
-case("f32 by default: 16x2500 . 2500x700 on dot_mvc", (16, 2500), (2500, 700), kernel="dot_mvc_f32", env={},
-     check=True)
-case("f32 by default: 1x2500 . 2500x700 on dot_mvc", (1, 2500), (2500, 700), kernel="dot_mvc_f32", env={})
-case("f32 by default: 4x2500 . 2500x700 on dot_mvc", (4, 2500), (2500, 700), kernel="dot_mvc_f32", env={},
-     check=True)
-case("f32 by default: 5x2500 . 2500x700 on dot_mvc", (5, 2500), (2500, 700), kernel="dot_mvc_f32", env={})
-case("f32 NXVK_DOT_MVC=off: 4x2500 . 2500x700 on dot_skinny", (4, 2500), (2500, 700), kernel="dot_skinny_m_f32",
-     env={"NXVK_DOT_MVC": "off"})
-case("f32 NXVK_DOT_MV_CT=0: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32",
-     env={"NXVK_DOT_MV_CT": "0"})
-case("f32 NXVK_DOT_MV_CT=0: 16x2500 . 2500x700 on dot_skinny", (16, 2500), (2500, 700), kernel="dot_skinny_m_f32",
-     env={"NXVK_DOT_MV_CT": "0", "NXVK_DOT_MVC": "off"})
-OFF = {"NXVK_DOT_MV": "off"}
-case("off: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32", env=OFF)
-case("off: 16x2500 . 2500x700 on dot_skinny", (16, 2500), (2500, 700), kernel="dot_skinny_m_f32", env=OFF)
-case("off: batched 2x4x1500 . 2x1500x300 (split K)", (2, 4, 1500), (2, 1500, 300), kernel="dot_skinny_m_f32",
-     env=OFF)
-
-# ---- f16 and bf16: 16-bit inputs read as they are, f32 sums, one rounding
-
-
-def bf16_bits(x32):
-    """f32 -> bf16 bits, to nearest even (finite values here)"""
-    b = np.asarray(x32, np.float32).view(np.uint32).astype(np.uint64)
-    return (((b + 0x7fff + ((b >> 16) & 1)) >> 16) & 0xffff).astype(np.uint16)
-
-
 def bf16_f64(bits):
-    return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    return bf16_f32(bits).astype(np.float64)
 
 
 def half_case(desc, ashape, bshape, dt, kernel, out32=False, special=False, env=None, check=False):
@@ -274,136 +193,195 @@ def half_case(desc, ashape, bshape, dt, kernel, out32=False, special=False, env=
     tap(ran(kernel, text, env), "%s: ran %s" % (desc, kernel), text)
 
 
-# (NXVK_DOT_MVR=off: f16 with n <= 4 takes dot_mvr.comp by default, tests/ops/test_mvr.py)
-for dt in ("f16", "bf16"):
-    half_case("%s 300x1000 . 1000x1 (matrix-vector)" % dt, (300, 1000), (1000, 1), dt, "dot_mv_rows_" + dt,
-              check=True)
-    half_case("%s 513x257 . 257x16 (K not whole vectors)" % dt, (513, 257), (257, 16), dt, "dot_mv_rows_" + dt)
-    half_case("%s 16x700 . 700x300 (m = 16)" % dt, (16, 700), (700, 300), dt, "dot_mvc_" + dt, check=True)
-    half_case("%s 1x2048 . 2048x520 (split K)" % dt, (1, 2048), (2048, 520), dt, "dot_mvc_" + dt)
-    half_case("%s 3x600 . 600x77 (N odd)" % dt, (3, 600), (600, 77), dt, "dot_mvc_" + dt)
-    half_case("%s batched 2x100x800 . 2x800x3" % dt, (2, 100, 800), (2, 800, 3), dt, "dot_mv_rows_" + dt, env={"NXVK_DOT_MVR": "off"})
-    half_case("%s 20x0 . 0x5 (K = 0)" % dt, (20, 0), (0, 5), dt, "dot_mv_rows_" + dt)
-    half_case("%s NaN and inf, rows" % dt, (64, 300), (300, 4), dt, "dot_mv_rows_" + dt, special=True, env={"NXVK_DOT_MVR": "off"})
-    half_case("%s NaN and inf, columns" % dt, (4, 300), (300, 64), dt, "dot_mvc_" + dt, special=True)
-    half_case("%s dtype f32 result, rows" % dt, (200, 640), (640, 2), dt, "dot_mv_rows32_" + dt, out32=True, env={"NXVK_DOT_MVR": "off"})
-    half_case("%s dtype f32 result, columns (split K)" % dt, (5, 3000), (3000, 90), dt, "dot_mvc32_" + dt,
-              out32=True)
-    half_case("%s R=8 U=1 WG=64 S=3" % dt, (333, 1000), (1000, 13), dt, "dot_mv_rows_" + dt,
-              env={"NXVK_DOT_MV": "8,64,1,3"})
-    half_case("%s WG=64 U=2 S=4, columns" % dt, (9, 1100), (1100, 130), dt, "dot_mv_cols_" + dt,
-              env={"NXVK_DOT_MV": "0,64,2,4", "NXVK_DOT_MVC": "off"})
-# the compile-time layouts (dot_mvk_*) on odd shapes: k not whole vectors nor
-# whole tiles, odd n, both m = 1 and n = 1 tiles (D = 3: the vector's
-# tile packed), 16 rows or columns of sums a lane; and the
-# specialization-constant form (NXVK_DOT_MV_CT=0) kept for A/B
-for dt in ("f16", "bf16"):
-    half_case("%s 777x1001 . 1001x1 (n = 1, K odd)" % dt, (777, 1001), (1001, 1), dt, "dot_mv_rows_" + dt)
-    half_case("%s 1x1001 . 1001x777 (m = 1, K and N odd)" % dt, (1, 1001), (1001, 777), dt, "dot_mvc_" + dt)
-    half_case("%s 16x1001 . 1001x333 (m = 16, odd)" % dt, (16, 1001), (1001, 333), dt, "dot_mvc_" + dt)
-    half_case("%s NaN and inf, n = 1" % dt, (200, 3001), (3001, 1), dt, "dot_mv_rows_" + dt, special="sparse")
-    half_case("%s NaN and inf, m = 1" % dt, (1, 3001), (3001, 200), dt, "dot_mvc_" + dt, special="sparse")
-    half_case("%s NaN and inf, n = 16" % dt, (300, 999), (999, 16), dt, "dot_mv_rows_" + dt, special="sparse")
-    half_case("%s NaN and inf, m = 16" % dt, (16, 999), (999, 300), dt, "dot_mvc_" + dt, special="sparse")
-half_case("f16 batched 3x100x1001 . 3x1001x8 (B's tile in 16-byte vectors, K odd)", (3, 100, 1001), (3, 1001, 8),
-          "f16", "dot_mv_rows_f16")
-half_case("f16 R=4 U=3 WG=64 S=3, n = 16 (K odd)", (300, 999), (999, 16), "f16", "dot_mv_rows_f16",
-          env={"NXVK_DOT_MV": "4,64,3,3"})
-case("f32 batched 2x90x777 . 2x777x12 (B's tile in vectors)", (2, 90, 777), (2, 777, 12), kernel="dot_mv_rows_f32")
-half_case("f16 P=1 (A's next tile prefetched) D=3 U=2 S=3, K odd", (777, 1001), (1001, 1), "f16", "dot_mv_rows_f16",
-          env={"NXVK_DOT_MV": "0,0,2,3,3,1"})
-half_case("bf16 P=1 R=4 U=1 S=2, n = 16, K odd", (100, 1001), (1001, 16), "bf16", "dot_mv_rows_bf16",
-          env={"NXVK_DOT_MV": "4,0,1,2,0,1"}, special="sparse")
-half_case("f16 n = 16 on one k tile (the direct form, S = 1)", (40, 200), (200, 16), "f16", "dot_mv_rows_f16")
-half_case("bf16 m = 9, 16-bit results through the partials", (9, 3000), (3000, 50), "bf16", "dot_mvc_bf16")
-half_case("f16 D=1 (the vector from memory), K odd", (70, 999), (999, 1), "f16", "dot_mv_rows_f16",
-          env={"NXVK_DOT_MV": "2,64,1,3,1"})
-half_case("f16 specialization-constant form, n = 1", (300, 1001), (1001, 1), "f16", "dot_mv_rows_f16",
-          env={"NXVK_DOT_MV_CT": "0"})
-half_case("bf16 specialization-constant form, m = 16", (16, 700), (700, 300), "bf16", "dot_mv_cols_bf16",
-          env={"NXVK_DOT_MV_CT": "0", "NXVK_DOT_MVC": "off"}, check=True)
-case("f32 1x1001 . 1001x777 (m = 1, K and N odd)", (1, 1001), (1001, 777), kernel="dot_mvc_f32")
-case("f32 777x1001 . 1001x1 (D = 3, K odd)", (777, 1001), (1001, 1), kernel="dot_mv_rows_f32", check=True)
-case("f32 NaN and inf, n = 16", (300, 999), (999, 16), kernel="dot_mv_rows_f32", special="sparse")
-case("f32 NaN and inf, m = 1", (1, 999), (999, 300), kernel="dot_mvc_f32", special="sparse")
-case("f32 specialization-constant form, n = 1", (300, 1001), (1001, 1), kernel="dot_mv_rows_f32",
-     env={"NXVK_DOT_MV_CT": "0"})
-half_case("bf16 D=2: the vector through shared memory", (300, 1000), (1000, 1), "bf16", "dot_mv_rows_bf16",
-          env={"NXVK_DOT_MV": "0,0,0,0,2"})
-half_case("f16 integer conversions (NXVK_F16_CVT=sw), rows", (100, 520), (520, 5), "f16", "dot_mv_rows_f16",
-          env={"NXVK_F16_CVT": "sw"})
-half_case("f16 integer conversions (NXVK_F16_CVT=sw), columns", (7, 520), (520, 100), "f16", "dot_mvc_f16",
-          env={"NXVK_F16_CVT": "sw", "NXVK_DOT_MVC": "0,0,0,0"})
-
-half_case("f16 by default: 16x1001 . 1001x333 on dot_mvc", (16, 1001), (1001, 333), "f16", "dot_mvc_f16", env={})
-half_case("f16 by default: 1x1001 . 1001x777 on dot_mvc", (1, 1001), (1001, 777), "f16", "dot_mvc_f16", env={})
-half_case("bf16 by default: 1x3000 . 3000x520 on dot_mvc (split K)", (1, 3000), (3000, 520), "bf16", "dot_mvc_bf16",
-          env={}, check=True)
-half_case("bf16 by default: 2x1001 . 1001x333 on dot_mvc", (2, 1001), (1001, 333), "bf16", "dot_mvc_bf16", env={})
-half_case("bf16 NXVK_DOT_MVC=off: 2x1001 . 1001x333 on dot_mv", (2, 1001), (1001, 333), "bf16", "dot_mv_cols_bf16",
-          env={"NXVK_DOT_MVC": "off"})
-# dot_mvc.comp (the columns form, NXVK_DOT_MVC=W,U,S,WG[,P]): every load width,
-# rows in flight from 1 to 32, the next round's loads first (P = 2), odd and
-# forced splits, small and large workgroups, N not whole loads, K not whole
-# slabs, batches; and dot_mv's columns form under NXVK_DOT_MVC=off
-MVC = "NXVK_DOT_MVC"
-for dt in ("f16", "bf16"):
-    half_case("%s W=1 U=1 S=3 WG=64, m = 16, N odd" % dt, (16, 1001), (1001, 333), dt, "dot_mvc_" + dt,
-              env={MVC: "1,1,3,64"})
-    half_case("%s W=4 U=32 P=2, m = 5, K odd" % dt, (5, 999), (999, 520), dt, "dot_mvc_" + dt,
-              env={MVC: "4,32,0,0,2"})
-    half_case("%s W=2 U=2 S=1 WG=512, batched 3x12x700 . 3x700x130" % dt, (3, 12, 700), (3, 700, 130), dt,
-              "dot_mvc_" + dt, env={MVC: "2,2,1,512"})
-    half_case("%s W=4 P=2 S=5, m = 8, dtype f32 result" % dt, (8, 3001), (3001, 257), dt, "dot_mvc32_" + dt,
-              out32=True, env={MVC: "4,0,5,0,2"}, special="sparse")
-    half_case("%s NXVK_DOT_MVC=off: m = 16 on dot_mv" % dt, (16, 1001), (1001, 333), dt, "dot_mv_cols_" + dt,
-              env={MVC: "off"}, check=True)
-    half_case("%s NXVK_DOT_MVC=off: m = 1 on dot_mv" % dt, (1, 2048), (2048, 520), dt, "dot_mv_cols_" + dt,
-              env={MVC: "off"})
-case("f32 W=1 U=4 S=7 WG=128, m = 16, N odd", (16, 1500), (1500, 301), kernel="dot_mvc_f32", env={MVC: "1,4,7,128"},
-     check=True)
-case("f32 W=2 U=16 P=2, m = 3, batched", (2, 3, 2000), (2, 2000, 67), kernel="dot_mvc_f32", env={MVC: "2,16,0,0,2"},
-     special="sparse")
-case("f32 W=4 U=8 S=2 WG=32 (one subgroup), m = 2", (2, 777), (777, 1000), kernel="dot_mvc_f32",
-     env={MVC: "4,8,2,32"})
-
-# dot_mvcm.comp (f16 m = 16 on tensor cores, NXVK_DOT_MVC_CM=FC,PF) where the
-# device has f16 cooperative matrices; elsewhere the same setting leaves the
-# product to the columns kernels
 def has_coopmat():
-    p = subprocess.run([NXVK, "info", "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=120)
+    _, out, _ = nphelp.nxvk(["info", "--json"], timeout=120)
     try:
-        d = json.loads(p.stdout.decode())
+        d = json.loads(out)
         d = d["devices"][0] if isinstance(d, dict) and "devices" in d else (d[0] if isinstance(d, list) else d)
         return bool(d.get("features", {}).get("coopmat_f16_f32"))
     except (ValueError, KeyError, IndexError, AttributeError):
         return False
 
 
-CM = has_coopmat()
-CMK = "dot_mvcm_f16" if CM else "dot_mvc_f16"
-half_case("f16 NXVK_DOT_MVC_CM=0,0: 16x512 . 512x1024 on %s" % CMK, (16, 512), (512, 1024), "f16", CMK,
-          env={"NXVK_DOT_MVC_CM": "0,0"}, check=True)
-half_case("f16 NXVK_DOT_MVC_CM=8,4, batched 2x16x1024 . 2x1024x256, NaN and inf", (2, 16, 1024), (2, 1024, 256), "f16",
-          CMK, env={"NXVK_DOT_MVC_CM": "8,4"}, special="sparse")
-half_case("f16 NXVK_DOT_MVC_CM=1,2,1 (B's fragments straight from memory), batched 3x16x256 . 3x256x64", (3, 16, 256),
-          (3, 256, 64), "f16", CMK, env={"NXVK_DOT_MVC_CM": "1,2,1"})
-half_case("f16 NXVK_DOT_MVC_CM=2,1 S=3, dtype f32 result", (16, 4096), (4096, 96), "f16",
-          "dot_mvcm_f16" if CM else "dot_mvc32_f16", env={"NXVK_DOT_MVC_CM": "2,1", "NXVK_DOT_MVC": "0,0,3,0"},
-          out32=True)
-# its emulation (E = 1: plain code, any device) checks the same k steps, staging and sums everywhere
-half_case("f16 tensor-core emulation, B staged, 16x512 . 512x1040 (the last block 1 fragment)", (16, 512), (512, 1040),
-          "f16", "dot_mvcm_f16", env={"NXVK_DOT_MVC_CM": "0,0,2,1"}, check=True, special="sparse")
-half_case("f16 tensor-core emulation, B from memory, FC=2 PF=4 S=3, batched 2x16x768 . 2x768x96", (2, 16, 768),
-          (2, 768, 96), "f16", "dot_mvcm_f16", env={"NXVK_DOT_MVC_CM": "2,4,1,1", "NXVK_DOT_MVC": "0,0,3,0"})
-half_case("f16 tensor-core emulation, FC=8 PF=1 staged, dtype f32 result", (16, 1024), (1024, 256), "f16",
-          "dot_mvcm_f16", env={"NXVK_DOT_MVC_CM": "8,1,2,1"}, out32=True)
-half_case("f16 NXVK_DOT_MVC_CM=0,0, N not whole fragments: the columns kernels", (16, 512), (512, 1000), "f16",
-          "dot_mvc_f16", env={"NXVK_DOT_MVC_CM": "0,0"})
-half_case("f16 by default: 16x512 . 512x1024 on %s" % CMK, (16, 512), (512, 1024), "f16", CMK, env={})
-half_case("f16 NXVK_DOT_MVC_CM=off: 16x512 . 512x1024 on dot_mvc", (16, 512), (512, 1024), "f16", "dot_mvc_f16",
-          env={"NXVK_DOT_MVC_CM": "off"})
+def main():
+    case("4096x4096 . 4096x1 (matrix-vector)", (4096, 4096), (4096, 1), kernel="dot_mv_rows_f32", check=True)
+    case("1x4096 . 4096x4096 (vector-matrix, split K)", (1, 4096), (4096, 4096), kernel="dot_mvc_f32")
+    case("1000x3000 . 3000x16", (1000, 3000), (3000, 16), kernel="dot_mv_rows_f32", check=True)
+    case("16x2500 . 2500x700 (m = 16)", (16, 2500), (2500, 700), kernel="dot_mvc_f32", check=True)
+    case("300x257 . 257x3 (K not a multiple of the workgroup)", (300, 257), (257, 3), kernel="dot_mv_rows_f32")
+    case("5x1000 . 1000x100 (3 chunks of k)", (5, 1000), (1000, 100), kernel="dot_mvc_f32", check=True)
+    case("3x700 . 700x5 (both skinny)", (3, 700), (700, 5), kernel="dot_mvc_f32", check=True)
+    case("7x1 . 1x9 (K = 1)", (7, 1), (1, 9), kernel="dot_mvc_f32")
+    case("40x1 . 1x2 (K = 1, rows)", (40, 1), (1, 2), kernel="dot_mv_rows_f32")
+    case("6x0 . 0x20 (K = 0: zeros)", (6, 0), (0, 20), kernel="dot_mvc_f32")
+    case("50x0 . 0x4 (K = 0, rows)", (50, 0), (0, 4), kernel="dot_mv_rows_f32")
+    case("batched 3x200x513 . 3x513x2", (3, 200, 513), (3, 513, 2), kernel="dot_mv_rows_f32", check=True)
+    case("batched 2x4x1500 . 2x1500x300 (split K)", (2, 4, 1500), (2, 1500, 300), kernel="dot_mvc_f32",
+         check=True)
+    case("f64 500x900 . 900x7", (500, 900), (900, 7), dt=np.float64, kernel="dot_skinny_n_f64", check=True)
+    case("f64 2x1200 . 1200x130", (2, 1200), (1200, 130), dt=np.float64, kernel="dot_skinny_m_f64", check=True)
+    case("NaN and inf, rows", (64, 300), (300, 4), kernel="dot_mv_rows_f32", special=True)
+    case("NaN and inf, columns", (4, 300), (300, 64), kernel="dot_mvc_f32", special=True)
+    case("variant skinny names it", (100, 64), (64, 1), variant="skinny", kernel="dot_mv_rows_f32")
+    case("variant skinny on a wide product runs the tiled kernel", (40, 30), (30, 50), variant="skinny")
+    case("variant naive keeps its kernel on a skinny shape", (100, 64), (64, 1), variant="naive",
+         kernel="dot_naive_f32")
+    case("a wide product keeps the tiled kernel", (40, 30), (30, 50))
 
-print("1..%d" % n[0])
-shutil.rmtree(TMP, ignore_errors=True)
-sys.exit(1 if n[1] else 0)
+    # f32 forced layouts (NXVK_DOT_MV=R,WG,U,S): every rows-per-subgroup, odd
+    # splits, small and large workgroups; then the old kernel (NXVK_DOT_MV=off)
+    case("R=8 U=1 WG=64 S=3, rows", (333, 1000), (1000, 13), kernel="dot_mv_rows_f32", env={"NXVK_DOT_MV": "8,64,1,3"})
+    case("R=2 U=3 WG=512, rows (K odd)", (70, 999), (999, 2), kernel="dot_mv_rows_f32", env={"NXVK_DOT_MV": "2,512,3,0"})
+    case("WG=64 U=1 S=5, columns", (9, 1100), (1100, 130), kernel="dot_mv_cols_f32", env={"NXVK_DOT_MV": "0,64,1,5", "NXVK_DOT_MVC": "off"})
+    case("U=8 S=1, columns (N odd)", (2, 700), (700, 301), kernel="dot_mv_cols_f32", env={"NXVK_DOT_MV": "0,0,8,1", "NXVK_DOT_MVC": "off"})
+    case("D=2: the vector through shared memory", (300, 1000), (1000, 1), kernel="dot_mv_rows_f32",
+         env={"NXVK_DOT_MV": "0,0,0,0,2"})
+    case("D=1 R=2 U=1 S=3: the vector from memory (K odd)", (70, 999), (999, 1), kernel="dot_mv_rows_f32",
+         env={"NXVK_DOT_MV": "2,64,1,3,1"})
+    # f32's defaults: the compiled dot_mv for n <= 16 and 8 <= m <= 16, dot_skinny.comp for m < 8 (and
+    # for every n > 1 and m under NXVK_DOT_MV_CT=0)
+    case("f32 by default: 1000x3000 . 3000x16 on dot_mv", (1000, 3000), (3000, 16), kernel="dot_mv_rows_f32",
+         env={}, check=True)
+    case("f32 by default: 300x1000 . 1000x1 on dot_mv", (300, 1000), (1000, 1), kernel="dot_mv_rows_f32", env={})
+    case("f32 by default: 16x2500 . 2500x700 on dot_mvc", (16, 2500), (2500, 700), kernel="dot_mvc_f32", env={},
+         check=True)
+    case("f32 by default: 1x2500 . 2500x700 on dot_mvc", (1, 2500), (2500, 700), kernel="dot_mvc_f32", env={})
+    case("f32 by default: 4x2500 . 2500x700 on dot_mvc", (4, 2500), (2500, 700), kernel="dot_mvc_f32", env={},
+         check=True)
+    case("f32 by default: 5x2500 . 2500x700 on dot_mvc", (5, 2500), (2500, 700), kernel="dot_mvc_f32", env={})
+    case("f32 NXVK_DOT_MVC=off: 4x2500 . 2500x700 on dot_skinny", (4, 2500), (2500, 700), kernel="dot_skinny_m_f32",
+         env={"NXVK_DOT_MVC": "off"})
+    case("f32 NXVK_DOT_MV_CT=0: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32",
+         env={"NXVK_DOT_MV_CT": "0"})
+    case("f32 NXVK_DOT_MV_CT=0: 16x2500 . 2500x700 on dot_skinny", (16, 2500), (2500, 700), kernel="dot_skinny_m_f32",
+         env={"NXVK_DOT_MV_CT": "0", "NXVK_DOT_MVC": "off"})
+    OFF = {"NXVK_DOT_MV": "off"}
+    case("off: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32", env=OFF)
+    case("off: 16x2500 . 2500x700 on dot_skinny", (16, 2500), (2500, 700), kernel="dot_skinny_m_f32", env=OFF)
+    case("off: batched 2x4x1500 . 2x1500x300 (split K)", (2, 4, 1500), (2, 1500, 300), kernel="dot_skinny_m_f32",
+         env=OFF)
+
+
+    # ---- f16 and bf16: 16-bit inputs read as they are, f32 sums, one rounding
+    # (NXVK_DOT_MVR=off: f16 with n <= 4 takes dot_mvr.comp by default, tests/ops/test_mvr.py)
+    for dt in ("f16", "bf16"):
+        half_case("%s 300x1000 . 1000x1 (matrix-vector)" % dt, (300, 1000), (1000, 1), dt, "dot_mv_rows_" + dt,
+                  check=True)
+        half_case("%s 513x257 . 257x16 (K not whole vectors)" % dt, (513, 257), (257, 16), dt, "dot_mv_rows_" + dt)
+        half_case("%s 16x700 . 700x300 (m = 16)" % dt, (16, 700), (700, 300), dt, "dot_mvc_" + dt, check=True)
+        half_case("%s 1x2048 . 2048x520 (split K)" % dt, (1, 2048), (2048, 520), dt, "dot_mvc_" + dt)
+        half_case("%s 3x600 . 600x77 (N odd)" % dt, (3, 600), (600, 77), dt, "dot_mvc_" + dt)
+        half_case("%s batched 2x100x800 . 2x800x3" % dt, (2, 100, 800), (2, 800, 3), dt, "dot_mv_rows_" + dt, env={"NXVK_DOT_MVR": "off"})
+        half_case("%s 20x0 . 0x5 (K = 0)" % dt, (20, 0), (0, 5), dt, "dot_mv_rows_" + dt)
+        half_case("%s NaN and inf, rows" % dt, (64, 300), (300, 4), dt, "dot_mv_rows_" + dt, special=True, env={"NXVK_DOT_MVR": "off"})
+        half_case("%s NaN and inf, columns" % dt, (4, 300), (300, 64), dt, "dot_mvc_" + dt, special=True)
+        half_case("%s dtype f32 result, rows" % dt, (200, 640), (640, 2), dt, "dot_mv_rows32_" + dt, out32=True, env={"NXVK_DOT_MVR": "off"})
+        half_case("%s dtype f32 result, columns (split K)" % dt, (5, 3000), (3000, 90), dt, "dot_mvc32_" + dt,
+                  out32=True)
+        half_case("%s R=8 U=1 WG=64 S=3" % dt, (333, 1000), (1000, 13), dt, "dot_mv_rows_" + dt,
+                  env={"NXVK_DOT_MV": "8,64,1,3"})
+        half_case("%s WG=64 U=2 S=4, columns" % dt, (9, 1100), (1100, 130), dt, "dot_mv_cols_" + dt,
+                  env={"NXVK_DOT_MV": "0,64,2,4", "NXVK_DOT_MVC": "off"})
+    # the compile-time layouts (dot_mvk_*) on odd shapes: k not whole vectors nor
+    # whole tiles, odd n, both m = 1 and n = 1 tiles (D = 3: the vector's
+    # tile packed), 16 rows or columns of sums a lane; and the
+    # specialization-constant form (NXVK_DOT_MV_CT=0) kept for A/B
+    for dt in ("f16", "bf16"):
+        half_case("%s 777x1001 . 1001x1 (n = 1, K odd)" % dt, (777, 1001), (1001, 1), dt, "dot_mv_rows_" + dt)
+        half_case("%s 1x1001 . 1001x777 (m = 1, K and N odd)" % dt, (1, 1001), (1001, 777), dt, "dot_mvc_" + dt)
+        half_case("%s 16x1001 . 1001x333 (m = 16, odd)" % dt, (16, 1001), (1001, 333), dt, "dot_mvc_" + dt)
+        half_case("%s NaN and inf, n = 1" % dt, (200, 3001), (3001, 1), dt, "dot_mv_rows_" + dt, special="sparse")
+        half_case("%s NaN and inf, m = 1" % dt, (1, 3001), (3001, 200), dt, "dot_mvc_" + dt, special="sparse")
+        half_case("%s NaN and inf, n = 16" % dt, (300, 999), (999, 16), dt, "dot_mv_rows_" + dt, special="sparse")
+        half_case("%s NaN and inf, m = 16" % dt, (16, 999), (999, 300), dt, "dot_mvc_" + dt, special="sparse")
+    half_case("f16 batched 3x100x1001 . 3x1001x8 (B's tile in 16-byte vectors, K odd)", (3, 100, 1001), (3, 1001, 8),
+              "f16", "dot_mv_rows_f16")
+    half_case("f16 R=4 U=3 WG=64 S=3, n = 16 (K odd)", (300, 999), (999, 16), "f16", "dot_mv_rows_f16",
+              env={"NXVK_DOT_MV": "4,64,3,3"})
+    case("f32 batched 2x90x777 . 2x777x12 (B's tile in vectors)", (2, 90, 777), (2, 777, 12), kernel="dot_mv_rows_f32")
+    half_case("f16 P=1 (A's next tile prefetched) D=3 U=2 S=3, K odd", (777, 1001), (1001, 1), "f16", "dot_mv_rows_f16",
+              env={"NXVK_DOT_MV": "0,0,2,3,3,1"})
+    half_case("bf16 P=1 R=4 U=1 S=2, n = 16, K odd", (100, 1001), (1001, 16), "bf16", "dot_mv_rows_bf16",
+              env={"NXVK_DOT_MV": "4,0,1,2,0,1"}, special="sparse")
+    half_case("f16 n = 16 on one k tile (the direct form, S = 1)", (40, 200), (200, 16), "f16", "dot_mv_rows_f16")
+    half_case("bf16 m = 9, 16-bit results through the partials", (9, 3000), (3000, 50), "bf16", "dot_mvc_bf16")
+    half_case("f16 D=1 (the vector from memory), K odd", (70, 999), (999, 1), "f16", "dot_mv_rows_f16",
+              env={"NXVK_DOT_MV": "2,64,1,3,1"})
+    half_case("f16 specialization-constant form, n = 1", (300, 1001), (1001, 1), "f16", "dot_mv_rows_f16",
+              env={"NXVK_DOT_MV_CT": "0"})
+    half_case("bf16 specialization-constant form, m = 16", (16, 700), (700, 300), "bf16", "dot_mv_cols_bf16",
+              env={"NXVK_DOT_MV_CT": "0", "NXVK_DOT_MVC": "off"}, check=True)
+    case("f32 1x1001 . 1001x777 (m = 1, K and N odd)", (1, 1001), (1001, 777), kernel="dot_mvc_f32")
+    case("f32 777x1001 . 1001x1 (D = 3, K odd)", (777, 1001), (1001, 1), kernel="dot_mv_rows_f32", check=True)
+    case("f32 NaN and inf, n = 16", (300, 999), (999, 16), kernel="dot_mv_rows_f32", special="sparse")
+    case("f32 NaN and inf, m = 1", (1, 999), (999, 300), kernel="dot_mvc_f32", special="sparse")
+    case("f32 specialization-constant form, n = 1", (300, 1001), (1001, 1), kernel="dot_mv_rows_f32",
+         env={"NXVK_DOT_MV_CT": "0"})
+    half_case("bf16 D=2: the vector through shared memory", (300, 1000), (1000, 1), "bf16", "dot_mv_rows_bf16",
+              env={"NXVK_DOT_MV": "0,0,0,0,2"})
+    half_case("f16 integer conversions (NXVK_F16_CVT=sw), rows", (100, 520), (520, 5), "f16", "dot_mv_rows_f16",
+              env={"NXVK_F16_CVT": "sw"})
+    half_case("f16 integer conversions (NXVK_F16_CVT=sw), columns", (7, 520), (520, 100), "f16", "dot_mvc_f16",
+              env={"NXVK_F16_CVT": "sw", "NXVK_DOT_MVC": "0,0,0,0"})
+
+    half_case("f16 by default: 16x1001 . 1001x333 on dot_mvc", (16, 1001), (1001, 333), "f16", "dot_mvc_f16", env={})
+    half_case("f16 by default: 1x1001 . 1001x777 on dot_mvc", (1, 1001), (1001, 777), "f16", "dot_mvc_f16", env={})
+    half_case("bf16 by default: 1x3000 . 3000x520 on dot_mvc (split K)", (1, 3000), (3000, 520), "bf16", "dot_mvc_bf16",
+              env={}, check=True)
+    half_case("bf16 by default: 2x1001 . 1001x333 on dot_mvc", (2, 1001), (1001, 333), "bf16", "dot_mvc_bf16", env={})
+    half_case("bf16 NXVK_DOT_MVC=off: 2x1001 . 1001x333 on dot_mv", (2, 1001), (1001, 333), "bf16", "dot_mv_cols_bf16",
+              env={"NXVK_DOT_MVC": "off"})
+    # dot_mvc.comp (the columns form, NXVK_DOT_MVC=W,U,S,WG[,P]): every load width,
+    # rows in flight from 1 to 32, the next round's loads first (P = 2), odd and
+    # forced splits, small and large workgroups, N not whole loads, K not whole
+    # slabs, batches; and dot_mv's columns form under NXVK_DOT_MVC=off
+    MVC = "NXVK_DOT_MVC"
+    for dt in ("f16", "bf16"):
+        half_case("%s W=1 U=1 S=3 WG=64, m = 16, N odd" % dt, (16, 1001), (1001, 333), dt, "dot_mvc_" + dt,
+                  env={MVC: "1,1,3,64"})
+        half_case("%s W=4 U=32 P=2, m = 5, K odd" % dt, (5, 999), (999, 520), dt, "dot_mvc_" + dt,
+                  env={MVC: "4,32,0,0,2"})
+        half_case("%s W=2 U=2 S=1 WG=512, batched 3x12x700 . 3x700x130" % dt, (3, 12, 700), (3, 700, 130), dt,
+                  "dot_mvc_" + dt, env={MVC: "2,2,1,512"})
+        half_case("%s W=4 P=2 S=5, m = 8, dtype f32 result" % dt, (8, 3001), (3001, 257), dt, "dot_mvc32_" + dt,
+                  out32=True, env={MVC: "4,0,5,0,2"}, special="sparse")
+        half_case("%s NXVK_DOT_MVC=off: m = 16 on dot_mv" % dt, (16, 1001), (1001, 333), dt, "dot_mv_cols_" + dt,
+                  env={MVC: "off"}, check=True)
+        half_case("%s NXVK_DOT_MVC=off: m = 1 on dot_mv" % dt, (1, 2048), (2048, 520), dt, "dot_mv_cols_" + dt,
+                  env={MVC: "off"})
+    case("f32 W=1 U=4 S=7 WG=128, m = 16, N odd", (16, 1500), (1500, 301), kernel="dot_mvc_f32", env={MVC: "1,4,7,128"},
+         check=True)
+    case("f32 W=2 U=16 P=2, m = 3, batched", (2, 3, 2000), (2, 2000, 67), kernel="dot_mvc_f32", env={MVC: "2,16,0,0,2"},
+         special="sparse")
+    case("f32 W=4 U=8 S=2 WG=32 (one subgroup), m = 2", (2, 777), (777, 1000), kernel="dot_mvc_f32",
+         env={MVC: "4,8,2,32"})
+
+    # dot_mvcm.comp (f16 m = 16 on tensor cores, NXVK_DOT_MVC_CM=FC,PF) where the
+    # device has f16 cooperative matrices; elsewhere the same setting leaves the
+    # product to the columns kernels
+    CM = has_coopmat()
+    CMK = "dot_mvcm_f16" if CM else "dot_mvc_f16"
+    half_case("f16 NXVK_DOT_MVC_CM=0,0: 16x512 . 512x1024 on %s" % CMK, (16, 512), (512, 1024), "f16", CMK,
+              env={"NXVK_DOT_MVC_CM": "0,0"}, check=True)
+    half_case("f16 NXVK_DOT_MVC_CM=8,4, batched 2x16x1024 . 2x1024x256, NaN and inf", (2, 16, 1024), (2, 1024, 256), "f16",
+              CMK, env={"NXVK_DOT_MVC_CM": "8,4"}, special="sparse")
+    half_case("f16 NXVK_DOT_MVC_CM=1,2,1 (B's fragments straight from memory), batched 3x16x256 . 3x256x64", (3, 16, 256),
+              (3, 256, 64), "f16", CMK, env={"NXVK_DOT_MVC_CM": "1,2,1"})
+    half_case("f16 NXVK_DOT_MVC_CM=2,1 S=3, dtype f32 result", (16, 4096), (4096, 96), "f16",
+              "dot_mvcm_f16" if CM else "dot_mvc32_f16", env={"NXVK_DOT_MVC_CM": "2,1", "NXVK_DOT_MVC": "0,0,3,0"},
+              out32=True)
+    # its emulation (E = 1: plain code, any device) checks the same k steps, staging and sums everywhere
+    half_case("f16 tensor-core emulation, B staged, 16x512 . 512x1040 (the last block 1 fragment)", (16, 512), (512, 1040),
+              "f16", "dot_mvcm_f16", env={"NXVK_DOT_MVC_CM": "0,0,2,1"}, check=True, special="sparse")
+    half_case("f16 tensor-core emulation, B from memory, FC=2 PF=4 S=3, batched 2x16x768 . 2x768x96", (2, 16, 768),
+              (2, 768, 96), "f16", "dot_mvcm_f16", env={"NXVK_DOT_MVC_CM": "2,4,1,1", "NXVK_DOT_MVC": "0,0,3,0"})
+    half_case("f16 tensor-core emulation, FC=8 PF=1 staged, dtype f32 result", (16, 1024), (1024, 256), "f16",
+              "dot_mvcm_f16", env={"NXVK_DOT_MVC_CM": "8,1,2,1"}, out32=True)
+    half_case("f16 NXVK_DOT_MVC_CM=0,0, N not whole fragments: the columns kernels", (16, 512), (512, 1000), "f16",
+              "dot_mvc_f16", env={"NXVK_DOT_MVC_CM": "0,0"})
+    half_case("f16 by default: 16x512 . 512x1024 on %s" % CMK, (16, 512), (512, 1024), "f16", CMK, env={})
+    half_case("f16 NXVK_DOT_MVC_CM=off: 16x512 . 512x1024 on dot_mvc", (16, 512), (512, 1024), "f16", "dot_mvc_f16",
+              env={"NXVK_DOT_MVC_CM": "off"})
+
+
+nphelp.main(main, TMP)
