@@ -31,12 +31,6 @@
 #define MV_MAX 16u
 #define MV_MIN_TILES 2u /* chunks of split K: at least this many tiles (or rounds of A's tile) */
 
-static uint32_t pow2_floor(uint32_t v) {
-  uint32_t p = 1;
-  while (p * 2 <= v) p *= 2;
-  return p;
-}
-
 int nxvk_dot_mv_run(nxvk_rec *r, const char *kernel, const uint32_t *spec, int nspec, const uint32_t *meta, int nmeta,
                     nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C, nxvk_dtype out, uint32_t gx, uint32_t S,
                     uint32_t batch, uint64_t mn) {
@@ -94,7 +88,7 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
                                                                           : d->max_workgroup_size[0];
   uint32_t wg = tu->dot_mv[1] ? tu->dot_mv[1] : 256;
-  if (wg > maxwg) wg = pow2_floor(maxwg);
+  if (wg > maxwg) wg = nxvk_pow2_floor(maxwg);
   if (wg < sg) return 1;
   uint32_t nsg = wg / sg;
   uint32_t units = d->compute_units ? d->compute_units : 32;
@@ -144,7 +138,7 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   /* columns, compiled form: a power of two (H100, 13:25: f16 1x8192x8192
    * S = 8 2 228 GB/s against 1 902 at the rule's 13; 16x8192x8192 794
    * against 688: 416 workgroups made a second, thin wave) */
-  if (!tu->dot_mv[3] && !rows && tu->dot_mv_ct) S = pow2_floor(S);
+  if (!tu->dot_mv[3] && !rows && tu->dot_mv_ct) S = nxvk_pow2_floor(S);
   uint32_t tiles = K ? (K + tile - 1) / tile : 1;
   if (!tu->dot_mv[3] && S > tiles / MV_MIN_TILES) S = tiles / MV_MIN_TILES;
   /* 16-bit results of n or m > 1 through the split form's f32 partials: the

@@ -27,12 +27,6 @@
 
 #define MVC_MAX 16u
 
-static uint32_t pow2_floor(uint32_t v) {
-  uint32_t p = 1;
-  while (p * 2 <= v) p *= 2;
-  return p;
-}
-
 /* Split K for a grid of gx x batch workgroups whose chunks are multiples of
  * `span` k: a power of two giving every unit ~4 workgroups, each chunk at
  * least two spans (forced: NXVK_DOT_MVC's S); KC the chunk. */
@@ -46,7 +40,7 @@ static uint32_t mvc_split(const nxvk_device_info *d, const nxvk_tuning *tu, uint
     uint64_t s = (want + groups - 1) / groups, smax = K / (2 * span);
     if (s > smax) s = smax;
     if (s > 64) s = 64;
-    S = pow2_floor(s ? (uint32_t)s : 1);
+    S = nxvk_pow2_floor(s ? (uint32_t)s : 1);
   }
   if (S > d->max_workgroup_count[1]) S = d->max_workgroup_count[1];
   if (S < 1) S = 1;
@@ -97,7 +91,7 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer 
                                                                           : d->max_workgroup_size[0];
   /* 128 invocations (H100 16:47: 2 148 GB/s at 16x8192x8192 against 2 044 at 256) */
   uint32_t wg = tu->dot_mvc[3] ? tu->dot_mvc[3] : 128;
-  if (wg > maxwg) wg = pow2_floor(maxwg);
+  if (wg > maxwg) wg = nxvk_pow2_floor(maxwg);
   /* shared: the accumulators at the end, or (ld) PF staged FK x (FC FN + 8) tiles a subgroup */
   uint64_t per_sg = (uint64_t)16 * fc * fn * 4, stg = ld ? (uint64_t)pf * fk * (fc * fn + 8) * 2 : 0;
   if (stg > per_sg) per_sg = stg;
@@ -167,7 +161,7 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
                                                                           : d->max_workgroup_size[0];
   uint32_t wg = tu->dot_mvc[3] ? tu->dot_mvc[3] : 256;
-  if (wg > maxwg) wg = pow2_floor(maxwg);
+  if (wg > maxwg) wg = nxvk_pow2_floor(maxwg);
   uint32_t nsg = wg / sg;
   /* A's two slabs a subgroup, or the end's sums */
   while (nsg > 1 && 16ull * nsg * 2 * sg * nq > d->max_shared_memory) nsg /= 2;

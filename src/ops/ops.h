@@ -357,6 +357,13 @@ typedef struct nxvk_tuning {
 } nxvk_tuning;
 /* indexed_put's pass structures (index.c, bench/NOTES.md) */
 enum { NXVK_PUT_RULE, NXVK_PUT_PACKED, NXVK_PUT_GATHER, NXVK_PUT_OWNED };
+/* The largest power of two <= v (1 for v = 0): workgroup sizes and splits
+ * of the skinny products (dot_mv.c, dot_mvc.c). */
+static inline uint32_t nxvk_pow2_floor(uint32_t v) {
+  uint32_t p = 1;
+  while (p * 2 <= v) p *= 2;
+  return p;
+}
 /* dot_mv.c: matrix-vector and skinny products (m or n up to 16) of f32,
  * f16 and bf16 on dot_mv.comp; 1 (nothing recorded) where the shape, the
  * dtype or the device does not suit it. */
