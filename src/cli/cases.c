@@ -615,6 +615,22 @@ static int data_dot(case_gen *g) {
         if (case_add(g, g->op->arity == 2 ? 2 : 1, sh, dts, &a, fills[c], where)) return -1;
     }
   }
+  /* f32 of whole 128 x 128 tiles, enough of them (144) to fill an H100's 132
+   * SMs, three k steps of 8: vec_config's rule on NVIDIA (dot.c: the aligned
+   * kernel with FRAG, XB and XS), else the GPU's tiled kernel; "vec" for
+   * NXVK_DOT_ALIGNED=1 on any device.  f32 only: the rule's dtype */
+  if (g->dt == NXVK_F32 && nv > 0 && (g->op->attrs & NXVK_ATTR_VARIANT)) {
+    static const char *const whole[] = {"tiled", "vec"};
+    nxvk_shape sh[2] = {shape2(1536, 24), shape2(24, 1536)};
+    for (size_t v = 0; v < sizeof whole / sizeof whole[0]; v++) {
+      nxvk_attrs a;
+      memset(&a, 0, sizeof a);
+      a.set = NXVK_ATTR_VARIANT;
+      snprintf(a.variant, sizeof a.variant, "%s", whole[v]);
+      for (int c = 0; c < nf; c++)
+        if (case_add(g, 2, sh, dts, &a, fills[c], "shape=[1536,24]x[24,1536]")) return -1;
+    }
+  }
   return 0;
 }
 

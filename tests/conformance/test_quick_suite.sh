@@ -87,6 +87,11 @@ clean "scans by reduce then scan (the GPU form)" NXVK_SCAN=rts NXVK_SCAN_ADD=fuz
 for g in 128 256; do
   clean "dot f64 on the grid of $g invocations" NXVK_DOT_NT=$g -- --op dot --dtype f64
 done
+# f32 of whole tiles (the quick suite's [1536,24]x[24,1536]) on the kernel vec_config's rule
+# gives them on NVIDIA, which lavapipe reaches only through its knobs: the 8 x 16 grid's
+# 2,4,8 tiles without bounds tests, FRAG, XB and XS = 6 (dot_vec128_aligned_xs_f32)
+clean "dot f32 on the NVIDIA rule's aligned kernel" NXVK_DOT_NT=128 NXVK_DOT_ALIGNED=1 NXVK_DOT_FRAG=1 \
+  NXVK_DOT_XB=1 NXVK_DOT_XS=6 -- --op dot --dtype f32
 # split K's forms (src/ops/dot.c): the split kernel, and A's k chunks
 # for the unsplit kernel as a batch, copied out (dot_kchunk; B too where S
 # chunks overrun K) or read in place (dot_vec_strided_f32: f32, chunks that
