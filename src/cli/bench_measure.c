@@ -606,11 +606,12 @@ static void drop_last_row(bench_ctx *b) { b->rep->nrows--; }
 
 /* --sweep FILE: lines "NAME VAR=VALUE ..." ('#' starts a comment); each
  * product of matmul and shapes runs again under each line's variables (the
- * previous line's unset first, the context's tuning read again), checked
+ * previous line's put back first, each as it was before that line: set to
+ * its value or unset; the context's tuning read again), checked
  * and timed as the default was, on the same inputs: a row each, with NAME
  * as its variant.  A NAME starting with '~' is a timing diagnostic (e.g.
  * NXVK_DOT_COOPMAT_DIAG): not checked, its check column says so.  A line the context refuses is a note.  Afterwards the
- * variables are unset and the tuning read again. */
+ * variables are as they were before the sweep and the tuning read again. */
 enum { SWEEP_MAX = 48, SWEEP_VARS = 8 };
 typedef struct {
   char name[16];
@@ -660,8 +661,30 @@ static int sweep_read(const char *path, sweep_line *lines, int *n) {
   return status;
 }
 
-static void sweep_unset(const sweep_line *l) {
-  for (int i = 0; l && i < l->nvars; i++) unsetenv(l->var[i]);
+/* A line's variables back as they were before sweep_set (old[i]: the
+ * value, NULL: unset), the last first, so that a variable named twice gets
+ * its value from before the line. */
+static void sweep_restore(const sweep_line *l, int n, char **old) {
+  for (int i = n - 1; l && i >= 0; i--) {
+    if (old[i]) setenv(l->var[i], old[i], 1);
+    else unsetenv(l->var[i]);
+    free(old[i]);
+    old[i] = NULL;
+  }
+}
+
+/* Set a line's variables, keeping their values (strdup'd) in old. */
+static int sweep_set(const sweep_line *l, char **old) {
+  for (int i = 0; i < l->nvars; i++) {
+    const char *v = getenv(l->var[i]);
+    old[i] = v ? strdup(v) : NULL;
+    if (v && !old[i]) {
+      sweep_restore(l, i, old);
+      return NXVK_E_NO_MEMORY;
+    }
+    setenv(l->var[i], l->val[i], 1);
+  }
+  return NXVK_OK;
 }
 
 static void set_rates(bench_row *row, problem *p) {
@@ -677,12 +700,17 @@ static int sweep_rows(bench_ctx *b, problem *p, const bench_row *base, const cha
   static sweep_line lines[SWEEP_MAX];
   int n = 0, status = sweep_read(b->o->sweep, lines, &n);
   const sweep_line *prev = NULL;
+  char *old[SWEEP_VARS] = {NULL};
   bool failed = false;
   for (int i = 0; status == EXIT_OK && i < n; i++) {
     const sweep_line *l = &lines[i];
-    sweep_unset(prev);
+    sweep_restore(prev, prev ? prev->nvars : 0, old);
+    prev = NULL;
+    if (sweep_set(l, old) != NXVK_OK) {
+      status = cli_engine_error(NXVK_E_NO_MEMORY);
+      break;
+    }
     prev = l;
-    for (int v = 0; v < l->nvars; v++) setenv(l->var[v], l->val[v], 1);
     char what[160];
     snprintf(what, sizeof what, "%.100s (--sweep %.15s)", label, l->name);
     bench_busy_pause();
@@ -693,7 +721,10 @@ static int sweep_rows(bench_ctx *b, problem *p, const bench_row *base, const cha
       continue;
     }
     bench_row *row = bench_add_row(b->rep);
-    if (!row) return cli_engine_error(NXVK_E_NO_MEMORY);
+    if (!row) {
+      status = cli_engine_error(NXVK_E_NO_MEMORY);
+      break;
+    }
     base = &b->rep->rows[b->rep->nrows - 2]; /* the rows may have moved */
     *row = *base;
     snprintf(row->variant, sizeof row->variant, "%.15s", l->name);
@@ -726,7 +757,7 @@ static int sweep_rows(bench_ctx *b, problem *p, const bench_row *base, const cha
     bench_progress_done(b);
     bench_print_row(row);
   }
-  sweep_unset(prev);
+  sweep_restore(prev, prev ? prev->nvars : 0, old);
   bench_busy_pause();
   int rc = nxvk_ctx_retune(b->ctx);
   bench_busy_resume();

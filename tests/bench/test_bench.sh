@@ -457,6 +457,23 @@ want = [(o, d, v, c) for d in ('f32', 'bf16') for (o, v, c) in
         (('sum', '', 'full'), ('sum', 'exact', 'full'), ('sum', '~nat', 'none (diagnostic)'), ('add', '', 'full'))]
 assert sorted(rs) == sorted(want), rs
 \" '$tmp/sweep3.json'"
+# a knob exported before the sweep holds on every line: a line puts its variables back as they were (set or
+# unset) rather than unsetting them.  NXVK_DOT_VEC=1,8,8,1 takes 20 736 bytes of shared memory on
+# NXVK_DOT_NT=128's narrow grid, 37 120 on the default one: past lavapipe's 32 KiB, refused without NT=128
+# (the first check shows the second can fail here)
+printf 'vec NXVK_DOT_VEC=1,8,8,1\n' > "$tmp/sweep4a.txt"
+printf 'nt NXVK_DOT_NT=128\nvec NXVK_DOT_VEC=1,8,8,1\n' > "$tmp/sweep4.txt"
+env -u NXVK_DOT_NT "$NXVK" bench matmul --variant tiled --dtype f32 --sizes 72 --repeat 1 --warmup 0 --cpu-limit 0 \
+  --sweep "$tmp/sweep4a.txt" > "$tmp/sweep4a.out" 2>&1
+rc=$?
+check "bench --sweep: NXVK_DOT_VEC=1,8,8,1 alone is refused on this device (exit $rc)" \
+  sh -c "[ $rc -eq 0 ] && grep -q 'sweep vec).*NXVK_DOT_VEC=1,8,8,1' '$tmp/sweep4a.out' && ! grep -Eq '^dot +vec ' '$tmp/sweep4a.out'"
+NXVK_DOT_NT=128 "$NXVK" bench matmul --variant tiled --dtype f32 --sizes 72 --repeat 1 --warmup 0 --cpu-limit 0 \
+  --sweep "$tmp/sweep4.txt" > "$tmp/sweep4.out" 2>&1
+rc=$?
+check "bench --sweep: NXVK_DOT_NT=128 exported holds after a line that set it, so the next line is taken (exit $rc)" \
+  sh -c "[ $rc -eq 0 ] && grep -Eq '^dot +nt +f32 +72 .* full\$' '$tmp/sweep4.out' &&
+         grep -Eq '^dot +vec +f32 +72 .* full\$' '$tmp/sweep4.out'"
 printf 'x NOEQUALS\n' > "$tmp/sweep2.txt"
 "$NXVK" bench matmul --variant tiled --dtype f32 --sizes 8 --repeat 1 --warmup 0 --sweep "$tmp/sweep2.txt" \
   > "$tmp/sweep2.out" 2>&1
