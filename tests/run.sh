@@ -6,6 +6,9 @@
 #   elixir/                ExUnit through `mix test` (when elixir is installed)
 # A producer that crashes or exits non-zero without a failing line counts as
 # one failure.  The last line is `N passed, N failed`.
+# tests/run.sh PART... runs the tests whose path contains any PART (elixir:
+# the ExUnit suite); a PART that selects no test is a failure, not a pass.
+# An area's tests by name, e.g. dot's: tests/run.sh skinny mvr coopmat
 set -u
 cd "$(dirname "$0")/.."
 export NXVK="${NXVK:-$PWD/nxvk}"
@@ -16,7 +19,15 @@ trap 'rm -rf "$NXVK_CACHE_DIR"' EXIT
 PY=/usr/bin/python3
 passed=0 failed=0
 failures=()
-only="${1:-}"
+parts=()
+for a in "$@"; do [ -z "$a" ] || parts+=("$a"); done
+declare -A hit=() # the PARTs that selected a test
+selected() { # path: every test without a PART, else those whose path contains one
+  [ "${#parts[@]}" -eq 0 ] && return 0
+  local p found=1
+  for p in "${parts[@]}"; do case "$1" in *"$p"*) hit[$p]=1; found=0 ;; esac; done
+  return $found
+}
 
 run_tap() { # name, command...
   local name=$1; shift
@@ -40,21 +51,22 @@ run_tap() { # name, command...
 
 for t in build/tests/test_*; do
   [ -x "$t" ] || continue
-  case "$t" in *"$only"*) ;; *) continue ;; esac
+  selected "$t" || continue
   run_tap "unit/$(basename "$t")" "$t"
 done
 for t in tests/*/test_*.sh; do
   [ -f "$t" ] || continue
-  case "$t" in *"$only"*) ;; *) continue ;; esac
+  selected "$t" || continue
   run_tap "${t#tests/}" bash "$t"
 done
 for t in tests/*/test_*.py; do
   [ -f "$t" ] || continue
-  case "$t" in *"$only"*) ;; *) continue ;; esac
+  selected "$t" || continue
   run_tap "${t#tests/}" "$PY" "$t"
 done
-if [ -f elixir/mix.exs ] && command -v mix >/dev/null 2>&1 && { [ -z "$only" ] || [ "$only" = elixir ]; }; then
+if [ -f elixir/mix.exs ] && command -v mix >/dev/null 2>&1 && { [ "${#parts[@]}" -eq 0 ] || [[ " ${parts[*]} " == *" elixir "* ]]; }; then
   log=$(mktemp)
+  hit[elixir]=1
   start=$SECONDS
   (cd elixir && MIX_ENV=test mix test --color=false) >"$log" 2>&1
   rc=$?
@@ -70,6 +82,11 @@ if [ -f elixir/mix.exs ] && command -v mix >/dev/null 2>&1 && { [ -z "$only" ] |
   if [ "$f" -ne 0 ]; then failures+=("elixir"); tail -40 "$log" | sed 's/^/    /'; fi
   rm -f "$log"
 fi
+for p in "${parts[@]}"; do
+  [ -z "${hit[$p]:-}" ] || continue
+  echo "not ok - $p selects no test (tests/run.sh PART... selects tests by path)"
+  failed=$((failed + 1)); failures+=("($p: no test)")
+done
 [ "${#failures[@]}" -eq 0 ] || echo "failing: ${failures[*]}"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
