@@ -59,7 +59,7 @@ HAND_VARIANTS = \
   dot_vec_aligned_xs_f32:dot_vec:-DDT_f32@-DALIGNED@-DXSTORE \
   dot_vec128_aligned_xs_f32:dot_vec:-DDT_f32@-DALIGNED@-DXSTORE@-DNT_LAYOUT=128@-DNT=128u@-DNT_M1=127u@-DTXN=8u@-DTYN=16u \
   dot_coopmat_f32:dot_coopmat:-DDT_f32 dot_coopmat_f16:dot_coopmat:-DDT_f32@-DOUT_F16 f16_pack:f16_pack:-DDT_f32 f16_pad:f16_pack:-DSRC_F16 \
-  dot_ksum_f32_f16:dot_ksum:-DDT_f32@-DOUT_F16 \
+  dot_ksum_f32_f16:dot_ksum:-DDT_f32@-DOUT_F16 dot_ksum_f32_bf16:dot_ksum:-DDT_f32@-DOUT_BF16 \
   $(foreach d,f32 f64,dot_skinny_n_$(d):dot_skinny:-DDT_$(d)@-DNSKINNY dot_skinny_m_$(d):dot_skinny:-DDT_$(d)@-DMSKINNY) \
   $(foreach d,$(DTYPES),iota_$(d):iota:-DDT_$(d)) \
   $(foreach d,$(DTYPES),scan_$(d):scan:-DDT_$(d) sort_$(d):sort:-DDT_$(d) window_$(d):window:-DDT_$(d) wscatter_$(d):window:-DDT_$(d)@-DSCATTER) \

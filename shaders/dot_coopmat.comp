@@ -1,5 +1,6 @@
 #version 450
-// dot_coopmat.comp - dot on tensor cores through GL_NV_cooperative_matrix:
+// dot_coopmat.comp - dot on tensor cores through GL_NV_cooperative_matrix
+// (bf16, IN_BF16: rewritten to VK_KHR_cooperative_matrix, see below):
 // C = A x B per batch from f16 A [batch][Mp][Kp] and B [batch][Kp][Np]
 // (either the f16 tensors themselves where their shapes are whole tiles, or
 // the zero-padded f16 copies f16_pack.comp made), products and sums in f32
@@ -18,9 +19,9 @@
 // stage; one barrier per step.  Rows of each stage carry 16 bytes of padding
 // so that the rows one fragment read touches fall in distinct banks.
 // Accumulators whose FM x FN tile lies inside C go straight to C (f32, rows
-// of C a multiple of 4 floats); the others (and all of them for OUT_F16) go
-// through a per-subgroup FM x FN f32 scratch (the stage memory, free by then)
-// and are written with bounds checks.
+// of C a multiple of 4 floats); the others (and all of them for OUT_F16 and
+// OUT_BF16) go through a per-subgroup FM x FN f32 scratch (the stage memory,
+// free by then) and are written with bounds checks.
 // Split K (meta[7] = KS > 0): the k steps are cut into chunks of KS and
 // each (batch, chunk) pair writes its f32 partial product to C as block
 // b * S + chunk of S (dot_ksum.comp adds them in chunk order); products
@@ -49,7 +50,20 @@
 // tile alone is loaded and the products run on it for every step (the
 // fragment loads and products alone: the inner loop's bound); 2, the tiles
 // are loaded and stored but not multiplied (the data movement's bound).
-// Defines: WM WN FR FC BK FM FN FK OUT_F16 ST PF GM OR CM_EMU DG; the default
+// IN_BF16: A and B hold bf16 (the same data flow; products of bf16 values
+// are exact in f32).  The tensor-core form is written against
+// GL_NV_cooperative_matrix, which has no bf16, and rewritten after glslang
+// into VK_KHR_cooperative_matrix SPIR-V whose 16-bit A and B fragments are
+// bf16 (src/vk/spirv_khr.c, run where the GLSL defines
+// NXVK_SPIRV_KHR_BF16): there, A and B fragments are only loaded and
+// multiplied (no arithmetic on them), and B's type differs from A's by its
+// row count FKB, a specialization constant (9) that only marks it (with FM
+// = FN = FK the two would be one type, and the rewrite gives each type one
+// use: A, B or accumulator).  The emulation reads bf16 bits as
+// uintBitsToFloat(bits << 16).
+// OUT_BF16: C in bf16, each f32 sum rounded once on its bits (nx_bf16_bits:
+// ties to even, NaN kept quiet), through the scratch as OUT_F16.
+// Defines: WM WN FR FC BK FM FN FK OUT_F16 OUT_BF16 IN_BF16 ST PF GM OR CM_EMU DG; the default
 // (dot.c's coopmat_embedded) is 2 x 4 subgroups of 64 x 64 (BM = 128, BN =
 // 256, 256 invocations, BK = 32) on 16x16x16, one stage, loads one step
 // ahead, no regrouping, order 0.
@@ -62,11 +76,12 @@
 #endif
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
-#ifdef OUT_F16
+#if defined(OUT_F16) || defined(OUT_BF16)
+#define OUT16 1                      // a 16-bit C: every tile through the scratch
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #endif
-#if defined(OUT_F16) || defined(CM_EMU)
+#if defined(OUT16) || defined(CM_EMU)
 #include "f16.glsl"
 #endif
 
@@ -118,10 +133,10 @@
 layout(local_size_x = NT) in;
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
-layout(std430, binding = 1) readonly buffer A { uvec4 a[]; };  // f16, 8 per uvec4
+layout(std430, binding = 1) readonly buffer A { uvec4 a[]; };  // f16 (IN_BF16: bf16), 8 per uvec4
 layout(std430, binding = 2) readonly buffer B { uvec4 b[]; };
-#ifdef OUT_F16
-layout(std430, binding = 3) writeonly buffer C { uint16_t c[]; };  // f16 bits
+#ifdef OUT16
+layout(std430, binding = 3) writeonly buffer C { uint16_t c[]; };  // f16 / bf16 bits
 #else
 layout(std430, binding = 3) writeonly buffer C { float c[]; };
 #endif
@@ -187,8 +202,13 @@ void store_stage2_(uint st) {
 #endif
 
 #ifdef CM_EMU
-// one f16 of the shared stages, as f32; h counts halves from the start of sm
+// one f16 (IN_BF16: bf16) of the shared stages, as f32; h counts halves from
+// the start of sm
+#ifdef IN_BF16
+float sm_half(uint h) { return uintBitsToFloat(((sm[h / 8u][(h % 8u) / 2u] >> (16u * (h % 2u))) & 0xffffu) << 16); }
+#else
 float sm_half(uint h) { return nx_f16_to_f32((sm[h / 8u][(h % 8u) / 2u] >> (16u * (h % 2u))) & 0xffffu); }
+#endif
 
 // acc += A x B, FM x FK from uvec4 aoff (row-major, rows as uvec4 apart)
 // times FK x FN from boff (row-major, bs apart); this lane's elements
@@ -210,6 +230,14 @@ void emu_mad(inout float acc[FE], uint aoff, uint as, uint boff, uint bs, uint l
         emu_mad(acc[i][j], (ST_) * A_STAGE + (wr * FR * FM + i * FM) * AV + kk / 8u, AV,                    \
                 B0 + (ST_) * B_STAGE + kk * BV + (wc * FC * FN + j * FN) / 8u, BV, lane);
 #else
+// the A and B fragment types (IN_BF16: B's rows the marker FKB, see above)
+#define FRAG_A fcoopmatNV<16, gl_ScopeSubgroup, FM, FK>
+#ifdef IN_BF16
+layout(constant_id = 9) const uint FKB = FK;
+#define FRAG_B fcoopmatNV<16, gl_ScopeSubgroup, FKB, FN>
+#else
+#define FRAG_B fcoopmatNV<16, gl_ScopeSubgroup, FK, FN>
+#endif
 #define LOAD_A(ST_, kk, i, F)                                                                               \
   coopMatLoadNV(F, sm, (ST_) * A_STAGE + (wr * FR * FM + (i) * FM) * AV + (kk) / 8u, AV, false)
 #define LOAD_B(ST_, kk, j, F)                                                                               \
@@ -219,8 +247,8 @@ void emu_mad(inout float acc[FE], uint aoff, uint as, uint boff, uint bs, uint l
 // fragments, then their FR x FC products
 #define MMA_STAGE(ST_)                                                                                      \
   [[unroll]] for (uint kk = 0u; kk < BK; kk += FK) {                                                        \
-    fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa[FR];                                                        \
-    fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb[FC];                                                        \
+    FRAG_A fa[FR];                                                                                          \
+    FRAG_B fb[FC];                                                                                          \
     [[unroll]] for (uint i = 0u; i < FR; i++) LOAD_A(ST_, kk, i, fa[i]);                                    \
     [[unroll]] for (uint j = 0u; j < FC; j++) LOAD_B(ST_, kk, j, fb[j]);                                    \
     [[unroll]] for (uint j = 0u; j < FC; j++)                                                               \
@@ -231,10 +259,10 @@ void emu_mad(inout float acc[FE], uint aoff, uint as, uint boff, uint bs, uint l
 // times all of them
 #define MMA_STAGE(ST_)                                                                                      \
   [[unroll]] for (uint kk = 0u; kk < BK; kk += FK) {                                                        \
-    fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb[FC];                                                        \
+    FRAG_B fb[FC];                                                                                          \
     [[unroll]] for (uint j = 0u; j < FC; j++) LOAD_B(ST_, kk, j, fb[j]);                                    \
     [[unroll]] for (uint i = 0u; i < FR; i++) {                                                             \
-      fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa;                                                          \
+      FRAG_A fa;                                                                                            \
       LOAD_A(ST_, kk, i, fa);                                                                               \
       [[unroll]] for (uint j = 0u; j < FC; j++) acc[i][j] = coopMatMulAddNV(fa, fb[j], acc[i][j]);          \
     }                                                                                                       \
@@ -245,8 +273,8 @@ void emu_mad(inout float acc[FE], uint aoff, uint as, uint boff, uint bs, uint l
 // the fragment registers; BK a multiple of 2 FK)
 #define MMA_STAGE(ST_)                                                                                      \
   {                                                                                                         \
-    fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa0[FR], fa1[FR];                                              \
-    fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb0[FC], fb1[FC];                                              \
+    FRAG_A fa0[FR], fa1[FR];                                                                                \
+    FRAG_B fb0[FC], fb1[FC];                                                                                \
     [[unroll]] for (uint i = 0u; i < FR; i++) LOAD_A(ST_, 0u, i, fa0[i]);                                   \
     [[unroll]] for (uint j = 0u; j < FC; j++) LOAD_B(ST_, 0u, j, fb0[j]);                                   \
     [[unroll]] for (uint kk = 0u; kk < BK; kk += 2u * FK) {                                                 \
@@ -267,10 +295,10 @@ void emu_mad(inout float acc[FE], uint aoff, uint as, uint boff, uint bs, uint l
 // times all of them
 #define MMA_STAGE(ST_)                                                                                      \
   [[unroll]] for (uint kk = 0u; kk < BK; kk += FK) {                                                        \
-    fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa[FR];                                                        \
+    FRAG_A fa[FR];                                                                                          \
     [[unroll]] for (uint i = 0u; i < FR; i++) LOAD_A(ST_, kk, i, fa[i]);                                    \
     [[unroll]] for (uint j = 0u; j < FC; j++) {                                                             \
-      fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb;                                                          \
+      FRAG_B fb;                                                                                            \
       LOAD_B(ST_, kk, j, fb);                                                                               \
       [[unroll]] for (uint i = 0u; i < FR; i++) acc[i][j] = coopMatMulAddNV(fa[i], fb, acc[i][j]);          \
     }                                                                                                       \
@@ -399,7 +427,7 @@ void main() {
           // every invocation reaches each barrier (they are the workgroup's):
           // whole tiles straight to C (as coopMatStoreNV would), the rest
           // through the scratch
-#ifndef OUT_F16
+#ifndef OUT16
           bool whole = r0 + FM <= M && c0 + FN <= N && N % 4u == 0u;
 #else
           bool whole = false;
@@ -407,7 +435,7 @@ void main() {
           bool part = !whole && r0 < M && c0 < N;
           [[unroll]] for (uint h = 0u; h < FE; h++) {
             uint e = lane + 32u * h, er = e / FN, ec = e % FN;
-#ifndef OUT_F16
+#ifndef OUT16
             if (whole) c[cbase + (r0 + er) * N + c0 + ec] = acc[i][j][h];
 #endif
             if (part) sm[sg * SV + er * (FN / 4u) + ec / 4u][ec % 4u] = floatBitsToUint(acc[i][j][h]);
@@ -415,7 +443,7 @@ void main() {
           memoryBarrierShared();
           barrier();
 #else
-#ifndef OUT_F16
+#ifndef OUT16
           if (r0 + FM <= M && c0 + FN <= N && N % 4u == 0u) {
             coopMatStoreNV(acc[i][j], c, cbase + r0 * N + c0, N, false);
             continue;
@@ -432,9 +460,15 @@ void main() {
             if (part && e < SV && gr < M) {
               vec4 v = uintBitsToFloat(sm[sg * SV + e]);
               uint o = cbase + gr * N + gc;
+#ifdef OUT_BF16
+              uvec4 hv = uvec4(nx_bf16_bits(floatBitsToUint(v.x)), nx_bf16_bits(floatBitsToUint(v.y)),
+                               nx_bf16_bits(floatBitsToUint(v.z)), nx_bf16_bits(floatBitsToUint(v.w)));
+#endif
 #ifdef OUT_F16
               uvec4 hv = uvec4(nx_f16_bits(floatBitsToUint(v.x)), nx_f16_bits(floatBitsToUint(v.y)),
                                nx_f16_bits(floatBitsToUint(v.z)), nx_f16_bits(floatBitsToUint(v.w)));
+#endif
+#ifdef OUT16
               if (gc < N) c[o] = uint16_t(hv.x);
               if (gc + 1u < N) c[o + 1u] = uint16_t(hv.y);
               if (gc + 2u < N) c[o + 2u] = uint16_t(hv.z);

@@ -4,8 +4,9 @@
  * (double-buffered, vector loads, dot_vec.comp), "vec1" (single-buffered,
  * dot_vec1.comp), "regtile" (scalar register tiles, dot_tiled.comp), "naive" (one
  * invocation per output, the baseline benchmarks compare with) and "coopmat"
- * (f32 only: inputs rounded to f16, products and sums in f32 on NV
- * cooperative matrices, where the device has them), "skinny" (dot_skinny.comp:
+ * (f32 inputs rounded to f16, f16 and bf16 inputs as they are; products and
+ * sums in f32 on tensor cores where the device has them: NV cooperative
+ * matrices for f16, VK_KHR_cooperative_matrix with bf16 for bf16), "skinny" (dot_skinny.comp:
  * matrix-vector and skinny products, m or n up to 16; "tiled" picks it there;
  * other shapes run "tiled"'s kernel).
  */
@@ -55,21 +56,23 @@ typedef struct {
   uint32_t ord;        /* fragment order (0-3; _ORDER, the shader's OR) */
   bool emu;            /* the emulation (CM_EMU; _EMU=1): no tensor cores needed */
   uint32_t dg;         /* a diagnostic, not a product (the shader's DG; _DIAG, tuning runs only) */
+  bool bf16;           /* bf16 inputs (the shader's IN_BF16): fragments from the device's bf16 list */
 } coopmat_kernel;
 
 /* The layout the shader's defaults describe (embedded as dot_coopmat_f32
- * and dot_coopmat_f16; any other is compiled at run time). */
-static const coopmat_kernel coopmat_embedded = {2, 4, 4, 4, 32, 16, 16, 16, 1, 1, 0, 0, false, 0};
+ * and dot_coopmat_f16; any other, and every bf16 one, is compiled at run
+ * time). */
+static const coopmat_kernel coopmat_embedded = {2, 4, 4, 4, 32, 16, 16, 16, 1, 1, 0, 0, false, 0, false};
 
 /* The device's f16 x f16 + f32 fragment for dot and conv: the largest listed
  * whose sides are multiples of 8 (and, for fm_divides_32, whose FM divides
  * 32: conv's lanes each own one pixel), 16x16x16 first on a tie, 16x16x16
  * where none is listed (the emulations'). */
-void nxvk_coopmat_fragment(const nxvk_device_info *d, bool fm_divides_32, uint32_t f[3]) {
+static void fragment_of(const uint32_t (*shapes)[3], int nshapes, bool fm_divides_32, uint32_t f[3]) {
   f[0] = f[1] = f[2] = 16;
   uint64_t best = 0;
-  for (int i = 0; i < d->coop_f16_nshapes; i++) {
-    const uint32_t *s = d->coop_f16_shapes[i];
+  for (int i = 0; i < nshapes; i++) {
+    const uint32_t *s = shapes[i];
     uint64_t v = (uint64_t)s[0] * s[1] * s[2];
     if (s[0] % 8 || s[1] % 8 || s[2] % 8 || (fm_divides_32 && 32 % s[0]) || !v || v > 4096) continue;
     if (v > best || (v == best && s[0] == 16 && s[1] == 16)) {
@@ -77,6 +80,18 @@ void nxvk_coopmat_fragment(const nxvk_device_info *d, bool fm_divides_32, uint32
       memcpy(f, s, 3 * sizeof *f);
     }
   }
+}
+
+void nxvk_coopmat_fragment(const nxvk_device_info *d, bool fm_divides_32, uint32_t f[3]) {
+  fragment_of((const uint32_t(*)[3])d->coop_f16_shapes, d->coop_f16_nshapes, fm_divides_32, f);
+}
+
+/* dot's bf16 fragment: the same rule on the device's bf16 x bf16 + f32
+ * configurations (VK_KHR_cooperative_matrix's list), 16x16x16 where none is
+ * listed (the emulation's) */
+static void coopmat_fragment_bf16(const nxvk_device_info *d, uint32_t f[3]) {
+  int n = d->coop_bf16_nshapes < 0 ? 0 : d->coop_bf16_nshapes > 8 ? 8 : d->coop_bf16_nshapes;
+  fragment_of((const uint32_t(*)[3])d->coop_bf16_shapes, n, false, f);
 }
 
 static const char *coopmat_layout_check(const nxvk_device_info *d, const coopmat_kernel *k, char *buf, size_t len);
@@ -99,23 +114,25 @@ static const struct {
 static uint32_t coopmat_bm(const coopmat_kernel *k) { return k->wm * k->fr * k->fm; }
 static uint32_t coopmat_bn(const coopmat_kernel *k) { return k->wn * k->fc * k->fn; }
 
-/* The layout for an m x n product (m = n = 0: any): a forced one
+/* The layout for an m x n product (m = n = 0: any) of f16 (or f32) or, bf16
+ * true, of bf16 inputs (its fragment from the bf16 list): a forced one
  * (NXVK_DOT_COOPMAT*), else of the defaults the device holds the first,
  * unless a later one pads m x n to fewer elements (n up to 128 on 128 x 128
  * blocks rather than 128 x 256: half the blocks' work and no B copy where n
  * is a multiple of 128). */
-static coopmat_kernel coopmat_pick(const nxvk_ctx *c, uint64_t m, uint64_t n) {
+static coopmat_kernel coopmat_pick(const nxvk_ctx *c, bool bf16, uint64_t m, uint64_t n) {
   const nxvk_tuning *tu = c->tuning;
   const uint32_t *t = tu->dot_coopmat;
   coopmat_kernel k = {0}, best = {0};
   uint64_t best_area = 0;
   bool have = false;
   uint32_t f[3];
-  nxvk_coopmat_fragment(&c->info, false, f);
+  if (bf16) coopmat_fragment_bf16(&c->info, f);
+  else nxvk_coopmat_fragment(&c->info, false, f);
   size_t nd = sizeof coopmat_defaults / sizeof *coopmat_defaults;
   for (size_t i = 0; i < nd; i++) {
     k = (coopmat_kernel){coopmat_defaults[i].wm, coopmat_defaults[i].wn, 0, 0, coopmat_defaults[i].bk, f[0], f[1], f[2],
-                         coopmat_defaults[i].st, coopmat_defaults[i].pf, coopmat_defaults[i].gm, 0, tu->dot_coopmat_emu, 0};
+                         coopmat_defaults[i].st, coopmat_defaults[i].pf, coopmat_defaults[i].gm, 0, tu->dot_coopmat_emu, 0, bf16};
     k.fr = coopmat_defaults[i].tm / k.fm ? coopmat_defaults[i].tm / k.fm : 1;
     k.fc = coopmat_defaults[i].tn / k.fn ? coopmat_defaults[i].tn / k.fn : 1;
     if (k.bk % k.fk) k.bk = k.fk;
@@ -154,13 +171,16 @@ static uint64_t coopmat_shared(const coopmat_kernel *k) {
 static const char *coopmat_layout_check(const nxvk_device_info *d, const coopmat_kernel *k, char *buf, size_t len) {
   uint32_t nt = coopmat_threads(k), bm = coopmat_bm(k), bn = coopmat_bn(k);
   bool listed = false;
-  for (int i = 0; i < d->coop_f16_nshapes; i++)
-    listed |= d->coop_f16_shapes[i][0] == k->fm && d->coop_f16_shapes[i][1] == k->fn &&
-              d->coop_f16_shapes[i][2] == k->fk;
+  int ns = k->bf16 ? d->coop_bf16_nshapes : d->coop_f16_nshapes;
+  for (int i = 0; i < ns && i < 8; i++) {
+    const uint32_t *s = k->bf16 ? d->coop_bf16_shapes[i] : d->coop_f16_shapes[i];
+    listed |= s[0] == k->fm && s[1] == k->fn && s[2] == k->fk;
+  }
   if (!k->wm || !k->wn || !k->fr || !k->fc || k->fr > 8 || k->fc > 8 || k->wm * k->wn > 32)
     snprintf(buf, len, "WM x WN from 1 to 32 subgroups, FR and FC from 1 to 8");
   else if (!listed && !k->emu)
-    snprintf(buf, len, "%ux%ux%u is not one of %.64s's f16 x f16 + f32 configurations", k->fm, k->fn, k->fk, d->name);
+    snprintf(buf, len, "%ux%ux%u is not one of %.64s's %s x %s + f32 configurations", k->fm, k->fn, k->fk, d->name,
+             k->bf16 ? "bf16" : "f16", k->bf16 ? "bf16" : "f16");
   else if (k->fm % 8 || k->fn % 8 || k->fk % 8)
     snprintf(buf, len, "fragment sides must be multiples of 8");
   else if (k->ord == 3 && k->bk % (2 * k->fk))
@@ -188,14 +208,20 @@ static const char *coopmat_layout_check(const nxvk_device_info *d, const coopmat
 static const char *coopmat_unsupported(const nxvk_ctx *c, nxvk_dtype in, nxvk_dtype out, uint64_t m, uint64_t n,
                                        char *buf, size_t len) {
   const nxvk_device_info *d = &c->info;
-  coopmat_kernel k = coopmat_pick(c, m, n);
+  bool bf16 = in == NXVK_BF16;
+  coopmat_kernel k = coopmat_pick(c, bf16, m, n);
   bool emu = k.emu; /* the emulation needs no tensor cores, subgroups or f16 arithmetic */
-  return !emu && !d->coop_matrix_nv ? "no VK_NV_cooperative_matrix"
-         : !emu && !d->f16 ? "no shaderFloat16"
-         : !emu && !d->coopmat_f16_f32 ? "no f16 x f16 -> f32 subgroup configuration (or no vulkanMemoryModel)"
+  /* bf16: VK_KHR_cooperative_matrix with bf16 (the NV kernel's SPIR-V
+   * rewritten, spirv_khr.c), no NV extension needed */
+  return bf16 && !emu && !d->coopmat_bf16_f32
+             ? "no bf16 x bf16 -> f32 subgroup configuration (VK_KHR_cooperative_matrix and VK_KHR_shader_bfloat16 "
+               "with shaderBFloat16CooperativeMatrix, and vulkanMemoryModel)"
+         : !bf16 && !emu && !d->coop_matrix_nv ? "no VK_NV_cooperative_matrix"
+         : !bf16 && !emu && !d->f16 ? "no shaderFloat16"
+         : !bf16 && !emu && !d->coopmat_f16_f32 ? "no f16 x f16 -> f32 subgroup configuration (or no vulkanMemoryModel)"
          : !emu && d->subgroup_size != 32 ? "subgroups are not 32 wide"
-         : in == NXVK_F16 && out == NXVK_F16 && !(d->storage_16bit && d->int16)
-             ? "f16 results need storageBuffer16BitAccess and shaderInt16"
+         : (in == NXVK_F16 || in == NXVK_BF16) && out == in && !(d->storage_16bit && d->int16)
+             ? "f16 and bf16 results need storageBuffer16BitAccess and shaderInt16"
              : coopmat_layout_check(d, &k, buf, len);
 }
 
@@ -213,19 +239,14 @@ int nxvk_dot_supported(nxvk_ctx *c, const nxvk_op *op, const nxvk_attrs *a, cons
                        "dot: variant %s computes f32 and f64; %s takes the default (tiled, here naive) kernel",
                        a->variant, nxvk_dtype_name(in[0].dtype));
   if (!is_coopmat(a)) return NXVK_OK;
-  /* f32 (rounded to f16 by f16_pack) and f16 (read as they are); bf16 has
-   * no cooperative matrix here: VK_NV_cooperative_matrix's component types
-   * have no bf16, and Debian 12's glslang (12.0.0) and Vulkan headers
-   * (1.3.239) know neither VK_KHR_cooperative_matrix nor bfloat16 */
+  /* f32 (rounded to f16 by f16_pack), f16 and bf16 (read as they are); bf16
+   * runs on VK_KHR_cooperative_matrix (the NV kernel's SPIR-V rewritten:
+   * Debian 12's glslang 12 knows neither GL_KHR_cooperative_matrix nor
+   * bfloat16), or on the emulation */
   for (int i = 0; i < nin; i++)
-    if (in[i].dtype != NXVK_F32 && in[i].dtype != NXVK_F16)
+    if (in[i].dtype != NXVK_F32 && in[i].dtype != NXVK_F16 && in[i].dtype != NXVK_BF16)
       return nxvk_seterr(NXVK_E_UNSUPPORTED_DTYPE,
-                         in[i].dtype == NXVK_BF16
-                             ? "dot: variant coopmat takes f32 (rounded to f16) and f16, not bf16: "
-                               "VK_NV_cooperative_matrix has no bf16 type and this build's glslang 12 and "
-                               "Vulkan headers 1.3.239 know no VK_KHR_cooperative_matrix or bfloat16 (bf16 "
-                               "takes the default kernel, f32 sums)"
-                             : "dot: variant coopmat takes f32 (rounded to f16, summed in f32) and f16, not %s",
+                         "dot: variant coopmat takes f32 (rounded to f16, summed in f32), f16 and bf16, not %s",
                          nxvk_dtype_name(in[i].dtype));
   nxvk_dtype out = in[0].dtype;
   if (a->set & NXVK_ATTR_DTYPE) out = a->dtype;
@@ -352,7 +373,7 @@ int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t) {
   if (v[0] || v[1] || v[2] || v[3] || v[4] || t->dot_coopmat_stages || t->dot_coopmat_prefetch ||
       t->dot_coopmat_group || t->dot_coopmat_order || t->dot_coopmat_emu || t->dot_coopmat_diag) {
     /* a layout for coopmat: checked here so that a sweep fails at once, not per product */
-    coopmat_kernel k = coopmat_pick(c, 0, 0); /* c->tuning is t here (tuning.c) */
+    coopmat_kernel k = coopmat_pick(c, false, 0, 0); /* c->tuning is t here (tuning.c); f16's fragments */
     char buf[200];
     const char *no = !d->coopmat_f16_f32 && !k.emu
                          ? "this device has no f16 x f16 -> f32 cooperative matrices (nxvk info)"
@@ -538,52 +559,56 @@ static int copy_pass(nxvk_rec *r, const char *kernel, nxvk_buffer *src, const ui
 }
 
 /* The coopmat kernel's name: the embedded dot_coopmat_f32 / _f16 for the
- * shader's default layout (coopmat_embedded), else a run-time kernel
- * (rtkernel.c parses the name back into the shader's defines). */
-static void coopmat_name(const coopmat_kernel *k, bool out_f16, char *name, size_t len) {
+ * shader's default layout (coopmat_embedded) on f16 operands, else a
+ * run-time kernel (rtkernel.c parses the name back into the shader's
+ * defines); its result token: f32 / f16 for f16 operands, b32 / b16 (f32 or
+ * bf16 results) for bf16 ones (every bf16 kernel is compiled at run time). */
+static void coopmat_name(const coopmat_kernel *k, bool out16, char *name, size_t len) {
   const coopmat_kernel *e = &coopmat_embedded;
+  const char *res = k->bf16 ? (out16 ? "b16" : "b32") : out16 ? "f16" : "f32";
   if (k->wm == e->wm && k->wn == e->wn && k->fr == e->fr && k->fc == e->fc && k->bk == e->bk && k->fm == e->fm &&
       k->fn == e->fn && k->fk == e->fk && k->st == e->st && k->pf == e->pf && k->gm == e->gm && k->ord == e->ord &&
-      !k->emu && !k->dg)
-    snprintf(name, len, "dot_coopmat_%s", out_f16 ? "f16" : "f32");
+      !k->emu && !k->dg && !k->bf16)
+    snprintf(name, len, "dot_coopmat_%s", res);
   else if (k->dg)
     snprintf(name, len, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_o%u_%s_dg%u", k->wm, k->wn, k->fr, k->fc, k->bk,
-             k->fm, k->fn, k->fk, k->st, k->pf, k->gm, k->ord, out_f16 ? "f16" : "f32", k->dg);
+             k->fm, k->fn, k->fk, k->st, k->pf, k->gm, k->ord, res, k->dg);
   else
     snprintf(name, len, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_o%u_%s%s", k->wm, k->wn, k->fr, k->fc, k->bk, k->fm,
-             k->fn, k->fk, k->st, k->pf, k->gm, k->ord, out_f16 ? "f16" : "f32", k->emu ? "_emu" : "");
+             k->fn, k->fk, k->st, k->pf, k->gm, k->ord, res, k->emu ? "_emu" : "");
 }
 
 bool nxvk_dot_coopmat_padding(nxvk_ctx *c, uint32_t m, uint32_t k, uint32_t n, uint32_t padded[3]) {
   char buf[200];
   if (coopmat_unsupported(c, NXVK_F32, NXVK_F32, m, n, buf, sizeof buf)) return false;
-  coopmat_kernel ck = coopmat_pick(c, m, n);
+  coopmat_kernel ck = coopmat_pick(c, false, m, n);
   padded[0] = round_up(m, coopmat_bm(&ck));
   padded[1] = k ? round_up(k, ck.bk) : ck.bk;
   padded[2] = round_up(n, coopmat_bn(&ck));
   return true;
 }
 
-/* coopmat: f16 A and B as they are where their shapes are whole tiles
- * (A: M a multiple of BM, B: N a multiple of BN, both: K a multiple of BK),
- * else a zero-padded f16 copy (f16_pack: f32 rounded once to f16; f16_pad:
- * f16 copied) in its own dispatch before the kernel; the copies live as
- * long as the recording.  C is f32, or f16 (each f32 sum rounded once). */
+/* coopmat: f16 or bf16 A and B as they are where their shapes are whole
+ * tiles (A: M a multiple of BM, B: N a multiple of BN, both: K a multiple of
+ * BK), else a zero-padded 16-bit copy (f16_pack: f32 rounded once to f16;
+ * f16_pad: f16 or bf16 copied on the bits, zeros of either being 0) in its
+ * own dispatch before the kernel; the copies live as long as the recording.
+ * C is f32, or out_dt f16 / bf16 (each f32 sum rounded once). */
 static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_dtype dtype, nxvk_buffer *a, nxvk_buffer *b,
-                       nxvk_buffer *out, bool out_f16, uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
+                       nxvk_buffer *out, nxvk_dtype out_dt, uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
   if (M == 0 || N == 0 || batch == 0) return NXVK_OK;
   uint32_t bm = coopmat_bm(k), bn = coopmat_bn(k);
   uint64_t Mp = round_up(M, bm), Np = round_up(N, bn), Kp = K ? round_up(K, k->bk) : k->bk;
   uint64_t abytes = 2 * batch * Mp * Kp, bbytes = 2 * batch * Kp * Np;
   uint64_t gx = Np / bn, gy = Mp / bm;
-  bool f16 = dtype == NXVK_F16;
-  bool a_direct = f16 && Mp == M && Kp == K, b_direct = f16 && Np == N && Kp == K;
+  bool half = dtype == NXVK_F16 || dtype == NXVK_BF16, out16 = out_dt == NXVK_F16 || out_dt == NXVK_BF16;
+  bool a_direct = half && Mp == M && Kp == K, b_direct = half && Np == N && Kp == K;
   if ((!a_direct && abytes > c->info.max_storage_buffer_range) ||
       (!b_direct && bbytes > c->info.max_storage_buffer_range) || Mp * Kp > UINT32_MAX / 2 ||
       Kp * Np > UINT32_MAX / 2)
     return nxvk_seterr(NXVK_E_TOO_LARGE,
-                       "dot: variant coopmat: the f16 operands take %llu and %llu bytes (limit %llu)",
+                       "dot: variant coopmat: the 16-bit operands take %llu and %llu bytes (limit %llu)",
                        (unsigned long long)abytes, (unsigned long long)bbytes,
                        (unsigned long long)c->info.max_storage_buffer_range);
   if (gx > c->info.max_workgroup_count[0])
@@ -593,7 +618,7 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_dtype dtype, n
   nxvk_buffer *a16 = NULL, *b16 = NULL;
   uint32_t ameta[5] = {M, K, (uint32_t)Mp, (uint32_t)Kp, (uint32_t)(abytes / 4)};
   uint32_t bmeta[5] = {K, N, (uint32_t)Kp, (uint32_t)Np, (uint32_t)(bbytes / 4)};
-  const char *pack = f16 ? "f16_pad" : "f16_pack";
+  const char *pack = half ? "f16_pad" : "f16_pack";
   int rc = a_direct ? NXVK_OK : copy_pass(r, pack, a, ameta, abytes / 4, &a16);
   if (rc == NXVK_OK && !b_direct) rc = copy_pass(r, pack, b, bmeta, bbytes / 4, &b16);
   /* split K where the blocks would leave the device's units idle: slots
@@ -630,7 +655,7 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_dtype dtype, n
     uint32_t spec[1] = {coopmat_threads(k)}; /* fixed in the shader; constant 0 is unused */
     nxvk_buffer *bufs[3] = {a_direct ? a : a16, b_direct ? b : b16, KS ? part : out};
     char name[64];
-    coopmat_name(k, out_f16 && !KS, name, sizeof name);
+    coopmat_name(k, out16 && !KS, name, sizeof name);
     uint64_t gzs = KS ? (uint64_t)batch * S : batch;
     if (gzs > c->info.max_workgroup_count[2]) gzs = c->info.max_workgroup_count[2];
     rc = nxvk_dispatch_grid(r, name, spec, 1, meta, 8, bufs, 3, (uint32_t)gx, (uint32_t)gy, (uint32_t)gzs);
@@ -638,8 +663,10 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_dtype dtype, n
   if (rc == NXVK_OK && KS) {
     uint32_t smeta[3] = {M * N, batch, S}, sspec[1] = {NXVK_WG};
     nxvk_buffer *sbufs[2] = {part, out};
-    rc = nxvk_dispatch_1d(r, out_f16 ? "dot_ksum_f32_f16" : "dot_ksum_f32", sspec, 1, smeta, 3, sbufs, 2,
-                          (uint64_t)batch * M * N);
+    const char *ksum = out_dt == NXVK_F16    ? "dot_ksum_f32_f16"
+                       : out_dt == NXVK_BF16 ? "dot_ksum_f32_bf16"
+                                             : "dot_ksum_f32";
+    rc = nxvk_dispatch_1d(r, ksum, sspec, 1, smeta, 3, sbufs, 2, (uint64_t)batch * M * N);
   }
   nxvk_buffer_unref(c, part);
   nxvk_buffer_unref(c, a16);
@@ -790,10 +817,11 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
   char name[32];
   const char *variant = (a->set & NXVK_ATTR_VARIANT) ? a->variant : "tiled";
   nxvk_ctx *c = nxvk_rec_ctx(r);
-  /* f16 on cooperative matrices, also by default where the device has them
-   * (products with m or n up to 16 keep the default kernel) */
+  /* f16 and bf16 on cooperative matrices, also by default where the device
+   * has them (bf16: its own bf16 configurations; products with m or n up to
+   * 16 keep the default kernel) */
   char why[200];
-  if (dtype == NXVK_F16 && strcmp(variant, "tiled") == 0 && M > SKINNY_MAX && N > SKINNY_MAX &&
+  if ((dtype == NXVK_F16 || dtype == NXVK_BF16) && strcmp(variant, "tiled") == 0 && M > SKINNY_MAX && N > SKINNY_MAX &&
       !coopmat_unsupported(c, dtype, out->dtype, M, N, why, sizeof why))
     variant = "coopmat";
   /* matrix-vector and skinny products of f32 f16 bf16: dot_mv.c ("tiled" and "skinny") */
@@ -820,8 +848,8 @@ int nxvk_dot_gpu(nxvk_rec *r, const nxvk_op *op, const nxvk_attrs *a, nxvk_tenso
     snprintf(ca.variant, sizeof ca.variant, "coopmat");
     int rc = nxvk_dot_supported(c, op, &ca, metas, 2);
     if (rc) return rc;
-    coopmat_kernel k = coopmat_pick(c, M, N);
-    return dot_coopmat(r, &k, dtype, in[0]->buf, in[1]->buf, out->buf, out->dtype == NXVK_F16, M, N, K, batch);
+    coopmat_kernel k = coopmat_pick(c, dtype == NXVK_BF16, M, N);
+    return dot_coopmat(r, &k, dtype, in[0]->buf, in[1]->buf, out->buf, out->dtype, M, N, K, batch);
   }
   /* matrix-vector and skinny products: their own kernel ("tiled" and "skinny") */
   if (strcmp(variant, "tiled") == 0 || strcmp(variant, "skinny") == 0) {
@@ -1010,8 +1038,9 @@ static long double dot_elems(const dot_elem *a, const dot_elem *b, int64_t K, bo
   return acc; /* finite f32/f64 products cannot overflow a long double sum */
 }
 
-/* The variant coopmat's reference rounds every input element to f16 first
- * (as its kernel does) and then computes the same long double products;
+/* The variant coopmat's reference rounds every f32 input element to f16
+ * first (as its kernel does; f16 and bf16 inputs are read as they are:
+ * their products are exact in f32) and then computes the same long double products;
  * conformance holds it to dot's usual bound against that rounded reference.
  * Rows of A are converted a block at a time and each column of B once per
  * block, which keeps the scratch small for bench-sized products. */
@@ -1024,8 +1053,8 @@ int nxvk_dot_ref(const nxvk_op *op, const nxvk_attrs *a, const nxvk_host *in, in
   int rk = x->rank;
   int64_t batch = rk == 3 ? x->dim[0] : 1;
   int64_t M = x->dim[rk - 2], K = x->dim[rk - 1], N = y->dim[rk - 1];
-  bool f16 = is_coopmat(a);
   const nxvk_host *A = &in[0], *B = &in[1];
+  bool f16 = is_coopmat(a) && A->dtype == NXVK_F32; /* never bf16: its values are no f16's */
   if (!nxvk_dtype_is_float(A->dtype)) { /* integers: exact, wrapping as the kernel */
     for (int64_t b = 0; b < batch; b++)
       for (int64_t i = 0; i < M; i++)

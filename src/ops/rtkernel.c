@@ -5,7 +5,8 @@
  * 13 dtypes would multiply the embedded SPIR-V (and the build) by ten, for
  * kernels most runs never use.  Any other kernel an op asks for by name
  * ("ew_add_bf16", "copy_f16_i64", "reduce_u16", "iota_bool", "random_f16",
- * "dot_naive_i64", dot's coopmat layouts "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_f16[_emu]" and conv's
+ * "dot_naive_i64", dot's coopmat layouts "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_f16[_emu]" (b32 / b16:
+ * bf16 inputs) and conv's
  * "convcm_4x2_2x2_k32_16x16x16", "_emu" after it for the emulation)
  * is generated here from the same sources (elementwise.def through the code
  * generator; shaders/copy.comp, reduce.comp, iota.comp, random.comp, dot_naive.comp with the
@@ -154,25 +155,37 @@ static int glsl_for(const char *name, int variant, char **out) {
   *out = NULL;
   int f16_cvt = variant & 15;
   nxvk_dtype d, d2;
-  char defs[256];
+  char defs[384];
   const char *us = strrchr(name, '_');
   if (!us) goto unknown;
   if (strncmp(name, "dotcm_", 6) == 0) { /* dot.c's coopmat_name */
     unsigned v[12];
-    char res[4], emu[4] = "", tail;
-    int n = sscanf(name, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_o%u_%3[f0-9]_%3s%c", &v[0], &v[1], &v[2], &v[3],
-                   &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], res, emu, &tail);
-    /* the suffix: "emu" (the emulation) or "dg1" / "dg2" (the diagnostics, DG) */
+    char res[4] = "", emu[4] = "", tail;
+    int n = sscanf(name, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_o%u_%3[fb0-9]_%3s%c", &v[0], &v[1], &v[2],
+                   &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], res, emu, &tail);
+    /* the result: f32 / f16 (f16 inputs, or f32 rounded to f16), b32 / b16
+     * (bf16 inputs: f32 or bf16 results); the suffix: "emu" (the
+     * emulation) or "dg1" / "dg2" (the diagnostics, DG) */
     bool is_emu = n == 14 && strcmp(emu, "emu") == 0, dg = n == 14 && (!strcmp(emu, "dg1") || !strcmp(emu, "dg2"));
-    if ((n != 13 && !is_emu && !dg) || (strcmp(res, "f32") != 0 && strcmp(res, "f16") != 0) || v[8] < 1 ||
+    bool bf = res[0] == 'b';
+    if ((n != 13 && !is_emu && !dg) ||
+        (strcmp(res, "f32") && strcmp(res, "f16") && strcmp(res, "b32") && strcmp(res, "b16")) || v[8] < 1 ||
         v[8] > 2 || v[9] < 1 || v[9] > 2 || v[10] > 64 || v[11] > 3)
       goto unknown;
+    char canon[96]; /* nothing after, no signs or zeros ahead */
+    snprintf(canon, sizeof canon, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_o%u_%s%s%s", v[0], v[1], v[2], v[3],
+             v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], res, n == 14 ? "_" : "", n == 14 ? emu : "");
+    if (strcmp(canon, name) != 0) goto unknown;
+    /* bf16 on tensor cores: spirv_khr.c rewrites the SPIR-V of GLSL with
+     * this line into VK_KHR_cooperative_matrix with bf16 A and B (not the
+     * emulation's: it has no cooperative matrices) */
     snprintf(defs, sizeof defs,
              "#define WM %uu\n#define WN %uu\n#define FR %uu\n#define FC %uu\n#define BK %uu\n#define FM %uu\n"
-             "#define FN %uu\n#define FK %uu\n#define ST %u\n#define PF %u\n#define GM %u\n#define OR %u\n%s%s%s",
+             "#define FN %uu\n#define FK %uu\n#define ST %u\n#define PF %u\n#define GM %u\n#define OR %u\n%s%s%s%s",
              v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
-             res[1] == '1' ? "#define OUT_F16 1\n" : "", is_emu ? "#define CM_EMU 1\n" : "",
-             !dg ? "" : emu[2] == '1' ? "#define DG 1\n" : "#define DG 2\n");
+             res[1] == '3' ? "" : bf ? "#define OUT_BF16 1\n" : "#define OUT_F16 1\n",
+             !bf ? "" : is_emu ? "#define IN_BF16 1\n" : "#define IN_BF16 1\n#define NXVK_SPIRV_KHR_BF16 1\n",
+             is_emu ? "#define CM_EMU 1\n" : "", !dg ? "" : emu[2] == '1' ? "#define DG 1\n" : "#define DG 2\n");
     return hand_glsl(nxvk_src_dot_coopmat, defs, out);
   }
   if (strncmp(name, "convcm_", 7) == 0) { /* conv.c's cm_name */

@@ -137,7 +137,7 @@ assert int(f["gpu"]["value"]) != int(f["ref"]["value"])
 assert len(f["inputs"]) == 2 and f["alone"]["same_bits"] is False
 EOF
 # ---- dot's coopmat variant: skipped with the reason where the device cannot
-# run it (f64 always; f32 and f16 without NV cooperative matrices), never passed
+# run it (f64 always; f32 and f16 without NV cooperative matrices, bf16 without bf16 ones), never passed
 conf --quick --op dot --json "$tmp/d.json"
 check "dot: coopmat cases are skipped with their reason, never passed or failed" \
   "$PY" - "$tmp/d.json" "$tmp/out" <<'EOF'
@@ -151,8 +151,8 @@ assert cm, "no coopmat cases"
 for c in cm:
     if c["dtype"] == "f64" or not coop:
         assert c["verdict"] == "skip" and "coopmat" in c["reason"], c
-        # f32 and f16 are the dtypes coopmat takes: only they name the device
-        assert ("not supported on" in c["reason"]) == (c["dtype"] in ("f32", "f16")), c
+        # f32, f16 and bf16 are the dtypes coopmat takes: only they name the device
+        assert ("not supported on" in c["reason"]) == (c["dtype"] in ("f32", "f16", "bf16")), c
 assert r["failed"] == 0 and r["skipped"] >= sum(c["verdict"] == "skip" for c in cm), r
 assert r["passed"] == sum(c["verdict"] == "ok" for c in rep["cases"]), r
 assert re.search(r"^ok \d+ - dot f64 \S+ variant=coopmat class=\S+ # SKIP dot: variant coopmat takes f32", tap, re.M)

@@ -2,11 +2,15 @@
  * no cooperative matrices: every layout the GPU sweep (scripts/gpu.sh
  * coopmat) names compiles through the run-time compiler, with f32 and f16
  * results, bench peak's rate kernels and conv's (conv_coopmat.comp, with its emulation); malformed
- * names are refused; and on a device without
+ * names are refused; the bf16 forms (b32 / b16) carry the line that sends
+ * their SPIR-V to the KHR rewrite (NXVK_SPIRV_KHR_BF16), their emulation
+ * does not; on a device without
  * cooperative matrices (lavapipe) the coopmat variant is refused with its
- * reason, f16 dot keeps its default kernel, bf16 names its blocker, and
+ * reason (bf16: no bf16 configuration), f16 and bf16 dot keep their default
+ * kernel, and
  * NXVK_DOT_COOPMAT and its pipeline knobs are refused when the context opens;
- * and products through the emulation (NXVK_DOT_COOPMAT_EMU=1) are exact. */
+ * and f16 and bf16 products through the emulation (NXVK_DOT_COOPMAT_EMU=1)
+ * are exact. */
 #define _POSIX_C_SOURCE 200809L
 
 #include "nxvk.h"
@@ -42,26 +46,33 @@ static const char *const pipelined[] = {
 
 static void test_compile(void) {
   size_t nl = sizeof layouts / sizeof *layouts, np = sizeof pipelined / sizeof *pipelined;
+  /* o: the result token, f32 f16 (f16 inputs), b32 b16 (bf16 inputs) */
+  static const char *const res[4] = {"f32", "f16", "b32", "b16"};
   for (size_t i = 0; i < nl + np; i++)
-    for (int o = 0; o < 2; o++) {
-      char name[64], *glsl = NULL;
+    for (int o = 0; o < 4; o++) {
+      char name[80], *glsl = NULL;
+      if (o >= 2 && i < nl && i % 4) continue; /* bf16: every fourth plain layout, all the pipelined ones */
       if (i < nl)
-        snprintf(name, sizeof name, "dotcm_%s_s2_p1_g0_o0_%s", layouts[i], o ? "f16" : "f32");
+        snprintf(name, sizeof name, "dotcm_%s_s2_p1_g0_o0_%s", layouts[i], res[o]);
       else { /* "..._emu" entries: the result type goes before the suffix */
         const char *pl = pipelined[i - nl], *e = strstr(pl, "_emu");
-        snprintf(name, sizeof name, "dotcm_%.*s_%s%s", e ? (int)(e - pl) : (int)strlen(pl), pl, o ? "f16" : "f32",
+        snprintf(name, sizeof name, "dotcm_%.*s_%s%s", e ? (int)(e - pl) : (int)strlen(pl), pl, res[o],
                  e ? "_emu" : "");
       }
-      bool emu = strstr(name, "_emu") != NULL;
+      bool emu = strstr(name, "_emu") != NULL, bf = o >= 2, o16 = o % 2 == 1;
       int rc = nxvk_rt_kernel_glsl(name, &glsl);
       uint32_t *words = NULL;
       size_t bytes = 0;
       if (rc == NXVK_OK) rc = nxvk_glsl_compile(glsl, name, &words, &bytes);
       CHECK(rc == NXVK_OK && bytes > 1000 && words[0] == 0x07230203u, "%s compiles (%s)", name,
              rc ? nxvk_errmsg() : "ok");
-      CHECK(glsl && (strstr(glsl, "#define OUT_F16") != NULL) == (o == 1) &&
-                (strstr(glsl, "#define CM_EMU") != NULL) == emu,
-            "%s: OUT_F16 %s, CM_EMU %s", name, o ? "defined" : "not defined", emu ? "defined" : "not defined");
+      CHECK(glsl && (strstr(glsl, "#define OUT_F16") != NULL) == (o16 && !bf) &&
+                (strstr(glsl, "#define OUT_BF16") != NULL) == (o16 && bf) &&
+                (strstr(glsl, "#define IN_BF16") != NULL) == bf && (strstr(glsl, "#define CM_EMU") != NULL) == emu &&
+                (strstr(glsl, "#define NXVK_SPIRV_KHR_BF16 1\n") != NULL) == (bf && !emu),
+            "%s: OUT_F16 %s, OUT_BF16 %s, IN_BF16 %s, CM_EMU %s, the KHR rewrite's line %s", name,
+            o16 && !bf ? "defined" : "not defined", o16 && bf ? "defined" : "not defined", bf ? "defined" : "not defined",
+            emu ? "defined" : "not defined", bf && !emu ? "there" : "not there");
       free(glsl);
       free(words);
     }
@@ -103,7 +114,13 @@ static void test_compile(void) {
                                     "dotcm_2x2_4x4_k32_16x16x16_s2_p3_g0_f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g65_f32",
                                     "dotcm__f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_f32",
                                     "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o4_f32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_f32_emx",
-                                    "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_f32_emu_"};
+                                    "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_f32_emu_",
+                                    /* the bf16 tokens, strictly: no other token, nothing after, no zeros ahead */
+                                    "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_bf16", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_b8",
+                                    "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_b32x", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_b64",
+                                    "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_b16_emu_", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_b16_emux",
+                                    "dotcm_02x2_4x4_k32_16x16x16_s2_p1_g0_o0_b32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_f3",
+                                    "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_b32_dg3", "dotcm_2x2_4x4_k+32_16x16x16_s2_p1_g0_o0_b32"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char *glsl = NULL;
     int rc = nxvk_rt_kernel_glsl(bad[i], &glsl);
@@ -142,31 +159,37 @@ static void test_device(void) {
          "coopmat f16 without cooperative matrices: unsupported (%s)", nxvk_errmsg());
   nxvk_meta mb[2] = {{NXVK_BF16, {2, {64, 32}}}, {NXVK_BF16, {2, {32, 48}}}};
   rc = nxvk_op_supported(c, dot, &a, mb, 2);
-  CHECK(rc == NXVK_E_UNSUPPORTED_DTYPE && strstr(nxvk_errmsg(), "bf16") && strstr(nxvk_errmsg(), "glslang"),
-         "coopmat bf16: the blocker named (%s)", nxvk_errmsg());
-  /* f16 dot by default: the naive kernel still, exact on small integers */
-  nxvk_tensor *x = tensor(c, NXVK_F16, 40, 24), *y = tensor(c, NXVK_F16, 24, 36), *z = NULL;
-  bool ok = x && y;
-  uint16_t hx[40 * 24], hy[24 * 36];
-  for (int i = 0; i < 40 * 24; i++) hx[i] = nxvk_f32_to_f16((float)(i % 7 - 3));
-  for (int i = 0; i < 24 * 36; i++) hy[i] = nxvk_f32_to_f16((float)(i % 5 - 2));
-  ok = ok && nxvk_tensor_upload(c, x, hx, sizeof hx) == NXVK_OK && nxvk_tensor_upload(c, y, hy, sizeof hy) == NXVK_OK;
-  nxvk_tensor *in[2] = {x, y};
-  nxvk_attrs none = {0};
-  ok = ok && nxvk_op_run(c, dot, &none, in, 2, &z) == NXVK_OK;
-  uint16_t hz[40 * 36];
-  ok = ok && nxvk_tensor_download(c, z, hz, sizeof hz) == NXVK_OK;
-  int bad = 0;
-  for (int i = 0; ok && i < 40; i++)
-    for (int j = 0; j < 36; j++) {
-      float want = 0;
-      for (int k = 0; k < 24; k++) want += (float)((i * 24 + k) % 7 - 3) * (float)((k * 36 + j) % 5 - 2);
-      bad += nxvk_f16_to_f32(hz[i * 36 + j]) != want;
-    }
-  CHECK(ok && bad == 0, "f16 dot 40x24x36 by default: exact (%d wrong)", bad);
-  nxvk_tensor_free(x);
-  nxvk_tensor_free(y);
-  nxvk_tensor_free(z);
+  CHECK(rc == NXVK_E_UNSUPPORTED && strstr(nxvk_errmsg(), "not supported on") &&
+            strstr(nxvk_errmsg(), "no bf16 x bf16 -> f32"),
+        "coopmat bf16 without bf16 cooperative matrices: unsupported, the reason named (%s)", nxvk_errmsg());
+  /* f16 and bf16 dot by default: the naive kernel still, exact on small integers */
+  for (int b16 = 0; b16 < 2; b16++) {
+    nxvk_dtype dt = b16 ? NXVK_BF16 : NXVK_F16;
+    nxvk_tensor *x = tensor(c, dt, 40, 24), *y = tensor(c, dt, 24, 36), *z = NULL;
+    bool ok = x && y;
+    uint16_t hx[40 * 24], hy[24 * 36];
+    for (int i = 0; i < 40 * 24; i++)
+      hx[i] = b16 ? nxvk_f32_to_bf16((float)(i % 7 - 3)) : nxvk_f32_to_f16((float)(i % 7 - 3));
+    for (int i = 0; i < 24 * 36; i++)
+      hy[i] = b16 ? nxvk_f32_to_bf16((float)(i % 5 - 2)) : nxvk_f32_to_f16((float)(i % 5 - 2));
+    ok = ok && nxvk_tensor_upload(c, x, hx, sizeof hx) == NXVK_OK && nxvk_tensor_upload(c, y, hy, sizeof hy) == NXVK_OK;
+    nxvk_tensor *in[2] = {x, y};
+    nxvk_attrs none = {0};
+    ok = ok && nxvk_op_run(c, dot, &none, in, 2, &z) == NXVK_OK;
+    uint16_t hz[40 * 36];
+    ok = ok && nxvk_tensor_download(c, z, hz, sizeof hz) == NXVK_OK;
+    int bad = 0;
+    for (int i = 0; ok && i < 40; i++)
+      for (int j = 0; j < 36; j++) {
+        float want = 0;
+        for (int k = 0; k < 24; k++) want += (float)((i * 24 + k) % 7 - 3) * (float)((k * 36 + j) % 5 - 2);
+        bad += (b16 ? nxvk_bf16_to_f32(hz[i * 36 + j]) : nxvk_f16_to_f32(hz[i * 36 + j])) != want;
+      }
+    CHECK(ok && bad == 0, "%s dot 40x24x36 by default: exact (%d wrong)", nxvk_dtype_name(dt), bad);
+    nxvk_tensor_free(x);
+    nxvk_tensor_free(y);
+    nxvk_tensor_free(z);
+  }
   nxvk_ctx_close(c);
   setenv("NXVK_DOT_COOPMAT", "2,2,4,4,32", 1);
   rc = nxvk_ctx_open(&o, &c);
@@ -186,10 +209,13 @@ static void test_device(void) {
   }
 }
 
-/* f16 dot on the emulation (NXVK_DOT_COOPMAT_EMU=1, any device): m x k x n
- * of small integers, exact in f32 sums and in f16, against a plain loop,
- * through the default layout and forced ones with the other pipelines */
-static void emu_product(const char *what, int m, int k, int n, bool out_f32) {
+/* f16 or bf16 dot on the emulation (NXVK_DOT_COOPMAT_EMU=1, any device): m
+ * x k x n of small integers, exact in f32 sums and in f16 / bf16 (sums up to
+ * 256 in magnitude here), against a plain loop, through the default layout
+ * and forced ones with the other pipelines */
+static uint16_t to16(nxvk_dtype dt, float v) { return dt == NXVK_BF16 ? nxvk_f32_to_bf16(v) : nxvk_f32_to_f16(v); }
+static float of16(nxvk_dtype dt, uint16_t h) { return dt == NXVK_BF16 ? nxvk_bf16_to_f32(h) : nxvk_f16_to_f32(h); }
+static void emu_product(const char *what, nxvk_dtype dt, int m, int k, int n, bool out_f32) {
   nxvk_ctx *c = NULL;
   nxvk_ctx_opts o = {0};
   int rc = nxvk_ctx_open(&o, &c);
@@ -203,12 +229,12 @@ static void emu_product(const char *what, int m, int k, int n, bool out_f32) {
     a.set |= NXVK_ATTR_DTYPE;
     a.dtype = NXVK_F32;
   }
-  nxvk_tensor *x = tensor(c, NXVK_F16, m, k), *y = tensor(c, NXVK_F16, k, n), *z = NULL;
+  nxvk_tensor *x = tensor(c, dt, m, k), *y = tensor(c, dt, k, n), *z = NULL;
   uint16_t *hx = malloc(sizeof *hx * m * k), *hy = malloc(sizeof *hy * k * n);
   float *hz = malloc(sizeof *hz * m * n);
   bool ok = x && y && hx && hy && hz;
-  for (int i = 0; ok && i < m * k; i++) hx[i] = nxvk_f32_to_f16((float)(i % 7 - 3));
-  for (int i = 0; ok && i < k * n; i++) hy[i] = nxvk_f32_to_f16((float)(i % 5 - 2));
+  for (int i = 0; ok && i < m * k; i++) hx[i] = to16(dt, (float)(i % 7 - 3));
+  for (int i = 0; ok && i < k * n; i++) hy[i] = to16(dt, (float)(i % 5 - 2));
   ok = ok && nxvk_tensor_upload(c, x, hx, sizeof *hx * m * k) == NXVK_OK &&
        nxvk_tensor_upload(c, y, hy, sizeof *hy * k * n) == NXVK_OK;
   nxvk_tensor *in[2] = {x, y};
@@ -219,7 +245,7 @@ static void emu_product(const char *what, int m, int k, int n, bool out_f32) {
   } else if (ok) {
     uint16_t *t16 = malloc(sizeof *t16 * m * n);
     ok = t16 && nxvk_tensor_download(c, z, t16, sizeof *t16 * m * n) == NXVK_OK;
-    for (int i = 0; ok && i < m * n; i++) hz[i] = nxvk_f16_to_f32(t16[i]);
+    for (int i = 0; ok && i < m * n; i++) hz[i] = of16(dt, t16[i]);
     free(t16);
   }
   int bad = 0;
@@ -229,8 +255,8 @@ static void emu_product(const char *what, int m, int k, int n, bool out_f32) {
       for (int kk = 0; kk < k; kk++) want += (float)((i * k + kk) % 7 - 3) * (float)((kk * n + j) % 5 - 2);
       bad += hz[i * n + j] != want;
     }
-  CHECK(ok && bad == 0, "%s: f16 dot %dx%dx%d on the emulation, %s results: exact (%d wrong; %s)", what, m, k, n,
-        out_f32 ? "f32" : "f16", bad, rc ? nxvk_errmsg() : "ran");
+  CHECK(ok && bad == 0, "%s: %s dot %dx%dx%d on the emulation, %s results: exact (%d wrong; %s)", what,
+        nxvk_dtype_name(dt), m, k, n, out_f32 ? "f32" : nxvk_dtype_name(dt), bad, rc ? nxvk_errmsg() : "ran");
   free(hx);
   free(hy);
   free(hz);
@@ -242,16 +268,22 @@ static void emu_product(const char *what, int m, int k, int n, bool out_f32) {
 
 static void test_emu(void) {
   setenv("NXVK_DOT_COOPMAT_EMU", "1", 1);
-  emu_product("default layout", 40, 24, 36, false);
-  emu_product("default layout", 130, 72, 260, true); /* two row tiles, two column tiles, edges */
+  for (int b16 = 0; b16 < 2; b16++) {
+    nxvk_dtype dt = b16 ? NXVK_BF16 : NXVK_F16;
+    emu_product("default layout", dt, 40, 24, 36, false);
+    emu_product("default layout", dt, 130, 72, 260, true); /* two row tiles, two column tiles, edges */
+  }
   setenv("NXVK_DOT_COOPMAT", "2,2,4,2,32", 1); /* two stages of 128 x 64 (lavapipe's 32 KiB hold them) */
   setenv("NXVK_DOT_COOPMAT_PREFETCH", "2", 1);
   setenv("NXVK_DOT_COOPMAT_GROUP", "2", 1);
-  emu_product("2,2,4,2,32 PREFETCH=2 GROUP=2", 300, 100, 256, true); /* 3 row tiles regrouped by 2, odd steps */
+  emu_product("2,2,4,2,32 PREFETCH=2 GROUP=2", NXVK_F16, 300, 100, 256, true); /* 3 row tiles regrouped by 2, odd steps */
+  emu_product("2,2,4,2,32 PREFETCH=2 GROUP=2", NXVK_BF16, 300, 100, 256, false);
   setenv("NXVK_DOT_COOPMAT", "2,2,4,4,32", 1);
   setenv("NXVK_DOT_COOPMAT_STAGES", "1", 1);
   setenv("NXVK_DOT_COOPMAT_SPLIT", "3", 1);
-  emu_product("2,2,4,4,32 STAGES=1 PREFETCH=2 GROUP=2 SPLIT=3", 128, 320, 128, false); /* whole tiles, K in 3 chunks */
+  emu_product("2,2,4,4,32 STAGES=1 PREFETCH=2 GROUP=2 SPLIT=3", NXVK_F16, 128, 320, 128, false); /* whole tiles, K in 3 chunks */
+  emu_product("2,2,4,4,32 STAGES=1 PREFETCH=2 GROUP=2 SPLIT=3", NXVK_BF16, 128, 320, 128, false); /* dot_ksum_f32_bf16 */
+  emu_product("2,2,4,4,32 STAGES=1 PREFETCH=2 GROUP=2 SPLIT=3", NXVK_BF16, 128, 320, 128, true);
   unsetenv("NXVK_DOT_COOPMAT");
   unsetenv("NXVK_DOT_COOPMAT_PREFETCH");
   unsetenv("NXVK_DOT_COOPMAT_GROUP");
