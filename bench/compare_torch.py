@@ -23,9 +23,15 @@ tensor cores) is compared with torch.matmul on torch.float16 tensors of the
 same sizes (cuBLAS f16, with f32 accumulation: reduced-precision reductions
 off), the rows PyTorch gives as "matmul" in dtype "f16"; its ratios carry
 variant "coopmat".  nxvk's f16 rows (f16 tensors, coopmat where the device
-has cooperative matrices) are compared with the same f16 rows, and f16/bf16
+has cooperative matrices) are compared with the same f16 rows, its bf16
+rows (bf16 tensors on VK_KHR_cooperative_matrix) with torch.matmul on
+torch.bfloat16 tensors (f32 accumulation), and f16/bf16
 --shapes with torch.matmul in that dtype, e.g. the coopmat sweep's
   bench/compare_torch.py --nxvk-json coopmat.json --min-time 0.3
+or bf16 on tensor cores against PyTorch's bf16 matmul, in one call:
+  bench/compare_torch.py --nxvk ./nxvk --matmul-dtype bf16 --matmul-sizes 1024,2048,4096,8192 \
+      --ops add --sizes 1M --dtype f32
+(--matmul-dtype f16 or bf16 runs nxvk's ladder on the variant coopmat only).
 
 Where torch or CUDA is missing it says "no CUDA: PyTorch figures skipped"
 and still runs nxvk, so it can be smoke-tested anywhere with python3.
@@ -144,7 +150,7 @@ def parse_dims(text):
     return tuple([0] + d if len(d) == 3 else d)
 
 
-def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
+def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), half_sizes=None):
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     # f16 products summed in f32, as nxvk's coopmat variant does
@@ -259,22 +265,24 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), f16_sizes=()):
                                 "bytes": nbytes, "gbps": nbytes / st["median"]})
                 del x, y, out
         torch.cuda.empty_cache()
-    # the counterpart of nxvk's coopmat variant: f16 inputs, f32 accumulation
-    for n in f16_sizes:
-        a, b = rand((n, n), "f16"), rand((n, n), "f16")
-        c = torch.empty((n, n), device=dev, dtype=torch.float16)
-        rows = min(n, 8)
-        want = a[:rows].double() @ b.double()
-        got = (a @ b)[:rows].double()
-        rel = ((got - want).abs().max() / want.abs().max()).item()
-        if rel > 2e-3:  # the f16 result's own rounding is 2^-11
-            sys.exit("compare_torch: torch.matmul f16 n=%d is off by %.3g (relative)" % (n, rel))
-        st = time_cuda(torch, lambda: torch.matmul(a, b, out=c), args.min_time, args.repeat, args.warmup)
-        flops = 2.0 * n * n * n
-        results.append({"mode": "matmul", "name": "matmul", "dtype": "f16", "size": n, "gpu_ns": st,
-                        "flops": flops, "gflops": flops / st["median"],
-                        "gflops_min": flops / st["max"], "gflops_max": flops / st["min"]})
-        del a, b, c
+    # the counterpart of nxvk's coopmat variant: f16 (or bf16) inputs, f32 accumulation
+    torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
+    for hdt, hsizes in sorted((half_sizes or {}).items()):
+        for n in hsizes:
+            a, b = rand((n, n), hdt), rand((n, n), hdt)
+            c = torch.empty((n, n), device=dev, dtype=tdt[hdt])
+            rows = min(n, 8)
+            want = a[:rows].double() @ b.double()
+            got = (a @ b)[:rows].double()
+            rel = ((got - want).abs().max() / want.abs().max()).item()
+            if rel > (2e-3 if hdt == "f16" else 1.6e-2):  # the result's own rounding: 2^-11 (f16), 2^-8 (bf16)
+                sys.exit("compare_torch: torch.matmul %s n=%d is off by %.3g (relative)" % (hdt, n, rel))
+            st = time_cuda(torch, lambda: torch.matmul(a, b, out=c), args.min_time, args.repeat, args.warmup)
+            flops = 2.0 * n * n * n
+            results.append({"mode": "matmul", "name": "matmul", "dtype": hdt, "size": n, "gpu_ns": st,
+                            "flops": flops, "gflops": flops / st["median"],
+                            "gflops_min": flops / st["max"], "gflops_max": flops / st["min"]})
+            del a, b, c
     if getattr(args, "conv", False):
         # torch.nn.functional.conv2d through cuDNN, TF32 off (set above)
         for dt in [d for d in dtypes if d in ("f32", "f64", "f16", "bf16")]:
@@ -434,8 +442,8 @@ def fmt(v, spec="%.2f"):
 def print_side_by_side(nx, pt, rat):
     rmap = {(x["mode"], x["name"], x["variant"], x["dtype"], x["size"]): x for x in rat}
     ptm = {(r["mode"], r["name"] if r["mode"] == "ops" else "", r["dtype"], r["size"]): r for r in pt}
-    print("\nmatmul: GFLOPS (kernel time); ratio = nxvk / PyTorch (> 1: nxvk faster); coopmat rows\n"
-          "against PyTorch's f16 matmul (f32 accumulation)")
+    print("\nmatmul: GFLOPS (kernel time); ratio = nxvk / PyTorch (> 1: nxvk faster); f32 coopmat rows\n"
+          "against PyTorch's f16 matmul, f16 and bf16 rows against its matmul in that dtype (f32 accumulation)")
     print("%-10s %-5s %6s %12s %12s %8s" % ("nxvk", "dtype", "n", "nxvk", "PyTorch", "ratio"))
     for r in nx:
         if r["mode"] != "matmul":
@@ -501,6 +509,9 @@ def main():
     ap.add_argument("--shapes", help="matmul shapes MxKxN or BxMxKxN, comma-separated (default: none, or "
                     "those of --nxvk-json)")
     ap.add_argument("--dtype", help="comma list of f32 f64 f16 bf16 i32 i64 (default f32,f64)")
+    ap.add_argument("--matmul-dtype", metavar="D,...",
+                    help="with --nxvk: the matmul ladder's dtypes, f32 f64 f16 bf16 (default: the f32 and f64 of "
+                         "--dtype); f16 and bf16 run nxvk's variant coopmat only, against torch.matmul in that dtype")
     ap.add_argument("--warmup", type=float, default=0.2, help="seconds of untimed runs before each measurement")
     ap.add_argument("--min-time", type=float, default=0.5, help="seconds per PyTorch measurement")
     ap.add_argument("--repeat", type=int, default=0, help="exactly N timed PyTorch runs")
@@ -555,6 +566,13 @@ def main():
     if not dtypes or any(d not in ("f32", "f64", "f16", "bf16", "i32", "i64") for d in dtypes):
         ap.error("--dtype takes a comma list of f32 f64 f16 bf16 i32 i64")
     mm_dtypes = [d for d in dtypes if d in ("f32", "f64")]
+    half_mm = []
+    if args.matmul_dtype is not None:
+        md = [d.strip() for d in args.matmul_dtype.split(",") if d.strip()]
+        if not md or any(d not in ("f32", "f64", "f16", "bf16") for d in md):
+            ap.error("--matmul-dtype takes a comma list of f32 f64 f16 bf16")
+        mm_dtypes = [d for d in md if d in ("f32", "f64")]
+        half_mm = [d for d in md if d in ("f16", "bf16")]
 
     if args.nxvk:
         ops = run_nxvk(args, "ops", ["--ops", ",".join(args.ops), "--sizes", args.sizes, "--dtype", args.dtype])
@@ -570,6 +588,12 @@ def main():
                           (["--shapes", ",".join(shapes)] if shapes else []))
             nx_runs.append(mm)
             nx_results += [r for r in mm["results"] if r["mode"] in ("matmul", "shapes")]
+        if half_mm and msizes:
+            # f16 / bf16 tensors on tensor cores (the variant coopmat; its inputs stay 16-bit, no conversion timed)
+            hm = run_nxvk(args, "matmul", ["--sizes", args.matmul_sizes, "--dtype", ",".join(half_mm),
+                                           "--variant", "coopmat"])
+            nx_runs.append(hm)
+            nx_results += [r for r in hm["results"] if r["mode"] == "matmul"]
         if args.transfers:
             pk = run_nxvk(args, "peak", ["--bytes", "256M"])
             ad = run_nxvk(args, "ops", ["--ops", "add", "--sizes", "64M", "--dtype", "f32"])
@@ -584,10 +608,13 @@ def main():
     else:
         print("\nPyTorch %s, CUDA %s, %s (TF32 off)" % (torch.__version__, torch.version.cuda,
                                                        torch.cuda.get_device_name(0)), flush=True)
-        f16_sizes = sorted(set(r["size"] for r in nx_results
-                               if r["mode"] == "matmul" and ((r.get("variant") == "coopmat" and r["dtype"] == "f32")
-                                                             or r["dtype"] == "f16")))
-        pt = torch_bench(torch, args, sizes, msizes, dtypes, shapes, f16_sizes)
+        half_sizes = {
+            "f16": sorted(set(r["size"] for r in nx_results
+                              if r["mode"] == "matmul" and ((r.get("variant") == "coopmat" and r["dtype"] == "f32")
+                                                            or r["dtype"] == "f16"))),
+            "bf16": sorted(set(r["size"] for r in nx_results if r["mode"] == "matmul" and r["dtype"] == "bf16")),
+        }
+        pt = torch_bench(torch, args, sizes, msizes, dtypes, shapes, half_sizes)
         pt_results = pt["results"]
 
     rat = ratios(nx_results, pt_results)

@@ -412,6 +412,16 @@ check "its combined JSON holds the nxvk run" "$PY" -c "
 import json; d = json.load(open('$tmp/cmp.json'))
 assert d['torch'] is None or d['torch'].get('skipped'), d['torch']
 assert d['nxvk']['results'], 'no nxvk results'"
+# --matmul-dtype bf16: nxvk's bf16 ladder on the variant coopmat (here its emulation), a row PyTorch's bf16 matmul would face
+NXVK_DOT_COOPMAT_EMU=1 "$PY" bench/compare_torch.py --nxvk "$NXVK" --ops add --sizes 1K --dtype f32 \
+  --matmul-dtype bf16 --matmul-sizes 32 --nxvk-args="--repeat 1" --out "$tmp/cmpbf.json" > "$tmp/cmpbf.out" 2>&1
+rc=$?
+check "compare_torch.py --matmul-dtype bf16: nxvk's bf16 coopmat row, checked (exit $rc)" sh -c "[ $rc -eq 0 ] && \"$PY\" -c \"
+import json, sys
+rs = [r for r in json.load(open(sys.argv[1]))['nxvk']['results'] if r['mode'] == 'matmul']
+assert [(r['variant'], r['dtype'], r['size']) for r in rs] == [('coopmat', 'bf16', 32)], rs
+assert rs[0]['gflops'] > 0 and rs[0]['check']['on'] == 'full', rs
+\" '$tmp/cmpbf.json'"
 check "its timer divides runs of back-to-back calls by their count" "$PY" -c "
 import sys; sys.path.insert(0, 'bench'); import compare_torch as ct
 calls = [0]
