@@ -20,10 +20,10 @@
 #       and stress all --quick; the summed verdict is OUTDIR/conformance/summary.txt.
 #   scripts/gpu.sh coopmat OUTDIR   dot on cooperative matrices (issue 30) in
 #       one run: device info, bench peak (the f16 and int8 tensor-core rates
-#       beside the FMA rows), the quick dot conformance in f32 and f16, the
-#       default layout on f32 and f16 tensors at 1024-8192 and the ggml-vulkan
+#       beside the FMA rows), the quick dot conformance in f32, f16 and bf16, the
+#       default layout on f32, f16 and bf16 tensors at 1024-8192 and the ggml-vulkan
 #       shape 4096x14336x512 (M x K x N: 4096 x 512 out, K 14336), PyTorch's
-#       f16 matmul at the same sizes (compare-coopmat.txt), then every block
+#       f16 and bf16 matmul at the same sizes (compare-coopmat.txt), then every block
 #       layout of COOPMAT_LAYOUTS (NXVK_DOT_COOPMAT and, after a slash, its
 #       stages, prefetch and group: nxvk(1); 20 by default) on f16 at
 #       4096, 8192 and that shape, summed up in sweep.txt (GFLOPS per layout),
@@ -125,18 +125,18 @@ elif [ "$what" = coopmat ]; then
   grep -i -A3 "cooperative" "$R/info.txt" | head -n 12
   step bench peak; $B bench peak --min-time 0.3 --json "$R/peak.json" > "$R/peak.txt" 2>&1
   grep -E "^(fma|coopmat)|coopmat" "$R/peak.txt"
-  for dt in f32 f16; do
+  for dt in f32 f16 bf16; do
     step conformance dot $dt
     $B conformance --quick --op dot --dtype $dt > "$R/conformance-dot-$dt.tap" 2>&1; tail -n 2 "$R/conformance-dot-$dt.tap"
   done
   step coopmat default layout
-  $B bench matmul --variant coopmat --dtype f32,f16 --sizes 1024,2048,4096,8192 --shapes 4096x14336x512 \
+  $B bench matmul --variant coopmat --dtype f32,f16,bf16 --sizes 1024,2048,4096,8192 --shapes 4096x14336x512 \
     --min-time 0.3 --warmup 0.3 --json "$R/coopmat.json" > "$R/coopmat.txt" 2>&1
-  tail -n 20 "$R/coopmat.txt"
-  step torch f16
+  tail -n 24 "$R/coopmat.txt"
+  step torch f16 bf16
   python3 bench/compare_torch.py --nxvk-json "$R/coopmat.json" --min-time 0.3 --out "$R/compare-coopmat.json" \
     > "$R/compare-coopmat.txt" 2>&1
-  tail -n 20 "$R/compare-coopmat.txt"
+  tail -n 28 "$R/compare-coopmat.txt"
   # WM,WN,FR,FC,BK[,FM,FN,FK][/sS][/pP][/gG]: WM x WN subgroups of FR x FC
   # fragments; the block is (WM FR FM) x (WN FC FN), k steps of BK; then
   # NXVK_DOT_COOPMAT_STAGES=S, _PREFETCH=P, _GROUP=G; a layout the device

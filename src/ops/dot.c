@@ -42,7 +42,8 @@ double nxvk_f16_round(double x) {
  * NXVK_DOT_COOPMAT_STAGES), global loads PF steps ahead (1; _PREFETCH),
  * row tiles regrouped by GM for L2 (0: none; _GROUP); FM x
  * FN x FK is one of the device's f16 x f16 + f32 -> f32 configurations
- * (nxvk info's cooperative_matrix_shapes): the largest it lists whose sides
+ * (nxvk info's cooperative_matrix_shapes; bf16 products: of its bf16 x bf16
+ * + f32 -> f32 ones, coop_bf16_shapes): the largest it lists whose sides
  * are multiples of 8, 16x16x16 on NVIDIA.  The default block gives each
  * subgroup 64 x 64 of C (FR = 64 / FM, FC = 64 / FN) on 2 x 4 subgroups
  * with one shared stage, or 2 x 2 with two where that does not fit
