@@ -16,6 +16,7 @@
 #include "nxvk.h"
 #include "ops/ops.h"
 #include "tap.h"
+#include "vk/vkcore.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +74,20 @@ static void test_compile(void) {
             "%s: OUT_F16 %s, OUT_BF16 %s, IN_BF16 %s, CM_EMU %s, the KHR rewrite's line %s", name,
             o16 && !bf ? "defined" : "not defined", o16 && bf ? "defined" : "not defined", bf ? "defined" : "not defined",
             emu ? "defined" : "not defined", bf && !emu ? "there" : "not there");
+      if (bf && !emu && rc == NXVK_OK) {
+        /* the contract with spirv_khr.c: the pass takes the kernel (A and B
+         * types apart, each in one role, no arithmetic on them) and gives
+         * KHR cooperative matrices (OpTypeCooperativeMatrixKHR, 4456) with
+         * no NV one left (OpTypeCooperativeMatrixNV, 5358) */
+        rc = nxvk_spirv_coopmat_khr(&words, &bytes, true);
+        int khr = 0, nv = 0;
+        for (size_t w = 5; rc == NXVK_OK && w < bytes / 4 && (words[w] >> 16); w += words[w] >> 16) {
+          khr += (words[w] & 0xffffu) == 4456;
+          nv += (words[w] & 0xffffu) == 5358;
+        }
+        CHECK(rc == NXVK_OK && khr >= 3 && nv == 0, "%s: the KHR bf16 rewrite takes it (%s; %d KHR, %d NV matrix types)",
+              name, rc ? nxvk_errmsg() : "ok", khr, nv);
+      }
       free(glsl);
       free(words);
     }
