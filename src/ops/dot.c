@@ -58,12 +58,14 @@ typedef struct {
   bool emu;            /* the emulation (CM_EMU; _EMU=1): no tensor cores needed */
   uint32_t dg;         /* a diagnostic, not a product (the shader's DG; _DIAG, tuning runs only) */
   bool bf16;           /* bf16 inputs (the shader's IN_BF16): fragments from the device's bf16 list */
+  bool khr;            /* run as a VK_KHR_cooperative_matrix kernel (spirv_khr.c): bf16 always, f16 where
+                        * nxvk_coopmat_khr says (NVIDIA's KHR multiply-adds are faster: bench/NOTES.md) */
 } coopmat_kernel;
 
 /* The layout the shader's defaults describe (embedded as dot_coopmat_f32
  * and dot_coopmat_f16; any other, and every bf16 one, is compiled at run
  * time). */
-static const coopmat_kernel coopmat_embedded = {2, 4, 4, 4, 32, 16, 16, 16, 1, 1, 0, 0, false, 0, false};
+static const coopmat_kernel coopmat_embedded = {2, 4, 4, 4, 32, 16, 16, 16, 1, 1, 0, 0, false, 0, false, false};
 
 /* The device's f16 x f16 + f32 fragment for dot and conv: the largest listed
  * whose sides are multiples of 8 (and, for fm_divides_32, whose FM divides
@@ -133,10 +135,15 @@ static coopmat_kernel coopmat_pick(const nxvk_ctx *c, bool bf16, uint64_t m, uin
   size_t nd = sizeof coopmat_defaults / sizeof *coopmat_defaults;
   for (size_t i = 0; i < nd; i++) {
     k = (coopmat_kernel){coopmat_defaults[i].wm, coopmat_defaults[i].wn, 0, 0, coopmat_defaults[i].bk, f[0], f[1], f[2],
-                         coopmat_defaults[i].st, coopmat_defaults[i].pf, coopmat_defaults[i].gm, 0, tu->dot_coopmat_emu, 0, bf16};
+                         coopmat_defaults[i].st, coopmat_defaults[i].pf, coopmat_defaults[i].gm, 0, tu->dot_coopmat_emu, 0, bf16, false};
     k.fr = coopmat_defaults[i].tm / k.fm ? coopmat_defaults[i].tm / k.fm : 1;
     k.fc = coopmat_defaults[i].tn / k.fn ? coopmat_defaults[i].tn / k.fn : 1;
     if (k.bk % k.fk) k.bk = k.fk;
+    k.khr = !k.emu && nxvk_coopmat_khr(c, bf16);
+    /* KHR kernels load two steps ahead: on an H100 at 4096^2 / 8192^2 /
+     * 4096x14336x512 214 / 272 / 257 TFLOPS against 215 / 254 / 250 one
+     * step ahead (bench/NOTES.md, KHR cooperative matrices) */
+    if (k.khr) k.pf = 2;
     if (t[0]) { /* NXVK_DOT_COOPMAT: that layout, two stages, one step ahead, unless told */
       k.wm = t[0], k.wn = t[1], k.fr = t[2], k.fc = t[3], k.bk = t[4];
       if (t[5]) k.fm = t[5], k.fn = t[6], k.fk = t[7];
@@ -566,10 +573,10 @@ static int copy_pass(nxvk_rec *r, const char *kernel, nxvk_buffer *src, const ui
  * bf16 results) for bf16 ones (every bf16 kernel is compiled at run time). */
 static void coopmat_name(const coopmat_kernel *k, bool out16, char *name, size_t len) {
   const coopmat_kernel *e = &coopmat_embedded;
-  const char *res = k->bf16 ? (out16 ? "b16" : "b32") : out16 ? "f16" : "f32";
+  const char *res = k->bf16 ? (out16 ? "b16" : "b32") : k->khr ? (out16 ? "k16" : "k32") : out16 ? "f16" : "f32";
   if (k->wm == e->wm && k->wn == e->wn && k->fr == e->fr && k->fc == e->fc && k->bk == e->bk && k->fm == e->fm &&
       k->fn == e->fn && k->fk == e->fk && k->st == e->st && k->pf == e->pf && k->gm == e->gm && k->ord == e->ord &&
-      !k->emu && !k->dg && !k->bf16)
+      !k->emu && !k->dg && !k->bf16 && !k->khr)
     snprintf(name, len, "dot_coopmat_%s", res);
   else if (k->dg)
     snprintf(name, len, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_o%u_%s_dg%u", k->wm, k->wn, k->fr, k->fc, k->bk,

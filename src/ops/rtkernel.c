@@ -93,7 +93,7 @@ static int hand_glsl(const char *src, const char *defines, char **out) {
   body++;
   size_t len = 0;
   char *buf = NULL;
-  char head[256];
+  char head[640];
   snprintf(head, sizeof head, "#version 450\n%s", defines);
   int rc = append_resolved(&buf, &len, head);
   if (rc == NXVK_OK) rc = append_resolved(&buf, &len, body);
@@ -161,15 +161,18 @@ static int glsl_for(const char *name, int variant, char **out) {
   if (strncmp(name, "dotcm_", 6) == 0) { /* dot.c's coopmat_name */
     unsigned v[12];
     char res[4] = "", emu[4] = "", tail;
-    int n = sscanf(name, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_o%u_%3[fb0-9]_%3s%c", &v[0], &v[1], &v[2],
+    int n = sscanf(name, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_o%u_%3[fbk0-9]_%3s%c", &v[0], &v[1], &v[2],
                    &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], res, emu, &tail);
-    /* the result: f32 / f16 (f16 inputs, or f32 rounded to f16), b32 / b16
-     * (bf16 inputs: f32 or bf16 results); the suffix: "emu" (the
-     * emulation) or "dg1" / "dg2" (the diagnostics, DG) */
+    /* the result: f32 / f16 (f16 inputs, or f32 rounded to f16), k32 / k16
+     * (the same as a KHR kernel), b32 / b16 (bf16 inputs: f32 or bf16
+     * results); the suffix: "emu" (the emulation) or "dg1" / "dg2" (the
+     * diagnostics, DG) */
     bool is_emu = n == 14 && strcmp(emu, "emu") == 0, dg = n == 14 && (!strcmp(emu, "dg1") || !strcmp(emu, "dg2"));
-    bool bf = res[0] == 'b';
-    if ((n != 13 && !is_emu && !dg) ||
-        (strcmp(res, "f32") && strcmp(res, "f16") && strcmp(res, "b32") && strcmp(res, "b16")) || v[8] < 1 ||
+    bool bf = res[0] == 'b', khr16 = res[0] == 'k';
+    if ((n != 13 && !is_emu && !dg) || (khr16 && is_emu) ||
+        (strcmp(res, "f32") && strcmp(res, "f16") && strcmp(res, "b32") && strcmp(res, "b16") && strcmp(res, "k32") &&
+         strcmp(res, "k16")) ||
+        v[8] < 1 ||
         v[8] > 2 || v[9] < 1 || v[9] > 2 || v[10] > 64 || v[11] > 3)
       goto unknown;
     char canon[96]; /* nothing after, no signs or zeros ahead */
@@ -184,7 +187,10 @@ static int glsl_for(const char *name, int variant, char **out) {
              "#define FN %uu\n#define FK %uu\n#define ST %u\n#define PF %u\n#define GM %u\n#define OR %u\n%s%s%s%s",
              v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
              res[1] == '3' ? "" : bf ? "#define OUT_BF16 1\n" : "#define OUT_F16 1\n",
-             !bf ? "" : is_emu ? "#define IN_BF16 1\n" : "#define IN_BF16 1\n#define NXVK_SPIRV_KHR_BF16 1\n",
+             khr16 ? "#define NXVK_SPIRV_KHR 1\n"
+             : !bf ? ""
+             : is_emu ? "#define IN_BF16 1\n"
+                      : "#define IN_BF16 1\n#define NXVK_SPIRV_KHR_BF16 1\n",
              is_emu ? "#define CM_EMU 1\n" : "", !dg ? "" : emu[2] == '1' ? "#define DG 1\n" : "#define DG 2\n");
     return hand_glsl(nxvk_src_dot_coopmat, defs, out);
   }

@@ -285,31 +285,48 @@ static void test_refusals(void) {
   free(jp);
 }
 
-/* The kernels that take the pass: bench peak's bf16 rate (its GLSL asks for
- * the pass; the f16 one does not), compiled and rewritten. */
+/* The kernels that take the pass: bench peak's bf16 and KHR f16 rates and
+ * dot's bf16 (b32, b16) and KHR f16 (k32, k16) layouts ask for it (bf16:
+ * NXVK_SPIRV_KHR_BF16, f16: NXVK_SPIRV_KHR), compile and are rewritten;
+ * NV f16 kernels and the emulations do not ask. */
 static void test_kernels(void) {
-  static const char *const names[] = {"peakcm_16x16x16_bf16", "peakcm_16x8x16_bf16"};
+  static const char *const names[] = {"peakcm_16x16x16_bf16", "peakcm_16x8x16_bf16", "peakcm_16x16x16_f16k",
+                                      "dotcm_2x4_4x4_k32_16x16x16_s1_p2_g0_o0_b32",
+                                      "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o1_b16",
+                                      "dotcm_2x4_4x4_k32_16x16x16_s1_p2_g0_o0_k32",
+                                      "dotcm_2x4_4x4_k32_16x16x16_s1_p2_g8_o3_k16",
+                                      "dotcm_2x2_4x8_k32_16x8x16_s2_p2_g0_o0_k32"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     char *glsl = NULL;
     uint32_t *words = NULL;
     size_t bytes = 0;
+    bool bf16 = strstr(names[i], "bf16") || strstr(names[i], "_b32") || strstr(names[i], "_b16");
     int rc = nxvk_rt_kernel_glsl(names[i], &glsl);
-    bool asks = rc == NXVK_OK && strstr(glsl, "\n#define NXVK_SPIRV_KHR_BF16 1\n") != NULL;
+    bool asks = rc == NXVK_OK && strstr(glsl, bf16 ? "\n#define NXVK_SPIRV_KHR_BF16 1\n" : "\n#define NXVK_SPIRV_KHR 1\n");
     if (rc == NXVK_OK) rc = nxvk_glsl_compile(glsl, names[i], &words, &bytes);
-    if (rc == NXVK_OK) rc = nxvk_spirv_coopmat_khr(&words, &bytes, true);
+    if (rc == NXVK_OK) rc = nxvk_spirv_coopmat_khr(&words, &bytes, bf16);
     module m = {0};
     bool whole = rc == NXVK_OK && module_read(&m, words, bytes);
-    CHECK(asks && whole && count_op(&m, 4459) > 0 && count_op(&m, 5361) == 0 && has_capability(&m, 5118),
+    CHECK(asks && whole && count_op(&m, 4459) > 0 && count_op(&m, 5361) == 0 && has_capability(&m, 6022) &&
+              has_capability(&m, 5118) == bf16,
           "%s asks for the pass, compiles and is rewritten (%s)", names[i], rc ? nxvk_errmsg() : "ok");
     free(m.def_at);
     free(m.def_op);
     free(glsl);
     free(words);
   }
+  static const char *const nv[] = {"peakcm_16x16x16_f16", "dotcm_2x4_4x4_k32_16x16x16_s1_p1_g0_o0_f32",
+                                   "dotcm_2x4_4x4_k32_16x16x16_s1_p1_g0_o0_f16_emu",
+                                   "dotcm_2x4_4x4_k32_16x16x16_s1_p1_g0_o0_b32_emu"};
+  for (size_t i = 0; i < sizeof nv / sizeof *nv; i++) {
+    char *glsl = NULL;
+    int rc = nxvk_rt_kernel_glsl(nv[i], &glsl);
+    CHECK(rc == NXVK_OK && !strstr(glsl, "#define NXVK_SPIRV_KHR"), "%s does not ask for it", nv[i]);
+    free(glsl);
+  }
   char *glsl = NULL;
-  int rc = nxvk_rt_kernel_glsl("peakcm_16x16x16_f16", &glsl);
-  CHECK(rc == NXVK_OK && !strstr(glsl, "NXVK_SPIRV_KHR_BF16"), "the f16 rate kernel does not ask for it");
-  free(glsl);
+  int rc = nxvk_rt_kernel_glsl("dotcm_2x4_4x4_k32_16x16x16_s1_p1_g0_o0_k32_emu", &glsl);
+  CHECK(rc == NXVK_E_UNSUPPORTED, "a KHR f16 name with the emulation is unknown: %s", nxvk_errmsg());
   rc = nxvk_rt_kernel_glsl("peakcm_16x16x16_bf16x", &glsl);
   CHECK(rc == NXVK_E_UNSUPPORTED, "a name with more after bf16 is unknown: %s", nxvk_errmsg());
 }
