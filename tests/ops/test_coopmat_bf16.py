@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""test_dot_bf16cm.py - bf16 dot on cooperative matrices (dot_coopmat.comp
+"""test_coopmat_bf16.py - bf16 dot on cooperative matrices (dot_coopmat.comp
 with IN_BF16; issue 30), checked here through its emulation
 (NXVK_DOT_COOPMAT_EMU=1: the kernel's stages, prefetch, padding, stores and
 split K without tensor cores, lavapipe's way): the variant "coopmat" and the
