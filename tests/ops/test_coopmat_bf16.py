@@ -6,7 +6,10 @@ split K without tensor cores, lavapipe's way): the variant "coopmat" and the
 default one (m, n > 16 take coopmat where the device has it, the emulation
 counting), bf16 and "dtype": "f32" results, whole tiles and padded shapes
 (f16_pad copies the bf16 bits), batches, split K (dot_ksum_f32_bf16 for
-bf16 results), forced layouts, NaN, infinities and -0.  numpy is the
+bf16 results), forced layouts, NaN, infinities and -0; where the device
+has bf16 cooperative matrices (nxvk info: coopmat_bf16_f32) some of them
+again on its tensor cores (the kernel rewritten to VK_KHR_cooperative_matrix
+with bf16 fragments, spirv_khr.c).  numpy is the
 oracle: the bf16 inputs made exact in f64, their products summed by
 np.matmul, under dot's bound n * eps(f32) * sum|a*b| per output (f32 sums)
 plus the one rounding to bf16; some cases also by --check against the CPU
@@ -30,7 +33,7 @@ rng = np.random.default_rng(3031)
 
 
 def case(desc, ashape, bshape, out32=False, special=False, check=False, variant="coopmat", env=None,
-         ksum=False, want_cm=True, scale=(1.0, 1.0)):
+         ksum=False, want_cm=True, scale=(1.0, 1.0), emu=True):
     a32 = (rng.standard_normal(ashape) * scale[0]).astype(np.float32)
     b32 = (rng.standard_normal(bshape) * scale[1]).astype(np.float32)
     if special:
@@ -56,7 +59,7 @@ def case(desc, ashape, bshape, out32=False, special=False, check=False, variant=
         cmd[4:4] = ["--attrs", json.dumps(attrs)]
     if check:
         cmd.append("--check")
-    e = dict(os.environ, NXVK_KERNEL_STATS="1", NXVK_DOT_COOPMAT_EMU="1")
+    e = dict(os.environ, NXVK_KERNEL_STATS="1", NXVK_DOT_COOPMAT_EMU="1" if emu else "0")
     for k in ("NXVK_DOT_COOPMAT", "NXVK_DOT_COOPMAT_SPLIT", "NXVK_DOT_COOPMAT_STAGES", "NXVK_DOT_COOPMAT_PREFETCH",
               "NXVK_DOT_COOPMAT_GROUP", "NXVK_DOT_COOPMAT_ORDER"):
         e.pop(k, None)
@@ -102,11 +105,12 @@ def case(desc, ashape, bshape, out32=False, special=False, check=False, variant=
         tap(re.search(r"check .*: ok", text) is not None, "%s: --check against the CPU reference" % desc, text)
     # the kernel's result token: b16 (bf16 C) or b32 (f32 C, and split K's f32 partials)
     tok = "32" if out32 or ksum else "16"
-    cm = re.search(r"dotcm_\S+_b%s_emu\b" % tok, text) is not None
+    cm = re.search(r"dotcm_\S+_b%s%s(\s|$)" % (tok, "_emu" if emu else ""), text) is not None
     any_cm = "dotcm_" in text
     naive = "dot_naive" in text
-    tap((cm and not naive) if want_cm else not any_cm, "%s: %s the bf16 coopmat kernel (emulated%s)" %
-        (desc, "ran" if want_cm else "did not run", ", b" + tok if want_cm else ""), text)
+    tap((cm and not naive) if want_cm else not any_cm, "%s: %s the bf16 coopmat kernel (%s%s)" %
+        (desc, "ran" if want_cm else "did not run", "emulated" if emu else "tensor cores",
+         ", b" + tok if want_cm else ""), text)
     if ksum:
         tap(re.search(r"dot_ksum_f32%s\b" % ("" if out32 else "_bf16"), text) is not None,
             "%s: split K summed by dot_ksum_f32%s" % (desc, "" if out32 else "_bf16"), text)
@@ -142,6 +146,24 @@ def main():
     case("NaN, inf and -0, bf16 result", (40, 64), (64, 48), special=True, check=True)
     case("NaN, inf and -0, f32 result, padded", (37, 50), (50, 66), special=True, out32=True)
     case("NaN, inf and -0, split K", (128, 320), (320, 128), special=True, env=split, ksum=True)
+    # the same kernel on the device's tensor cores, where it has bf16 ones
+    rc, out, _ = nphelp.nxvk(["info", "--json"])
+    try:
+        dev = json.loads(out)["devices"][0] if rc == 0 else {}
+    except ValueError:
+        dev = {}
+    if not dev.get("features", {}).get("coopmat_bf16_f32"):
+        print("# no bf16 cooperative matrices on %s: the tensor-core cases do not apply" % dev.get("name", "device 0"))
+        return
+    case("tensor cores: 256x128 . 128x512, whole tiles", (256, 128), (128, 512), check=True, emu=False)
+    case("tensor cores: 130x72 . 72x260, padded, f32 result", (130, 72), (72, 260), out32=True, check=True, emu=False)
+    case("tensor cores: 40x24 . 24x36, the default variant", (40, 24), (24, 36), variant=None, emu=False)
+    case("tensor cores: batched 3x50x40 . 3x40x70", (3, 50, 40), (3, 40, 70), check=True, emu=False)
+    case("tensor cores: 128x320 . 320x128, split K in 3", (128, 320), (320, 128), env=split, ksum=True, emu=False)
+    case("tensor cores: 1024x2048 . 2048x1024 (split K by the rule)", (1024, 2048), (2048, 1024), emu=False)
+    case("tensor cores: NaN, inf and -0", (40, 64), (64, 48), special=True, check=True, emu=False)
+    case("tensor cores: A near 2^40, B near 2^-60", (50, 40), (40, 60), scale=(2.0 ** 40, 2.0 ** -60), check=True,
+         emu=False)
 
 
 nphelp.main(main, TMP)
