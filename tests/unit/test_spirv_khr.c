@@ -293,7 +293,7 @@ static void test_kernels(void) {
   static const char *const names[] = {"peakcm_16x16x16_bf16", "peakcm_16x8x16_bf16", "peakcm_16x16x16_f16k",
                                       "dotcm_2x4_4x4_k32_16x16x16_s1_p2_g0_o0_b32",
                                       "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o1_b16",
-                                      "dotcm_2x4_4x4_k32_16x16x16_s1_p2_g0_o0_k32",
+                                      "dotcm_2x4_4x4_k32_16x16x16_s1_p2_g0_o0_k32", "dotcm_4x4_2x4_k32_16x16x16_s1_p2_g0_o0_k16",
                                       "dotcm_2x4_4x4_k32_16x16x16_s1_p2_g8_o3_k16",
                                       "dotcm_2x2_4x8_k32_16x8x16_s2_p2_g0_o0_k32"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
