@@ -167,23 +167,30 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), half_sizes=None):
             return torch.randint(1, 101, shape, generator=gen, device=dev, dtype=tdt[dt])
         return torch.rand(shape, generator=gen, device=dev, dtype=tdt[dt]) + 0.5
 
+    # the result's own rounding: f32 1e-4, f64 1e-12, f16 2^-11, bf16 2^-8
+    matmul_tol = {"f32": 1e-4, "f64": 1e-12, "f16": 2e-3, "bf16": 1.6e-2}
+
+    def square_matmul(dt, n):
+        """torch.matmul of n x n in dt, checked first (a few rows against an
+        f64 product), then timed: one result row."""
+        a, b = rand((n, n), dt), rand((n, n), dt)
+        c = torch.empty((n, n), device=dev, dtype=tdt[dt])
+        rows = min(n, 8)
+        want = a[:rows].double() @ b.double()
+        got = (a @ b)[:rows].double()
+        rel = ((got - want).abs().max() / want.abs().max()).item()
+        if rel > matmul_tol[dt]:
+            sys.exit("compare_torch: torch.matmul %s n=%d is off by %.3g (relative)" % (dt, n, rel))
+        st = time_cuda(torch, lambda: torch.matmul(a, b, out=c), args.min_time, args.repeat, args.warmup)
+        flops = 2.0 * n * n * n
+        results.append({"mode": "matmul", "name": "matmul", "dtype": dt, "size": n, "gpu_ns": st,
+                        "flops": flops, "gflops": flops / st["median"],
+                        "gflops_min": flops / st["max"], "gflops_max": flops / st["min"]})
+        del a, b, c
+
     for dt in dtypes:
         for n in (msizes if dt in ("f32", "f64") else []):  # the ladder is f32/f64's
-            a, b = rand((n, n), dt), rand((n, n), dt)
-            c = torch.empty((n, n), device=dev, dtype=tdt[dt])
-            # a check before timing: a few rows against an f64 product
-            rows = min(n, 8)
-            want = a[:rows].double() @ b.double()
-            got = (a @ b)[:rows].double()
-            rel = ((got - want).abs().max() / want.abs().max()).item()
-            if rel > (1e-4 if dt == "f32" else 1e-12):
-                sys.exit("compare_torch: torch.matmul %s n=%d is off by %.3g (relative)" % (dt, n, rel))
-            st = time_cuda(torch, lambda: torch.matmul(a, b, out=c), args.min_time, args.repeat, args.warmup)
-            flops = 2.0 * n * n * n
-            results.append({"mode": "matmul", "name": "matmul", "dtype": dt, "size": n, "gpu_ns": st,
-                            "flops": flops, "gflops": flops / st["median"],
-                            "gflops_min": flops / st["max"], "gflops_max": flops / st["min"]})
-            del a, b, c
+            square_matmul(dt, n)
         for text in (shapes if dt in ("f32", "f64", "f16", "bf16") else []):
             bt, m, k, n = parse_dims(text)
             lead = (bt,) if bt else ()
@@ -269,20 +276,7 @@ def torch_bench(torch, args, sizes, msizes, dtypes, shapes=(), half_sizes=None):
     torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction = False
     for hdt, hsizes in sorted((half_sizes or {}).items()):
         for n in hsizes:
-            a, b = rand((n, n), hdt), rand((n, n), hdt)
-            c = torch.empty((n, n), device=dev, dtype=tdt[hdt])
-            rows = min(n, 8)
-            want = a[:rows].double() @ b.double()
-            got = (a @ b)[:rows].double()
-            rel = ((got - want).abs().max() / want.abs().max()).item()
-            if rel > (2e-3 if hdt == "f16" else 1.6e-2):  # the result's own rounding: 2^-11 (f16), 2^-8 (bf16)
-                sys.exit("compare_torch: torch.matmul %s n=%d is off by %.3g (relative)" % (hdt, n, rel))
-            st = time_cuda(torch, lambda: torch.matmul(a, b, out=c), args.min_time, args.repeat, args.warmup)
-            flops = 2.0 * n * n * n
-            results.append({"mode": "matmul", "name": "matmul", "dtype": hdt, "size": n, "gpu_ns": st,
-                            "flops": flops, "gflops": flops / st["median"],
-                            "gflops_min": flops / st["max"], "gflops_max": flops / st["min"]})
-            del a, b, c
+            square_matmul(hdt, n)
     if getattr(args, "conv", False):
         # torch.nn.functional.conv2d through cuDNN, TF32 off (set above)
         for dt in [d for d in dtypes if d in ("f32", "f64", "f16", "bf16")]:
