@@ -100,17 +100,10 @@ typedef struct {
   words_t extra;      /* the new types and constants, before the first matrix type */
 } pass_t;
 
-/* A 32-bit integer constant of type t with value v: an existing one, else a new one in extra. */
-static uint32_t constant(pass_t *p, uint32_t t, uint32_t v) {
-  for (uint32_t id = 1; id < p->bound; id++)
-    if ((p->flags[id] & (2 | 32)) == (2 | 32) && p->ctype[id] == t && p->val[id] == v) return id;
-  return 0;
-}
-
-static int new_constant(pass_t *p, uint32_t t, uint32_t v, uint32_t *id) {
-  *id = constant(p, t, v);
-  if (*id) return NXVK_OK;
-  /* grow the per-id tables by one */
+/* A new id, defined by the 4-word instruction op a b c (a, b, c: the words
+ * after the opcode, the id among them) added to extra; the per-id tables
+ * grow by one.  *id is the new id, set before the words are written. */
+static int new_id(pass_t *p, uint32_t op, uint32_t a, uint32_t b, uint32_t c, int at, uint32_t *id) {
   uint32_t nid = p->bound, nb = p->bound + 1;
   uint32_t *val = realloc(p->val, nb * sizeof *val), *ct = val ? realloc(p->ctype, nb * sizeof *ct) : NULL;
   if (val) p->val = val;
@@ -119,13 +112,30 @@ static int new_constant(pass_t *p, uint32_t t, uint32_t v, uint32_t *id) {
   if (!fl) return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
   p->flags = fl;
   p->bound = nb;
-  p->flags[nid] = 2 | 32;
-  p->val[nid] = v;
-  p->ctype[nid] = t;
-  if (!put(&p->extra, 4u << 16 | OP_CONSTANT) || !put(&p->extra, t) || !put(&p->extra, nid) || !put(&p->extra, v))
+  p->flags[nid] = 0;
+  uint32_t w[3] = {a, b, c};
+  w[at] = nid;
+  if (!put(&p->extra, 4u << 16 | op) || !put(&p->extra, w[0]) || !put(&p->extra, w[1]) || !put(&p->extra, w[2]))
     return nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
   *id = nid;
   return NXVK_OK;
+}
+
+/* A 32-bit integer constant of type t with value v: one made before the
+ * first matrix type, else a new one in extra. */
+static int new_constant(pass_t *p, uint32_t t, uint32_t v, uint32_t *id) {
+  for (uint32_t i = 1; i < p->bound; i++)
+    if ((p->flags[i] & (2 | 32)) == (2 | 32) && p->ctype[i] == t && p->val[i] == v) {
+      *id = i;
+      return NXVK_OK;
+    }
+  int rc = new_id(p, OP_CONSTANT, t, 0, v, 1, id);
+  if (rc == NXVK_OK) {
+    p->flags[*id] = 2 | 32;
+    p->val[*id] = v;
+    p->ctype[*id] = t;
+  }
+  return rc;
 }
 
 static int set_use(pass_t *p, uint32_t type, int use, const char *what) {
@@ -232,22 +242,7 @@ int nxvk_spirv_coopmat_khr(uint32_t **words, size_t *bytes, bool bf16_ab) {
   }
   /* 3: the new bf16 type and the constants, made before the output */
   uint32_t bf16 = 0, int_t = 0, use_id[3] = {0}, layout_id[2] = {0};
-  if (rc == NXVK_OK && bf16_ab) {
-    bf16 = p.bound;
-    uint32_t nbound = p.bound + 1;
-    uint32_t *val = realloc(p.val, nbound * sizeof *val), *ct = val ? realloc(p.ctype, nbound * sizeof *ct) : NULL;
-    if (val) p.val = val;
-    if (ct) p.ctype = ct;
-    uint8_t *fl = ct ? realloc(p.flags, nbound) : NULL;
-    if (fl) p.flags = fl;
-    if (!fl || !put(&p.extra, 4u << 16 | OP_TYPE_FLOAT) || !put(&p.extra, bf16) || !put(&p.extra, 16) ||
-        !put(&p.extra, ENCODING_BF16))
-      rc = nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
-    else {
-      p.flags[bf16] = 0;
-      p.bound = nbound;
-    }
-  }
+  if (rc == NXVK_OK && bf16_ab) rc = new_id(&p, OP_TYPE_FLOAT, 0, 16, ENCODING_BF16, 0, &bf16);
   if (rc == NXVK_OK) {
     uint32_t rows = w[first_type + 4]; /* its type is a 32-bit integer type */
     int_t = rows < p.bound0 ? p.ctype[rows] : 0;
