@@ -1,12 +1,20 @@
 #version 450
-// dot_mvcm.comp - the columns form of f16 skinny products with m = FM (16)
-// rows on tensor cores (GL_NV_cooperative_matrix): C = A x B per batch, A
-// FM x K, B K x N (f16, row-major), f32 sums (the tensor cores'), each result
-// rounded once to f16 on its bits (or kept: OUT_F32).  Where CUDA cores need
-// 16 FMAs a byte pair of B (dot_mvc.comp), this is one MMA a fragment.
-// Compiled at run time (src/ops/rtkernel.c: dot_mvcm[32]_f<FM>x<FN>x<FK>c<FC>p<PF>_f16;
-// src/ops/dot_mvc.c picks it where the device lists an FM x FN x FK f16
-// configuration with FM = 16 = m, K and N multiples of 8 and K of FK).
+// dot_mvcm.comp - the columns form of f16 and bf16 skinny products with m =
+// FM (16) rows on tensor cores (GL_NV_cooperative_matrix): C = A x B per
+// batch, A FM x K, B K x N (f16, IN_BF16 bf16, row-major), f32 sums (the
+// tensor cores'), each result rounded once to f16 (bf16) on its bits (or
+// kept: OUT_F32).  Where CUDA cores need 16 FMAs a byte pair of B
+// (dot_mvc.comp), this is one MMA a fragment.  Compiled at run time
+// (src/ops/rtkernel.c: dot_mvcm[32]_f<FM>x<FN>x<FK>c<FC>p<PF>l<LD>[e|k]_{f16,bf16},
+// e the emulation, k f16 as KHR; src/ops/dot_mvc.c picks it where the
+// device lists an FM x FN x FK configuration of the inputs' type with FM =
+// 16 = m, K and N multiples of 8 and K of FK).
+// IN_BF16: the kernel is rewritten after glslang into
+// VK_KHR_cooperative_matrix SPIR-V with bf16 A and B fragments
+// (src/vk/spirv_khr.c, where the GLSL defines NXVK_SPIRV_KHR_BF16), as
+// dot_coopmat.comp's IN_BF16: A and B fragments are only loaded and
+// multiplied, B's type marked by its row count FKB (specialization constant
+// 9).  NXVK_SPIRV_KHR: f16 made a KHR kernel the same way.
 //
 // A workgroup of NSG subgroups owns FC x FN consecutive columns of B; its
 // subgroups take the chunk's k steps of FK in turn (subgroup g: steps g,
@@ -43,12 +51,12 @@ layout(local_size_x_id = 0) in;
 layout(constant_id = 2) const uint PART = 0u;
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
-layout(std430, binding = 1) readonly buffer A { uvec4 a[]; };  // f16, 8 per uvec4
+layout(std430, binding = 1) readonly buffer A { uvec4 a[]; };  // f16 (IN_BF16: bf16), 8 per uvec4
 layout(std430, binding = 2) readonly buffer B { uvec4 b[]; };
 #ifdef OUT_F32
 layout(std430, binding = 3) writeonly buffer C { float c[]; };
 #else
-layout(std430, binding = 3) writeonly buffer C { uint16_t c[]; };  // f16 bits
+layout(std430, binding = 3) writeonly buffer C { uint16_t c[]; };  // f16 (IN_BF16: bf16) bits
 #endif
 layout(std430, binding = 3) writeonly buffer Cp { float cp[]; };
 
@@ -67,6 +75,13 @@ layout(std430, binding = 3) writeonly buffer Cp { float cp[]; };
 #define SH_R (NSG * FM * BW / 4u)
 shared uvec4 sm[SH_B > SH_R ? SH_B : SH_R];
 
+#if !defined(CM_EMU) && (defined(IN_BF16) || defined(NXVK_SPIRV_KHR))
+layout(constant_id = 9) const uint FKB = FK; // B's rows: only marks B's type (see above)
+#define FRAG_B fcoopmatNV<16, gl_ScopeSubgroup, FKB, FN>
+#else
+#define FRAG_B fcoopmatNV<16, gl_ScopeSubgroup, FK, FN>
+#endif
+
 #ifdef CM_EMU
 #define FE (FM * FN / 32u)  // elements of an FM x FN tile a lane owns (row-major, lane l: l FE ..)
 // a fragment: where its element (0, 0) is (in halves) and its row stride; src 0 A, 1 B, 2 shared
@@ -74,7 +89,12 @@ struct Frag { uint src; uint off; uint stride; };
 float half_at(uint src, uint i) {
   uvec4 v = src == 0u ? a[i / 8u] : src == 1u ? b[i / 8u] : sm[i / 8u];
   uint w = v[(i % 8u) / 2u];
-  return nx_f16_to_f32((i % 2u) == 0u ? w & 0xffffu : w >> 16);
+  uint h = (i % 2u) == 0u ? w & 0xffffu : w >> 16;
+#ifdef IN_BF16
+  return uintBitsToFloat(h << 16);
+#else
+  return nx_f16_to_f32(h);
+#endif
 }
 void emu_mad(Frag fa, Frag fb, uint lane, inout float acc[FE]) {
   [[unroll]] for (uint q = 0u; q < FE; q++) {
@@ -162,7 +182,7 @@ void main() {
         coopMatLoadNV(fa, a, (abase + k) / 8u, K / 8u, false);
         [[unroll]] for (uint j = 0u; j < FC; j++)
           if (j < fc) {
-            fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb;
+            FRAG_B fb;
             coopMatLoadNV(fb, sm, sb + p * STG + j * FN / 8u, BV, false);
             acc[j] = coopMatMulAddNV(fa, fb, acc[j]);
           }
@@ -170,7 +190,7 @@ void main() {
     }
 #else
     fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa[PF];
-    fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb[PF][FC];
+    FRAG_B fb[PF][FC];
     [[unroll]] for (uint p = 0u; p < PF; p++) {
       uint k = k0 + p * step;
       if (k < ke) {
@@ -207,6 +227,8 @@ void main() {
       if (PART != 0u) cp[((bi * S + gl_WorkGroupID.y) * M + i) * N + cn] = s;
 #ifdef OUT_F32
       else c[(bi * M + i) * N + cn] = s;
+#elif defined(IN_BF16)
+      else c[(bi * M + i) * N + cn] = uint16_t(nx_bf16_bits(floatBitsToUint(s)));
 #else
       else c[(bi * M + i) * N + cn] = uint16_t(nx_f16_bits(floatBitsToUint(s)));
 #endif

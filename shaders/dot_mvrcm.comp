@@ -1,17 +1,27 @@
 #version 450
-// dot_mvrcm.comp - f16 skinny products C = A x B with N <= 16 columns on
-// tensor cores (GL_NV_cooperative_matrix): f16 x f16 products, f32 sums,
-// each result rounded once to f16 on its bits (or kept: OUT_F32).  Compiled
-// at run time (src/ops/rtkernel.c: dot_mvrcm[32]_n<NB>f<FM>x<FN>x<FK>u<U>k<KS>w<WG>[e]_f16);
-// src/ops/dot_mvr.c takes it for f16 where NXVK_DOT_MVR_CM asks
+// dot_mvrcm.comp - f16 and bf16 skinny products C = A x B with N <= 16
+// columns on tensor cores (GL_NV_cooperative_matrix): f16 x f16 (IN_BF16:
+// bf16 x bf16) products, f32 sums, each result rounded once to f16 (bf16)
+// on its bits (or kept: OUT_F32).  Compiled at run time (src/ops/rtkernel.c:
+// dot_mvrcm[32]_n<NB>f<FM>x<FN>x<FK>u<U>k<KS>w<WG>a<LD>[e|k]_{f16,bf16}, e
+// the emulation, k f16 as KHR); src/ops/dot_mvr.c takes it for f16 and bf16
+// n >= 5 where the device has cooperative matrices, or NXVK_DOT_MVR_CM asks
 // (bench/NOTES.md, "dot_mvr").
+// IN_BF16: A and B hold bf16; the kernel is written against
+// GL_NV_cooperative_matrix and rewritten after glslang into
+// VK_KHR_cooperative_matrix SPIR-V with bf16 A and B fragments
+// (src/vk/spirv_khr.c, where the GLSL defines NXVK_SPIRV_KHR_BF16), as
+// dot_coopmat.comp's IN_BF16: A and B fragments are only loaded (or copied)
+// and multiplied, and B's type has its own row count FKB, a specialization
+// constant (9) that only marks it.  NXVK_SPIRV_KHR: f16 made a KHR kernel
+// the same way (the NV extension's multiply-adds are slower on an H100).
 //
 // Subgroups of 32.  A subgroup owns FM rows of A (one row tile) and one of
 // the workgroup's KS k groups; a round takes KS x U x FK k values, group g
 // the U fragments at k0 + (g U + u) FK.  A's FM x FK fragments are loaded
 // straight from memory (rows K / 8 uvec4 apart: the host requires K % FK ==
 // 0), the next round's before this round's products; B's rows of the round
-// go through shared memory as f16, NF = ceil(NB / FN) fragments of FN
+// go through shared memory as 16-bit bits, NF = ceil(NB / FN) fragments of FN
 // columns wide (zeros past N and past the chunk's end), once a workgroup.
 // Rows: the last row tile starts at M - FM (the host requires M >= FM) and
 // stores only its own rows, so no load reads past A.  The end: each
@@ -37,7 +47,11 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_GOOGLE_include_directive : require
+#ifdef IN_BF16
+#define DT_bf16 1
+#else
 #define DT_f16 1
+#endif
 #include "dtype.glsl"
 
 const uint NB = CT_NB;
@@ -50,6 +64,12 @@ const uint WG = CT_WG;
 const uint LDA = CT_LD;
 layout(local_size_x = CT_WG) in;
 layout(constant_id = 5) const uint PART = 0u;
+#if !defined(CM_EMU) && (defined(IN_BF16) || defined(NXVK_SPIRV_KHR))
+layout(constant_id = 9) const uint FKB = FK; // B's rows: only marks B's type (see above)
+#define FRAG_B fcoopmatNV<16, gl_ScopeSubgroup, FKB, FN>
+#else
+#define FRAG_B fcoopmatNV<16, gl_ScopeSubgroup, FK, FN>
+#endif
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
 layout(std430, binding = 1) readonly buffer A4 { uvec4 a4[]; };
@@ -83,7 +103,7 @@ shared uvec4 bsh[BE];
 shared uvec4 red[KS * RT * TV]; // f32 bits
 shared uvec4 ash[LDA == 2u ? NSG * FM * AV : 1u];
 
-// this invocation's vectors of B's round at k0 (packed f16, zeros past N and ke)
+// this invocation's vectors of B's round at k0 (packed f16 or bf16, zeros past N and ke)
 void load_b(uint k0, uint t, uint ke, uint bbase, bool bvec, out uvec4 rb[NBE]) {
   [[unroll]] for (uint i = 0u; i < NBE; i++) {
     uint e = t + i * WG, kl = e / BRV, c0 = (e % BRV) * 8u, k = k0 + kl;
@@ -104,8 +124,9 @@ void load_b(uint k0, uint t, uint ke, uint bbase, bool bvec, out uvec4 rb[NBE]) 
 }
 
 #ifdef CM_EMU
-float bsh_half(uint h) { return nx_f16_to_f32((bsh[h / 8u][(h % 8u) / 2u] >> (16u * (h % 2u))) & 0xffffu); }
-float ash_half(uint h) { return nx_f16_to_f32((ash[h / 8u][(h % 8u) / 2u] >> (16u * (h % 2u))) & 0xffffu); }
+// one f16 (IN_BF16: bf16) of shared memory as f32 (dtype.glsl's LD)
+float bsh_half(uint h) { return LD((bsh[h / 8u][(h % 8u) / 2u] >> (16u * (h % 2u))) & 0xffffu); }
+float ash_half(uint h) { return LD((ash[h / 8u][(h % 8u) / 2u] >> (16u * (h % 2u))) & 0xffffu); }
 #endif
 
 // LD 2: this lane's uvec4 of the subgroup's A piece at kg (FM rows of U FK, zeros past ke)
@@ -184,13 +205,13 @@ void main() {
             float s = acc[f][h];
             for (uint x = 0u; x < FK; x++) {
               float av = LDA == 2u ? ash_half((sa + r * AV) * 8u + u * FK + x)
-                                   : nx_f16_to_f32(uint(a[abase + (row0 + r) * K + kk + x]));
+                                   : LD(a[abase + (row0 + r) * K + kk + x]);
               s = fma(av, bsh_half((kl + x) * NP + f * FN + cc), s);
             }
             acc[f][h] = s;
           }
 #else
-          fcoopmatNV<16, gl_ScopeSubgroup, FK, FN> fb;
+          FRAG_B fb;
           coopMatLoadNV(fb, bsh, kl * BRV + f * (FN / 8u), BRV, false);
           if (LDA == 2u) {
             fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fs;

@@ -92,7 +92,7 @@ void nxvk_coopmat_fragment(const nxvk_device_info *d, bool fm_divides_32, uint32
 /* dot's bf16 fragment: the same rule on the device's bf16 x bf16 + f32
  * configurations (VK_KHR_cooperative_matrix's list), 16x16x16 where none is
  * listed (the emulation's) */
-static void coopmat_fragment_bf16(const nxvk_device_info *d, uint32_t f[3]) {
+void nxvk_coopmat_fragment_bf16(const nxvk_device_info *d, uint32_t f[3]) {
   int n = d->coop_bf16_nshapes < 0 ? 0 : d->coop_bf16_nshapes > 8 ? 8 : d->coop_bf16_nshapes;
   fragment_of((const uint32_t(*)[3])d->coop_bf16_shapes, n, false, f);
 }
@@ -136,7 +136,7 @@ static coopmat_kernel coopmat_pick(const nxvk_ctx *c, bool bf16, uint64_t m, uin
   uint64_t best_area = 0;
   bool have = false;
   uint32_t f[3];
-  if (bf16) coopmat_fragment_bf16(&c->info, f);
+  if (bf16) nxvk_coopmat_fragment_bf16(&c->info, f);
   else nxvk_coopmat_fragment(&c->info, false, f);
   size_t nd = sizeof coopmat_defaults / sizeof *coopmat_defaults;
   for (size_t i = 0; i < nd; i++) {

@@ -13,8 +13,8 @@
  * W = 2, 5..8 W = 4; 16-bit m = 1 W = 4, m >= 2 W = 2; the next round's
  * loads before this round's sums (P) for f32 m > 8 and 16-bit m > 1; U = 8
  * rows in flight a lane (16-bit m = 1: 4); WG 256; S a power of two (~4
- * workgroups a unit, 16-bit m > 8 ~2); f16 m = 16 on tensor cores
- * (dot_mvcm.comp, WG 128) where the device has them.  It
+ * workgroups a unit, 16-bit m > 8 ~2); f16 and bf16 m = 16 on tensor cores
+ * (dot_mvcm.comp, WG 128) where the device has them for the dtype.  It
  * takes every columns shape (NXVK_DOT_MVC="W,U,S,WG[,P]" overrides, 0: the
  * rule's; P 1 plain, 2 the next round's loads first);
  * NXVK_DOT_MVC=off (or NXVK_DOT_MV=off while NXVK_DOT_MVC names no layout)
@@ -61,22 +61,29 @@ static int mvc_dispatch(nxvk_rec *r, const char *kname, nxvk_dtype out, nxvk_buf
   return nxvk_dot_mv_run(r, kname, spec, (int)nspec, meta, 5, A, B, C, out, gx, S, batch, (uint64_t)M * N);
 }
 
-/* f16 m = 16 on dot_mvcm.comp (tensor cores): the device's f16 x f16 + f32
- * configurations with FM = 16 (the largest FN x FK of them whose sides are
- * multiples of 8), subgroups of 32, K and N whole fragments and 16-byte
- * vectors; 1 where any of it is missing. */
-static int mvc_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C, uint32_t M,
-                       uint32_t N, uint32_t K, uint32_t batch) {
+/* f16 and bf16 m = 16 on dot_mvcm.comp (tensor cores): the device's f16 x
+ * f16 + f32 (bf16 x bf16 + f32: the KHR extension's) configurations with FM
+ * = 16 (the largest FN x FK of them whose sides are multiples of 8),
+ * subgroups of 32, K and N whole fragments and 16-byte vectors; 1 where any
+ * of it is missing.  bf16 runs as a KHR kernel (spirv_khr.c), f16 where
+ * nxvk_coopmat_khr says. */
+static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
+                       uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
   const nxvk_device_info *d = &c->info;
   const nxvk_tuning *tu = c->tuning;
   bool emu = tu->dot_mvc_cm[3] == 1; /* the emulation: plain code, any subgroups (lavapipe's tests) */
-  if (M != 16 || (!emu && (!d->coop_matrix_nv || !d->coopmat_f16_f32 || d->subgroup_size != 32 ||
-                           d->min_subgroup_size != d->max_subgroup_size)))
+  bool bf = dtype == NXVK_BF16;
+  bool cm = bf ? nxvk_coopmat_khr(c, true) : d->coop_matrix_nv && d->coopmat_f16_f32;
+  if (M != 16 || (!emu && (!cm || d->subgroup_size != 32 || d->min_subgroup_size != d->max_subgroup_size)))
     return 1;
+  bool khr = !emu && !bf && nxvk_coopmat_khr(c, false);
+  int ns = bf ? d->coop_bf16_nshapes : d->coop_f16_nshapes;
+  if (ns < 0) ns = 0;
+  if (bf && ns > 8) ns = 8;
   uint32_t fn = emu ? 16 : 0, fk = emu ? 16 : 0;
-  for (int i = 0; i < d->coop_f16_nshapes; i++) {
-    const uint32_t *s = d->coop_f16_shapes[i];
+  for (int i = 0; i < ns; i++) {
+    const uint32_t *s = bf ? d->coop_bf16_shapes[i] : d->coop_f16_shapes[i];
     if (s[0] != 16 || !s[1] || !s[2] || s[1] % 8 || s[2] % 8 || s[1] > 64 || s[2] > 64) continue;
     if (s[1] * s[2] > fn * fk || (s[1] * s[2] == fn * fk && s[1] == 16)) fn = s[1], fk = s[2];
   }
@@ -107,8 +114,8 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer 
   if (S > 1 && ((uint64_t)S * batch * M * N * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * M * N > UINT32_MAX))
     S = 1;
   char name[96];
-  snprintf(name, sizeof name, "dot_mvcm%s_f16x%ux%uc%up%ul%u%s_f16", out == NXVK_F32 ? "32" : "", fn, fk, fc, pf, ld,
-           emu ? "e" : "");
+  snprintf(name, sizeof name, "dot_mvcm%s_f16x%ux%uc%up%ul%u%s_%s", out == NXVK_F32 ? "32" : "", fn, fk, fc, pf, ld,
+           emu ? "e" : khr ? "k" : "", nxvk_dtype_name(dtype));
   uint32_t spec[3] = {wg, 0, S > 1 ? 1u : 0u};
   return mvc_dispatch(r, name, out, A, B, C, spec, 3, M, N, K, batch, gx, S, KC);
 }
@@ -136,10 +143,10 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
       !d->subgroup_shuffle || sg < 4 || sg > 128 || (sg & (sg - 1)) || d->min_subgroup_size != d->max_subgroup_size ||
       batch > d->max_workgroup_count[2])
     return 1;
-  /* f16 m = 16 on tensor cores where the device lists a 16 x FN x FK configuration (the default; NXVK_DOT_MVC_CM=off:
-   * the CUDA-core form) */
-  if (dtype == NXVK_F16 && tu->dot_mvc_cm_mode != 1) {
-    int rc = mvc_coopmat(r, out, A, B, C, M, N, K, batch);
+  /* f16 and bf16 m = 16 on tensor cores where the device lists a 16 x FN x FK configuration of their type (the
+   * default; NXVK_DOT_MVC_CM=off: the CUDA-core form) */
+  if ((dtype == NXVK_F16 || dtype == NXVK_BF16) && tu->dot_mvc_cm_mode != 1) {
+    int rc = mvc_coopmat(r, dtype, out, A, B, C, M, N, K, batch);
     if (rc != 1) return rc;
   }
   uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), nq = (M + 3) / 4;

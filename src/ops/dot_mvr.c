@@ -9,10 +9,11 @@
  * NXVK_DOT_MVR="L,R,U,KS[,WG[,S[,P]]]" overrides each (0: the rule's),
  * NXVK_DOT_MVR=off gives these shapes back to dot_mv.comp's rows form
  * (bench/NOTES.md, "dot_mvr").  By default f16 and bf16 with n <= 4 take
- * dot_mvr.comp, and f16 with n >= 5 dot_mvrcm.comp (tensor cores: FM-row
- * tiles of A staged through shared memory, B's round beside them) where the
- * device has cooperative matrices; NXVK_DOT_MVR_CM="U,KS[,WG[,S[,E[,LD]]]]"
- * sets its layout (E = 1: its emulation, plain FMAs, for devices without
+ * dot_mvr.comp, and f16 and bf16 with n >= 5 dot_mvrcm.comp (tensor cores:
+ * FM-row tiles of A staged through shared memory, B's round beside them)
+ * where the device has cooperative matrices of their type (bf16: the KHR
+ * extension's; f16 as KHR where nxvk_coopmat_khr says);
+ * NXVK_DOT_MVR_CM="U,KS[,WG[,S[,E[,LD]]]]" sets its layout (E = 1: its emulation, plain FMAs, for devices without
  * cooperative matrices; LD 1: A's fragments straight from memory).
  */
 #include "ops.h"
@@ -37,18 +38,23 @@ static uint32_t split_count(const nxvk_device_info *d, uint32_t forced, uint64_t
   return S < 1 ? 1 : S;
 }
 
-/* f16 on tensor cores (dot_mvrcm.comp) where NXVK_DOT_MVR_CM asks: 1 where it does not apply */
-static int mvr_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C, uint32_t M,
-                       uint32_t N, uint32_t K, uint32_t batch) {
+/* f16 and bf16 on tensor cores (dot_mvrcm.comp): 1 where it does not apply.
+ * bf16 needs the device's bf16 cooperative matrices (a KHR kernel,
+ * spirv_khr.c) and takes its fragment from their list; f16 runs as a KHR
+ * kernel where nxvk_coopmat_khr says; the emulation (E = 1) as either. */
+static int mvr_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
+                       uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
   const nxvk_device_info *d = &c->info;
   const uint32_t *kn = c->tuning->dot_mvr_cm;
-  bool emu = kn[4] == 1;
-  if (!emu && !(d->coop_matrix_nv && d->f16 && d->coopmat_f16_f32 && d->subgroup_size == 32 &&
-                d->min_subgroup_size == d->max_subgroup_size))
+  bool emu = kn[4] == 1, bf = dtype == NXVK_BF16;
+  bool sg32 = d->subgroup_size == 32 && d->min_subgroup_size == d->max_subgroup_size;
+  if (!emu && !(sg32 && (bf ? nxvk_coopmat_khr(c, true) : d->coop_matrix_nv && d->f16 && d->coopmat_f16_f32)))
     return 1;
+  bool khr = !emu && !bf && nxvk_coopmat_khr(c, false);
   uint32_t f[3];
-  nxvk_coopmat_fragment(d, false, f);
+  if (bf) nxvk_coopmat_fragment_bf16(d, f);
+  else nxvk_coopmat_fragment(d, false, f);
   uint32_t FM = f[0], FN = f[1], FK = f[2];
   /* H100, call of 16:45 (LD 2), f16 8192x8192x16 / 4096x4096x16 / 8192x8208x16, GB/s: U = 4 KS = 1 WG = 128
    * 2 222 / 1 696 / 2 135 (77% / 59% / 74% of copy), U = 4 KS = 2 WG = 256 2 073 / 1 413 / 1 973, U = 8 KS = 1
@@ -76,8 +82,8 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer 
   if (S == 1) KC = K;
   uint32_t meta[6] = {M, N, K, batch, KC, 0}, spec[6] = {wg, N, 0, U, 32, S > 1 ? 1u : 0u};
   char name[128];
-  snprintf(name, sizeof name, "dot_mvrcm%s_n%uf%ux%ux%uu%uk%uw%ua%u%s_f16", out == NXVK_F32 ? "32" : "", N, FM, FN,
-           FK, U, KS, wg, ld, emu ? "e" : "");
+  snprintf(name, sizeof name, "dot_mvrcm%s_n%uf%ux%ux%uu%uk%uw%ua%u%s_%s", out == NXVK_F32 ? "32" : "", N, FM, FN,
+           FK, U, KS, wg, ld, emu ? "e" : khr ? "k" : "", nxvk_dtype_name(dtype));
   return nxvk_dot_mv_run(r, name, spec, 6, meta, 6, A, B, C, out, (uint32_t)blocks, S, batch, mn);
 }
 
@@ -93,8 +99,9 @@ int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   /* f16 n >= 5 on tensor cores by default where the device has them (H100, call of 16:45, 8192x8192xn against
    * main's rows form: n = 16 2 222 against 1 076 GB/s, n = 12 1 966 against 642, n = 8 2 087 against 1 588, the
    * last two with U = 4 KS = 2 WG = 256); NXVK_DOT_MVR set to numbers keeps them on dot_mvr.comp */
-  if (dtype == NXVK_F16 && (tu->dot_mvr_cm_on || (!tu->dot_mvr_on && N >= 5))) {
-    int rc = mvr_coopmat(r, out, A, B, C, M, N, K, batch);
+  /* bf16 the same way (its own fragments, a KHR kernel) */
+  if ((dtype == NXVK_F16 || dtype == NXVK_BF16) && (tu->dot_mvr_cm_on || (!tu->dot_mvr_on && N >= 5))) {
+    int rc = mvr_coopmat(r, dtype, out, A, B, C, M, N, K, batch);
     if (rc != 1) return rc;
   }
   /* by default f16 with n <= 4 only (H100, calls of 15:45 and 16:20, GB/s at 8192x8192xn against main's rows

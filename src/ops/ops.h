@@ -390,6 +390,8 @@ int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
 int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t);
 /* The device's f16 x f16 + f32 fragment shape for dot and conv (dot.c). */
 void nxvk_coopmat_fragment(const nxvk_device_info *d, bool fm_divides_32, uint32_t f[3]);
+/* The same rule on the device's bf16 x bf16 + f32 configurations (16x16x16 where none is listed). */
+void nxvk_coopmat_fragment_bf16(const nxvk_device_info *d, uint32_t f[3]);
 /* The same for a forced conv_gemm tile and conv_coopmat layout (conv.c). */
 int nxvk_conv_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t);
 /* The 8-bit radix sort's workgroup size for `items` elements an invocation

@@ -267,8 +267,9 @@ static int glsl_for(const char *name, int variant, char **out) {
     snprintf(defs, sizeof defs, "#define DT_%s 1\n%s", nxvk_dtype_name(d), stem == 11 ? "#define OUT_F32 1\n" : "");
     return hand_glsl(nxvk_src_dot_naive, defs, out);
   }
-  if (strncmp(name, "dot_mvcm", 8) == 0 && d == NXVK_F16) {
-    /* dot_mvc.c's tensor-core form: dot_mvcm[32]_f<FM>x<FN>x<FK>c<FC>p<PF>l<LD>[e]_f16 (e: its emulation) */
+  if (strncmp(name, "dot_mvcm", 8) == 0 && (d == NXVK_F16 || d == NXVK_BF16)) {
+    /* dot_mvc.c's tensor-core form: dot_mvcm[32]_f<FM>x<FN>x<FK>c<FC>p<PF>l<LD>[e|k]_{f16,bf16} (e: its emulation;
+     * k: f16 as a KHR kernel; bf16 is one always, but for the emulation) */
     const char *p = name + 8;
     bool o32 = strncmp(p, "32", 2) == 0;
     if (o32) p += 2;
@@ -276,15 +277,21 @@ static int glsl_for(const char *name, int variant, char **out) {
     char canon[64];
     int at = 0;
     if (sscanf(p, "_f%ux%ux%uc%up%ul%u%n", &fm, &fn, &fk, &fc, &pf, &ld, &at) != 6) goto unknown;
-    bool emu = p[at] == 'e';
-    snprintf(canon, sizeof canon, "dot_mvcm%s_f%ux%ux%uc%up%ul%u%s_f16", o32 ? "32" : "", fm, fn, fk, fc, pf, ld,
-             emu ? "e" : "");
-    if (strcmp(canon, name) != 0 || fm != 16 || fn < 8 || fn > 64 || fn % 8 || fk < 8 || fk > 64 || fk % 8 || fc < 1 ||
-        fc > 16 || (fc & (fc - 1)) || (pf != 1 && pf != 2 && pf != 4) || ld > 1 || (ld && fk * fc * fn / 8 % 32))
+    bool emu = p[at] == 'e', khr = p[at] == 'k', bf = d == NXVK_BF16;
+    snprintf(canon, sizeof canon, "dot_mvcm%s_f%ux%ux%uc%up%ul%u%s_%s", o32 ? "32" : "", fm, fn, fk, fc, pf, ld,
+             emu ? "e" : khr ? "k" : "", nxvk_dtype_name(d));
+    if (strcmp(canon, name) != 0 || (khr && bf) || fm != 16 || fn < 8 || fn > 64 || fn % 8 || fk < 8 || fk > 64 ||
+        fk % 8 || fc < 1 || fc > 16 || (fc & (fc - 1)) || (pf != 1 && pf != 2 && pf != 4) || ld > 1 ||
+        (ld && fk * fc * fn / 8 % 32))
       goto unknown;
+    /* bf16 and k on tensor cores: spirv_khr.c rewrites the SPIR-V of GLSL with these lines */
     snprintf(defs, sizeof defs,
-             "#define FM %uu\n#define FN %uu\n#define FK %uu\n#define FC %uu\n#define PF %uu\n#define LD %u\n%s%s", fm,
-             fn, fk, fc, pf, ld, o32 ? "#define OUT_F32 1\n" : "", emu ? "#define CM_EMU 1\n" : "");
+             "#define FM %uu\n#define FN %uu\n#define FK %uu\n#define FC %uu\n#define PF %uu\n#define LD %u\n%s%s%s", fm,
+             fn, fk, fc, pf, ld, o32 ? "#define OUT_F32 1\n" : "", emu ? "#define CM_EMU 1\n" : "",
+             khr        ? "#define NXVK_SPIRV_KHR 1\n"
+             : !bf      ? ""
+             : emu      ? "#define IN_BF16 1\n"
+                        : "#define IN_BF16 1\n#define NXVK_SPIRV_KHR_BF16 1\n");
     return hand_glsl(nxvk_src_dot_mvcm, defs, out);
   }
   if (strncmp(name, "dot_mvc", 7) == 0 && (d == NXVK_F32 || d == NXVK_F16 || d == NXVK_BF16)) {
@@ -330,24 +337,32 @@ static int glsl_for(const char *name, int variant, char **out) {
              o32 ? "#define OUT_F32 1\n" : "", nb, rr, uu, bd, pf, hw);
     return hand_glsl(nxvk_src_dot_mv, defs, out);
   }
-  if (strncmp(name, "dot_mvrcm", 9) == 0 && d == NXVK_F16) {
-    /* dot_mvr.c's f16 tensor-core form: dot_mvrcm[32]_n<NB>f<FM>x<FN>x<FK>u<U>k<KS>w<WG>[e]_f16 (e: the emulation) */
+  if (strncmp(name, "dot_mvrcm", 9) == 0 && (d == NXVK_F16 || d == NXVK_BF16)) {
+    /* dot_mvr.c's tensor-core form: dot_mvrcm[32]_n<NB>f<FM>x<FN>x<FK>u<U>k<KS>w<WG>a<LD>[e|k]_{f16,bf16} (e: the
+     * emulation; k: f16 as a KHR kernel; bf16 is one always, but for the emulation) */
     unsigned nb, fm, fn, fk, uu, ks, wg, ld;
     int at = 0;
     char canon[80];
     bool o32 = strncmp(name, "dot_mvrcm32_", 12) == 0;
     if (sscanf(name + (o32 ? 12 : 10), "n%uf%ux%ux%uu%uk%uw%ua%u%n", &nb, &fm, &fn, &fk, &uu, &ks, &wg, &ld, &at) != 8)
       goto unknown;
-    bool emu = name[(o32 ? 12 : 10) + at] == 'e';
-    snprintf(canon, sizeof canon, "dot_mvrcm%s_n%uf%ux%ux%uu%uk%uw%ua%u%s_f16", o32 ? "32" : "", nb, fm, fn, fk, uu,
-             ks, wg, ld, emu ? "e" : "");
-    if (strcmp(canon, name) != 0 || nb < 1 || nb > 16 || fm < 8 || fm > 32 || fn < 8 || fn > 32 || fk < 8 ||
+    char sfx = name[(o32 ? 12 : 10) + at];
+    bool emu = sfx == 'e', khr = sfx == 'k', bf = d == NXVK_BF16;
+    snprintf(canon, sizeof canon, "dot_mvrcm%s_n%uf%ux%ux%uu%uk%uw%ua%u%s_%s", o32 ? "32" : "", nb, fm, fn, fk, uu,
+             ks, wg, ld, emu ? "e" : khr ? "k" : "", nxvk_dtype_name(d));
+    if (strcmp(canon, name) != 0 || (khr && bf) || nb < 1 || nb > 16 || fm < 8 || fm > 32 || fn < 8 || fn > 32 || fk < 8 ||
         fk > 32 || fn % 8 || fk % 8 || (fm * fn) % 32 || uu < 1 || uu > 8 || ks < 1 || ks > 16 || (ks & (ks - 1)) ||
         wg < 32 || wg > 1024 || wg % (32 * ks) || ld < 1 || ld > 2)
       goto unknown;
-    snprintf(defs, sizeof defs, "%s%s#define CT_LD %uu\n#define CT_NB %uu\n#define CT_FM %uu\n#define CT_FN %uu\n#define CT_FK %uu\n"
-             "#define CT_U %uu\n#define CT_KS %uu\n#define CT_WG %u\n", o32 ? "#define OUT_F32 1\n" : "",
-             emu ? "#define CM_EMU 1\n" : "", ld, nb, fm, fn, fk, uu, ks, wg);
+    /* bf16 and k on tensor cores: spirv_khr.c rewrites the SPIR-V of GLSL with these lines */
+    snprintf(defs, sizeof defs, "%s%s%s#define CT_LD %uu\n#define CT_NB %uu\n#define CT_FM %uu\n#define CT_FN %uu\n"
+             "#define CT_FK %uu\n#define CT_U %uu\n#define CT_KS %uu\n#define CT_WG %u\n", o32 ? "#define OUT_F32 1\n" : "",
+             emu ? "#define CM_EMU 1\n" : "",
+             khr        ? "#define NXVK_SPIRV_KHR 1\n"
+             : !bf      ? ""
+             : emu      ? "#define IN_BF16 1\n"
+                        : "#define IN_BF16 1\n#define NXVK_SPIRV_KHR_BF16 1\n",
+             ld, nb, fm, fn, fk, uu, ks, wg);
     return hand_glsl(nxvk_src_dot_mvrcm, defs, out);
   }
   if (strncmp(name, "dot_mvr", 7) == 0 && (d == NXVK_F32 || d == NXVK_F16 || d == NXVK_BF16)) {

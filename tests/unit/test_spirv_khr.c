@@ -295,7 +295,13 @@ static void test_kernels(void) {
                                       "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o1_b16",
                                       "dotcm_2x4_4x4_k32_16x16x16_s1_p2_g0_o0_k32", "dotcm_4x4_2x4_k32_16x16x16_s1_p2_g0_o0_k16",
                                       "dotcm_2x4_4x4_k32_16x16x16_s1_p2_g8_o3_k16",
-                                      "dotcm_2x2_4x8_k32_16x8x16_s2_p2_g0_o0_k32"};
+                                      "dotcm_2x2_4x8_k32_16x8x16_s2_p2_g0_o0_k32",
+                                      /* the skinny products' tensor-core forms (bf16; k: f16 as KHR) */
+                                      "dot_mvrcm_n16f16x16x16u4k1w128a2_bf16", "dot_mvrcm32_n5f16x16x16u1k4w256a1_bf16",
+                                      "dot_mvrcm_n8f16x8x16u4k2w256a2_bf16", "dot_mvrcm_n16f16x16x16u4k1w128a2k_f16",
+                                      "dot_mvrcm32_n11f16x16x16u2k4w128a1k_f16", "dot_mvcm_f16x16x16c4p1l1_bf16",
+                                      "dot_mvcm32_f16x16x16c2p4l0_bf16", "dot_mvcm_f16x8x16c4p1l1_bf16",
+                                      "dot_mvcm_f16x16x16c4p1l1k_f16", "dot_mvcm32_f16x16x16c8p2l0k_f16"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     char *glsl = NULL;
     uint32_t *words = NULL;
@@ -317,7 +323,10 @@ static void test_kernels(void) {
   }
   static const char *const nv[] = {"peakcm_16x16x16_f16", "dotcm_2x4_4x4_k32_16x16x16_s1_p1_g0_o0_f32",
                                    "dotcm_2x4_4x4_k32_16x16x16_s1_p1_g0_o0_f16_emu",
-                                   "dotcm_2x4_4x4_k32_16x16x16_s1_p1_g0_o0_b32_emu"};
+                                   "dotcm_2x4_4x4_k32_16x16x16_s1_p1_g0_o0_b32_emu",
+                                   "dot_mvrcm_n16f16x16x16u4k1w128a2_f16", "dot_mvrcm_n16f16x16x16u4k1w128a2e_bf16",
+                                   "dot_mvrcm_n16f16x16x16u4k1w128a2e_f16", "dot_mvcm_f16x16x16c4p1l1_f16",
+                                   "dot_mvcm_f16x16x16c4p1l1e_bf16", "dot_mvcm32_f16x16x16c4p1l0e_f16"};
   for (size_t i = 0; i < sizeof nv / sizeof *nv; i++) {
     char *glsl = NULL;
     int rc = nxvk_rt_kernel_glsl(nv[i], &glsl);
@@ -329,6 +338,17 @@ static void test_kernels(void) {
   CHECK(rc == NXVK_E_UNSUPPORTED, "a KHR f16 name with the emulation is unknown: %s", nxvk_errmsg());
   rc = nxvk_rt_kernel_glsl("peakcm_16x16x16_bf16x", &glsl);
   CHECK(rc == NXVK_E_UNSUPPORTED, "a name with more after bf16 is unknown: %s", nxvk_errmsg());
+  /* the skinny forms: k (KHR) is f16's alone, and one suffix at most */
+  static const char *const bad[] = {"dot_mvrcm_n16f16x16x16u4k1w128a2k_bf16", "dot_mvrcm_n16f16x16x16u4k1w128a2ek_f16",
+                                    "dot_mvrcm_n16f16x16x16u4k1w128a2x_bf16", "dot_mvcm_f16x16x16c4p1l1k_bf16",
+                                    "dot_mvcm_f16x16x16c4p1l1ke_f16", "dot_mvcm_f16x16x16c4p1l1_bf16x",
+                                    "dot_mvcm_f16x16x16c4p1l1_f32"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    glsl = NULL;
+    rc = nxvk_rt_kernel_glsl(bad[i], &glsl);
+    CHECK(rc == NXVK_E_UNSUPPORTED, "%s is unknown", bad[i]);
+    free(glsl);
+  }
 }
 
 int main(void) {
