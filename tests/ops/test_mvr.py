@@ -125,7 +125,7 @@ def main():
         case("%s dtype f32 result, split K" % dt, (50, 4000), (4000, 16), dt, layout="4,1,2,2,0,4", out32=True)
     case("f16 WG=512 KS=8 U=1", (500, 2100), (2100, 16), "f16", layout="4,2,1,8,512")
     case("f32 K = 1", (40, 1), (1, 6), "f32")
-    # f16 on tensor cores (dot_mvrcm.comp, NXVK_DOT_MVR_CM=U,KS[,WG[,S[,E]]]): its emulation (E = 1) here, A staged through shared memory (LD = 2, the default) or not (LD = 1), so
+    # f16 on tensor cores (dot_mvrcm.comp, NXVK_DOT_MVR_CM=U,KS[,WG[,S[,E[,LD]]]]): its emulation (E = 1) here, A staged through shared memory (LD = 2, the default) or not (LD = 1), so
     # the staging, the clamped last row tile, the k groups' sums, split K and the stores are checked on lavapipe
     case("f16 tensor-core form, 300x512 . 512x16 (rows clamped)", (300, 512), (512, 16), "f16", cm="4,2,0,0,1", check=True)
     case("f16 tensor-core form, n = 5, U=1 KS=4 S=3", (100, 1024), (1024, 5), "f16", cm="1,4,256,3,1")
@@ -135,6 +135,18 @@ def main():
          cm="2,1,64,0,1", special=True)
     case("f16 tensor-core form, dtype f32 result, split K", (70, 2048), (2048, 16), "f16", cm="2,2,0,4,1", out32=True)
     case("f16 tensor-core form needs K % 16 == 0 (K = 500: dot_mvr)", (70, 500), (500, 16), "f16", cm="4,2,0,0,1",
+         want_mvr=False)
+    # bf16 the same way (dot_mvrcm_..._bf16: bf16 fragments, a KHR kernel on tensor cores; the emulation reads
+    # bf16 bits and rounds the f32 sums once to bf16)
+    case("bf16 tensor-core form, 300x512 . 512x16 (rows clamped)", (300, 512), (512, 16), "bf16", cm="4,2,0,0,1",
+         check=True)
+    case("bf16 tensor-core form, n = 5, U=1 KS=4 S=3", (100, 1024), (1024, 5), "bf16", cm="1,4,256,3,1")
+    case("bf16 tensor-core form, n = 8, batched 3x50x256 . 3x256x8", (3, 50, 256), (3, 256, 8), "bf16", cm="0,0,0,0,1")
+    case("bf16 tensor-core form, LD=1, U=2 KS=4 S=2, n = 11", (99, 1024), (1024, 11), "bf16", cm="2,4,0,2,1,1")
+    case("bf16 tensor-core form, batched 2x40x320 . 2x320x9, NaN and inf", (2, 40, 320), (2, 320, 9), "bf16",
+         cm="2,1,64,0,1", special=True)
+    case("bf16 tensor-core form, dtype f32 result, split K", (70, 2048), (2048, 16), "bf16", cm="2,2,0,4,1", out32=True)
+    case("bf16 tensor-core form needs K % 16 == 0 (K = 500: dot_mvr)", (70, 500), (500, 16), "bf16", cm="4,2,0,0,1",
          want_mvr=False)
     case("f32 NXVK_DOT_MVR=off: the old rows form", (150, 333), (333, 16), "f32", layout="off", want_mvr=False)
     case("f16 NXVK_DOT_MVR unset: the old rows form", (150, 333), (333, 16), "f16", layout=None, want_mvr=False)

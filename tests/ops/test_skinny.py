@@ -86,8 +86,9 @@ def ran(kernel, text, env=None):
     the compile-time form's (the default); dot_mvc_<dt> stands for
     dot_mvc.comp's layouts, dot_mvc[32]_n<NB>w<W>u<U>p<P>[a]_<dt> (the
     columns form's default; NXVK_DOT_MVC=off: dot_mv's)"""
-    if kernel == "dot_mvcm_f16":
-        return re.search(r"dot_mvcm(32)?_f16x\d+x\d+c\d+p\d+l\de?_f16\b", text) is not None
+    m = re.match(r"dot_mvcm_(f16|bf16)$", kernel)
+    if m:  # e: the emulation, k: f16 as a KHR kernel
+        return re.search(r"dot_mvcm(32)?_f16x\d+x\d+c\d+p\d+l\d[ek]?_%s\b" % m.group(1), text) is not None
     m = re.match(r"dot_mvc(32)?_(f32|f16|bf16)$", kernel)
     if m:
         return re.search(r"dot_mvc%s_n\d+w\d+u\d+p\d+a?_%s\b" % (m.group(1) or "", m.group(2)), text) is not None
@@ -377,6 +378,20 @@ def main():
               (2, 768, 96), "f16", "dot_mvcm_f16", env={"NXVK_DOT_MVC_CM": "2,4,1,1", "NXVK_DOT_MVC": "0,0,3,0"})
     half_case("f16 tensor-core emulation, FC=8 PF=1 staged, dtype f32 result", (16, 1024), (1024, 256), "f16",
               "dot_mvcm_f16", env={"NXVK_DOT_MVC_CM": "8,1,2,1"}, out32=True)
+    # bf16 the same way (bf16 fragments, a KHR kernel on tensor cores): the emulation reads bf16 bits and rounds
+    # the f32 sums once to bf16
+    half_case("bf16 tensor-core emulation, B staged, 16x512 . 512x1040 (the last block 1 fragment)", (16, 512),
+              (512, 1040), "bf16", "dot_mvcm_bf16", env={"NXVK_DOT_MVC_CM": "0,0,2,1"}, check=True, special="sparse")
+    half_case("bf16 tensor-core emulation, B from memory, FC=2 PF=4 S=3, batched 2x16x768 . 2x768x96", (2, 16, 768),
+              (2, 768, 96), "bf16", "dot_mvcm_bf16", env={"NXVK_DOT_MVC_CM": "2,4,1,1", "NXVK_DOT_MVC": "0,0,3,0"})
+    half_case("bf16 tensor-core emulation, FC=8 PF=1 staged, dtype f32 result", (16, 1024), (1024, 256), "bf16",
+              "dot_mvcm_bf16", env={"NXVK_DOT_MVC_CM": "8,1,2,1"}, out32=True)
+    half_case("bf16 tensor-core emulation, FC=4 PF=2 staged, split K (S=4)", (16, 2048), (2048, 128), "bf16",
+              "dot_mvcm_bf16", env={"NXVK_DOT_MVC_CM": "4,2,2,1", "NXVK_DOT_MVC": "0,0,4,0"})
+    half_case("bf16 NXVK_DOT_MVC_CM=0,0,2,1, N not whole fragments: the columns kernels", (16, 512), (512, 1000), "bf16",
+              "dot_mvc_bf16", env={"NXVK_DOT_MVC_CM": "0,0,2,1"})
+    half_case("bf16 NXVK_DOT_MVC_CM=off: 16x512 . 512x1024 on dot_mvc", (16, 512), (512, 1024), "bf16", "dot_mvc_bf16",
+              env={"NXVK_DOT_MVC_CM": "off"})
     half_case("f16 NXVK_DOT_MVC_CM=0,0, N not whole fragments: the columns kernels", (16, 512), (512, 1000), "f16",
               "dot_mvc_f16", env={"NXVK_DOT_MVC_CM": "0,0"})
     half_case("f16 by default: 16x512 . 512x1024 on %s" % CMK, (16, 512), (512, 1024), "f16", CMK, env={})
