@@ -97,9 +97,9 @@ float half_at(uint src, uint i) {
 #endif
 }
 void emu_mad(Frag fa, Frag fb, uint lane, inout float acc[FE]) {
-  [[unroll]] for (uint q = 0u; q < FE; q++) {
+  [[dont_unroll]] for (uint q = 0u; q < FE; q++) {
     uint e = lane * FE + q, row = e / FN, col = e - row * FN;
-    for (uint kk = 0u; kk < FK; kk++)
+    [[dont_unroll]] for (uint kk = 0u; kk < FK; kk++)
       acc[q] = fma(half_at(fa.src, fa.off + row * fa.stride + kk), half_at(fb.src, fb.off + kk * fb.stride + col), acc[q]);
   }
 }
