@@ -19,7 +19,6 @@ names the kernels built: each case also tells that the bf16 coopmat kernel
 import json
 import os
 import re
-import subprocess
 import sys
 
 import numpy as np
@@ -54,19 +53,19 @@ def case(desc, ashape, bshape, out32=False, special=False, check=False, variant=
         attrs["variant"] = variant
     if out32:
         attrs["dtype"] = "f32"
-    cmd = [nphelp.NXVK[0], "run", "--op", "dot", pa, pb, "-o", out]
+    args = ["run", "--op", "dot", pa, pb, "-o", out]
     if attrs:
-        cmd[4:4] = ["--attrs", json.dumps(attrs)]
+        args[3:3] = ["--attrs", json.dumps(attrs)]
     if check:
-        cmd.append("--check")
-    e = dict(os.environ, NXVK_KERNEL_STATS="1", NXVK_DOT_COOPMAT_EMU="1" if emu else "0")
-    for k in ("NXVK_DOT_COOPMAT", "NXVK_DOT_COOPMAT_SPLIT", "NXVK_DOT_COOPMAT_STAGES", "NXVK_DOT_COOPMAT_PREFETCH",
-              "NXVK_DOT_COOPMAT_GROUP", "NXVK_DOT_COOPMAT_ORDER"):
-        e.pop(k, None)
+        args.append("--check")
+    # the layout knobs unset (None), so that every case runs the rule's layout unless it says
+    e = {k: None for k in ("NXVK_DOT_COOPMAT", "NXVK_DOT_COOPMAT_SPLIT", "NXVK_DOT_COOPMAT_STAGES",
+                           "NXVK_DOT_COOPMAT_PREFETCH", "NXVK_DOT_COOPMAT_GROUP", "NXVK_DOT_COOPMAT_ORDER")}
+    e.update(NXVK_KERNEL_STATS="1", NXVK_DOT_COOPMAT_EMU="1" if emu else "0")
     e.update(env or {})
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600, env=e)
-    text = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
-    if p.returncode != 0:
+    rc, so, se = nphelp.nxvk(args, env=e)
+    text = so + se
+    if rc != 0:
         tap(False, desc, text)
         return
     got = np.load(out)

@@ -14,7 +14,6 @@ NXVK_DOT_MVR=off or unset).  TAP."""
 import json
 import os
 import re
-import subprocess
 import sys
 
 import numpy as np
@@ -56,20 +55,17 @@ def case(desc, ashape, bshape, dt, layout="0,0,0,0", out32=False, special=False,
     pa, pb, out = (os.path.join(TMP, f) for f in ("a.npy", "b.npy", "o.npy"))
     save(pa, a, bf)
     save(pb, b, bf)
-    cmd = [nphelp.NXVK[0], "run", "--op", "dot", pa, pb, "-o", out]
+    args = ["run", "--op", "dot", pa, pb, "-o", out]
     if out32:
-        cmd[4:4] = ["--attrs", json.dumps({"dtype": "f32"})]
+        args[3:3] = ["--attrs", json.dumps({"dtype": "f32"})]
     if check:
-        cmd.append("--check")
-    env = dict(os.environ, NXVK_KERNEL_STATS="1")
-    env.pop("NXVK_DOT_MVR", None)
-    if layout is not None:
-        env["NXVK_DOT_MVR"] = layout
+        args.append("--check")
+    env = {"NXVK_KERNEL_STATS": "1", "NXVK_DOT_MVR": layout}  # None: unset
     if cm is not None:
         env["NXVK_DOT_MVR_CM"] = cm
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600, env=env)
-    text = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
-    if p.returncode != 0:
+    rc, so, se = nphelp.nxvk(args, env=env)
+    text = so + se
+    if rc != 0:
         tap(False, desc, text)
         return
     got = np.load(out)
