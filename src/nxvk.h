@@ -361,10 +361,12 @@ typedef struct nxvk_device_info {
 
   /* cooperative matrix */
   bool coop_matrix_nv, coop_matrix_khr;   /* the extensions are present */
-  /* what dot's "coopmat" variant needs: VK_NV_cooperative_matrix's feature,
-   * shaderFloat16, vulkanMemoryModel and an f16 x f16 -> f32
-   * subgroup configuration listed by the device */
-  bool coopmat_f16_f32;
+  /* what dot's "coopmat" variant needs for f16 (and f32) inputs: Vulkan
+   * 1.2, shaderFloat16, vulkanMemoryModel and either extension's feature
+   * with an f16 x f16 -> f32 subgroup configuration it lists (NV: coopmat_nv_f16;
+   * KHR: coopmat_khr_f16 below).  conv's tensor-core kernel and int8's peak
+   * take the NV form only. */
+  bool coopmat_f16_f32, coopmat_nv_f16;
   /* every VK_NV_cooperative_matrix configuration the device lists, as
    * "A x B + C -> D MxNxK" joined by ", " (subgroup scope unless marked);
    * empty where the feature is off or nothing is listed */
@@ -387,7 +389,8 @@ typedef struct nxvk_device_info {
   /* the f16 kernels may run as KHR cooperative matrices too (the same
    * rewrite without bf16): the KHR feature, the memory model and an f16 x
    * f16 + f32 -> f32 subgroup configuration in the KHR list; on NVIDIA their
-   * multiply-adds run faster than the NV extension's (bench/NOTES.md) */
+   * multiply-adds run faster than the NV extension's (bench/NOTES.md), and
+   * a device with only the KHR extension (AMD, Intel, Mesa) runs them so */
   bool coopmat_khr_f16;
 
   /* identity (VkPhysicalDeviceIDProperties, VkPhysicalDeviceDriverProperties) */
@@ -708,7 +711,7 @@ int nxvk_ctx_retune(nxvk_ctx *c);
 /* Whether the tensor-core kernels for f16 (bf16 false) or bf16 inputs run
  * as VK_KHR_cooperative_matrix kernels on this context: bf16 always where
  * the device has them, f16 where nxvk info says "(as KHR)" unless
- * NXVK_COOPMAT_KHR=0. */
+ * NXVK_COOPMAT_KHR=0 on a device that has the NV extension's too. */
 bool nxvk_coopmat_khr(const nxvk_ctx *c, bool bf16);
 /* dst = src (same byte size) on the device, timed. */
 int nxvk_tensor_copy(nxvk_ctx *c, nxvk_tensor *dst, const nxvk_tensor *src, double *gpu_ns);

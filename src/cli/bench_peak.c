@@ -424,13 +424,14 @@ static int bench_coopmat_one(bench_ctx *b, enum coop_kind kind) {
                    d->name);
     return EXIT_OK;
   }
-  if (kind != COOP_BF16 && !d->coop_matrix_nv) {
+  /* int8 runs as an NV kernel only; f16 as either (nxvk_coopmat_khr) */
+  if (int8 ? !d->coop_matrix_nv : !d->coop_matrix_nv && !d->coop_matrix_khr) {
     bench_add_skip(b, "peak", "coopmat", type, 0, "not supported: %s has no VK_NV_cooperative_matrix%s", d->name,
-                   d->coop_matrix_khr ? " (VK_KHR_cooperative_matrix: this build's glslang 12 cannot compile it)" : "");
+                   int8 ? "" : " or VK_KHR_cooperative_matrix");
     return EXIT_OK;
   }
-  if (kind != COOP_BF16 &&
-      (!d->coopmat_f16_f32 || d->subgroup_size != 32 || (int8 && !d->int8) || !coop_shape(d, kind, f))) {
+  if (kind != COOP_BF16 && (!(int8 ? d->coopmat_nv_f16 : d->coopmat_f16_f32) || d->subgroup_size != 32 ||
+                            (int8 && !d->int8) || !coop_shape(d, kind, f))) {
     bench_add_skip(b, "peak", "coopmat", type, 0,
                    "not supported: %s lists no %s subgroup configuration nxvk can use (or lacks %s, "
                    "vulkanMemoryModel or 32-wide subgroups)",

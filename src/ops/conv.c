@@ -295,7 +295,7 @@ static const char *cm_unfit(const nxvk_device_info *d, const cm_layout *k, char 
   uint64_t scratch = (uint64_t)k->wm * k->wn * k->fm * k->fn * 4;
   if (!k->emu && !d->coop_matrix_nv)
     snprintf(buf, len, "no VK_NV_cooperative_matrix");
-  else if (!k->emu && !(d->f16 && d->coopmat_f16_f32))
+  else if (!k->emu && !(d->f16 && d->coopmat_nv_f16))
     snprintf(buf, len, "no f16 x f16 -> f32 subgroup configuration (or no shaderFloat16 or vulkanMemoryModel)");
   else if (!k->emu && d->subgroup_size != 32)
     snprintf(buf, len, "subgroups are not 32 wide");

@@ -231,7 +231,8 @@ static const char *coopmat_unsupported(const nxvk_ctx *c, nxvk_dtype in, nxvk_dt
   return bf16 && !emu && !d->coopmat_bf16_f32
              ? "no bf16 x bf16 -> f32 subgroup configuration (VK_KHR_cooperative_matrix and VK_KHR_shader_bfloat16 "
                "with shaderBFloat16CooperativeMatrix, and vulkanMemoryModel)"
-         : !bf16 && !emu && !d->coop_matrix_nv ? "no VK_NV_cooperative_matrix"
+         : !bf16 && !emu && !d->coop_matrix_nv && !d->coop_matrix_khr
+             ? "no VK_NV_cooperative_matrix or VK_KHR_cooperative_matrix"
          : !bf16 && !emu && !d->f16 ? "no shaderFloat16"
          : !bf16 && !emu && !d->coopmat_f16_f32 ? "no f16 x f16 -> f32 subgroup configuration (or no vulkanMemoryModel)"
          : !emu && d->subgroup_size != 32 ? "subgroups are not 32 wide"

@@ -74,7 +74,7 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   const nxvk_tuning *tu = c->tuning;
   bool emu = tu->dot_mvc_cm[3] == 1; /* the emulation: plain code, any subgroups (lavapipe's tests) */
   bool bf = dtype == NXVK_BF16;
-  bool cm = bf ? nxvk_coopmat_khr(c, true) : d->coop_matrix_nv && d->coopmat_f16_f32;
+  bool cm = bf ? nxvk_coopmat_khr(c, true) : d->coopmat_f16_f32;
   if (M != 16 || (!emu && (!cm || d->subgroup_size != 32 || d->min_subgroup_size != d->max_subgroup_size)))
     return 1;
   bool khr = !emu && !bf && nxvk_coopmat_khr(c, false);

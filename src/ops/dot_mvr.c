@@ -49,7 +49,7 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   const uint32_t *kn = c->tuning->dot_mvr_cm;
   bool emu = kn[4] == 1, bf = dtype == NXVK_BF16;
   bool sg32 = d->subgroup_size == 32 && d->min_subgroup_size == d->max_subgroup_size;
-  if (!emu && !(sg32 && (bf ? nxvk_coopmat_khr(c, true) : d->coop_matrix_nv && d->f16 && d->coopmat_f16_f32)))
+  if (!emu && !(sg32 && (bf ? nxvk_coopmat_khr(c, true) : d->coopmat_f16_f32)))
     return 1;
   bool khr = !emu && !bf && nxvk_coopmat_khr(c, false);
   uint32_t f[3];

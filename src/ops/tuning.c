@@ -513,7 +513,7 @@ int nxvk_ctx_open(const nxvk_ctx_opts *o, nxvk_ctx **out) {
 
 bool nxvk_coopmat_khr(const nxvk_ctx *c, bool bf16) {
   if (bf16) return c->info.coopmat_bf16_f32;
-  return c->info.coopmat_khr_f16 && !(c->tuning && c->tuning->coopmat_nv);
+  return c->info.coopmat_khr_f16 && !(c->tuning && c->tuning->coopmat_nv && c->info.coopmat_nv_f16);
 }
 
 int nxvk_ctx_retune(nxvk_ctx *c) {

@@ -97,7 +97,7 @@ static int device_create(nxvk_ctx *c) {
     exts[nexts++] = "VK_KHR_portability_subset";
   /* dot's coopmat variant: NV cooperative matrices with f16 arithmetic and
    * the Vulkan memory model (glslang declares it with NV cooperative matrices) */
-  bool coop = d->coopmat_f16_f32;
+  bool coop = d->coopmat_nv_f16;
   if (coop) exts[nexts++] = VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME; /* only on Vulkan 1.2+ */
   /* bf16 on tensor cores: KHR cooperative matrices with bf16 (spirv_khr.c) */
   bool coop_bf16 = d->coopmat_bf16_f32, coop_khr = coop_bf16 || d->coopmat_khr_f16;

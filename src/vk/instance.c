@@ -265,6 +265,14 @@ bool nxvk_device_ext_present(VkPhysicalDevice pd, const char *name) {
   return device_ext_present(pd, name);
 }
 
+/* VK_NV_cooperative_matrix, unless NXVK_TEST_INJECT has no_nv_coopmat
+ * (test-only: the device as one with the KHR extension only, as AMD's, Intel's
+ * and Mesa's are, so NVIDIA can check that form) */
+static bool nv_coopmat_present(VkPhysicalDevice pd) {
+  const char *inj = getenv("NXVK_TEST_INJECT");
+  return !(inj && strstr(inj, "no_nv_coopmat")) && device_ext_present(pd, "VK_NV_cooperative_matrix");
+}
+
 static const char *coop_type_name(VkComponentTypeNV t) {
   switch (t) {
   case VK_COMPONENT_TYPE_FLOAT16_NV: return "f16";
@@ -329,7 +337,9 @@ static bool coop_shapes_list(VkPhysicalDevice pd, nxvk_device_info *o) {
 
 /* VK_KHR_cooperative_matrix's list: its bf16 x bf16 + f32 -> f32 subgroup
  * configurations to o->coop_bf16_shapes, and those with a type the NV list
- * cannot name (bf16, fp8) added to o->coop_shapes marked "(KHR)"; returns
+ * cannot name (bf16, fp8) added to o->coop_shapes marked "(KHR)" (every
+ * one, and the f16 x f16 + f32 -> f32 ones to o->coop_f16_shapes, where the
+ * NV list gave none: a device with the KHR extension only); returns
  * whether one the bf16 coopmat kernel can use is among them (sides multiples
  * of 8, as for f16), and in *f16 whether an f16 x f16 + f32 -> f32 one is. */
 static bool coop_khr_list(nxvk_instance *inst, VkPhysicalDevice pd, nxvk_device_info *o, bool *f16) {
@@ -340,16 +350,20 @@ static bool coop_khr_list(nxvk_instance *inst, VkPhysicalDevice pd, nxvk_device_
   nxvk_coopmat_properties_khr *p = calloc(n, sizeof *p);
   if (!p) return false;
   for (uint32_t i = 0; i < n; i++) p[i].sType = NXVK_STYPE_COOPMAT_PROPERTIES_KHR;
-  bool found = false, khr_f16 = false;
+  bool found = false, khr_f16 = false, nv_listed = o->coop_f16_nshapes > 0 || o->coop_s8_nshapes > 0;
   size_t at = strlen(o->coop_shapes), cap = sizeof o->coop_shapes;
   if (list(pd, &n, p) >= VK_SUCCESS)
     for (uint32_t i = 0; i < n; i++) {
       bool sub = p[i].scope == VK_SCOPE_SUBGROUP_NV;
       bool bf16 = sub && p[i].AType == NXVK_COMPONENT_BF16_KHR && p[i].BType == NXVK_COMPONENT_BF16_KHR &&
                   p[i].CType == VK_COMPONENT_TYPE_FLOAT32_NV && p[i].ResultType == VK_COMPONENT_TYPE_FLOAT32_NV;
-      khr_f16 |= sub && p[i].AType == VK_COMPONENT_TYPE_FLOAT16_NV && p[i].BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
-                 p[i].CType == VK_COMPONENT_TYPE_FLOAT32_NV && p[i].ResultType == VK_COMPONENT_TYPE_FLOAT32_NV &&
-                 p[i].MSize % 8 == 0 && p[i].NSize % 8 == 0 && p[i].KSize % 8 == 0 && p[i].MSize;
+      bool is_f16 = sub && p[i].AType == VK_COMPONENT_TYPE_FLOAT16_NV && p[i].BType == VK_COMPONENT_TYPE_FLOAT16_NV &&
+                    p[i].CType == VK_COMPONENT_TYPE_FLOAT32_NV && p[i].ResultType == VK_COMPONENT_TYPE_FLOAT32_NV;
+      khr_f16 |= is_f16 && p[i].MSize % 8 == 0 && p[i].NSize % 8 == 0 && p[i].KSize % 8 == 0 && p[i].MSize;
+      if (is_f16 && !nv_listed && o->coop_f16_nshapes < 8) {
+        uint32_t *s = o->coop_f16_shapes[o->coop_f16_nshapes++];
+        s[0] = p[i].MSize, s[1] = p[i].NSize, s[2] = p[i].KSize;
+      }
       if (bf16 && o->coop_bf16_nshapes < 8) {
         uint32_t *s = o->coop_bf16_shapes[o->coop_bf16_nshapes++];
         s[0] = p[i].MSize, s[1] = p[i].NSize, s[2] = p[i].KSize;
@@ -366,7 +380,7 @@ static bool coop_khr_list(nxvk_instance *inst, VkPhysicalDevice pd, nxvk_device_
                   : t[k] == NXVK_COMPONENT_E5M2_EXT ? "e5m2"
                                                     : coop_type_name((VkComponentTypeNV)t[k]);
       }
-      if (new_type && at < cap) {
+      if ((new_type || !nv_listed) && at < cap) {
         int w = snprintf(o->coop_shapes + at, cap - at, "%s%s x %s + %s -> %s %ux%ux%u (KHR)%s", at ? ", " : "",
                          name[0], name[1], name[2], name[3], p[i].MSize, p[i].NSize, p[i].KSize,
                          sub ? "" : " (not subgroup scope)");
@@ -575,7 +589,7 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
     bool has8 = v12 || device_ext_present(pd, "VK_KHR_8bit_storage");
     bool hasf16 = v12 || device_ext_present(pd, "VK_KHR_shader_float16_int8");
     bool hasvmm = v12 || device_ext_present(pd, "VK_KHR_vulkan_memory_model");
-    bool hascm = device_ext_present(pd, "VK_NV_cooperative_matrix");
+    bool hascm = nv_coopmat_present(pd);
     nxvk_coopmat_features_khr cmk = {.sType = NXVK_STYPE_COOPMAT_FEATURES_KHR};
     nxvk_bf16_features_khr bf = {.sType = NXVK_STYPE_BF16_FEATURES_KHR};
     bool hascmk = device_ext_present(pd, "VK_KHR_cooperative_matrix");
@@ -605,7 +619,7 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
      * and an f16 x f16 -> f32 subgroup configuration it can take */
     bool listed = hascm && cmf.cooperativeMatrix && vkGetPhysicalDeviceCooperativeMatrixPropertiesNV &&
                   coop_shapes_list(pd, o);
-    o->coopmat_f16_f32 = listed && v12 && o->f16 && o->vulkan_memory_model;
+    o->coopmat_nv_f16 = listed && v12 && o->f16 && o->vulkan_memory_model;
     /* bf16 on tensor cores (dot's coopmat with bf16 inputs): the KHR
      * extension's feature and list, bf16 in shaders and in cooperative
      * matrices, and what the NV-written kernel declares (f16 types, the
@@ -613,13 +627,14 @@ void nxvk_physical_info(nxvk_instance *inst, VkPhysicalDevice pd, int index,
     bool khr_f16 = false, listed_khr = hascmk && cmk.cooperativeMatrix && coop_khr_list(inst, pd, o, &khr_f16);
     o->coopmat_bf16_f32 = listed_khr && hasbf && bf.shaderBFloat16Type && bf.shaderBFloat16CooperativeMatrix && v12 &&
                           o->f16 && o->vulkan_memory_model;
-    o->coopmat_khr_f16 = hascmk && cmk.cooperativeMatrix && khr_f16 && o->coopmat_f16_f32;
+    o->coopmat_khr_f16 = hascmk && cmk.cooperativeMatrix && khr_f16 && v12 && o->f16 && o->vulkan_memory_model;
+    o->coopmat_f16_f32 = o->coopmat_nv_f16 || o->coopmat_khr_f16;
   }
   o->push_descriptor = device_ext_present(pd, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   if (has_sm) o->compute_units = sm.shaderSMCount;
   else if (has_amd)
     o->compute_units = amd.shaderEngineCount * amd.shaderArraysPerEngineCount * amd.computeUnitsPerShaderArray;
-  o->coop_matrix_nv = device_ext_present(pd, "VK_NV_cooperative_matrix");
+  o->coop_matrix_nv = nv_coopmat_present(pd);
   o->coop_matrix_khr = device_ext_present(pd, "VK_KHR_cooperative_matrix");
 
   /* timestamps on the compute queue we would pick */
