@@ -66,6 +66,11 @@
 // an H100 its products run ~40% faster than the NV extension's.
 // OUT_BF16: C in bf16, each f32 sum rounded once on its bits (nx_bf16_bits:
 // ties to even, NaN kept quiet), through the scratch as OUT_F16.
+// NX_F16_HW (OUT_F16, NXVK_F16_CVT's hw form, where the device promises f16
+// round to nearest even): the f16 results by the driver's conversion, two
+// an instruction (nx_f32x2_to_f16, the same bits but NaN payloads): the ~20
+// integer operations of each nx_f16_bits, inlined 4 x FR x FC x 2 times,
+// made the f16 kernels' code 2.3x bf16's on an H100 (bench/NOTES.md).
 // Defines: WM WN FR FC BK FM FN FK OUT_F16 OUT_BF16 IN_BF16 NXVK_SPIRV_KHR ST PF GM OR CM_EMU DG; the default
 // (dot.c's coopmat_embedded) is 2 x 4 subgroups of 64 x 64 (BM = 128, BN =
 // 256, 256 invocations, BK = 32) on 16x16x16, one stage, loads one step
@@ -467,7 +472,11 @@ void main() {
               uvec4 hv = uvec4(nx_bf16_bits(floatBitsToUint(v.x)), nx_bf16_bits(floatBitsToUint(v.y)),
                                nx_bf16_bits(floatBitsToUint(v.z)), nx_bf16_bits(floatBitsToUint(v.w)));
 #endif
-#ifdef OUT_F16
+#if defined(OUT_F16) && defined(NX_F16_HW)
+              // the driver's conversion, two values an instruction (f16.glsl)
+              uint w0 = nx_f32x2_to_f16(v.x, v.y), w1 = nx_f32x2_to_f16(v.z, v.w);
+              uvec4 hv = uvec4(w0 & 0xffffu, w0 >> 16, w1 & 0xffffu, w1 >> 16);
+#elif defined(OUT_F16)
               uvec4 hv = uvec4(nx_f16_bits(floatBitsToUint(v.x)), nx_f16_bits(floatBitsToUint(v.y)),
                                nx_f16_bits(floatBitsToUint(v.z)), nx_f16_bits(floatBitsToUint(v.w)));
 #endif

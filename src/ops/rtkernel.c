@@ -149,7 +149,8 @@ unknown:
 }
 
 /* GLSL for a kernel name, or NXVK_E_UNSUPPORTED when the name means nothing;
- * variant: the f16 conversions of ew_*_f16 and reduce_f16 (codegen.h's
+ * variant: the f16 conversions of ew_*_f16, reduce_f16 and dot's coopmat
+ * layouts with f16 results (codegen.h's
  * f16_cvt) | the fast16 forms of ew_*_f16 and ew_*_bf16 << 4. */
 static int glsl_for(const char *name, int variant, char **out) {
   *out = NULL;
@@ -175,7 +176,9 @@ static int glsl_for(const char *name, int variant, char **out) {
         v[8] < 1 ||
         v[8] > 2 || v[9] < 1 || v[9] > 2 || v[10] > 64 || v[11] > 3)
       goto unknown;
-    char canon[96]; /* nothing after, no signs or zeros ahead */
+    char canon[96], hw[48]; /* nothing after, no signs or zeros ahead */
+    /* f16 results by the driver's conversions (NXVK_F16_CVT) */
+    snprintf(hw, sizeof hw, "#define OUT_F16 1\n#define NX_F16_HW %d\n", f16_cvt);
     snprintf(canon, sizeof canon, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_o%u_%s%s%s", v[0], v[1], v[2], v[3],
              v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], res, n == 14 ? "_" : "", n == 14 ? emu : "");
     if (strcmp(canon, name) != 0) goto unknown;
@@ -186,7 +189,7 @@ static int glsl_for(const char *name, int variant, char **out) {
              "#define WM %uu\n#define WN %uu\n#define FR %uu\n#define FC %uu\n#define BK %uu\n#define FM %uu\n"
              "#define FN %uu\n#define FK %uu\n#define ST %u\n#define PF %u\n#define GM %u\n#define OR %u\n%s%s%s%s",
              v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
-             res[1] == '3' ? "" : bf ? "#define OUT_BF16 1\n" : "#define OUT_F16 1\n",
+             res[1] == '3' ? "" : bf ? "#define OUT_BF16 1\n" : f16_cvt ? hw : "#define OUT_F16 1\n",
              khr16 ? "#define NXVK_SPIRV_KHR 1\n"
              : !bf ? ""
              : is_emu ? "#define IN_BF16 1\n"
@@ -484,6 +487,8 @@ int nxvk_rt_kernel_get(nxvk_ctx *c, const char *name, const uint32_t *spec, int 
    * kernels by NXVK_EW16: one entry for every other name */
   size_t len = strlen(name);
   bool f16 = len > 4 && strcmp(name + len - 4, "_f16") == 0, bf16 = len > 5 && strcmp(name + len - 5, "_bf16") == 0;
+  /* dot's coopmat layouts with f16 results (f16, k16; the emulation's too) */
+  f16 |= strncmp(name, "dotcm_", 6) == 0 && (strstr(name, "_f16") || strstr(name, "_k16"));
   int variant = f16 && c->tuning ? c->tuning->f16_cvt : 0;
   if ((f16 || bf16) && strncmp(name, "ew_", 3) == 0 && c->tuning) variant |= c->tuning->ew16 << 4;
   int rc = lookup(name, variant, &e);
