@@ -145,6 +145,9 @@ layout(std430, binding = 1) readonly buffer A { uvec4 a[]; };  // f16 (IN_BF16: 
 layout(std430, binding = 2) readonly buffer B { uvec4 b[]; };
 #ifdef OUT16
 layout(std430, binding = 3) writeonly buffer C { uint16_t c[]; };  // f16 / bf16 bits
+// the same memory four results a store, for rows of C whose four columns are
+// all inside it (N a multiple of 4: every such run starts on 8 bytes)
+layout(std430, binding = 3) writeonly buffer C4 { uvec2 c4[]; };
 #else
 layout(std430, binding = 3) writeonly buffer C { float c[]; };
 #endif
@@ -481,10 +484,14 @@ void main() {
                                nx_f16_bits(floatBitsToUint(v.z)), nx_f16_bits(floatBitsToUint(v.w)));
 #endif
 #ifdef OUT16
-              if (gc < N) c[o] = uint16_t(hv.x);
-              if (gc + 1u < N) c[o + 1u] = uint16_t(hv.y);
-              if (gc + 2u < N) c[o + 2u] = uint16_t(hv.z);
-              if (gc + 3u < N) c[o + 3u] = uint16_t(hv.w);
+              if (gc + 3u < N && N % 4u == 0u) {
+                c4[o / 4u] = uvec2(hv.x | (hv.y << 16), hv.z | (hv.w << 16));
+              } else {
+                if (gc < N) c[o] = uint16_t(hv.x);
+                if (gc + 1u < N) c[o + 1u] = uint16_t(hv.y);
+                if (gc + 2u < N) c[o + 2u] = uint16_t(hv.z);
+                if (gc + 3u < N) c[o + 3u] = uint16_t(hv.w);
+              }
 #else
               if (gc < N) c[o] = v.x;
               if (gc + 1u < N) c[o + 1u] = v.y;

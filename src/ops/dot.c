@@ -106,18 +106,15 @@ static const char *coopmat_layout_check(const nxvk_device_info *d, const coopmat
  * taken.  128 x 256 blocks on 2 x 4 subgroups with one shared stage (27
  * KiB) beat 128 x 128 on 2 x 2 with two (37 KiB) by 3-6% at 4096², 8192²
  * and 4096x14336x512 (157 / 176 / 178 against 152 / 169 / 169 TFLOPS);
- * 256 x 128 the same way did not (148 / 165 / 168).  f16 on KHR kernels
- * takes 4 x 4 subgroups of 32 x 64 first (the same 128 x 256 block, 512
- * invocations, two steps ahead): 254 / 286 / 252 TFLOPS against 2 x 4's 214
- * / 270 / 257 on an H100; bf16 there lost with it (261 / 287 / 254 against
- * 268 / 303 / 258), so bf16 keeps 2 x 4. */
+ * 256 x 128 the same way did not (148 / 165 / 168).  As KHR kernels f16
+ * and bf16 take 2 x 4 too (f16 270 / 305 / 258 TFLOPS against 4 x 4
+ * subgroups of 32 x 64's 264 / 289 / 253, once its results are rounded by
+ * the driver's conversions: bench/NOTES.md). */
 static const struct {
   uint32_t wm, wn, tm, tn, bk, st, pf, gm;
-  bool khr_f16; /* only for f16 products on KHR kernels */
 } coopmat_defaults[] = {
-    {4, 4, 32, 64, 32, 1, 2, 0, true},
-    {2, 4, 64, 64, 32, 1, 1, 0, false},
-    {2, 2, 64, 64, 32, 2, 1, 0, false},
+    {2, 4, 64, 64, 32, 1, 1, 0},
+    {2, 2, 64, 64, 32, 2, 1, 0},
 };
 
 static uint32_t coopmat_bm(const coopmat_kernel *k) { return k->wm * k->fr * k->fm; }
@@ -140,7 +137,6 @@ static coopmat_kernel coopmat_pick(const nxvk_ctx *c, bool bf16, uint64_t m, uin
   else nxvk_coopmat_fragment(&c->info, false, f);
   size_t nd = sizeof coopmat_defaults / sizeof *coopmat_defaults;
   for (size_t i = 0; i < nd; i++) {
-    if (coopmat_defaults[i].khr_f16 && (bf16 || tu->dot_coopmat_emu || !nxvk_coopmat_khr(c, false))) continue;
     k = (coopmat_kernel){coopmat_defaults[i].wm, coopmat_defaults[i].wn, 0, 0, coopmat_defaults[i].bk, f[0], f[1], f[2],
                          coopmat_defaults[i].st, coopmat_defaults[i].pf, coopmat_defaults[i].gm, 0, tu->dot_coopmat_emu, 0, bf16, false};
     k.fr = coopmat_defaults[i].tm / k.fm ? coopmat_defaults[i].tm / k.fm : 1;
