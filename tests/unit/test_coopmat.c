@@ -16,6 +16,7 @@
 #include "nxvk.h"
 #include "ops/ops.h"
 #include "tap.h"
+#include "rtkernels.h"
 #include "vk/vkcore.h"
 
 #include <stdio.h>
@@ -51,7 +52,7 @@ static void test_compile(void) {
   static const char *const res[4] = {"f32", "f16", "b32", "b16"};
   for (size_t i = 0; i < nl + np; i++)
     for (int o = 0; o < 4; o++) {
-      char name[80], *glsl = NULL;
+      char name[80];
       if (o >= 2 && i < nl && i % 4) continue; /* bf16: every fourth plain layout, all the pipelined ones */
       if (i < nl)
         snprintf(name, sizeof name, "dotcm_%s_s2_p1_g0_o0_%s", layouts[i], res[o]);
@@ -61,10 +62,10 @@ static void test_compile(void) {
                  e ? "_emu" : "");
       }
       bool emu = strstr(name, "_emu") != NULL, bf = o >= 2, o16 = o % 2 == 1;
-      int rc = nxvk_rt_kernel_glsl(name, &glsl);
-      uint32_t *words = NULL;
-      size_t bytes = 0;
-      if (rc == NXVK_OK) rc = nxvk_glsl_compile(glsl, name, &words, &bytes);
+      char *glsl;
+      uint32_t *words;
+      size_t bytes;
+      int rc = rt_kernel_spirv(name, &glsl, &words, &bytes);
       CHECK(rc == NXVK_OK && bytes > 1000 && words[0] == 0x07230203u, "%s compiles (%s)", name,
              rc ? nxvk_errmsg() : "ok");
       CHECK(glsl && (strstr(glsl, "#define OUT_F16") != NULL) == (o16 && !bf) &&
@@ -95,11 +96,10 @@ static void test_compile(void) {
   static const char *const peak[] = {"peakcm_16x16x16_f16", "peakcm_16x8x16_f16", "peakcm_16x8x8_f16",
                                      "peakcm_16x16x32_s8", "peakcm_16x8x32_s8"};
   for (size_t i = 0; i < sizeof peak / sizeof *peak; i++) {
-    char *glsl = NULL;
-    uint32_t *words = NULL;
-    size_t bytes = 0;
-    int rc = nxvk_rt_kernel_glsl(peak[i], &glsl);
-    if (rc == NXVK_OK) rc = nxvk_glsl_compile(glsl, peak[i], &words, &bytes);
+    char *glsl;
+    uint32_t *words;
+    size_t bytes;
+    int rc = rt_kernel_spirv(peak[i], &glsl, &words, &bytes);
     CHECK(rc == NXVK_OK && bytes > 500, "%s compiles (%s)", peak[i], rc ? nxvk_errmsg() : "ok");
     free(glsl);
     free(words);
@@ -110,12 +110,11 @@ static void test_compile(void) {
                                      "4x1_2x8_k32_16x8x16"};
   for (size_t i = 0; i < sizeof conv / sizeof *conv; i++)
     for (int e = 0; e < 2; e++) {
-      char name[64], *glsl = NULL;
+      char name[64], *glsl;
       snprintf(name, sizeof name, "convcm_%s%s", conv[i], e ? "_emu" : "");
-      uint32_t *words = NULL;
-      size_t bytes = 0;
-      int rc = nxvk_rt_kernel_glsl(name, &glsl);
-      if (rc == NXVK_OK) rc = nxvk_glsl_compile(glsl, name, &words, &bytes);
+      uint32_t *words;
+      size_t bytes;
+      int rc = rt_kernel_spirv(name, &glsl, &words, &bytes);
       CHECK(rc == NXVK_OK && bytes > 1000 && glsl && (strstr(glsl, "#define CM_EMU") != NULL) == (e == 1) &&
                 (strstr(glsl, "coopMatMulAddNV") != NULL),
             "%s compiles (%s)", name, rc ? nxvk_errmsg() : "ok");
@@ -136,12 +135,7 @@ static void test_compile(void) {
                                     "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_b16_emu_", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_b16_emux",
                                     "dotcm_02x2_4x4_k32_16x16x16_s2_p1_g0_o0_b32", "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_f3",
                                     "dotcm_2x2_4x4_k32_16x16x16_s2_p1_g0_o0_b32_dg3", "dotcm_2x2_4x4_k+32_16x16x16_s2_p1_g0_o0_b32"};
-  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    char *glsl = NULL;
-    int rc = nxvk_rt_kernel_glsl(bad[i], &glsl);
-    CHECK(rc == NXVK_E_UNSUPPORTED && glsl == NULL, "%s is refused", bad[i]);
-    free(glsl);
-  }
+  check_refused(bad, sizeof bad / sizeof *bad, "is refused");
 }
 
 static nxvk_tensor *tensor(nxvk_ctx *c, nxvk_dtype d, int64_t r, int64_t k) {

@@ -11,6 +11,7 @@
 #include "nxvk.h"
 #include "ops/ops.h"
 #include "tap.h"
+#include "rtkernels.h"
 #include "vk/vkcore.h"
 
 #include <stdio.h>
@@ -303,13 +304,12 @@ static void test_kernels(void) {
                                       "dot_mvcm32_f16x16x16c2p4l0_bf16", "dot_mvcm_f16x8x16c4p1l1_bf16",
                                       "dot_mvcm_f16x16x16c4p1l1k_f16", "dot_mvcm32_f16x16x16c8p2l0k_f16"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-    char *glsl = NULL;
-    uint32_t *words = NULL;
-    size_t bytes = 0;
+    char *glsl;
+    uint32_t *words;
+    size_t bytes;
     bool bf16 = strstr(names[i], "bf16") || strstr(names[i], "_b32") || strstr(names[i], "_b16");
-    int rc = nxvk_rt_kernel_glsl(names[i], &glsl);
-    bool asks = rc == NXVK_OK && strstr(glsl, bf16 ? "\n#define NXVK_SPIRV_KHR_BF16 1\n" : "\n#define NXVK_SPIRV_KHR 1\n");
-    if (rc == NXVK_OK) rc = nxvk_glsl_compile(glsl, names[i], &words, &bytes);
+    int rc = rt_kernel_spirv(names[i], &glsl, &words, &bytes);
+    bool asks = glsl && strstr(glsl, bf16 ? "\n#define NXVK_SPIRV_KHR_BF16 1\n" : "\n#define NXVK_SPIRV_KHR 1\n");
     if (rc == NXVK_OK) rc = nxvk_spirv_coopmat_khr(&words, &bytes, bf16);
     module m = {0};
     bool whole = rc == NXVK_OK && module_read(&m, words, bytes);
@@ -343,12 +343,7 @@ static void test_kernels(void) {
                                     "dot_mvrcm_n16f16x16x16u4k1w128a2x_bf16", "dot_mvcm_f16x16x16c4p1l1k_bf16",
                                     "dot_mvcm_f16x16x16c4p1l1ke_f16", "dot_mvcm_f16x16x16c4p1l1_bf16x",
                                     "dot_mvcm_f16x16x16c4p1l1_f32"};
-  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    glsl = NULL;
-    rc = nxvk_rt_kernel_glsl(bad[i], &glsl);
-    CHECK(rc == NXVK_E_UNSUPPORTED, "%s is unknown", bad[i]);
-    free(glsl);
-  }
+  check_refused(bad, sizeof bad / sizeof *bad, "is unknown");
 }
 
 int main(void) {
