@@ -77,6 +77,22 @@ def nxvk(args, env=None, cwd=None, timeout=600):
     return p.returncode, p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
 
 
+def run_dot(pa, pb, out, attrs=None, check=False, env=None):
+    """nxvk run --op dot [--attrs ATTRS] A B -o OUT [--check] on operands
+    saved at pa and pb (attrs: none where empty; env as nxvk()'s): (exit
+    status, the result array or None where the run failed or wrote none,
+    its stdout and stderr together).  OUT is removed first, so that a run
+    that writes nothing cannot pass off an earlier case's result."""
+    args = ["run", "--op", "dot"] + (["--attrs", json.dumps(attrs)] if attrs else []) + [pa, pb, "-o", out]
+    if check:
+        args.append("--check")
+    if os.path.exists(out):
+        os.unlink(out)
+    rc, so, se = nxvk(args, env=env)
+    got = np.load(out) if rc == 0 and os.path.exists(out) else None
+    return rc, got, so + se
+
+
 _k = itertools.count()  # run_op's file names (next() is atomic: suites run ops on threads)
 
 

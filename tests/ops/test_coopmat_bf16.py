@@ -53,22 +53,15 @@ def case(desc, ashape, bshape, out32=False, special=False, check=False, variant=
         attrs["variant"] = variant
     if out32:
         attrs["dtype"] = "f32"
-    args = ["run", "--op", "dot", pa, pb, "-o", out]
-    if attrs:
-        args[3:3] = ["--attrs", json.dumps(attrs)]
-    if check:
-        args.append("--check")
     # the layout knobs unset (None), so that every case runs the rule's layout unless it says
     e = {k: None for k in ("NXVK_DOT_COOPMAT", "NXVK_DOT_COOPMAT_SPLIT", "NXVK_DOT_COOPMAT_STAGES",
                            "NXVK_DOT_COOPMAT_PREFETCH", "NXVK_DOT_COOPMAT_GROUP", "NXVK_DOT_COOPMAT_ORDER")}
     e.update(NXVK_KERNEL_STATS="1", NXVK_DOT_COOPMAT_EMU="1" if emu else "0")
     e.update(env or {})
-    rc, so, se = nphelp.nxvk(args, env=e)
-    text = so + se
-    if rc != 0:
+    _, got, text = nphelp.run_dot(pa, pb, out, attrs, check, env=e)
+    if got is None:
         tap(False, desc, text)
         return
-    got = np.load(out)
     if out32:
         ok_kind = got.dtype == np.float32
         g = got.astype(np.float64)

@@ -11,7 +11,6 @@ output plus the one rounding to the result's dtype, some also by --check
 against the CPU reference; NXVK_KERNEL_STATS=1 names the kernel built, so
 each case also tells that dot_mvr ran (and that it did not under
 NXVK_DOT_MVR=off or unset).  TAP."""
-import json
 import os
 import re
 import sys
@@ -55,20 +54,13 @@ def case(desc, ashape, bshape, dt, layout="0,0,0,0", out32=False, special=False,
     pa, pb, out = (os.path.join(TMP, f) for f in ("a.npy", "b.npy", "o.npy"))
     save(pa, a, bf)
     save(pb, b, bf)
-    args = ["run", "--op", "dot", pa, pb, "-o", out]
-    if out32:
-        args[3:3] = ["--attrs", json.dumps({"dtype": "f32"})]
-    if check:
-        args.append("--check")
     env = {"NXVK_KERNEL_STATS": "1", "NXVK_DOT_MVR": layout}  # None: unset
     if cm is not None:
         env["NXVK_DOT_MVR_CM"] = cm
-    rc, so, se = nphelp.nxvk(args, env=env)
-    text = so + se
-    if rc != 0:
+    _, got, text = nphelp.run_dot(pa, pb, out, {"dtype": "f32"} if out32 else None, check, env=env)
+    if got is None:
         tap(False, desc, text)
         return
-    got = np.load(out)
     if got.dtype.kind == "V":
         got = got.view("<u2").astype(np.uint16)
     g = bf16_f64(got) if (bf and not out32) else got.astype(np.float64)
