@@ -2,7 +2,9 @@
 (scipy may be absent), independent of nxvk: erfc from Python's math.erfc
 (double); erf_inv from mpmath.erfinv where mpmath is installed, else Newton
 steps in long double on a series for erf (|y| < 1/2) and on log(math.erfc)
-for the tail (1 - |y| is exact there).  Not a test itself."""
+for the tail (1 - |y| is exact there); and dot's exact result with its
+error bound, for the dot suites (test_skinny, test_mvr, test_coopmat_bf16).
+Not a test itself."""
 import math
 
 import numpy as np
@@ -60,3 +62,19 @@ def erf_inv_oracle(y):
 
 def erfc_ref(x):
     return np.array([math.erfc(float(v)) for v in np.asarray(x).reshape(-1)], dtype=LD).reshape(np.shape(x))
+
+
+def dot_bound(a64, b64, dt):
+    """dot of inputs made exact in f64 (a64 . b64, batched as np.matmul):
+    (the exact products summed, their bound per output): f32 sums in some
+    order, n * eps(f32) * sum|a*b| with n = K, then for an f16 or bf16
+    result (dt) the one rounding to it: half an ulp relative, or half the
+    least subnormal; for an f32 result (dt "f32") f32's least normal"""
+    with np.errstate(all="ignore"):
+        want = np.matmul(a64, b64)
+        mag = np.matmul(np.abs(a64), np.abs(b64))
+    sums = max(a64.shape[-1], 1) * np.finfo(np.float32).eps * mag
+    if dt == "f32":
+        return want, sums + np.finfo(np.float32).tiny
+    rel, least = {"bf16": (2.0 ** -8, 2.0 ** -133), "f16": (2.0 ** -11, 2.0 ** -24)}[dt]
+    return want, sums + rel * (np.abs(want) + sums) + least / 2

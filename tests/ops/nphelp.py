@@ -191,6 +191,28 @@ def mismatches16(dt, got, want):
     return np.nonzero((got != want) & ~(np.isnan(g) & np.isnan(w)))[0]
 
 
+def within_bound(desc, got, want, bound, diag=None):
+    """a result against the oracle's, all as f64 arrays: the same shape,
+    NaN where want has NaN, want's infinities, the finite ones within bound.
+    One TAP line: a failing one for the first of those that differs (False:
+    the case stops there), else the bound's, max error and count over it
+    (True, passed or not)"""
+    if got.shape != want.shape:
+        check(False, "%s: shape %s, want %s" % (desc, got.shape, want.shape), diag)
+        return False
+    fin = np.isfinite(want)
+    inf = ~fin & ~np.isnan(want)
+    if not np.array_equal(np.isnan(got), np.isnan(want)) or not np.array_equal(got[inf], want[inf]):
+        check(False, "%s: non-finite results differ (%d NaN got, %d wanted)" %
+              (desc, np.isnan(got).sum(), np.isnan(want).sum()), diag)
+        return False
+    err = np.abs(got[fin] - want[fin])
+    over = err > bound[fin]
+    check(not over.any(), "%s: against numpy (max err %g, %d over the bound)" %
+          (desc, err.max() if err.size else 0, over.sum()), diag)
+    return True
+
+
 def round_to(dt, w64):
     """exact (f64) results rounded to f32 (nearest even), then to dt, as
     f64 values (f64 and the integer dtypes as they are)"""

@@ -19,6 +19,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nphelp  # noqa: E402
+from math_oracles import dot_bound  # noqa: E402
 from nphelp import bf16_bits, bf16_f32, check as tap, save_v2  # noqa: E402
 
 TMP = nphelp.scratch("skinny")
@@ -170,25 +171,9 @@ def half_case(desc, ashape, bshape, dt, kernel, out32=False, special=False, env=
         tap(False, "%s: result dtype %s" % (desc, got.dtype), text)
         return
     g = bf16_f64(got) if (bf and not out32) else got.astype(np.float64)
-    with np.errstate(all="ignore"):
-        want = np.matmul(a64, b64)
-        mag = np.matmul(np.abs(a64), np.abs(b64))
-    K = a.shape[-1]
-    sums = max(K, 1) * np.finfo(np.float32).eps * mag  # f32 sums in some order
-    if out32:
-        bound = sums + np.finfo(np.float32).tiny
-    else:  # then one rounding to the result's dtype: half an ulp relative, or half the least subnormal
-        rel, least = (2.0 ** -8, 2.0 ** -133) if bf else (2.0 ** -11, 2.0 ** -24)
-        bound = sums + rel * (np.abs(want) + sums) + least / 2
-    fin = np.isfinite(want)
-    if not np.array_equal(np.isnan(g), np.isnan(want)) or \
-            not np.array_equal(g[~fin & ~np.isnan(want)], want[~fin & ~np.isnan(want)]):
-        tap(False, "%s: non-finite results differ" % desc, text)
+    want, bound = dot_bound(a64, b64, "f32" if out32 else dt)
+    if not nphelp.within_bound(desc, g, want, bound, text):
         return
-    err = np.abs(g[fin] - want[fin])
-    over = err > bound[fin]
-    tap(not over.any(), "%s: against numpy (max err %g, %d over the bound)" % (desc, err.max() if err.size else 0,
-                                                                           over.sum()), text)
     if check:
         tap(": ok" in text, "%s: --check against the CPU reference" % desc, text)
     tap(ran(kernel, text, env), "%s: ran %s" % (desc, kernel), text)
