@@ -20,16 +20,8 @@ import tempfile
 
 import numpy as np
 
-n_tests = 0
-n_failed = 0
-
-
-def check(cond, desc):
-    global n_tests, n_failed
-    n_tests += 1
-    if not cond:
-        n_failed += 1
-    print(f"{'ok' if cond else 'not ok'} {n_tests} - {desc}", flush=True)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from pytap import done, tap as check  # noqa: E402
 
 
 def edge(a):
@@ -82,8 +74,7 @@ def main():
         run(exe, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"1..{n_tests}")
-    return 1 if n_failed else 0
+    return done()
 
 
 def run(exe, tmp):

@@ -14,18 +14,10 @@ import sys
 
 import numpy as np
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from pytap import ROOT, done, tap as check  # noqa: E402
+
 BIN = os.path.join(ROOT, "build", "tests", "test_f16")
-n_tests = 0
-n_failed = 0
-
-
-def check(cond, desc):
-    global n_tests, n_failed
-    n_tests += 1
-    if not cond:
-        n_failed += 1
-    print("%s %d - %s" % ("ok" if cond else "not ok", n_tests, desc))
 
 
 def edge_patterns():
@@ -47,9 +39,8 @@ def edge_patterns():
 
 def main():
     if not os.access(BIN, os.X_OK):
-        print("not ok 1 - %s is built (make build/tests/test_f16)" % BIN)
-        print("1..1")
-        return 1
+        check(False, "%s is built (make build/tests/test_f16)" % BIN)
+        return done()
     rng = np.random.default_rng(20261122)
     pats = edge_patterns() + [int(x) for x in rng.integers(0, 2**32, size=200000, dtype=np.uint64)]
     res = subprocess.run([BIN, "--round"], input="".join("%08x\n" % p for p in pats),
@@ -82,8 +73,7 @@ def main():
           "patterns%s" % (n_edge, len(pats) - n_edge, ("; " + "; ".join(bad_k[:5])) if bad_k else ""))
     check(not bad_r, "reference rounding (nxvk_f16_round) = numpy float16 on the same patterns%s"
           % (("; " + "; ".join(bad_r[:5])) if bad_r else ""))
-    print("1..%d" % n_tests)
-    return 1 if n_failed else 0
+    return done()
 
 
 if __name__ == "__main__":
