@@ -31,7 +31,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nphelp  # noqa: E402
-from math_oracles import erf_inv_oracle, erfc_ref  # noqa: E402
+from math_oracles import erf_inv_oracle, erf_series, erfc_ref  # noqa: E402
 from nphelp import ROOT, have_binary, nxvk, tap  # noqa: E402
 
 warnings.simplefilter("ignore")
@@ -351,15 +351,7 @@ def erf_ld(x):
     """erf in long double: 2/sqrt(pi) exp(-x^2) sum 2^n x^(2n+1) / (2n+1)!!,
     a series of positive terms (no cancellation); 1 beyond |x| = 6.5."""
     x = wide(x)
-    ax = np.where(np.isfinite(x), np.minimum(np.abs(x), LD(6.5)), LD(0))
-    x2 = ax * ax
-    term = ax.copy()
-    total = ax.copy()
-    for n in range(1, 400):
-        term = term * 2 * x2 / LD(2 * n + 1)
-        total = total + term
-    two_over_sqrt_pi = LD(2) / np.sqrt(np.arccos(LD(-1)))
-    r = two_over_sqrt_pi * np.exp(-x2) * total
+    r = erf_series(np.where(np.isfinite(x), np.minimum(np.abs(x), LD(6.5)), LD(0)), 400)
     r = np.where(np.abs(x) >= 6.5, LD(1), r)
     r = np.copysign(r, x)
     return np.where(np.isnan(x), x, r)
