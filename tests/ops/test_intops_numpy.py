@@ -17,35 +17,21 @@ result must be bit-identical (and of the right dtype).  TAP on stdout.
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nphelp  # noqa: E402
+from nphelp import check as tap, save_v2  # noqa: E402
+
 np.seterr(all="ignore")
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-NXVK = os.environ.get("NXVK") or os.path.join(ROOT, "nxvk")
 TMP = tempfile.mkdtemp(prefix="nxvk_intops_")
 INTS = {"i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
         "u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64}
 FLOATS = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
 N = 300  # both sides of a 256-wide workgroup
-
-_n = 0
-_failed = 0
-
-
-def tap(ok, desc, diag=None):
-    global _n, _failed
-    _n += 1
-    _failed += not ok
-    print("%s %d - %s" % ("ok" if ok else "not ok", _n, desc))
-    if diag and not ok:
-        for line in str(diag).splitlines():
-            print("#   " + line)
-    sys.stdout.flush()
-
 
 # Checks are batched: one graph of every pending op runs with --check (the
 # CPU reference must agree too), op by op and fused, and each output is then
@@ -66,11 +52,7 @@ class Bf16:
         self.bits = (np.asarray(f32, np.float32).view(np.uint32) >> 16).astype(np.uint16)
 
     def save(self, path):
-        hdr = "{'descr': '<V2', 'fortran_order': False, 'shape': %s, }" % repr(tuple(self.bits.shape))
-        hdr += " " * (64 - (10 + len(hdr) + 1) % 64) + "\n"
-        with open(path, "wb") as f:
-            f.write(b"\x93NUMPY\x01\x00" + len(hdr).to_bytes(2, "little") + hdr.encode() +
-                    self.bits.astype("<u2").tobytes())
+        save_v2(path, self.bits)
 
 
 def check(desc, op, inputs, want, attrs=None):
@@ -107,14 +89,12 @@ def flush():
         json.dump({"inputs": ins, "ops": nodes, "outputs": outs}, f)
     got = {}
     for mode in (["--no-fusion"], []):
-        p = subprocess.run([NXVK, "run", gpath, "--check"] + mode, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=600, cwd=gdir)
-        tap(p.returncode == 0, "graph of %d ops (%s) runs and agrees with the CPU reference" % (
-            len(nodes), "op by op" if mode else "fused"),
-            (p.stdout.decode(errors="replace")[-2000:] + p.stderr.decode(errors="replace")).strip())
+        rc, so, se = nphelp.nxvk(["run", gpath, "--check"] + mode, cwd=gdir)
+        tap(rc == 0, "graph of %d ops (%s) runs and agrees with the CPU reference" % (
+            len(nodes), "op by op" if mode else "fused"), (so[-2000:] + se).strip())
         for i in range(len(batch)):
             f = os.path.join(gdir, "out", "o%d.npy" % i)
-            r = np.load(f) if p.returncode == 0 and os.path.exists(f) else None
+            r = np.load(f) if rc == 0 and os.path.exists(f) else None
             if mode:
                 got[i] = r
             elif r is not None and got[i] is not None and not same(r, got[i]):
@@ -132,23 +112,6 @@ def flush():
                 g.dtype, want.dtype, g.shape, want.shape, list(bad[:5]),
                 g.reshape(-1)[bad[:5]] if len(bad) else None, want.reshape(-1)[bad[:5]] if len(bad) else None)
         tap(diag is None, desc, diag)
-
-
-def run_op(op, inputs, attrs=None):
-    """(rc, result or None, stderr) of one `nxvk run --op`."""
-    paths = []
-    for k, a in enumerate(inputs):
-        p = os.path.join(TMP, "in%d.npy" % k)
-        np.save(p, a)
-        paths.append(p)
-    out = os.path.join(TMP, "out.npy")
-    args = [NXVK, "run", "--op", op]
-    if attrs is not None:
-        args += ["--attrs", json.dumps(attrs)]
-    p = subprocess.run(args + paths + ["-o", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       timeout=120)
-    got = np.load(out) if p.returncode == 0 else None
-    return p.returncode, got, p.stderr.decode(errors="replace")
 
 
 def same(got, want):
@@ -359,29 +322,26 @@ def main():
     covered["eye"].add("bf16")
     _pending.append(("eye default dtype i32", "eye", [], np.eye(3, dtype=np.int32), {"shape": [3, 3]}))
     flush()
-    rc, _, err = run_op("eye", [], {"shape": [4]})
+    rc, _, err = nphelp.run_op("eye", [], TMP, {"shape": [4]})
     tap(rc == 2 and "rank" in err, "eye of rank 1 is refused", err)
-    rc, _, err = run_op("reverse", [np.zeros((2, 2), np.float32)], {"axes": [0, 0]})
+    rc, _, err = nphelp.run_op("reverse", [np.zeros((2, 2), np.float32)], TMP, {"axes": [0, 0]})
     tap(rc == 2 and "twice" in err, "reverse with an axis twice is refused", err)
     x = np.array([1, np.nan, 3, np.nan, 0], np.float32)
     check("argmax f32 with NaNs, tie_break high: the last NaN", "argmax", [x], np.array(3, np.int32),
           {"tie_break": "high"})
     check("argmin f32 with NaNs, tie_break low: the first NaN", "argmin", [x], np.array(1, np.int32))
     flush()
-    rc, _, err = run_op("argmax", [x], {"tie_break": "middle"})
+    rc, _, err = nphelp.run_op("argmax", [x], TMP, {"tie_break": "middle"})
     tap(rc == 2 and "tie_break" in err, "tie_break \"middle\" is refused naming the attribute", err)
 
     # every dtype --list-ops gives these ops is checked above
-    p = subprocess.run([NXVK, "run", "--list-ops"], stdout=subprocess.PIPE, timeout=60)
-    listed = {l.split()[0]: set(l.split()[1].split(",")) for l in p.stdout.decode().splitlines()
-              if len(l.split()) >= 2}
+    listed = {op: set(dts) for op, dts in nphelp.list_ops()[1].items()}
     for op in sorted(covered):
         miss = listed.get(op, set()) - covered[op]
         tap(op in listed and not miss, "%s: every listed dtype checked against numpy" % op,
             "not listed" if op not in listed else "unchecked: %s" % sorted(miss))
     shutil.rmtree(TMP, ignore_errors=True)
-    print("1..%d" % _n)
-    return 1 if _failed else 0
+    return nphelp.done()
 
 
 if __name__ == "__main__":

@@ -9,35 +9,24 @@ definite and the shape and attribute errors.  Each result must lie within
 4 * n * eps * max|x| of numpy's (the matrices are well conditioned:
 diagonally dominant).  Some cases also run --check (the CPU reference).
 TAP."""
-import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from pytap import NXVK, done, check as tap  # noqa: E402
+from pytap import done, check as tap, run_op  # noqa: E402
 
 TMP = tempfile.mkdtemp(prefix="nxvk_linalg_")
 rng = np.random.default_rng(2929)
 
 
 def run(op, ins, attrs=None, check=False):
-    paths = []
-    for i, t in enumerate(ins):
-        p = os.path.join(TMP, "in%d.npy" % i)
-        np.save(p, t)
-        paths.append(p)
-    po = os.path.join(TMP, "o.npy")
-    cmd = [NXVK, "run", "--op", op] + (["--attrs", json.dumps(attrs)] if attrs else []) + paths + ["-o", po]
-    if check:
-        cmd.append("--check")
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
-    text = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
-    return p.returncode, (np.load(po) if p.returncode == 0 else None), text
+    """(exit status, the result or None, stdout and stderr as one string)"""
+    rc, got, lines = run_op(op, ins, TMP, attrs, check, timeout=600)
+    return rc, (got if rc == 0 else None), "\n".join(lines)
 
 
 def close(got, want, dt, nn):
