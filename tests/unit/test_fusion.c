@@ -79,6 +79,14 @@ static const char *key = "00112233445566778899aabbccddeeff00112233445566778899aa
 
 static void spv_path(char *buf, size_t len) { snprintf(buf, len, "%s/c1/spirv/%s.spv", tmpdir, key); }
 
+/* A way to damage a cache file (damage()) and what the reader must say of it. */
+typedef struct {
+  const char *what, *why; /* the damage, and the words the reader's reason must hold */
+  long at;                /* the byte to flip */
+  int flip;               /* its bits to flip (0: none) */
+  long cut;               /* the length to cut the file to (-1: none) */
+} damage_case;
+
 static void damage(const char *path, long at, int flip, long truncate_to) {
   FILE *f = fopen(path, "r+b");
   if (!f) return;
@@ -107,12 +115,7 @@ static void test_spirv_cache(void) {
   CHECK(r == NXVK_CACHE_HIT && nb == bytes && memcmp(back, words, bytes) == 0, "SPIR-V cache: a hit gives the same words");
   free(back);
   spv_path(path, sizeof path);
-  struct {
-    const char *what, *why;
-    long at;
-    int flip;
-    long cut;
-  } cases[] = {
+  damage_case cases[] = {
       {"truncated payload", "truncated", 0, 0, 88 + 40},
       {"truncated header", "truncated", 0, 0, 50},
       {"empty", "truncated", 0, 0, 0},
@@ -173,12 +176,7 @@ static void test_pipeline_cache(void) {
   nxvk_ctx_cache_info(c, &ci);
   CHECK(rc == 0 && strstr(ci.pipeline_cache, "loaded"), "pipeline cache: loaded at open (%s)", ci.pipeline_cache);
   nxvk_ctx_close(c);
-  struct {
-    const char *what, *why;
-    long at;
-    int flip;
-    long cut;
-  } cases[] = {
+  damage_case cases[] = {
       {"truncated", "truncated", 0, 0, st.st_size - 1},
       {"header only", "truncated header", 0, 0, 30},
       {"another vendor", "another device or driver", 12, 1, -1},
