@@ -292,6 +292,20 @@ static void add_uuid(cJSON *o, const char *key, const uint8_t *u, bool have) {
   cJSON_AddStringToObject(o, key, hex);
 }
 
+/* Each item of a list (items apart by sep) as a string of the array arr,
+ * an item cut at 255 bytes. */
+static void add_items(cJSON *arr, const char *list, const char *sep) {
+  size_t n = strlen(sep);
+  for (const char *p = list; *p;) {
+    const char *end = strstr(p, sep);
+    size_t len = end ? (size_t)(end - p) : strlen(p);
+    char one[256];
+    snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one ? len : sizeof one - 1), p);
+    cJSON_AddItemToArray(arr, cJSON_CreateString(one));
+    p += len + (end ? n : 0);
+  }
+}
+
 /* The device record of `info --json`, which every JSON report embeds. */
 cJSON *cli_device_json(const nxvk_device_info *d) {
   cJSON *o = cJSON_CreateObject();
@@ -394,15 +408,7 @@ cJSON *cli_device_json(const nxvk_device_info *d) {
   cJSON_AddBoolToObject(f, "coopmat_f16_f32", d->coopmat_f16_f32);
   cJSON_AddBoolToObject(f, "coopmat_bf16_f32", d->coopmat_bf16_f32);
   cJSON_AddBoolToObject(f, "coopmat_khr_f16", d->coopmat_khr_f16);
-  cJSON *shapes = cJSON_AddArrayToObject(f, "cooperative_matrix_shapes");
-  for (const char *p = d->coop_shapes; *p;) {
-    const char *sep = strstr(p, ", ");
-    size_t len = sep ? (size_t)(sep - p) : strlen(p);
-    char one[160];
-    snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one ? len : sizeof one - 1), p);
-    cJSON_AddItemToArray(shapes, cJSON_CreateString(one));
-    p += len + (sep ? 2 : 0);
-  }
+  add_items(cJSON_AddArrayToObject(f, "cooperative_matrix_shapes"), d->coop_shapes, ", ");
 
   cJSON *fc = cJSON_AddObjectToObject(o, "float_controls");
   cJSON_AddBoolToObject(fc, "available", d->float_controls);
@@ -416,14 +422,7 @@ cJSON *cli_device_json(const nxvk_device_info *d) {
   cJSON_AddBoolToObject(fc, "denorm_flush_f16", d->denorm_flush_f16);
   cJSON_AddBoolToObject(fc, "rounding_mode_rte_f16", d->rte_f16);
   cJSON_AddBoolToObject(fc, "signed_zero_inf_nan_preserve_f16", d->signed_zero_inf_nan_f16);
-  cJSON *ext = cJSON_AddArrayToObject(o, "extensions");
-  for (const char *p = d->extensions; *p;) {
-    size_t len = strcspn(p, " ");
-    char one[256];
-    snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one ? len : sizeof one - 1), p);
-    cJSON_AddItemToArray(ext, cJSON_CreateString(one));
-    p += len + (p[len] ? 1 : 0);
-  }
+  add_items(cJSON_AddArrayToObject(o, "extensions"), d->extensions, " ");
   return o;
 }
 
