@@ -574,13 +574,15 @@ static int copy_pass(nxvk_rec *r, const char *kernel, nxvk_buffer *src, const ui
  * shader's default layout (coopmat_embedded) on f16 operands, else a
  * run-time kernel (rtkernel.c parses the name back into the shader's
  * defines); its result token: f32 / f16 for f16 operands, b32 / b16 (f32 or
- * bf16 results) for bf16 ones (every bf16 kernel is compiled at run time). */
-static void coopmat_name(const coopmat_kernel *k, bool out16, char *name, size_t len) {
+ * bf16 results) for bf16 ones (every bf16 kernel is compiled at run time).
+ * f16 results where the driver's conversions round them (hw_f16) take the
+ * run-time kernel too: the embedded one rounds in software. */
+static void coopmat_name(const coopmat_kernel *k, bool out16, bool hw_f16, char *name, size_t len) {
   const coopmat_kernel *e = &coopmat_embedded;
   const char *res = k->bf16 ? (out16 ? "b16" : "b32") : k->khr ? (out16 ? "k16" : "k32") : out16 ? "f16" : "f32";
   if (k->wm == e->wm && k->wn == e->wn && k->fr == e->fr && k->fc == e->fc && k->bk == e->bk && k->fm == e->fm &&
       k->fn == e->fn && k->fk == e->fk && k->st == e->st && k->pf == e->pf && k->gm == e->gm && k->ord == e->ord &&
-      !k->emu && !k->dg && !k->bf16 && !k->khr)
+      !k->emu && !k->dg && !k->bf16 && !k->khr && !(out16 && hw_f16))
     snprintf(name, len, "dot_coopmat_%s", res);
   else if (k->dg)
     snprintf(name, len, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_o%u_%s_dg%u", k->wm, k->wn, k->fr, k->fc, k->bk,
@@ -667,7 +669,7 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_dtype dtype, n
     uint32_t spec[1] = {coopmat_threads(k)}; /* fixed in the shader; constant 0 is unused */
     nxvk_buffer *bufs[3] = {a_direct ? a : a16, b_direct ? b : b16, KS ? part : out};
     char name[64];
-    coopmat_name(k, out16 && !KS, name, sizeof name);
+    coopmat_name(k, out16 && !KS, c->tuning->f16_cvt != 0, name, sizeof name);
     uint64_t gzs = KS ? (uint64_t)batch * S : batch;
     if (gzs > c->info.max_workgroup_count[2]) gzs = c->info.max_workgroup_count[2];
     rc = nxvk_dispatch_grid(r, name, spec, 1, meta, 8, bufs, 3, (uint32_t)gx, (uint32_t)gy, (uint32_t)gzs);
