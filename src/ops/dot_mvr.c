@@ -8,11 +8,12 @@
  *
  * NXVK_DOT_MVR="L,R,U,KS[,WG[,S[,P]]]" overrides each (0: the rule's),
  * NXVK_DOT_MVR=off gives these shapes back to dot_mv.comp's rows form
- * (bench/NOTES.md, "dot_mvr").  By default f16 and bf16 with n <= 4 take
- * dot_mvr.comp, and f16 and bf16 with n >= 5 dot_mvrcm.comp (tensor cores:
- * FM-row tiles of A staged through shared memory, B's round beside them)
- * where the device has cooperative matrices of their type (bf16: the KHR
- * extension's; f16 as KHR where nxvk_coopmat_khr says);
+ * (bench/NOTES.md, "dot_mvr").  By default f16 and bf16 take
+ * dot_mvrcm.comp (tensor cores: FM-row tiles of A staged through shared
+ * memory, B's round beside them) where the device has cooperative matrices
+ * of their type (bf16: the KHR extension's; f16 as KHR where
+ * nxvk_coopmat_khr says), and K is whole fragments; else, with n <= 4,
+ * dot_mvr.comp;
  * NXVK_DOT_MVR_CM="U,KS[,WG[,S[,E[,LD]]]]" sets its layout (E = 1: its emulation, plain FMAs, for devices without
  * cooperative matrices; LD 1: A's fragments straight from memory).
  */
@@ -99,12 +100,13 @@ int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   /* f16 n >= 5 on tensor cores by default where the device has them (H100, call of 16:45, 8192x8192xn against
    * main's rows form: n = 16 2 222 against 1 076 GB/s, n = 12 1 966 against 642, n = 8 2 087 against 1 588, the
    * last two with U = 4 KS = 2 WG = 256); NXVK_DOT_MVR set to numbers keeps them on dot_mvr.comp */
-  /* bf16 the same way (its own fragments, a KHR kernel) */
-  if ((dtype == NXVK_F16 || dtype == NXVK_BF16) && (tu->dot_mvr_cm_on || (!tu->dot_mvr_on && N >= 5))) {
+  /* bf16 the same way (its own fragments, a KHR kernel); n = 2 to 4 too (call of 17:06, f16: 2 239 / 2 211 GB/s
+   * at n = 2 / 4 against dot_mvr's 2 120 / 1 944) */
+  if ((dtype == NXVK_F16 || dtype == NXVK_BF16) && (tu->dot_mvr_cm_on || !tu->dot_mvr_on)) {
     int rc = mvr_coopmat(r, dtype, out, A, B, C, M, N, K, batch);
     if (rc != 1) return rc;
   }
-  /* by default f16 with n <= 4 only (H100, calls of 15:45 and 16:20, GB/s at 8192x8192xn against main's rows
+  /* by default f16 with n <= 4 only, where the tensor-core form is not taken (H100, calls of 15:45 and 16:20, GB/s at 8192x8192xn against main's rows
    * form): n = 4 1 959 / 1 955 against 1 449 / 1 418 (4,2,2,2), n = 2 2 116 (32,2,1,2) and 1 946 (4,2,2,2)
    * against 1 790 (L: the subgroup, at most 32); n = 8 1 486 / 1 493 against 1 584 / 1 594 and n = 16 888 against 1 090 stay there; bf16
    * f32 n <= 4 not measured */

@@ -99,6 +99,8 @@ def main():
     # the staging, the clamped last row tile, the k groups' sums, split K and the stores are checked on lavapipe
     case("f16 tensor-core form, 300x512 . 512x16 (rows clamped)", (300, 512), (512, 16), "f16", cm="4,2,0,0,1", check=True)
     case("f16 tensor-core form, n = 5, U=1 KS=4 S=3", (100, 1024), (1024, 5), "f16", cm="1,4,256,3,1")
+    case("f16 tensor-core form, n = 2 (the rule's on GPUs)", (150, 512), (512, 2), "f16", cm="0,0,0,0,1", check=True)
+    case("f16 tensor-core form, n = 4, batched, split K", (2, 40, 2048), (2, 2048, 4), "f16", cm="0,0,0,3,1")
     case("f16 tensor-core form, A straight from memory (LD=1), rows clamped", (300, 512), (512, 16), "f16", cm="4,2,0,0,1,1")
     case("f16 tensor-core form, LD=1, U=2 KS=4 S=2, n = 11", (99, 1024), (1024, 11), "f16", cm="2,4,0,2,1,1")
     case("f16 tensor-core form, batched 2x40x320 . 2x320x9, NaN and inf", (2, 40, 320), (2, 320, 9), "f16",
@@ -111,6 +113,7 @@ def main():
     case("bf16 tensor-core form, 300x512 . 512x16 (rows clamped)", (300, 512), (512, 16), "bf16", cm="4,2,0,0,1",
          check=True)
     case("bf16 tensor-core form, n = 5, U=1 KS=4 S=3", (100, 1024), (1024, 5), "bf16", cm="1,4,256,3,1")
+    case("bf16 tensor-core form, n = 3", (70, 1024), (1024, 3), "bf16", cm="0,0,0,0,1", check=True)
     case("bf16 tensor-core form, n = 8, batched 3x50x256 . 3x256x8", (3, 50, 256), (3, 256, 8), "bf16", cm="0,0,0,0,1")
     case("bf16 tensor-core form, LD=1, U=2 KS=4 S=2, n = 11", (99, 1024), (1024, 11), "bf16", cm="2,4,0,2,1,1")
     case("bf16 tensor-core form, batched 2x40x320 . 2x320x9, NaN and inf", (2, 40, 320), (2, 320, 9), "bf16",
@@ -121,8 +124,8 @@ def main():
     case("f32 NXVK_DOT_MVR=off: the old rows form", (150, 333), (333, 16), "f32", layout="off", want_mvr=False)
     case("f16 NXVK_DOT_MVR unset: the old rows form", (150, 333), (333, 16), "f16", layout=None, want_mvr=False)
     case("f16 n = 1 stays on dot_mv", (150, 333), (333, 1), "f16", want_mvr=False)
-    # the default (NXVK_DOT_MVR unset): f16 and bf16 with n <= 4 (measured on the H100); f16 n >= 5 takes the
-    # tensor-core form where the device has one (not lavapipe: main's rows form here)
+    # the default (NXVK_DOT_MVR unset): f16 and bf16 take the tensor-core form where the device has one (not
+    # lavapipe), else dot_mvr with n <= 4 (measured on the H100) and main's rows form with n >= 5
     case("f16 unset: n = 2 takes dot_mvr", (300, 1001), (1001, 2), "f16", layout=None, check=True)
     case("f16 unset: n = 4 takes dot_mvr (batched, split K)", (2, 70, 3000), (2, 3000, 4), "f16", layout=None)
     case("f16 unset: n = 5 stays", (70, 300), (300, 5), "f16", layout=None, want_mvr=False)
