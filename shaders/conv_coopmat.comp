@@ -64,6 +64,18 @@
 #extension GL_GOOGLE_include_directive : require
 #include "f16.glsl"
 
+// f32 bits -> f16 bits, rounded once: by the driver's conversion where the
+// device promises round to nearest even (NX_F16_HW: NXVK_F16_CVT's hw form;
+// dot_coopmat.comp's epilogue, whose software form made its code 2.3x
+// larger), else nx_f16_bits
+uint f16_of(uint bits) {
+#ifdef NX_F16_HW
+  return nx_f32x2_to_f16(uintBitsToFloat(bits), 0.0) & 0xffffu;
+#else
+  return nx_f16_bits(bits);
+#endif
+}
+
 #ifndef WM
 #define WM 4u
 #define WN 2u
@@ -300,7 +312,7 @@ void main() {
       uint c0 = o0 + wc * FC * FN + j * FN;
       [[unroll]] for (uint h = 0u; h < FE; h++) {
         uint ch = cl + h * (32u / FM), o = c0 + ch, f = ch * FM + pi;
-        if (mine && o < O) y[base + o * oc] = uint16_t(nx_f16_bits(sm[sg * SV + f / 4u][f % 4u]));
+        if (mine && o < O) y[base + o * oc] = uint16_t(f16_of(sm[sg * SV + f / 4u][f % 4u]));
       }
 #ifdef CM_EMU
       barrier();

@@ -202,14 +202,15 @@ static int glsl_for(const char *name, int variant, char **out) {
     char emu[4] = "", tail;
     int n = sscanf(name, "convcm_%ux%u_%ux%u_k%u_%ux%ux%u_%3s%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
                    &v[7], emu, &tail);
-    char canon[64];
+    char canon[64], hw[32] = "";
+    if (f16_cvt) snprintf(hw, sizeof hw, "#define NX_F16_HW %d\n", f16_cvt); /* f16 results by the driver */
     snprintf(canon, sizeof canon, "convcm_%ux%u_%ux%u_k%u_%ux%ux%u%s", v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
              n == 9 ? "_emu" : "");
     if ((n != 8 && n != 9) || strcmp(canon, name) != 0) goto unknown; /* nothing after, no signs or zeros ahead */
     snprintf(defs, sizeof defs,
              "#define WM %uu\n#define WN %uu\n#define FR %uu\n#define FC %uu\n#define BK %uu\n#define FM %uu\n"
-             "#define FN %uu\n#define FK %uu\n%s",
-             v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], n == 9 ? "#define CM_EMU 1\n" : "");
+             "#define FN %uu\n#define FK %uu\n%s%s",
+             v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], n == 9 ? "#define CM_EMU 1\n" : "", hw);
     return hand_glsl(nxvk_src_conv_coopmat, defs, out);
   }
   if (strncmp(name, "peakcm_", 7) == 0) { /* bench peak's tensor-core rate (bench_peak.c) */
@@ -489,6 +490,7 @@ int nxvk_rt_kernel_get(nxvk_ctx *c, const char *name, const uint32_t *spec, int 
   bool f16 = len > 4 && strcmp(name + len - 4, "_f16") == 0, bf16 = len > 5 && strcmp(name + len - 5, "_bf16") == 0;
   /* dot's coopmat layouts with f16 results (f16, k16; the emulation's too) */
   f16 |= strncmp(name, "dotcm_", 6) == 0 && (strstr(name, "_f16") || strstr(name, "_k16"));
+  f16 |= strncmp(name, "convcm_", 7) == 0; /* f16 results always */
   int variant = f16 && c->tuning ? c->tuning->f16_cvt : 0;
   if ((f16 || bf16) && strncmp(name, "ew_", 3) == 0 && c->tuning) variant |= c->tuning->ew16 << 4;
   int rc = lookup(name, variant, &e);
