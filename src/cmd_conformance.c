@@ -66,13 +66,17 @@ static int collect_ops(int argc, char **argv, const nxvk_option *opts, const cha
 }
 
 static int parse_selection(const char **op_args, int nop, const char *dtype_arg, bool *ops,
-                           unsigned *dtypes) {
+                           unsigned *dtypes, bool *fused) {
   int count = nxvk_op_count();
   for (int i = 0; i < count; i++) ops[i] = nop == 0;
   for (int i = 0; i < nop; i++) {
     char buf[512];
     snprintf(buf, sizeof buf, "%s", op_args[i]);
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+      if (strcmp(tok, "fused") == 0 && !nxvk_op_find(tok)) { /* the fused-graph class */
+        *fused = true;
+        continue;
+      }
       const nxvk_op_desc *op = nxvk_op_find(tok);
       if (!op) return cli_usage_error(&usage, "--op: unknown op '%s'", tok);
       for (int k = 0; k < count; k++)
@@ -229,8 +233,8 @@ int cmd_conformance(int argc, char **argv, nxvk_cli *cli) {
   if (list && cli->device) return cli_usage_error(&usage, "--device does not go with --list");
   bool *ops = calloc((size_t)nxvk_op_count(), sizeof *ops);
   if (!ops) return EXIT_FAIL;
-  selection sel = {ops, 0, nop == 0 && !dtype_arg};
-  rc = parse_selection(op_args, nop, dtype_arg, ops, &sel.dtypes);
+  selection sel = {ops, 0, nop == 0 && !dtype_arg, false};
+  rc = parse_selection(op_args, nop, dtype_arg, ops, &sel.dtypes, &sel.fused);
   if (rc) {
     free(ops);
     return rc;

@@ -45,6 +45,7 @@ typedef struct {
   const bool *ops;   /* selected ops, by table index */
   unsigned dtypes;   /* NXVK_DT() mask */
   bool all;          /* no --op and no --dtype given */
+  bool fused;        /* --op fused: the fused-graph class too */
 } selection;
 
 /* Runs op on hosts in[] on the GPU; *got gets the result. */

@@ -428,8 +428,8 @@ int conf_run_device(runner *R, const selection *sel, cJSON *jrep) {
     }
   }
   /* the fused-graph class: random elementwise graphs, fused and unfused,
-   * against the reference (whole-table runs only: graphs mix every op) */
-  if (sel->all && !R->lost) {
+   * against the reference (whole-table runs, or --op fused: graphs mix every op) */
+  if ((sel->all || sel->fused) && !R->lost) {
     int fp = *R->tap, ff = 0, tap0 = *R->tap;
     int frc = conformance_fused_class(R->ctx, 2026u, R->D->quick ? 24 : 200, &fp, &ff);
     R->passed += fp - *R->tap;
