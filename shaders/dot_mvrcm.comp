@@ -35,7 +35,11 @@
 // fragments straight from memory ran at 41% of copy, staged at 66-71%.
 // Grid: (ceil(M / (RT FM)), S, batch), RT = WG / 32 / KS row tiles.
 // meta: [0] M [1] N [2] K [3] batch [4] KC [5] flags (unused).
-// Specialization: 5 partials (1: write f32 partials).
+// Specialization: 5 partials (1: write f32 partials), 6 FOLD (with 5: the
+// workgroup that writes a row block's last chunk sums the S chunks' partials
+// of those rows in chunk order, as dot_mv.comp's SUM pass would, and writes C
+// to binding 4: one dispatch instead of two; the count of chunks done per
+// row block lives in binding 3's buffer from word meta[5], zeroed).
 // CM_EMU: the same data flow with plain loads and FMAs for the fragments
 // (each 32 invocations play a subgroup), so lavapipe checks the staging,
 // the row clamp, the groups' sums and the stores.
@@ -64,6 +68,7 @@ const uint WG = CT_WG;
 const uint LDA = CT_LD;
 layout(local_size_x = CT_WG) in;
 layout(constant_id = 5) const uint PART = 0u;
+layout(constant_id = 6) const uint FOLD = 0u;
 #if !defined(CM_EMU) && (defined(IN_BF16) || defined(NXVK_SPIRV_KHR))
 layout(constant_id = 9) const uint FKB = FK; // B's rows: only marks B's type (see above)
 #define FRAG_B fcoopmatNV<16, gl_ScopeSubgroup, FKB, FN>
@@ -83,7 +88,14 @@ layout(std430, binding = 3) writeonly buffer C { float c[]; };
 layout(std430, binding = 3) writeonly buffer C { uint16_t c[]; };
 #define CST(x) STV(x)
 #endif
-layout(std430, binding = 3) writeonly buffer Cp { float cp[]; };
+// coherent: under FOLD another workgroup's partials are read back from here
+layout(std430, binding = 3) coherent buffer Cp { float cp[]; };
+layout(std430, binding = 3) coherent buffer Count { uint count[]; };
+#ifdef OUT_F32
+layout(std430, binding = 4) writeonly buffer Cf { float cf[]; };
+#else
+layout(std430, binding = 4) writeonly buffer Cf { uint16_t cf[]; };
+#endif
 
 #define NF ((NB + FN - 1u) / FN)
 #define NP (NF * FN)            // B's columns, padded
@@ -102,6 +114,7 @@ layout(std430, binding = 3) writeonly buffer Cp { float cp[]; };
 shared uvec4 bsh[BE];
 shared uvec4 red[KS * RT * TV]; // f32 bits
 shared uvec4 ash[LDA == 2u ? NSG * FM * AV : 1u];
+shared bool last_chunk;
 
 // this invocation's vectors of B's round at k0 (packed f16 or bf16, zeros past N and ke)
 void load_b(uint k0, uint t, uint ke, uint bbase, bool bvec, out uvec4 rb[NBE]) {
@@ -249,5 +262,24 @@ void main() {
           else c[(bi * M + row) * NB + col] = CST(s[x]);
         }
       }
+  }
+  if (FOLD == 0u || PART == 0u) return;
+  // the partials are out before the count says so; the workgroup that makes
+  // the count S sees every chunk's partials of its rows
+  memoryBarrierBuffer();
+  barrier();
+  if (t == 0u) last_chunk = atomicAdd(count[meta[m + 5u] + bi * gl_NumWorkGroups.x + gl_WorkGroupID.x], 1u) == S - 1u;
+  barrier();
+  if (!last_chunk) return;
+  memoryBarrierBuffer();
+  for (uint e = t; e < RT * FM * NB; e += WG) {
+    uint ts = e / (FM * NB), rl = (e % (FM * NB)) / NB, col = e % NB;
+    uint own = (gl_WorkGroupID.x * RT + ts) * FM, row = min(own, M - FM) + rl;
+    if (own < M && row >= own && row < M) {
+      uint o = row * NB + col;
+      float s = cp[bi * S * M * NB + o];
+      for (uint j = 1u; j < S; j++) s += cp[(bi * S + j) * M * NB + o];
+      cf[bi * M * NB + o] = CST(s);
+    }
   }
 }

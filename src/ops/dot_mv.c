@@ -33,19 +33,25 @@
 
 int nxvk_dot_mv_run(nxvk_rec *r, const char *kernel, const uint32_t *spec, int nspec, const uint32_t *meta, int nmeta,
                     nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C, nxvk_dtype out, uint32_t gx, uint32_t S,
-                    uint32_t batch, uint64_t mn) {
+                    uint32_t batch, uint64_t mn, bool fold) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
   if (S == 1) {
     nxvk_buffer *bufs[3] = {A, B, C};
     return nxvk_dispatch_grid(r, kernel, spec, nspec, meta, nmeta, bufs, 3, gx, 1, batch);
   }
+  static const uint32_t zeros[NXVK_MV_FOLD_COUNTS];
+  uint64_t nparts = (uint64_t)S * batch * mn, ncount = (uint64_t)gx * batch;
+  if (fold && ncount > NXVK_MV_FOLD_COUNTS)
+    return nxvk_seterr(NXVK_E_TOO_LARGE, "dot: %llu row blocks to count (limit %d)", (unsigned long long)ncount,
+                       NXVK_MV_FOLD_COUNTS);
   nxvk_buffer *part = NULL;
-  int rc = nxvk_buffer_create(c, (uint64_t)S * batch * mn * 4, false, &part);
+  int rc = nxvk_buffer_create(c, (nparts + (fold ? ncount : 0)) * 4, false, &part);
+  if (rc == NXVK_OK && fold) rc = nxvk_rec_update(r, part, nparts * 4, zeros, ncount * 4);
   if (rc == NXVK_OK) {
-    nxvk_buffer *pbufs[3] = {A, B, part};
-    rc = nxvk_dispatch_grid(r, kernel, spec, nspec, meta, nmeta, pbufs, 3, gx, S, batch);
+    nxvk_buffer *pbufs[4] = {A, B, part, C};
+    rc = nxvk_dispatch_grid(r, kernel, spec, nspec, meta, nmeta, pbufs, fold ? 4 : 3, gx, S, batch);
   }
-  if (rc == NXVK_OK) {
+  if (rc == NXVK_OK && !fold) {
     char sname[32];
     uint32_t smeta[3] = {(uint32_t)mn, batch, S}, sspec[1] = {NXVK_WG};
     nxvk_buffer *sbufs[2] = {part, C};
@@ -179,5 +185,5 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
              rows ? R : 1u, U, bd, rows && tu->dot_mv[5] ? "p1" : "", dt);
   else
     snprintf(name, sizeof name, "dot_mv_%s%s_%s", rows ? "rows" : "cols", o32 ? "32" : "", dt);
-  return nxvk_dot_mv_run(r, name, spec, 7, meta, 6, A, B, C, out, gx, S, batch, mn);
+  return nxvk_dot_mv_run(r, name, spec, 7, meta, 6, A, B, C, out, gx, S, batch, mn, false);
 }

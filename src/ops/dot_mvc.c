@@ -58,7 +58,7 @@ static int mvc_dispatch(nxvk_rec *r, const char *kname, nxvk_dtype out, nxvk_buf
                         nxvk_buffer *C, const uint32_t *spec, uint32_t nspec, uint32_t M, uint32_t N, uint32_t K,
                         uint32_t batch, uint32_t gx, uint32_t S, uint64_t KC) {
   uint32_t meta[5] = {M, N, K, batch, (uint32_t)(S == 1 ? K : KC)};
-  return nxvk_dot_mv_run(r, kname, spec, (int)nspec, meta, 5, A, B, C, out, gx, S, batch, (uint64_t)M * N);
+  return nxvk_dot_mv_run(r, kname, spec, (int)nspec, meta, 5, A, B, C, out, gx, S, batch, (uint64_t)M * N, false);
 }
 
 /* f16 and bf16 m = 16 on dot_mvcm.comp (tensor cores): the device's f16 x

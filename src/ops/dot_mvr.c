@@ -81,11 +81,15 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   if (S > 1 && ((uint64_t)S * batch * mn * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * mn > UINT32_MAX))
     S = 1;
   if (S == 1) KC = K;
-  uint32_t meta[6] = {M, N, K, batch, KC, 0}, spec[6] = {wg, N, 0, U, 32, S > 1 ? 1u : 0u};
+  /* split K's chunks summed by the row block's last workgroup, one dispatch instead of two (F = 2: the
+   * second pass), where the counters fit one inline update */
+  bool fold = S > 1 && kn[6] != 2 && blocks * batch <= NXVK_MV_FOLD_COUNTS;
+  uint32_t meta[6] = {M, N, K, batch, KC, fold ? (uint32_t)((uint64_t)S * batch * mn) : 0};
+  uint32_t spec[7] = {wg, N, 0, U, 32, S > 1 ? 1u : 0u, fold};
   char name[128];
   snprintf(name, sizeof name, "dot_mvrcm%s_n%uf%ux%ux%uu%uk%uw%ua%u%s_%s", out == NXVK_F32 ? "32" : "", N, FM, FN,
            FK, U, KS, wg, ld, emu ? "e" : khr ? "k" : "", nxvk_dtype_name(dtype));
-  return nxvk_dot_mv_run(r, name, spec, 6, meta, 6, A, B, C, out, (uint32_t)blocks, S, batch, mn);
+  return nxvk_dot_mv_run(r, name, spec, 7, meta, 6, A, B, C, out, (uint32_t)blocks, S, batch, mn, fold);
 }
 
 int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
@@ -145,5 +149,5 @@ int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   char name[128];
   snprintf(name, sizeof name, "dot_mvr%s_n%ul%ur%uu%uk%uw%up%u_%s", o32 ? "32" : "", N, L, R, U, KS, wg, P,
            nxvk_dtype_name(dtype));
-  return nxvk_dot_mv_run(r, name, spec, 6, meta, 6, A, B, C, out, (uint32_t)blocks, S, batch, mn);
+  return nxvk_dot_mv_run(r, name, spec, 6, meta, 6, A, B, C, out, (uint32_t)blocks, S, batch, mn, false);
 }

@@ -321,7 +321,7 @@ typedef struct nxvk_tuning {
   uint32_t dot_mvr[7];   /* NXVK_DOT_MVR: L, R, U, KS, WG, S, P + 1 of dot_mvr.comp (0: the rule's) */
   bool dot_mvr_off;      /* NXVK_DOT_MVR=off: n = 2..16 rows products on dot_mv.comp's rows form */
   bool dot_mvr_on;       /* NXVK_DOT_MVR set to numbers: every n = 2..16 rows product takes dot_mvr.comp */
-  uint32_t dot_mvr_cm[6]; /* NXVK_DOT_MVR_CM: U, KS, WG, S, E, LD of dot_mvrcm.comp (f16 on tensor cores) */
+  uint32_t dot_mvr_cm[7]; /* NXVK_DOT_MVR_CM: U, KS, WG, S, E, LD, F of dot_mvrcm.comp (f16 on tensor cores) */
   bool dot_mvr_cm_on;    /* NXVK_DOT_MVR_CM set: f16 rows products with 2 <= n <= 16 take it where they can */
   uint32_t dot_coopmat_order; /* NXVK_DOT_COOPMAT_ORDER: dot_coopmat's fragment order (0-3) + 1 (0: unset) */
   bool dot_coopmat_emu; /* NXVK_DOT_COOPMAT_EMU=1: dot_coopmat's data flow without tensor cores */
@@ -372,10 +372,14 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
 /* dot_mv.c: one skinny kernel over a gx x S x batch grid (the same for
  * dot_mv, dot_mvr and dot_mvc): S = 1 writes C; S > 1 writes f32 partials
  * [batch][S][mn] that dot_mv_sum (dot_ksum_f32 for f32 results) adds into C
- * in chunk order. */
+ * in chunk order, or (fold, a kernel that can: dot_mvrcm.comp's FOLD) the
+ * kernel's last workgroup of each row block adds itself, C bound fourth and
+ * batch x gx zeroed counters after the partials (at word S batch mn), at
+ * most NXVK_MV_FOLD_COUNTS (zeroed inline: vkCmdUpdateBuffer's 64 KiB). */
+#define NXVK_MV_FOLD_COUNTS 16384
 int nxvk_dot_mv_run(nxvk_rec *r, const char *kernel, const uint32_t *spec, int nspec, const uint32_t *meta, int nmeta,
                     nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C, nxvk_dtype out, uint32_t gx, uint32_t S,
-                    uint32_t batch, uint64_t mn);
+                    uint32_t batch, uint64_t mn, bool fold);
 /* dot_mvc.c: the columns form (m up to 16, n > 16 or above m) of f32, f16
  * and bf16 on dot_mvc.comp (no barriers in its loop); 1 (nothing recorded)
  * where the rule, the shape or the device leaves it to nxvk_dot_mv. */

@@ -383,15 +383,17 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
                  "up to 16 k groups, WG a power of two from 32 to 1024, S up to 64, P 1 (loads a round ahead) or 2 "
                  "(not) (0: the rule's)");
   }
-  /* dot_mvrcm.comp (f16 on tensor cores, dot_mvr.c): U,KS[,WG[,S[,E]]], 0 = the rule's; E 1: the emulation */
-  if (knob_list("NXVK_DOT_MVR_CM", t->dot_mvr_cm, 2, 6, "want U,KS[,WG[,S[,E[,LD]]]] (0: the rule's)", &rc)) {
+  /* dot_mvrcm.comp (f16 on tensor cores, dot_mvr.c): U,KS[,WG[,S[,E[,LD[,F]]]]], 0 = the rule's; E 1: the
+   * emulation; F 1: split K's chunks summed by the last workgroup, 2: by a second pass */
+  if (knob_list("NXVK_DOT_MVR_CM", t->dot_mvr_cm, 2, 7, "want U,KS[,WG[,S[,E[,LD[,F]]]]] (0: the rule's)", &rc)) {
     const uint32_t *v = t->dot_mvr_cm;
     t->dot_mvr_cm_on = true;
     if (v[0] > 8 || (v[1] & (v[1] - 1)) || v[1] > 16 || (v[2] && (v[2] < 32 || v[2] > 1024 || (v[2] & (v[2] - 1)))) ||
-        v[3] > 64 || v[4] > 1 || v[5] > 2)
+        v[3] > 64 || v[4] > 1 || v[5] > 2 || v[6] > 2)
       return bad("NXVK_DOT_MVR_CM", knob("NXVK_DOT_MVR_CM"),
                  "U up to 8 fragments a round, KS a power of two up to 16, WG a power of two from 32 to 1024, S up "
-                 "to 64, E 0 or 1, LD 1 (A straight from memory) or 2 (staged) (0: the rule's)");
+                 "to 64, E 0 or 1, LD 1 (A straight from memory) or 2 (staged), F 1 (chunks summed by the last "
+                 "workgroup) or 2 (by a second pass) (0: the rule's)");
   }
   /* dot_mv.comp's compile-time layouts (1, the default) or its specialization-constant form (0) */
   t->dot_mv_ct = true;

@@ -127,6 +127,7 @@ cases() {
   refused "$bin" "$tag NXVK_DOT_MVR with L = 3" NXVK_DOT_MVR=3,0,0,0
   refused "$bin" "$tag NXVK_DOT_MVR with P = 3" NXVK_DOT_MVR=4,2,2,2,256,0,3
   refused "$bin" "$tag NXVK_DOT_MVR_CM with KS = 3" NXVK_DOT_MVR_CM=4,3
+  refused "$bin" "$tag NXVK_DOT_MVR_CM with F = 3" NXVK_DOT_MVR_CM=4,1,128,0,0,2,3
   refused "$bin" "$tag NXVK_SCAN not a kernel" NXVK_SCAN=onepass
   refused "$bin" "$tag NXVK_SCATTER_PUT not a form" NXVK_SCATTER_PUT=fast
   refused "$bin" "$tag NXVK_SCAN_WG not a power of two" NXVK_SCAN_WG=100
