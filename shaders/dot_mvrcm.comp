@@ -272,14 +272,28 @@ void main() {
   barrier();
   if (!last_chunk) return;
   memoryBarrierBuffer();
-  for (uint e = t; e < RT * FM * NB; e += WG) {
-    uint ts = e / (FM * NB), rl = (e % (FM * NB)) / NB, col = e % NB;
+  // this invocation's FV results, FJ chunks' partials of each loaded at once
+  // (the loads independent, so their latencies overlap), added in chunk order
+  const uint FV = (RT * FM * NB + WG - 1u) / WG, FJ = 4u;
+  uint o[FV];
+  bool mine[FV];
+  float s[FV];
+  [[unroll]] for (uint i = 0u; i < FV; i++) {
+    uint e = t + i * WG, ts = e / (FM * NB), rl = (e % (FM * NB)) / NB, col = e % NB;
     uint own = (gl_WorkGroupID.x * RT + ts) * FM, row = min(own, M - FM) + rl;
-    if (own < M && row >= own && row < M) {
-      uint o = row * NB + col;
-      float s = cp[bi * S * M * NB + o];
-      for (uint j = 1u; j < S; j++) s += cp[(bi * S + j) * M * NB + o];
-      cf[bi * M * NB + o] = CST(s);
-    }
+    mine[i] = e < RT * FM * NB && own < M && row >= own && row < M;
+    o[i] = row * NB + col;
+    s[i] = 0.0;
   }
+  for (uint j0 = 0u; j0 < S; j0 += FJ) {
+    float v[FV][FJ];
+    [[unroll]] for (uint i = 0u; i < FV; i++)
+      [[unroll]] for (uint u = 0u; u < FJ; u++)
+        v[i][u] = mine[i] && j0 + u < S ? cp[(bi * S + j0 + u) * M * NB + o[i]] : 0.0;
+    [[unroll]] for (uint i = 0u; i < FV; i++)
+      [[unroll]] for (uint u = 0u; u < FJ; u++)
+        if (j0 + u < S) s[i] = j0 + u == 0u ? v[i][u] : s[i] + v[i][u];
+  }
+  [[unroll]] for (uint i = 0u; i < FV; i++)
+    if (mine[i]) cf[bi * M * NB + o[i]] = CST(s[i]);
 }
