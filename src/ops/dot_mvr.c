@@ -82,8 +82,12 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
     S = 1;
   if (S == 1) KC = K;
   /* split K's chunks summed by the row block's last workgroup, one dispatch instead of two (F = 2: the
-   * second pass), where the counters fit one inline update */
-  bool fold = S > 1 && kn[6] != 2 && blocks * batch <= NXVK_MV_FOLD_COUNTS;
+   * second pass), for n <= 8 (F = 1: any n), where the counters fit one inline update.  H100, 23:01 and
+   * 23:04, f16 GB/s folded against two passes: 4096x4096xn n = 2 / 4 / 8 1 957 / 1 889 / 1 802 against
+   * 1 772 / 1 725 / 1 772, 8192x8192xn 2 324 / 2 312 / 2 294 against 2 247 / 2 237 / 2 264; n = 12 equal,
+   * n = 16 2 213 against 2 239 at 8192 and 2 028 against 2 459 at 16384x8192 (the fold's sums, 8 results
+   * an invocation there, cost the whole kernel registers) */
+  bool fold = S > 1 && (kn[6] == 1 || (kn[6] == 0 && N <= 8)) && blocks * batch <= NXVK_MV_FOLD_COUNTS;
   uint32_t meta[6] = {M, N, K, batch, KC, fold ? (uint32_t)((uint64_t)S * batch * mn) : 0};
   uint32_t spec[7] = {wg, N, 0, U, 32, S > 1 ? 1u : 0u, fold};
   char name[128];

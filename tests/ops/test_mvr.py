@@ -101,6 +101,8 @@ def main():
     case("f16 tensor-core form, n = 5, U=1 KS=4 S=3", (100, 1024), (1024, 5), "f16", cm="1,4,256,3,1")
     case("f16 tensor-core form, split K summed by a second pass (F=2)", (100, 1024), (1024, 5), "f16",
          cm="1,4,256,3,1,2,2")
+    case("f16 tensor-core form, n = 16, split K summed by the last workgroup (F=1)", (150, 2048), (2048, 16), "f16",
+         cm="4,1,0,4,1,2,1")
     case("f16 tensor-core form, n = 2 (the rule's on GPUs)", (150, 512), (512, 2), "f16", cm="0,0,0,0,1", check=True)
     case("f16 tensor-core form, n = 4, batched, split K", (2, 40, 2048), (2, 2048, 4), "f16", cm="0,0,0,3,1")
     case("f16 tensor-core form, A straight from memory (LD=1), rows clamped", (300, 512), (512, 16), "f16", cm="4,2,0,0,1,1")
