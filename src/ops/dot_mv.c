@@ -35,9 +35,11 @@ int nxvk_dot_mv_run(nxvk_rec *r, const char *kernel, const uint32_t *spec, int n
                     nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C, nxvk_dtype out, uint32_t gx, uint32_t S,
                     uint32_t batch, uint64_t mn, bool fold) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
+  /* binding 4 is C for the kernels that fold (a shader's bindings must all
+   * be in its layout, used or not); the others leave it unread */
   if (S == 1) {
-    nxvk_buffer *bufs[3] = {A, B, C};
-    return nxvk_dispatch_grid(r, kernel, spec, nspec, meta, nmeta, bufs, 3, gx, 1, batch);
+    nxvk_buffer *bufs[4] = {A, B, C, C};
+    return nxvk_dispatch_grid(r, kernel, spec, nspec, meta, nmeta, bufs, 4, gx, 1, batch);
   }
   static const uint32_t zeros[NXVK_MV_FOLD_COUNTS];
   uint64_t nparts = (uint64_t)S * batch * mn, ncount = (uint64_t)gx * batch;
@@ -49,7 +51,7 @@ int nxvk_dot_mv_run(nxvk_rec *r, const char *kernel, const uint32_t *spec, int n
   if (rc == NXVK_OK && fold) rc = nxvk_rec_update(r, part, nparts * 4, zeros, ncount * 4);
   if (rc == NXVK_OK) {
     nxvk_buffer *pbufs[4] = {A, B, part, C};
-    rc = nxvk_dispatch_grid(r, kernel, spec, nspec, meta, nmeta, pbufs, fold ? 4 : 3, gx, S, batch);
+    rc = nxvk_dispatch_grid(r, kernel, spec, nspec, meta, nmeta, pbufs, 4, gx, S, batch);
   }
   if (rc == NXVK_OK && !fold) {
     char sname[32];

@@ -36,4 +36,18 @@ if grep -q 'Insert instance layer "VK_LAYER_KHRONOS_validation"' "$T/err"; then 
   not_ok "NXVK_VALIDATE=1 loads VK_LAYER_KHRONOS_validation" "$(head -c 800 "$T/err")"; fi
 
 run_subset
+
+# the skinny products' kernels share one launcher (dot_mv.c) whose bindings
+# must cover every kernel's, the folding one's fourth included: f16 on the
+# tensor-core rows form's emulation with k split over 3 workgroups, summed
+# by a second pass (F 2) and by the last workgroup (F 1), and unsplit
+/usr/bin/python3 -c "
+import numpy as np
+rng = np.random.default_rng(5)
+np.save('$T/sa.npy', rng.standard_normal((100, 1024)).astype(np.float16))
+np.save('$T/sb.npy', rng.standard_normal((1024, 5)).astype(np.float16))"
+for cm in 1,4,256,3,1,2,2 1,4,256,3,1,2,1 4,1,128,1,1; do
+  run_case "skinny f16 dot on the tensor-core form's emulation (NXVK_DOT_MVR_CM=$cm) --check" 0 \
+    env NXVK_DOT_MVR_CM=$cm "$BIN" run --op dot --check "$T/sa.npy" "$T/sb.npy"
+done
 echo "1..$n"
