@@ -148,6 +148,12 @@ unknown:
   return nxvk_seterr(NXVK_E_UNSUPPORTED, "no kernel named '%s'", name);
 }
 
+/* The define that has an f16 kernel convert through the driver (f16.glsl's
+ * NX_F16_HW: 1 or 2, f16_cvt) where on, else nothing. */
+static const char *hw_define(bool on, int f16_cvt) {
+  return !on ? "" : f16_cvt == 1 ? "#define NX_F16_HW 1\n" : f16_cvt == 2 ? "#define NX_F16_HW 2\n" : "";
+}
+
 /* GLSL for a kernel name, or NXVK_E_UNSUPPORTED when the name means nothing;
  * variant: the f16 conversions of ew_*_f16, reduce_f16 and dot's coopmat
  * layouts with f16 results (codegen.h's
@@ -176,9 +182,7 @@ static int glsl_for(const char *name, int variant, char **out) {
         v[8] < 1 ||
         v[8] > 2 || v[9] < 1 || v[9] > 2 || v[10] > 64 || v[11] > 3)
       goto unknown;
-    char canon[96], hw[48]; /* nothing after, no signs or zeros ahead */
-    /* f16 results by the driver's conversions (NXVK_F16_CVT) */
-    snprintf(hw, sizeof hw, "#define OUT_F16 1\n#define NX_F16_HW %d\n", f16_cvt);
+    char canon[96]; /* nothing after, no signs or zeros ahead */
     snprintf(canon, sizeof canon, "dotcm_%ux%u_%ux%u_k%u_%ux%ux%u_s%u_p%u_g%u_o%u_%s%s%s", v[0], v[1], v[2], v[3],
              v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], res, n == 14 ? "_" : "", n == 14 ? emu : "");
     if (strcmp(canon, name) != 0) goto unknown;
@@ -187,9 +191,10 @@ static int glsl_for(const char *name, int variant, char **out) {
      * emulation's: it has no cooperative matrices) */
     snprintf(defs, sizeof defs,
              "#define WM %uu\n#define WN %uu\n#define FR %uu\n#define FC %uu\n#define BK %uu\n#define FM %uu\n"
-             "#define FN %uu\n#define FK %uu\n#define ST %u\n#define PF %u\n#define GM %u\n#define OR %u\n%s%s%s%s",
+             "#define FN %uu\n#define FK %uu\n#define ST %u\n#define PF %u\n#define GM %u\n#define OR %u\n%s%s%s%s%s",
              v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11],
-             res[1] == '3' ? "" : bf ? "#define OUT_BF16 1\n" : f16_cvt ? hw : "#define OUT_F16 1\n",
+             res[1] == '3' ? "" : bf ? "#define OUT_BF16 1\n" : "#define OUT_F16 1\n",
+             hw_define(res[1] != '3' && !bf, f16_cvt), /* f16 results by the driver's conversions */
              khr16 ? "#define NXVK_SPIRV_KHR 1\n"
              : !bf ? ""
              : is_emu ? "#define IN_BF16 1\n"
@@ -202,15 +207,15 @@ static int glsl_for(const char *name, int variant, char **out) {
     char emu[4] = "", tail;
     int n = sscanf(name, "convcm_%ux%u_%ux%u_k%u_%ux%ux%u_%3s%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
                    &v[7], emu, &tail);
-    char canon[64], hw[32] = "";
-    if (f16_cvt) snprintf(hw, sizeof hw, "#define NX_F16_HW %d\n", f16_cvt); /* f16 results by the driver */
+    char canon[64];
     snprintf(canon, sizeof canon, "convcm_%ux%u_%ux%u_k%u_%ux%ux%u%s", v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
              n == 9 ? "_emu" : "");
     if ((n != 8 && n != 9) || strcmp(canon, name) != 0) goto unknown; /* nothing after, no signs or zeros ahead */
     snprintf(defs, sizeof defs,
              "#define WM %uu\n#define WN %uu\n#define FR %uu\n#define FC %uu\n#define BK %uu\n#define FM %uu\n"
              "#define FN %uu\n#define FK %uu\n%s%s",
-             v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], n == 9 ? "#define CM_EMU 1\n" : "", hw);
+             v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], n == 9 ? "#define CM_EMU 1\n" : "",
+             hw_define(true, f16_cvt)); /* f16 results by the driver's conversions */
     return hand_glsl(nxvk_src_conv_coopmat, defs, out);
   }
   if (strncmp(name, "peakcm_", 7) == 0) { /* bench peak's tensor-core rate (bench_peak.c) */
@@ -261,9 +266,8 @@ static int glsl_for(const char *name, int variant, char **out) {
     return index_glsl(name, us, d, out);
   size_t stem = (size_t)(us - name);
   if ((stem == 6 && strncmp(name, "reduce", 6) == 0) || (stem == 9 && strncmp(name, "argreduce", 9) == 0)) {
-    char hw[32] = "";
-    if (d == NXVK_F16 && stem == 6 && f16_cvt) snprintf(hw, sizeof hw, "#define NX_F16_HW %d\n", f16_cvt);
-    snprintf(defs, sizeof defs, "#define DT_%s 1\n%s%s", nxvk_dtype_name(d), stem == 9 ? "#define ARG 1\n" : "", hw);
+    snprintf(defs, sizeof defs, "#define DT_%s 1\n%s%s", nxvk_dtype_name(d), stem == 9 ? "#define ARG 1\n" : "",
+             hw_define(d == NXVK_F16 && stem == 6, f16_cvt));
     return hand_glsl(nxvk_src_reduce, defs, out);
   }
   if ((stem == 9 && strncmp(name, "dot_naive", 9) == 0) ||
@@ -313,8 +317,7 @@ static int glsl_for(const char *name, int variant, char **out) {
     if (strcmp(canon, name) != 0 || (o32 && d == NXVK_F32) || nb < 1 || nb > 16 || (w != 1 && w != 2 && w != 4) ||
         u < 1 || u > 32 || (u & (u - 1)) || pf > 1)
       goto unknown;
-    char hw[32] = "";
-    if (d == NXVK_F16 && f16_cvt) snprintf(hw, sizeof hw, "#define NX_F16_HW %d\n", f16_cvt);
+    const char *hw = hw_define(d == NXVK_F16, f16_cvt);
     snprintf(defs, sizeof defs, "#define DT_%s 1\n%s#define CT_NB %uu\n#define CT_W %u\n#define CT_U %uu\n"
              "#define CT_P %u\n#define CT_AL %u\n%s", nxvk_dtype_name(d), o32 ? "#define OUT_F32 1\n" : "", nb, w, u,
              pf, al ? 1u : 0u, hw);
@@ -334,8 +337,7 @@ static int glsl_for(const char *name, int variant, char **out) {
         (o32 && d == NXVK_F32) || nb < 1 || nb > 16 || rr < 1 || rr > 8 || uu < 1 || uu > 16 || bd > 2 ||
         (bd && (!rows || nb != 1)) || (pf && !rows))
       goto unknown;
-    char hw[32] = "";
-    if (d == NXVK_F16 && f16_cvt) snprintf(hw, sizeof hw, "#define NX_F16_HW %d\n", f16_cvt);
+    const char *hw = hw_define(d == NXVK_F16, f16_cvt);
     snprintf(defs, sizeof defs, "#define DT_%s 1\n#define %s 1\n%s#define CT_NB %uu\n#define CT_R %uu\n"
              "#define CT_U %uu\n#define CT_BD %u\n#define CT_PF %u\n%s", nxvk_dtype_name(d), rows ? "ROWS" : "COLS",
              o32 ? "#define OUT_F32 1\n" : "", nb, rr, uu, bd, pf, hw);
@@ -381,8 +383,7 @@ static int glsl_for(const char *name, int variant, char **out) {
         (ll & (ll - 1)) || rr < 1 || rr > 8 || uu < 1 || uu > 8 || ks < 1 || ks > 16 || (ks & (ks - 1)) || wg < 32 ||
         wg > 1024 || (wg & (wg - 1)) || pf > 1)
       goto unknown;
-    char hw[32] = "";
-    if (d == NXVK_F16 && f16_cvt) snprintf(hw, sizeof hw, "#define NX_F16_HW %d\n", f16_cvt);
+    const char *hw = hw_define(d == NXVK_F16, f16_cvt);
     snprintf(defs, sizeof defs, "#define DT_%s 1\n%s#define CT_NB %uu\n#define CT_L %uu\n#define CT_R %uu\n"
              "#define CT_U %uu\n#define CT_KS %u\n#define CT_WG %u\n#define CT_PF %u\n%s", nxvk_dtype_name(d),
              o32 ? "#define OUT_F32 1\n" : "", nb, ll, rr, uu, ks, wg, pf, hw);
@@ -396,8 +397,7 @@ static int glsl_for(const char *name, int variant, char **out) {
     for (size_t i = 0; i < sizeof forms / sizeof *forms; i++)
       if (stem == 7 + strlen(forms[i]) && strncmp(name + 7, forms[i], strlen(forms[i])) == 0 &&
           !(i >= 2 && i <= 3 && d == NXVK_F32)) {
-        char hw[32] = "";
-        if (d == NXVK_F16 && f16_cvt) snprintf(hw, sizeof hw, "#define NX_F16_HW %d\n", f16_cvt);
+        const char *hw = hw_define(d == NXVK_F16, f16_cvt);
         snprintf(defs, sizeof defs, "#define DT_%s 1\n%s%s", nxvk_dtype_name(d), defines[i], hw);
         return hand_glsl(nxvk_src_dot_mv, defs, out);
       }
