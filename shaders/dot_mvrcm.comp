@@ -5,7 +5,7 @@
 // on its bits (or kept: OUT_F32).  Compiled at run time (src/ops/rtkernel.c:
 // dot_mvrcm[32]_n<NB>f<FM>x<FN>x<FK>u<U>k<KS>w<WG>a<LD>[e|k]_{f16,bf16}, e
 // the emulation, k f16 as KHR); src/ops/dot_mvr.c takes it for f16 and bf16
-// n >= 5 where the device has cooperative matrices, or NXVK_DOT_MVR_CM asks
+// (n >= 2) where the device has cooperative matrices, or NXVK_DOT_MVR_CM asks
 // (bench/NOTES.md, "dot_mvr").
 // IN_BF16: A and B hold bf16; the kernel is written against
 // GL_NV_cooperative_matrix and rewritten after glslang into
@@ -39,7 +39,7 @@
 // workgroup that writes a row block's last chunk sums the S chunks' partials
 // of those rows in chunk order, as dot_mv.comp's SUM pass would, and writes C
 // to binding 4: one dispatch instead of two; the count of chunks done per
-// row block lives in binding 3's buffer from word meta[5], zeroed).
+// row block lives in binding 3's buffer after the partials, zeroed).
 // CM_EMU: the same data flow with plain loads and FMAs for the fragments
 // (each 32 invocations play a subgroup), so lavapipe checks the staging,
 // the row clamp, the groups' sums and the stores.
@@ -268,7 +268,8 @@ void main() {
   // the count S sees every chunk's partials of its rows
   memoryBarrierBuffer();
   barrier();
-  if (t == 0u) last_chunk = atomicAdd(count[meta[m + 5u] + bi * gl_NumWorkGroups.x + gl_WorkGroupID.x], 1u) == S - 1u;
+  uint counts = S * meta[m + 3u] * M * NB; // after the partials [batch][S][M][NB]
+  if (t == 0u) last_chunk = atomicAdd(count[counts + bi * gl_NumWorkGroups.x + gl_WorkGroupID.x], 1u) == S - 1u;
   barrier();
   if (!last_chunk) return;
   memoryBarrierBuffer();

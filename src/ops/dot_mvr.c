@@ -14,8 +14,9 @@
  * of their type (bf16: the KHR extension's; f16 as KHR where
  * nxvk_coopmat_khr says), and K is whole fragments; else, with n <= 4,
  * dot_mvr.comp;
- * NXVK_DOT_MVR_CM="U,KS[,WG[,S[,E[,LD]]]]" sets its layout (E = 1: its emulation, plain FMAs, for devices without
- * cooperative matrices; LD 1: A's fragments straight from memory).
+ * NXVK_DOT_MVR_CM="U,KS[,WG[,S[,E[,LD[,F]]]]]" sets its layout (E = 1: its emulation, plain FMAs, for devices without
+ * cooperative matrices; LD 1: A's fragments straight from memory; F 1 / 2: split K summed by the last
+ * workgroup / by a second pass).
  */
 #include "ops.h"
 
@@ -88,7 +89,7 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
    * n = 16 2 213 against 2 239 at 8192 and 2 028 against 2 459 at 16384x8192 (the fold's sums, 8 results
    * an invocation there, cost the whole kernel registers) */
   bool fold = S > 1 && (kn[6] == 1 || (kn[6] == 0 && N <= 8)) && blocks * batch <= NXVK_MV_FOLD_COUNTS;
-  uint32_t meta[6] = {M, N, K, batch, KC, fold ? (uint32_t)((uint64_t)S * batch * mn) : 0};
+  uint32_t meta[6] = {M, N, K, batch, KC, 0};
   uint32_t spec[7] = {wg, N, 0, U, 32, S > 1 ? 1u : 0u, fold};
   char name[128];
   snprintf(name, sizeof name, "dot_mvrcm%s_n%uf%ux%ux%uu%uk%uw%ua%u%s_%s", out == NXVK_F32 ? "32" : "", N, FM, FN,
