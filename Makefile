@@ -30,6 +30,8 @@ SRC_CLI = src/main.c $(wildcard src/cmd_*.c) $(wildcard src/cli/*.c)
 RT_SRC = copy reduce iota random dot_naive dot_mv dot_mvc dot_mvcm dot_mvr dot_mvrcm dtype f16 scan sort window conv_direct gather scatter index dot_coopmat peak_coopmat conv_coopmat
 # the wide products' library (scanw_*, windoww_*: shaders/lib/wideprod.glsl)
 RT_SRC += wideprod
+# split K's chunks summed by their last workgroup (dot_mvrcm, dot_mvcm, dot_mvc: shaders/lib/mvfold.glsl)
+RT_SRC += mvfold
 OBJ_CORE = $(SRC_CORE:%.c=$(B)/%.o) $(B)/gen/spirv_table.o $(B)/gen/glsl_lib.o $(B)/gen/limits_json.o \
   $(B)/gen/edge_values_json.o $(B)/gen/size_classes_json.o $(RT_SRC:%=$(B)/gen/src_%.o)
 OBJ_CLI = $(SRC_CLI:%.c=$(B)/%.o)

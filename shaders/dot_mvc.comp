@@ -21,10 +21,11 @@
 // the end, one column of the CL a round.
 // Grid: (ceil(N / (SG CL)), S, batch); split K (S > 1): chunk y covers
 // [y KC, (y + 1) KC) and its f32 partials go to [batch][S][M][N], summed in
-// chunk order by dot_mv_sum / dot_ksum_f32 (dot_mv.comp's second pass).
+// chunk order by dot_mv_sum / dot_ksum_f32 (dot_mv.comp's second pass) or,
+// with FOLD, by the column block's last workgroup (mvfold.glsl, C at binding 4).
 // meta: [0] M [1] N [2] K [3] batch [4] KC
 // Specialization: 0 workgroup size, 1 SG (the device's subgroup size), 2
-// partials.  Compile-time: CT_NB (M), CT_W (words a load: 1, 2, 4), CT_U,
+// partials, 3 FOLD.  Compile-time: CT_NB (M), CT_W (words a load: 1, 2, 4), CT_U,
 // CT_P, CT_AL (1: N a multiple of CL, so every lane's load is one aligned
 // vector).
 #extension GL_GOOGLE_include_directive : require
@@ -35,6 +36,7 @@
 layout(local_size_x_id = 0) in;
 layout(constant_id = 1) const uint SG = 32u;
 layout(constant_id = 2) const uint PART = 0u;
+layout(constant_id = 3) const uint FOLD = 0u; // with PART: split K summed by the last workgroup (mvfold.glsl)
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
 
@@ -68,7 +70,17 @@ layout(std430, binding = 3) writeonly buffer C { float c[]; };
 layout(std430, binding = 3) writeonly buffer C { ST c[]; };
 #define CST(x) STV(x)
 #endif
-layout(std430, binding = 3) writeonly buffer Cp { float cp[]; };
+// the split form's partials (the same binding, f32); coherent: under FOLD
+// another workgroup's partials are read back from here
+layout(std430, binding = 3) coherent buffer Cp { float cp[]; };
+layout(std430, binding = 3) coherent buffer Cp4 { vec4 cp4[]; };
+layout(std430, binding = 3) coherent buffer Count { uint count[]; };
+#ifdef OUT_F32
+layout(std430, binding = 4) writeonly buffer Cf { float cf[]; };
+#else
+layout(std430, binding = 4) writeonly buffer Cf { ST cf[]; };
+#endif
+#include "mvfold.glsl"
 
 // A's slabs: [subgroup][2 buffers][SG columns k][NQ vec4 over i]; at the end
 // the subgroups' sums of one column: [subgroup][NQ][SG]
@@ -219,4 +231,6 @@ void main() {
       }
     }
   }
+  uint c0 = gl_WorkGroupID.x * SG * CL;
+  if (FOLD != 0u && PART != 0u) mv_fold(bi, meta[m + 3u], S, NB, N, 0u, NB, c0, min(c0 + SG * CL, N), t, NWG);
 }

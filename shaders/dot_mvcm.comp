@@ -28,9 +28,10 @@
 // fragment loads can transpose (a row-major B fragment read straight from
 // memory may cost a 2-byte load an element).
 // Grid: (ceil(N / (FC FN)), S, batch); split K as dot_mvc.comp (partials
-// [batch][S][M][N] in f32, dot_mv_sum / dot_ksum_f32 after).
+// [batch][S][M][N] in f32, dot_mv_sum / dot_ksum_f32 after, or FOLD).
 // meta: [0] M [1] N [2] K [3] batch [4] KC (a multiple of FK)
-// Specialization: 0 workgroup size, 2 partials.
+// Specialization: 0 workgroup size, 2 partials, 3 FOLD (with 2: the chunks
+// summed by the column block's last workgroup, mvfold.glsl, C at binding 4).
 // CM_EMU: the same data flow with the fragment loads, products and stores
 // done by plain code, each 32 invocations playing a subgroup (workgroup
 // barriers for its subgroup barriers): lavapipe has no cooperative
@@ -49,6 +50,7 @@
 
 layout(local_size_x_id = 0) in;
 layout(constant_id = 2) const uint PART = 0u;
+layout(constant_id = 3) const uint FOLD = 0u; // with PART: split K summed by the last workgroup (mvfold.glsl)
 layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
 layout(std430, binding = 1) readonly buffer A { uvec4 a[]; };  // f16 (IN_BF16: bf16), 8 per uvec4
@@ -58,7 +60,22 @@ layout(std430, binding = 3) writeonly buffer C { float c[]; };
 #else
 layout(std430, binding = 3) writeonly buffer C { uint16_t c[]; };  // f16 (IN_BF16: bf16) bits
 #endif
-layout(std430, binding = 3) writeonly buffer Cp { float cp[]; };
+// the split form's partials (the same binding, f32); coherent: under FOLD
+// another workgroup's partials are read back from here
+layout(std430, binding = 3) coherent buffer Cp { float cp[]; };
+layout(std430, binding = 3) coherent buffer Cp4 { vec4 cp4[]; };
+layout(std430, binding = 3) coherent buffer Count { uint count[]; };
+#ifdef OUT_F32
+layout(std430, binding = 4) writeonly buffer Cf { float cf[]; };
+#define CST(x) (x)
+#elif defined(IN_BF16)
+layout(std430, binding = 4) writeonly buffer Cf { uint16_t cf[]; };
+#define CST(x) uint16_t(nx_bf16_bits(floatBitsToUint(x)))
+#else
+layout(std430, binding = 4) writeonly buffer Cf { uint16_t cf[]; };
+#define CST(x) uint16_t(nx_f16_bits(floatBitsToUint(x)))
+#endif
+#include "mvfold.glsl"
 
 #ifndef LD
 #define LD 0
@@ -225,13 +242,8 @@ void main() {
         s += uintBitsToFloat(sm[x / 4u][x % 4u]);
       }
       if (PART != 0u) cp[((bi * S + gl_WorkGroupID.y) * M + i) * N + cn] = s;
-#ifdef OUT_F32
-      else c[(bi * M + i) * N + cn] = s;
-#elif defined(IN_BF16)
-      else c[(bi * M + i) * N + cn] = uint16_t(nx_bf16_bits(floatBitsToUint(s)));
-#else
-      else c[(bi * M + i) * N + cn] = uint16_t(nx_f16_bits(floatBitsToUint(s)));
-#endif
+      else c[(bi * M + i) * N + cn] = CST(s);
     }
   }
+  if (FOLD != 0u && PART != 0u) mv_fold(bi, meta[m + 3u], S, M, N, 0u, M, col0, col0 + fc * FN, t, NWG);
 }

@@ -90,12 +90,14 @@ layout(std430, binding = 3) writeonly buffer C { uint16_t c[]; };
 #endif
 // coherent: under FOLD another workgroup's partials are read back from here
 layout(std430, binding = 3) coherent buffer Cp { float cp[]; };
+layout(std430, binding = 3) coherent buffer Cp4 { vec4 cp4[]; };
 layout(std430, binding = 3) coherent buffer Count { uint count[]; };
 #ifdef OUT_F32
 layout(std430, binding = 4) writeonly buffer Cf { float cf[]; };
 #else
 layout(std430, binding = 4) writeonly buffer Cf { uint16_t cf[]; };
 #endif
+#include "mvfold.glsl"
 
 #define NF ((NB + FN - 1u) / FN)
 #define NP (NF * FN)            // B's columns, padded
@@ -114,7 +116,6 @@ layout(std430, binding = 4) writeonly buffer Cf { uint16_t cf[]; };
 shared uvec4 bsh[BE];
 shared uvec4 red[KS * RT * TV]; // f32 bits
 shared uvec4 ash[LDA == 2u ? NSG * FM * AV : 1u];
-shared bool last_chunk;
 
 // this invocation's vectors of B's round at k0 (packed f16 or bf16, zeros past N and ke)
 void load_b(uint k0, uint t, uint ke, uint bbase, bool bvec, out uvec4 rb[NBE]) {
@@ -264,37 +265,6 @@ void main() {
       }
   }
   if (FOLD == 0u || PART == 0u) return;
-  // the partials are out before the count says so; the workgroup that makes
-  // the count S sees every chunk's partials of its rows
-  memoryBarrierBuffer();
-  barrier();
-  uint counts = S * meta[m + 3u] * M * NB; // after the partials [batch][S][M][NB]
-  if (t == 0u) last_chunk = atomicAdd(count[counts + bi * gl_NumWorkGroups.x + gl_WorkGroupID.x], 1u) == S - 1u;
-  barrier();
-  if (!last_chunk) return;
-  memoryBarrierBuffer();
-  // this invocation's FV results, FJ chunks' partials of each loaded at once
-  // (the loads independent, so their latencies overlap), added in chunk order
-  const uint FV = (RT * FM * NB + WG - 1u) / WG, FJ = 4u;
-  uint o[FV];
-  bool mine[FV];
-  float s[FV];
-  [[unroll]] for (uint i = 0u; i < FV; i++) {
-    uint e = t + i * WG, ts = e / (FM * NB), rl = (e % (FM * NB)) / NB, col = e % NB;
-    uint own = (gl_WorkGroupID.x * RT + ts) * FM, row = min(own, M - FM) + rl;
-    mine[i] = e < RT * FM * NB && own < M && row >= own && row < M;
-    o[i] = row * NB + col;
-    s[i] = 0.0;
-  }
-  for (uint j0 = 0u; j0 < S; j0 += FJ) {
-    float v[FV][FJ];
-    [[unroll]] for (uint i = 0u; i < FV; i++)
-      [[unroll]] for (uint u = 0u; u < FJ; u++)
-        v[i][u] = mine[i] && j0 + u < S ? cp[(bi * S + j0 + u) * M * NB + o[i]] : 0.0;
-    [[unroll]] for (uint i = 0u; i < FV; i++)
-      [[unroll]] for (uint u = 0u; u < FJ; u++)
-        if (j0 + u < S) s[i] = j0 + u == 0u ? v[i][u] : s[i] + v[i][u];
-  }
-  [[unroll]] for (uint i = 0u; i < FV; i++)
-    if (mine[i]) cf[bi * M * NB + o[i]] = CST(s[i]);
+  uint r0 = gl_WorkGroupID.x * RT * FM;
+  mv_fold(bi, meta[m + 3u], S, M, NB, r0, min(r0 + RT * FM, M), 0u, NB, t, WG);
 }

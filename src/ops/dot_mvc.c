@@ -6,8 +6,9 @@
  * their own part of shared memory (one subgroup barrier a slab: no
  * workgroup barrier in the loop); the f32 sums rounded once to the result's
  * dtype.  K is split into S chunks (f32 partials, summed in chunk order by
- * dot_mv.comp's second pass) so that the grid gives every unit ~4
- * workgroups (bench/NOTES.md, "dot_mvc").
+ * each column block's last workgroup, mvfold.glsl, or by dot_mv.comp's second
+ * pass) so that the grid gives every unit ~4 workgroups (bench/NOTES.md,
+ * "dot_mvc").
  *
  * The rule (measured on an H100, nxvk_dot_mvc below): f32 m <= 4 and 9..16
  * W = 2, 5..8 W = 4; 16-bit m = 1 W = 4, m >= 2 W = 2; the next round's
@@ -15,8 +16,8 @@
  * rows in flight a lane (16-bit m = 1: 4); WG 256; S a power of two (~4
  * workgroups a unit, 16-bit m > 8 ~2); f16 and bf16 m = 16 on tensor cores
  * (dot_mvcm.comp, WG 128) where the device has them for the dtype.  It
- * takes every columns shape (NXVK_DOT_MVC="W,U,S,WG[,P]" overrides, 0: the
- * rule's; P 1 plain, 2 the next round's loads first);
+ * takes every columns shape (NXVK_DOT_MVC="W,U,S,WG[,P[,F]]" overrides, 0: the
+ * rule's; P 1 plain, 2 the next round's loads first; F 1 the fold, 2 the second pass);
  * NXVK_DOT_MVC=off (or NXVK_DOT_MV=off while NXVK_DOT_MVC names no layout)
  * leaves them to dot_mv.c / dot_skinny.comp as before.
  */
@@ -52,13 +53,23 @@ static uint32_t mvc_split(const nxvk_device_info *d, const nxvk_tuning *tu, uint
   return S;
 }
 
-/* Records the product's kernel (name, spec, grid gx x S x batch) and, for
- * S > 1, the partials' sum. */
+/* Split K's chunks summed by each column block's last workgroup (mvfold.glsl) unless F (the knob's) says 2 (a
+ * second pass), where the counts fit one inline update. */
+static bool mvc_fold(uint32_t F, uint32_t S, uint32_t gx, uint32_t batch) {
+  return S > 1 && F != 2 && (uint64_t)gx * batch <= NXVK_MV_FOLD_COUNTS;
+}
+
+/* Records the product's kernel (name, spec, grid gx x S x batch; spec[2] the
+ * partials, spec[3] the fold, set here) and, for S > 1 without the fold, the
+ * partials' sum. */
 static int mvc_dispatch(nxvk_rec *r, const char *kname, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B,
-                        nxvk_buffer *C, const uint32_t *spec, uint32_t nspec, uint32_t M, uint32_t N, uint32_t K,
-                        uint32_t batch, uint32_t gx, uint32_t S, uint64_t KC) {
+                        nxvk_buffer *C, uint32_t *spec, uint32_t M, uint32_t N, uint32_t K, uint32_t batch,
+                        uint32_t gx, uint32_t S, uint64_t KC, uint32_t F) {
   uint32_t meta[5] = {M, N, K, batch, (uint32_t)(S == 1 ? K : KC)};
-  return nxvk_dot_mv_run(r, kname, spec, (int)nspec, meta, 5, A, B, C, out, gx, S, batch, (uint64_t)M * N, false);
+  bool fold = mvc_fold(F, S, gx, batch);
+  spec[2] = S > 1 ? 1u : 0u;
+  spec[3] = fold ? 1u : 0u;
+  return nxvk_dot_mv_run(r, kname, spec, 4, meta, 5, A, B, C, out, gx, S, batch, (uint64_t)M * N, fold);
 }
 
 /* f16 and bf16 m = 16 on dot_mvcm.comp (tensor cores): the device's f16 x
@@ -102,8 +113,9 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   /* shared: the accumulators at the end, or (ld) PF staged FK x (FC FN + 8) tiles a subgroup */
   uint64_t per_sg = (uint64_t)16 * fc * fn * 4, stg = ld ? (uint64_t)pf * fk * (fc * fn + 8) * 2 : 0;
   if (stg > per_sg) per_sg = stg;
-  while (wg > 32 && wg / 32 * per_sg > d->max_shared_memory) wg /= 2;
-  if (wg < 32 || wg / 32 * per_sg > d->max_shared_memory) return 1;
+  uint64_t room = d->max_shared_memory > NXVK_MV_FOLD_SHARED ? d->max_shared_memory - NXVK_MV_FOLD_SHARED : 0;
+  while (wg > 32 && wg / 32 * per_sg > room) wg /= 2;
+  if (wg < 32 || wg / 32 * per_sg > room) return 1;
   uint64_t blocks = (N + (uint64_t)fc * fn - 1) / ((uint64_t)fc * fn);
   if (blocks > d->max_workgroup_count[0] || batch > d->max_workgroup_count[2]) return 1;
   if ((uint64_t)batch * M * K > UINT32_MAX || (uint64_t)batch * K * N > UINT32_MAX ||
@@ -116,8 +128,8 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   char name[96];
   snprintf(name, sizeof name, "dot_mvcm%s_f16x%ux%uc%up%ul%u%s_%s", out == NXVK_F32 ? "32" : "", fn, fk, fc, pf, ld,
            emu ? "e" : khr ? "k" : "", nxvk_dtype_name(dtype));
-  uint32_t spec[3] = {wg, 0, S > 1 ? 1u : 0u};
-  return mvc_dispatch(r, name, out, A, B, C, spec, 3, M, N, K, batch, gx, S, KC);
+  uint32_t spec[4] = {wg, 0};
+  return mvc_dispatch(r, name, out, A, B, C, spec, M, N, K, batch, gx, S, KC, tu->dot_mvc_cm[4]);
 }
 
 /* NXVK_DOT_MVC unset, this form takes every columns shape (f16 m = 16 on the
@@ -171,8 +183,9 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   if (wg > maxwg) wg = nxvk_pow2_floor(maxwg);
   uint32_t nsg = wg / sg;
   /* A's two slabs a subgroup, or the end's sums */
-  while (nsg > 1 && 16ull * nsg * 2 * sg * nq > d->max_shared_memory) nsg /= 2;
-  if (nsg < 1 || 16ull * nsg * 2 * sg * nq > d->max_shared_memory) return 1;
+  uint64_t room = d->max_shared_memory > NXVK_MV_FOLD_SHARED ? d->max_shared_memory - NXVK_MV_FOLD_SHARED : 0;
+  while (nsg > 1 && 16ull * nsg * 2 * sg * nq > room) nsg /= 2;
+  if (nsg < 1 || 16ull * nsg * 2 * sg * nq > room) return 1;
   wg = nsg * sg;
   uint64_t blocks = (N + (uint64_t)sg * cl - 1) / ((uint64_t)sg * cl);
   if (blocks > d->max_workgroup_count[0]) return 1;
@@ -194,9 +207,9 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   if (strstr(d->driver_name, "llvmpipe") && KC / span > 16384) return 1;
   bool al = N % cl == 0;
   bool o32 = out == NXVK_F32 && dtype != NXVK_F32;
-  uint32_t spec[3] = {wg, sg, S > 1 ? 1u : 0u};
+  uint32_t spec[4] = {wg, sg};
   char name[96];
   snprintf(name, sizeof name, "dot_mvc%s_n%uw%uu%up%u%s_%s", o32 ? "32" : "", M, W, U, P, al ? "a" : "",
            nxvk_dtype_name(dtype));
-  return mvc_dispatch(r, name, out, A, B, C, spec, 3, M, N, K, batch, gx, S, KC);
+  return mvc_dispatch(r, name, out, A, B, C, spec, M, N, K, batch, gx, S, KC, tu->dot_mvc[5]);
 }

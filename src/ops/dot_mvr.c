@@ -70,7 +70,7 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   /* A's fragments: 1 straight from memory, 2 staged through shared memory (the default: call of 16:25, mvcols) */
   uint32_t ld = kn[5] ? kn[5] : 2;
   uint64_t shared = 2ull * kr * np + 4ull * KS * rt * FM * np + (ld == 2 ? 16ull * (wg / 32) * FM * (U * FK / 8 + 1) : 0);
-  if (shared > d->max_shared_memory) return 1;
+  if (shared + NXVK_MV_FOLD_SHARED > d->max_shared_memory) return 1; /* and mvfold.glsl's flag */
   uint64_t blocks = ((uint64_t)M + (uint64_t)rt * FM - 1) / ((uint64_t)rt * FM), mn = (uint64_t)M * N;
   if (blocks > d->max_workgroup_count[0] || batch > d->max_workgroup_count[2] ||
       (uint64_t)batch * M * K > UINT32_MAX || (uint64_t)batch * K * N + (uint64_t)kr * np > UINT32_MAX ||

@@ -314,9 +314,9 @@ typedef struct nxvk_tuning {
   bool dot_mv_off;       /* NXVK_DOT_MV=off: skinny products on dot_skinny.comp (f32, f64) */
   bool dot_mv_on;        /* NXVK_DOT_MV set to numbers: f32 takes dot_mv too (its rule: dot_skinny.comp) */
   bool dot_mv_ct;        /* NXVK_DOT_MV_CT (default 1): dot_mv.comp's layout compiled in (0: specialization constants) */
-  uint32_t dot_mvc[5];   /* NXVK_DOT_MVC: W, U, S, WG, P of dot_mvc.comp (0: the rule's) */
+  uint32_t dot_mvc[6];   /* NXVK_DOT_MVC: W, U, S, WG, P, F of dot_mvc.comp (0: the rule's) */
   int dot_mvc_mode;      /* NXVK_DOT_MVC: 0 unset, 2 numbers (every columns shape); 1 off (dot_mv / dot_skinny) */
-  uint32_t dot_mvc_cm[4]; /* NXVK_DOT_MVC_CM: FC, PF, LD, E of dot_mvcm.comp (f16 m = 16 on tensor cores; 0: the rule's) */
+  uint32_t dot_mvc_cm[5]; /* NXVK_DOT_MVC_CM: FC, PF, LD, E, F of dot_mvcm.comp (f16 m = 16 on tensor cores; 0: the rule's) */
   int dot_mvc_cm_mode;   /* NXVK_DOT_MVC_CM: 0 unset, 2 numbers (wherever it can run); 1 off */
   uint32_t dot_mvr[7];   /* NXVK_DOT_MVR: L, R, U, KS, WG, S, P + 1 of dot_mvr.comp (0: the rule's) */
   bool dot_mvr_off;      /* NXVK_DOT_MVR=off: n = 2..16 rows products on dot_mv.comp's rows form */
@@ -377,6 +377,9 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
  * batch x gx zeroed counters after the partials (at word S batch mn), at
  * most NXVK_MV_FOLD_COUNTS (zeroed inline: vkCmdUpdateBuffer's 64 KiB). */
 #define NXVK_MV_FOLD_COUNTS 16384
+/* the shared memory mvfold.glsl adds to every kernel that includes it (its
+ * flag, rounded up to 16 bytes) */
+#define NXVK_MV_FOLD_SHARED 16u
 int nxvk_dot_mv_run(nxvk_rec *r, const char *kernel, const uint32_t *spec, int nspec, const uint32_t *meta, int nmeta,
                     nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C, nxvk_dtype out, uint32_t gx, uint32_t S,
                     uint32_t batch, uint64_t mn, bool fold);

@@ -26,7 +26,7 @@
 
 extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_random[],
     nxvk_src_dot_naive[], nxvk_src_dtype[], nxvk_src_f16[], nxvk_src_scan[], nxvk_src_sort[], nxvk_src_window[],
-    nxvk_src_wideprod[],
+    nxvk_src_wideprod[], nxvk_src_mvfold[],
     nxvk_src_conv_direct[], nxvk_src_gather[], nxvk_src_scatter[], nxvk_src_index[], nxvk_src_dot_coopmat[],
     nxvk_src_peak_coopmat[], nxvk_src_conv_coopmat[], nxvk_src_dot_mv[], nxvk_src_dot_mvc[], nxvk_src_dot_mvcm[],
     nxvk_src_dot_mvr[], nxvk_src_dot_mvrcm[];
@@ -67,6 +67,7 @@ static int append_resolved(char **buf, size_t *len, const char *text) {
       else if (strncmp(p + 10, "f16.glsl\"", 9) == 0) ins = nxvk_src_f16;
       else if (strncmp(p + 10, "index.glsl\"", 11) == 0) ins = nxvk_src_index;
       else if (strncmp(p + 10, "wideprod.glsl\"", 14) == 0) ins = nxvk_src_wideprod;
+      else if (strncmp(p + 10, "mvfold.glsl\"", 12) == 0) ins = nxvk_src_mvfold;
       else if (strncmp(p + 10, "nxmath.glsl\"", 12) == 0) ins = nxvk_glsl_lib;
       else return nxvk_seterr(NXVK_E_BAD_REQUEST, "run-time kernel: unknown include %.40s", p);
     }

@@ -50,4 +50,15 @@ for cm in 1,4,256,3,1,2,2 1,4,256,3,1,2,1 4,1,128,1,1; do
   run_case "skinny f16 dot on the tensor-core form's emulation (NXVK_DOT_MVR_CM=$cm) --check" 0 \
     env NXVK_DOT_MVR_CM=$cm "$BIN" run --op dot --check "$T/sa.npy" "$T/sb.npy"
 done
+# the columns forms' fold (mvfold.glsl): dot_mvc and the tensor-core columns
+# form's emulation, k split over 3 workgroups, summed by the last workgroup
+/usr/bin/python3 -c "
+import numpy as np
+rng = np.random.default_rng(6)
+np.save('$T/ca.npy', rng.standard_normal((16, 1024)).astype(np.float16))
+np.save('$T/cb.npy', rng.standard_normal((1024, 256)).astype(np.float16))"
+for cm in 0,0,0,0,1 0,0,2,1,1; do
+  run_case "skinny f16 columns dot, split K folded (NXVK_DOT_MVC_CM=$cm) --check" 0 \
+    env NXVK_DOT_MVC=0,0,3,0,0,1 NXVK_DOT_MVC_CM=$cm "$BIN" run --op dot --check "$T/ca.npy" "$T/cb.npy"
+done
 echo "1..$n"

@@ -170,6 +170,40 @@ def half_case(desc, ashape, bshape, dt, kernel, out32=False, special=False, env=
     tap(ran(kernel, text, env), "%s: ran %s" % (desc, kernel), text)
 
 
+def fold_case(desc, ashape, bshape, dt, kernel, fold_env, pass_env, out32=False):
+    """split K's chunks summed by each block's last workgroup (fold_env: the
+    fold, mvfold.glsl) against the second pass (pass_env): each within dot's
+    bound of numpy, the two results bit-identical (the same sums in the same
+    order), and the fold set in the first run's kernel (NXVK_KERNEL_STATS
+    prints its specialization constants, the fold's the fourth) and not in
+    the second's"""
+    bf = dt == "bf16"
+    a32 = rng.standard_normal(ashape).astype(np.float32)
+    b32 = rng.standard_normal(bshape).astype(np.float32)
+    specials(a32, b32, "sparse")
+    a, b = (bf16_bits(x) if bf else (x.astype(np.float16) if dt == "f16" else x) for x in (a32, b32))
+    a64, b64 = (bf16_f64(x) if bf else x.astype(np.float64) for x in (a, b))
+    attrs = {"dtype": "f32"} if out32 else None
+    runs = []
+    for env in (fold_env, pass_env):
+        _, got, text = run(a, b, None, False, bf16=bf, attrs=attrs, env=env)
+        if got is None:
+            tap(False, desc, text)
+            return
+        g = bf16_f64(got) if (bf and not out32) else got.astype(np.float64)
+        want, bound = dot_bound(a64, b64, "f32" if (out32 or dt == "f32") else dt)
+        if not nphelp.within_bound("%s (%s)" % (desc, "fold" if env is fold_env else "second pass"), g, want, bound,
+                                   text):
+            return
+        runs.append((got, text))
+    (g1, t1), (g2, t2) = runs
+    tap(g1.tobytes() == g2.tobytes(), "%s: the fold's results are the second pass's, bit for bit" % desc,
+        "%d of %d differ" % (int((g1.view(np.uint8) != g2.view(np.uint8)).sum()), g1.nbytes))
+    spec = r"%s\S*_%s \[\d+,\d+,1,%%d[\],]" % (kernel, dt)
+    tap(re.search(spec % 1, t1) is not None and re.search(spec % 0, t2) is not None,
+        "%s: ran %s with the fold, then without" % (desc, kernel), t1 + t2)
+
+
 def has_coopmat():
     _, out, _ = nphelp.nxvk(["info", "--json"], timeout=120)
     try:
@@ -373,6 +407,23 @@ def main():
     half_case("f16 by default: 16x512 . 512x1024 on %s" % CMK, (16, 512), (512, 1024), "f16", CMK, env={})
     half_case("f16 NXVK_DOT_MVC_CM=off: 16x512 . 512x1024 on dot_mvc", (16, 512), (512, 1024), "f16", "dot_mvc_f16",
               env={"NXVK_DOT_MVC_CM": "off"})
+    # split K summed by the last workgroup of each column block (F = 1, the default) against the second pass (F = 2):
+    # dot_mvc (W,U,S,WG,P,F) and the tensor-core form's emulation (FC,PF,LD,E,F); vec4 sums where N and the blocks
+    # are whole vec4s, single floats where not (N = 1003), batches, odd splits, f32 results
+    for dt in ("f16", "bf16", "f32"):
+        fold_case("%s dot_mvc S=3, m = 8, batched 2x8x3000 . 2x3000x1003" % dt, (2, 8, 3000), (2, 3000, 1003), dt,
+                  "dot_mvc", {MVC: "0,0,3,0,0,1"}, {MVC: "0,0,3,0,0,2"})
+        fold_case("%s dot_mvc S=5, m = 16, 16x4000 . 4000x512" % dt, (16, 4000), (4000, 512), dt, "dot_mvc",
+                  {MVC: "0,0,5,0"}, {MVC: "0,0,5,0,0,2"})
+    fold_case("f16 dot_mvc S=4, m = 3, dtype f32 result", (3, 2000), (2000, 260), "f16", "dot_mvc32",
+              {MVC: "0,0,4,0,0,1"}, {MVC: "0,0,4,0,0,2"}, out32=True)
+    for dt in ("f16", "bf16"):
+        fold_case("%s tensor-core emulation S=3, batched 2x16x1024 . 2x1024x320" % dt, (2, 16, 1024), (2, 1024, 320), dt,
+                  "dot_mvcm", {"NXVK_DOT_MVC_CM": "0,0,2,1,1", MVC: "0,0,3,0"},
+                  {"NXVK_DOT_MVC_CM": "0,0,2,1,2", MVC: "0,0,3,0"})
+        fold_case("%s tensor-core emulation S=6 FC=2, dtype f32 result" % dt, (16, 3072), (3072, 96), dt, "dot_mvcm",
+                  {"NXVK_DOT_MVC_CM": "2,1,2,1", MVC: "0,0,6,0"}, {"NXVK_DOT_MVC_CM": "2,1,2,1,2", MVC: "0,0,6,0"},
+                  out32=True)
 
 
 nphelp.main(main, TMP)
