@@ -77,18 +77,21 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
       (uint64_t)batch * mn > UINT32_MAX)
     return 1;
   uint32_t rounds = (K + kr - 1) / kr, S = split_count(d, kn[3], blocks * batch, rounds);
+  /* a power of two (H100, 00:57, f16 16384x8192x2 GB/s: the rule's S = 3 1 993, S = 2 2 481, 4 2 399;
+   * 8192x8192x2 S = 5 2 325, 4 2 322) */
+  if (!kn[3]) S = nxvk_pow2_floor(S);
   uint32_t KC = (rounds + S - 1) / S * kr;
   if (S > 1) S = (K + KC - 1) / KC;
   if (S > 1 && ((uint64_t)S * batch * mn * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * mn > UINT32_MAX))
     S = 1;
   if (S == 1) KC = K;
-  /* split K's chunks summed by the row block's last workgroup, one dispatch instead of two (F = 2: the
-   * second pass), for n <= 8 (F = 1: any n), where the counters fit one inline update.  H100, 23:01 and
-   * 23:04, f16 GB/s folded against two passes: 4096x4096xn n = 2 / 4 / 8 1 957 / 1 889 / 1 802 against
-   * 1 772 / 1 725 / 1 772, 8192x8192xn 2 324 / 2 312 / 2 294 against 2 247 / 2 237 / 2 264; n = 12 equal,
-   * n = 16 2 213 against 2 239 at 8192 and 2 028 against 2 459 at 16384x8192 (the fold's sums, 8 results
-   * an invocation there, cost the whole kernel registers) */
-  bool fold = S > 1 && (kn[6] == 1 || (kn[6] == 0 && N <= 8)) && blocks * batch <= NXVK_MV_FOLD_COUNTS;
+  /* split K's chunks summed by the row block's last workgroup (mvfold.glsl), one dispatch instead of two
+   * (F = 2: the second pass), where the counters fit one inline update.  H100, 23:01 and 23:04, f16 GB/s
+   * folded against two passes: 4096x4096xn n = 2 / 4 / 8 1 957 / 1 889 / 1 802 against 1 772 / 1 725 /
+   * 1 772, 8192x8192xn 2 324 / 2 312 / 2 294 against 2 247 / 2 237 / 2 264; n = 16 lost then (2 213
+   * against 2 239: the old epilogue's 8 results an invocation cost the kernel registers) and wins with
+   * mvfold's loop (00:57: 2 293 against 2 249) */
+  bool fold = S > 1 && kn[6] != 2 && blocks * batch <= NXVK_MV_FOLD_COUNTS;
   uint32_t meta[6] = {M, N, K, batch, KC, 0};
   uint32_t spec[7] = {wg, N, 0, U, 32, S > 1 ? 1u : 0u, fold};
   char name[128];
