@@ -18,6 +18,14 @@
 //   R x NQ vec4 sums (NQ = ceil(NB / 4)); the lanes' sums meet through
 //   subgroup shuffles (xor tree) at the end.
 //   Grid: (ceil(M / (R x subgroups)), S, batch).
+//   T > 0 (-DCT_T, the compiled form's "t<T>" layouts, NXVK_DOT_MV's 7th
+//   field): B's tile covers T sub-tiles of KT rows (two barriers per T KT
+//   k, not per KT), staged in coalesced 16-byte loads (consecutive
+//   invocations, consecutive vectors of B's rows) into 4 vec4 slots a k row
+//   plus one slot after every V rows (so the stores and the lanes' reads,
+//   lane l at k = (i SG + l) V + v, hit distinct banks); P = 1 there loads
+//   A's next sub-tile before this sub-tile's products (two sets of A's
+//   registers; the loads stay in flight across the barriers too).
 // COLS (M <= 16): a workgroup owns SG V consecutive columns of B (lane l:
 //   V of them, 16 bytes, from every row it reads); its subgroups are k
 //   lanes, each reading U rows of B a round (U loads in flight); A's column
@@ -37,7 +45,8 @@
 // beside A's, 4 sums a row in the vec4's components; no shared tile, no
 // barriers).  The compile-time form (-DCT_NB -DCT_R -DCT_U -DCT_BD) takes
 // 1, 2, 3 and 6 as literals instead, and CT_BD 2: n = 1 with B's tile in
-// shared memory as packed 16-byte vectors (lane l reads A's layout).
+// shared memory as packed 16-byte vectors (lane l reads A's layout); CT_PF
+// 1 the prefetch (P = 1), CT_T the sub-tiles of B's tile (T, above; 0: one).
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -148,7 +157,12 @@ void unpack(VT w, out float f[V]) {
 
 #if defined(ROWS)
 #define KT (SG * V * U)
-#if defined(CT_BD) && CT_BD == 2
+#if defined(CT_T) && CT_T > 0
+// T sub-tiles of B: k row kl's 4 vec4 slots from kl 4 + kl / V (bslot)
+#define BT (KT * uint(CT_T))
+shared vec4 bs[BT * 4u + BT / V];
+uint bslot(uint kl, uint q) { return kl * 4u + q + kl / V; }
+#elif defined(CT_BD) && CT_BD == 2
 shared VT bsp[U * SG];
 #else
 shared vec4 bs[KT * NQ];
@@ -208,6 +222,58 @@ void main() {
   vec4 acc[R * NQ];
   UNROLL for (uint i = 0u; i < R * NQ; i++) acc[i] = vec4(0);
   VT ra[R * U];
+#if defined(CT_T) && CT_T > 0
+  // B's tile of T sub-tiles (BT rows), see the header
+#if CT_PF == 1
+  load_a(kb, r0, M, K, ke, abase, whole, lane, ra);
+#endif
+  for (uint k0 = kb; k0 < ke; k0 += BT) {
+    barrier(); // the previous tile of B is no longer read
+    if (NB % V == 0u) {
+      // 16-byte vectors of B's rows [k0, k0 + BT) in order: invocation e
+      // takes row kl = e / (NB / V)'s vector jv (its V columns)
+      const uint nv = NB / V;
+      for (uint e = t; e < BT * nv; e += NWG) {
+        uint kl = e / nv, jv = e - kl * nv;
+        VT w = k0 + kl < ke ? b4[bbase / V + k0 * nv + e] : VT(0);
+        float f[V];
+        unpack(w, f);
+        UNROLL for (uint h = 0u; h < V; h += 4u)
+          bs[bslot(kl, (jv * V + h) / 4u)] = vec4(f[h], f[h + 1u], f[h + 2u], f[h + 3u]);
+      }
+    } else {
+      // B's values in order: invocation e takes row e / NB's column e % NB
+      for (uint e = t; e < BT * NB; e += NWG) {
+        uint kl = e / NB, j = e - kl * NB;
+        float x = k0 + kl < ke ? LD(b[bbase + (k0 + kl) * NB + j]) : 0.0;
+        bs[bslot(kl, j / 4u)][j % 4u] = x;
+      }
+    }
+    barrier();
+    UNROLL for (uint s = 0u; s < uint(CT_T); s++) {
+      uint ks = k0 + s * KT;
+#if CT_PF == 1
+      VT cur[R * U] = ra;
+      load_a(ks + KT, r0, M, K, ke, abase, whole, lane, ra);
+#else
+      VT cur[R * U];
+      load_a(ks, r0, M, K, ke, abase, whole, lane, cur);
+#endif
+      if (ks < ke) // the last tile's sub-tiles past the chunk add nothing
+        UNROLL for (uint u = 0u; u < U; u++) {
+          float f[R][V];
+          UNROLL for (uint r = 0u; r < R; r++) unpack(cur[r * U + u], f[r]);
+          UNROLL for (uint v = 0u; v < V; v++) {
+            uint kl = s * KT + (u * SG + lane) * V + v;
+            UNROLL for (uint q = 0u; q < NQ; q++) {
+              vec4 bv = bs[bslot(kl, q)];
+              UNROLL for (uint r = 0u; r < R; r++) acc[r * NQ + q] = fma(vec4(f[r][v]), bv, acc[r * NQ + q]);
+            }
+          }
+        }
+    }
+  }
+#else
 #if defined(CT_PF) && CT_PF == 1
   // prefetch (P = 1): the next tile's vectors of A are loaded while this
   // tile's (cur) are summed
@@ -351,6 +417,7 @@ void main() {
     }
 #endif
   }
+#endif // CT_T
   UNROLL for (uint r = 0u; r < R; r++) {
     uint row = r0 + r;
     if (BD != 0u) { // the vec4's four sums, then the lanes'

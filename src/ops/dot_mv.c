@@ -16,7 +16,11 @@
  * faster on the H100) or beside A (D = 1, L1-resident).  f32 runs here only
  * while NXVK_DOT_MV is set: dot_skinny.comp matched or beat it there (its
  * n, m > 1 layouts ran at ~7% of copy, bench/NOTES.md).
- * NXVK_DOT_MV="R,WG,U,S[,D]" overrides each (0: the rule's) and NXVK_DOT_MV=off
+ * NXVK_DOT_MV="R,WG,U,S[,D[,P[,T]]]" overrides each (0: the rule's; P 1: the
+ * rows form loads A's next tile while it sums this one; T 1 to 8: the rows
+ * form's B tile of T sub-tiles of sg V U rows, staged in coalesced loads,
+ * two barriers per tile, with P 1 A's next sub-tile in flight across them;
+ * T 0, the default: one sub-tile, the older staging) and NXVK_DOT_MV=off
  * leaves f16 and bf16 to dot_naive.  The kernels are compiled per layout
  * (dot_mvk_<form>_n<NB>r<R>u<U>d<BD>_<dt>: the sums' arrays of literal size,
  * in registers; n = 1 takes D = 3, B's tile as packed 16-byte vectors);
@@ -101,6 +105,17 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   uint32_t nsg = wg / sg;
   uint32_t units = d->compute_units ? d->compute_units : 32;
   uint64_t want = 3ull * units;
+  /* n = 1: the vector straight from memory (1), through shared memory as
+   * vec4 over j (2; the spec-constant form's default: 1.2-1.4x faster than 1
+   * on the H100) or as packed 16-byte vectors (3, the compile-time form only) */
+  /* f32 keeps 2 (H100, 13:02: 8192x8192x1 2 771 GB/s on the old form's D = 2 against 2 258 with D = 3;
+   * f16 D = 3 2 178 against 2 029 with D = 2) */
+  uint32_t D = rows && nb == 1 ? (tu->dot_mv[4] ? tu->dot_mv[4] : tu->dot_mv_ct && esz == 2 ? 3 : 2) : 0;
+  if (D == 3 && !tu->dot_mv_ct) D = 2;
+  uint32_t bd = D == 1 ? 1u : D == 3 ? 2u : 0u;
+  /* T > 0 (the compiled rows form, B's tile through shared memory as vec4
+   * over j): B's tile of T sub-tiles, staged in coalesced loads (dot_mv.comp) */
+  uint32_t T = rows && tu->dot_mv_ct && bd == 0 ? tu->dot_mv[6] : 0;
   uint32_t R = 1, U, tile, gx;
   uint64_t shared;
   if (rows) {
@@ -124,9 +139,17 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
     /* n > 1 f32 (13:25): R = 4 U = 1 1 742 GB/s against U = 2 1 475 */
     uint32_t uw = tu->dot_mv_ct && (esz == 2 || nb > 1) ? 4 : 8;
     U = tu->dot_mv[2] ? tu->dot_mv[2] : (uw / R ? uw / R : 1);
-    while (U > 1 && (uint64_t)sg * V * U * nq * 16 > d->max_shared_memory) U /= 2;
-    shared = (uint64_t)sg * V * U * nq * 16;
-    tile = sg * V * U;
+    if (T) {
+      /* BT = T sg V U rows of 4 vec4 slots, and one after every V rows */
+      while (T > 1 && (uint64_t)sg * U * T * (V * 4 + 1) * 16 > d->max_shared_memory) T--;
+      while (U > 1 && (uint64_t)sg * U * T * (V * 4 + 1) * 16 > d->max_shared_memory) U /= 2;
+      shared = (uint64_t)sg * U * T * (V * 4 + 1) * 16;
+      tile = sg * V * U * T;
+    } else {
+      while (U > 1 && (uint64_t)sg * V * U * nq * 16 > d->max_shared_memory) U /= 2;
+      shared = (uint64_t)sg * V * U * nq * 16;
+      tile = sg * V * U;
+    }
     uint64_t blocks = (M + (uint64_t)nsg * R - 1) / ((uint64_t)nsg * R);
     if (blocks > d->max_workgroup_count[0]) return 1;
     gx = (uint32_t)blocks;
@@ -174,20 +197,13 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   bool whole = rows ? K % V == 0 : N % V == 0;
   bool o32 = out == NXVK_F32 && dtype != NXVK_F32;
   uint32_t meta[6] = {M, N, K, batch, KC, whole ? 1u : 0u};
-  /* n = 1: the vector straight from memory (1), through shared memory as
-   * vec4 over j (2; the spec-constant form's default: 1.2-1.4x faster than 1
-   * on the H100) or as packed 16-byte vectors (3, the compile-time form only) */
-  /* f32 keeps 2 (H100, 13:02: 8192x8192x1 2 771 GB/s on the old form's D = 2 against 2 258 with D = 3;
-   * f16 D = 3 2 178 against 2 029 with D = 2) */
-  uint32_t D = rows && nb == 1 ? (tu->dot_mv[4] ? tu->dot_mv[4] : tu->dot_mv_ct && esz == 2 ? 3 : 2) : 0;
-  if (D == 3 && !tu->dot_mv_ct) D = 2;
-  uint32_t bd = D == 1 ? 1u : D == 3 ? 2u : 0u;
   uint32_t spec[7] = {wg, nb, R, U, sg, S > 1 ? 1u : 0u, bd};
-  char name[64];
+  char name[64], tsfx[16] = "";
   const char *dt = nxvk_dtype_name(dtype);
-  if (tu->dot_mv_ct) /* the compile-time form: NB R U BD in the kernel's name (the sums in registers) */
-    snprintf(name, sizeof name, "dot_mvk_%s%s_n%ur%uu%ud%u%s_%s", rows ? "rows" : "cols", o32 ? "32" : "", nb,
-             rows ? R : 1u, U, bd, rows && tu->dot_mv[5] ? "p1" : "", dt);
+  if (T) snprintf(tsfx, sizeof tsfx, "t%u", T);
+  if (tu->dot_mv_ct) /* the compile-time form: NB R U BD P T in the kernel's name (the sums in registers) */
+    snprintf(name, sizeof name, "dot_mvk_%s%s_n%ur%uu%ud%u%s%s_%s", rows ? "rows" : "cols", o32 ? "32" : "", nb,
+             rows ? R : 1u, U, bd, rows && tu->dot_mv[5] ? "p1" : "", tsfx, dt);
   else
     snprintf(name, sizeof name, "dot_mv_%s%s_%s", rows ? "rows" : "cols", o32 ? "32" : "", dt);
   return nxvk_dot_mv_run(r, name, spec, 7, meta, 6, A, B, C, out, gx, S, batch, mn, false);

@@ -61,4 +61,19 @@ for cm in 0,0,0,0,1 0,0,2,1,1; do
   run_case "skinny f16 columns dot, split K folded (NXVK_DOT_MVC_CM=$cm) --check" 0 \
     env NXVK_DOT_MVC=0,0,3,0,0,1 NXVK_DOT_MVC_CM=$cm "$BIN" run --op dot --check "$T/ca.npy" "$T/cb.npy"
 done
+# dot_mv.comp's rows form with B's tile of T sub-tiles (NXVK_DOT_MV's 7th
+# field): f32 n = 16 (B staged in 16-byte vectors) split over 2 chunks and
+# unsplit, n = 9 (value by value), A's next sub-tile prefetched (P 1) or not
+/usr/bin/python3 -c "
+import numpy as np
+rng = np.random.default_rng(6)
+np.save('$T/ta.npy', rng.standard_normal((300, 1001)).astype(np.float32))
+np.save('$T/tb.npy', rng.standard_normal((1001, 16)).astype(np.float32))
+np.save('$T/tc.npy', rng.standard_normal((1001, 9)).astype(np.float32))"
+for mv in 4,256,1,2,0,1,4 4,256,1,1,0,0,2; do
+  run_case "skinny f32 n = 16 on dot_mv's B tile of sub-tiles (NXVK_DOT_MV=$mv) --check" 0 \
+    env NXVK_DOT_MV=$mv "$BIN" run --op dot --check "$T/ta.npy" "$T/tb.npy"
+done
+run_case "skinny f32 n = 9 on dot_mv's B tile of sub-tiles (NXVK_DOT_MV=4,64,1,2,0,1,3) --check" 0 \
+  env NXVK_DOT_MV=4,64,1,2,0,1,3 "$BIN" run --op dot --check "$T/ta.npy" "$T/tc.npy"
 echo "1..$n"

@@ -77,7 +77,11 @@ def ran(kernel, text, env=None):
     form's name (NXVK_DOT_MV_CT=0), dot_mvk_<form>_n<NB>r<R>u<U>d<D>[p1]_<dt>
     the compile-time form's (the default); dot_mvc_<dt> stands for
     dot_mvc.comp's layouts, dot_mvc[32]_n<NB>w<W>u<U>p<P>[a]_<dt> (the
-    columns form's default; NXVK_DOT_MVC=off: dot_mv's)"""
+    columns form's default; NXVK_DOT_MVC=off: dot_mv's); the rows form's
+    B tiles of T sub-tiles (NXVK_DOT_MV's 7th field) add t<T> after [p1];
+    "re:PATTERN" names the kernel by a regular expression"""
+    if kernel.startswith("re:"):
+        return re.search(kernel[3:] + r"\b", text) is not None
     m = re.match(r"dot_mvcm_(f16|bf16)$", kernel)
     if m:  # e: the emulation, k: f16 as a KHR kernel
         return re.search(r"dot_mvcm(32)?_f16x\d+x\d+c\d+p\d+l\d[ek]?_%s\b" % m.group(1), text) is not None
@@ -87,7 +91,7 @@ def ran(kernel, text, env=None):
     m = re.match(r"dot_mv_(rows|cols)(32)?_(f32|f16|bf16)$", kernel)
     if not m:
         return kernel in text
-    ct = r"dot_mvk_%s%s_n\d+r\d+u\d+d\d+(p1)?_%s\b" % (m.group(1), m.group(2) or "", m.group(3))
+    ct = r"dot_mvk_%s%s_n\d+r\d+u\d+d\d+(p1)?(t\d)?_%s\b" % (m.group(1), m.group(2) or "", m.group(3))
     if dict(os.environ, **(env or {})).get("NXVK_DOT_MV_CT") == "0":
         return re.search(re.escape(kernel) + r"\b", text) is not None
     return re.search(ct, text) is not None
@@ -97,10 +101,15 @@ def specials(a, b, how):
     """True: a NaN in A's row 0 and an infinity in B's row 0 (every result
     non-finite for n = 1 or m = 1); "sparse": a NaN and an infinity in two of
     A's rows (the infinity in the last k, past the whole vectors) and two of
-    B's columns, the other results finite"""
+    B's columns, the other results finite; "next": a NaN and an infinity in
+    the first rows of B's batches after the first (batch 0's results finite:
+    its last tile's rows past K, the next batch's first, must add nothing)"""
     if how is True:
         a.flat[1] = np.nan
         b.flat[0] = np.inf
+    elif how == "next":
+        b[1:, 7, 9 % b.shape[-1]] = np.nan
+        b[1:, 0, 2 % b.shape[-1]] = np.inf
     elif how == "sparse":
         if a.shape[-2] > 2:
             a[..., 2, 3] = np.nan
@@ -334,6 +343,50 @@ def main():
               env={"NXVK_F16_CVT": "sw"})
     half_case("f16 integer conversions (NXVK_F16_CVT=sw), columns", (7, 520), (520, 100), "f16", "dot_mvc_f16",
               env={"NXVK_F16_CVT": "sw", "NXVK_DOT_MVC": "0,0,0,0"})
+
+    # the rows form's B tile of T sub-tiles (NXVK_DOT_MV=R,WG,U,S,D,P,T; T > 0):
+    # B's rows staged in coalesced loads into padded rows (n a multiple of
+    # the 16-byte vector's values) or value by value (the others), P = 1 with
+    # A's next sub-tile in flight; n = 9 to 16 and less, M not whole row
+    # blocks, K not whole tiles nor vectors, one short tile, split K, batches,
+    # NaN and inf, f16 / bf16 (16-bit results through the partials, f32
+    # results).  The layouts named fit 48 KB of shared memory with 32-lane
+    # subgroups (U T <= 5 for f32, 2 for 16-bit), so their names hold there
+    # too; T = 8 is named by pattern
+    case("f32 T=4 P=1 R=4 S=3, n = 16, M and K odd, NaN and inf", (333, 3001), (3001, 16),
+         kernel="dot_mvk_rows_n16r4u1d0p1t4_f32", env={"NXVK_DOT_MV": "4,256,1,3,0,1,4"}, check=True, special="sparse")
+    case("f32 T=2 P=0 R=2 U=2 WG=128, batched 3x100x1000 . 3x1000x12", (3, 100, 1000), (3, 1000, 12),
+         kernel="dot_mvk_rows_n12r2u2d0t2_f32", env={"NXVK_DOT_MV": "2,128,2,0,0,0,2"})
+    case("f32 T=3 P=1 R=4 WG=64 S=2, n = 9 (B value by value), K odd", (70, 777), (777, 9),
+         kernel="dot_mvk_rows_n9r4u1d0p1t3_f32", env={"NXVK_DOT_MV": "4,64,1,2,0,1,3"}, check=True)
+    case("f32 T=8 P=1 R=8 WG=64, n = 13, K = 5000", (150, 5000), (5000, 13),
+         kernel=r"re:dot_mvk_rows_n13r8u1d0p1t[1-8]_f32", env={"NXVK_DOT_MV": "8,64,1,0,0,1,8"})
+    case("f32 T=4 P=1, n = 16 on one short tile (K = 200: sub-tiles past K)", (90, 200), (200, 16),
+         kernel="dot_mvk_rows_n16r4u1d0p1t4_f32", env={"NXVK_DOT_MV": "4,0,1,1,0,1,4"})
+    case("f32 T=2 P=1 R=2 WG=64 S=4, batched 2x45x2100 . 2x2100x10", (2, 45, 2100), (2, 2100, 10),
+         kernel="dot_mvk_rows_n10r2u1d0p1t2_f32", env={"NXVK_DOT_MV": "2,64,1,4,0,1,2"})
+    # a NaN and an infinity in batch 1's first rows: batch 0's last tile reads them past K and must add nothing
+    case("f32 T=4 P=1, batched 2x50x1000 . 2x1000x16, NaN and inf past the tile's end", (2, 50, 1000), (2, 1000, 16),
+         kernel="dot_mvk_rows_n16r4u1d0p1t4_f32", env={"NXVK_DOT_MV": "4,0,1,1,0,1,4"}, special="next")
+    case("f32 T=3 P=0, batched 2x50x1000 . 2x1000x11, NaN and inf past the tile's end", (2, 50, 1000), (2, 1000, 11),
+         kernel="dot_mvk_rows_n11r4u1d0t3_f32", env={"NXVK_DOT_MV": "4,0,1,1,0,0,3"}, special="next")
+    case("f32 T=5 P=0 R=4 WG=512, n = 15, K = 4096 (whole tiles)", (1000, 4096), (4096, 15),
+         kernel="dot_mvk_rows_n15r4u1d0t5_f32", env={"NXVK_DOT_MV": "4,512,1,0,0,0,5"})
+    case("f32 T=2 P=1 R=2 U=2, n = 4", (500, 2001), (2001, 4), kernel="dot_mvk_rows_n4r2u2d0p1t2_f32",
+         env={"NXVK_DOT_MV": "2,256,2,0,0,1,2"})
+    case("f32 T=2 P=1 U=2 D=2, n = 1", (300, 1001), (1001, 1), kernel="dot_mvk_rows_n1r1u2d0p1t2_f32",
+         env={"NXVK_DOT_MV": "1,0,2,0,2,1,2"})
+    half_case("f16 T=2 P=1 R=4 WG=64, n = 16, K odd (through the partials)", (300, 999), (999, 16), "f16",
+              "dot_mvk_rows_n16r4u1d0p1t2_f16", env={"NXVK_DOT_MV": "4,64,1,0,0,1,2", "NXVK_DOT_MVR": "off"}, check=True)
+    half_case("bf16 T=2 P=0 R=2 S=2, n = 10 (B value by value), dtype f32 result", (200, 1500), (1500, 10), "bf16",
+              "dot_mvk_rows32_n10r2u1d0t2_bf16", out32=True, env={"NXVK_DOT_MV": "2,0,1,2,0,0,2", "NXVK_DOT_MVR": "off"})
+    half_case("bf16 T=1 P=1 R=4, n = 12, NaN and inf", (100, 1001), (1001, 12), "bf16",
+              "dot_mvk_rows_n12r4u1d0p1t1_bf16", env={"NXVK_DOT_MV": "4,0,1,2,0,1,1", "NXVK_DOT_MVR": "off"}, special="sparse")
+    half_case("f16 T=2 P=1, batched 2x40x1000 . 2x1000x16, NaN and inf past the tile's end", (2, 40, 1000),
+              (2, 1000, 16), "f16", "dot_mvk_rows_n16r4u1d0p1t2_f16",
+              env={"NXVK_DOT_MV": "4,0,1,0,0,1,2", "NXVK_DOT_MVR": "off"}, special="next")
+    half_case("f16 T=2 P=1 R=2, batched 2x77x600 . 2x600x16", (2, 77, 600), (2, 600, 16), "f16",
+              "dot_mvk_rows_n16r2u1d0p1t2_f16", env={"NXVK_DOT_MV": "2,128,1,0,0,1,2", "NXVK_DOT_MVR": "off"})
 
     half_case("f16 by default: 16x1001 . 1001x333 on dot_mvc", (16, 1001), (1001, 333), "f16", "dot_mvc_f16", env={})
     half_case("f16 by default: 1x1001 . 1001x777 on dot_mvc", (1, 1001), (1001, 777), "f16", "dot_mvc_f16", env={})
