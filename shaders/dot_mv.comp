@@ -25,7 +25,9 @@
 //   plus one slot after every V rows (so the stores and the lanes' reads,
 //   lane l at k = (i SG + l) V + v, hit distinct banks); P = 1 there loads
 //   A's next sub-tile before this sub-tile's products (two sets of A's
-//   registers; the loads stay in flight across the barriers too).
+//   registers; the loads stay in flight across the barriers too).  B2
+//   (-DCT_B2 1, "b2"): two tiles of B, the next staged before this one's
+//   products, one barrier a tile instead of two.
 // COLS (M <= 16): a workgroup owns SG V consecutive columns of B (lane l:
 //   V of them, 16 bytes, from every row it reads); its subgroups are k
 //   lanes, each reading U rows of B a round (U loads in flight); A's column
@@ -159,8 +161,15 @@ void unpack(VT w, out float f[V]) {
 #define KT (SG * V * U)
 #if defined(CT_T) && CT_T > 0
 // T sub-tiles of B: k row kl's 4 vec4 slots from kl 4 + kl / V (bslot)
+// B2 (CT_B2 1): two such tiles, the next one staged while this one is
+// summed, one barrier per tile
 #define BT (KT * uint(CT_T))
-shared vec4 bs[BT * 4u + BT / V];
+#define BSZ (BT * 4u + BT / V)
+#if defined(CT_B2) && CT_B2 == 1
+shared vec4 bs[2u * BSZ];
+#else
+shared vec4 bs[BSZ];
+#endif
 uint bslot(uint kl, uint q) { return kl * 4u + q + kl / V; }
 #elif defined(CT_BD) && CT_BD == 2
 shared VT bsp[U * SG];
@@ -208,6 +217,32 @@ void load_a(uint k0, uint r0, uint M, uint K, uint ke, uint abase, bool whole, u
 }
 #endif
 
+#if defined(ROWS) && defined(CT_T) && CT_T > 0
+// B's rows [k0, k0 + BT) (zeros past ke) into bs from off (bslot's layout)
+void stage_b(uint k0, uint ke, uint bbase, uint t, uint off) {
+  if (NB % V == 0u) {
+    // 16-byte vectors in order: invocation e takes row kl = e / (NB / V)'s
+    // vector jv (its V columns)
+    const uint nv = NB / V;
+    for (uint e = t; e < BT * nv; e += NWG) {
+      uint kl = e / nv, jv = e - kl * nv;
+      VT w = k0 + kl < ke ? b4[bbase / V + k0 * nv + e] : VT(0);
+      float f[V];
+      unpack(w, f);
+      UNROLL for (uint h = 0u; h < V; h += 4u)
+        bs[off + bslot(kl, (jv * V + h) / 4u)] = vec4(f[h], f[h + 1u], f[h + 2u], f[h + 3u]);
+    }
+  } else {
+    // values in order: invocation e takes row e / NB's column e % NB
+    for (uint e = t; e < BT * NB; e += NWG) {
+      uint kl = e / NB, j = e - kl * NB;
+      float x = k0 + kl < ke ? LD(b[bbase + (k0 + kl) * NB + j]) : 0.0;
+      bs[off + bslot(kl, j / 4u)][j % 4u] = x;
+    }
+  }
+}
+#endif
+
 void main() {
   uint m = pc.meta_off;
   uint M = meta[m], N = meta[m + 1u], K = meta[m + 2u], KC = meta[m + 4u];
@@ -227,29 +262,22 @@ void main() {
 #if CT_PF == 1
   load_a(kb, r0, M, K, ke, abase, whole, lane, ra);
 #endif
+#if defined(CT_B2) && CT_B2 == 1
+  // two tiles: this one's (from off) summed while the next one is staged
+  // into the other; the barrier at the end of the round both publishes the
+  // next and frees this one
+  uint off = 0u;
+  stage_b(kb, ke, bbase, t, 0u);
+  barrier();
+  for (uint k0 = kb; k0 < ke; k0 += BT) {
+    if (k0 + BT < ke) stage_b(k0 + BT, ke, bbase, t, BSZ - off);
+#else
+  const uint off = 0u;
   for (uint k0 = kb; k0 < ke; k0 += BT) {
     barrier(); // the previous tile of B is no longer read
-    if (NB % V == 0u) {
-      // 16-byte vectors of B's rows [k0, k0 + BT) in order: invocation e
-      // takes row kl = e / (NB / V)'s vector jv (its V columns)
-      const uint nv = NB / V;
-      for (uint e = t; e < BT * nv; e += NWG) {
-        uint kl = e / nv, jv = e - kl * nv;
-        VT w = k0 + kl < ke ? b4[bbase / V + k0 * nv + e] : VT(0);
-        float f[V];
-        unpack(w, f);
-        UNROLL for (uint h = 0u; h < V; h += 4u)
-          bs[bslot(kl, (jv * V + h) / 4u)] = vec4(f[h], f[h + 1u], f[h + 2u], f[h + 3u]);
-      }
-    } else {
-      // B's values in order: invocation e takes row e / NB's column e % NB
-      for (uint e = t; e < BT * NB; e += NWG) {
-        uint kl = e / NB, j = e - kl * NB;
-        float x = k0 + kl < ke ? LD(b[bbase + (k0 + kl) * NB + j]) : 0.0;
-        bs[bslot(kl, j / 4u)][j % 4u] = x;
-      }
-    }
+    stage_b(k0, ke, bbase, t, 0u);
     barrier();
+#endif
     UNROLL for (uint s = 0u; s < uint(CT_T); s++) {
       uint ks = k0 + s * KT;
 #if CT_PF == 1
@@ -266,12 +294,16 @@ void main() {
           UNROLL for (uint v = 0u; v < V; v++) {
             uint kl = s * KT + (u * SG + lane) * V + v;
             UNROLL for (uint q = 0u; q < NQ; q++) {
-              vec4 bv = bs[bslot(kl, q)];
+              vec4 bv = bs[off + bslot(kl, q)];
               UNROLL for (uint r = 0u; r < R; r++) acc[r * NQ + q] = fma(vec4(f[r][v]), bv, acc[r * NQ + q]);
             }
           }
         }
     }
+#if defined(CT_B2) && CT_B2 == 1
+    barrier();
+    off = BSZ - off;
+#endif
   }
 #else
 #if defined(CT_PF) && CT_PF == 1

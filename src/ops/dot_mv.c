@@ -20,7 +20,9 @@
  * rows form loads A's next tile while it sums this one; T 1 to 8: the rows
  * form's B tile of T sub-tiles of sg V U rows, staged in coalesced loads,
  * two barriers per tile, with P 1 A's next sub-tile in flight across them;
- * T 0, the default: one sub-tile, the older staging) and NXVK_DOT_MV=off
+ * T 0, the default: one sub-tile, the older staging; B 2, with T: two such
+ * tiles, the next staged before this one's products, one barrier a tile)
+ * and NXVK_DOT_MV=off
  * leaves f16 and bf16 to dot_naive.  The kernels are compiled per layout
  * (dot_mvk_<form>_n<NB>r<R>u<U>d<BD>_<dt>: the sums' arrays of literal size,
  * in registers; n = 1 takes D = 3, B's tile as packed 16-byte vectors);
@@ -116,6 +118,8 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   /* T > 0 (the compiled rows form, B's tile through shared memory as vec4
    * over j): B's tile of T sub-tiles, staged in coalesced loads (dot_mv.comp) */
   uint32_t T = rows && tu->dot_mv_ct && bd == 0 ? tu->dot_mv[6] : 0;
+  /* B 2 (with T): two such tiles, the next staged while this one is summed, one barrier a tile */
+  uint32_t nbt = T && tu->dot_mv[7] == 2 ? 2 : 1;
   uint32_t R = 1, U, tile, gx;
   uint64_t shared;
   if (rows) {
@@ -140,10 +144,10 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
     uint32_t uw = tu->dot_mv_ct && (esz == 2 || nb > 1) ? 4 : 8;
     U = tu->dot_mv[2] ? tu->dot_mv[2] : (uw / R ? uw / R : 1);
     if (T) {
-      /* BT = T sg V U rows of 4 vec4 slots, and one after every V rows */
-      while (T > 1 && (uint64_t)sg * U * T * (V * 4 + 1) * 16 > d->max_shared_memory) T--;
-      while (U > 1 && (uint64_t)sg * U * T * (V * 4 + 1) * 16 > d->max_shared_memory) U /= 2;
-      shared = (uint64_t)sg * U * T * (V * 4 + 1) * 16;
+      /* nbt tiles of BT = T sg V U rows of 4 vec4 slots, and one after every V rows */
+      while (T > 1 && (uint64_t)nbt * sg * U * T * (V * 4 + 1) * 16 > d->max_shared_memory) T--;
+      while (U > 1 && (uint64_t)nbt * sg * U * T * (V * 4 + 1) * 16 > d->max_shared_memory) U /= 2;
+      shared = (uint64_t)nbt * sg * U * T * (V * 4 + 1) * 16;
       tile = sg * V * U * T;
     } else {
       while (U > 1 && (uint64_t)sg * V * U * nq * 16 > d->max_shared_memory) U /= 2;
@@ -200,7 +204,7 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   uint32_t spec[7] = {wg, nb, R, U, sg, S > 1 ? 1u : 0u, bd};
   char name[64], tsfx[16] = "";
   const char *dt = nxvk_dtype_name(dtype);
-  if (T) snprintf(tsfx, sizeof tsfx, "t%u", T);
+  if (T) snprintf(tsfx, sizeof tsfx, "t%u%s", T, nbt == 2 ? "b2" : "");
   if (tu->dot_mv_ct) /* the compile-time form: NB R U BD P T in the kernel's name (the sums in registers) */
     snprintf(name, sizeof name, "dot_mvk_%s%s_n%ur%uu%ud%u%s%s_%s", rows ? "rows" : "cols", o32 ? "32" : "", nb,
              rows ? R : 1u, U, bd, rows && tu->dot_mv[5] ? "p1" : "", tsfx, dt);

@@ -325,15 +325,17 @@ static int glsl_for(const char *name, int variant, char **out) {
     return hand_glsl(nxvk_src_dot_mvc, defs, out);
   }
   if (strncmp(name, "dot_mvk_", 8) == 0 && (d == NXVK_F32 || d == NXVK_F16 || d == NXVK_BF16)) {
-    /* dot_mv.c's compile-time layouts: dot_mvk_{rows,cols}[32]_n<NB>r<R>u<U>d<BD>[p1][t<T>]_<dt> (p1: rows,
-     * prefetch; t<T>: rows, B's tile of T sub-tiles, 1 to 8) */
+    /* dot_mv.c's compile-time layouts: dot_mvk_{rows,cols}[32]_n<NB>r<R>u<U>d<BD>[p1][t<T>[b2]]_<dt> (p1: rows,
+     * prefetch; t<T>: rows, B's tile of T sub-tiles, 1 to 8; b2: two such tiles) */
     char form[8], canon[64], tsfx[16] = "";
-    unsigned nb, rr, uu, bd, pf = 0, tt = 0;
+    unsigned nb, rr, uu, bd, pf = 0, tt = 0, b2 = 0;
     int at = 0, at2 = 0;
     if (sscanf(name, "dot_mvk_%6[rowscl32]_n%ur%uu%ud%u%n", form, &nb, &rr, &uu, &bd, &at) != 5) goto unknown;
     if (name[at] == 'p') pf = 1, at += 2;
-    if (name[at] == 't' && sscanf(name + at, "t%u%n", &tt, &at2) == 1 && tt >= 1 && tt <= 8)
-      snprintf(tsfx, sizeof tsfx, "t%u", tt);
+    if (name[at] == 't' && sscanf(name + at, "t%u%n", &tt, &at2) == 1 && tt >= 1 && tt <= 8) {
+      b2 = strncmp(name + at + at2, "b2", 2) == 0;
+      snprintf(tsfx, sizeof tsfx, "t%u%s", tt, b2 ? "b2" : "");
+    }
     snprintf(canon, sizeof canon, "dot_mvk_%s_n%ur%uu%ud%u%s%s_%s", form, nb, rr, uu, bd, pf ? "p1" : "", tsfx,
              nxvk_dtype_name(d));
     bool rows = strncmp(form, "rows", 4) == 0, o32 = form[4] == '3';
@@ -343,8 +345,8 @@ static int glsl_for(const char *name, int variant, char **out) {
       goto unknown;
     const char *hw = hw_define(d == NXVK_F16, f16_cvt);
     snprintf(defs, sizeof defs, "#define DT_%s 1\n#define %s 1\n%s#define CT_NB %uu\n#define CT_R %uu\n"
-             "#define CT_U %uu\n#define CT_BD %u\n#define CT_PF %u\n#define CT_T %u\n%s", nxvk_dtype_name(d),
-             rows ? "ROWS" : "COLS", o32 ? "#define OUT_F32 1\n" : "", nb, rr, uu, bd, pf, tt, hw);
+             "#define CT_U %uu\n#define CT_BD %u\n#define CT_PF %u\n#define CT_T %u\n#define CT_B2 %u\n%s",
+             nxvk_dtype_name(d), rows ? "ROWS" : "COLS", o32 ? "#define OUT_F32 1\n" : "", nb, rr, uu, bd, pf, tt, b2, hw);
     return hand_glsl(nxvk_src_dot_mv, defs, out);
   }
   if (strncmp(name, "dot_mvrcm", 9) == 0 && (d == NXVK_F16 || d == NXVK_BF16)) {

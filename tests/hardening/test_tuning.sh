@@ -116,7 +116,9 @@ cases() {
   refused "$bin" "$tag NXVK_DOT_MV with WG not a power of two" NXVK_DOT_MV=0,100,0,0
   refused "$bin" "$tag NXVK_DOT_MV with three numbers" NXVK_DOT_MV=1,2,3
   refused "$bin" "$tag NXVK_DOT_MV with T = 9" NXVK_DOT_MV=4,256,1,0,0,1,9
-  refused "$bin" "$tag NXVK_DOT_MV with eight numbers" NXVK_DOT_MV=4,256,1,0,0,1,2,1
+  refused "$bin" "$tag NXVK_DOT_MV with B = 3" NXVK_DOT_MV=4,256,1,0,0,1,2,3
+  refused "$bin" "$tag NXVK_DOT_MV with B = 2 and no T" NXVK_DOT_MV=4,256,1,0,0,1,0,2
+  refused "$bin" "$tag NXVK_DOT_MV with nine numbers" NXVK_DOT_MV=4,256,1,0,0,1,2,1,1
   refused "$bin" "$tag NXVK_DOT_MV neither numbers nor off" NXVK_DOT_MV=fast
   refused "$bin" "$tag NXVK_DOT_MVC with W = 3" NXVK_DOT_MVC=3,0,0,0
   refused "$bin" "$tag NXVK_DOT_MVC with U not a power of two" NXVK_DOT_MVC=0,3,0,0
@@ -147,6 +149,7 @@ cases() {
   taken "$bin" "$tag NXVK_DOT_NT=128 is taken for f32" NXVK_DOT_NT=128 dot '{"variant":"vec"}'
   taken "$bin" "$tag NXVK_DOT_MV=2,64,1,2 is taken" NXVK_DOT_MV=2,64,1,2 dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MV=4,256,1,0,0,1,4 (B's tile of 4 sub-tiles) is taken" NXVK_DOT_MV=4,256,1,0,0,1,4 dot '{"variant":"skinny"}'
+  taken "$bin" "$tag NXVK_DOT_MV=4,256,1,0,0,1,2,2 (two tiles of B) is taken" NXVK_DOT_MV=4,256,1,0,0,1,2,2 dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MV=off is taken" NXVK_DOT_MV=off dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MVC=2,4,2,64,2 is taken" NXVK_DOT_MVC=2,4,2,64,2 dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MVC=off is taken" NXVK_DOT_MVC=off dot '{"variant":"skinny"}'

@@ -63,14 +63,15 @@ for cm in 0,0,0,0,1 0,0,2,1,1; do
 done
 # dot_mv.comp's rows form with B's tile of T sub-tiles (NXVK_DOT_MV's 7th
 # field): f32 n = 16 (B staged in 16-byte vectors) split over 2 chunks and
-# unsplit, n = 9 (value by value), A's next sub-tile prefetched (P 1) or not
+# unsplit, one tile of B or two (8th field 2), n = 9 (value by value), A's
+# next sub-tile prefetched (P 1) or not
 /usr/bin/python3 -c "
 import numpy as np
 rng = np.random.default_rng(6)
 np.save('$T/ta.npy', rng.standard_normal((300, 1001)).astype(np.float32))
 np.save('$T/tb.npy', rng.standard_normal((1001, 16)).astype(np.float32))
 np.save('$T/tc.npy', rng.standard_normal((1001, 9)).astype(np.float32))"
-for mv in 4,256,1,2,0,1,4 4,256,1,1,0,0,2; do
+for mv in 4,256,1,2,0,1,4 4,256,1,1,0,0,2 4,256,1,2,0,1,2,2; do
   run_case "skinny f32 n = 16 on dot_mv's B tile of sub-tiles (NXVK_DOT_MV=$mv) --check" 0 \
     env NXVK_DOT_MV=$mv "$BIN" run --op dot --check "$T/ta.npy" "$T/tb.npy"
 done

@@ -78,7 +78,7 @@ def ran(kernel, text, env=None):
     the compile-time form's (the default); dot_mvc_<dt> stands for
     dot_mvc.comp's layouts, dot_mvc[32]_n<NB>w<W>u<U>p<P>[a]_<dt> (the
     columns form's default; NXVK_DOT_MVC=off: dot_mv's); the rows form's
-    B tiles of T sub-tiles (NXVK_DOT_MV's 7th field) add t<T> after [p1];
+    B tiles of T sub-tiles (NXVK_DOT_MV's 7th field) add t<T>[b2] after [p1];
     "re:PATTERN" names the kernel by a regular expression"""
     if kernel.startswith("re:"):
         return re.search(kernel[3:] + r"\b", text) is not None
@@ -91,7 +91,7 @@ def ran(kernel, text, env=None):
     m = re.match(r"dot_mv_(rows|cols)(32)?_(f32|f16|bf16)$", kernel)
     if not m:
         return kernel in text
-    ct = r"dot_mvk_%s%s_n\d+r\d+u\d+d\d+(p1)?(t\d)?_%s\b" % (m.group(1), m.group(2) or "", m.group(3))
+    ct = r"dot_mvk_%s%s_n\d+r\d+u\d+d\d+(p1)?(t\d(b2)?)?_%s\b" % (m.group(1), m.group(2) or "", m.group(3))
     if dict(os.environ, **(env or {})).get("NXVK_DOT_MV_CT") == "0":
         return re.search(re.escape(kernel) + r"\b", text) is not None
     return re.search(ct, text) is not None
@@ -370,6 +370,22 @@ def main():
          kernel="dot_mvk_rows_n16r4u1d0p1t4_f32", env={"NXVK_DOT_MV": "4,0,1,1,0,1,4"}, special="next")
     case("f32 T=3 P=0, batched 2x50x1000 . 2x1000x11, NaN and inf past the tile's end", (2, 50, 1000), (2, 1000, 11),
          kernel="dot_mvk_rows_n11r4u1d0t3_f32", env={"NXVK_DOT_MV": "4,0,1,1,0,0,3"}, special="next")
+    # B = 2: two tiles of B, the next staged before this one's products (one barrier a tile)
+    case("f32 T=2 B=2 P=1 R=4 S=3, n = 16, M and K odd, NaN and inf", (333, 3001), (3001, 16),
+         kernel="dot_mvk_rows_n16r4u1d0p1t2b2_f32", env={"NXVK_DOT_MV": "4,256,1,3,0,1,2,2"}, check=True,
+         special="sparse")
+    case("f32 T=1 B=2 P=0 R=2 WG=64, n = 9, K odd", (70, 777), (777, 9), kernel="dot_mvk_rows_n9r2u1d0t1b2_f32",
+         env={"NXVK_DOT_MV": "2,64,1,0,0,0,1,2"})
+    case("f32 T=2 B=2 P=1, batched 2x50x1000 . 2x1000x12, NaN and inf past the tile's end", (2, 50, 1000),
+         (2, 1000, 12), kernel="dot_mvk_rows_n12r4u1d0p1t2b2_f32", env={"NXVK_DOT_MV": "4,0,1,1,0,1,2,2"},
+         special="next")
+    case("f32 T=2 B=2 P=1 S=4, batched 2x45x2100 . 2x2100x13", (2, 45, 2100), (2, 2100, 13),
+         kernel="dot_mvk_rows_n13r4u1d0p1t2b2_f32", env={"NXVK_DOT_MV": "4,128,1,4,0,1,2,2"})
+    case("f32 T=2 B=2 P=1, n = 16 on one short tile (K = 200)", (90, 200), (200, 16),
+         kernel="dot_mvk_rows_n16r4u1d0p1t2b2_f32", env={"NXVK_DOT_MV": "4,0,1,1,0,1,2,2"})
+    half_case("bf16 T=1 B=2 P=1 R=4, n = 16, K odd, f32 result", (300, 999), (999, 16), "bf16",
+              "dot_mvk_rows32_n16r4u1d0p1t1b2_bf16", out32=True,
+              env={"NXVK_DOT_MV": "4,0,1,0,0,1,1,2", "NXVK_DOT_MVR": "off"})
     case("f32 T=5 P=0 R=4 WG=512, n = 15, K = 4096 (whole tiles)", (1000, 4096), (4096, 15),
          kernel="dot_mvk_rows_n15r4u1d0t5_f32", env={"NXVK_DOT_MV": "4,512,1,0,0,0,5"})
     case("f32 T=2 P=1 R=2 U=2, n = 4", (500, 2001), (2001, 4), kernel="dot_mvk_rows_n4r2u2d0p1t2_f32",
