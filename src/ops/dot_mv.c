@@ -101,7 +101,12 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), V = 16 / esz;
   uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
                                                                           : d->max_workgroup_size[0];
-  uint32_t wg = tu->dot_mv[1] ? tu->dot_mv[1] : 256;
+  /* f32 n = 9..16 (rows, compiled form) on B's tile of sub-tiles, A's next sub-tile prefetched (H100,
+   * 01:09, GB/s at 8192x8192xn / 16384x8192x16 against the old form's 1 760 / 1 852 at n = 16, 1 517 at
+   * 12, 1 480 at 9): n >= 13 one sub-tile in two tiles (T 1 B 2 P 1: 1 983 / 2 177), n = 9..12 four
+   * sub-tiles and 512 invocations (T 4 P 1 WG 512: 1 840 at 12, 1 851 at 9); unless T is set */
+  bool wide32 = rows && tu->dot_mv_ct && esz == 4 && nb >= 9 && !tu->dot_mv[6];
+  uint32_t wg = tu->dot_mv[1] ? tu->dot_mv[1] : wide32 && nb <= 12 ? 512 : 256;
   if (wg > maxwg) wg = nxvk_pow2_floor(maxwg);
   if (wg < sg) return 1;
   uint32_t nsg = wg / sg;
@@ -117,9 +122,9 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   uint32_t bd = D == 1 ? 1u : D == 3 ? 2u : 0u;
   /* T > 0 (the compiled rows form, B's tile through shared memory as vec4
    * over j): B's tile of T sub-tiles, staged in coalesced loads (dot_mv.comp) */
-  uint32_t T = rows && tu->dot_mv_ct && bd == 0 ? tu->dot_mv[6] : 0;
+  uint32_t T = rows && tu->dot_mv_ct && bd == 0 ? (wide32 ? (nb >= 13 ? 1 : 4) : tu->dot_mv[6]) : 0;
   /* B 2 (with T): two such tiles, the next staged while this one is summed, one barrier a tile */
-  uint32_t nbt = T && tu->dot_mv[7] == 2 ? 2 : 1;
+  uint32_t nbt = T && (tu->dot_mv[7] == 2 || (wide32 && nb >= 13 && !tu->dot_mv[7])) ? 2 : 1;
   uint32_t R = 1, U, tile, gx;
   uint64_t shared;
   if (rows) {
@@ -207,7 +212,7 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   if (T) snprintf(tsfx, sizeof tsfx, "t%u%s", T, nbt == 2 ? "b2" : "");
   if (tu->dot_mv_ct) /* the compile-time form: NB R U BD P T in the kernel's name (the sums in registers) */
     snprintf(name, sizeof name, "dot_mvk_%s%s_n%ur%uu%ud%u%s%s_%s", rows ? "rows" : "cols", o32 ? "32" : "", nb,
-             rows ? R : 1u, U, bd, rows && tu->dot_mv[5] ? "p1" : "", tsfx, dt);
+             rows ? R : 1u, U, bd, rows && (tu->dot_mv[5] || wide32) ? "p1" : "", tsfx, dt);
   else
     snprintf(name, sizeof name, "dot_mv_%s%s_%s", rows ? "rows" : "cols", o32 ? "32" : "", dt);
   return nxvk_dot_mv_run(r, name, spec, 7, meta, 6, A, B, C, out, gx, S, batch, mn, false);
