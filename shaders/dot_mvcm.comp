@@ -1,14 +1,15 @@
 #version 450
 // dot_mvcm.comp - the columns form of f16 and bf16 skinny products with m =
-// FM (16) rows on tensor cores (GL_NV_cooperative_matrix): C = A x B per
-// batch, A FM x K, B K x N (f16, IN_BF16 bf16, row-major), f32 sums (the
-// tensor cores'), each result rounded once to f16 (bf16) on its bits (or
-// kept: OUT_F32).  Where CUDA cores need 16 FMAs a byte pair of B
+// FM (16; TR below: 8 or 16) rows on tensor cores (GL_NV_cooperative_matrix):
+// C = A x B per batch, A FM x K, B K x N (f16, IN_BF16 bf16, row-major), f32
+// sums (the tensor cores'), each result rounded once to f16 (bf16) on its
+// bits (or kept: OUT_F32).  Where CUDA cores need 16 FMAs a byte pair of B
 // (dot_mvc.comp), this is one MMA a fragment.  Compiled at run time
 // (src/ops/rtkernel.c: dot_mvcm[32]_f<FM>x<FN>x<FK>c<FC>p<PF>l<LD>[e|k]_{f16,bf16},
-// e the emulation, k f16 as KHR; src/ops/dot_mvc.c picks it where the
+// e the emulation, k f16 as KHR; the transposed form TR
+// dot_mvcm[32]_t<FN>x<FM>x<FK>...; src/ops/dot_mvc.c picks it where the
 // device lists an FM x FN x FK configuration of the inputs' type with FM =
-// 16 = m, K and N multiples of 8 and K of FK).
+// 16 = m (TR: FN x FM x FK with FM = m = 8), K and N multiples of 8 and K of FK).
 // IN_BF16: the kernel is rewritten after glslang into
 // VK_KHR_cooperative_matrix SPIR-V with bf16 A and B fragments
 // (src/vk/spirv_khr.c, where the GLSL defines NXVK_SPIRV_KHR_BF16), as
@@ -36,6 +37,16 @@
 // done by plain code, each 32 invocations playing a subgroup (workgroup
 // barriers for its subgroup barriers): lavapipe has no cooperative
 // matrices, and this lets it check the k steps, the staging and the sums.
+// TR (m = 8, or 16: FM rows of A; dot_mvcm[32]_t<FN>x<FM>x<FK>..., the
+// device's configuration FN x FM x FK): the transpose C^T = B^T A^T, so that
+// the large operand is the fragments' A operand and the small one's 8 rows
+// fit a configuration with 8 columns (NVIDIA's 16x8x16): B^T's FN (columns
+// n) x FK (k) fragment loaded column-major from the same staged tile (or B),
+// A^T's FK x FM fragment column-major from A (element (k, i) = A[i][k]), the
+// FN x FM accumulator stored column-major, so that it lands as C's rows in
+// the same [subgroup][FM][BW] sums.  Every address is the plain form's; only
+// the fragments' shapes, the product's order and the layouts (BT_CM, AT_CM,
+// CT_CM, the emulation's too) differ.
 #ifndef CM_EMU
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -80,6 +91,19 @@ layout(std430, binding = 4) writeonly buffer Cf { uint16_t cf[]; };
 #ifndef LD
 #define LD 0
 #endif
+#ifndef TR
+#define TR 0
+#endif
+// the fragments' layouts: B's (B^T's under TR), A's (A^T's) and the accumulator's store, column-major under TR
+#if TR
+#define BT_CM true
+#define AT_CM true
+#define CT_CM true
+#else
+#define BT_CM false
+#define AT_CM false
+#define CT_CM false
+#endif
 #define NWG (gl_WorkGroupSize.x)
 #define NSG (NWG / 32u)
 #define BW (FC * FN)  // columns a workgroup
@@ -93,16 +117,36 @@ layout(std430, binding = 4) writeonly buffer Cf { uint16_t cf[]; };
 shared uvec4 sm[SH_B > SH_R ? SH_B : SH_R];
 
 #if !defined(CM_EMU) && (defined(IN_BF16) || defined(NXVK_SPIRV_KHR))
-layout(constant_id = 9) const uint FKB = FK; // B's rows: only marks B's type (see above)
-#define FRAG_B fcoopmatNV<16, gl_ScopeSubgroup, FKB, FN>
+layout(constant_id = 9) const uint FKB = FK; // the B operand's rows: only marks its type (see above)
 #else
-#define FRAG_B fcoopmatNV<16, gl_ScopeSubgroup, FK, FN>
+#define FKB FK
+#endif
+// the product's operands: plain, A's FM x FK fragment times B's FK x FN into FM x FN; TR, B^T's FN x FK times
+// A^T's FK x FM into FN x FM (FRAG_A the fragment from A, FRAG_B the one from B's tile, MAD in the form's order)
+#if TR
+#define FRAG_A fcoopmatNV<16, gl_ScopeSubgroup, FKB, FM>
+#define FRAG_B fcoopmatNV<16, gl_ScopeSubgroup, FN, FK>
+#define FRAG_C fcoopmatNV<32, gl_ScopeSubgroup, FN, FM>
+#define MAD(fa, fb, c) coopMatMulAddNV(fb, fa, c)
+#else
+#define FRAG_A fcoopmatNV<16, gl_ScopeSubgroup, FM, FK>
+#define FRAG_B fcoopmatNV<16, gl_ScopeSubgroup, FKB, FN>
+#define FRAG_C fcoopmatNV<32, gl_ScopeSubgroup, FM, FN>
+#define MAD(fa, fb, c) coopMatMulAddNV(fa, fb, c)
 #endif
 
 #ifdef CM_EMU
-#define FE (FM * FN / 32u)  // elements of an FM x FN tile a lane owns (row-major, lane l: l FE ..)
-// a fragment: where its element (0, 0) is (in halves) and its row stride; src 0 A, 1 B, 2 shared
-struct Frag { uint src; uint off; uint stride; };
+#define FE (FM * FN / 32u)  // elements of the accumulator a lane owns (row-major, lane l: l FE ..)
+#if TR
+#define RC FN  // the accumulator's rows and columns
+#define CC FM
+#else
+#define RC FM
+#define CC FN
+#endif
+// a fragment: where its element (0, 0) is (in halves), its stride and whether column-major (element (r, c) at
+// off + c stride + r, else off + r stride + c); src 0 A, 1 B, 2 shared
+struct Frag { uint src; uint off; uint stride; bool cm; };
 float half_at(uint src, uint i) {
   uvec4 v = src == 0u ? a[i / 8u] : src == 1u ? b[i / 8u] : sm[i / 8u];
   uint w = v[(i % 8u) / 2u];
@@ -113,13 +157,21 @@ float half_at(uint src, uint i) {
   return nx_f16_to_f32(h);
 #endif
 }
-void emu_mad(Frag fa, Frag fb, uint lane, inout float acc[FE]) {
+uint frag_at(Frag f, uint r, uint c) { return f.off + (f.cm ? c * f.stride + r : r * f.stride + c); }
+// acc (RC x CC) += fx (RC x FK) fy (FK x CC)
+void emu_mad(Frag fx, Frag fy, uint lane, inout float acc[FE]) {
   [[dont_unroll]] for (uint q = 0u; q < FE; q++) {
-    uint e = lane * FE + q, row = e / FN, col = e - row * FN;
+    uint e = lane * FE + q, row = e / CC, col = e - row * CC;
     [[dont_unroll]] for (uint kk = 0u; kk < FK; kk++)
-      acc[q] = fma(half_at(fa.src, fa.off + row * fa.stride + kk), half_at(fb.src, fb.off + kk * fb.stride + col), acc[q]);
+      acc[q] = fma(half_at(fx.src, frag_at(fx, row, kk)), half_at(fy.src, frag_at(fy, kk, col)), acc[q]);
   }
 }
+// the product of A's fragment fa and B's fb in the form's order (MAD's)
+#if TR
+#define EMU_MAD(fa, fb, lane, acc) emu_mad(fb, fa, lane, acc)
+#else
+#define EMU_MAD(fa, fb, lane, acc) emu_mad(fa, fb, lane, acc)
+#endif
 #define SG_BARRIER() barrier()
 #else
 #define SG_BARRIER() subgroupBarrier()
@@ -145,8 +197,8 @@ void main() {
   [[unroll]] for (uint j = 0u; j < FC; j++)
     [[unroll]] for (uint q = 0u; q < FE; q++) acc[j][q] = 0.0;
 #else
-  fcoopmatNV<32, gl_ScopeSubgroup, FM, FN> acc[FC];
-  [[unroll]] for (uint j = 0u; j < FC; j++) acc[j] = fcoopmatNV<32, gl_ScopeSubgroup, FM, FN>(0.0);
+  FRAG_C acc[FC];
+  [[unroll]] for (uint j = 0u; j < FC; j++) acc[j] = FRAG_C(0.0);
 #endif
   uint step = NSG * FK;
 #if LD == 1
@@ -181,12 +233,12 @@ void main() {
     [[unroll]] for (uint p = 0u; p < PF; p++) {
       uint k = k0 + p * step;
       if (k < ke) {
-        Frag fa = Frag(0u, abase + k, K);
+        Frag fa = Frag(0u, abase + k, K, AT_CM);
         [[unroll]] for (uint j = 0u; j < FC; j++)
 #if LD == 1
-          if (j < fc) emu_mad(fa, Frag(2u, (sb + p * STG) * 8u + j * FN, BV * 8u), lane, acc[j]);
+          if (j < fc) EMU_MAD(fa, Frag(2u, (sb + p * STG) * 8u + j * FN, BV * 8u, BT_CM), lane, acc[j]);
 #else
-          if (j < fc) emu_mad(fa, Frag(1u, bbase + k * N + col0 + j * FN, N), lane, acc[j]);
+          if (j < fc) EMU_MAD(fa, Frag(1u, bbase + k * N + col0 + j * FN, N, BT_CM), lane, acc[j]);
 #endif
       }
     }
@@ -195,42 +247,43 @@ void main() {
     [[unroll]] for (uint p = 0u; p < PF; p++) {
       uint k = k0 + p * step;
       if (k < ke) {
-        fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa;
-        coopMatLoadNV(fa, a, (abase + k) / 8u, K / 8u, false);
+        FRAG_A fa;
+        coopMatLoadNV(fa, a, (abase + k) / 8u, K / 8u, AT_CM);
         [[unroll]] for (uint j = 0u; j < FC; j++)
           if (j < fc) {
             FRAG_B fb;
-            coopMatLoadNV(fb, sm, sb + p * STG + j * FN / 8u, BV, false);
-            acc[j] = coopMatMulAddNV(fa, fb, acc[j]);
+            coopMatLoadNV(fb, sm, sb + p * STG + j * FN / 8u, BV, BT_CM);
+            acc[j] = MAD(fa, fb, acc[j]);
           }
       }
     }
 #else
-    fcoopmatNV<16, gl_ScopeSubgroup, FM, FK> fa[PF];
+    FRAG_A fa[PF];
     FRAG_B fb[PF][FC];
     [[unroll]] for (uint p = 0u; p < PF; p++) {
       uint k = k0 + p * step;
       if (k < ke) {
-        coopMatLoadNV(fa[p], a, (abase + k) / 8u, K / 8u, false);
+        coopMatLoadNV(fa[p], a, (abase + k) / 8u, K / 8u, AT_CM);
         [[unroll]] for (uint j = 0u; j < FC; j++)
-          if (j < fc) coopMatLoadNV(fb[p][j], b, (bbase + k * N + col0 + j * FN) / 8u, N / 8u, false);
+          if (j < fc) coopMatLoadNV(fb[p][j], b, (bbase + k * N + col0 + j * FN) / 8u, N / 8u, BT_CM);
       }
     }
     [[unroll]] for (uint p = 0u; p < PF; p++)
       if (k0 + p * step < ke)
         [[unroll]] for (uint j = 0u; j < FC; j++)
-          if (j < fc) acc[j] = coopMatMulAddNV(fa[p], fb[p][j], acc[j]);
+          if (j < fc) acc[j] = MAD(fa[p], fb[p][j], acc[j]);
 #endif
   }
   barrier();  // (LD 1) every subgroup's staged tiles are read
 #ifdef CM_EMU
   [[unroll]] for (uint j = 0u; j < FC; j++)
     [[unroll]] for (uint q = 0u; q < FE; q++) {
-      uint e = lane * FE + q, row = e / FN, col = e - row * FN, x = sg * FM * BW + row * BW + j * FN + col;
+      uint e = lane * FE + q, row = e / CC, col = e - row * CC;
+      uint x = sg * FM * BW + j * FN + (CT_CM ? col * BW + row : row * BW + col);
       sm[x / 4u][x % 4u] = floatBitsToUint(acc[j][q]);
     }
 #else
-  [[unroll]] for (uint j = 0u; j < FC; j++) coopMatStoreNV(acc[j], sm, (sg * FM * BW + j * FN) / 4u, BW / 4u, false);
+  [[unroll]] for (uint j = 0u; j < FC; j++) coopMatStoreNV(acc[j], sm, (sg * FM * BW + j * FN) / 4u, BW / 4u, CT_CM);
 #endif
   barrier();
   for (uint e = t; e < FM * BW; e += NWG) {

@@ -15,7 +15,9 @@
  * loads before this round's sums (P) for f32 m > 8 and 16-bit m > 1; U = 8
  * rows in flight a lane (16-bit m = 1: 4); WG 256; S a power of two (~4
  * workgroups a unit, 16-bit m > 8 ~2); f16 and bf16 m = 16 on tensor cores
- * (dot_mvcm.comp, WG 128) where the device has them for the dtype.  It
+ * (dot_mvcm.comp, WG 128) where the device has them for the dtype, and m = 8
+ * there too as the transpose C^T = B^T A^T (B's columns the fragments' rows:
+ * a configuration with 8 columns, NVIDIA's 16x8x16; NXVK_DOT_MVC_CM's T).  It
  * takes every columns shape (NXVK_DOT_MVC="W,U,S,WG[,P[,F]]" overrides, 0: the
  * rule's; P 1 plain, 2 the next round's loads first; F 1 the fold, 2 the second pass);
  * NXVK_DOT_MVC=off (or NXVK_DOT_MV=off while NXVK_DOT_MVC names no layout)
@@ -72,12 +74,15 @@ static int mvc_dispatch(nxvk_rec *r, const char *kname, nxvk_dtype out, nxvk_buf
   return nxvk_dot_mv_run(r, kname, spec, 4, meta, 5, A, B, C, out, gx, S, batch, (uint64_t)M * N, fold);
 }
 
-/* f16 and bf16 m = 16 on dot_mvcm.comp (tensor cores): the device's f16 x
- * f16 + f32 (bf16 x bf16 + f32: the KHR extension's) configurations with FM
- * = 16 (the largest FN x FK of them whose sides are multiples of 8),
- * subgroups of 32, K and N whole fragments and 16-byte vectors; 1 where any
- * of it is missing.  bf16 runs as a KHR kernel (spirv_khr.c), f16 where
- * nxvk_coopmat_khr says. */
+/* f16 and bf16 m = 16 (and 8) on dot_mvcm.comp (tensor cores): the
+ * device's f16 x f16 + f32 (bf16 x bf16 + f32: the KHR extension's)
+ * configurations with FM = 16 = m (the largest FN x FK of them whose sides
+ * are multiples of 8), subgroups of 32, K and N whole fragments and 16-byte
+ * vectors; 1 where any of it is missing.  The transposed form (T, the
+ * knob's 6th field: C^T = B^T A^T, B's FN columns the configuration's rows
+ * and A's m rows its columns; m = 8 by default, 16 where T says) takes a
+ * configuration FN x m x FK instead (NVIDIA's 16x8x16 for m = 8).  bf16
+ * runs as a KHR kernel (spirv_khr.c), f16 where nxvk_coopmat_khr says. */
 static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
                        uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
@@ -86,17 +91,23 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   bool emu = tu->dot_mvc_cm[3] == 1; /* the emulation: plain code, any subgroups (lavapipe's tests) */
   bool bf = dtype == NXVK_BF16;
   bool cm = bf ? nxvk_coopmat_khr(c, true) : d->coopmat_f16_f32;
-  if (M != 16 || (!emu && (!cm || d->subgroup_size != 32 || d->min_subgroup_size != d->max_subgroup_size)))
+  /* T: 0 the rule's (m = 8 transposed, m = 16 plain), 1 plain, 2 transposed */
+  uint32_t T = tu->dot_mvc_cm[5];
+  bool tr = T == 2 || (T == 0 && M == 8);
+  if ((tr ? M != 8 && M != 16 : M != 16) ||
+      (!emu && (!cm || d->subgroup_size != 32 || d->min_subgroup_size != d->max_subgroup_size)))
     return 1;
   bool khr = !emu && !bf && nxvk_coopmat_khr(c, false);
   int ns = bf ? d->coop_bf16_nshapes : d->coop_f16_nshapes;
   if (ns < 0) ns = 0;
-  if (bf && ns > 8) ns = 8;
+  if (ns > 8) ns = 8;
+  /* fn columns of B a fragment (the configuration's N, transposed its M), fk its K */
   uint32_t fn = emu ? 16 : 0, fk = emu ? 16 : 0;
   for (int i = 0; i < ns; i++) {
     const uint32_t *s = bf ? d->coop_bf16_shapes[i] : d->coop_f16_shapes[i];
-    if (s[0] != 16 || !s[1] || !s[2] || s[1] % 8 || s[2] % 8 || s[1] > 64 || s[2] > 64) continue;
-    if (s[1] * s[2] > fn * fk || (s[1] * s[2] == fn * fk && s[1] == 16)) fn = s[1], fk = s[2];
+    uint32_t sm = tr ? s[1] : s[0], sn = tr ? s[0] : s[1];
+    if (sm != M || !sn || !s[2] || sn % 8 || s[2] % 8 || sn > 64 || s[2] > 64) continue;
+    if (sn * s[2] > fn * fk || (sn * s[2] == fn * fk && sn == 16)) fn = sn, fk = s[2];
   }
   if (!fn || N % fn || N % 8 || K % fk || K % 8 || K == 0) return 1;
   /* FC 4, PF 1, staged (H100 16:26: 2 044 GB/s at 16x8192x8192; PF 2 1 889, PF 4 1 298, FC 2 1 395, FC 8
@@ -111,7 +122,7 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   uint32_t wg = tu->dot_mvc[3] ? tu->dot_mvc[3] : 128;
   if (wg > maxwg) wg = nxvk_pow2_floor(maxwg);
   /* shared: the accumulators at the end, or (ld) PF staged FK x (FC FN + 8) tiles a subgroup */
-  uint64_t per_sg = (uint64_t)16 * fc * fn * 4, stg = ld ? (uint64_t)pf * fk * (fc * fn + 8) * 2 : 0;
+  uint64_t per_sg = (uint64_t)M * fc * fn * 4, stg = ld ? (uint64_t)pf * fk * (fc * fn + 8) * 2 : 0;
   if (stg > per_sg) per_sg = stg;
   uint64_t room = d->max_shared_memory > NXVK_MV_FOLD_SHARED ? d->max_shared_memory - NXVK_MV_FOLD_SHARED : 0;
   while (wg > 32 && wg / 32 * per_sg > room) wg /= 2;
@@ -126,8 +137,13 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   if (S > 1 && ((uint64_t)S * batch * M * N * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * M * N > UINT32_MAX))
     S = 1;
   char name[96];
-  snprintf(name, sizeof name, "dot_mvcm%s_f16x%ux%uc%up%ul%u%s_%s", out == NXVK_F32 ? "32" : "", fn, fk, fc, pf, ld,
-           emu ? "e" : khr ? "k" : "", nxvk_dtype_name(dtype));
+  /* plain dot_mvcm[32]_f16x<FN>x<FK>..., transposed dot_mvcm[32]_t<FN>x<m>x<FK>... (the configurations) */
+  if (tr)
+    snprintf(name, sizeof name, "dot_mvcm%s_t%ux%ux%uc%up%ul%u%s_%s", out == NXVK_F32 ? "32" : "", fn, M, fk, fc, pf,
+             ld, emu ? "e" : khr ? "k" : "", nxvk_dtype_name(dtype));
+  else
+    snprintf(name, sizeof name, "dot_mvcm%s_f16x%ux%uc%up%ul%u%s_%s", out == NXVK_F32 ? "32" : "", fn, fk, fc, pf,
+             ld, emu ? "e" : khr ? "k" : "", nxvk_dtype_name(dtype));
   uint32_t spec[4] = {wg, 0};
   return mvc_dispatch(r, name, out, A, B, C, spec, M, N, K, batch, gx, S, KC, tu->dot_mvc_cm[4]);
 }
@@ -155,8 +171,8 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
       !d->subgroup_shuffle || sg < 4 || sg > 128 || (sg & (sg - 1)) || d->min_subgroup_size != d->max_subgroup_size ||
       batch > d->max_workgroup_count[2])
     return 1;
-  /* f16 and bf16 m = 16 on tensor cores where the device lists a 16 x FN x FK configuration of their type (the
-   * default; NXVK_DOT_MVC_CM=off: the CUDA-core form) */
+  /* f16 and bf16 m = 16 on tensor cores where the device lists a 16 x FN x FK configuration of their type, m = 8
+   * transposed where it lists an FN x 8 x FK one (the default; NXVK_DOT_MVC_CM=off: the CUDA-core form) */
   if ((dtype == NXVK_F16 || dtype == NXVK_BF16) && tu->dot_mvc_cm_mode != 1) {
     int rc = mvc_coopmat(r, dtype, out, A, B, C, M, N, K, batch);
     if (rc != 1) return rc;

@@ -278,25 +278,31 @@ static int glsl_for(const char *name, int variant, char **out) {
   }
   if (strncmp(name, "dot_mvcm", 8) == 0 && (d == NXVK_F16 || d == NXVK_BF16)) {
     /* dot_mvc.c's tensor-core form: dot_mvcm[32]_f<FM>x<FN>x<FK>c<FC>p<PF>l<LD>[e|k]_{f16,bf16} (e: its emulation;
-     * k: f16 as a KHR kernel; bf16 is one always, but for the emulation) */
+     * k: f16 as a KHR kernel; bf16 is one always, but for the emulation); the transposed form (TR, C^T = B^T A^T)
+     * dot_mvcm[32]_t<FN>x<FM>x<FK>..., the device's configuration with B's FN columns as its rows, A's FM rows (8
+     * or 16) as its columns */
     const char *p = name + 8;
     bool o32 = strncmp(p, "32", 2) == 0;
     if (o32) p += 2;
-    unsigned fm, fn, fk, fc, pf, ld;
-    char canon[64];
+    unsigned fm, fn, fk, fc, pf, ld, f1, f2;
+    char canon[64], form = 0;
     int at = 0;
-    if (sscanf(p, "_f%ux%ux%uc%up%ul%u%n", &fm, &fn, &fk, &fc, &pf, &ld, &at) != 6) goto unknown;
+    if (sscanf(p, "_%c%ux%ux%uc%up%ul%u%n", &form, &f1, &f2, &fk, &fc, &pf, &ld, &at) != 7 || (form != 'f' && form != 't'))
+      goto unknown;
+    bool tr = form == 't';
+    fm = tr ? f2 : f1, fn = tr ? f1 : f2;
     bool emu = p[at] == 'e', khr = p[at] == 'k', bf = d == NXVK_BF16;
-    snprintf(canon, sizeof canon, "dot_mvcm%s_f%ux%ux%uc%up%ul%u%s_%s", o32 ? "32" : "", fm, fn, fk, fc, pf, ld,
+    snprintf(canon, sizeof canon, "dot_mvcm%s_%c%ux%ux%uc%up%ul%u%s_%s", o32 ? "32" : "", form, f1, f2, fk, fc, pf, ld,
              emu ? "e" : khr ? "k" : "", nxvk_dtype_name(d));
-    if (strcmp(canon, name) != 0 || (khr && bf) || fm != 16 || fn < 8 || fn > 64 || fn % 8 || fk < 8 || fk > 64 ||
-        fk % 8 || fc < 1 || fc > 16 || (fc & (fc - 1)) || (pf != 1 && pf != 2 && pf != 4) || ld > 1 ||
-        (ld && fk * fc * fn / 8 % 32))
+    if (strcmp(canon, name) != 0 || (khr && bf) || (tr ? fm != 8 && fm != 16 : fm != 16) || fn < 8 || fn > 64 ||
+        fn % 8 || fk < 8 || fk > 64 || fk % 8 || fc < 1 || fc > 16 || (fc & (fc - 1)) || (pf != 1 && pf != 2 && pf != 4) ||
+        ld > 1 || (ld && fk * fc * fn / 8 % 32) || fm * fn % 32)
       goto unknown;
     /* bf16 and k on tensor cores: spirv_khr.c rewrites the SPIR-V of GLSL with these lines */
     snprintf(defs, sizeof defs,
-             "#define FM %uu\n#define FN %uu\n#define FK %uu\n#define FC %uu\n#define PF %uu\n#define LD %u\n%s%s%s", fm,
-             fn, fk, fc, pf, ld, o32 ? "#define OUT_F32 1\n" : "", emu ? "#define CM_EMU 1\n" : "",
+             "#define FM %uu\n#define FN %uu\n#define FK %uu\n#define FC %uu\n#define PF %uu\n#define LD %u\n%s%s%s%s",
+             fm, fn, fk, fc, pf, ld, tr ? "#define TR 1\n" : "", o32 ? "#define OUT_F32 1\n" : "",
+             emu ? "#define CM_EMU 1\n" : "",
              khr        ? "#define NXVK_SPIRV_KHR 1\n"
              : !bf      ? ""
              : emu      ? "#define IN_BF16 1\n"

@@ -361,16 +361,18 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
                  "WG a power of two from 32 to 1024, P 1 (no prefetch) or 2 (the next round's loads first), "
                  "F 1 (split K's chunks summed by the last workgroup) or 2 (by a second pass); 0: the rule's");
   }
-  /* dot_mvcm.comp's layout (dot_mvc.c): FC,PF[,LD[,E[,F]]], 0 = the rule's; or off */
+  /* dot_mvcm.comp's layout (dot_mvc.c): FC,PF[,LD[,E[,F[,T]]]], 0 = the rule's; or off */
   if (knob("NXVK_DOT_MVC_CM") && strcmp(knob("NXVK_DOT_MVC_CM"), "off") == 0) t->dot_mvc_cm_mode = 1;
-  else if (knob_list("NXVK_DOT_MVC_CM", t->dot_mvc_cm, 2, 5, "want FC,PF[,LD[,E[,F]]] (0: the rule's) or off", &rc)) {
+  else if (knob_list("NXVK_DOT_MVC_CM", t->dot_mvc_cm, 2, 6, "want FC,PF[,LD[,E[,F[,T]]]] (0: the rule's) or off",
+                     &rc)) {
     const uint32_t *v = t->dot_mvc_cm;
     t->dot_mvc_cm_mode = 2;
-    if (v[0] > 16 || (v[0] & (v[0] - 1)) || v[1] > 4 || v[1] == 3 || v[2] > 2 || v[3] > 1 || v[4] > 2)
+    if (v[0] > 16 || (v[0] & (v[0] - 1)) || v[1] > 4 || v[1] == 3 || v[2] > 2 || v[3] > 1 || v[4] > 2 || v[5] > 2)
       return bad("NXVK_DOT_MVC_CM", knob("NXVK_DOT_MVC_CM"),
                  "FC fragments a subgroup a power of two up to 16, PF k steps in flight 1, 2 or 4, LD 1 B's fragments "
                  "straight from memory or 2 through shared memory, E 1 the emulation, F 1 (split K's chunks summed by "
-                 "the last workgroup) or 2 (by a second pass) (0: the rule's)");
+                 "the last workgroup) or 2 (by a second pass), T 1 the plain form (m = 16) or 2 the transposed one "
+                 "(m = 8 or 16) (0: the rule's)");
   }
   /* dot_mvr.comp's layout (dot_mvr.c): L,R,U,KS[,WG[,S[,P]]], 0 = the rule's (P: 1 loads a round ahead, 2 not); or off */
   if (knob("NXVK_DOT_MVR") && strcmp(knob("NXVK_DOT_MVR"), "off") == 0) t->dot_mvr_off = true;

@@ -104,6 +104,25 @@ static void test_compile(void) {
     free(glsl);
     free(words);
   }
+  /* the skinny columns form's NV f16 kernels (dot_mvc.c): plain (m = 16) and transposed (t: m = 8 on 16x8x16, m =
+   * 16 on 16x16x16), B staged or not, and their emulations */
+  static const char *const mvcm[] = {"dot_mvcm_f16x16x16c4p1l1_f16",   "dot_mvcm_t16x8x16c4p1l1_f16",
+                                     "dot_mvcm32_t16x8x16c8p2l0_f16",  "dot_mvcm_t16x16x16c4p1l1_f16",
+                                     "dot_mvcm_t16x8x8c2p4l1_f16",     "dot_mvcm_t16x8x16c4p1l1e_f16",
+                                     "dot_mvcm32_t16x16x16c2p2l0e_bf16"};
+  for (size_t i = 0; i < sizeof mvcm / sizeof *mvcm; i++) {
+    char *glsl;
+    uint32_t *words;
+    size_t bytes;
+    int rc = rt_kernel_spirv(mvcm[i], &glsl, &words, &bytes);
+    bool emu = strstr(mvcm[i], "e_") != NULL;
+    CHECK(rc == NXVK_OK && bytes > 1000 && glsl && (strstr(glsl, "#define TR 1") != NULL) == (mvcm[i][9] == 't' ||
+                                                                                           mvcm[i][11] == 't') &&
+              (strstr(glsl, "#define CM_EMU") != NULL) == emu,
+          "%s compiles (%s)", mvcm[i], rc ? nxvk_errmsg() : "ok");
+    free(glsl);
+    free(words);
+  }
   /* conv's layouts (scripts/gpu.sh conv sweeps them), with and without the emulation */
   static const char *const conv[] = {"4x1_2x4_k32_16x16x16", "4x2_2x2_k32_16x16x16", "2x2_2x2_k32_16x16x16",
                                      "8x1_2x4_k32_16x16x16", "2x2_4x2_k32_16x16x16", "4x1_2x4_k16_16x16x16",

@@ -286,6 +286,31 @@ static void test_refusals(void) {
   free(jp);
 }
 
+/* A skinny columns kernel's (dot_mvcm's) loads and stores: how many take
+ * each layout (0 RowMajor, 1 ColumnMajor, 2 another or not a plain constant),
+ * and the multiply-adds' A, B and accumulator types as rows x cols (the
+ * last multiply-add's; 0 where not found). */
+static void mvcm_layouts(const module *m, int count[3], uint32_t dims[3][2]) {
+  count[0] = count[1] = count[2] = 0;
+  memset(dims, 0, 3 * 2 * sizeof dims[0][0]);
+  for (size_t i = 5; i < m->n; i += m->w[i] >> 16) {
+    uint32_t op = m->w[i] & 0xffff;
+    bool p;
+    if (op == 4457 || op == 4458) {
+      uint32_t layout = constant_value(m, m->w[i + (op == 4457 ? 4 : 3)], &p);
+      count[p && layout <= 1 ? layout : 2]++;
+    }
+    if (op == 4459)
+      for (int k = 0; k < 3; k++) {
+        uint32_t t = type_of(m, m->w[i + 3 + k]);
+        if (t && m->def_op[t] == 4456) {
+          dims[k][0] = constant_value(m, m->w[m->def_at[t] + 4], &p);
+          dims[k][1] = constant_value(m, m->w[m->def_at[t] + 5], &p);
+        }
+      }
+  }
+}
+
 /* The kernels that take the pass: bench peak's bf16 and KHR f16 rates and
  * dot's bf16 (b32, b16) and KHR f16 (k32, k16) layouts ask for it (bf16:
  * NXVK_SPIRV_KHR_BF16, f16: NXVK_SPIRV_KHR), compile and are rewritten;
@@ -302,7 +327,12 @@ static void test_kernels(void) {
                                       "dot_mvrcm_n8f16x8x16u4k2w256a2_bf16", "dot_mvrcm_n16f16x16x16u4k1w128a2k_f16",
                                       "dot_mvrcm32_n11f16x16x16u2k4w128a1k_f16", "dot_mvcm_f16x16x16c4p1l1_bf16",
                                       "dot_mvcm32_f16x16x16c2p4l0_bf16", "dot_mvcm_f16x8x16c4p1l1_bf16",
-                                      "dot_mvcm_f16x16x16c4p1l1k_f16", "dot_mvcm32_f16x16x16c8p2l0k_f16"};
+                                      "dot_mvcm_f16x16x16c4p1l1k_f16", "dot_mvcm32_f16x16x16c8p2l0k_f16",
+                                      /* its transposed form (m = 8 on 16x8x16, and m = 16): every load and store
+                                       * column-major */
+                                      "dot_mvcm_t16x8x16c4p1l1_bf16", "dot_mvcm32_t16x8x16c2p4l0_bf16",
+                                      "dot_mvcm_t16x16x16c4p1l1_bf16", "dot_mvcm_t16x8x16c4p1l1k_f16",
+                                      "dot_mvcm32_t16x8x16c8p2l0k_f16", "dot_mvcm_t16x8x8c4p1l1k_f16"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     char *glsl;
     uint32_t *words;
@@ -316,6 +346,22 @@ static void test_kernels(void) {
     CHECK(asks && whole && count_op(&m, 4459) > 0 && count_op(&m, 5361) == 0 && has_capability(&m, 6022) &&
               has_capability(&m, 5118) == bf16,
           "%s asks for the pass, compiles and is rewritten (%s)", names[i], rc ? nxvk_errmsg() : "ok");
+    unsigned f1, f2, f3;
+    char form;
+    if (whole && (sscanf(names[i], "dot_mvcm_%c%ux%ux%u", &form, &f1, &f2, &f3) == 4 ||
+                  sscanf(names[i], "dot_mvcm32_%c%ux%ux%u", &form, &f1, &f2, &f3) == 4)) {
+      /* the plain form: A (16 x FK) times B (FK x FN), every layout row-major; the transposed one (t FN x FM x
+       * FK): B^T (FN x FK) times A^T (FK x FM) into FN x FM, every layout column-major */
+      int count[3];
+      uint32_t dims[3][2];
+      mvcm_layouts(&m, count, dims);
+      int want = form == 't' ? 1 : 0;
+      CHECK(count[want] > 0 && count[1 - want] == 0 && count[2] == 0 && dims[0][0] == f1 && dims[0][1] == f3 &&
+                dims[1][0] == f3 && dims[1][1] == f2 && dims[2][0] == f1 && dims[2][1] == f2,
+            "%s: %d loads and stores %s (%d and %d others), products %ux%u . %ux%u -> %ux%u", names[i], count[want],
+            want ? "ColumnMajor" : "RowMajor", count[1 - want], count[2], dims[0][0], dims[0][1], dims[1][0],
+            dims[1][1], dims[2][0], dims[2][1]);
+    }
     free(m.def_at);
     free(m.def_op);
     free(glsl);
@@ -326,7 +372,9 @@ static void test_kernels(void) {
                                    "dotcm_2x4_4x4_k32_16x16x16_s1_p1_g0_o0_b32_emu",
                                    "dot_mvrcm_n16f16x16x16u4k1w128a2_f16", "dot_mvrcm_n16f16x16x16u4k1w128a2e_bf16",
                                    "dot_mvrcm_n16f16x16x16u4k1w128a2e_f16", "dot_mvcm_f16x16x16c4p1l1_f16",
-                                   "dot_mvcm_f16x16x16c4p1l1e_bf16", "dot_mvcm32_f16x16x16c4p1l0e_f16"};
+                                   "dot_mvcm_f16x16x16c4p1l1e_bf16", "dot_mvcm32_f16x16x16c4p1l0e_f16",
+                                   "dot_mvcm_t16x8x16c4p1l1_f16", "dot_mvcm_t16x8x16c4p1l1e_bf16",
+                                   "dot_mvcm32_t16x16x16c2p1l0e_f16"};
   for (size_t i = 0; i < sizeof nv / sizeof *nv; i++) {
     char *glsl = NULL;
     int rc = nxvk_rt_kernel_glsl(nv[i], &glsl);
@@ -342,7 +390,10 @@ static void test_kernels(void) {
   static const char *const bad[] = {"dot_mvrcm_n16f16x16x16u4k1w128a2k_bf16", "dot_mvrcm_n16f16x16x16u4k1w128a2ek_f16",
                                     "dot_mvrcm_n16f16x16x16u4k1w128a2x_bf16", "dot_mvcm_f16x16x16c4p1l1k_bf16",
                                     "dot_mvcm_f16x16x16c4p1l1ke_f16", "dot_mvcm_f16x16x16c4p1l1_bf16x",
-                                    "dot_mvcm_f16x16x16c4p1l1_f32"};
+                                    "dot_mvcm_f16x16x16c4p1l1_f32", "dot_mvcm_t16x8x16c4p1l1k_bf16",
+                                    "dot_mvcm_t16x4x16c4p1l1_f16", "dot_mvcm_t16x32x16c4p1l1_f16",
+                                    "dot_mvcm_f8x16x16c4p1l1_f16", "dot_mvcm_x16x8x16c4p1l1_f16",
+                                    "dot_mvcm_T16x8x16c4p1l1_f16", "dot_mvcm_t16x8x16c4p1l1ek_f16"};
   check_refused(bad, sizeof bad / sizeof *bad, "is unknown");
 }
 
