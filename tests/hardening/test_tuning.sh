@@ -128,6 +128,8 @@ cases() {
   refused "$bin" "$tag NXVK_DOT_MVC_CM with PF = 3" NXVK_DOT_MVC_CM=0,3
   refused "$bin" "$tag NXVK_DOT_MVC_CM with LD = 3" NXVK_DOT_MVC_CM=0,0,3
   refused "$bin" "$tag NXVK_DOT_MVC_CM with E = 2" NXVK_DOT_MVC_CM=0,0,0,2
+  refused "$bin" "$tag NXVK_DOT_MVC_CM with T = 3" NXVK_DOT_MVC_CM=0,0,0,0,0,3
+  refused "$bin" "$tag NXVK_DOT_MVC_CM with seven numbers" NXVK_DOT_MVC_CM=0,0,0,0,0,2,1
   refused "$bin" "$tag NXVK_DOT_MVR with L = 3" NXVK_DOT_MVR=3,0,0,0
   refused "$bin" "$tag NXVK_DOT_MVR with P = 3" NXVK_DOT_MVR=4,2,2,2,256,0,3
   refused "$bin" "$tag NXVK_DOT_MVR_CM with KS = 3" NXVK_DOT_MVR_CM=4,3
@@ -154,6 +156,7 @@ cases() {
   taken "$bin" "$tag NXVK_DOT_MVC=2,4,2,64,2 is taken" NXVK_DOT_MVC=2,4,2,64,2 dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MVC=off is taken" NXVK_DOT_MVC=off dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MVC_CM=4,2 is taken" NXVK_DOT_MVC_CM=4,2 dot '{"variant":"skinny"}'
+  taken "$bin" "$tag NXVK_DOT_MVC_CM=4,1,2,1,1,2 (the transposed form's emulation) is taken" NXVK_DOT_MVC_CM=4,1,2,1,1,2 dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MVR=2,1,1,2,64,2 is taken" NXVK_DOT_MVR=2,1,1,2,64,2 dot '{}'
   taken "$bin" "$tag NXVK_EW_UNROLL=3 is taken" NXVK_EW_UNROLL=3 exp '{}'
   taken "$bin" "$tag NXVK_POOL_CAP=1M is taken" NXVK_POOL_CAP=1M

@@ -61,6 +61,19 @@ for cm in 0,0,0,0,1 0,0,2,1,1; do
   run_case "skinny f16 columns dot, split K folded (NXVK_DOT_MVC_CM=$cm) --check" 0 \
     env NXVK_DOT_MVC=0,0,3,0,0,1 NXVK_DOT_MVC_CM=$cm "$BIN" run --op dot --check "$T/ca.npy" "$T/cb.npy"
 done
+# the tensor-core columns form's transposed emulation (C^T = B^T A^T, m = 8): B staged and folded, B from memory
+# and summed by a second pass, FC 8 PF 2 over a last block of one fragment
+/usr/bin/python3 -c "
+import numpy as np
+rng = np.random.default_rng(7)
+np.save('$T/ma.npy', rng.standard_normal((8, 1024)).astype(np.float16))
+np.save('$T/mb.npy', rng.standard_normal((1024, 272)).astype(np.float16))"
+for cm in 0,0,2,1,1 2,2,1,1,2 8,2,2,1,1,2; do
+  run_case "skinny f16 m = 8 on the transposed tensor-core form's emulation, split K (NXVK_DOT_MVC_CM=$cm) --check" 0 \
+    env NXVK_DOT_MVC=0,0,3,0 NXVK_DOT_MVC_CM=$cm NXVK_KERNEL_STATS=1 "$BIN" run --op dot --check "$T/ma.npy" "$T/mb.npy"
+  if grep -qE '^dot_mvcm_t16x8x16c[0-9]+p[0-9]+l[01]e_f16 ' "$T/err"; then ok "... ran dot_mvcm_t16x8x16...e_f16 ($cm)"; else
+    not_ok "... ran dot_mvcm_t16x8x16...e_f16 ($cm)" "$(grep -m3 dot_ "$T/err")"; fi
+done
 # dot_mv.comp's rows form with B's tile of T sub-tiles (NXVK_DOT_MV's 7th
 # field): f32 n = 16 (B staged in 16-byte vectors) split over 2 chunks and
 # unsplit, one tile of B or two (8th field 2), n = 9 (value by value), A's

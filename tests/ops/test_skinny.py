@@ -85,6 +85,10 @@ def ran(kernel, text, env=None):
     m = re.match(r"dot_mvcm_(f16|bf16)$", kernel)
     if m:  # e: the emulation, k: f16 as a KHR kernel
         return re.search(r"dot_mvcm(32)?_f16x\d+x\d+c\d+p\d+l\d[ek]?_%s\b" % m.group(1), text) is not None
+    m = re.match(r"dot_mvcmt(\d+)?_(f16|bf16)$", kernel)
+    if m:  # its transposed form (C^T = B^T A^T), dot_mvcm[32]_t<FN>x<m>x<FK>...; dot_mvcmt<m>_<dt>: with m columns
+        return re.search(r"dot_mvcm(32)?_t\d+x%sx\d+c\d+p\d+l\d[ek]?_%s\b" % (m.group(1) or r"\d+", m.group(2)),
+                         text) is not None
     m = re.match(r"dot_mvc(32)?_(f32|f16|bf16)$", kernel)
     if m:
         return re.search(r"dot_mvc%s_n\d+w\d+u\d+p\d+a?_%s\b" % (m.group(1) or "", m.group(2)), text) is not None
@@ -476,6 +480,40 @@ def main():
     half_case("f16 by default: 16x512 . 512x1024 on %s" % CMK, (16, 512), (512, 1024), "f16", CMK, env={})
     half_case("f16 NXVK_DOT_MVC_CM=off: 16x512 . 512x1024 on dot_mvc", (16, 512), (512, 1024), "f16", "dot_mvc_f16",
               env={"NXVK_DOT_MVC_CM": "off"})
+    # m = 8 on tensor cores as the transpose C^T = B^T A^T (NXVK_DOT_MVC_CM's T: 0 the rule's, transposed for m = 8;
+    # 2 forces it, also for m = 16; 1 the plain form, m = 16 only): B^T's fragments loaded column-major from B's
+    # staged tile (LD 2) or from B (LD 1), A^T's column-major from A, the accumulators stored column-major; the
+    # emulation (E = 1) makes the same loads and stores, so a transposition broken there fails these
+    CMT = "dot_mvcmt8_f16" if CM else "dot_mvc_f16"
+    half_case("f16 m = 8 by default on %s" % CMT, (8, 512), (512, 1024), "f16", CMT, env={}, check=True)
+    for dt in ("f16", "bf16"):
+        half_case("%s transposed emulation (m = 8), B staged, 8x512 . 512x1040 (the last block 1 fragment), NaN and inf"
+                  % dt, (8, 512), (512, 1040), dt, "dot_mvcmt8_" + dt, env={"NXVK_DOT_MVC_CM": "0,0,2,1"}, check=True,
+                  special="sparse")
+        half_case("%s transposed emulation (m = 8), B from memory, FC=2 PF=4 S=3, batched 2x8x768 . 2x768x96, the next "
+                  "batches' NaN and inf" % dt, (2, 8, 768), (2, 768, 96), dt, "dot_mvcmt8_" + dt,
+                  env={"NXVK_DOT_MVC_CM": "2,4,1,1", MVC: "0,0,3,0"}, special="next")
+        half_case("%s transposed emulation (m = 8), FC=8 PF=2 staged, batched 3x8x640 . 3x640x272 (N not whole blocks)"
+                  % dt, (3, 8, 640), (3, 640, 272), dt, "dot_mvcmt8_" + dt, env={"NXVK_DOT_MVC_CM": "8,2,2,1,0,2"})
+        half_case("%s transposed emulation (m = 8), FC=1 PF=1 staged, dtype f32 result, NaN and inf" % dt, (8, 1024),
+                  (1024, 48), dt, "dot_mvcmt8_" + dt, env={"NXVK_DOT_MVC_CM": "1,1,2,1"}, out32=True, special=True)
+        half_case("%s transposed emulation (m = 8), FC=4 PF=2 staged, split K (S=4), second pass" % dt, (8, 2048),
+                  (2048, 128), dt, "dot_mvcmt8_" + dt, env={"NXVK_DOT_MVC_CM": "4,2,2,1,2", MVC: "0,0,4,0"})
+        half_case("%s transposed emulation of m = 16 (T=2), B staged, 16x512 . 512x1040" % dt, (16, 512), (512, 1040),
+                  dt, "dot_mvcmt16_" + dt, env={"NXVK_DOT_MVC_CM": "0,0,2,1,0,2"}, special="sparse")
+        half_case("%s transposed emulation of m = 16 (T=2), B from memory, S=3, dtype f32 result" % dt, (16, 1536),
+                  (1536, 80), dt, "dot_mvcmt16_" + dt, env={"NXVK_DOT_MVC_CM": "2,2,1,1,0,2", MVC: "0,0,3,0"},
+                  out32=True)
+        half_case("%s T=1 (the plain form) leaves m = 8 to the columns kernels" % dt, (8, 512), (512, 1024), dt,
+                  "dot_mvc_" + dt, env={"NXVK_DOT_MVC_CM": "0,0,2,1,0,1"})
+        half_case("%s m = 8, N not whole fragments: the columns kernels" % dt, (8, 512), (512, 1000), dt,
+                  "dot_mvc_" + dt, env={"NXVK_DOT_MVC_CM": "0,0,2,1"})
+        half_case("%s m = 8, K not whole fragments: the columns kernels" % dt, (8, 1000), (1000, 512), dt,
+                  "dot_mvc_" + dt, env={"NXVK_DOT_MVC_CM": "0,0,2,1"})
+        half_case("%s m = 4 (T=2): the columns kernels" % dt, (4, 512), (512, 1024), dt, "dot_mvc_" + dt,
+                  env={"NXVK_DOT_MVC_CM": "0,0,2,1,0,2"})
+    half_case("f16 NXVK_DOT_MVC_CM=off: m = 8 on dot_mvc", (8, 512), (512, 1024), "f16", "dot_mvc_f16",
+              env={"NXVK_DOT_MVC_CM": "off"})
     # split K summed by the last workgroup of each column block (F = 1, the default) against the second pass (F = 2):
     # dot_mvc (W,U,S,WG,P,F) and the tensor-core form's emulation (FC,PF,LD,E,F); vec4 sums where N and the blocks
     # are whole vec4s, single floats where not (N = 1003), batches, odd splits, f32 results
@@ -486,6 +524,13 @@ def main():
                   {MVC: "0,0,5,0"}, {MVC: "0,0,5,0,0,2"})
     fold_case("f16 dot_mvc S=4, m = 3, dtype f32 result", (3, 2000), (2000, 260), "f16", "dot_mvc32",
               {MVC: "0,0,4,0,0,1"}, {MVC: "0,0,4,0,0,2"}, out32=True)
+    for dt in ("f16", "bf16"):
+        fold_case("%s tensor-core emulation, transposed (m = 8) S=3, batched 2x8x1024 . 2x1024x336" % dt, (2, 8, 1024),
+                  (2, 1024, 336), dt, "dot_mvcm_t16x8", {"NXVK_DOT_MVC_CM": "0,0,2,1,1", MVC: "0,0,3,0"},
+                  {"NXVK_DOT_MVC_CM": "0,0,2,1,2", MVC: "0,0,3,0"})
+        fold_case("%s tensor-core emulation, transposed (m = 8) S=6 FC=2, dtype f32 result" % dt, (8, 3072),
+                  (3072, 96), dt, "dot_mvcm32_t16x8", {"NXVK_DOT_MVC_CM": "2,1,2,1", MVC: "0,0,6,0"},
+                  {"NXVK_DOT_MVC_CM": "2,1,2,1,2", MVC: "0,0,6,0"}, out32=True)
     for dt in ("f16", "bf16"):
         fold_case("%s tensor-core emulation S=3, batched 2x16x1024 . 2x1024x320" % dt, (2, 16, 1024), (2, 1024, 320), dt,
                   "dot_mvcm", {"NXVK_DOT_MVC_CM": "0,0,2,1,1", MVC: "0,0,3,0"},
