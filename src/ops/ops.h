@@ -316,7 +316,8 @@ typedef struct nxvk_tuning {
   bool dot_mv_ct;        /* NXVK_DOT_MV_CT (default 1): dot_mv.comp's layout compiled in (0: specialization constants) */
   uint32_t dot_mvc[6];   /* NXVK_DOT_MVC: W, U, S, WG, P, F of dot_mvc.comp (0: the rule's) */
   int dot_mvc_mode;      /* NXVK_DOT_MVC: 0 unset, 2 numbers (every columns shape); 1 off (dot_mv / dot_skinny) */
-  uint32_t dot_mvc_cm[6]; /* NXVK_DOT_MVC_CM: FC, PF, LD, E, F, T of dot_mvcm.comp (16-bit m = 16, 8 on tensor cores; 0: the rule's) */
+  uint32_t dot_mvc_cm[6]; /* NXVK_DOT_MVC_CM: FC, PF, LD, E, F, T of dot_mvcm.comp (16-bit m = 16, 8 on tensor
+                           * cores; 0: the rule's) */
   int dot_mvc_cm_mode;   /* NXVK_DOT_MVC_CM: 0 unset, 2 numbers (wherever it can run); 1 off */
   uint32_t dot_mvr[7];   /* NXVK_DOT_MVR: L, R, U, KS, WG, S, P + 1 of dot_mvr.comp (0: the rule's) */
   bool dot_mvr_off;      /* NXVK_DOT_MVR=off: n = 2..16 rows products on dot_mv.comp's rows form */

@@ -287,7 +287,8 @@ static int glsl_for(const char *name, int variant, char **out) {
     unsigned fm, fn, fk, fc, pf, ld, f1, f2;
     char canon[64], form = 0;
     int at = 0;
-    if (sscanf(p, "_%c%ux%ux%uc%up%ul%u%n", &form, &f1, &f2, &fk, &fc, &pf, &ld, &at) != 7 || (form != 'f' && form != 't'))
+    if (sscanf(p, "_%c%ux%ux%uc%up%ul%u%n", &form, &f1, &f2, &fk, &fc, &pf, &ld, &at) != 7 ||
+        (form != 'f' && form != 't'))
       goto unknown;
     bool tr = form == 't';
     fm = tr ? f2 : f1, fn = tr ? f1 : f2;
@@ -295,8 +296,8 @@ static int glsl_for(const char *name, int variant, char **out) {
     snprintf(canon, sizeof canon, "dot_mvcm%s_%c%ux%ux%uc%up%ul%u%s_%s", o32 ? "32" : "", form, f1, f2, fk, fc, pf, ld,
              emu ? "e" : khr ? "k" : "", nxvk_dtype_name(d));
     if (strcmp(canon, name) != 0 || (khr && bf) || (tr ? fm != 8 && fm != 16 : fm != 16) || fn < 8 || fn > 64 ||
-        fn % 8 || fk < 8 || fk > 64 || fk % 8 || fc < 1 || fc > 16 || (fc & (fc - 1)) || (pf != 1 && pf != 2 && pf != 4) ||
-        ld > 1 || (ld && fk * fc * fn / 8 % 32) || fm * fn % 32)
+        fn % 8 || fk < 8 || fk > 64 || fk % 8 || fc < 1 || fc > 16 || (fc & (fc - 1)) ||
+        (pf != 1 && pf != 2 && pf != 4) || ld > 1 || (ld && fk * fc * fn / 8 % 32) || fm * fn % 32)
       goto unknown;
     /* bf16 and k on tensor cores: spirv_khr.c rewrites the SPIR-V of GLSL with these lines */
     snprintf(defs, sizeof defs,
