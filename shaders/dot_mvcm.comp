@@ -7,9 +7,10 @@
 // (dot_mvc.comp), this is one MMA a fragment.  Compiled at run time
 // (src/ops/rtkernel.c: dot_mvcm[32]_f<FM>x<FN>x<FK>c<FC>p<PF>l<LD>[e|k]_{f16,bf16},
 // e the emulation, k f16 as KHR; the transposed form TR
-// dot_mvcm[32]_t<FN>x<FM>x<FK>...; src/ops/dot_mvc.c picks it where the
+// dot_mvcm[32]_t<FN>x<FM>x<FK>...[z]; src/ops/dot_mvc.c picks it where the
 // device lists an FM x FN x FK configuration of the inputs' type with FM =
-// 16 = m (TR: FN x FM x FK with FM = m = 8), K and N multiples of 8 and K of FK).
+// 16 = m (TR: FN x FM x FK with FM 8 or 16 >= m, z where m < FM), K and N
+// multiples of 8 and K of FK).
 // IN_BF16: the kernel is rewritten after glslang into
 // VK_KHR_cooperative_matrix SPIR-V with bf16 A and B fragments
 // (src/vk/spirv_khr.c, where the GLSL defines NXVK_SPIRV_KHR_BF16), as
@@ -46,7 +47,9 @@
 // FN x FM accumulator stored column-major, so that it lands as C's rows in
 // the same [subgroup][FM][BW] sums.  Every address is the plain form's; only
 // the fragments' shapes, the product's order and the layouts (BT_CM, AT_CM,
-// CT_CM, the emulation's too) differ.
+// CT_CM, the emulation's too) differ.  PA (below): A's m rows fewer than the
+// configuration's FM columns (m < 8 on 16x8x16, m = 8 where only 16x16x16
+// is listed), A^T staged with zero columns.
 #ifndef CM_EMU
 #extension GL_NV_cooperative_matrix : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -94,6 +97,9 @@ layout(std430, binding = 4) writeonly buffer Cf { uint16_t cf[]; };
 #ifndef TR
 #define TR 0
 #endif
+#ifndef PA
+#define PA 0
+#endif
 // the fragments' layouts: B's (B^T's under TR), A's (A^T's) and the accumulator's store, column-major under TR
 #if TR
 #define BT_CM true
@@ -110,9 +116,13 @@ layout(std430, binding = 4) writeonly buffer Cf { uint16_t cf[]; };
 #define BV (BW / 8u + 1u)          // uvec4 a row of a staged B tile (16 bytes of padding)
 #define NL (FK * (BW / 8u) / 32u)  // uvec4 a lane loads of a staged tile
 #define STG (FK * BV)              // uvec4 a staged tile
+// PA (TR, LD 1; the name's z): m < FM rows of A, so A^T's fragment is read from the staged step too, A's FK x FM
+// slice after B's tile (FM rows of FK / 8 uvec4, rows m.. zeros): FM - m columns of A^T zero, none read past A
+#define AV (FK / 8u)
+#define STEP (STG + (PA != 0 ? FM * AV : 0u))  // uvec4 a staged step
 // LD 1: the subgroups' staged tiles [subgroup][PF][FK][BV]; at the end the
 // subgroups' accumulators [subgroup][FM][BW] f32 (as uvec4)
-#define SH_B (LD == 1 ? NSG * PF * STG : 1u)
+#define SH_B (LD == 1 ? NSG * PF * STEP : 1u)
 #define SH_R (NSG * FM * BW / 4u)
 shared uvec4 sm[SH_B > SH_R ? SH_B : SH_R];
 
@@ -212,8 +222,20 @@ void main() {
       rb[p][i] = k < ke && cv * 8u < fc * FN ? b[(bbase + (k + row) * N + col0) / 8u + cv] : uvec4(0); \
     }                                                                                        \
   }
+#if PA
+  // A's slices of the next PF steps: lane l row l / AV of A's FM (zeros from m), uvec4 l % AV
+  uvec4 ra[PF];
+#define LOAD_A(K0)                                                                           \
+  [[unroll]] for (uint p = 0u; p < PF; p++) {                                                \
+    uint k = (K0) + p * step, row = lane / AV, cv = lane - row * AV;                         \
+    ra[p] = k < ke && row < M ? a[(abase + row * K + k) / 8u + cv] : uvec4(0);               \
+  }
+#else
+#define LOAD_A(K0)
+#endif
   LOAD_B(kb + sg * FK)
-  uint sb = sg * PF * STG;
+  LOAD_A(kb + sg * FK)
+  uint sb = sg * PF * STEP;
 #endif
   // (the trip count is the workgroup's, so the emulation's barriers stay uniform)
   for (uint kw = kb; kw < ke; kw += PF * step) {
@@ -223,20 +245,29 @@ void main() {
     [[unroll]] for (uint p = 0u; p < PF; p++)
       [[unroll]] for (uint i = 0u; i < NL; i++) {
         uint e = i * 32u + lane, row = e / (BW / 8u), cv = e - row * (BW / 8u);
-        sm[sb + p * STG + row * BV + cv] = rb[p][i];
+        sm[sb + p * STEP + row * BV + cv] = rb[p][i];
       }
+#if PA
+    [[unroll]] for (uint p = 0u; p < PF; p++)
+      if (lane < FM * AV) sm[sb + p * STEP + STG + lane] = ra[p];
+#endif
     subgroupMemoryBarrierShared();
     SG_BARRIER();
     LOAD_B(k0 + PF * step)
+    LOAD_A(k0 + PF * step)
 #endif
 #ifdef CM_EMU
     [[unroll]] for (uint p = 0u; p < PF; p++) {
       uint k = k0 + p * step;
       if (k < ke) {
+#if PA
+        Frag fa = Frag(2u, (sb + p * STEP + STG) * 8u, FK, AT_CM);
+#else
         Frag fa = Frag(0u, abase + k, K, AT_CM);
+#endif
         [[unroll]] for (uint j = 0u; j < FC; j++)
 #if LD == 1
-          if (j < fc) EMU_MAD(fa, Frag(2u, (sb + p * STG) * 8u + j * FN, BV * 8u, BT_CM), lane, acc[j]);
+          if (j < fc) EMU_MAD(fa, Frag(2u, (sb + p * STEP) * 8u + j * FN, BV * 8u, BT_CM), lane, acc[j]);
 #else
           if (j < fc) EMU_MAD(fa, Frag(1u, bbase + k * N + col0 + j * FN, N, BT_CM), lane, acc[j]);
 #endif
@@ -248,11 +279,15 @@ void main() {
       uint k = k0 + p * step;
       if (k < ke) {
         FRAG_A fa;
+#if PA
+        coopMatLoadNV(fa, sm, sb + p * STEP + STG, AV, AT_CM);
+#else
         coopMatLoadNV(fa, a, (abase + k) / 8u, K / 8u, AT_CM);
+#endif
         [[unroll]] for (uint j = 0u; j < FC; j++)
           if (j < fc) {
             FRAG_B fb;
-            coopMatLoadNV(fb, sm, sb + p * STG + j * FN / 8u, BV, BT_CM);
+            coopMatLoadNV(fb, sm, sb + p * STEP + j * FN / 8u, BV, BT_CM);
             acc[j] = MAD(fa, fb, acc[j]);
           }
       }

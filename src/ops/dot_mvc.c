@@ -80,9 +80,12 @@ static int mvc_dispatch(nxvk_rec *r, const char *kname, nxvk_dtype out, nxvk_buf
  * are multiples of 8), subgroups of 32, K and N whole fragments and 16-byte
  * vectors; 1 where any of it is missing.  The transposed form (T, the
  * knob's 6th field: C^T = B^T A^T, B's FN columns the configuration's rows
- * and A's m rows its columns; m = 8 by default, 16 where T says) takes a
- * configuration FN x m x FK instead (NVIDIA's 16x8x16 for m = 8).  bf16
- * runs as a KHR kernel (spirv_khr.c), f16 where nxvk_coopmat_khr says. */
+ * and A's m rows its columns; m = 8 by default, any m up to 16 where T says)
+ * takes a configuration FN x FM x FK instead, FM 8 or 16, the fewest columns
+ * that hold m (NVIDIA's 16x8x16 for m = 8); with m < FM (m = 8 where only
+ * 16x16x16 is listed) A^T is staged with zero columns (the kernel's z, B
+ * staged only).  bf16 runs as a KHR kernel (spirv_khr.c), f16 where
+ * nxvk_coopmat_khr says. */
 static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
                        uint32_t M, uint32_t N, uint32_t K, uint32_t batch) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
@@ -91,24 +94,29 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   bool emu = tu->dot_mvc_cm[3] == 1; /* the emulation: plain code, any subgroups (lavapipe's tests) */
   bool bf = dtype == NXVK_BF16;
   bool cm = bf ? nxvk_coopmat_khr(c, true) : d->coopmat_f16_f32;
-  /* T: 0 the rule's (m = 8 transposed, m = 16 plain), 1 plain, 2 transposed */
+  /* T: 0 the rule's (m = 8 transposed, m = 16 plain), 1 plain, 2 transposed (any m up to 16) */
   uint32_t T = tu->dot_mvc_cm[5];
   bool tr = T == 2 || (T == 0 && M == 8);
-  if ((tr ? M != 8 && M != 16 : M != 16) ||
+  if ((tr ? M > 16 : M != 16) ||
       (!emu && (!cm || d->subgroup_size != 32 || d->min_subgroup_size != d->max_subgroup_size)))
     return 1;
   bool khr = !emu && !bf && nxvk_coopmat_khr(c, false);
   int ns = bf ? d->coop_bf16_nshapes : d->coop_f16_nshapes;
   if (ns < 0) ns = 0;
   if (ns > 8) ns = 8;
-  /* fn columns of B a fragment (the configuration's N, transposed its M), fk its K */
-  uint32_t fn = emu ? 16 : 0, fk = emu ? 16 : 0;
+  /* fm rows of A a fragment (the configuration's M, transposed its N: 8 or 16, the fewest that hold m), fn columns
+   * of B (its N, transposed its M), fk its K; then the largest fn x fk */
+  uint32_t fm = emu ? (tr && M <= 8 ? 8 : 16) : 0, fn = emu ? 16 : 0, fk = emu ? 16 : 0;
   for (int i = 0; i < ns; i++) {
     const uint32_t *s = bf ? d->coop_bf16_shapes[i] : d->coop_f16_shapes[i];
     uint32_t sm = tr ? s[1] : s[0], sn = tr ? s[0] : s[1];
-    if (sm != M || !sn || !s[2] || sn % 8 || s[2] % 8 || sn > 64 || s[2] > 64) continue;
-    if (sn * s[2] > fn * fk || (sn * s[2] == fn * fk && sn == 16)) fn = sn, fk = s[2];
+    if ((tr ? sm != 8 && sm != 16 : sm != 16) || sm < M || !sn || !s[2] || sn % 8 || s[2] % 8 || sn > 64 || s[2] > 64)
+      continue;
+    if (!fm || sm < fm || (sm == fm && (sn * s[2] > fn * fk || (sn * s[2] == fn * fk && sn == 16))))
+      fm = sm, fn = sn, fk = s[2];
   }
+  /* transposed with fewer rows than fm: A^T staged with zero columns (the kernel's z), one uvec4 a lane */
+  bool pad = tr && fm != M;
   if (!fn || N % fn || N % 8 || K % fk || K % 8 || K == 0) return 1;
   /* FC 4, PF 1, staged (H100 16:26: 2 044 GB/s at 16x8192x8192; PF 2 1 889, PF 4 1 298, FC 2 1 395, FC 8
    * 1 506, straight from memory 1 190) */
@@ -116,13 +124,14 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   /* B's tiles through the subgroup's shared memory (1) or straight from memory (0) */
   uint32_t ld = tu->dot_mvc_cm[2] ? tu->dot_mvc_cm[2] - 1 : 1;
   if (ld && fk * fc * fn / 8 % 32) ld = 0;
+  if (pad && (!ld || fm * fk / 8 > 32)) return 1;
   uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
                                                                           : d->max_workgroup_size[0];
   /* 128 invocations (H100 16:47: 2 148 GB/s at 16x8192x8192 against 2 044 at 256) */
   uint32_t wg = tu->dot_mvc[3] ? tu->dot_mvc[3] : 128;
   if (wg > maxwg) wg = nxvk_pow2_floor(maxwg);
-  /* shared: the accumulators at the end, or (ld) PF staged FK x (FC FN + 8) tiles a subgroup */
-  uint64_t per_sg = (uint64_t)M * fc * fn * 4, stg = ld ? (uint64_t)pf * fk * (fc * fn + 8) * 2 : 0;
+  /* shared: the accumulators at the end, or (ld) PF staged FK x (FC FN + 8) tiles a subgroup (pad: and FK x fm) */
+  uint64_t per_sg = (uint64_t)fm * fc * fn * 4, stg = ld ? (uint64_t)pf * fk * (fc * fn + 8 + (pad ? fm : 0)) * 2 : 0;
   if (stg > per_sg) per_sg = stg;
   uint64_t room = d->max_shared_memory > NXVK_MV_FOLD_SHARED ? d->max_shared_memory - NXVK_MV_FOLD_SHARED : 0;
   while (wg > 32 && wg / 32 * per_sg > room) wg /= 2;
@@ -139,8 +148,8 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   char name[96];
   /* plain dot_mvcm[32]_f16x<FN>x<FK>..., transposed dot_mvcm[32]_t<FN>x<m>x<FK>... (the configurations) */
   if (tr)
-    snprintf(name, sizeof name, "dot_mvcm%s_t%ux%ux%uc%up%ul%u%s_%s", out == NXVK_F32 ? "32" : "", fn, M, fk, fc, pf,
-             ld, emu ? "e" : khr ? "k" : "", nxvk_dtype_name(dtype));
+    snprintf(name, sizeof name, "dot_mvcm%s_t%ux%ux%uc%up%ul%u%s%s_%s", out == NXVK_F32 ? "32" : "", fn, fm, fk, fc,
+             pf, ld, pad ? "z" : "", emu ? "e" : khr ? "k" : "", nxvk_dtype_name(dtype));
   else
     snprintf(name, sizeof name, "dot_mvcm%s_f16x%ux%uc%up%ul%u%s_%s", out == NXVK_F32 ? "32" : "", fn, fk, fc, pf,
              ld, emu ? "e" : khr ? "k" : "", nxvk_dtype_name(dtype));

@@ -280,7 +280,7 @@ static int glsl_for(const char *name, int variant, char **out) {
     /* dot_mvc.c's tensor-core form: dot_mvcm[32]_f<FM>x<FN>x<FK>c<FC>p<PF>l<LD>[e|k]_{f16,bf16} (e: its emulation;
      * k: f16 as a KHR kernel; bf16 is one always, but for the emulation); the transposed form (TR, C^T = B^T A^T)
      * dot_mvcm[32]_t<FN>x<FM>x<FK>..., the device's configuration with B's FN columns as its rows, A's FM rows (8
-     * or 16) as its columns */
+     * or 16) as its columns; z after l1: fewer rows of A than FM, A^T staged with zero columns (PA) */
     const char *p = name + 8;
     bool o32 = strncmp(p, "32", 2) == 0;
     if (o32) p += 2;
@@ -292,18 +292,22 @@ static int glsl_for(const char *name, int variant, char **out) {
       goto unknown;
     bool tr = form == 't';
     fm = tr ? f2 : f1, fn = tr ? f1 : f2;
+    bool pa = p[at] == 'z';
+    if (pa) at++;
     bool emu = p[at] == 'e', khr = p[at] == 'k', bf = d == NXVK_BF16;
-    snprintf(canon, sizeof canon, "dot_mvcm%s_%c%ux%ux%uc%up%ul%u%s_%s", o32 ? "32" : "", form, f1, f2, fk, fc, pf, ld,
-             emu ? "e" : khr ? "k" : "", nxvk_dtype_name(d));
+    snprintf(canon, sizeof canon, "dot_mvcm%s_%c%ux%ux%uc%up%ul%u%s%s_%s", o32 ? "32" : "", form, f1, f2, fk, fc, pf,
+             ld, pa ? "z" : "", emu ? "e" : khr ? "k" : "", nxvk_dtype_name(d));
     if (strcmp(canon, name) != 0 || (khr && bf) || (tr ? fm != 8 && fm != 16 : fm != 16) || fn < 8 || fn > 64 ||
         fn % 8 || fk < 8 || fk > 64 || fk % 8 || fc < 1 || fc > 16 || (fc & (fc - 1)) ||
-        (pf != 1 && pf != 2 && pf != 4) || ld > 1 || (ld && fk * fc * fn / 8 % 32) || fm * fn % 32)
+        (pf != 1 && pf != 2 && pf != 4) || ld > 1 || (ld && fk * fc * fn / 8 % 32) || fm * fn % 32 ||
+        (pa && (!tr || !ld || fm * fk / 8 > 32)))
       goto unknown;
     /* bf16 and k on tensor cores: spirv_khr.c rewrites the SPIR-V of GLSL with these lines */
     snprintf(defs, sizeof defs,
-             "#define FM %uu\n#define FN %uu\n#define FK %uu\n#define FC %uu\n#define PF %uu\n#define LD %u\n%s%s%s%s",
-             fm, fn, fk, fc, pf, ld, tr ? "#define TR 1\n" : "", o32 ? "#define OUT_F32 1\n" : "",
-             emu ? "#define CM_EMU 1\n" : "",
+             "#define FM %uu\n#define FN %uu\n#define FK %uu\n#define FC %uu\n#define PF %uu\n"
+             "#define LD %u\n%s%s%s%s%s",
+             fm, fn, fk, fc, pf, ld, tr ? "#define TR 1\n" : "", pa ? "#define PA 1\n" : "",
+             o32 ? "#define OUT_F32 1\n" : "", emu ? "#define CM_EMU 1\n" : "",
              khr        ? "#define NXVK_SPIRV_KHR 1\n"
              : !bf      ? ""
              : emu      ? "#define IN_BF16 1\n"

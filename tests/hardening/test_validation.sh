@@ -74,6 +74,17 @@ for cm in 0,0,2,1,1 2,2,1,1,2 8,2,2,1,1,2; do
   if grep -qE '^dot_mvcm_t16x8x16c[0-9]+p[0-9]+l[01]e_f16 ' "$T/err"; then ok "... ran dot_mvcm_t16x8x16...e_f16 ($cm)"; else
     not_ok "... ran dot_mvcm_t16x8x16...e_f16 ($cm)" "$(grep -m3 dot_ "$T/err")"; fi
 done
+# m = 5: A^T staged with zero columns (the kernel's z), split K folded
+/usr/bin/python3 -c "
+import numpy as np
+rng = np.random.default_rng(8)
+np.save('$T/pa.npy', rng.standard_normal((2, 5, 1024)).astype(np.float16))
+np.save('$T/pb.npy', rng.standard_normal((2, 1024, 272)).astype(np.float16))"
+run_case "skinny f16 m = 5 on the transposed form's emulation, A^T zero-padded, split K folded --check" 0 \
+  env NXVK_DOT_MVC=0,0,3,0 NXVK_DOT_MVC_CM=8,2,2,1,1,2 NXVK_KERNEL_STATS=1 "$BIN" run --op dot --check "$T/pa.npy" \
+  "$T/pb.npy"
+if grep -qE '^dot_mvcm_t16x8x16c8p2l1ze_f16 ' "$T/err"; then ok "... ran dot_mvcm_t16x8x16c8p2l1ze_f16"; else
+  not_ok "... ran dot_mvcm_t16x8x16c8p2l1ze_f16" "$(grep -m3 dot_ "$T/err")"; fi
 # dot_mv.comp's rows form with B's tile of T sub-tiles (NXVK_DOT_MV's 7th
 # field): f32 n = 16 (B staged in 16-byte vectors) split over 2 chunks and
 # unsplit, one tile of B or two (8th field 2), n = 9 (value by value), A's

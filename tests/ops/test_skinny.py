@@ -510,8 +510,18 @@ def main():
                   "dot_mvc_" + dt, env={"NXVK_DOT_MVC_CM": "0,0,2,1"})
         half_case("%s m = 8, K not whole fragments: the columns kernels" % dt, (8, 1000), (1000, 512), dt,
                   "dot_mvc_" + dt, env={"NXVK_DOT_MVC_CM": "0,0,2,1"})
-        half_case("%s m = 4 (T=2): the columns kernels" % dt, (4, 512), (512, 1024), dt, "dot_mvc_" + dt,
-                  env={"NXVK_DOT_MVC_CM": "0,0,2,1,0,2"})
+        # fewer rows than the fragment's columns (T=2: m = 1..7 on 16x8x16, 9..15 on 16x16x16, and m = 8 where only
+        # 16x16x16 is listed): A^T staged with zero columns (the kernel's z), B staged only
+        half_case("%s transposed emulation, m = 5 (A^T zero-padded), batched 3x5x768 . 3x768x272, the next batches' "
+                  "NaN and inf" % dt, (3, 5, 768), (3, 768, 272), dt, "re:dot_mvcm_t16x8x16c8p2l1ze_" + dt,
+                  env={"NXVK_DOT_MVC_CM": "8,2,2,1,0,2"}, special="next")
+        half_case("%s transposed emulation, m = 12 (A^T zero-padded), S=3, dtype f32 result, NaN and inf" % dt,
+                  (12, 1536), (1536, 80), dt, "re:dot_mvcm32_t16x16x16c2p4l1ze_" + dt,
+                  env={"NXVK_DOT_MVC_CM": "2,4,2,1,0,2", MVC: "0,0,3,0"}, out32=True, special="sparse")
+        half_case("%s transposed emulation, m = 1 (A^T zero-padded)" % dt, (1, 512), (512, 1040), dt,
+                  "re:dot_mvcm_t16x8x16c4p1l1ze_" + dt, env={"NXVK_DOT_MVC_CM": "0,0,2,1,0,2"}, check=True)
+        half_case("%s m = 4 (T=2), B from memory: the columns kernels (A^T zero-padded needs B staged)" % dt, (4, 512),
+                  (512, 1024), dt, "dot_mvc_" + dt, env={"NXVK_DOT_MVC_CM": "0,0,1,1,0,2"})
     half_case("f16 NXVK_DOT_MVC_CM=off: m = 8 on dot_mvc", (8, 512), (512, 1024), "f16", "dot_mvc_f16",
               env={"NXVK_DOT_MVC_CM": "off"})
     # split K summed by the last workgroup of each column block (F = 1, the default) against the second pass (F = 2):
@@ -528,6 +538,9 @@ def main():
         fold_case("%s tensor-core emulation, transposed (m = 8) S=3, batched 2x8x1024 . 2x1024x336" % dt, (2, 8, 1024),
                   (2, 1024, 336), dt, "dot_mvcm_t16x8", {"NXVK_DOT_MVC_CM": "0,0,2,1,1", MVC: "0,0,3,0"},
                   {"NXVK_DOT_MVC_CM": "0,0,2,1,2", MVC: "0,0,3,0"})
+        fold_case("%s tensor-core emulation, transposed, m = 6 (A^T zero-padded) S=3" % dt, (2, 6, 1024),
+                  (2, 1024, 336), dt, "dot_mvcm_t16x8", {"NXVK_DOT_MVC_CM": "0,0,2,1,1,2", MVC: "0,0,3,0"},
+                  {"NXVK_DOT_MVC_CM": "0,0,2,1,2,2", MVC: "0,0,3,0"})
         fold_case("%s tensor-core emulation, transposed (m = 8) S=6 FC=2, dtype f32 result" % dt, (8, 3072),
                   (3072, 96), dt, "dot_mvcm32_t16x8", {"NXVK_DOT_MVC_CM": "2,1,2,1", MVC: "0,0,6,0"},
                   {"NXVK_DOT_MVC_CM": "2,1,2,1,2", MVC: "0,0,6,0"}, out32=True)

@@ -109,7 +109,8 @@ static void test_compile(void) {
   static const char *const mvcm[] = {"dot_mvcm_f16x16x16c4p1l1_f16",   "dot_mvcm_t16x8x16c4p1l1_f16",
                                      "dot_mvcm32_t16x8x16c8p2l0_f16",  "dot_mvcm_t16x16x16c4p1l1_f16",
                                      "dot_mvcm_t16x8x8c2p4l1_f16",     "dot_mvcm_t16x8x16c4p1l1e_f16",
-                                     "dot_mvcm32_t16x16x16c2p2l0e_bf16"};
+                                     "dot_mvcm32_t16x16x16c2p2l0e_bf16", "dot_mvcm_t16x16x16c4p1l1z_f16",
+                                     "dot_mvcm_t16x8x16c8p2l1ze_f16"};
   for (size_t i = 0; i < sizeof mvcm / sizeof *mvcm; i++) {
     char *glsl;
     uint32_t *words;

@@ -332,7 +332,9 @@ static void test_kernels(void) {
                                        * column-major */
                                       "dot_mvcm_t16x8x16c4p1l1_bf16", "dot_mvcm32_t16x8x16c2p4l0_bf16",
                                       "dot_mvcm_t16x16x16c4p1l1_bf16", "dot_mvcm_t16x8x16c4p1l1k_f16",
-                                      "dot_mvcm32_t16x8x16c8p2l0k_f16", "dot_mvcm_t16x8x8c4p1l1k_f16"};
+                                      "dot_mvcm32_t16x8x16c8p2l0k_f16", "dot_mvcm_t16x8x8c4p1l1k_f16",
+                                      /* z: A^T staged with zero columns (m = 8 where only 16x16x16 is listed) */
+                                      "dot_mvcm_t16x16x16c4p1l1z_bf16", "dot_mvcm32_t16x8x16c8p2l1zk_f16"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     char *glsl;
     uint32_t *words;
@@ -374,7 +376,7 @@ static void test_kernels(void) {
                                    "dot_mvrcm_n16f16x16x16u4k1w128a2e_f16", "dot_mvcm_f16x16x16c4p1l1_f16",
                                    "dot_mvcm_f16x16x16c4p1l1e_bf16", "dot_mvcm32_f16x16x16c4p1l0e_f16",
                                    "dot_mvcm_t16x8x16c4p1l1_f16", "dot_mvcm_t16x8x16c4p1l1e_bf16",
-                                   "dot_mvcm32_t16x16x16c2p1l0e_f16"};
+                                   "dot_mvcm32_t16x16x16c2p1l0e_f16", "dot_mvcm_t16x8x16c4p1l1ze_bf16"};
   for (size_t i = 0; i < sizeof nv / sizeof *nv; i++) {
     char *glsl = NULL;
     int rc = nxvk_rt_kernel_glsl(nv[i], &glsl);
@@ -393,7 +395,9 @@ static void test_kernels(void) {
                                     "dot_mvcm_f16x16x16c4p1l1_f32", "dot_mvcm_t16x8x16c4p1l1k_bf16",
                                     "dot_mvcm_t16x4x16c4p1l1_f16", "dot_mvcm_t16x32x16c4p1l1_f16",
                                     "dot_mvcm_f8x16x16c4p1l1_f16", "dot_mvcm_x16x8x16c4p1l1_f16",
-                                    "dot_mvcm_T16x8x16c4p1l1_f16", "dot_mvcm_t16x8x16c4p1l1ek_f16"};
+                                    "dot_mvcm_T16x8x16c4p1l1_f16", "dot_mvcm_t16x8x16c4p1l1ek_f16",
+                                    "dot_mvcm_t16x8x16c4p1l0z_f16", "dot_mvcm_f16x16x16c4p1l1z_f16",
+                                    "dot_mvcm_t16x8x16c4p1l1ez_f16", "dot_mvcm_t16x16x32c4p1l1z_f16"};
   check_refused(bad, sizeof bad / sizeof *bad, "is unknown");
 }
 
