@@ -17,7 +17,8 @@
  * workgroups a unit, 16-bit m > 8 ~2); f16 and bf16 m = 16 on tensor cores
  * (dot_mvcm.comp, WG 128) where the device has them for the dtype, and m = 8
  * there too as the transpose C^T = B^T A^T (B's columns the fragments' rows:
- * a configuration with 8 columns, NVIDIA's 16x8x16; NXVK_DOT_MVC_CM's T).  It
+ * a configuration with 8 columns, NVIDIA's 16x8x16, else 16 with A^T
+ * zero-padded; NXVK_DOT_MVC_CM's T).  It
  * takes every columns shape (NXVK_DOT_MVC="W,U,S,WG[,P[,F]]" overrides, 0: the
  * rule's; P 1 plain, 2 the next round's loads first; F 1 the fold, 2 the second pass);
  * NXVK_DOT_MVC=off (or NXVK_DOT_MV=off while NXVK_DOT_MVC names no layout)
@@ -181,7 +182,8 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
       batch > d->max_workgroup_count[2])
     return 1;
   /* f16 and bf16 m = 16 on tensor cores where the device lists a 16 x FN x FK configuration of their type, m = 8
-   * transposed where it lists an FN x 8 x FK one (the default; NXVK_DOT_MVC_CM=off: the CUDA-core form) */
+   * transposed on an FN x 8 x FK one (else FN x 16 x FK, A^T zero-padded) (the default; NXVK_DOT_MVC_CM=off: the
+   * CUDA-core form) */
   if ((dtype == NXVK_F16 || dtype == NXVK_BF16) && tu->dot_mvc_cm_mode != 1) {
     int rc = mvc_coopmat(r, dtype, out, A, B, C, M, N, K, batch);
     if (rc != 1) return rc;
