@@ -95,7 +95,9 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   bool emu = tu->dot_mvc_cm[3] == 1; /* the emulation: plain code, any subgroups (lavapipe's tests) */
   bool bf = dtype == NXVK_BF16;
   bool cm = bf ? nxvk_coopmat_khr(c, true) : d->coopmat_f16_f32;
-  /* T: 0 the rule's (m = 8 transposed, m = 16 plain), 1 plain, 2 transposed (any m up to 16) */
+  /* T: 0 the rule's (m = 8 transposed, m = 16 plain), 1 plain, 2 transposed (any m up to 16).  H100, 01:32,
+   * GB/s: 8x8192x8192 f16 / bf16 2 434 / 2 446 transposed against dot_mvc's 2 093 / 2 138, 8x16384x8192 f16
+   * 2 646 against 2 398; 16x8192x8192 f16 transposed 2 217, plain 2 224 */
   uint32_t T = tu->dot_mvc_cm[5];
   bool tr = T == 2 || (T == 0 && M == 8);
   if ((tr ? M > 16 : M != 16) ||
