@@ -154,6 +154,20 @@ void unpack(VT w, out float f[V]) {
 }
 
 #define NQ ((NB + 3u) / 4u)
+// B's column quads split into NP parts (T > 0 only): CG subgroups of a
+// workgroup over the same R rows (CT_CG), and within a subgroup LH lane
+// halves (CT_LH 2); each lane keeps R x NQP sums, its part's quads from
+// q0 = part NQP (a part's quads past NQ add nothing and are not stored;
+// NQP NP <= 4 keeps them within bslot's 4 slots a k row)
+#if defined(CT_T) && CT_T > 0 && defined(CT_CG)
+const uint CG = CT_CG;
+const uint LH = CT_LH;
+#else
+const uint CG = 1u;
+const uint LH = 1u;
+#endif
+#define NP (CG * LH)
+#define NQP ((NQ + NP - 1u) / NP)
 #define NWG (gl_WorkGroupSize.x)
 #define NSG (NWG / SG)
 
@@ -184,9 +198,9 @@ shared vec4 bs[KT * NQ];
 shared vec4 sh[SH_A > SH_R ? SH_A : SH_R];
 #endif
 
-// x + its value in every other lane of the subgroup
+// x + its value in every other lane of the subgroup (LH 2: of its half)
 vec4 lanes_sum(vec4 x) {
-  for (uint o = SG / 2u; o > 0u; o /= 2u) x += subgroupShuffleXor(x, o);
+  for (uint o = SG / (2u * LH); o > 0u; o /= 2u) x += subgroupShuffleXor(x, o);
   return x;
 }
 
@@ -252,10 +266,13 @@ void main() {
   uint kb = gl_WorkGroupID.y * KC, ke = min(K, kb + KC);
   uint S = gl_NumWorkGroups.y;
 #if defined(ROWS)
-  uint r0 = (gl_WorkGroupID.x * NSG + sg) * R;
+  // CG subgroups a row block (sg % CG: the part of B's columns)
+  uint r0 = (gl_WorkGroupID.x * (NSG / CG) + sg / CG) * R;
   uint abase = bi * M * K, bbase = bi * K * NB;
-  vec4 acc[R * NQ];
-  UNROLL for (uint i = 0u; i < R * NQ; i++) acc[i] = vec4(0);
+  uint half_ = LH == 2u ? lane / (SG / 2u) : 0u;
+  uint q0 = ((sg % CG) * LH + half_) * NQP;
+  vec4 acc[R * NQP];
+  UNROLL for (uint i = 0u; i < R * NQP; i++) acc[i] = vec4(0);
   VT ra[R * U];
 #if defined(CT_T) && CT_T > 0
   // B's tile of T sub-tiles (BT rows), see the header
@@ -289,13 +306,22 @@ void main() {
 #endif
       if (ks < ke) // the last tile's sub-tiles past the chunk add nothing
         UNROLL for (uint u = 0u; u < U; u++) {
-          float f[R][V];
-          UNROLL for (uint r = 0u; r < R; r++) unpack(cur[r * U + u], f[r]);
-          UNROLL for (uint v = 0u; v < V; v++) {
-            uint kl = s * KT + (u * SG + lane) * V + v;
-            UNROLL for (uint q = 0u; q < NQ; q++) {
-              vec4 bv = bs[off + bslot(kl, q)];
-              UNROLL for (uint r = 0u; r < R; r++) acc[r * NQ + q] = fma(vec4(f[r][v]), bv, acc[r * NQ + q]);
+          // LH 2: this lane's vectors and its partner's (lane ^ SG / 2, the
+          // other half), each half summing its quads for both lanes' k
+          UNROLL for (uint w = 0u; w < LH; w++) {
+            uint lw = lane ^ (w * (SG / 2u));
+            float f[R][V];
+            UNROLL for (uint r = 0u; r < R; r++)
+              unpack(w == 0u ? cur[r * U + u] : subgroupShuffleXor(cur[r * U + u], SG / 2u), f[r]);
+            UNROLL for (uint v = 0u; v < V; v++) {
+              uint kl = s * KT + (u * SG + lw) * V + v;
+              UNROLL for (uint qq = 0u; qq < NQP; qq++) {
+                uint q = q0 + qq;
+                if (NQ % NP == 0u || q < NQ) {
+                  vec4 bv = bs[off + bslot(kl, q)];
+                  UNROLL for (uint r = 0u; r < R; r++) acc[r * NQP + qq] = fma(vec4(f[r][v]), bv, acc[r * NQP + qq]);
+                }
+              }
             }
           }
         }
@@ -461,9 +487,10 @@ void main() {
       }
       continue;
     }
-    UNROLL for (uint q = 0u; q < NQ; q++) {
-      vec4 s = lanes_sum(acc[r * NQ + q]);
-      if (lane == 0u && row < M)
+    UNROLL for (uint qq = 0u; qq < NQP; qq++) {
+      uint q = q0 + qq;
+      vec4 s = lanes_sum(acc[r * NQP + qq]);
+      if (lane % (SG / LH) == 0u && row < M && q < NQ)
         UNROLL for (uint j = 0u; j < 4u; j++) {
           uint col = q * 4u + j;
           if (col < NB) {

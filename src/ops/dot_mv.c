@@ -125,6 +125,12 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   uint32_t T = rows && tu->dot_mv_ct && bd == 0 ? (wide32 ? (nb >= 13 ? 1 : 4) : tu->dot_mv[6]) : 0;
   /* B 2 (with T): two such tiles, the next staged while this one is summed, one barrier a tile */
   uint32_t nbt = T && (tu->dot_mv[7] == 2 || (wide32 && nb >= 13 && !tu->dot_mv[7])) ? 2 : 1;
+  /* C 2 or 4 (with T): B's column quads split over C subgroups on the same R rows (A's rows read C times,
+   * the repeats from L1 / L2), so a lane keeps R x n / C sums; H 2 (with T): over the two halves of a
+   * subgroup's lanes, each lane's vectors of A shuffled to its partner in the other half (one read of A) */
+  uint32_t cg = T && tu->dot_mv[8] > 1 ? tu->dot_mv[8] : 1, lh = T && tu->dot_mv[9] == 2 ? 2 : 1;
+  while (cg > nsg) cg /= 2;
+  uint32_t rsg = nsg / cg; /* subgroups a workgroup over distinct rows */
   uint32_t R = 1, U, tile, gx;
   uint64_t shared;
   if (rows) {
@@ -141,7 +147,7 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
       while (R > 1 && R * nb > 64) R /= 2;
     /* fewer rows a subgroup while that leaves units without workgroups */
     if (!tu->dot_mv[0])
-      while (R > 1 && (uint64_t)((M + nsg * R - 1) / (nsg * R)) * batch < units) R /= 2;
+      while (R > 1 && (uint64_t)((M + rsg * R - 1) / (rsg * R)) * batch < units) R /= 2;
     /* 8 vectors a lane in flight for f32, 4 for 16-bit elements in the
      * compiled form (H100, 13:02: f16 8192x8192x1 U = 4 2 318 GB/s against
      * 2 178 at 8; 8192x8192x16 R = 4: U = 1 1 085 against 772 at 2) */
@@ -159,7 +165,7 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
       shared = (uint64_t)sg * V * U * nq * 16;
       tile = sg * V * U;
     }
-    uint64_t blocks = (M + (uint64_t)nsg * R - 1) / ((uint64_t)nsg * R);
+    uint64_t blocks = (M + (uint64_t)rsg * R - 1) / ((uint64_t)rsg * R);
     if (blocks > d->max_workgroup_count[0]) return 1;
     gx = (uint32_t)blocks;
   } else {
@@ -207,9 +213,11 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   bool o32 = out == NXVK_F32 && dtype != NXVK_F32;
   uint32_t meta[6] = {M, N, K, batch, KC, whole ? 1u : 0u};
   uint32_t spec[7] = {wg, nb, R, U, sg, S > 1 ? 1u : 0u, bd};
-  char name[64], tsfx[16] = "";
+  char name[64], tsfx[24] = "";
   const char *dt = nxvk_dtype_name(dtype);
-  if (T) snprintf(tsfx, sizeof tsfx, "t%u%s", T, nbt == 2 ? "b2" : "");
+  if (T)
+    snprintf(tsfx, sizeof tsfx, "t%u%s%s%s", T, nbt == 2 ? "b2" : "", cg == 2 ? "c2" : cg == 4 ? "c4" : "",
+             lh == 2 ? "h2" : "");
   if (tu->dot_mv_ct) /* the compile-time form: NB R U BD P T in the kernel's name (the sums in registers) */
     snprintf(name, sizeof name, "dot_mvk_%s%s_n%ur%uu%ud%u%s%s_%s", rows ? "rows" : "cols", o32 ? "32" : "", nb,
              rows ? R : 1u, U, bd, rows && (tu->dot_mv[5] || wide32) ? "p1" : "", tsfx, dt);

@@ -310,7 +310,7 @@ typedef struct nxvk_tuning {
   uint32_t dot_coopmat_stages; /* NXVK_DOT_COOPMAT_STAGES: shared stages of dot_coopmat (1 or 2) */
   uint32_t dot_coopmat_prefetch; /* NXVK_DOT_COOPMAT_PREFETCH: k steps dot_coopmat loads ahead (1 or 2) */
   uint32_t dot_coopmat_group; /* NXVK_DOT_COOPMAT_GROUP: row tiles a column walk of dot_coopmat (0: none) */
-  uint32_t dot_mv[8];    /* NXVK_DOT_MV: R, WG, U, S, D, P, T, B of dot_mv.comp (0: the rule's) */
+  uint32_t dot_mv[10];   /* NXVK_DOT_MV: R, WG, U, S, D, P, T, B, C, H of dot_mv.comp (0: the rule's) */
   bool dot_mv_off;       /* NXVK_DOT_MV=off: skinny products on dot_skinny.comp (f32, f64) */
   bool dot_mv_on;        /* NXVK_DOT_MV set to numbers: f32 takes dot_mv too (its rule: dot_skinny.comp) */
   bool dot_mv_ct;        /* NXVK_DOT_MV_CT (default 1): dot_mv.comp's layout compiled in (0: specialization constants) */

@@ -336,16 +336,22 @@ static int glsl_for(const char *name, int variant, char **out) {
     return hand_glsl(nxvk_src_dot_mvc, defs, out);
   }
   if (strncmp(name, "dot_mvk_", 8) == 0 && (d == NXVK_F32 || d == NXVK_F16 || d == NXVK_BF16)) {
-    /* dot_mv.c's compile-time layouts: dot_mvk_{rows,cols}[32]_n<NB>r<R>u<U>d<BD>[p1][t<T>[b2]]_<dt> (p1: rows,
-     * prefetch; t<T>: rows, B's tile of T sub-tiles, 1 to 8; b2: two such tiles) */
-    char form[8], canon[64], tsfx[16] = "";
-    unsigned nb, rr, uu, bd, pf = 0, tt = 0, b2 = 0;
+    /* dot_mv.c's compile-time layouts: dot_mvk_{rows,cols}[32]_n<NB>r<R>u<U>d<BD>[p1][t<T>[b2][c<CG>][h2]]_<dt>
+     * (p1: rows, prefetch; t<T>: rows, B's tile of T sub-tiles, 1 to 8; b2: two such tiles; c2 / c4: B's
+     * columns split over 2 or 4 subgroups on the same rows; h2: over the two halves of a subgroup's lanes) */
+    char form[8], canon[64], tsfx[24] = "";
+    unsigned nb, rr, uu, bd, pf = 0, tt = 0, b2 = 0, cg = 1, lh = 1;
     int at = 0, at2 = 0;
     if (sscanf(name, "dot_mvk_%6[rowscl32]_n%ur%uu%ud%u%n", form, &nb, &rr, &uu, &bd, &at) != 5) goto unknown;
     if (name[at] == 'p') pf = 1, at += 2;
     if (name[at] == 't' && sscanf(name + at, "t%u%n", &tt, &at2) == 1 && tt >= 1 && tt <= 8) {
-      b2 = strncmp(name + at + at2, "b2", 2) == 0;
-      snprintf(tsfx, sizeof tsfx, "t%u%s", tt, b2 ? "b2" : "");
+      at += at2;
+      if (strncmp(name + at, "b2", 2) == 0) b2 = 1, at += 2;
+      if (name[at] == 'c' && (name[at + 1] == '2' || name[at + 1] == '4')) cg = (unsigned)(name[at + 1] - '0'), at += 2;
+      if (strncmp(name + at, "h2", 2) == 0) lh = 2;
+      char csfx[4] = "";
+      if (cg > 1) snprintf(csfx, sizeof csfx, "c%u", cg);
+      snprintf(tsfx, sizeof tsfx, "t%u%s%s%s", tt, b2 ? "b2" : "", csfx, lh == 2 ? "h2" : "");
     }
     snprintf(canon, sizeof canon, "dot_mvk_%s_n%ur%uu%ud%u%s%s_%s", form, nb, rr, uu, bd, pf ? "p1" : "", tsfx,
              nxvk_dtype_name(d));
@@ -356,8 +362,10 @@ static int glsl_for(const char *name, int variant, char **out) {
       goto unknown;
     const char *hw = hw_define(d == NXVK_F16, f16_cvt);
     snprintf(defs, sizeof defs, "#define DT_%s 1\n#define %s 1\n%s#define CT_NB %uu\n#define CT_R %uu\n"
-             "#define CT_U %uu\n#define CT_BD %u\n#define CT_PF %u\n#define CT_T %u\n#define CT_B2 %u\n%s",
-             nxvk_dtype_name(d), rows ? "ROWS" : "COLS", o32 ? "#define OUT_F32 1\n" : "", nb, rr, uu, bd, pf, tt, b2, hw);
+             "#define CT_U %uu\n#define CT_BD %u\n#define CT_PF %u\n#define CT_T %u\n#define CT_B2 %u\n"
+             "#define CT_CG %uu\n#define CT_LH %uu\n%s",
+             nxvk_dtype_name(d), rows ? "ROWS" : "COLS", o32 ? "#define OUT_F32 1\n" : "", nb, rr, uu, bd, pf, tt, b2, cg,
+             lh, hw);
     return hand_glsl(nxvk_src_dot_mv, defs, out);
   }
   if (strncmp(name, "dot_mvrcm", 9) == 0 && (d == NXVK_F16 || d == NXVK_BF16)) {

@@ -338,16 +338,18 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
       return bad("NXVK_DOT_COOPMAT_GROUP", knob("NXVK_DOT_COOPMAT_GROUP"), "want a number of row tiles from 0 to 64");
     t->dot_coopmat_group = u[0];
   }
-  /* dot_mv.comp's layout (dot_mv.c): R,WG,U,S[,D[,P[,T[,B]]]], 0 = the rule's; or off */
+  /* dot_mv.comp's layout (dot_mv.c): R,WG,U,S[,D[,P[,T[,B[,C[,H]]]]]], 0 = the rule's; or off */
   if (knob("NXVK_DOT_MV") && strcmp(knob("NXVK_DOT_MV"), "off") == 0) t->dot_mv_off = true;
-  else if (knob_list("NXVK_DOT_MV", t->dot_mv, 4, 8, "want R,WG,U,S[,D[,P[,T[,B]]]] (0: the rule's) or off", &rc)) {
+  else if (knob_list("NXVK_DOT_MV", t->dot_mv, 4, 10, "want R,WG,U,S[,D[,P[,T[,B[,C[,H]]]]]] (0: the rule's) or off", &rc)) {
     const uint32_t *v = t->dot_mv;
     t->dot_mv_on = true;
     if (v[0] > 8 || (v[1] && (v[1] < 32 || v[1] > 1024 || (v[1] & (v[1] - 1)))) || v[2] > 16 || v[3] > 64 || v[4] > 3 ||
-        v[5] > 1 || v[6] > 8 || v[7] > 2 || (v[7] == 2 && !v[6]))
+        v[5] > 1 || v[6] > 8 || v[7] > 2 || (v[7] == 2 && !v[6]) || (v[8] && v[8] != 1 && v[8] != 2 && v[8] != 4) ||
+        (v[8] > 1 && !v[6]) || v[9] > 2 || (v[9] == 2 && !v[6]) || (v[8] == 4 && v[9] == 2))
       return bad("NXVK_DOT_MV", knob("NXVK_DOT_MV"),
                  "R up to 8 rows a subgroup, WG a power of two from 32 to 1024, U up to 16, S up to 64, D 1, 2 or 3, "
-                 "P 0 or 1, T up to 8 sub-tiles a tile of B, B 1 or 2 tiles of B (2: with T) (0: the rule's)");
+                 "P 0 or 1, T up to 8 sub-tiles a tile of B, B 1 or 2 tiles of B (2: with T), C 1, 2 or 4 subgroups "
+                 "a row block (with T), H 1 or 2 lane halves (with T, not with C 4) (0: the rule's)");
   }
   /* dot_mvc.comp's layout (dot_mvc.c): W,U,S,WG[,P[,F]], 0 = the rule's; or off */
   if (knob("NXVK_DOT_MVC") && strcmp(knob("NXVK_DOT_MVC"), "off") == 0) t->dot_mvc_mode = 1;
