@@ -27,7 +27,16 @@
 //   A's next sub-tile before this sub-tile's products (two sets of A's
 //   registers; the loads stay in flight across the barriers too).  B2
 //   (-DCT_B2 1, "b2"): two tiles of B, the next staged before this one's
-//   products, one barrier a tile instead of two.
+//   products, one barrier a tile instead of two.  With T, B's column quads
+//   may be split so that a lane keeps R x 4 NQP sums (NQP = ceil(NQ / (CG
+//   LH))) instead of R x 4 NQ: CG (-DCT_CG 2 or 4, "c2" / "c4",
+//   NXVK_DOT_MV's 9th field C) subgroups of a workgroup read the same R rows
+//   of A (the repeats hit L1 / L2; a workgroup covers NSG / CG x R rows),
+//   each summing its part of the quads; LH (-DCT_LH 2, "h2", the 10th field
+//   H) splits them between the two halves of a subgroup's lanes: lane l
+//   sums its half's quads for its own k and for lane l ^ SG / 2's, whose
+//   vectors of A come by subgroupShuffleXor (A read once), and the lanes'
+//   sums meet within each half.
 // COLS (M <= 16): a workgroup owns SG V consecutive columns of B (lane l:
 //   V of them, 16 bytes, from every row it reads); its subgroups are k
 //   lanes, each reading U rows of B a round (U loads in flight); A's column

@@ -16,15 +16,21 @@
  * faster on the H100) or beside A (D = 1, L1-resident).  f32 runs here only
  * while NXVK_DOT_MV is set: dot_skinny.comp matched or beat it there (its
  * n, m > 1 layouts ran at ~7% of copy, bench/NOTES.md).
- * NXVK_DOT_MV="R,WG,U,S[,D[,P[,T]]]" overrides each (0: the rule's; P 1: the
- * rows form loads A's next tile while it sums this one; T 1 to 8: the rows
- * form's B tile of T sub-tiles of sg V U rows, staged in coalesced loads,
- * two barriers per tile, with P 1 A's next sub-tile in flight across them;
- * T 0, the default: one sub-tile, the older staging; B 2, with T: two such
- * tiles, the next staged before this one's products, one barrier a tile)
+ * NXVK_DOT_MV="R,WG,U,S[,D[,P[,T[,B[,C[,H]]]]]]" overrides each (0: the
+ * rule's; P 1: the rows form loads A's next tile while it sums this one; T 1
+ * to 8: the rows form's B tile of T sub-tiles of sg V U rows, staged in
+ * coalesced loads, two barriers per tile, with P 1 A's next sub-tile in
+ * flight across them; T 0, the default: one sub-tile, the older staging; B 2,
+ * with T: two such tiles, the next staged before this one's products, one
+ * barrier a tile; C 2 or 4, with T: B's column quads split over C subgroups
+ * of a workgroup that read the same R rows of A (the repeats from L1 / L2;
+ * a workgroup covers WG / sg / C x R rows), H 2, with T: over the two halves
+ * of a subgroup's lanes, each lane's vectors of A shuffled to its partner in
+ * the other half (A read once); a lane then keeps R x 4 ceil(n / 4 / (C H))
+ * sums instead of R x 4 ceil(n / 4), C H at most 4; 1 or 0: no split)
  * and NXVK_DOT_MV=off
  * leaves f16 and bf16 to dot_naive.  The kernels are compiled per layout
- * (dot_mvk_<form>_n<NB>r<R>u<U>d<BD>_<dt>: the sums' arrays of literal size,
+ * (dot_mvk_<form>_n<NB>r<R>u<U>d<BD>[p1][t<T>[b2][c<C>][h2]]_<dt>: the sums' arrays of literal size,
  * in registers; n = 1 takes D = 3, B's tile as packed 16-byte vectors);
  * NXVK_DOT_MV_CT=0 gives the specialization-constant form back (dot_mv_<form>_<dt>)
  * for A/B.
@@ -213,7 +219,7 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   bool o32 = out == NXVK_F32 && dtype != NXVK_F32;
   uint32_t meta[6] = {M, N, K, batch, KC, whole ? 1u : 0u};
   uint32_t spec[7] = {wg, nb, R, U, sg, S > 1 ? 1u : 0u, bd};
-  char name[64], tsfx[24] = "";
+  char name[96], tsfx[24] = "";
   const char *dt = nxvk_dtype_name(dtype);
   if (T)
     snprintf(tsfx, sizeof tsfx, "t%u%s%s%s", T, nbt == 2 ? "b2" : "", cg == 2 ? "c2" : cg == 4 ? "c4" : "",

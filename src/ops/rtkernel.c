@@ -339,7 +339,7 @@ static int glsl_for(const char *name, int variant, char **out) {
     /* dot_mv.c's compile-time layouts: dot_mvk_{rows,cols}[32]_n<NB>r<R>u<U>d<BD>[p1][t<T>[b2][c<CG>][h2]]_<dt>
      * (p1: rows, prefetch; t<T>: rows, B's tile of T sub-tiles, 1 to 8; b2: two such tiles; c2 / c4: B's
      * columns split over 2 or 4 subgroups on the same rows; h2: over the two halves of a subgroup's lanes) */
-    char form[8], canon[64], tsfx[24] = "";
+    char form[8], canon[96], tsfx[24] = "";
     unsigned nb, rr, uu, bd, pf = 0, tt = 0, b2 = 0, cg = 1, lh = 1;
     int at = 0, at2 = 0;
     if (sscanf(name, "dot_mvk_%6[rowscl32]_n%ur%uu%ud%u%n", form, &nb, &rr, &uu, &bd, &at) != 5) goto unknown;

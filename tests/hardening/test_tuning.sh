@@ -118,7 +118,12 @@ cases() {
   refused "$bin" "$tag NXVK_DOT_MV with T = 9" NXVK_DOT_MV=4,256,1,0,0,1,9
   refused "$bin" "$tag NXVK_DOT_MV with B = 3" NXVK_DOT_MV=4,256,1,0,0,1,2,3
   refused "$bin" "$tag NXVK_DOT_MV with B = 2 and no T" NXVK_DOT_MV=4,256,1,0,0,1,0,2
-  refused "$bin" "$tag NXVK_DOT_MV with nine numbers" NXVK_DOT_MV=4,256,1,0,0,1,2,1,1
+  refused "$bin" "$tag NXVK_DOT_MV with C = 3" NXVK_DOT_MV=4,256,1,0,0,1,2,1,3
+  refused "$bin" "$tag NXVK_DOT_MV with C = 2 and no T" NXVK_DOT_MV=4,256,1,0,0,1,0,1,2
+  refused "$bin" "$tag NXVK_DOT_MV with H = 3" NXVK_DOT_MV=4,256,1,0,0,1,2,1,1,3
+  refused "$bin" "$tag NXVK_DOT_MV with H = 2 and no T" NXVK_DOT_MV=4,256,1,0,0,1,0,0,0,2
+  refused "$bin" "$tag NXVK_DOT_MV with C = 4 and H = 2 (8 parts)" NXVK_DOT_MV=4,256,1,0,0,1,2,1,4,2
+  refused "$bin" "$tag NXVK_DOT_MV with eleven numbers" NXVK_DOT_MV=4,256,1,0,0,1,2,1,1,1,1
   refused "$bin" "$tag NXVK_DOT_MV neither numbers nor off" NXVK_DOT_MV=fast
   refused "$bin" "$tag NXVK_DOT_MVC with W = 3" NXVK_DOT_MVC=3,0,0,0
   refused "$bin" "$tag NXVK_DOT_MVC with U not a power of two" NXVK_DOT_MVC=0,3,0,0
@@ -152,6 +157,8 @@ cases() {
   taken "$bin" "$tag NXVK_DOT_MV=2,64,1,2 is taken" NXVK_DOT_MV=2,64,1,2 dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MV=4,256,1,0,0,1,4 (B's tile of 4 sub-tiles) is taken" NXVK_DOT_MV=4,256,1,0,0,1,4 dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MV=4,256,1,0,0,1,2,2 (two tiles of B) is taken" NXVK_DOT_MV=4,256,1,0,0,1,2,2 dot '{"variant":"skinny"}'
+  taken "$bin" "$tag NXVK_DOT_MV=4,256,1,0,0,1,1,2,2 (B's columns over 2 subgroups) is taken" NXVK_DOT_MV=4,256,1,0,0,1,1,2,2 dot '{"variant":"skinny"}'
+  taken "$bin" "$tag NXVK_DOT_MV=4,256,1,0,0,1,1,2,1,2 (over lane halves) is taken" NXVK_DOT_MV=4,256,1,0,0,1,1,2,1,2 dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MV=off is taken" NXVK_DOT_MV=off dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MVC=2,4,2,64,2 is taken" NXVK_DOT_MVC=2,4,2,64,2 dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MVC=off is taken" NXVK_DOT_MVC=off dot '{"variant":"skinny"}'

@@ -101,4 +101,12 @@ for mv in 4,256,1,2,0,1,4 4,256,1,1,0,0,2 4,256,1,2,0,1,2,2; do
 done
 run_case "skinny f32 n = 9 on dot_mv's B tile of sub-tiles (NXVK_DOT_MV=4,64,1,2,0,1,3) --check" 0 \
   env NXVK_DOT_MV=4,64,1,2,0,1,3 "$BIN" run --op dot --check "$T/ta.npy" "$T/tc.npy"
+# B's columns split per lane (9th field C: subgroups on the same rows; 10th H:
+# lane halves, A's vectors by shuffles), n = 16 split over 2 chunks and n = 9
+for mv in 4,256,1,2,0,1,1,2,2 4,256,1,2,0,1,1,2,1,2 4,256,1,0,0,1,2,2,2,2 8,512,1,0,0,1,1,2,4; do
+  run_case "skinny f32 n = 16 with B's columns split (NXVK_DOT_MV=$mv) --check" 0 \
+    env NXVK_DOT_MV=$mv "$BIN" run --op dot --check "$T/ta.npy" "$T/tb.npy"
+done
+run_case "skinny f32 n = 9 with B's columns over lane halves (NXVK_DOT_MV=3,512,1,0,0,1,4,0,0,2) --check" 0 \
+  env NXVK_DOT_MV=3,512,1,0,0,1,4,0,0,2 "$BIN" run --op dot --check "$T/ta.npy" "$T/tc.npy"
 echo "1..$n"

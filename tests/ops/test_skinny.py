@@ -78,7 +78,8 @@ def ran(kernel, text, env=None):
     the compile-time form's (the default); dot_mvc_<dt> stands for
     dot_mvc.comp's layouts, dot_mvc[32]_n<NB>w<W>u<U>p<P>[a]_<dt> (the
     columns form's default; NXVK_DOT_MVC=off: dot_mv's); the rows form's
-    B tiles of T sub-tiles (NXVK_DOT_MV's 7th field) add t<T>[b2] after [p1];
+    B tiles of T sub-tiles (NXVK_DOT_MV's 7th field) add t<T>[b2][c<C>][h2]
+    after [p1];
     "re:PATTERN" names the kernel by a regular expression"""
     if kernel.startswith("re:"):
         return re.search(kernel[3:] + r"\b", text) is not None
@@ -95,7 +96,7 @@ def ran(kernel, text, env=None):
     m = re.match(r"dot_mv_(rows|cols)(32)?_(f32|f16|bf16)$", kernel)
     if not m:
         return kernel in text
-    ct = r"dot_mvk_%s%s_n\d+r\d+u\d+d\d+(p1)?(t\d(b2)?)?_%s\b" % (m.group(1), m.group(2) or "", m.group(3))
+    ct = r"dot_mvk_%s%s_n\d+r\d+u\d+d\d+(p1)?(t\d(b2)?(c[24])?(h2)?)?_%s\b" % (m.group(1), m.group(2) or "", m.group(3))
     if dict(os.environ, **(env or {})).get("NXVK_DOT_MV_CT") == "0":
         return re.search(re.escape(kernel) + r"\b", text) is not None
     return re.search(ct, text) is not None
@@ -407,6 +408,45 @@ def main():
               env={"NXVK_DOT_MV": "4,0,1,0,0,1,2", "NXVK_DOT_MVR": "off"}, special="next")
     half_case("f16 T=2 P=1 R=2, batched 2x77x600 . 2x600x16", (2, 77, 600), (2, 600, 16), "f16",
               "dot_mvk_rows_n16r2u1d0p1t2_f16", env={"NXVK_DOT_MV": "2,128,1,0,0,1,2", "NXVK_DOT_MVR": "off"})
+
+    # B's columns split per lane (with T): C = 2 or 4 subgroups of a workgroup on the same rows, each 1 / C of
+    # the column quads (NXVK_DOT_MV's 9th field), H = 2 the two halves of a subgroup's lanes (10th: each half's
+    # quads for its own k and its partner's, A's vectors by shuffles), both (C 2 H 2); n = 9 to 16 and 4 (a
+    # part with no quads), M not whole row blocks, K not whole tiles nor vectors, split K, batches with a NaN
+    # and an infinity past batch 0's end, f16 / bf16.  WG >= 128 where C = 4 (4 subgroups of 32 lanes)
+    case("f32 C=2 T=1 B=2 P=1 R=4 S=3, n = 16, M and K odd, NaN and inf", (333, 3001), (3001, 16),
+         kernel="dot_mvk_rows_n16r4u1d0p1t1b2c2_f32", env={"NXVK_DOT_MV": "4,256,1,3,0,1,1,2,2"}, check=True,
+         special="sparse")
+    case("f32 H=2 T=1 B=2 P=1 R=4 S=3, n = 16, M and K odd, NaN and inf", (333, 3001), (3001, 16),
+         kernel="dot_mvk_rows_n16r4u1d0p1t1b2h2_f32", env={"NXVK_DOT_MV": "4,256,1,3,0,1,1,2,1,2"}, check=True,
+         special="sparse")
+    case("f32 C=4 T=2 P=1 R=4 WG=256, n = 13, K odd", (250, 2001), (2001, 13),
+         kernel="dot_mvk_rows_n13r4u1d0p1t2c4_f32", env={"NXVK_DOT_MV": "4,256,1,0,0,1,2,0,4"})
+    case("f32 C=2 H=2 T=2 B=2 P=1, batched 2x50x1000 . 2x1000x12, NaN and inf past the tile's end", (2, 50, 1000),
+         (2, 1000, 12), kernel="dot_mvk_rows_n12r4u1d0p1t2b2c2h2_f32", env={"NXVK_DOT_MV": "4,0,1,1,0,1,2,2,2,2"},
+         special="next")
+    case("f32 H=2 T=4 P=1 R=3 WG=512, n = 12, M not whole row blocks", (1000, 1500), (1500, 12),
+         kernel="dot_mvk_rows_n12r3u1d0p1t4h2_f32", env={"NXVK_DOT_MV": "3,512,1,0,0,1,4,0,0,2"})
+    case("f32 H=2 T=1 B=2 R=2 WG=64, n = 9 (B value by value), K odd", (70, 777), (777, 9),
+         kernel="dot_mvk_rows_n9r2u1d0t1b2h2_f32", env={"NXVK_DOT_MV": "2,64,1,0,0,0,1,2,1,2"})
+    case("f32 C=2 T=2 P=1 R=2 S=4, batched 2x45x2100 . 2x2100x10", (2, 45, 2100), (2, 2100, 10),
+         kernel="dot_mvk_rows_n10r2u1d0p1t2c2_f32", env={"NXVK_DOT_MV": "2,128,1,4,0,1,2,0,2"})
+    case("f32 C=4 T=1 B=2 P=1 R=8 WG=512, batched 2x50x1000 . 2x1000x16, NaN and inf past the tile's end",
+         (2, 50, 1000), (2, 1000, 16), kernel="dot_mvk_rows_n16r8u1d0p1t1b2c4_f32",
+         env={"NXVK_DOT_MV": "8,512,1,1,0,1,1,2,4"}, special="next")
+    case("f32 H=2 T=1 B=2 P=1 R=2 U=2, n = 15, one short tile (K = 200)", (90, 200), (200, 15),
+         kernel="dot_mvk_rows_n15r2u2d0p1t1b2h2_f32", env={"NXVK_DOT_MV": "2,128,2,1,0,1,1,2,1,2"})
+    case("f32 C=2 T=1 P=0 R=2, n = 4 (the second part's quads past n)", (500, 2001), (2001, 4),
+         kernel="dot_mvk_rows_n4r2u1d0t1c2_f32", env={"NXVK_DOT_MV": "2,256,1,0,0,0,1,0,2"})
+    half_case("bf16 H=2 T=1 B=2 P=1 R=4, n = 16, K odd, f32 result", (300, 999), (999, 16), "bf16",
+              "dot_mvk_rows32_n16r4u1d0p1t1b2h2_bf16", out32=True,
+              env={"NXVK_DOT_MV": "4,0,1,0,0,1,1,2,1,2", "NXVK_DOT_MVR": "off"}, special="sparse")
+    half_case("f16 C=2 T=2 P=1 R=4, n = 13, K odd (through the partials)", (300, 999), (999, 13), "f16",
+              "dot_mvk_rows_n13r4u1d0p1t2c2_f16", env={"NXVK_DOT_MV": "4,128,1,0,0,1,2,0,2", "NXVK_DOT_MVR": "off"},
+              check=True)
+    half_case("f16 C=2 H=2 T=2 P=1, batched 2x40x1000 . 2x1000x16, NaN and inf past the tile's end", (2, 40, 1000),
+              (2, 1000, 16), "f16", "dot_mvk_rows_n16r4u1d0p1t2c2h2_f16",
+              env={"NXVK_DOT_MV": "4,0,1,0,0,1,2,0,2,2", "NXVK_DOT_MVR": "off"}, special="next")
 
     half_case("f16 by default: 16x1001 . 1001x333 on dot_mvc", (16, 1001), (1001, 333), "f16", "dot_mvc_f16", env={})
     half_case("f16 by default: 1x1001 . 1001x777 on dot_mvc", (1, 1001), (1001, 777), "f16", "dot_mvc_f16", env={})
