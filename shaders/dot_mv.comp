@@ -166,7 +166,7 @@ void unpack(VT w, out float f[V]) {
 // B's column quads split into NP parts (T > 0 only): CG subgroups of a
 // workgroup over the same R rows (CT_CG), and within a subgroup LH lane
 // halves (CT_LH 2); each lane keeps R x NQP sums, its part's quads from
-// q0 = part NQP (a part's quads past NQ add nothing and are not stored;
+// q0 = part NQP (a part's quads past NQ are never stored;
 // NQP NP <= 4 keeps them within bslot's 4 slots a k row)
 #if defined(CT_T) && CT_T > 0 && defined(CT_CG)
 const uint CG = CT_CG;
@@ -326,7 +326,10 @@ void main() {
               uint kl = s * KT + (u * SG + lw) * V + v;
               UNROLL for (uint qq = 0u; qq < NQP; qq++) {
                 uint q = q0 + qq;
-                if (NQ % NP == 0u || q < NQ) {
+                // a part's quads past NQ: skipped where the part is the
+                // subgroup's (CG), summed and never stored where it is a
+                // half's (LH 2: no divergent branch in the products)
+                if (LH == 2u || NQ % NP == 0u || q < NQ) {
                   vec4 bv = bs[off + bslot(kl, q)];
                   UNROLL for (uint r = 0u; r < R; r++) acc[r * NQP + qq] = fma(vec4(f[r][v]), bv, acc[r * NQP + qq]);
                 }
