@@ -107,12 +107,13 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), V = 16 / esz;
   uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
                                                                           : d->max_workgroup_size[0];
-  /* f32 n = 9..16 (rows, compiled form) on B's tile of sub-tiles, A's next sub-tile prefetched (H100,
-   * 01:09, GB/s at 8192x8192xn / 16384x8192x16 against the old form's 1 760 / 1 852 at n = 16, 1 517 at
-   * 12, 1 480 at 9): n >= 13 one sub-tile in two tiles (T 1 B 2 P 1: 1 983 / 2 177), n = 9..12 four
-   * sub-tiles and 512 invocations (T 4 P 1 WG 512: 1 840 at 12, 1 851 at 9); unless T is set */
+  /* f32 n = 9..16 (rows, compiled form), unless T is set: 4 rows a subgroup, B's tile of one sub-tile
+   * double-buffered, A's next sub-tile prefetched, the column quads over the two halves of the lanes (R 4
+   * T 1 B 2 P 1 H 2).  H100, GB/s at 8192x8192xn (n = 16 / 12 / 9) and 16384x8192x16: the old form 1 760
+   * / 1 517 / 1 480 and 1 852 (01:09); without H (T 1 B 2 P 1; T 4 P 1 WG 512 at n <= 12) 1 983 / 1 840 /
+   * 1 851 and 2 177 (01:09); with H 2 032 / 2 067 / 1 903 and 2 227 (01:38); C 2 and 4 lost to each */
   bool wide32 = rows && tu->dot_mv_ct && esz == 4 && nb >= 9 && !tu->dot_mv[6];
-  uint32_t wg = tu->dot_mv[1] ? tu->dot_mv[1] : wide32 && nb <= 12 ? 512 : 256;
+  uint32_t wg = tu->dot_mv[1] ? tu->dot_mv[1] : 256;
   if (wg > maxwg) wg = nxvk_pow2_floor(maxwg);
   if (wg < sg) return 1;
   uint32_t nsg = wg / sg;
@@ -128,13 +129,13 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   uint32_t bd = D == 1 ? 1u : D == 3 ? 2u : 0u;
   /* T > 0 (the compiled rows form, B's tile through shared memory as vec4
    * over j): B's tile of T sub-tiles, staged in coalesced loads (dot_mv.comp) */
-  uint32_t T = rows && tu->dot_mv_ct && bd == 0 ? (wide32 ? (nb >= 13 ? 1 : 4) : tu->dot_mv[6]) : 0;
+  uint32_t T = rows && tu->dot_mv_ct && bd == 0 ? (wide32 ? 1 : tu->dot_mv[6]) : 0;
   /* B 2 (with T): two such tiles, the next staged while this one is summed, one barrier a tile */
-  uint32_t nbt = T && (tu->dot_mv[7] == 2 || (wide32 && nb >= 13 && !tu->dot_mv[7])) ? 2 : 1;
+  uint32_t nbt = T && (tu->dot_mv[7] == 2 || (wide32 && !tu->dot_mv[7])) ? 2 : 1;
   /* C 2 or 4 (with T): B's column quads split over C subgroups on the same R rows (A's rows read C times,
    * the repeats from L1 / L2), so a lane keeps R x n / C sums; H 2 (with T): over the two halves of a
    * subgroup's lanes, each lane's vectors of A shuffled to its partner in the other half (one read of A) */
-  uint32_t cg = T && tu->dot_mv[8] > 1 ? tu->dot_mv[8] : 1, lh = T && tu->dot_mv[9] == 2 ? 2 : 1;
+  uint32_t cg = T && tu->dot_mv[8] > 1 ? tu->dot_mv[8] : 1, lh = T && (tu->dot_mv[9] == 2 || (wide32 && !tu->dot_mv[9])) ? 2 : 1;
   while (cg > nsg) cg /= 2;
   uint32_t rsg = nsg / cg; /* subgroups a workgroup over distinct rows */
   uint32_t R = 1, U, tile, gx;
@@ -145,6 +146,7 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
     /* f32 with n = 3 and 4 two rows (H100, 23:20, 8192x8192xn GB/s: n = 4 R = 2 U = 2 2 844 against R = 1
      * U = 4's 2 180; n = 3 2 479-2 736 with R = 2 against 2 312) */
     if (!tu->dot_mv[0] && esz == 4 && nb >= 3 && R < 2) R = 2;
+    if (!tu->dot_mv[0] && wide32) R = 4;
     if (R > 8) R = 8;
     if (R < 1) R = 1;
     /* the compile-time form keeps R x n sums a lane in registers: at most 64
