@@ -56,12 +56,6 @@ static uint32_t mvc_split(const nxvk_device_info *d, const nxvk_tuning *tu, uint
   return S;
 }
 
-/* Split K's chunks summed by each column block's last workgroup (mvfold.glsl) unless F (the knob's) says 2 (a
- * second pass), where the counts fit one inline update. */
-static bool mvc_fold(uint32_t F, uint32_t S, uint32_t gx, uint32_t batch) {
-  return S > 1 && F != 2 && (uint64_t)gx * batch <= NXVK_MV_FOLD_COUNTS;
-}
-
 /* Records the product's kernel (name, spec, grid gx x S x batch; spec[2] the
  * partials, spec[3] the fold, set here) and, for S > 1 without the fold, the
  * partials' sum. */
@@ -69,7 +63,7 @@ static int mvc_dispatch(nxvk_rec *r, const char *kname, nxvk_dtype out, nxvk_buf
                         nxvk_buffer *C, uint32_t *spec, uint32_t M, uint32_t N, uint32_t K, uint32_t batch,
                         uint32_t gx, uint32_t S, uint64_t KC, uint32_t F) {
   uint32_t meta[5] = {M, N, K, batch, (uint32_t)(S == 1 ? K : KC)};
-  bool fold = mvc_fold(F, S, gx, batch);
+  bool fold = nxvk_mv_folds(F, S, (uint64_t)gx * batch); /* each column block's last workgroup sums */
   spec[2] = S > 1 ? 1u : 0u;
   spec[3] = fold ? 1u : 0u;
   return nxvk_dot_mv_run(r, kname, spec, 4, meta, 5, A, B, C, out, gx, S, batch, (uint64_t)M * N, fold);
@@ -136,7 +130,7 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   /* shared: the accumulators at the end, or (ld) PF staged FK x (FC FN + 8) tiles a subgroup (pad: and FK x fm) */
   uint64_t per_sg = (uint64_t)fm * fc * fn * 4, stg = ld ? (uint64_t)pf * fk * (fc * fn + 8 + (pad ? fm : 0)) * 2 : 0;
   if (stg > per_sg) per_sg = stg;
-  uint64_t room = d->max_shared_memory > NXVK_MV_FOLD_SHARED ? d->max_shared_memory - NXVK_MV_FOLD_SHARED : 0;
+  uint64_t room = nxvk_mv_shared_room(d);
   while (wg > 32 && wg / 32 * per_sg > room) wg /= 2;
   if (wg < 32 || wg / 32 * per_sg > room) return 1;
   uint64_t blocks = (N + (uint64_t)fc * fn - 1) / ((uint64_t)fc * fn);
@@ -212,7 +206,7 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   if (wg > maxwg) wg = nxvk_pow2_floor(maxwg);
   uint32_t nsg = wg / sg;
   /* A's two slabs a subgroup, or the end's sums */
-  uint64_t room = d->max_shared_memory > NXVK_MV_FOLD_SHARED ? d->max_shared_memory - NXVK_MV_FOLD_SHARED : 0;
+  uint64_t room = nxvk_mv_shared_room(d);
   while (nsg > 1 && 16ull * nsg * 2 * sg * nq > room) nsg /= 2;
   if (nsg < 1 || 16ull * nsg * 2 * sg * nq > room) return 1;
   wg = nsg * sg;

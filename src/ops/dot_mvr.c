@@ -70,7 +70,7 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   /* A's fragments: 1 straight from memory, 2 staged through shared memory (the default: call of 16:25, mvcols) */
   uint32_t ld = kn[5] ? kn[5] : 2;
   uint64_t shared = 2ull * kr * np + 4ull * KS * rt * FM * np + (ld == 2 ? 16ull * (wg / 32) * FM * (U * FK / 8 + 1) : 0);
-  if (shared + NXVK_MV_FOLD_SHARED > d->max_shared_memory) return 1; /* and mvfold.glsl's flag */
+  if (shared > nxvk_mv_shared_room(d)) return 1;
   uint64_t blocks = ((uint64_t)M + (uint64_t)rt * FM - 1) / ((uint64_t)rt * FM), mn = (uint64_t)M * N;
   if (blocks > d->max_workgroup_count[0] || batch > d->max_workgroup_count[2] ||
       (uint64_t)batch * M * K > UINT32_MAX || (uint64_t)batch * K * N + (uint64_t)kr * np > UINT32_MAX ||
@@ -91,7 +91,7 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
    * 1 772, 8192x8192xn 2 324 / 2 312 / 2 294 against 2 247 / 2 237 / 2 264; n = 16 lost then (2 213
    * against 2 239: the old epilogue's 8 results an invocation cost the kernel registers) and wins with
    * mvfold's loop (00:57: 2 293 against 2 249) */
-  bool fold = S > 1 && kn[6] != 2 && blocks * batch <= NXVK_MV_FOLD_COUNTS;
+  bool fold = nxvk_mv_folds(kn[6], S, blocks * batch);
   uint32_t meta[6] = {M, N, K, batch, KC, 0};
   uint32_t spec[7] = {wg, N, 0, U, 32, S > 1 ? 1u : 0u, fold};
   char name[128];

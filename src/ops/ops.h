@@ -373,14 +373,24 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
 /* dot_mv.c: one skinny kernel over a gx x S x batch grid (the same for
  * dot_mv, dot_mvr and dot_mvc): S = 1 writes C; S > 1 writes f32 partials
  * [batch][S][mn] that dot_mv_sum (dot_ksum_f32 for f32 results) adds into C
- * in chunk order, or (fold, a kernel that can: dot_mvrcm.comp's FOLD) the
- * kernel's last workgroup of each row block adds itself, C bound fourth and
+ * in chunk order, or (fold: the kernels that include mvfold.glsl) the
+ * kernel's last workgroup of each block adds itself, C bound fourth and
  * batch x gx zeroed counters after the partials (at word S batch mn), at
  * most NXVK_MV_FOLD_COUNTS (zeroed inline: vkCmdUpdateBuffer's 64 KiB). */
 #define NXVK_MV_FOLD_COUNTS 16384
 /* the shared memory mvfold.glsl adds to every kernel that includes it (its
  * flag, rounded up to 16 bytes) */
 #define NXVK_MV_FOLD_SHARED 16u
+/* Whether a split of S chunks over `groups` blocks (gx x batch) folds: the
+ * rule's unless F (a knob's field) is 2, the second pass, and where the
+ * counts fit one inline update. */
+static inline bool nxvk_mv_folds(uint32_t F, uint32_t S, uint64_t groups) {
+  return S > 1 && F != 2 && groups <= NXVK_MV_FOLD_COUNTS;
+}
+/* The shared memory a kernel that includes mvfold.glsl has for its own. */
+static inline uint64_t nxvk_mv_shared_room(const nxvk_device_info *d) {
+  return d->max_shared_memory > NXVK_MV_FOLD_SHARED ? d->max_shared_memory - NXVK_MV_FOLD_SHARED : 0;
+}
 int nxvk_dot_mv_run(nxvk_rec *r, const char *kernel, const uint32_t *spec, int nspec, const uint32_t *meta, int nmeta,
                     nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C, nxvk_dtype out, uint32_t gx, uint32_t S,
                     uint32_t batch, uint64_t mn, bool fold);
