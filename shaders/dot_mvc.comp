@@ -74,7 +74,7 @@ layout(std430, binding = 3) writeonly buffer C { ST c[]; };
 // another workgroup's partials are read back from here
 layout(std430, binding = 3) coherent buffer Cp { float cp[]; };
 layout(std430, binding = 3) coherent buffer Cp4 { vec4 cp4[]; };
-layout(std430, binding = 3) coherent buffer Count { uint count[]; };
+layout(std430, binding = 5) coherent buffer Count { uint count[]; };  // zero; left zero (mvfold.glsl)
 #ifdef OUT_F32
 layout(std430, binding = 4) writeonly buffer Cf { float cf[]; };
 #else
@@ -232,5 +232,5 @@ void main() {
     }
   }
   uint c0 = gl_WorkGroupID.x * SG * CL;
-  if (FOLD != 0u && PART != 0u) mv_fold(bi, meta[m + 3u], S, NB, N, 0u, NB, c0, min(c0 + SG * CL, N), t, NWG);
+  if (FOLD != 0u && PART != 0u) mv_fold(bi, S, NB, N, 0u, NB, c0, min(c0 + SG * CL, N), t, NWG);
 }

@@ -78,7 +78,7 @@ layout(std430, binding = 3) writeonly buffer C { uint16_t c[]; };  // f16 (IN_BF
 // another workgroup's partials are read back from here
 layout(std430, binding = 3) coherent buffer Cp { float cp[]; };
 layout(std430, binding = 3) coherent buffer Cp4 { vec4 cp4[]; };
-layout(std430, binding = 3) coherent buffer Count { uint count[]; };
+layout(std430, binding = 5) coherent buffer Count { uint count[]; };  // zero; left zero (mvfold.glsl)
 #ifdef OUT_F32
 layout(std430, binding = 4) writeonly buffer Cf { float cf[]; };
 #define CST(x) (x)
@@ -333,5 +333,5 @@ void main() {
       else c[(bi * M + i) * N + cn] = CST(s);
     }
   }
-  if (FOLD != 0u && PART != 0u) mv_fold(bi, meta[m + 3u], S, M, N, 0u, M, col0, col0 + fc * FN, t, NWG);
+  if (FOLD != 0u && PART != 0u) mv_fold(bi, S, M, N, 0u, M, col0, col0 + fc * FN, t, NWG);
 }

@@ -91,7 +91,7 @@ layout(std430, binding = 3) writeonly buffer C { uint16_t c[]; };
 // coherent: under FOLD another workgroup's partials are read back from here
 layout(std430, binding = 3) coherent buffer Cp { float cp[]; };
 layout(std430, binding = 3) coherent buffer Cp4 { vec4 cp4[]; };
-layout(std430, binding = 3) coherent buffer Count { uint count[]; };
+layout(std430, binding = 5) coherent buffer Count { uint count[]; };  // zero; left zero (mvfold.glsl)
 #ifdef OUT_F32
 layout(std430, binding = 4) writeonly buffer Cf { float cf[]; };
 #else
@@ -266,5 +266,5 @@ void main() {
   }
   if (FOLD == 0u || PART == 0u) return;
   uint r0 = gl_WorkGroupID.x * RT * FM;
-  mv_fold(bi, meta[m + 3u], S, M, NB, r0, min(r0 + RT * FM, M), 0u, NB, t, WG);
+  mv_fold(bi, S, M, NB, r0, min(r0 + RT * FM, M), 0u, NB, t, WG);
 }

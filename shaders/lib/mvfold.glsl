@@ -3,11 +3,13 @@
 // dot_mv.comp's SUM pass, the same sums in the same order (chunk 0 + chunk 1
 // + ...), so the results are bit-identical to that pass's.
 // The includer declares, on the buffer its partials go to (binding 3, laid
-// out [batch][S][M][N] in f32, then one zeroed count a workgroup of the
-// grid's x and z, nxvk_dot_mv_run's "fold"):
-//   coherent float cp[] and coherent vec4 cp4[] (the partials; coherent:
-//   another workgroup's are read back), uint count[] (the counts), and the
-//   results cf[] (binding 4) with CST(x), a sum to cf's type.
+// out [batch][S][M][N] in f32), coherent float cp[] and coherent vec4 cp4[]
+// (coherent: another workgroup's are read back); the results cf[] (binding
+// 4) with CST(x), a sum to cf's type; and uint count[] (binding 5), one
+// count a workgroup of the grid's x and z, zero when the kernel starts.
+// The block's last workgroup puts its count back to zero, so the next
+// product finds them zero with nothing recorded in between
+// (nxvk_rec_counts).
 // mv_fold is called by every invocation of the workgroup (it has barriers)
 // after its partials are written; it returns at once in all but the block's
 // last workgroup, which writes rows [r0, r1) x columns [c0, c1) of the
@@ -16,13 +18,17 @@
 
 shared bool mv_last_chunk;
 
-void mv_fold(uint bi, uint batch, uint S, uint M, uint N, uint r0, uint r1, uint c0, uint c1, uint t, uint nwg) {
+void mv_fold(uint bi, uint S, uint M, uint N, uint r0, uint r1, uint c0, uint c1, uint t, uint nwg) {
   // the partials are out before the count says so; the workgroup that makes
   // the count S sees every chunk's partials of its block
   memoryBarrierBuffer();
   barrier();
-  if (t == 0u)
-    mv_last_chunk = atomicAdd(count[S * batch * M * N + bi * gl_NumWorkGroups.x + gl_WorkGroupID.x], 1u) == S - 1u;
+  if (t == 0u) {
+    uint at = bi * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    mv_last_chunk = atomicAdd(count[at], 1u) == S - 1u;
+    // the others of the block have counted: zero again for the next product
+    if (mv_last_chunk) atomicExchange(count[at], 0u);
+  }
   barrier();
   if (!mv_last_chunk) return;
   memoryBarrierBuffer();

@@ -45,27 +45,34 @@
 
 int nxvk_dot_mv_run(nxvk_rec *r, const char *kernel, const uint32_t *spec, int nspec, const uint32_t *meta, int nmeta,
                     nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C, nxvk_dtype out, uint32_t gx, uint32_t S,
-                    uint32_t batch, uint64_t mn, bool fold) {
+                    uint32_t batch, uint64_t mn, int fold) {
   nxvk_ctx *c = nxvk_rec_ctx(r);
-  /* binding 4 is C for the kernels that fold (a shader's bindings must all
-   * be in its layout, used or not); the others leave it unread */
+  /* binding 4 is C and binding 5 the counts for the kernels that fold (a
+   * shader's bindings must all be in its layout, used or not); the others
+   * leave them unread */
   if (S == 1) {
-    nxvk_buffer *bufs[4] = {A, B, C, C};
-    return nxvk_dispatch_grid(r, kernel, spec, nspec, meta, nmeta, bufs, 4, gx, 1, batch);
+    nxvk_buffer *bufs[5] = {A, B, C, C, C};
+    return nxvk_dispatch_grid(r, kernel, spec, nspec, meta, nmeta, bufs, 5, gx, 1, batch);
   }
   static const uint32_t zeros[NXVK_MV_FOLD_COUNTS];
   uint64_t nparts = (uint64_t)S * batch * mn, ncount = (uint64_t)gx * batch;
-  if (fold && ncount > NXVK_MV_FOLD_COUNTS)
+  if (fold != NXVK_MV_PASS && ncount > NXVK_MV_FOLD_COUNTS)
     return nxvk_seterr(NXVK_E_TOO_LARGE, "dot: %llu row blocks to count (limit %d)", (unsigned long long)ncount,
                        NXVK_MV_FOLD_COUNTS);
-  nxvk_buffer *part = NULL;
-  int rc = nxvk_buffer_create(c, (nparts + (fold ? ncount : 0)) * 4, false, &part);
-  if (rc == NXVK_OK && fold) rc = nxvk_rec_update(r, part, nparts * 4, zeros, ncount * 4);
-  if (rc == NXVK_OK) {
-    nxvk_buffer *pbufs[4] = {A, B, part, C};
-    rc = nxvk_dispatch_grid(r, kernel, spec, nspec, meta, nmeta, pbufs, 4, gx, S, batch);
+  nxvk_buffer *part = NULL, *counts = NULL;
+  int rc = nxvk_buffer_create(c, nparts * 4, false, &part);
+  if (rc == NXVK_OK && fold == NXVK_MV_FOLD) {
+    rc = nxvk_rec_counts(r, (uint32_t)ncount, &counts);
+    nxvk_buffer_ref(counts);
+  } else if (rc == NXVK_OK && fold == NXVK_MV_FOLD_UPDATE) {
+    rc = nxvk_buffer_create(c, ncount * 4, false, &counts);
+    if (rc == NXVK_OK) rc = nxvk_rec_update(r, counts, 0, zeros, ncount * 4);
   }
-  if (rc == NXVK_OK && !fold) {
+  if (rc == NXVK_OK) {
+    nxvk_buffer *pbufs[5] = {A, B, part, C, counts ? counts : part};
+    rc = nxvk_dispatch_grid(r, kernel, spec, nspec, meta, nmeta, pbufs, 5, gx, S, batch);
+  }
+  if (rc == NXVK_OK && fold == NXVK_MV_PASS) {
     char sname[32];
     uint32_t smeta[3] = {(uint32_t)mn, batch, S}, sspec[1] = {NXVK_WG};
     nxvk_buffer *sbufs[2] = {part, C};
@@ -73,6 +80,7 @@ int nxvk_dot_mv_run(nxvk_rec *r, const char *kernel, const uint32_t *spec, int n
     else snprintf(sname, sizeof sname, "dot_mv_sum_%s", nxvk_dtype_name(out));
     rc = nxvk_dispatch_1d(r, sname, sspec, 1, smeta, 3, sbufs, 2, batch * mn);
   }
+  nxvk_buffer_unref(c, counts);
   nxvk_buffer_unref(c, part);
   return rc;
 }
@@ -231,5 +239,5 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
              rows ? R : 1u, U, bd, rows && (tu->dot_mv[5] || wide32) ? "p1" : "", tsfx, dt);
   else
     snprintf(name, sizeof name, "dot_mv_%s%s_%s", rows ? "rows" : "cols", o32 ? "32" : "", dt);
-  return nxvk_dot_mv_run(r, name, spec, 7, meta, 6, A, B, C, out, gx, S, batch, mn, false);
+  return nxvk_dot_mv_run(r, name, spec, 7, meta, 6, A, B, C, out, gx, S, batch, mn, NXVK_MV_PASS);
 }

@@ -63,9 +63,9 @@ static int mvc_dispatch(nxvk_rec *r, const char *kname, nxvk_dtype out, nxvk_buf
                         nxvk_buffer *C, uint32_t *spec, uint32_t M, uint32_t N, uint32_t K, uint32_t batch,
                         uint32_t gx, uint32_t S, uint64_t KC, uint32_t F) {
   uint32_t meta[5] = {M, N, K, batch, (uint32_t)(S == 1 ? K : KC)};
-  bool fold = nxvk_mv_folds(F, S, (uint64_t)gx * batch); /* each column block's last workgroup sums */
+  int fold = nxvk_mv_folds(F, S, (uint64_t)gx * batch); /* each column block's last workgroup sums */
   spec[2] = S > 1 ? 1u : 0u;
-  spec[3] = fold ? 1u : 0u;
+  spec[3] = fold != NXVK_MV_PASS;
   return nxvk_dot_mv_run(r, kname, spec, 4, meta, 5, A, B, C, out, gx, S, batch, (uint64_t)M * N, fold);
 }
 

@@ -86,14 +86,14 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
     S = 1;
   if (S == 1) KC = K;
   /* split K's chunks summed by the row block's last workgroup (mvfold.glsl), one dispatch instead of two
-   * (F = 2: the second pass), where the counters fit one inline update.  H100, 23:01 and 23:04, f16 GB/s
+   * (F = 2: the second pass), where the counters fit NXVK_MV_FOLD_COUNTS.  H100, 23:01 and 23:04, f16 GB/s
    * folded against two passes: 4096x4096xn n = 2 / 4 / 8 1 957 / 1 889 / 1 802 against 1 772 / 1 725 /
    * 1 772, 8192x8192xn 2 324 / 2 312 / 2 294 against 2 247 / 2 237 / 2 264; n = 16 lost then (2 213
    * against 2 239: the old epilogue's 8 results an invocation cost the kernel registers) and wins with
    * mvfold's loop (00:57: 2 293 against 2 249) */
-  bool fold = nxvk_mv_folds(kn[6], S, blocks * batch);
+  int fold = nxvk_mv_folds(kn[6], S, blocks * batch);
   uint32_t meta[6] = {M, N, K, batch, KC, 0};
-  uint32_t spec[7] = {wg, N, 0, U, 32, S > 1 ? 1u : 0u, fold};
+  uint32_t spec[7] = {wg, N, 0, U, 32, S > 1 ? 1u : 0u, fold != NXVK_MV_PASS};
   char name[128];
   snprintf(name, sizeof name, "dot_mvrcm%s_n%uf%ux%ux%uu%uk%uw%ua%u%s_%s", out == NXVK_F32 ? "32" : "", N, FM, FN,
            FK, U, KS, wg, ld, emu ? "e" : khr ? "k" : "", nxvk_dtype_name(dtype));
@@ -157,5 +157,5 @@ int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   char name[128];
   snprintf(name, sizeof name, "dot_mvr%s_n%ul%ur%uu%uk%uw%up%u_%s", o32 ? "32" : "", N, L, R, U, KS, wg, P,
            nxvk_dtype_name(dtype));
-  return nxvk_dot_mv_run(r, name, spec, 6, meta, 6, A, B, C, out, (uint32_t)blocks, S, batch, mn, false);
+  return nxvk_dot_mv_run(r, name, spec, 6, meta, 6, A, B, C, out, (uint32_t)blocks, S, batch, mn, NXVK_MV_PASS);
 }

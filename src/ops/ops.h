@@ -375,17 +375,23 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
  * [batch][S][mn] that dot_mv_sum (dot_ksum_f32 for f32 results) adds into C
  * in chunk order, or (fold: the kernels that include mvfold.glsl) the
  * kernel's last workgroup of each block adds itself, C bound fourth and
- * batch x gx zeroed counters after the partials (at word S batch mn), at
- * most NXVK_MV_FOLD_COUNTS (zeroed inline: vkCmdUpdateBuffer's 64 KiB). */
+ * batch x gx counts fifth, at most NXVK_MV_FOLD_COUNTS.  The counts are the
+ * recording's (nxvk_rec_counts: zeroed once, put back to zero by the
+ * kernel), so nothing is recorded before the kernel and consecutive
+ * products need no barrier between them; NXVK_MV_FOLD_UPDATE (a knob's F
+ * 3) zeroes fresh counts by vkCmdUpdateBuffer instead, the form before
+ * 2026-11-28, which costs an update and a barrier before every product. */
 #define NXVK_MV_FOLD_COUNTS 16384
+enum { NXVK_MV_PASS = 0, NXVK_MV_FOLD = 1, NXVK_MV_FOLD_UPDATE = 3 };
 /* the shared memory mvfold.glsl adds to every kernel that includes it (its
  * flag, rounded up to 16 bytes) */
 #define NXVK_MV_FOLD_SHARED 16u
-/* Whether a split of S chunks over `groups` blocks (gx x batch) folds: the
- * rule's unless F (a knob's field) is 2, the second pass, and where the
- * counts fit one inline update. */
-static inline bool nxvk_mv_folds(uint32_t F, uint32_t S, uint64_t groups) {
-  return S > 1 && F != 2 && groups <= NXVK_MV_FOLD_COUNTS;
+/* How a split of S chunks over `groups` blocks (gx x batch) is summed: the
+ * fold unless F (a knob's field) is 2, the second pass, or the counts do
+ * not fit; F 3 the fold with updated counts. */
+static inline int nxvk_mv_folds(uint32_t F, uint32_t S, uint64_t groups) {
+  if (S <= 1 || F == 2 || groups > NXVK_MV_FOLD_COUNTS) return NXVK_MV_PASS;
+  return F == 3 ? NXVK_MV_FOLD_UPDATE : NXVK_MV_FOLD;
 }
 /* The shared memory a kernel that includes mvfold.glsl has for its own. */
 static inline uint64_t nxvk_mv_shared_room(const nxvk_device_info *d) {
@@ -393,7 +399,7 @@ static inline uint64_t nxvk_mv_shared_room(const nxvk_device_info *d) {
 }
 int nxvk_dot_mv_run(nxvk_rec *r, const char *kernel, const uint32_t *spec, int nspec, const uint32_t *meta, int nmeta,
                     nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C, nxvk_dtype out, uint32_t gx, uint32_t S,
-                    uint32_t batch, uint64_t mn, bool fold);
+                    uint32_t batch, uint64_t mn, int fold);
 /* dot_mvc.c: the columns form (m up to 16, n > 16 or above m) of f32, f16
  * and bf16 on dot_mvc.comp (no barriers in its loop); 1 (nothing recorded)
  * where the rule, the shape or the device leaves it to nxvk_dot_mv. */

@@ -36,6 +36,9 @@ struct nxvk_rec {
   nxvk_buffer **held;                  /* references kept until completion */
   int nheld, capheld;
 
+  nxvk_buffer **counts;                /* owned, zeroed (nxvk_rec_counts); counts_used this time */
+  int ncounts, capcounts, counts_used;
+
   /* error flags read after completion (nxvk_rec_check_word; held) */
   struct rec_check {
     nxvk_buffer *b;
@@ -80,12 +83,14 @@ static void rec_destroy(nxvk_ctx *c, nxvk_rec *r) {
   for (int i = 0; i < r->ndpools; i++) c->vk.vkDestroyDescriptorPool(c->device, r->dpools[i], NULL);
   for (int i = 0; i < r->nmeta; i++) nxvk_buffer_unref(c, r->meta[i]);
   for (int i = 0; i < r->nheld; i++) nxvk_buffer_unref(c, r->held[i]);
+  for (int i = 0; i < r->ncounts; i++) nxvk_buffer_unref(c, r->counts[i]);
   if (r->queries) c->vk.vkDestroyQueryPool(c->device, r->queries, NULL);
   if (r->fence) c->vk.vkDestroyFence(c->device, r->fence, NULL);
   if (r->pool) c->vk.vkDestroyCommandPool(c->device, r->pool, NULL);
   free(r->dpools);
   free(r->meta);
   free(r->held);
+  free(r->counts);
   free(r->checks);
   free(r);
 }
@@ -140,6 +145,7 @@ static void rec_release(nxvk_rec *r) {
   r->meta_cur = 0;
   r->meta_used = 0;
   r->ndispatch = 0;
+  r->counts_used = 0;
   r->nrd = r->nwr = 0;
   pthread_mutex_lock(&c->rec_lock);
   r->next = c->free_recs;
@@ -217,6 +223,34 @@ int nxvk_rec_hold(nxvk_rec *r, nxvk_buffer *b) {
   if (rc) return rc;
   nxvk_buffer_ref(b);
   r->held[r->nheld++] = b;
+  return NXVK_OK;
+}
+
+int nxvk_rec_counts(nxvk_rec *r, uint32_t n, nxvk_buffer **out) {
+  nxvk_ctx *c = r->c;
+  int k = r->counts_used;
+  VkDeviceSize bytes = (VkDeviceSize)(n ? n : 1) * 4;
+  *out = NULL;
+  if (k == r->ncounts || r->counts[k]->size < bytes) {
+    /* made now, zeroed by a write that completes before this recording is
+     * submitted; at least 4 KiB, so a recording's sizes settle at once */
+    VkDeviceSize size = bytes < 4096 ? 4096 : bytes;
+    void *zeros = calloc(1, (size_t)size);
+    nxvk_buffer *b = NULL;
+    int rc = zeros ? nxvk_buffer_create_kept(c, size, &b) : nxvk_seterr(NXVK_E_NO_MEMORY, "out of memory");
+    if (rc == NXVK_OK) rc = nxvk_buffer_write(c, b, 0, zeros, (size_t)size);
+    if (rc == NXVK_OK && k == r->ncounts) rc = grow((void **)&r->counts, &r->capcounts, k + 1, sizeof *r->counts);
+    free(zeros);
+    if (rc) {
+      nxvk_buffer_unref(c, b);
+      return rc;
+    }
+    if (k == r->ncounts) r->ncounts++;
+    else nxvk_buffer_unref(c, r->counts[k]);
+    r->counts[k] = b;
+  }
+  r->counts_used++;
+  *out = r->counts[k];
   return NXVK_OK;
 }
 

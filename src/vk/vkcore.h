@@ -309,6 +309,12 @@ int nxvk_rec_update(nxvk_rec *r, nxvk_buffer *b, VkDeviceSize off, const void *d
                     VkDeviceSize n);
 /* Fill the first n bytes (rounded up to 4) of b with a 32-bit word. */
 int nxvk_rec_fill(nxvk_rec *r, nxvk_buffer *b, VkDeviceSize n, uint32_t word);
+/* The recording's next buffer of n zeroed 32-bit counts (the skinny
+ * products' fold, dot_mv.c): the k-th call of a recording gets its k-th,
+ * kept with the recording and zeroed once when made, so whoever counts in
+ * it must leave it zero again.  Each call's is its own buffer, so lazy
+ * barriers keep consecutive products apart only where their data meet. */
+int nxvk_rec_counts(nxvk_rec *r, uint32_t n, nxvk_buffer **out);
 /* Keep a buffer alive until the recording completes. */
 int nxvk_rec_hold(nxvk_rec *r, nxvk_buffer *b);
 /* A kernel's error flag: once the recording completes, nxvk_rec_submit

@@ -128,17 +128,19 @@ cases() {
   refused "$bin" "$tag NXVK_DOT_MVC with W = 3" NXVK_DOT_MVC=3,0,0,0
   refused "$bin" "$tag NXVK_DOT_MVC with U not a power of two" NXVK_DOT_MVC=0,3,0,0
   refused "$bin" "$tag NXVK_DOT_MVC with P = 3" NXVK_DOT_MVC=0,0,0,0,3
+  refused "$bin" "$tag NXVK_DOT_MVC with F = 4" NXVK_DOT_MVC=0,0,0,0,0,4
   refused "$bin" "$tag NXVK_DOT_MVC neither numbers nor off" NXVK_DOT_MVC=fast
   refused "$bin" "$tag NXVK_DOT_MVC_CM with FC = 3" NXVK_DOT_MVC_CM=3,0
   refused "$bin" "$tag NXVK_DOT_MVC_CM with PF = 3" NXVK_DOT_MVC_CM=0,3
   refused "$bin" "$tag NXVK_DOT_MVC_CM with LD = 3" NXVK_DOT_MVC_CM=0,0,3
   refused "$bin" "$tag NXVK_DOT_MVC_CM with E = 2" NXVK_DOT_MVC_CM=0,0,0,2
+  refused "$bin" "$tag NXVK_DOT_MVC_CM with F = 4" NXVK_DOT_MVC_CM=0,0,0,0,4
   refused "$bin" "$tag NXVK_DOT_MVC_CM with T = 3" NXVK_DOT_MVC_CM=0,0,0,0,0,3
   refused "$bin" "$tag NXVK_DOT_MVC_CM with seven numbers" NXVK_DOT_MVC_CM=0,0,0,0,0,2,1
   refused "$bin" "$tag NXVK_DOT_MVR with L = 3" NXVK_DOT_MVR=3,0,0,0
   refused "$bin" "$tag NXVK_DOT_MVR with P = 3" NXVK_DOT_MVR=4,2,2,2,256,0,3
   refused "$bin" "$tag NXVK_DOT_MVR_CM with KS = 3" NXVK_DOT_MVR_CM=4,3
-  refused "$bin" "$tag NXVK_DOT_MVR_CM with F = 3" NXVK_DOT_MVR_CM=4,1,128,0,0,2,3
+  refused "$bin" "$tag NXVK_DOT_MVR_CM with F = 4" NXVK_DOT_MVR_CM=4,1,128,0,0,2,4
   refused "$bin" "$tag NXVK_SCAN not a kernel" NXVK_SCAN=onepass
   refused "$bin" "$tag NXVK_SCATTER_PUT not a form" NXVK_SCATTER_PUT=fast
   refused "$bin" "$tag NXVK_SCAN_WG not a power of two" NXVK_SCAN_WG=100

@@ -218,6 +218,39 @@ def fold_case(desc, ashape, bshape, dt, kernel, fold_env, pass_env, out32=False)
         "%s: ran %s with the fold, then without" % (desc, kernel), t1 + t2)
 
 
+def counts_case(desc, dt, env, update_env):
+    """the fold's counts are the recording's and the kernel leaves them zero
+    (nxvk_rec_counts): three of the same split product in one graph (one
+    recording, a buffer of counts each) agree bit for bit with each other,
+    with numpy's bound and with the counts zeroed by an update (F 3); then
+    conformance's dot, hundreds of products through the same pooled
+    recordings in one process, with the split forced"""
+    bf = dt == "bf16"
+    a32 = rng.standard_normal((16, 2048)).astype(np.float32)
+    b32 = rng.standard_normal((2048, 520)).astype(np.float32)
+    a, b = (bf16_bits(x) if bf else (x.astype(np.float16) if dt == "f16" else x) for x in (a32, b32))
+    a64, b64 = (bf16_f64(x) if bf else x.astype(np.float64) for x in (a, b))
+    outs = []
+    for e in (env, update_env):
+        rc, err, paths = nphelp.run_cases(TMP, "counts", [("dot", [("bf16" if bf else None, a), ("bf16" if bf else None, b)],
+                                                           None)] * 3, env=e)
+        if rc != 0 or None in paths:
+            tap(False, "%s: the graph ran" % desc, err)
+            return
+        outs.append([nphelp.load(q) for q in paths])
+    want, bound = dot_bound(a64, b64, dt)
+    firsts = outs[0]
+    g = firsts[0].astype(np.float64)
+    if not nphelp.within_bound(desc, g, want, bound, ""):
+        return
+    same = all(o.tobytes() == firsts[0].tobytes() for o in firsts[1:] + outs[1])
+    tap(same, "%s: three products in one recording and the updated counts' three agree bit for bit" % desc)
+    rc, out, err = nphelp.nxvk(["conformance", "--quick", "--op", "dot", "--dtype", dt], env=env, timeout=900)
+    tail = (out.strip().splitlines() or [""])[-1]
+    tap(rc == 0 and re.search(r" 0 failed", tail) is not None and not tail.startswith("0 passed"),
+        "%s: conformance --quick --op dot in one process: %s" % (desc, tail), out[-2000:] + err[-2000:])
+
+
 def has_coopmat():
     _, out, _ = nphelp.nxvk(["info", "--json"], timeout=120)
     try:
@@ -572,6 +605,8 @@ def main():
                   "dot_mvc", {MVC: "0,0,3,0,0,1"}, {MVC: "0,0,3,0,0,2"})
         fold_case("%s dot_mvc S=5, m = 16, 16x4000 . 4000x512" % dt, (16, 4000), (4000, 512), dt, "dot_mvc",
                   {MVC: "0,0,5,0"}, {MVC: "0,0,5,0,0,2"})
+    for dt in ("f16", "bf16", "f32"):
+        counts_case("%s dot_mvc S=3 counts left zero" % dt, dt, {MVC: "0,0,3,0,0,1"}, {MVC: "0,0,3,0,0,3"})
     fold_case("f16 dot_mvc S=4, m = 3, dtype f32 result", (3, 2000), (2000, 260), "f16", "dot_mvc32",
               {MVC: "0,0,4,0,0,1"}, {MVC: "0,0,4,0,0,2"}, out32=True)
     for dt in ("f16", "bf16"):
