@@ -124,8 +124,11 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   if (pad && (!ld || fm * fk / 8 > 32)) return 1;
   uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
                                                                           : d->max_workgroup_size[0];
-  /* 128 invocations (H100 16:47: 2 148 GB/s at 16x8192x8192 against 2 044 at 256) */
-  uint32_t wg = tu->dot_mvc[3] ? tu->dot_mvc[3] : 128;
+  /* 256 invocations and the fewest k chunks that keep ~16 subgroups a unit (H100, 2026-11-28 02:48, f16 / bf16
+   * 16x8192x8192 GB/s: WG 256 S 2 2 309 / 2 320 against WG 128 S 4 2 244 / 2 268 (the rule before), WG 256 S 4
+   * 2 167 / 2 176, WG 512 S 2 2 307 / 2 321, S 1 1 902-1 913 at WG 256 to 1024; 8x8192x8192 transposed WG 256 S 2
+   * 2 450 / 2 471 against 2 447 / 2 470): split K's partials are traffic (S m n f32 written and read back) */
+  uint32_t wg = tu->dot_mvc[3] ? tu->dot_mvc[3] : 256;
   if (wg > maxwg) wg = nxvk_pow2_floor(maxwg);
   /* shared: the accumulators at the end, or (ld) PF staged FK x (FC FN + 8) tiles a subgroup (pad: and FK x fm) */
   uint64_t per_sg = (uint64_t)fm * fc * fn * 4, stg = ld ? (uint64_t)pf * fk * (fc * fn + 8 + (pad ? fm : 0)) * 2 : 0;
@@ -139,7 +142,7 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
       (uint64_t)batch * M * N > UINT32_MAX)
     return 1;
   uint64_t KC;
-  uint32_t gx = (uint32_t)blocks, S = mvc_split(d, tu, gx, batch, K, (uint64_t)wg / 32 * fk, 4, &KC);
+  uint32_t gx = (uint32_t)blocks, S = mvc_split(d, tu, gx, batch, K, (uint64_t)wg / 32 * fk, wg >= 512 ? 1 : 512 / wg, &KC);
   if (S > 1 && ((uint64_t)S * batch * M * N * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * M * N > UINT32_MAX))
     S = 1;
   char name[96];

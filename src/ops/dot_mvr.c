@@ -25,10 +25,12 @@
 #define MVR_MIN_ROUNDS 2u /* a chunk of split K: at least this many rounds */
 
 /* S for blocks workgroups of rounds of k: while they would not give every
- * unit 4 workgroups, chunks of at least MVR_MIN_ROUNDS rounds (or forced) */
-static uint32_t split_count(const nxvk_device_info *d, uint32_t forced, uint64_t groups, uint32_t rounds) {
+ * unit per_unit workgroups, chunks of at least MVR_MIN_ROUNDS rounds (or
+ * forced) */
+static uint32_t split_count(const nxvk_device_info *d, uint32_t forced, uint64_t groups, uint32_t rounds,
+                            uint32_t per_unit) {
   uint32_t units = d->compute_units ? d->compute_units : 32, S = 1;
-  uint64_t want = 4ull * units;
+  uint64_t want = (uint64_t)per_unit * units;
   if (forced) S = forced;
   else if (groups < want) {
     S = (uint32_t)((want + groups - 1) / groups);
@@ -61,7 +63,12 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   /* H100, call of 16:45 (LD 2), f16 8192x8192x16 / 4096x4096x16 / 8192x8208x16, GB/s: U = 4 KS = 1 WG = 128
    * 2 222 / 1 696 / 2 135 (77% / 59% / 74% of copy), U = 4 KS = 2 WG = 256 2 073 / 1 413 / 1 973, U = 8 KS = 1
    * 1 983 / 1 288 / 1 850, U = 2 KS = 4 1 837 / 1 432 / 1 750; main's rows form 1 076 / 719 / 1 059 */
-  uint32_t U = kn[0] ? kn[0] : 4, KS = kn[1] ? kn[1] : 1, wg = kn[2] ? kn[2] : 128;
+  /* H100, 2026-11-28 02:51 (counts kept by the recording): KS = 2 WG = 256 with S = 2, f16 / bf16
+   * 8192x8192x16 2 437 / 2 447 and 8192x8192x4 2 329 / 2 335 GB/s against KS = 1 WG = 128 (S = 4) 2 307 /
+   * 2 326 and 2 292 / 2 302; KS = 2 WG = 256 with S = 4 2 009 / 1 931, KS = 1 WG = 256 S = 4 2 278 / 2 294,
+   * S = 2 1 920 / 1 676: split K's partials are traffic (S M n f32 written and read back), so the fewest
+   * chunks that keep ~16 subgroups a unit */
+  uint32_t U = kn[0] ? kn[0] : 4, KS = kn[1] ? kn[1] : 2, wg = kn[2] ? kn[2] : 256;
   uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
                                                                           : d->max_workgroup_size[0];
   while (wg > maxwg) wg /= 2;
@@ -76,7 +83,7 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
       (uint64_t)batch * M * K > UINT32_MAX || (uint64_t)batch * K * N + (uint64_t)kr * np > UINT32_MAX ||
       (uint64_t)batch * mn > UINT32_MAX)
     return 1;
-  uint32_t rounds = (K + kr - 1) / kr, S = split_count(d, kn[3], blocks * batch, rounds);
+  uint32_t rounds = (K + kr - 1) / kr, S = split_count(d, kn[3], blocks * batch, rounds, wg >= 512 ? 1 : 512 / wg);
   /* a power of two (H100, 00:57, f16 16384x8192x2 GB/s: the rule's S = 3 1 993, S = 2 2 481, 4 2 399;
    * 8192x8192x2 S = 5 2 325, 4 2 322) */
   if (!kn[3]) S = nxvk_pow2_floor(S);
@@ -145,7 +152,7 @@ int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
       (uint64_t)batch * mn > UINT32_MAX)
     return 1;
   /* split K while the row blocks would not give every unit 4 workgroups */
-  uint32_t rounds = (K + kr - 1) / kr, S = split_count(d, kn[5], blocks * batch, rounds);
+  uint32_t rounds = (K + kr - 1) / kr, S = split_count(d, kn[5], blocks * batch, rounds, 4);
   uint32_t KC = (rounds + S - 1) / S * kr;
   if (S > 1) S = (K + KC - 1) / KC; /* every chunk nonempty */
   if (S > 1 && ((uint64_t)S * batch * mn * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * mn > UINT32_MAX))
