@@ -69,6 +69,11 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
    * S = 2 1 920 / 1 676: split K's partials are traffic (S M n f32 written and read back), so the fewest
    * chunks that keep ~16 subgroups a unit */
   uint32_t U = kn[0] ? kn[0] : 4, KS = kn[1] ? kn[1] : 2, wg = kn[2] ? kn[2] : 256;
+  /* where the row blocks (64 rows either way) alone give every unit one, KS = 1 WG = 128 as before (03:01,
+   * f16 16384x8192xn n = 2 / 4 / 16: 2 450 / 2 398 / 2 458 against KS = 2 WG = 256 S = 2 2 118 / 2 115 /
+   * 2 208 and S = 1 2 180 / 2 500 / 2 488) */
+  uint32_t units = d->compute_units ? d->compute_units : 32;
+  if (!kn[1] && !kn[2] && (uint64_t)batch * ((M + 4 * FM - 1) / (4 * FM)) >= units) KS = 1, wg = 128;
   uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
                                                                           : d->max_workgroup_size[0];
   while (wg > maxwg) wg /= 2;
