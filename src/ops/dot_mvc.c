@@ -142,7 +142,8 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
       (uint64_t)batch * M * N > UINT32_MAX)
     return 1;
   uint64_t KC;
-  uint32_t gx = (uint32_t)blocks, S = mvc_split(d, tu, gx, batch, K, (uint64_t)wg / 32 * fk, wg >= 512 ? 1 : 512 / wg, &KC);
+  uint32_t gx = (uint32_t)blocks,
+           S = mvc_split(d, tu, gx, batch, K, (uint64_t)wg / 32 * fk, nxvk_mv_groups_per_unit(wg), &KC);
   if (S > 1 && ((uint64_t)S * batch * M * N * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * M * N > UINT32_MAX))
     S = 1;
   char name[96];

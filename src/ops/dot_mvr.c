@@ -88,7 +88,8 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
       (uint64_t)batch * M * K > UINT32_MAX || (uint64_t)batch * K * N + (uint64_t)kr * np > UINT32_MAX ||
       (uint64_t)batch * mn > UINT32_MAX)
     return 1;
-  uint32_t rounds = (K + kr - 1) / kr, S = split_count(d, kn[3], blocks * batch, rounds, wg >= 512 ? 1 : 512 / wg);
+  uint32_t rounds = (K + kr - 1) / kr;
+  uint32_t S = split_count(d, kn[3], blocks * batch, rounds, nxvk_mv_groups_per_unit(wg));
   /* a power of two (H100, 00:57, f16 16384x8192x2 GB/s: the rule's S = 3 1 993, S = 2 2 481, 4 2 399;
    * 8192x8192x2 S = 5 2 325, 4 2 322) */
   if (!kn[3]) S = nxvk_pow2_floor(S);

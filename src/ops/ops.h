@@ -377,10 +377,10 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
  * kernel's last workgroup of each block adds itself, C bound fourth and
  * batch x gx counts fifth, at most NXVK_MV_FOLD_COUNTS.  The counts are the
  * recording's (nxvk_rec_counts: zeroed once, put back to zero by the
- * kernel), so nothing is recorded before the kernel and consecutive
- * products need no barrier between them; NXVK_MV_FOLD_UPDATE (a knob's F
- * 3) zeroes fresh counts by vkCmdUpdateBuffer instead, the form before
- * 2026-11-28, which costs an update and a barrier before every product. */
+ * kernel), so nothing is recorded before the kernel; NXVK_MV_FOLD_UPDATE
+ * (a knob's F 3) zeroes fresh counts by vkCmdUpdateBuffer instead, the form
+ * before 2026-11-28, which costs an update and a barrier before every
+ * product (1-2% on an H100, bench/NOTES.md). */
 #define NXVK_MV_FOLD_COUNTS 16384
 enum { NXVK_MV_PASS = 0, NXVK_MV_FOLD = 1, NXVK_MV_FOLD_UPDATE = 3 };
 /* the shared memory mvfold.glsl adds to every kernel that includes it (its
@@ -393,6 +393,11 @@ static inline int nxvk_mv_folds(uint32_t F, uint32_t S, uint64_t groups) {
   if (S <= 1 || F == 2 || groups > NXVK_MV_FOLD_COUNTS) return NXVK_MV_PASS;
   return F == 3 ? NXVK_MV_FOLD_UPDATE : NXVK_MV_FOLD;
 }
+/* Workgroups of wg invocations a compute unit that make ~16 subgroups of 32
+ * (512 invocations) a unit: the skinny tensor-core forms split K into the
+ * fewest chunks that reach it, since each chunk's partials are written and
+ * read back (bench/NOTES.md, "partials are traffic"). */
+static inline uint32_t nxvk_mv_groups_per_unit(uint32_t wg) { return wg >= 512 ? 1 : 512 / wg; }
 /* The shared memory a kernel that includes mvfold.glsl has for its own. */
 static inline uint64_t nxvk_mv_shared_room(const nxvk_device_info *d) {
   return d->max_shared_memory > NXVK_MV_FOLD_SHARED ? d->max_shared_memory - NXVK_MV_FOLD_SHARED : 0;

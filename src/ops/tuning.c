@@ -361,8 +361,8 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
       return bad("NXVK_DOT_MVC", knob("NXVK_DOT_MVC"),
                  "W 1, 2 or 4 words a load, U a power of two up to 32 rows in flight, S up to 64 k chunks, "
                  "WG a power of two from 32 to 1024, P 1 (no prefetch) or 2 (the next round's loads first), "
-                 "F 1 (split K's chunks summed by the last workgroup), 2 (by a second pass) or 3 (as 1, its counts zeroed "
-                 "in the recording); 0: the rule's");
+                 "F 1 (split K's chunks summed by the last workgroup), 2 (by a second pass) or 3 (as 1, fresh counts "
+                 "zeroed by an update before the kernel); 0: the rule's");
   }
   /* dot_mvcm.comp's layout (dot_mvc.c): FC,PF[,LD[,E[,F[,T]]]], 0 = the rule's; or off */
   if (knob("NXVK_DOT_MVC_CM") && strcmp(knob("NXVK_DOT_MVC_CM"), "off") == 0) t->dot_mvc_cm_mode = 1;
@@ -374,8 +374,8 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
       return bad("NXVK_DOT_MVC_CM", knob("NXVK_DOT_MVC_CM"),
                  "FC fragments a subgroup a power of two up to 16, PF k steps in flight 1, 2 or 4, LD 1 B's fragments "
                  "straight from memory or 2 through shared memory, E 1 the emulation, F 1 (split K's chunks summed by "
-                 "the last workgroup), 2 (by a second pass) or 3 (as 1, its counts zeroed in the recording), T 1 the plain form (m = 16) or 2 the transposed one "
-                 "(m = 8 or 16) (0: the rule's)");
+                 "the last workgroup), 2 (by a second pass) or 3 (as 1, fresh counts zeroed by an update before the "
+                 "kernel), T 1 the plain form (m = 16) or 2 the transposed one (m = 8 or 16) (0: the rule's)");
   }
   /* dot_mvr.comp's layout (dot_mvr.c): L,R,U,KS[,WG[,S[,P]]], 0 = the rule's (P: 1 loads a round ahead, 2 not); or off */
   if (knob("NXVK_DOT_MVR") && strcmp(knob("NXVK_DOT_MVR"), "off") == 0) t->dot_mvr_off = true;
@@ -390,8 +390,8 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
                  "(not) (0: the rule's)");
   }
   /* dot_mvrcm.comp (f16 on tensor cores, dot_mvr.c): U,KS[,WG[,S[,E[,LD[,F]]]]], 0 = the rule's; E 1: the
-   * emulation; F 1: split K's chunks summed by the last workgroup, 2: by a second pass, 3: as 1 with its
-   * counts zeroed in the recording (the form before 2026-11-28, for A/B) */
+   * emulation; F 1: split K's chunks summed by the last workgroup, 2: by a second pass, 3: as 1 with fresh
+   * counts zeroed by an update before the kernel (the form before 2026-11-28, for A/B) */
   if (knob_list("NXVK_DOT_MVR_CM", t->dot_mvr_cm, 2, 7, "want U,KS[,WG[,S[,E[,LD[,F]]]]] (0: the rule's)", &rc)) {
     const uint32_t *v = t->dot_mvr_cm;
     t->dot_mvr_cm_on = true;
@@ -400,7 +400,8 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
       return bad("NXVK_DOT_MVR_CM", knob("NXVK_DOT_MVR_CM"),
                  "U up to 8 fragments a round, KS a power of two up to 16, WG a power of two from 32 to 1024, S up "
                  "to 64, E 0 or 1, LD 1 (A straight from memory) or 2 (staged), F 1 (chunks summed by the last "
-                 "workgroup), 2 (by a second pass) or 3 (as 1, its counts zeroed in the recording) (0: the rule's)");
+                 "workgroup), 2 (by a second pass) or 3 (as 1, fresh counts zeroed by an update before the kernel) (0: "
+                 "the rule's)");
   }
   /* dot_mv.comp's compile-time layouts (1, the default) or its specialization-constant form (0) */
   t->dot_mv_ct = true;
