@@ -468,7 +468,7 @@ static void vec_config(nxvk_ctx *c, nxvk_dtype dt, uint32_t M, uint32_t N, uint3
    * memory halves its residency) */
   const uint32_t f64_wide[3] = {2, 2, 16};
   if (dt == NXVK_F64 && vec_shared_bytes(f64_wide, dt, 16) <= c->info.max_shared_memory) bk = 16;
-  uint32_t units = c->info.compute_units ? c->info.compute_units : 32;
+  uint32_t units = nxvk_compute_units(&c->info);
   bool nvidia = c->info.vendor_id == 0x10de;
   uint64_t groups[3];
   for (size_t t = 0; t < NXVK_ARRAY_LEN(tiles); t++) {
@@ -643,7 +643,7 @@ static int dot_coopmat(nxvk_rec *r, const coopmat_kernel *k, nxvk_dtype dtype, n
    * time: ceil(groups S / slots) / S (128 blocks on 264 slots: 2 chunks, one
    * wave, where 3 took two); f32 partials, summed in chunk order by dot_ksum */
   uint32_t steps = (uint32_t)(Kp / k->bk), S = 1, KS = 0;
-  uint64_t groups = gx * (Mp / bm) * batch, units = c->info.compute_units ? c->info.compute_units : 32;
+  uint64_t groups = gx * (Mp / bm) * batch, units = nxvk_compute_units(&c->info);
   uint64_t per_unit = k->wm * k->wn >= 8 ? 1 : 8 / (k->wm * k->wn), slots = units * per_unit;
   if (c->tuning->dot_coopmat_split) S = c->tuning->dot_coopmat_split;
   else if (groups < slots && steps >= 16) {
@@ -780,7 +780,7 @@ static int dot_skinny(nxvk_rec *r, nxvk_dtype dtype, nxvk_buffer *A, nxvk_buffer
   }
   uint32_t gx = (N + SKINNY_CW - 1) / SKINNY_CW, lanes = wg / SKINNY_CW;
   if (gx > d->max_workgroup_count[0]) return 1;
-  uint32_t units = d->compute_units ? d->compute_units : 32;
+  uint32_t units = nxvk_compute_units(d);
   uint64_t groups = (uint64_t)gx * batch, want = 4ull * units;
   uint32_t S = 1;
   if (groups < want && K >= 2 * SKINNY_MIN_KC) {

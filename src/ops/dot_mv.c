@@ -125,7 +125,7 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   if (wg > maxwg) wg = nxvk_pow2_floor(maxwg);
   if (wg < sg) return 1;
   uint32_t nsg = wg / sg;
-  uint32_t units = d->compute_units ? d->compute_units : 32;
+  uint32_t units = nxvk_compute_units(d);
   uint64_t want = 3ull * units;
   /* n = 1: the vector straight from memory (1), through shared memory as
    * vec4 over j (2; the spec-constant form's default: 1.2-1.4x faster than 1

@@ -36,7 +36,7 @@
  * least two spans (forced: NXVK_DOT_MVC's S); KC the chunk. */
 static uint32_t mvc_split(const nxvk_device_info *d, const nxvk_tuning *tu, uint32_t gx, uint32_t batch, uint32_t K,
                           uint64_t span, uint32_t per_unit, uint64_t *KC) {
-  uint32_t units = d->compute_units ? d->compute_units : 32;
+  uint32_t units = nxvk_compute_units(d);
   uint64_t groups = (uint64_t)gx * batch, want = (uint64_t)per_unit * units;
   uint32_t S = 1;
   if (tu->dot_mvc[2]) S = tu->dot_mvc[2];

@@ -29,7 +29,7 @@
  * forced) */
 static uint32_t split_count(const nxvk_device_info *d, uint32_t forced, uint64_t groups, uint32_t rounds,
                             uint32_t per_unit) {
-  uint32_t units = d->compute_units ? d->compute_units : 32, S = 1;
+  uint32_t units = nxvk_compute_units(d), S = 1;
   uint64_t want = (uint64_t)per_unit * units;
   if (forced) S = forced;
   else if (groups < want) {
@@ -72,7 +72,7 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   /* where the row blocks (64 rows either way) alone give every unit one, KS = 1 WG = 128 as before (03:01,
    * f16 16384x8192xn n = 2 / 4 / 16: 2 450 / 2 398 / 2 458 against KS = 2 WG = 256 S = 2 2 118 / 2 115 /
    * 2 208 and S = 1 2 180 / 2 500 / 2 488) */
-  uint32_t units = d->compute_units ? d->compute_units : 32;
+  uint32_t units = nxvk_compute_units(d);
   if (!kn[1] && !kn[2] && (uint64_t)batch * ((M + 4 * FM - 1) / (4 * FM)) >= units) KS = 1, wg = 128;
   uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
                                                                           : d->max_workgroup_size[0];

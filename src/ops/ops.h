@@ -393,6 +393,11 @@ static inline int nxvk_mv_folds(uint32_t F, uint32_t S, uint64_t groups) {
   if (S <= 1 || F == 2 || groups > NXVK_MV_FOLD_COUNTS) return NXVK_MV_PASS;
   return F == 3 ? NXVK_MV_FOLD_UPDATE : NXVK_MV_FOLD;
 }
+/* The device's compute units, 32 where it does not say (the kernels' rules
+ * for how many workgroups fill it). */
+static inline uint32_t nxvk_compute_units(const nxvk_device_info *d) {
+  return d->compute_units ? d->compute_units : 32;
+}
 /* Workgroups of wg invocations a compute unit that make ~16 subgroups of 32
  * (512 invocations) a unit: the skinny tensor-core forms split K into the
  * fewest chunks that reach it, since each chunk's partials are written and
