@@ -27,7 +27,7 @@ BIN = nxvk$(FLAVOR)
 SRC_CORE = $(wildcard src/core/*.c) $(wildcard src/vk/*.c) $(wildcard src/ops/*.c) $(wildcard src/io/*.c)
 SRC_CLI = src/main.c $(wildcard src/cmd_*.c) $(wildcard src/cli/*.c)
 # shader sources the run-time kernels are made from (src/ops/rtkernel.c)
-RT_SRC = copy reduce iota random dot_naive dot_mv dot_mvc dot_mvcm dot_mvr dot_mvrcm dtype f16 scan sort window conv_direct gather scatter index dot_coopmat peak_coopmat conv_coopmat
+RT_SRC = copy reduce iota random dot_naive dot_mv dot_mvc dot_mvcm dot_mvr dot_mvrcm dot_mvb dtype f16 scan sort window conv_direct gather scatter index dot_coopmat peak_coopmat conv_coopmat
 # the wide products' library (scanw_*, windoww_*: shaders/lib/wideprod.glsl)
 RT_SRC += wideprod
 # split K's chunks summed by their last workgroup (dot_mvrcm, dot_mvcm, dot_mvc: shaders/lib/mvfold.glsl)

@@ -96,6 +96,11 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
       d->min_subgroup_size != d->max_subgroup_size || batch > d->max_workgroup_count[2])
     return 1;
   bool rows = N <= MV_MAX && (M > MV_MAX || N <= M);
+  /* f32 rows with n = 9..16: B in registers (dot_mvb.c) unless NXVK_DOT_MVB=off */
+  if (rows && dtype == NXVK_F32) {
+    int rc = nxvk_dot_mvb(r, dtype, out, A, B, C, M, N, K, batch);
+    if (rc != 1) return rc;
+  }
   /* the rows form with n >= 2: lanes over rows (dot_mvr.c) unless NXVK_DOT_MVR=off */
   if (rows && N >= 2) {
     int rc = nxvk_dot_mvr(r, dtype, out, A, B, C, M, N, K, batch);

@@ -219,9 +219,10 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   uint32_t gx = (uint32_t)blocks;
   /* split K: ~4 workgroups a unit, a power of two, each subgroup >= 2 slabs */
   uint64_t span = (uint64_t)nsg * sg, KC;
-  /* ~4 workgroups a unit; 16-bit m > 8 ~2 (H100 16:47: bf16 16x8192x8192 S 4 1 327 GB/s against 1 238 at S 8;
-   * 16:26: f16 1 216 against 1 137) */
-  uint32_t S = mvc_split(d, tu, gx, batch, K, span, esz == 2 && M > 8 ? 2 : 4, &KC);
+  /* ~4 workgroups a unit; m > 8 ~2 (H100 16:47: bf16 16x8192x8192 S 4 1 327 GB/s against 1 238 at S 8;
+   * 16:26: f16 1 216 against 1 137; 2026-11-28 04:1x, f32 m = 9 / 12 at 8192 S 2 2 739 / 2 657 against S 4
+   * 2 668 / 2 578) */
+  uint32_t S = mvc_split(d, tu, gx, batch, K, span, M > 8 ? 2 : 4, &KC);
   uint64_t mn = (uint64_t)M * N;
   if (S > 1 && ((uint64_t)S * batch * mn * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * mn > UINT32_MAX))
     S = 1;
@@ -238,5 +239,9 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   char name[96];
   snprintf(name, sizeof name, "dot_mvc%s_n%uw%uu%up%u%s_%s", o32 ? "32" : "", M, W, U, P, al ? "a" : "",
            nxvk_dtype_name(dtype));
-  return mvc_dispatch(r, name, out, A, B, C, spec, M, N, K, batch, gx, S, KC, tu->dot_mvc[5]);
+  /* f32 m > 12 sums split K by the second pass: the fold's code took the m = 16 kernel to 129 registers (one
+   * workgroup of 256 a unit instead of two; H100 2026-11-28, 16x8192x8192 S 2: 2 439 GB/s by the second pass
+   * against 1 861 folded, 1 774 at S 4 folded, which had run 2 415 before the fold's counts moved to binding 5) */
+  uint32_t F = tu->dot_mvc[5] ? tu->dot_mvc[5] : esz == 4 && M > 12 ? 2 : 0;
+  return mvc_dispatch(r, name, out, A, B, C, spec, M, N, K, batch, gx, S, KC, F);
 }

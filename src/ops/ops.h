@@ -322,6 +322,9 @@ typedef struct nxvk_tuning {
   uint32_t dot_mvr[7];   /* NXVK_DOT_MVR: L, R, U, KS, WG, S, P + 1 of dot_mvr.comp (0: the rule's) */
   bool dot_mvr_off;      /* NXVK_DOT_MVR=off: n = 2..16 rows products on dot_mv.comp's rows form */
   bool dot_mvr_on;       /* NXVK_DOT_MVR set to numbers: every n = 2..16 rows product takes dot_mvr.comp */
+  uint32_t dot_mvb[6];   /* NXVK_DOT_MVB: CG, WG, RB, RU, S, F of dot_mvb.comp (0: the rule's) */
+  bool dot_mvb_off;      /* NXVK_DOT_MVB=off: f32 rows products on dot_mv.comp */
+  bool dot_mvb_on;       /* NXVK_DOT_MVB set to numbers: f32 rows products with 2 <= n <= 16 take it */
   uint32_t dot_mvr_cm[7]; /* NXVK_DOT_MVR_CM: U, KS, WG, S, E, LD, F of dot_mvrcm.comp (f16 on tensor cores) */
   bool dot_mvr_cm_on;    /* NXVK_DOT_MVR_CM set: f16 rows products with 2 <= n <= 16 take it where they can */
   uint32_t dot_coopmat_order; /* NXVK_DOT_COOPMAT_ORDER: dot_coopmat's fragment order (0-3) + 1 (0: unset) */
@@ -418,6 +421,10 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
 /* dot_mvr.c: the rows form with 2 <= n <= 16 on dot_mvr.comp (lanes over
  * rows); 1 (nothing recorded) where it does not apply (dot_mv.c goes on). */
 int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
+                 uint32_t M, uint32_t N, uint32_t K, uint32_t batch);
+/* dot_mvb.c: f32 rows products with n = 9..16 (2..16 under NXVK_DOT_MVB) on
+ * dot_mvb.comp (B in registers); 1 (nothing recorded) where it does not apply. */
+int nxvk_dot_mvb(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, nxvk_buffer *B, nxvk_buffer *C,
                  uint32_t M, uint32_t N, uint32_t K, uint32_t batch);
 /* Whether forced dot tiles suit the kernels on this device: NXVK_OK, or
  * NXVK_E_BAD_REQUEST with a message naming the variable (dot.c). */

@@ -29,7 +29,7 @@ extern const char nxvk_src_copy[], nxvk_src_reduce[], nxvk_src_iota[], nxvk_src_
     nxvk_src_wideprod[], nxvk_src_mvfold[],
     nxvk_src_conv_direct[], nxvk_src_gather[], nxvk_src_scatter[], nxvk_src_index[], nxvk_src_dot_coopmat[],
     nxvk_src_peak_coopmat[], nxvk_src_conv_coopmat[], nxvk_src_dot_mv[], nxvk_src_dot_mvc[], nxvk_src_dot_mvcm[],
-    nxvk_src_dot_mvr[], nxvk_src_dot_mvrcm[];
+    nxvk_src_dot_mvr[], nxvk_src_dot_mvrcm[], nxvk_src_dot_mvb[];
 
 /* name -> content key, for the process (the GLSL of a name never changes) */
 typedef struct rt_name {
@@ -367,6 +367,21 @@ static int glsl_for(const char *name, int variant, char **out) {
              nxvk_dtype_name(d), rows ? "ROWS" : "COLS", o32 ? "#define OUT_F32 1\n" : "", nb, rr, uu, bd, pf, tt, b2, cg,
              lh, hw);
     return hand_glsl(nxvk_src_dot_mv, defs, out);
+  }
+  if (strncmp(name, "dot_mvb_", 8) == 0 && d == NXVK_F32) {
+    /* dot_mvb.c's layouts: dot_mvb_n<NB>g<CG>r<RB>u<RU>w<WG>s<SG>_f32 */
+    unsigned nb, cg, rb, ru, wg, sg;
+    char canon[64];
+    if (sscanf(name + 8, "n%ug%ur%uu%uw%us%u", &nb, &cg, &rb, &ru, &wg, &sg) != 6) goto unknown;
+    snprintf(canon, sizeof canon, "dot_mvb_n%ug%ur%uu%uw%us%u_f32", nb, cg, rb, ru, wg, sg);
+    if (strcmp(canon, name) != 0 || nb < 1 || nb > 16 || (cg != 1 && cg != 2 && cg != 4) || rb < 1 || rb > 256 ||
+        ru < 1 || ru > 8 || sg < 4 || sg > 128 || (sg & (sg - 1)) || sg < cg || wg < sg || wg > 1024 ||
+        (wg & (wg - 1)))
+      goto unknown;
+    snprintf(defs, sizeof defs, "#define CT_NB %uu\n#define CT_CG %uu\n#define CT_RB %uu\n#define CT_RU %uu\n"
+             "#define CT_WG %u\n#define CT_SG %uu\n#define CT_B4 %d\n", nb, cg, rb, ru, wg, sg,
+             nb % 4 == 0 && 16 / cg % 4 == 0);
+    return hand_glsl(nxvk_src_dot_mvb, defs, out);
   }
   if (strncmp(name, "dot_mvrcm", 9) == 0 && (d == NXVK_F16 || d == NXVK_BF16)) {
     /* dot_mvr.c's tensor-core form: dot_mvrcm[32]_n<NB>f<FM>x<FN>x<FK>u<U>k<KS>w<WG>a<LD>[e|k]_{f16,bf16} (e: the

@@ -389,6 +389,18 @@ static int read_tuning(nxvk_ctx *c, nxvk_tuning *t) {
                  "up to 16 k groups, WG a power of two from 32 to 1024, S up to 64, P 1 (loads a round ahead) or 2 "
                  "(not) (0: the rule's)");
   }
+  /* dot_mvb.comp's layout (dot_mvb.c): CG,WG,RB,RU[,S[,F]], 0 = the rule's; or off */
+  if (knob("NXVK_DOT_MVB") && strcmp(knob("NXVK_DOT_MVB"), "off") == 0) t->dot_mvb_off = true;
+  else if (knob_list("NXVK_DOT_MVB", t->dot_mvb, 4, 6, "want CG,WG,RB,RU[,S[,F]] (0: the rule's) or off", &rc)) {
+    const uint32_t *v = t->dot_mvb;
+    t->dot_mvb_on = true;
+    if (v[0] == 3 || v[0] > 4 || (v[1] && (v[1] < 32 || v[1] > 1024 || (v[1] & (v[1] - 1)))) || v[2] > 256 ||
+        v[3] > 8 || v[4] > 64 || v[5] > 2)
+      return bad("NXVK_DOT_MVB", knob("NXVK_DOT_MVB"),
+                 "CG 1, 2 or 4 column groups a subgroup, WG a power of two from 32 to 1024, RB up to 256 rows a "
+                 "workgroup, RU up to 8 rows a step, S up to 64, F 1 (chunks summed by the last workgroup) or 2 (by "
+                 "a second pass) (0: the rule's)");
+  }
   /* dot_mvrcm.comp (f16 on tensor cores, dot_mvr.c): U,KS[,WG[,S[,E[,LD[,F]]]]], 0 = the rule's; E 1: the
    * emulation; F 1: split K's chunks summed by the last workgroup, 2: by a second pass, 3: as 1 with fresh
    * counts zeroed by an update before the kernel (the form before 2026-11-28, for A/B) */

@@ -138,6 +138,9 @@ cases() {
   refused "$bin" "$tag NXVK_DOT_MVC_CM with T = 3" NXVK_DOT_MVC_CM=0,0,0,0,0,3
   refused "$bin" "$tag NXVK_DOT_MVC_CM with seven numbers" NXVK_DOT_MVC_CM=0,0,0,0,0,2,1
   refused "$bin" "$tag NXVK_DOT_MVR with L = 3" NXVK_DOT_MVR=3,0,0,0
+  refused "$bin" "$tag NXVK_DOT_MVB with CG = 3" NXVK_DOT_MVB=3,0,0,0
+  refused "$bin" "$tag NXVK_DOT_MVB with F = 3" NXVK_DOT_MVB=2,0,0,0,0,3
+  refused "$bin" "$tag NXVK_DOT_MVB with three fields" NXVK_DOT_MVB=2,0,0
   refused "$bin" "$tag NXVK_DOT_MVR with P = 3" NXVK_DOT_MVR=4,2,2,2,256,0,3
   refused "$bin" "$tag NXVK_DOT_MVR_CM with KS = 3" NXVK_DOT_MVR_CM=4,3
   refused "$bin" "$tag NXVK_DOT_MVR_CM with F = 4" NXVK_DOT_MVR_CM=4,1,128,0,0,2,4
@@ -167,6 +170,8 @@ cases() {
   taken "$bin" "$tag NXVK_DOT_MVC_CM=4,2 is taken" NXVK_DOT_MVC_CM=4,2 dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MVC_CM=4,1,2,1,1,2 (the transposed form's emulation) is taken" NXVK_DOT_MVC_CM=4,1,2,1,1,2 dot '{"variant":"skinny"}'
   taken "$bin" "$tag NXVK_DOT_MVR=2,1,1,2,64,2 is taken" NXVK_DOT_MVR=2,1,1,2,64,2 dot '{}'
+  taken "$bin" "$tag NXVK_DOT_MVB=1,64,16,1,2,2 is taken" NXVK_DOT_MVB=1,64,16,1,2,2 dot '{}'
+  taken "$bin" "$tag NXVK_DOT_MVB=off is taken" NXVK_DOT_MVB=off dot '{}'
   taken "$bin" "$tag NXVK_EW_UNROLL=3 is taken" NXVK_EW_UNROLL=3 exp '{}'
   taken "$bin" "$tag NXVK_POOL_CAP=1M is taken" NXVK_POOL_CAP=1M
   taken "$bin" "$tag NXVK_GROUP_SUBMIT=0 is taken" NXVK_GROUP_SUBMIT=0

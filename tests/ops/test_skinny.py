@@ -298,7 +298,9 @@ def main():
          env={"NXVK_DOT_MV": "2,64,1,3,1"})
     # f32's defaults: the compiled dot_mv for n <= 16 and 8 <= m <= 16, dot_skinny.comp for m < 8 (and
     # for every n > 1 and m under NXVK_DOT_MV_CT=0)
-    case("f32 by default: 1000x3000 . 3000x16 on dot_mv", (1000, 3000), (3000, 16), kernel="dot_mv_rows_f32",
+    case("f32 by default: 1000x3000 . 3000x16 on dot_mvb (B in registers, tests/ops/test_mvb.py)", (1000, 3000),
+         (3000, 16), kernel=r"re:dot_mvb_n16g\d+r\d+u\d+w\d+s\d+_f32", env={}, check=True)
+    case("f32 by default: 1000x3001 . 3001x16 (K odd) on dot_mv", (1000, 3001), (3001, 16), kernel="dot_mv_rows_f32",
          env={}, check=True)
     case("f32 by default: 300x1000 . 1000x1 on dot_mv", (300, 1000), (1000, 1), kernel="dot_mv_rows_f32", env={})
     case("f32 by default: 16x2500 . 2500x700 on dot_mvc", (16, 2500), (2500, 700), kernel="dot_mvc_f32", env={},
@@ -310,7 +312,7 @@ def main():
     case("f32 NXVK_DOT_MVC=off: 4x2500 . 2500x700 on dot_skinny", (4, 2500), (2500, 700), kernel="dot_skinny_m_f32",
          env={"NXVK_DOT_MVC": "off"})
     case("f32 NXVK_DOT_MV_CT=0: 1000x3000 . 3000x16 on dot_skinny", (1000, 3000), (3000, 16), kernel="dot_skinny_n_f32",
-         env={"NXVK_DOT_MV_CT": "0"})
+         env={"NXVK_DOT_MV_CT": "0", "NXVK_DOT_MVB": "off"})
     case("f32 NXVK_DOT_MV_CT=0: 16x2500 . 2500x700 on dot_skinny", (16, 2500), (2500, 700), kernel="dot_skinny_m_f32",
          env={"NXVK_DOT_MV_CT": "0", "NXVK_DOT_MVC": "off"})
     OFF = {"NXVK_DOT_MV": "off"}
@@ -604,7 +606,13 @@ def main():
         fold_case("%s dot_mvc S=3, m = 8, batched 2x8x3000 . 2x3000x1003" % dt, (2, 8, 3000), (2, 3000, 1003), dt,
                   "dot_mvc", {MVC: "0,0,3,0,0,1"}, {MVC: "0,0,3,0,0,2"})
         fold_case("%s dot_mvc S=5, m = 16, 16x4000 . 4000x512" % dt, (16, 4000), (4000, 512), dt, "dot_mvc",
-                  {MVC: "0,0,5,0"}, {MVC: "0,0,5,0,0,2"})
+                  {MVC: "0,0,5,0,0,1"}, {MVC: "0,0,5,0,0,2"})
+    # the rule's F for f32: the second pass for m > 12 (the fold took the m = 16 kernel past 128 registers on an
+    # H100), the fold below (the fourth specialization constant)
+    case("f32 m = 16, S=5 by default: the second pass", (16, 4000), (4000, 512),
+         kernel=r"re:dot_mvc_n16w\d+u\d+p\d+a?_f32 \[\d+,\d+,1,0", env={MVC: "0,0,5,0"})
+    case("f32 m = 12, S=5 by default: the fold", (12, 4000), (4000, 512),
+         kernel=r"re:dot_mvc_n12w\d+u\d+p\d+a?_f32 \[\d+,\d+,1,1", env={MVC: "0,0,5,0"})
     for dt in ("f16", "bf16", "f32"):
         counts_case("%s dot_mvc S=3 counts left zero" % dt, dt, {MVC: "0,0,3,0,0,1"}, {MVC: "0,0,3,0,0,3"})
     fold_case("f16 dot_mvc S=4, m = 3, dtype f32 result", (3, 2000), (2000, 260), "f16", "dot_mvc32",
