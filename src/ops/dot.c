@@ -359,8 +359,7 @@ static uint64_t vec_shared_bytes(const uint32_t cfg[3], nxvk_dtype dt, uint32_t 
 int nxvk_dot_tuning_check(const nxvk_ctx *c, const nxvk_tuning *t) {
   const nxvk_device_info *d = &c->info;
   uint64_t esz = d->f64 ? 8 : 4, shared;
-  uint32_t max_wg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
-                                                                             : d->max_workgroup_size[0];
+  uint32_t max_wg = nxvk_max_workgroup_x(d);
   char why[200] = "";
   const uint32_t *v = t->dot_tiles;
   if (v[0] || v[1] || v[2] || v[3] || v[4]) {

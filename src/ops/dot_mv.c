@@ -118,8 +118,7 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   if (dtype == NXVK_F32 && !tu->dot_mv_on && !f32_here) return 1;
   uint32_t nb = rows ? N : M, nq = (nb + 3) / 4;
   uint32_t esz = (uint32_t)nxvk_dtype_size(dtype), V = 16 / esz;
-  uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
-                                                                          : d->max_workgroup_size[0];
+  uint32_t maxwg = nxvk_max_workgroup_x(d);
   /* f32 n = 9..16 (rows, compiled form), unless T is set: 4 rows a subgroup, B's tile of one sub-tile
    * double-buffered, A's next sub-tile prefetched, the column quads over the two halves of the lanes (R 4
    * T 1 B 2 P 1 H 2).  H100, GB/s at 8192x8192xn (n = 16 / 12 / 9) and 16384x8192x16: the old form 1 760
@@ -223,7 +222,7 @@ int nxvk_dot_mv(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, n
   uint32_t KC = (tiles + S - 1) / S * tile;
   if (S > 1) S = (K + KC - 1) / KC; /* every chunk nonempty */
   uint64_t mn = (uint64_t)M * N;
-  if (S > 1 && ((uint64_t)S * batch * mn * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * mn > UINT32_MAX))
+  if (S > 1 && !nxvk_mv_partials_fit(d, S, batch, mn))
     S = 1, KC = tiles * tile;
   if (S == 1) KC = K;
   /* the kernel's flat indices are 32-bit */

@@ -46,8 +46,7 @@ int nxvk_dot_mvb(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
    * (CG 2 RB 64 with n >= 12, CG 1 with n = 13..15) keep one workgroup of 256 a unit instead of two */
   uint32_t cg = kn[0] ? kn[0] : N == 16 ? 1 : 2, wg = kn[1] ? kn[1] : 8 * sg,
            rb = kn[2] ? kn[2] : cg == 2 && N >= 12 ? 32 : 64, ru = kn[3] ? kn[3] : 2;
-  uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
-                                                                          : d->max_workgroup_size[0];
+  uint32_t maxwg = nxvk_max_workgroup_x(d);
   while (wg > maxwg) wg /= 2;
   if (cg > sg || wg < sg) return 1;
   uint32_t nsg = wg / sg, span = 4 * wg; /* a segment is 4 sg k */
@@ -78,7 +77,7 @@ int nxvk_dot_mvb(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   if (S < 1) S = 1;
   uint32_t KC = (spans + S - 1) / S * span;
   if (S > 1) S = (K + KC - 1) / KC; /* every chunk nonempty */
-  if (S > 1 && ((uint64_t)S * batch * mn * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * mn > UINT32_MAX))
+  if (S > 1 && !nxvk_mv_partials_fit(d, S, batch, mn))
     S = 1;
   if (S == 1) KC = K;
   /* lavapipe cuts shader loops short past 65535 iterations (see nxvk_dot_gpu) */

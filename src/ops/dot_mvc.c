@@ -122,8 +122,7 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   uint32_t ld = tu->dot_mvc_cm[2] ? tu->dot_mvc_cm[2] - 1 : 1;
   if (ld && fk * fc * fn / 8 % 32) ld = 0;
   if (pad && (!ld || fm * fk / 8 > 32)) return 1;
-  uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
-                                                                          : d->max_workgroup_size[0];
+  uint32_t maxwg = nxvk_max_workgroup_x(d);
   /* 256 invocations and the fewest k chunks that keep ~16 subgroups a unit (H100, 2026-11-28 02:48, f16 / bf16
    * 16x8192x8192 GB/s: WG 256 S 2 2 309 / 2 320 against WG 128 S 4 2 244 / 2 268 (the rule before), WG 256 S 4
    * 2 167 / 2 176, WG 512 S 2 2 307 / 2 321, S 1 1 902-1 913 at WG 256 to 1024; 8x8192x8192 transposed WG 256 S 2
@@ -204,8 +203,7 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   uint32_t U = tu->dot_mvc[1] ? tu->dot_mvc[1] : esz == 2 && M == 1 ? 4 : 8;
   if (U > sg) U = sg;
   uint32_t P = tu->dot_mvc[4] ? tu->dot_mvc[4] - 1 : big ? 1 : 0;
-  uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
-                                                                          : d->max_workgroup_size[0];
+  uint32_t maxwg = nxvk_max_workgroup_x(d);
   uint32_t wg = tu->dot_mvc[3] ? tu->dot_mvc[3] : 256;
   if (wg > maxwg) wg = nxvk_pow2_floor(maxwg);
   uint32_t nsg = wg / sg;
@@ -224,7 +222,7 @@ int nxvk_dot_mvc(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
    * 2 668 / 2 578) */
   uint32_t S = mvc_split(d, tu, gx, batch, K, span, M > 8 ? 2 : 4, &KC);
   uint64_t mn = (uint64_t)M * N;
-  if (S > 1 && ((uint64_t)S * batch * mn * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * mn > UINT32_MAX))
+  if (S > 1 && !nxvk_mv_partials_fit(d, S, batch, mn))
     S = 1;
   if (S == 1) KC = K;
   /* the kernel's flat indices are 32-bit */

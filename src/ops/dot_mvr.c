@@ -74,8 +74,7 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
    * 2 208 and S = 1 2 180 / 2 500 / 2 488) */
   uint32_t units = nxvk_compute_units(d);
   if (!kn[1] && !kn[2] && (uint64_t)batch * ((M + 4 * FM - 1) / (4 * FM)) >= units) KS = 1, wg = 128;
-  uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
-                                                                          : d->max_workgroup_size[0];
+  uint32_t maxwg = nxvk_max_workgroup_x(d);
   while (wg > maxwg) wg /= 2;
   if (M < FM || K % FK || FN % 8 || FM * FN % 32 || wg % (32 * KS)) return 1;
   uint32_t nf = (N + FN - 1) / FN, np = nf * FN, kr = KS * U * FK, rt = wg / 32 / KS;
@@ -95,7 +94,7 @@ static int mvr_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   if (!kn[3]) S = nxvk_pow2_floor(S);
   uint32_t KC = (rounds + S - 1) / S * kr;
   if (S > 1) S = (K + KC - 1) / KC;
-  if (S > 1 && ((uint64_t)S * batch * mn * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * mn > UINT32_MAX))
+  if (S > 1 && !nxvk_mv_partials_fit(d, S, batch, mn))
     S = 1;
   if (S == 1) KC = K;
   /* split K's chunks summed by the row block's last workgroup (mvfold.glsl), one dispatch instead of two
@@ -143,8 +142,7 @@ int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   uint32_t L = kn[0] ? kn[0] : rule && N <= 2 ? (sg < 32 ? sg : 32) : 4, R = kn[1] ? kn[1] : 2, U = kn[2] ? kn[2] : rule && N <= 2 ? 1 : 2,
            KS = kn[3] ? kn[3] : 2;
   uint32_t wg = kn[4] ? kn[4] : 256, P = kn[6] ? kn[6] - 1 : 1;
-  uint32_t maxwg = d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
-                                                                          : d->max_workgroup_size[0];
+  uint32_t maxwg = nxvk_max_workgroup_x(d);
   while (wg > maxwg) wg /= 2;
   if (L > sg || sg % L || wg % (sg * KS)) return 1;
   uint32_t step = L * U * V, kr = KS * step, rw = wg / sg / KS * (sg / L) * R;
@@ -161,7 +159,7 @@ int nxvk_dot_mvr(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   uint32_t rounds = (K + kr - 1) / kr, S = split_count(d, kn[5], blocks * batch, rounds, 4);
   uint32_t KC = (rounds + S - 1) / S * kr;
   if (S > 1) S = (K + KC - 1) / KC; /* every chunk nonempty */
-  if (S > 1 && ((uint64_t)S * batch * mn * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * mn > UINT32_MAX))
+  if (S > 1 && !nxvk_mv_partials_fit(d, S, batch, mn))
     S = 1;
   if (S == 1) KC = K;
   bool o32 = out == NXVK_F32 && dtype != NXVK_F32;

@@ -401,6 +401,17 @@ static inline int nxvk_mv_folds(uint32_t F, uint32_t S, uint64_t groups) {
 static inline uint32_t nxvk_compute_units(const nxvk_device_info *d) {
   return d->compute_units ? d->compute_units : 32;
 }
+/* The largest one-dimensional workgroup the device runs. */
+static inline uint32_t nxvk_max_workgroup_x(const nxvk_device_info *d) {
+  return d->max_workgroup_invocations < d->max_workgroup_size[0] ? d->max_workgroup_invocations
+                                                                 : d->max_workgroup_size[0];
+}
+/* Whether a skinny product's S x batch x mn f32 partials fit one storage
+ * buffer and the kernels' 32-bit indices. */
+static inline bool nxvk_mv_partials_fit(const nxvk_device_info *d, uint32_t S, uint32_t batch, uint64_t mn) {
+  uint64_t n = (uint64_t)S * batch * mn;
+  return n * 4 <= d->max_storage_buffer_range && n <= UINT32_MAX;
+}
 /* Workgroups of wg invocations a compute unit that make ~16 subgroups of 32
  * (512 invocations) a unit: the skinny tensor-core forms split K into the
  * fewest chunks that reach it, since each chunk's partials are written and
