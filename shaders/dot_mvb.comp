@@ -16,8 +16,9 @@
 // vec4 a lane are one contiguous 16 x LK-byte load a j (the groups read
 // the same addresses).  A lane's NC sums of a row (4 CG NC = 64 FMAs) meet
 // the group's others by a transposing xor tree: each step halves the values
-// a lane keeps (the lane with the mask's bit keeps the upper half and sends
-// the lower) while it keeps two or more, then plain steps; with SG = 32,
+// a lane keeps (B's columns are loaded permuted by lane, so the lower half
+// of its registers holds the columns its mask's bit picks: it keeps them and
+// sends the upper half) while it keeps two or more, then plain steps; with SG = 32,
 // log2 NC steps and one plain one, NC shuffles a row in all, after which
 // lane kl holds column kl / 2 of its group's (twice: kl and kl ^ 1).
 //
@@ -32,7 +33,6 @@
 // the row block's last workgroup (mvfold.glsl, FOLD) or dot_ksum_f32.
 // Grid: (ceil(M / RB), S, batch).
 // meta: [0] M [1] N [2] K [3] batch [4] KC; K % 4 == 0 (whole vec4 rows).
-// CT_B4 1: N and NC multiples of 4, B read as vec4.
 // Specialization: 1 partials, 2 FOLD.
 #extension GL_GOOGLE_include_directive : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -61,7 +61,6 @@ layout(push_constant) uniform PC { uint meta_off; } pc;
 layout(std430, binding = 0) readonly buffer Meta { uint meta[]; };
 layout(std430, binding = 1) readonly buffer A4 { vec4 a4[]; };
 layout(std430, binding = 2) readonly buffer B { float b[]; };
-layout(std430, binding = 2) readonly buffer B4 { vec4 b4[]; };
 layout(std430, binding = 3) writeonly buffer C { float c[]; };
 // the split form's partials (the same binding); coherent: read back by the fold
 layout(std430, binding = 3) coherent buffer Cp { float cp[]; };
@@ -74,22 +73,21 @@ layout(std430, binding = 5) coherent buffer Count { uint count[]; };
 shared float red[NSG * RB * NB];
 
 // Step ST of the tree, mask LK >> (ST + 1): while the mask is at least PLAIN
-// it halves the lane's values (NC >> ST of them: the lane with the mask's bit
-// keeps the upper half and sends the lower), then plain sums.  The mask is a
-// literal constant in each step: with the mask a loop variable (even one a
-// literal-count loop unrolls) NVIDIA's shuffles ran ~9x slower (H100,
-// 2026-11-28, 8192x8192x16: 193 GB/s, and 1 683 with the tree left out;
-// 1 662 with these steps).
+// it halves the lane's values (NC >> ST of them), then plain sums.  B's
+// columns were loaded permuted (the lane's value i is column i ^ P, P = kl /
+// PLAIN x W), which makes every step's choice once a segment: the lane
+// keeps its lower half and sends the upper, where choosing by the mask's bit
+// took two selects a shuffle (H100, 8192x8192x16: 2 127 GB/s with the
+// selects, 2 333 without, CG 2 RB 32).  The mask is a literal constant in
+// each step: with the mask a loop variable (even one a literal-count loop
+// unrolls) NVIDIA's shuffles ran ~9x slower (193 GB/s, and 1 683 with the
+// tree left out; 1 662 with these steps, CG 2 RB 64).
 #define TREE_STEP(ST) \
   if (LOGLK > ST) { \
     const uint mk = LK >> (ST + 1u), w = NC >> (ST + 1u); \
-    if (mk >= PLAIN) { \
-      bool up = (kl & mk) != 0u; \
-      [[unroll]] for (uint i = 0u; i < w; i++) { \
-        float keep = up ? v[w + i] : v[i], send = up ? v[i] : v[w + i]; \
-        v[i] = keep + subgroupShuffleXor(send, mk); \
-      } \
-    } else \
+    if (mk >= PLAIN) \
+      [[unroll]] for (uint i = 0u; i < w; i++) v[i] += subgroupShuffleXor(v[w + i], mk); \
+    else \
       v[0] += subgroupShuffleXor(v[0], mk); \
   }
 
@@ -102,10 +100,10 @@ void main() {
   uint kb = gl_WorkGroupID.y * KC, ke = min(K, kb + KC);
   uint r0 = gl_WorkGroupID.x * RB, nr = min(RB, M - r0);
   uint K4 = K / 4u, abase = (bi * M + r0) * K4, bbase = bi * K * N;
-  // after the tree the lane holds W columns from col (the upper halves it
+  // after the tree the lane holds W columns from col (P: the halves it
   // kept); the PLAIN lanes that differ in the plain steps' masks hold the
   // same: the first owns them
-  uint col = g * NC + kl / PLAIN * W;
+  uint perm = kl / PLAIN * W, col = g * NC + perm;
   bool owner = kl % PLAIN == 0u;
   uint slot = (s * RB) * NB + col;
   bool first = true;
@@ -115,19 +113,11 @@ void main() {
     [[unroll]] for (uint j = 0u; j < CG; j++)
       [[unroll]] for (uint e = 0u; e < 4u; e++) {
         uint k = k0 + (j * LK + kl) * 4u + e;
-#if CT_B4 == 1
-        // whole vec4 of B's rows (N and NC multiples of 4)
-        [[unroll]] for (uint q = 0u; q < NC / 4u; q++) {
-          uint cn = g * NC + 4u * q;
-          vec4 w4 = k < ke && cn < N ? b4[(bbase + k * N + cn) / 4u] : vec4(0.0);
-          [[unroll]] for (uint x = 0u; x < 4u; x++) bv[(j * 4u + e) * NC + 4u * q + x] = w4[x];
-        }
-#else
+        // column cc ^ P at register cc (the tree's choices)
         [[unroll]] for (uint cc = 0u; cc < NC; cc++) {
-          uint cn = g * NC + cc;
+          uint cn = g * NC + (cc ^ perm);
           bv[(j * 4u + e) * NC + cc] = k < ke && cn < N ? b[bbase + k * N + cn] : 0.0;
         }
-#endif
       }
     // the lane's vec4 of A in this segment: a4[row K4 + kv[j]] where inside
     uint kv[CG];

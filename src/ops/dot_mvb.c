@@ -6,10 +6,10 @@
  * 9..16: B in registers").  dot_mv.c calls it for f32 rows products before
  * its own kernel.
  *
- * The rule: CG = 1 column group (16 columns and 4 k a lane) for n = 16,
- * else 2 (8 columns and 8 k), 8 subgroups a workgroup (WG 256 on NVIDIA),
- * RB = 64 rows a workgroup (32 with CG 2 and n >= 12; fewer where their
- * sums do not fit shared memory), RU = 2 rows a step; K split into the
+ * The rule: CG = 2 column groups (8 columns and 8 k a lane) with RB = 32
+ * rows a workgroup for n = 16, else CG = 1 (16 columns and 4 k) with RB =
+ * 64 (fewer where their sums do not fit shared memory); 8 subgroups a
+ * workgroup (WG 256 on NVIDIA), RU = 2 rows a step; K split into the
  * S chunks (whole NSG x 4 SG k each) whose workgroups fill the device's
  * slots most evenly (~16 subgroups a unit), the fewest where several tie, since each
  * chunk's partials are written and read back; the chunks summed by the row
@@ -39,13 +39,13 @@ int nxvk_dot_mvb(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   uint32_t sg = d->subgroup_size;
   if (sg < 4 || sg > 128 || (sg & (sg - 1)) || d->min_subgroup_size != d->max_subgroup_size || !d->subgroup_shuffle)
     return 1;
-  /* H100 2026-11-28, GB/s at 8192x8192xn (copy 2 875): n = 16 CG 1 2 179-2 185, CG 2 1 662, CG 2 RB 32 2 125,
-   * CG 4 1 370; n = 12 / 9 CG 2 RB 32 2 310 / 2 143, RB 64 1 703 / 2 333, CG 1 2 265 / 2 208; n = 13 / 14 / 15
-   * CG 2 RB 32 2 090 / 2 010 / 2 082, RB 64 1 626 / 1 597 / 1 623; n = 10 / 11 RB 64 2 300 / 2 316.  dot_mv's
-   * rows form: 2 037 (n = 16), 2 071 (12), 1 634 (13), 1 742 (10), 1 897 (9).  The kernels past 128 registers
-   * (CG 2 RB 64 with n >= 12, CG 1 with n = 13..15) keep one workgroup of 256 a unit instead of two */
-  uint32_t cg = kn[0] ? kn[0] : N == 16 ? 1 : 2, wg = kn[1] ? kn[1] : 8 * sg,
-           rb = kn[2] ? kn[2] : cg == 2 && N >= 12 ? 32 : 64, ru = kn[3] ? kn[3] : 2;
+  /* H100 2026-11-28 05:30-05:45 (B permuted: the tree without selects), GB/s at 8192x8192xn (copy 2 875): n =
+   * 16 CG 2 RB 32 2 328-2 335, CG 1 2 265, CG 2 RB 64 1 679 (129 registers: one workgroup of 256 a unit), RB 16 /
+   * 24 / 48 1 977 / 2 002 / 1 569, RU 1 / 3 1 770 / 2 295, WG 512 2 194, S 2 2 220; n = 9..15 CG 1 2 251-2 365
+   * against CG 2 RB 32 2 174-2 221 (n = 12 2 322 / 2 182).  With the selects (04:28): n = 16 CG 1 2 185, CG 2
+   * RB 32 2 127 */
+  uint32_t cg = kn[0] ? kn[0] : N == 16 ? 2 : 1, wg = kn[1] ? kn[1] : 8 * sg,
+           rb = kn[2] ? kn[2] : N == 16 && cg == 2 ? 32 : 64, ru = kn[3] ? kn[3] : 2;
   uint32_t maxwg = nxvk_max_workgroup_x(d);
   while (wg > maxwg) wg /= 2;
   if (cg > sg || wg < sg) return 1;

@@ -379,8 +379,7 @@ static int glsl_for(const char *name, int variant, char **out) {
         (wg & (wg - 1)))
       goto unknown;
     snprintf(defs, sizeof defs, "#define CT_NB %uu\n#define CT_CG %uu\n#define CT_RB %uu\n#define CT_RU %uu\n"
-             "#define CT_WG %u\n#define CT_SG %uu\n#define CT_B4 %d\n", nb, cg, rb, ru, wg, sg,
-             nb % 4 == 0 && 16 / cg % 4 == 0);
+             "#define CT_WG %u\n#define CT_SG %uu\n", nb, cg, rb, ru, wg, sg);
     return hand_glsl(nxvk_src_dot_mvb, defs, out);
   }
   if (strncmp(name, "dot_mvrcm", 9) == 0 && (d == NXVK_F16 || d == NXVK_BF16)) {

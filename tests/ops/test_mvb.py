@@ -3,7 +3,8 @@
 held in registers (src/ops/dot_mvb.c, issue 30): taken by default for f32
 with n = 9..16 and K a multiple of 4, and for every n = 2..16 under
 NXVK_DOT_MVB=CG,WG,RB,RU[,S[,F]].  Column groups 1, 2 and 4 (the
-transposing tree's plain and kept steps on lavapipe's subgroups of 8), rows
+transposing tree's plain and kept steps on lavapipe's subgroups of 8, B's
+columns permuted by lane), rows
 not a multiple of the block or of the step, K not a multiple of a segment,
 split K summed by the last workgroup or by a second pass, chunks a
 subgroup has no segment of, batches, NaN and infinities.  Each result is
@@ -57,8 +58,8 @@ def case(desc, ashape, bshape, layout="0,0,0,0", special=False, check=False, wan
 def main():
     # the rule's layout (NXVK_DOT_MVB unset): n = 9..16
     for nn in (9, 12, 13, 16):
-        case("n = %d 200x1000 . 1000x%d (the rule's)" % (nn, nn), (200, 1000), (1000, nn), layout=None,
-             check=nn in (9, 16))
+        case("n = %d 200x1000 . 1000x%d (the rule's: CG %d)" % (nn, nn, 2 if nn == 16 else 1), (200, 1000),
+             (1000, nn), layout=None, check=nn in (9, 16))
     case("n = 16 2000x4096 . 4096x16 (the rule's, split K folded)", (2000, 4096), (4096, 16), layout=None, check=True)
     case("batched 3x77x1000 . 3x1000x11 (the rule's)", (3, 77, 1000), (3, 1000, 11), layout=None)
     case("NaN and inf, n = 16", (64, 1000), (1000, 16), layout=None, special=True)
@@ -73,6 +74,10 @@ def main():
     case("K = 4 (one vector; most subgroups have no segment)", (50, 4), (4, 16), layout="0,0,0,0")
     case("n = 2 under NXVK_DOT_MVB", (300, 1000), (1000, 2), layout="4,0,0,0", check=True)
     case("n = 5 under NXVK_DOT_MVB, batched, split K", (2, 40, 2048), (2, 2048, 5), layout="1,0,0,2,3")
+    case("CG=4, n = 13, batched (the last group's 3 columns past n)", (2, 60, 1000), (2, 1000, 13),
+         layout="4,0,0,0")
+    case("CG=2 RB=32, n = 12 (the second group's last 4 columns past n)", (130, 1000), (1000, 12), layout="2,0,32,0",
+         check=True)
     # where it must not run
     case("K % 4 != 0 stays on dot_mv", (100, 1001), (1001, 16), layout=None, want=False)
     case("n = 8 unset stays on dot_mv", (100, 1000), (1000, 8), layout=None, want=False)
