@@ -39,7 +39,7 @@ int nxvk_dot_mvb(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffer *A, 
   uint32_t sg = d->subgroup_size;
   if (sg < 4 || sg > 128 || (sg & (sg - 1)) || d->min_subgroup_size != d->max_subgroup_size || !d->subgroup_shuffle)
     return 1;
-  /* H100 2026-11-28 05:30-05:45 (B permuted: the tree without selects), GB/s at 8192x8192xn (copy 2 875): n =
+  /* H100 2026-11-28 05:27-05:43 (B permuted: the tree without selects), GB/s at 8192x8192xn (copy 2 875): n =
    * 16 CG 2 RB 32 2 328-2 335, CG 1 2 265, CG 2 RB 64 1 679 (129 registers: one workgroup of 256 a unit), RB 16 /
    * 24 / 48 1 977 / 2 002 / 1 569, RU 1 / 3 1 770 / 2 295, WG 512 2 194, S 2 2 220; n = 9..15 CG 1 2 251-2 365
    * against CG 2 RB 32 2 174-2 221 (n = 12 2 322 / 2 182).  With the selects (04:28): n = 16 CG 1 2 185, CG 2
