@@ -30,7 +30,7 @@ TMP = nphelp.scratch("mvb")
 rng = np.random.default_rng(3031)
 
 
-def case(desc, ashape, bshape, layout="0,0,0,0", special=False, check=False, want=True, env=None):
+def case(desc, ashape, bshape, layout="0,0,0,0", special=False, check=False, want=True, env=None, name=None):
     a = rng.standard_normal(ashape).astype(np.float32)
     b = rng.standard_normal(bshape).astype(np.float32)
     if special:
@@ -53,13 +53,15 @@ def case(desc, ashape, bshape, layout="0,0,0,0", special=False, check=False, wan
         tap(": ok" in text, "%s: --check against the CPU reference" % desc, text)
     ran = re.search(r"dot_mvb_n\d+g\d+r\d+u\d+w\d+s\d+_f32\b", text) is not None
     tap(ran == want, "%s: %s dot_mvb" % (desc, "ran" if want else "did not run"), text)
+    if name:  # the layout the rule picks, as the kernel's name says
+        tap(re.search(name, text) is not None, "%s: kernel %s" % (desc, name), text)
 
 
 def main():
     # the rule's layout (NXVK_DOT_MVB unset): n = 9..16
     for nn in (9, 12, 13, 16):
-        case("n = %d 200x1000 . 1000x%d (the rule's: CG %d)" % (nn, nn, 2 if nn == 16 else 1), (200, 1000),
-             (1000, nn), layout=None, check=nn in (9, 16))
+        case("n = %d 200x1000 . 1000x%d (the rule's)" % (nn, nn), (200, 1000), (1000, nn), layout=None,
+             check=nn in (9, 16), name=r"dot_mvb_n%dg%sw\d+s\d+_f32" % (nn, "2r32u2" if nn == 16 else "1r64u2"))
     case("n = 16 2000x4096 . 4096x16 (the rule's, split K folded)", (2000, 4096), (4096, 16), layout=None, check=True)
     case("batched 3x77x1000 . 3x1000x11 (the rule's)", (3, 77, 1000), (3, 1000, 11), layout=None)
     case("NaN and inf, n = 16", (64, 1000), (1000, 16), layout=None, special=True)
