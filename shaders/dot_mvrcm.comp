@@ -22,7 +22,9 @@
 // straight from memory (rows K / 8 uvec4 apart: the host requires K % FK ==
 // 0), the next round's before this round's products; B's rows of the round
 // go through shared memory as 16-bit bits, NF = ceil(NB / FN) fragments of FN
-// columns wide (zeros past N and past the chunk's end), once a workgroup.
+// columns wide (zeros past N and past the chunk's end; for N a multiple of 8
+// the padding holds the row's values again, which reach only C's padding
+// columns), once a workgroup.
 // Rows: the last row tile starts at M - FM (the host requires M >= FM) and
 // stores only its own rows, so no load reads past A.  The end: each
 // subgroup's NF accumulators to shared memory (f32), the KS groups summed
