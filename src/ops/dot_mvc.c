@@ -143,7 +143,7 @@ static int mvc_coopmat(nxvk_rec *r, nxvk_dtype dtype, nxvk_dtype out, nxvk_buffe
   uint64_t KC;
   uint32_t gx = (uint32_t)blocks,
            S = mvc_split(d, tu, gx, batch, K, (uint64_t)wg / 32 * fk, nxvk_mv_groups_per_unit(wg), &KC);
-  if (S > 1 && ((uint64_t)S * batch * M * N * 4 > d->max_storage_buffer_range || (uint64_t)S * batch * M * N > UINT32_MAX))
+  if (S > 1 && !nxvk_mv_partials_fit(d, S, batch, (uint64_t)M * N))
     S = 1;
   char name[96];
   /* plain dot_mvcm[32]_f16x<FN>x<FK>..., transposed dot_mvcm[32]_t<FN>x<m>x<FK>... (the configurations) */

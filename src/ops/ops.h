@@ -413,8 +413,8 @@ static inline bool nxvk_mv_partials_fit(const nxvk_device_info *d, uint32_t S, u
   return n * 4 <= d->max_storage_buffer_range && n <= UINT32_MAX;
 }
 /* Workgroups of wg invocations a compute unit that make ~16 subgroups of 32
- * (512 invocations) a unit: the skinny tensor-core forms split K into the
- * fewest chunks that reach it, since each chunk's partials are written and
+ * (512 invocations) a unit: the skinny tensor-core forms and dot_mvb split K
+ * into the fewest chunks that reach it, since each chunk's partials are written and
  * read back (bench/NOTES.md, "partials are traffic"). */
 static inline uint32_t nxvk_mv_groups_per_unit(uint32_t wg) { return wg >= 512 ? 1 : 512 / wg; }
 /* The shared memory a kernel that includes mvfold.glsl has for its own. */
